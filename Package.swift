@@ -1,0 +1,49 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every Swift target shares: strict, upcoming-feature clean, warnings fail the build.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "mappack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MapStore", targets: ["MapStore"]),
+        .library(name: "MapFormat", targets: ["MapFormat"]),
+        .executable(name: "mappack", targets: ["mappack"]),
+        .executable(name: "demo-world", targets: ["demo-world"]),
+    ],
+    targets: [
+        // Thin module maps over Debian's C libraries (installed by `make deps`).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "MapFormat"),
+        .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CSQLite", "CCrypto"]),
+        .target(name: "MapFetch", dependencies: ["MapIO", "MapFormat", "CCurl"]),
+        .target(name: "MapBuild", dependencies: ["MapFetch", "MapIO", "MapFormat", "CYAML"]),
+        .target(name: "MapStore", dependencies: ["MapFetch", "MapIO", "MapFormat"]),
+        .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapIO", "MapFormat"]),
+        .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
+
+        .testTarget(name: "MapFormatTests", dependencies: ["MapFormat"]),
+        .testTarget(name: "MapIOTests", dependencies: ["MapIO", "MapFormat"]),
+        .testTarget(name: "MapFetchTests", dependencies: ["MapFetch", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapBuildTests", dependencies: ["MapBuild", "MapFetch", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapStoreTests", dependencies: ["MapStore", "MapIO", "MapFormat"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["MapIO", "MapFormat"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Encodes and decodes mappack's JSON: UTF-8, sorted keys, no insignificant whitespace,
+/// so the same value always gives the same bytes (and so the same hashes).
+public enum CanonicalJSON {
+    /// Canonical bytes of `value`.
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    /// Decodes `data`, turning Foundation's errors into a `JSONFileError` naming `file`.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw JSONFileError(file: file, error: error, data: data)
+        }
+    }
+}
+
+/// A JSON file that did not decode: which file, where, what.
+public struct JSONFileError: Error, Sendable, CustomStringConvertible {
+    /// The file's path or URL.
+    public let file: String
+    /// A dotted path to the offending value (`regions[3].parent`), when known.
+    public let codingPath: String
+    /// What was wrong.
+    public let reason: String
+
+    /// Builds the error directly.
+    public init(file: String, codingPath: String, reason: String) {
+        self.file = file; self.codingPath = codingPath; self.reason = reason
+    }
+
+    init(file: String, error: DecodingError, data: Data) {
+        self.file = file
+        func render(_ path: [any CodingKey]) -> String {
+            var out = ""
+            for key in path {
+                if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : "." + key.stringValue }
+            }
+            return out
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            codingPath = render(context.codingPath); reason = "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            codingPath = render(context.codingPath); reason = "missing value of type \(type)"
+        case .keyNotFound(let key, let context):
+            codingPath = render(context.codingPath); reason = "missing required field \"\(key.stringValue)\""
+        case .dataCorrupted(let context):
+            codingPath = render(context.codingPath)
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            reason = underlying ?? context.debugDescription
+        @unknown default:
+            codingPath = ""; reason = "\(error)"
+        }
+    }
+
+    public var description: String {
+        let at = codingPath.isEmpty ? "" : " at \(codingPath)"
+        return "\(file):\(at) \(reason); fix the file or regenerate it"
+    }
+}

@@ -1,0 +1,28 @@
+extension ImageManifest {
+    /// Recomputes each region's `sizeOnDiskInBytes` from `files`: every file rounded up to
+    /// `blockSize`, over the region's subtree within the image, shared bundles once.
+    public func derivedSizesOnDisk() -> [RegionID: Int64] {
+        var perBundle: [BundleDigest: Int64] = [:]
+        for file in files { perBundle[file.bundle, default: 0] += SizeOnDisk.allocated(size: file.size, blockSize: blockSize) }
+        var children: [RegionID: [RegionID]] = [:]
+        let ids = Set(regions.map(\.id))
+        for region in regions { if let parent = region.parent, ids.contains(parent) { children[parent, default: []].append(region.id) } }
+        let byID = Dictionary(uniqueKeysWithValues: regions.map { ($0.id, $0) })
+        var out: [RegionID: Int64] = [:]
+        for region in regions {
+            var bundles = Set<BundleDigest>()
+            var stack = [region.id]
+            while let next = stack.popLast() {
+                bundles.formUnion(byID[next]?.bundles ?? [])
+                stack.append(contentsOf: children[next] ?? [])
+            }
+            out[region.id] = bundles.reduce(0) { $0 + (perBundle[$1] ?? 0) }
+        }
+        return out
+    }
+
+    /// Regions (ids) whose own bundles include `bundle`.
+    public func regions(holding bundle: BundleDigest) -> [RegionID] {
+        regions.filter { $0.bundles.contains(bundle) }.map(\.id)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// What a preinstall image holds and how to check it (`manifest.json`, format `mappack-image/1`).
+public struct ImageManifest: Codable, Sendable, Equatable {
+    /// The format this reader understands.
+    public static let formatTag = FormatTag(name: "mappack-image", major: 1)
+    /// The manifest's file name inside an image.
+    public static let fileName = "manifest.json"
+    /// The store folder's name inside an image.
+    public static let storeFolder = "store"
+    /// The cache seed's file name inside an image.
+    public static let cacheSeedFileName = "cache-seed.sqlite"
+
+    /// `mappack-image/<major>`.
+    public var format: String
+    /// The image id: SHA-256 (hex) of the canonical manifest with this field empty.
+    public var imageID: String
+    /// The recipe's name.
+    public var name: String
+    /// The catalog id.
+    public var catalog: String
+    /// The map version of every file in the image.
+    public var mapVersion: MapVersion
+    /// Build time (ISO 8601) from `SOURCE_DATE_EPOCH` or the catalog's release time.
+    public var built: String
+    /// The mappack version that wrote the image.
+    public var mappackVersion: String
+    /// Filesystem block size `sizeOnDiskInBytes` was computed for.
+    public var blockSize: Int64
+    /// Language of `ImageRegion.name`.
+    public var language: String?
+    /// The regions in the store.
+    public var regions: [ImageRegion]
+    /// The bundles whose files make up the store.
+    public var bundles: [ImageBundle]
+    /// Every regular file in the store, sorted by path.
+    public var files: [ImageFile]
+    /// The cache seed, when the image carries one.
+    public var cacheSeed: ImageCacheSeed?
+
+    /// Builds a manifest; `imageID` is filled by `sealed()`.
+    public init(name: String, catalog: String, mapVersion: MapVersion, built: String, mappackVersion: String, blockSize: Int64,
+                language: String?, regions: [ImageRegion], bundles: [ImageBundle], files: [ImageFile], cacheSeed: ImageCacheSeed?) {
+        self.format = ImageManifest.formatTag.description
+        self.imageID = ""
+        self.name = name; self.catalog = catalog; self.mapVersion = mapVersion; self.built = built
+        self.mappackVersion = mappackVersion; self.blockSize = blockSize; self.language = language
+        self.regions = regions; self.bundles = bundles; self.files = files; self.cacheSeed = cacheSeed
+    }
+
+    /// The bytes the image id hashes and a signature signs: canonical JSON with `imageID` empty.
+    public func bytesForID() throws -> Data {
+        var copy = self
+        copy.imageID = ""
+        return try CanonicalJSON.encode(copy)
+    }
+
+    /// The canonical bytes written to `manifest.json`.
+    public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
+
+    /// Looks the region up by id.
+    public func region(_ id: RegionID) -> ImageRegion? { regions.first { $0.id == id } }
+}
+
+/// One region of an image.
+public struct ImageRegion: Codable, Sendable, Equatable {
+    /// Catalog id.
+    public var id: RegionID
+    /// Parent id (nil at a root of the image's catalog).
+    public var parent: RegionID?
+    /// The name in the manifest's language.
+    public var name: String
+    /// All localized names.
+    public var names: [String: String]
+    /// The region's own bundles.
+    public var bundles: [BundleDigest]
+    /// Allocated bytes of the region's and its descendants' files in the image, shared bundles once.
+    public var sizeOnDiskInBytes: Int64
+    /// Centre, bounding box, cities and release time as the catalog gives them.
+    public var center: [Double]?
+    public var bbox: [Double]?
+    public var cities: [String]?
+    public var released: String?
+
+    /// Builds a region record.
+    public init(id: RegionID, parent: RegionID?, name: String, names: [String: String], bundles: [BundleDigest], sizeOnDiskInBytes: Int64,
+                center: [Double]? = nil, bbox: [Double]? = nil, cities: [String]? = nil, released: String? = nil) {
+        self.id = id; self.parent = parent; self.name = name; self.names = names; self.bundles = bundles
+        self.sizeOnDiskInBytes = sizeOnDiskInBytes; self.center = center; self.bbox = bbox; self.cities = cities; self.released = released
+    }
+}
+
+/// One bundle of an image.
+public struct ImageBundle: Codable, Sendable, Equatable {
+    /// Content address of the compressed bundle.
+    public var digest: BundleDigest
+    /// Compressed size (what a device downloads for it).
+    public var size: Int64
+    /// Where the catalog keeps it, relative to the catalog URL.
+    public var url: String
+    /// Regular files it unpacks to.
+    public var files: Int
+    /// Bytes those files hold.
+    public var unpackedSize: Int64
+
+    /// Builds a bundle record.
+    public init(digest: BundleDigest, size: Int64, url: String, files: Int, unpackedSize: Int64) {
+        self.digest = digest; self.size = size; self.url = url; self.files = files; self.unpackedSize = unpackedSize
+    }
+}
+
+/// One regular file of the store.
+public struct ImageFile: Codable, Sendable, Equatable {
+    /// Path relative to the store root, `/`-separated.
+    public var path: String
+    /// Bytes.
+    public var size: Int64
+    /// Lower-case hex SHA-256 of the content.
+    public var sha256: String
+    /// The bundle the file came from.
+    public var bundle: BundleDigest
+
+    /// Builds a file record.
+    public init(path: String, size: Int64, sha256: String, bundle: BundleDigest) {
+        self.path = path; self.size = size; self.sha256 = sha256; self.bundle = bundle
+    }
+}
+
+/// The cache seed's identity.
+public struct ImageCacheSeed: Codable, Sendable, Equatable {
+    /// Hex SHA-256 of `cache-seed.sqlite`.
+    public var sha256: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Number of cache entries.
+    public var entries: Int
+    /// Regions whose data it holds.
+    public var regions: [RegionID]
+
+    /// Builds a cache seed record.
+    public init(sha256: String, size: Int64, entries: Int, regions: [RegionID]) {
+        self.sha256 = sha256; self.size = size; self.entries = entries; self.regions = regions
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Durable file operations over POSIX calls: fsync of files and folders, atomic rename, tree removal.
+package enum FileSystem {
+    /// Metadata of one path (from `lstat`).
+    package struct Status: Sendable {
+        package let isDirectory: Bool
+        package let isRegular: Bool
+        package let isSymlink: Bool
+        package let size: Int64
+        /// Allocated bytes (`st_blocks * 512`).
+        package let allocated: Int64
+        package let device: UInt64
+    }
+
+    /// `lstat` of `path`, nil when it does not exist.
+    package static func status(_ path: String) throws(FileError) -> Status? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw FileError("lstat", path)
+        }
+        let type = info.st_mode & S_IFMT
+        return Status(isDirectory: type == S_IFDIR, isRegular: type == S_IFREG, isSymlink: type == S_IFLNK,
+                      size: Int64(info.st_size), allocated: Int64(info.st_blocks) * 512, device: UInt64(info.st_dev))
+    }
+
+    /// True when something exists at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// True when `path` is a directory (not following symlinks).
+    package static func isDirectory(_ path: String) -> Bool { ((try? status(path)) ?? nil)?.isDirectory ?? false }
+
+    /// Creates `path` and missing parents (mode 0755).
+    package static func makeDirectories(_ path: String) throws(FileError) {
+        if isDirectory(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, !isDirectory(parent) { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+    }
+
+    /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
+    package static func syncDirectory(_ path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw FileError("open", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw FileError("fsync", path) }
+    }
+
+    /// Flushes a regular file's data.
+    package static func syncFile(_ path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw FileError("open", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw FileError("fsync", path) }
+    }
+
+    /// `rename(2)`: atomic replacement of a file or an empty directory.
+    package static func rename(_ from: String, to: String) throws(FileError) {
+        if Foundation.rename(from, to) != 0 { throw FileError("rename to \(to)", from) }
+    }
+
+    /// Removes `path` and everything below it; nothing when absent. Never follows symlinks.
+    package static func removeTree(_ path: String) throws(FileError) {
+        guard let info = try status(path) else { return }
+        if info.isDirectory {
+            for entry in try DirectoryWalker.entries(of: path) { try removeTree(path + "/" + entry) }
+            if rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
+        } else if unlink(path) != 0 && errno != ENOENT {
+            throw FileError("unlink", path)
+        }
+    }
+
+    /// Removes a file; nothing when absent.
+    package static func removeFile(_ path: String) throws(FileError) {
+        if unlink(path) != 0 && errno != ENOENT { throw FileError("unlink", path) }
+    }
+
+    /// Writes `data` to `path` durably: a temporary file beside it, fsync, rename, fsync of the folder.
+    package static func writeAtomically(_ data: Data, to path: String) throws(FileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let file = try WritableFile(path: temporary)
+        try file.write(data)
+        try file.close(sync: true)
+        try rename(temporary, to: path)
+        try syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+    }
+
+    /// Free bytes available to unprivileged users on the filesystem holding `path`.
+    package static func freeBytes(at path: String) throws(FileError) -> Int64 {
+        var info = statvfs()
+        if statvfs(path, &info) != 0 { throw FileError("statvfs", path) }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// An absolute, `/`-joined form of `path` against the current directory.
+    package static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Copies a regular file, streaming, with the destination fsynced.
+    package static func copyFile(_ from: String, to: String) throws(FileError) {
+        let source = try ReadableFile(path: from)
+        let target = try WritableFile(path: to)
+        try source.forEachChunk { chunk in try target.write(chunk) }
+        try target.close(sync: true)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A file opened for reading, streamed through one reused buffer.
+package final class ReadableFile {
+    /// The path it was opened from.
+    package let path: String
+    private let descriptor: Int32
+    /// Size of one read.
+    package static let chunkSize = 1 << 20
+
+    /// Opens `path` read-only.
+    package init(path: String) throws(FileError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 { throw FileError("open", path) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `count` bytes into `buffer`; 0 at end of file.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
+        while true {
+            let n = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw FileError("read", path) }
+        }
+    }
+
+    /// Calls `body` with each chunk of the file in order.
+    package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws(FileError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = try read(into: buffer)
+            if n == 0 { return }
+            do { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) } catch let error as FileError { throw error } catch {
+                throw FileError("process", path, code: EIO)
+            }
+        }
+    }
+
+    /// The whole file, refusing files over `limit` bytes (manifests, catalogs, recipes).
+    package static func contents(of path: String, limit: Int) throws(FileError) -> Data {
+        let file = try ReadableFile(path: path)
+        var data = Data()
+        try file.forEachChunk { chunk in
+            if data.count + chunk.count > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
+            data.append(contentsOf: chunk)
+        }
+        return data
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A new file written sequentially, fsynced before it is called done.
+package final class WritableFile {
+    /// Where it is being written.
+    package let path: String
+    private var descriptor: Int32
+
+    /// Creates (or truncates, or appends to) `path` with mode 0644.
+    package init(path: String, append: Bool = false, exclusive: Bool = false) throws(FileError) {
+        self.path = path
+        var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+        flags |= append ? O_APPEND : O_TRUNC
+        if exclusive { flags |= O_EXCL }
+        descriptor = open(path, flags, 0o644)
+        if descriptor < 0 { throw FileError("open", path) }
+    }
+
+    deinit { if descriptor >= 0 { Foundation.close(descriptor) } }
+
+    /// Writes all of `bytes`.
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError("write", path)
+            }
+            offset += n
+        }
+    }
+
+    /// Writes all of `data`.
+    package func write(_ data: Data) throws(FileError) {
+        let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
+            do throws(FileError) { try write(raw); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Flushes the file's data to stable storage (`fsync`).
+    package func sync() throws(FileError) {
+        if fsync(descriptor) != 0 { throw FileError("fsync", path) }
+    }
+
+    /// Closes the file, fsyncing first when `sync`.
+    package func close(sync: Bool) throws(FileError) {
+        if sync { try self.sync() }
+        let fd = descriptor
+        descriptor = -1
+        if Foundation.close(fd) != 0 { throw FileError("close", path) }
+    }
+}

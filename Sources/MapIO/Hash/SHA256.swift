@@ -1,0 +1,75 @@
+import CCrypto
+import Foundation
+
+/// Streaming SHA-256 over libcrypto's EVP interface (`EVP_DigestInit_ex`, `EVP_DigestUpdate`, `EVP_DigestFinal_ex`).
+package struct SHA256: ~Copyable {
+    private let context: OpaquePointer
+
+    /// Starts a new digest.
+    package init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Feeds bytes.
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count > 0 { EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Feeds bytes.
+    package mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
+
+    /// The lower-case hex digest; the hasher is spent.
+    package consuming func finalizeHex() -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &out, &length)
+        return Hex.encode(out)
+    }
+
+    /// Hex SHA-256 of `data`.
+    package static func hex(_ data: Data) -> String {
+        var hasher = SHA256()
+        hasher.update(data)
+        return hasher.finalizeHex()
+    }
+
+    /// Hex SHA-256 and size of the file at `path`, streamed through one buffer.
+    package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
+        let file = try ReadableFile(path: path)
+        var hasher = SHA256()
+        var size: Int64 = 0
+        try file.forEachChunk { chunk in hasher.update(chunk); size += Int64(chunk.count) }
+        return (hasher.finalizeHex(), size)
+    }
+}
+
+/// Lower-case hex encoding.
+package enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+    /// Hex of `bytes`.
+    package static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+    /// Bytes of a hex string, nil when malformed.
+    package static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        func value(_ c: UInt8) -> UInt8? {
+            switch c { case 48...57: c - 48; case 97...102: c - 87; case 65...70: c - 55; default: nil }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(chars.count / 2)
+        var i = 0
+        while i < chars.count {
+            guard let hi = value(chars[i]), let lo = value(chars[i + 1]) else { return nil }
+            out.append(hi << 4 | lo); i += 2
+        }
+        return out
+    }
+}
