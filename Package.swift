@@ -34,12 +34,15 @@ let package = Package(
         .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapIO", "MapFormat"]),
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
 
+        // Shared test fixtures (servers, temp folders, running the built binaries); never shipped.
+        .target(name: "TestSupport", dependencies: ["MapIO", "MapFormat"], path: "Tests/TestSupport"),
+
         .testTarget(name: "MapFormatTests", dependencies: ["MapFormat"]),
-        .testTarget(name: "MapIOTests", dependencies: ["MapIO", "MapFormat"]),
-        .testTarget(name: "MapFetchTests", dependencies: ["MapFetch", "MapIO", "MapFormat"]),
-        .testTarget(name: "MapBuildTests", dependencies: ["MapBuild", "MapFetch", "MapIO", "MapFormat"]),
-        .testTarget(name: "MapStoreTests", dependencies: ["MapStore", "MapIO", "MapFormat"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["MapIO", "MapFormat"]),
+        .testTarget(name: "MapIOTests", dependencies: ["TestSupport", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapFetchTests", dependencies: ["TestSupport", "MapFetch", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapBuildTests", dependencies: ["TestSupport", "MapBuild", "MapFetch", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapStoreTests", dependencies: ["TestSupport", "MapStore", "MapIO", "MapFormat"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MapIO", "MapFormat"]),
     ],
     swiftLanguageModes: [.v6]
 )

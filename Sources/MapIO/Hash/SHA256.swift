@@ -2,7 +2,7 @@ import CCrypto
 import Foundation
 
 /// Streaming SHA-256 over libcrypto's EVP interface (`EVP_DigestInit_ex`, `EVP_DigestUpdate`, `EVP_DigestFinal_ex`).
-package struct SHA256: ~Copyable {
+package final class SHA256 {
     private let context: OpaquePointer
 
     /// Starts a new digest.
@@ -14,15 +14,15 @@ package struct SHA256: ~Copyable {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Feeds bytes.
-    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         if bytes.count > 0 { EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
     }
 
     /// Feeds bytes.
-    package mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
+    package func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
-    /// The lower-case hex digest; the hasher is spent.
-    package consuming func finalizeHex() -> String {
+    /// The lower-case hex digest; call once.
+    package func finalizeHex() -> String {
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &out, &length)
@@ -31,7 +31,7 @@ package struct SHA256: ~Copyable {
 
     /// Hex SHA-256 of `data`.
     package static func hex(_ data: Data) -> String {
-        var hasher = SHA256()
+        let hasher = SHA256()
         hasher.update(data)
         return hasher.finalizeHex()
     }
@@ -39,7 +39,7 @@ package struct SHA256: ~Copyable {
     /// Hex SHA-256 and size of the file at `path`, streamed through one buffer.
     package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
         let file = try ReadableFile(path: path)
-        var hasher = SHA256()
+        let hasher = SHA256()
         var size: Int64 = 0
         try file.forEachChunk { chunk in hasher.update(chunk); size += Int64(chunk.count) }
         return (hasher.finalizeHex(), size)

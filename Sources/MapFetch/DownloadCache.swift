@@ -1,0 +1,40 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// The content-addressed download cache: `<root>/sha256/<ab>/<hex>` holds only verified bundles;
+/// `<root>/partial/` holds interrupted downloads for resuming.
+package struct DownloadCache: Sendable {
+    /// The cache folder.
+    package let root: String
+
+    /// A cache at `root`.
+    package init(root: String) { self.root = root }
+
+    /// `$XDG_CACHE_HOME/mappack`, or `~/.cache/mappack`.
+    package static func defaultRoot() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/mappack" }
+        return (environment["HOME"] ?? NSTemporaryDirectory()) + "/.cache/mappack"
+    }
+
+    /// Where a verified bundle lives.
+    package func path(for digest: BundleDigest) -> String {
+        "\(root)/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
+    }
+
+    /// Where a partial download of `digest` is kept between attempts and runs.
+    package func partialPath(for digest: BundleDigest) -> String { "\(root)/partial/\(digest.hex).part" }
+
+    /// True when the verified bundle is present.
+    package func contains(_ digest: BundleDigest) -> Bool { FileSystem.exists(path(for: digest)) }
+
+    /// Moves a verified file into the cache by atomic rename.
+    package func admit(verifiedFile: String, digest: BundleDigest) throws(FileError) {
+        let target = path(for: digest)
+        try FileSystem.makeDirectories((target as NSString).deletingLastPathComponent)
+        try FileSystem.syncFile(verifiedFile)
+        try FileSystem.rename(verifiedFile, to: target)
+        try FileSystem.syncDirectory((target as NSString).deletingLastPathComponent)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// One bundle to fetch: where from, how big, and which regions want it (for messages).
+package struct FetchRequest: Sendable, Equatable {
+    package let digest: BundleDigest
+    package let url: URL
+    /// The catalog's declared compressed size; more bytes than this are refused.
+    package let size: Int64
+    /// Regions that need the bundle.
+    package let regions: [RegionID]
+
+    package init(digest: BundleDigest, url: URL, size: Int64, regions: [RegionID]) {
+        self.digest = digest; self.url = url; self.size = size; self.regions = regions
+    }
+}
+
+/// What the fetcher reports while it works.
+package enum FetchEvent: Sendable {
+    case started(BundleDigest, size: Int64)
+    case progress(BundleDigest, received: Int64, size: Int64)
+    case verified(BundleDigest, size: Int64)
+    case alreadyCached(BundleDigest, size: Int64)
+    case retry(BundleDigest, attempt: Int, reason: String, delaySeconds: Double)
+    case failed(BundleDigest, reason: String)
+}
+
+/// A bundle that could not be fetched: what, from where, why, after how many attempts.
+package struct FetchError: Error, Sendable, CustomStringConvertible {
+    package enum Reason: Sendable, Equatable {
+        case digestMismatch(actual: String)
+        case tooLarge(received: Int64)
+        case truncated(received: Int64)
+        case httpStatus(Int)
+        case transport(String)
+        case local(FileError)
+        case cancelled
+    }
+    package let bundle: BundleDigest
+    package let url: URL
+    package let regions: [RegionID]
+    package let reason: Reason
+    package let attempts: Int
+
+    package init(bundle: BundleDigest, url: URL, regions: [RegionID], reason: Reason, attempts: Int) {
+        self.bundle = bundle; self.url = url; self.regions = regions; self.reason = reason; self.attempts = attempts
+    }
+
+    package var description: String {
+        let what: String
+        switch reason {
+        case .digestMismatch(let actual): what = "content does not match its digest (got sha256:\(actual)); the server or a cache holds bad bytes"
+        case .tooLarge(let received): what = "server sent more than the declared size (\(received) bytes so far)"
+        case .truncated(let received): what = "download ended early after \(received) bytes"
+        case .httpStatus(let status): what = "HTTP status \(status)"
+        case .transport(let message): what = message
+        case .local(let error): what = error.description
+        case .cancelled: what = "cancelled"
+        }
+        let regionList = regions.isEmpty ? "" : " (regions \(regions.map(\.rawValue).joined(separator: ", ")))"
+        return "bundle \(bundle)\(regionList) from \(url.absoluteString): \(what) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+    }
+}

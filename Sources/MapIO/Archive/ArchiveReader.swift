@@ -1,0 +1,105 @@
+import CArchive
+import Foundation
+
+/// One entry of a tar stream as libarchive reports it.
+package struct ArchiveEntry: Sendable {
+    /// What kind of file system object the entry is.
+    package enum Kind: Sendable, Equatable {
+        case regular, directory, symlink, hardlink
+        case other(String)
+    }
+    /// The raw name bytes.
+    package let nameBytes: [UInt8]
+    /// The name, or nil when it is not valid UTF-8.
+    package var name: String? { String(validating: nameBytes, as: UTF8.self) }
+    /// The name with invalid bytes replaced, for messages.
+    package var printableName: String { String(decoding: nameBytes, as: UTF8.self) }
+    package let kind: Kind
+    /// Declared size in bytes.
+    package let size: Int64
+}
+
+/// Reads a `.tar.zst` stream entry by entry: zstd is decoded here (so the window cap holds)
+/// and libarchive sees only a raw tar (`archive_read_open` with a read callback).
+package final class ArchiveReader {
+    private let archive: OpaquePointer
+    private let source: Source
+    private var entry: OpaquePointer?
+
+    /// Feeds libarchive from the zstd decoder through one reused buffer.
+    private final class Source {
+        let decoder: ZstdDecoder
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        var failure: ArchiveError?
+        init(decoder: ZstdDecoder) { self.decoder = decoder }
+        deinit { buffer.deallocate() }
+    }
+
+    /// Opens the `.tar.zst` at `path`.
+    package init(path: String, windowLogMax: Int32 = 27) throws(ArchiveError) {
+        source = Source(decoder: try ZstdDecoder(path: path, windowLogMax: windowLogMax))
+        archive = archive_read_new()
+        archive_read_support_format_tar(archive)
+        let context = Unmanaged.passUnretained(source).toOpaque()
+        if archive_read_open(archive, context, nil, { _, client, out in
+            let source = Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue()
+            do throws(ArchiveError) {
+                let n = try source.decoder.read(into: source.buffer)
+                out?.pointee = UnsafeRawPointer(source.buffer.baseAddress)
+                return n
+            } catch {
+                source.failure = error
+                return -1
+            }
+        }, nil) != ARCHIVE_OK {
+            defer { archive_read_free(archive) }
+            throw source.failure ?? .malformed(String(cString: archive_error_string(archive)))
+        }
+    }
+
+    deinit { archive_read_free(archive) }
+
+    /// Compressed bytes consumed so far.
+    package var compressedBytesRead: Int64 { source.decoder.compressedBytesRead }
+
+    private func failure() -> ArchiveError {
+        if let failure = source.failure { return failure }
+        return .malformed(archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error")
+    }
+
+    /// The next entry's header (`archive_read_next_header`), or nil at the end.
+    package func next() throws(ArchiveError) -> ArchiveEntry? {
+        let code = archive_read_next_header(archive, &entry)
+        if code == ARCHIVE_EOF { return nil }
+        guard code == ARCHIVE_OK || code == ARCHIVE_WARN, let entry else { throw failure() }
+        let name: [UInt8]
+        if let raw = archive_entry_pathname(entry) {
+            name = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
+        } else {
+            name = []
+        }
+        let kind: ArchiveEntry.Kind
+        if archive_entry_hardlink(entry) != nil {
+            kind = .hardlink
+        } else {
+            switch archive_entry_filetype(entry) {
+            case MP_AE_IFREG: kind = .regular
+            case MP_AE_IFDIR: kind = .directory
+            case MP_AE_IFLNK: kind = .symlink
+            case MP_AE_IFCHR: kind = .other("character device")
+            case MP_AE_IFBLK: kind = .other("block device")
+            case MP_AE_IFIFO: kind = .other("FIFO")
+            case MP_AE_IFSOCK: kind = .other("socket")
+            default: kind = .other("file of unknown type")
+            }
+        }
+        return ArchiveEntry(nameBytes: name, kind: kind, size: archive_entry_size(entry))
+    }
+
+    /// Reads the current entry's data into `buffer` (`archive_read_data`); 0 at its end.
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        let n = archive_read_data(archive, buffer.baseAddress, buffer.count)
+        if n < 0 { throw failure() }
+        return n
+    }
+}

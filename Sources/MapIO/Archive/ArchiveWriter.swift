@@ -1,0 +1,102 @@
+import CArchive
+import Foundation
+
+/// Writes deterministic `.tar.zst` files (`archive_write_*`): pax-restricted tar, fixed
+/// mtime, uid/gid 0, no owner names, modes 0644/0755, zstd at a fixed level.
+package final class ArchiveWriter {
+    private let archive: OpaquePointer
+    private let entry: OpaquePointer
+    private let path: String
+    private let mtime: Int
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+
+    /// Creates `path` (replacing it), stamping every entry with `mtime` (seconds since 1970).
+    package init(path: String, mtime: Int, level: Int = 3) throws(ArchiveError) {
+        self.path = path
+        self.mtime = mtime
+        archive = archive_write_new()
+        entry = archive_entry_new()
+        archive_write_set_format_pax_restricted(archive)
+        archive_write_add_filter_zstd(archive)
+        archive_write_set_filter_option(archive, "zstd", "compression-level", String(level))
+        // Whole 10 KiB records are the tar default; keep it so stock tools agree on padding.
+        if archive_write_open_filename(archive, path) != ARCHIVE_OK {
+            throw .malformed(String(cString: archive_error_string(archive)))
+        }
+    }
+
+    deinit {
+        archive_entry_free(entry)
+        archive_write_free(archive)
+        buffer.deallocate()
+    }
+
+    private func check(_ code: Int32) throws(ArchiveError) {
+        if code < ARCHIVE_WARN { throw .malformed("\(path): " + String(cString: archive_error_string(archive))) }
+    }
+
+    private func header(_ name: String, type: UInt32, mode: mode_t, size: Int64) throws(ArchiveError) {
+        archive_entry_clear(entry)
+        archive_entry_set_pathname(entry, name)
+        archive_entry_set_filetype(entry, type)
+        archive_entry_set_perm(entry, mode)
+        archive_entry_set_size(entry, size)
+        archive_entry_set_mtime(entry, mtime, 0)
+        archive_entry_set_uid(entry, 0)
+        archive_entry_set_gid(entry, 0)
+        try check(archive_write_header(archive, entry))
+    }
+
+    /// Adds a directory entry named `name` (no trailing slash).
+    package func addDirectory(_ name: String) throws(ArchiveError) {
+        try header(name, type: MP_AE_IFDIR, mode: 0o755, size: 0)
+    }
+
+    /// Adds a regular file named `name` with the bytes of the file at `source`, streamed.
+    package func addFile(_ name: String, from source: String, size: Int64) throws(ArchiveError) {
+        try header(name, type: MP_AE_IFREG, mode: 0o644, size: size)
+        do {
+            let file = try ReadableFile(path: source)
+            var written: Int64 = 0
+            while true {
+                let n = try file.read(into: buffer)
+                if n == 0 { break }
+                let w = archive_write_data(archive, buffer.baseAddress, n)
+                if w < 0 { throw ArchiveError.malformed("\(path): " + String(cString: archive_error_string(archive))) }
+                written += Int64(n)
+            }
+            if written != size { throw ArchiveError.malformed("\(source) changed size while being archived") }
+        } catch let error as FileError {
+            throw .io(error)
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    /// Adds a regular file with in-memory bytes.
+    package func addFile(_ name: String, data: Data) throws(ArchiveError) {
+        try header(name, type: MP_AE_IFREG, mode: 0o644, size: Int64(data.count))
+        let written = data.withUnsafeBytes { archive_write_data(archive, $0.baseAddress, $0.count) }
+        if written < 0 { throw .malformed("\(path): " + String(cString: archive_error_string(archive))) }
+    }
+
+    /// Adds every directory and regular file under `root` in sorted path order, names prefixed by `prefix`.
+    package func addTree(_ root: String, prefix: String = "") throws(ArchiveError) {
+        let entries: [DirectoryWalker.Entry]
+        do { entries = try DirectoryWalker.walk(root) } catch { throw .io(error) }
+        for item in entries {
+            let name = prefix + item.relativePath
+            if item.isDirectory { try addDirectory(name) }
+            else if item.isRegular { try addFile(name, from: root + "/" + item.relativePath, size: item.size) }
+            else { throw .forbiddenType(entry: item.relativePath, type: "special file") }
+        }
+    }
+
+    /// Finishes the archive (`archive_write_close`) and fsyncs it.
+    package func finish() throws(ArchiveError) {
+        try check(archive_write_close(archive))
+        do { try FileSystem.syncFile(path) } catch { throw .io(error) }
+    }
+}

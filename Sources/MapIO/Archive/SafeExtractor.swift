@@ -1,0 +1,160 @@
+import Foundation
+
+/// A regular file written by an extraction (or seen by a listing), with its digest.
+package struct ExtractedFile: Sendable, Equatable {
+    /// Path relative to the extraction root.
+    package let path: String
+    package let size: Int64
+    /// Hex SHA-256 of the content.
+    package let sha256: String
+}
+
+/// Extracts `.tar.zst` archives by mappack's rules, on the build machine and on devices alike:
+/// only regular files and folders with clean relative UTF-8 paths; no links, devices, FIFOs or
+/// sockets; no duplicates or case/normalization collisions; nothing under a file; never more
+/// bytes or entries than declared; no owners or special mode bits applied. On any refusal every
+/// file and folder it created is removed again, so a rejected archive leaves nothing behind.
+package struct SafeExtractor {
+    /// Bounds for this archive.
+    package let limits: ExtractionLimits
+    /// fsync every file and folder written (device installs); builds rely on the final rename instead.
+    package let durable: Bool
+
+    /// Sets the bounds.
+    package init(limits: ExtractionLimits, durable: Bool) { self.limits = limits; self.durable = durable }
+
+    /// Tracks what one pass has seen so rules spanning entries can be checked.
+    private struct PathLedger {
+        var folded: [String: String] = [:]
+        var files = Set<String>()
+        var entries = 0
+
+        /// Checks one entry's path against everything seen before and records it.
+        mutating func admit(_ path: String, isFile: Bool, limit: Int) throws(ArchiveError) {
+            entries += 1
+            if entries > limit { throw .tooManyEntries(limit: limit) }
+            // Swift string equality is canonical equivalence, so NFC and NFD spellings fold together.
+            let key = path.lowercased()
+            if let earlier = folded[key] {
+                if earlier.utf8.elementsEqual(path.utf8) {
+                    // A folder listed twice is harmless; anything else repeated is not.
+                    if isFile || files.contains(path) { throw .duplicatePath(entry: path) }
+                    return
+                }
+                throw .collidingPath(entry: path, earlier: earlier)
+            }
+            var prefix = ""
+            for component in path.split(separator: "/").dropLast() {
+                prefix += prefix.isEmpty ? String(component) : "/" + component
+                if files.contains(prefix) { throw .underFile(entry: path, file: prefix) }
+                folded[prefix.lowercased()] = folded[prefix.lowercased()] ?? prefix
+            }
+            folded[key] = path
+            if isFile { files.insert(path) }
+        }
+    }
+
+    /// Checks an entry name and returns it without a trailing slash.
+    package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
+        guard let name = entry.name else { throw .invalidName(entry: entry.printableName) }
+        var path = name
+        if path.hasPrefix("./") { path.removeFirst(2) }
+        while path.hasSuffix("/") { path.removeLast() }
+        if name.hasPrefix("/") { throw .unsafePath(entry: name, reason: "absolute paths are not allowed") }
+        if path.isEmpty { throw .unsafePath(entry: name, reason: "empty path") }
+        if path.utf8.contains(0) || path.contains("\\") { throw .unsafePath(entry: name, reason: "NUL or backslash in path") }
+        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if component == ".." { throw .unsafePath(entry: name, reason: "'..' climbs out of the destination") }
+            if component.isEmpty || component == "." { throw .unsafePath(entry: name, reason: "empty or '.' path component") }
+        }
+        if path.utf8.count > 1024 { throw .unsafePath(entry: name, reason: "path longer than 1024 bytes") }
+        return path
+    }
+
+    /// Lists and hashes every regular file of the archive without writing anything, applying the same rules.
+    package func list(archive: String, visit: (ArchiveEntry, String) -> Void = { _, _ in }) throws(ArchiveError) -> [ExtractedFile] {
+        try run(archive: archive, destination: nil, visit: visit)
+    }
+
+    /// Extracts `archive` into the existing folder `destination`, returning its regular files sorted by path.
+    package func extract(archive: String, into destination: String) throws(ArchiveError) -> [ExtractedFile] {
+        try run(archive: archive, destination: destination, visit: { _, _ in })
+    }
+
+    private func run(archive: String, destination: String?, visit: (ArchiveEntry, String) -> Void) throws(ArchiveError) -> [ExtractedFile] {
+        let reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax)
+        var ledger = PathLedger()
+        var created: [String] = []
+        var results: [ExtractedFile] = []
+        var total: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        do throws(ArchiveError) {
+            while let entry = try reader.next() {
+                let path = try SafeExtractor.cleanPath(entry)
+                switch entry.kind {
+                case .regular: break
+                case .directory: break
+                case .symlink: throw ArchiveError.forbiddenType(entry: path, type: "symbolic link")
+                case .hardlink: throw ArchiveError.forbiddenType(entry: path, type: "hard link")
+                case .other(let type): throw ArchiveError.forbiddenType(entry: path, type: type)
+                }
+                try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
+                visit(entry, path)
+                if entry.kind == .directory {
+                    if let destination { try makeFolders(destination, path, created: &created) }
+                    continue
+                }
+                if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
+                var output: WritableFile?
+                if let destination {
+                    let parent = (path as NSString).deletingLastPathComponent
+                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created) }
+                    do { output = try WritableFile(path: destination + "/" + path, exclusive: true) } catch { throw ArchiveError.io(error) }
+                    created.append(destination + "/" + path)
+                }
+                let hasher = SHA256()
+                var size: Int64 = 0
+                while true {
+                    let n = try reader.readData(into: buffer)
+                    if n == 0 { break }
+                    size += Int64(n)
+                    total += Int64(n)
+                    if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                    hasher.update(chunk)
+                    do { try output?.write(chunk) } catch { throw ArchiveError.io(error) }
+                }
+                do { try output?.close(sync: durable) } catch { throw ArchiveError.io(error) }
+                results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalizeHex()))
+            }
+            if durable, let destination { try syncFolders(destination, created: created) }
+        } catch {
+            for path in created.reversed() { try? FileSystem.removeTree(path) }
+            throw error
+        }
+        return results.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
+    /// Creates each missing folder along `relative` under `root`, recording the ones it made.
+    private func makeFolders(_ root: String, _ relative: String, created: inout [String]) throws(ArchiveError) {
+        var current = root
+        for component in relative.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) == 0 {
+                created.append(current)
+            } else if errno == EEXIST {
+                // Only a real folder may already be there: never follow a link planted by someone else.
+                guard FileSystem.isDirectory(current) else { throw .underFile(entry: relative, file: String(current.dropFirst(root.count + 1))) }
+            } else {
+                throw .io(FileError("mkdir", current))
+            }
+        }
+    }
+
+    private func syncFolders(_ root: String, created: [String]) throws(ArchiveError) {
+        var folders = Set([root])
+        for path in created { folders.insert((path as NSString).deletingLastPathComponent) }
+        do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
+    }
+}

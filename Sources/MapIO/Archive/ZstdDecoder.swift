@@ -1,0 +1,64 @@
+import CZstd
+import Foundation
+
+/// A streaming zstd decompressor over a file (`ZSTD_decompressStream`) with a capped window.
+package final class ZstdDecoder {
+    private let context: OpaquePointer
+    private let file: ReadableFile
+    private let input: UnsafeMutableRawBufferPointer
+    private var inputFilled = 0
+    private var inputPosition = 0
+    private var sourceDone = false
+    private let windowLogMax: Int32
+    /// Compressed bytes consumed so far.
+    package private(set) var compressedBytesRead: Int64 = 0
+
+    /// Opens `path` for decompression, refusing frames with windows over `2^windowLogMax`.
+    package init(path: String, windowLogMax: Int32) throws(ArchiveError) {
+        do { file = try ReadableFile(path: path) } catch { throw .io(error) }
+        context = ZSTD_createDCtx()
+        self.windowLogMax = windowLogMax
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
+        input = .allocate(byteCount: Int(ZSTD_DStreamInSize()), alignment: 16)
+    }
+
+    deinit {
+        ZSTD_freeDCtx(context)
+        input.deallocate()
+    }
+
+    /// Fills `output` with decompressed bytes; 0 at the end of the stream.
+    package func read(into output: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        var outBuffer = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        while outBuffer.pos == 0 {
+            if inputPosition == inputFilled && !sourceDone {
+                do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
+                inputPosition = 0
+                compressedBytesRead += Int64(inputFilled)
+                if inputFilled == 0 { sourceDone = true }
+            }
+            if sourceDone && inputPosition == inputFilled {
+                // Drain what the decoder still holds; a frame cut short is an error.
+                var empty = ZSTD_inBuffer(src: input.baseAddress, size: 0, pos: 0)
+                let hint = ZSTD_decompressStream(context, &outBuffer, &empty)
+                try check(hint)
+                if outBuffer.pos == 0 {
+                    if hint != 0 { throw .zstd("stream ends in the middle of a frame (truncated file)") }
+                    return 0
+                }
+                break
+            }
+            var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: inputFilled, pos: inputPosition)
+            let hint = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+            inputPosition = inBuffer.pos
+            try check(hint)
+        }
+        return outBuffer.pos
+    }
+
+    private func check(_ code: Int) throws(ArchiveError) {
+        guard ZSTD_isError(code) != 0 else { return }
+        if ZSTD_getErrorCode(code) == ZSTD_error_frameParameter_windowTooLarge { throw .windowTooLarge(limitLog: windowLogMax) }
+        throw .zstd(String(cString: ZSTD_getErrorName(code)))
+    }
+}
