@@ -10,7 +10,7 @@ public final class TemporaryFolder: @unchecked Sendable {
         var template = Array((NSTemporaryDirectory() + "/mappack-\(label)-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template)
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
