@@ -38,7 +38,7 @@ package struct BundleFetcher: Sendable {
         let partial = cache.partialPath(for: request.digest)
         let output: WritableFile
         do {
-            try FileSystem.makeDirectories((partial as NSString).deletingLastPathComponent)
+            try FileSystem.makeDirectories(FileSystem.parent(partial))
             output = try WritableFile(path: partial)
         } catch { throw fail(.local(error)) }
         let hasher = SHA256()

@@ -32,9 +32,9 @@ package struct DownloadCache: Sendable {
     /// Moves a verified file into the cache by atomic rename.
     package func admit(verifiedFile: String, digest: BundleDigest) throws(FileError) {
         let target = path(for: digest)
-        try FileSystem.makeDirectories((target as NSString).deletingLastPathComponent)
+        try FileSystem.makeDirectories(FileSystem.parent(target))
         try FileSystem.syncFile(verifiedFile)
         try FileSystem.rename(verifiedFile, to: target)
-        try FileSystem.syncDirectory((target as NSString).deletingLastPathComponent)
+        try FileSystem.syncDirectory(FileSystem.parent(target))
     }
 }

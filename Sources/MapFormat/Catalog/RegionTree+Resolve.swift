@@ -32,6 +32,9 @@ public struct RegionSelection: Sendable, Equatable {
     /// Bundles the selection needs, each once, sorted.
     public let bundles: [BundleDigest]
 
+    /// Nothing selected.
+    public static let empty = RegionSelection(regions: [], bundles: [])
+
     public static func == (lhs: RegionSelection, rhs: RegionSelection) -> Bool {
         lhs.bundles == rhs.bundles && lhs.regions.map(\.id) == rhs.regions.map(\.id) && lhs.regions.map(\.broughtBy) == rhs.regions.map(\.broughtBy)
     }

@@ -108,7 +108,7 @@ package struct SafeExtractor {
                 if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
                 var output: WritableFile?
                 if let destination {
-                    let parent = (path as NSString).deletingLastPathComponent
+                    let parent = FileSystem.parent(path)
                     if !parent.isEmpty { try makeFolders(destination, parent, created: &created) }
                     do { output = try WritableFile(path: destination + "/" + path, exclusive: true) } catch { throw ArchiveError.io(error) }
                     created.append(destination + "/" + path)
@@ -154,7 +154,7 @@ package struct SafeExtractor {
 
     private func syncFolders(_ root: String, created: [String]) throws(ArchiveError) {
         var folders = Set([root])
-        for path in created { folders.insert((path as NSString).deletingLastPathComponent) }
+        for path in created { folders.insert(FileSystem.parent(path)) }
         do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
     }
 }

@@ -34,11 +34,27 @@ package enum FileSystem {
     /// True when `path` is a directory (not following symlinks).
     package static func isDirectory(_ path: String) -> Bool { ((try? status(path)) ?? nil)?.isDirectory ?? false }
 
+    /// The folder part of `path` (`a/b/c` → `a/b`, `/a` → `/`, `a` → `.`).
+    package static func parent(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// The last component of `path`.
+    package static func lastComponent(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
     /// Creates `path` and missing parents (mode 0755).
     package static func makeDirectories(_ path: String) throws(FileError) {
         if isDirectory(path) { return }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path, !isDirectory(parent) { try makeDirectories(parent) }
+        let parent = parent(path)
+        if parent != path, parent != ".", !isDirectory(parent) { try makeDirectories(parent) }
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
     }
 
@@ -86,7 +102,7 @@ package enum FileSystem {
         try file.write(data)
         try file.close(sync: true)
         try rename(temporary, to: path)
-        try syncDirectory((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+        try syncDirectory(parent(path))
     }
 
     /// Free bytes available to unprivileged users on the filesystem holding `path`.

@@ -1,0 +1,60 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Writes `cache-seed.sqlite` deterministically: entries inserted in a fixed order with
+/// `accessed` = insertion rank, then `VACUUM INTO` for a compact file with stable bytes.
+struct CacheSeedWriter {
+    /// One candidate file for the seed.
+    struct Candidate {
+        let path: String
+        let source: String
+        let size: Int64
+        let sha256: String
+        let region: RegionID
+        let priority: Int
+        let depth: Int
+    }
+
+    let catalog: String
+    let mapVersion: MapVersion
+    let maxBytes: Int64?
+
+    /// Writes the seed to `path` from `candidates`; returns its record for the manifest.
+    func write(_ candidates: [Candidate], to path: String, scratch: String, regions: [RegionID]) throws -> ImageCacheSeed {
+        let ordered = candidates.sorted { a, b in
+            if a.priority != b.priority { return a.priority < b.priority }
+            if a.depth != b.depth { return a.depth < b.depth }
+            return a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+        }
+        let work = scratch + "/seed-work.sqlite"
+        try FileSystem.removeFile(work)
+        let db = try SQLiteDatabase(path: work)
+        try db.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=4096;")
+        try db.execute(CacheSchema.create)
+        var total: Int64 = 0
+        var rank: Int64 = 0
+        try db.execute("BEGIN")
+        try db.executeMany("INSERT INTO meta(key, value) VALUES (?, ?)", [
+            [.text("format"), .text(CacheSchema.formatTag.description)],
+            [.text("catalog"), .text(catalog)],
+            [.text("mapVersion"), .text(mapVersion.rawValue)],
+        ])
+        for candidate in ordered {
+            if let maxBytes, total + candidate.size > maxBytes { continue }
+            let data = try ReadableFile.contents(of: candidate.source, limit: Int(candidate.size) + 1)
+            rank += 1
+            try db.query("INSERT INTO entries(key, region, data, size, sha256, accessed) VALUES (?, ?, ?, ?, ?, ?)", [
+                .text(candidate.path), .text(candidate.region.rawValue), .blob(data), .integer(candidate.size),
+                .blob(Data(Hex.decode(candidate.sha256) ?? [])), .integer(rank),
+            ])
+            total += candidate.size
+        }
+        try db.execute("COMMIT")
+        try FileSystem.removeFile(path)
+        try db.execute("VACUUM INTO '\(path.replacingOccurrences(of: "'", with: "''"))'")
+        try FileSystem.removeFile(work)
+        let (hex, size) = try SHA256.hexOfFile(path)
+        return ImageCacheSeed(sha256: hex, size: size, entries: Int(rank), regions: regions)
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+/// What a build reports while it works.
+package enum BuildEvent: Sendable {
+    case planned(bundles: Int, downloadBytes: Int64)
+    case fetch(FetchEvent)
+    case unpacked(BundleDigest, files: Int)
+    case phase(String)
+}
+
+/// Why a build failed.
+package enum BuildError: Error, Sendable, CustomStringConvertible {
+    case plan(PlanError)
+    case fetch(FetchError)
+    case bundleRejected(bundle: BundleDigest, regions: [RegionID], reason: ArchiveError)
+    case pathInTwoBundles(path: String, bundles: [BundleDigest])
+    case output(String)
+
+    package var description: String {
+        switch self {
+        case .plan(let error): error.description
+        case .fetch(let error): error.description
+        case .bundleRejected(let bundle, let regions, let reason):
+            "bundle \(bundle) (regions \(regions.map(\.rawValue).joined(separator: ", "))) rejected: \(reason)"
+        case .pathInTwoBundles(let path, let bundles):
+            "store path '\(path)' is written by bundles \(bundles.map(\.description).joined(separator: " and ")); the catalog is invalid (a path belongs to one bundle)"
+        case .output(let message): message
+        }
+    }
+}
+
+/// Settings of one build run.
+package struct BuildOptions: Sendable {
+    /// Folder that receives `<name>-<mapVersion>/` (default `./Output`).
+    package var outputRoot: String
+    package var cache: DownloadCache
+    package var jobs: Int
+    /// Seconds since 1970 stamped as build time (`SOURCE_DATE_EPOCH`); the catalog's release time when nil.
+    package var sourceDateEpoch: Int?
+
+    package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?) {
+        self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch
+    }
+}
+
+/// What a successful build produced.
+package struct BuildReport: Sendable {
+    package let imagePath: String
+    package let packedPath: String?
+    package let manifest: ImageManifest
+    package let downloadedBytes: Int64
+    package let bundles: Int
+}
+
+/// The version stamped into manifests.
+package enum MappackVersion {
+    package static let current = "0.1.0"
+}
+
+/// Builds a preinstall image from a plan: fetch, verify, unpack into a staging folder, measure,
+/// write manifest and cache seed, and only then rename the staging folder into place.
+package struct ImageBuilder: Sendable {
+    package let plan: BuildPlan
+    package let options: BuildOptions
+
+    package init(plan: BuildPlan, options: BuildOptions) { self.plan = plan; self.options = options }
+
+    private struct UnpackedBundle: Sendable {
+        let digest: BundleDigest
+        let files: [ExtractedFile]
+    }
+
+    /// Runs the build; on failure nothing under the output root looks finished.
+    package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
+        do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
+        let recipe = plan.recipe
+        let catalog = plan.tree.catalog
+        let imageName = "\(recipe.name)-\(catalog.mapVersion)"
+        let root = FileSystem.absolute(options.outputRoot)
+        try FileSystem.makeDirectories(root)
+        try ImageBuilder.removeStaleStaging(in: root)
+        let staging = root + "/.\(imageName).staging-\(getpid())"
+        try FileSystem.removeTree(staging)
+        try FileSystem.makeDirectories(staging + "/image/store")
+        do {
+            events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
+            let requests = plan.bundles.map { bundle in
+                FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: recipe.catalogURL)!.absoluteURL,
+                             size: bundle.info.size, regions: bundle.regions)
+            }
+            let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
+            let paths: [BundleDigest: String]
+            do { paths = try await fetcher.fetch(requests, events: { events(.fetch($0)) }) } catch { throw BuildError.fetch(error) }
+
+            events(.phase("unpack"))
+            let store = staging + "/image/store"
+            let seedScratch = staging + "/seed"
+            let storeBundles = plan.bundles.filter(\.forStore)
+            let seedOnly = plan.bundles.filter { !$0.forStore }
+            let ordered = storeBundles + seedOnly
+            let unpacked = try await BlockingWork.map(ordered, width: options.jobs) { (bundle: BuildPlan.PlannedBundle) throws -> UnpackedBundle in
+                let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                try FileSystem.makeDirectories(destination)
+                let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
+                do throws(ArchiveError) {
+                    let files = try extractor.extract(archive: paths[bundle.digest]!, into: destination)
+                    events(.unpacked(bundle.digest, files: files.count))
+                    return UnpackedBundle(digest: bundle.digest, files: files)
+                } catch {
+                    if case .io(let fileError) = error, fileError.code == EEXIST {
+                        throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])
+                    }
+                    throw BuildError.bundleRejected(bundle: bundle.digest, regions: bundle.regions, reason: error)
+                }
+            }
+
+            events(.phase("manifest"))
+            var files: [ImageFile] = []
+            var bundleRecords: [ImageBundle] = []
+            var seedCandidates: [CacheSeedWriter.Candidate] = []
+            for (bundle, result) in zip(ordered, unpacked) {
+                if bundle.forStore {
+                    files += result.files.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
+                    bundleRecords.append(ImageBundle(digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
+                                                     files: result.files.count, unpackedSize: result.files.reduce(0) { $0 + $1.size }))
+                }
+                if plan.seedSelection.bundles.contains(bundle.digest) {
+                    let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
+                    let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                    seedCandidates += result.files.map {
+                        CacheSeedWriter.Candidate(path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
+                                                  priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
+                    }
+                }
+            }
+            files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            for (a, b) in zip(files, files.dropFirst()) where a.path == b.path {
+                throw BuildError.pathInTwoBundles(path: a.path, bundles: [a.bundle, b.bundle])
+            }
+
+            var cacheSeed: ImageCacheSeed?
+            if !plan.seedSelection.regions.isEmpty {
+                events(.phase("cache seed"))
+                let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
+                cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
+                                             regions: plan.seedSelection.regions.map(\.id))
+            }
+            try FileSystem.removeTree(seedScratch)
+
+            let language = recipe.language
+            let regions = plan.selection.regions.map { entry -> ImageRegion in
+                let region = plan.tree.region(entry.id)!
+                return ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
+                                   bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
+                                   cities: region.cities, released: region.released)
+            }
+            var manifest = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion,
+                                         built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: catalog),
+                                         mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
+                                         regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: files, cacheSeed: cacheSeed)
+            let sizes = manifest.derivedSizesOnDisk()
+            for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
+            manifest.imageID = SHA256.hex(try manifest.bytesForID())
+            try FileSystem.writeAtomically(try manifest.canonicalBytes(), to: staging + "/image/" + ImageManifest.fileName)
+
+            var packedPath: String?
+            if recipe.formats.contains(.tarZst) {
+                events(.phase("pack"))
+                let packed = staging + "/\(imageName).tar.zst"
+                try ImagePacker.pack(image: staging + "/image", manifest: manifest, to: packed)
+                packedPath = root + "/\(imageName).tar.zst"
+            }
+
+            events(.phase("publish"))
+            let finalImage = root + "/" + imageName
+            if let packedPath { try ImageBuilder.replace(packedPath, with: staging + "/\(imageName).tar.zst", root: root) }
+            if recipe.formats.contains(.directory) {
+                try ImageBuilder.replace(finalImage, with: staging + "/image", root: root)
+            }
+            try FileSystem.syncDirectory(root)
+            try FileSystem.removeTree(staging)
+            return BuildReport(imagePath: finalImage, packedPath: packedPath, manifest: manifest,
+                               downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+    }
+
+    /// Swaps `target` for `replacement` so readers see the old or the new one, never a mix.
+    private static func replace(_ target: String, with replacement: String, root: String) throws {
+        let aside = root + "/." + FileSystem.lastComponent(target) + ".old-\(getpid())"
+        try FileSystem.removeTree(aside)
+        if FileSystem.exists(target) { try FileSystem.rename(target, to: aside) }
+        try FileSystem.rename(replacement, to: target)
+        try FileSystem.removeTree(aside)
+    }
+
+    /// Removes staging and set-aside folders of builds whose process is gone (killed runs).
+    private static func removeStaleStaging(in root: String) throws {
+        for name in try DirectoryWalker.entries(of: root) where name.hasPrefix(".") {
+            for marker in [".staging-", ".old-"] {
+                guard let range = name.range(of: marker, options: .backwards), let pid = Int32(name[range.upperBound...]) else { continue }
+                if pid == getpid() || kill(pid, 0) != 0 { try FileSystem.removeTree(root + "/" + name) }
+            }
+        }
+    }
+
+    /// ISO 8601 build time from `SOURCE_DATE_EPOCH`, else the catalog's release time, never the clock.
+    static func buildTime(epoch: Int?, catalog: Catalog) -> String {
+        if let epoch {
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+        }
+        return catalog.released ?? "1970-01-01T00:00:00Z"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+/// Loads and validates a catalog from a path or a `file://`, `http://` or `https://` URL.
+public enum CatalogSource {
+    /// Largest catalog file accepted.
+    public static let maxBytes = 256 << 20
+
+    /// Why a catalog could not be used.
+    public enum LoadError: Error, Sendable, CustomStringConvertible {
+        case unreadable(url: String, reason: String)
+        case malformed(JSONFileError)
+        case invalid(url: String, CatalogError)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let url, let reason): "catalog \(url): \(reason)"
+            case .malformed(let error): "catalog \(error)"
+            case .invalid(let url, let error): "catalog \(url): \(error)"
+            }
+        }
+    }
+
+    /// The catalog at `url`, validated into a region tree.
+    public static func load(_ url: URL) throws(LoadError) -> RegionTree {
+        let data = try fetchBytes(url)
+        let catalog: Catalog
+        do { catalog = try CanonicalJSON.decode(Catalog.self, from: data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
+            if let error = error as? JSONFileError {
+                // A newer major with another shape should say "unknown format", not "missing field".
+                if let format = Self.formatField(data), (try? FormatTagError.check(format, expected: Catalog.formatTag)) == nil {
+                    throw .invalid(url: url.absoluteString, .format(.unknown(found: format, expected: Catalog.formatTag)))
+                }
+                throw .malformed(error)
+            }
+            throw .unreadable(url: url.absoluteString, reason: "\(error)")
+        }
+        do { return try RegionTree(catalog) } catch { throw .invalid(url: url.isFileURL ? url.path : url.absoluteString, error) }
+    }
+
+    private static func formatField(_ data: Data) -> String? {
+        struct Head: Decodable { let format: String? }
+        return (try? JSONDecoder().decode(Head.self, from: data))?.format
+    }
+
+    private static func fetchBytes(_ url: URL) throws(LoadError) -> Data {
+        if url.isFileURL {
+            do { return try ReadableFile.contents(of: url.path, limit: maxBytes) } catch {
+                throw .unreadable(url: url.path, reason: error.code == ENOENT ? "no such file; run `mappack publish` or fix the recipe's catalog path" : error.description)
+            }
+        }
+        var data = Data()
+        var tooLarge = false
+        let outcome = CurlTransfer().get(url) { chunk in
+            if data.count + chunk.count > maxBytes { tooLarge = true; return false }
+            data.append(contentsOf: chunk)
+            return true
+        }
+        if tooLarge { throw .unreadable(url: url.absoluteString, reason: "larger than \(maxBytes) bytes") }
+        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: "HTTP status \(outcome.status)") }
+        if let error = outcome.error { throw .unreadable(url: url.absoluteString, reason: error) }
+        return data
+    }
+}

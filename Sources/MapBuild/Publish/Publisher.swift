@@ -1,0 +1,150 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Why a source folder could not be published.
+public enum PublishError: Error, Sendable, CustomStringConvertible {
+    case notASource(path: String, reason: String)
+    case unknownBundle(region: RegionID, bundle: String)
+    case pathInTwoBundles(path: String, first: String, second: String)
+    case badBundleFolder(bundle: String, reason: String)
+    case invalidCatalog(CatalogError)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .notASource(let path, let reason): "\(path): not a region source folder: \(reason)"
+        case .unknownBundle(let region, let bundle): "region '\(region)' lists bundle '\(bundle)', which has no folder under bundles/"
+        case .pathInTwoBundles(let path, let first, let second): "file '\(path)' is in both bundle '\(first)' and bundle '\(second)'; a store path must belong to one bundle"
+        case .badBundleFolder(let bundle, let reason): "bundle '\(bundle)': \(reason)"
+        case .invalidCatalog(let error): "the source describes an invalid catalog: \(error)"
+        case .io(let message): message
+        }
+    }
+}
+
+/// Turns a region source folder into `catalog.json` plus content-addressed `.tar.zst` bundles.
+/// The same source always gives the same bytes.
+public struct Publisher: Sendable {
+    /// The source folder.
+    public let source: String
+    /// Where the catalog goes (replaced atomically).
+    public let output: String
+    /// Parallel bundle writers.
+    public let jobs: Int
+
+    /// A publisher from `source` to `output`.
+    public init(source: String, output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.source = source; self.output = output; self.jobs = jobs
+    }
+
+    /// What a publish produced.
+    public struct Result: Sendable {
+        public let catalogPath: String
+        public let regions: Int
+        public let bundles: Int
+        public let bytes: Int64
+    }
+
+    private struct PackedBundle: Sendable {
+        let name: String
+        let digest: BundleDigest
+        let info: BundleInfo
+        let paths: [String]
+        let temporary: String
+    }
+
+    /// Publishes; on failure nothing is left at `output` that was not there before.
+    public func run() async throws -> Result {
+        let sourceFile = source + "/source.json"
+        let data: Data
+        do { data = try ReadableFile.contents(of: sourceFile, limit: 256 << 20) } catch {
+            throw PublishError.notASource(path: source, reason: error.description)
+        }
+        let world = try CanonicalJSON.decode(SourceWorld.self, from: data, file: sourceFile)
+        do { try FormatTagError.check(world.format, expected: SourceWorld.formatTag) } catch {
+            throw PublishError.notASource(path: sourceFile, reason: error.description)
+        }
+        for region in world.regions {
+            for bundle in region.bundles where world.bundles[bundle] == nil { throw PublishError.unknownBundle(region: region.id, bundle: bundle) }
+        }
+        let absoluteOutput = FileSystem.absolute(output)
+        let parent = FileSystem.parent(absoluteOutput)
+        try FileSystem.makeDirectories(parent)
+        let staging = parent + "/." + FileSystem.lastComponent(absoluteOutput) + ".publish-\(getpid())"
+        try FileSystem.removeTree(staging)
+        try FileSystem.makeDirectories(staging + "/bundles")
+        do {
+            let names = world.bundles.keys.sorted()
+            let sourceRoot = source
+            let mtime = 0
+            let packed = try await BlockingWork.map(names, width: jobs) { name in
+                try Publisher.pack(name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
+                                   temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime)
+            }
+            var owner: [String: String] = [:]
+            for bundle in packed {
+                for path in bundle.paths {
+                    if let first = owner[path] { throw PublishError.pathInTwoBundles(path: path, first: first, second: bundle.name) }
+                    owner[path] = bundle.name
+                }
+            }
+            var digests: [String: BundleDigest] = [:]
+            var infos: [BundleDigest: BundleInfo] = [:]
+            for bundle in packed {
+                digests[bundle.name] = bundle.digest
+                let target = staging + "/" + bundle.info.url
+                try FileSystem.makeDirectories(FileSystem.parent(target))
+                if infos[bundle.digest] != nil { try FileSystem.removeFile(bundle.temporary) } else { try FileSystem.rename(bundle.temporary, to: target) }
+                infos[bundle.digest] = bundle.info
+            }
+            let regions = world.regions.map { region in
+                CatalogRegion(id: region.id, parent: region.parent, names: region.names, bundles: region.bundles.map { digests[$0]! },
+                              center: region.center, bbox: region.bbox, cities: region.cities, released: region.released ?? world.released)
+            }
+            var catalog = Catalog(catalog: world.catalog, mapVersion: world.mapVersion, released: world.released, regions: regions, bundles: infos)
+            catalog.supportedUntil = world.supportedUntil
+            do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }
+            let catalogBytes = try CanonicalJSON.encode(catalog)
+            try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
+            try FileSystem.syncDirectory(staging)
+            // Swap in: the old output (if any) is moved aside, then removed.
+            let aside = parent + "/." + FileSystem.lastComponent(absoluteOutput) + ".old-\(getpid())"
+            if FileSystem.exists(absoluteOutput) { try FileSystem.rename(absoluteOutput, to: aside) }
+            try FileSystem.rename(staging, to: absoluteOutput)
+            try FileSystem.syncDirectory(parent)
+            try FileSystem.removeTree(aside)
+            return Result(catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
+                          bytes: infos.values.reduce(0) { $0 + $1.size })
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+    }
+
+    /// Packs one bundle folder deterministically and measures it.
+    private static func pack(name: String, kind: String?, folder: String, temporary: String, mtime: Int) throws -> PackedBundle {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw PublishError.badBundleFolder(bundle: name, reason: "invalid bundle name") }
+        let entries: [DirectoryWalker.Entry]
+        do { entries = try DirectoryWalker.walk(folder) } catch { throw PublishError.badBundleFolder(bundle: name, reason: error.description) }
+        var paths: [String] = []
+        var unpacked: Int64 = 0
+        var onDisk = Dictionary(uniqueKeysWithValues: BundleInfo.publishedBlockSizes.map { ($0, Int64(0)) })
+        for entry in entries {
+            if entry.isDirectory { continue }
+            guard entry.isRegular else { throw PublishError.badBundleFolder(bundle: name, reason: "'\(entry.relativePath)' is not a regular file or folder") }
+            paths.append(entry.relativePath)
+            unpacked += entry.size
+            for block in BundleInfo.publishedBlockSizes { onDisk[block]! += SizeOnDisk.allocated(size: entry.size, blockSize: block) }
+        }
+        if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
+        let writer = try ArchiveWriter(path: temporary, mtime: mtime, level: 6)
+        try writer.addTree(folder)
+        try writer.finish()
+        let (hex, size) = try SHA256.hexOfFile(temporary)
+        let digest = BundleDigest(hex: hex)
+        let info = BundleInfo(url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
+                              kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
+        return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary)
+    }
+}

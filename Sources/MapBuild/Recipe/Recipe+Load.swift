@@ -1,0 +1,162 @@
+import Foundation
+import MapFormat
+import MapIO
+
+extension Recipe {
+    /// Largest recipe file accepted.
+    public static let maxFileBytes = 1 << 20
+
+    /// Reads and checks the recipe at `path`.
+    public static func load(_ path: String) throws(RecipeError) -> Recipe {
+        let data: Data
+        do { data = try ReadableFile.contents(of: path, limit: maxFileBytes) } catch {
+            throw RecipeError(file: path, line: 0, column: 0, message: error.code == ENOENT ? "no such recipe file" : error.description)
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Parses recipe text; `file` locates relative catalog paths and names the file in errors.
+    public static func parse(_ data: Data, file: String) throws(RecipeError) -> Recipe {
+        func fail(_ node: YAMLNode?, _ message: String) -> RecipeError {
+            RecipeError(file: file, line: node?.line ?? 0, column: node?.column ?? 0, message: message)
+        }
+        let root: YAMLNode?
+        do { root = try YAMLDocument.parse(data) } catch {
+            throw RecipeError(file: file, line: error.line, column: error.column, message: "not valid YAML: \(error.message)")
+        }
+        guard let root, case .mapping = root else { throw fail(root, "a recipe is a mapping with keys name, catalog, regions, …") }
+
+        let top = try RecipeFields(root, path: "", allowed: ["name", "catalog", "mapVersion", "language", "regions", "cacheSeed", "target", "output"], file: file)
+        let name = try top.requiredText("name")
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw fail(top.node("name"), "name '\(name)' may use only letters, digits, '-', '_' and '.' (it names the output folder)")
+        }
+        let catalog = try top.requiredText("catalog")
+        let catalogURL: URL
+        if let url = URL(string: catalog), let scheme = url.scheme, ["http", "https", "file"].contains(scheme) {
+            catalogURL = url
+        } else if catalog.contains("://") {
+            throw fail(top.node("catalog"), "catalog URL scheme not supported; use a path, file://, http:// or https://")
+        } else {
+            let base = FileSystem.parent(FileSystem.absolute(file))
+            let absolute = catalog.hasPrefix("/") ? catalog : base + "/" + catalog
+            catalogURL = URL(fileURLWithPath: (absolute as NSString).standardizingPath)
+        }
+        let mapVersion = try top.optionalText("mapVersion").map(MapVersion.init)
+        let language = try top.optionalText("language")
+
+        guard let regionsNode = top.node("regions") else { throw fail(root, "missing required key 'regions' (with 'include: [...]')") }
+        let regions = try RecipeFields(regionsNode, path: "regions.", allowed: ["include", "exclude"], file: file)
+        let include = try regions.selectors("include")
+        if include.isEmpty { throw fail(regionsNode, "regions.include lists no region; name at least one id or name") }
+        let exclude = try regions.selectors("exclude")
+
+        var seedInclude: [RegionSelector] = []
+        var seedMax: Int64?
+        if let seedNode = top.node("cacheSeed") {
+            let seed = try RecipeFields(seedNode, path: "cacheSeed.", allowed: ["include", "maxBytes"], file: file)
+            seedInclude = try seed.selectors("include")
+            seedMax = try seed.optionalBytes("maxBytes")
+        }
+        var blockSize: Int64 = 4096
+        var capacity: Int64?
+        if let targetNode = top.node("target") {
+            let target = try RecipeFields(targetNode, path: "target.", allowed: ["blockSize", "capacity"], file: file)
+            if let value = try target.optionalBytes("blockSize") {
+                guard value >= 512, value <= 1 << 20, value & (value - 1) == 0 else {
+                    throw fail(target.node("blockSize"), "target.blockSize must be a power of two from 512 to 1 MiB, not \(value)")
+                }
+                blockSize = value
+            }
+            capacity = try target.optionalBytes("capacity")
+        }
+        var formats: [OutputFormat] = [.directory]
+        if let outputNode = top.node("output") {
+            let output = try RecipeFields(outputNode, path: "output.", allowed: ["formats"], file: file)
+            if let list = output.node("formats") {
+                guard case .sequence(let items, _, _) = list else { throw fail(list, "output.formats must be a list, e.g. [directory, tar.zst]") }
+                formats = []
+                for item in items {
+                    guard case .scalar(let text, _, _) = item, let format = OutputFormat(rawValue: text) else {
+                        throw fail(item, "unknown output format; use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    if !formats.contains(format) { formats.append(format) }
+                }
+                if formats.isEmpty { throw fail(list, "output.formats is empty") }
+            }
+        }
+        return Recipe(file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
+                      include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
+                      blockSize: blockSize, capacity: capacity, formats: formats)
+    }
+}
+
+/// The keys of one recipe mapping, checked against the keys it allows.
+private struct RecipeFields {
+    let mapping: [(key: String, keyLine: Int, keyColumn: Int, value: YAMLNode)]
+    let path: String
+    let file: String
+
+    init(_ node: YAMLNode, path: String, allowed: [String], file: String) throws(RecipeError) {
+        guard case .mapping(let pairs, _, _) = node else {
+            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path.dropLast())' must be a mapping of keys: \(allowed.joined(separator: ", "))")
+        }
+        var seen = Set<String>()
+        for pair in pairs {
+            if !allowed.contains(pair.key) {
+                let nearest = allowed.min { EditDistance.between(Array(pair.key), Array($0)) < EditDistance.between(Array(pair.key), Array($1)) }!
+                throw RecipeError(file: file, line: pair.keyLine, column: pair.keyColumn,
+                                  message: "unknown key '\(path)\(pair.key)'; did you mean '\(path)\(nearest)'? (allowed: \(allowed.joined(separator: ", ")))")
+            }
+            if !seen.insert(pair.key).inserted {
+                throw RecipeError(file: file, line: pair.keyLine, column: pair.keyColumn, message: "key '\(path)\(pair.key)' appears twice")
+            }
+        }
+        self.mapping = pairs; self.path = path; self.file = file
+    }
+
+    func node(_ key: String) -> YAMLNode? { mapping.first { $0.key == key }?.value }
+
+    func optionalText(_ key: String) throws(RecipeError) -> String? {
+        guard let node = node(key) else { return nil }
+        guard case .scalar(let text, _, _) = node else {
+            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)' must be a single value")
+        }
+        return text
+    }
+
+    func requiredText(_ key: String) throws(RecipeError) -> String {
+        guard let text = try optionalText(key) else {
+            let line = mapping.first?.keyLine ?? 1
+            throw RecipeError(file: file, line: line, column: 1, message: "missing required key '\(path)\(key)'")
+        }
+        return text
+    }
+
+    func optionalBytes(_ key: String) throws(RecipeError) -> Int64? {
+        guard let text = try optionalText(key) else { return nil }
+        guard let bytes = ByteCount.parse(text) else {
+            let node = node(key)!
+            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)': '\(text)' is not a size; write e.g. 4096, 64 MiB or 32 GiB")
+        }
+        return bytes
+    }
+
+    func selectors(_ key: String) throws(RecipeError) -> [RegionSelector] {
+        guard let node = node(key) else { return [] }
+        let items: [YAMLNode]
+        switch node {
+        case .sequence(let list, _, _): items = list
+        case .scalar: items = [node]
+        case .mapping: throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)' must be a list of region ids or names")
+        }
+        var out: [RegionSelector] = []
+        for item in items {
+            guard case .scalar(let text, let line, let column) = item, !text.isEmpty else {
+                throw RecipeError(file: file, line: item.line, column: item.column, message: "'\(path)\(key)' entries must be region ids or names")
+            }
+            out.append(RegionSelector(text, location: "\(file):\(line):\(column)"))
+        }
+        return out
+    }
+}

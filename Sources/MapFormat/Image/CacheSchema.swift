@@ -1,0 +1,26 @@
+/// The map cache's SQLite schema, shared by the build's cache seed and MapStore's runtime cache.
+public enum CacheSchema {
+    /// `meta.format` value of a cache database.
+    public static let formatTag = FormatTag(name: "mappack-cache", major: 1)
+
+    /// Statements that create an empty cache.
+    public static let create = """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE entries (key TEXT PRIMARY KEY, region TEXT NOT NULL, data BLOB NOT NULL,
+                              size INTEGER NOT NULL, sha256 BLOB NOT NULL, accessed INTEGER NOT NULL);
+        CREATE INDEX entries_accessed ON entries(accessed);
+        """
+
+    /// The order a cache seed admits entries in when `maxBytes` cannot hold them all: overview
+    /// data first, then tiles, search, routing, anything else; shallower regions before deeper
+    /// ones; then by path. Entries that do not fit are skipped, and smaller later ones may still fit.
+    public static func seedPriority(kind: String?) -> Int {
+        switch kind {
+        case "overview": 0
+        case "tiles": 1
+        case "search": 2
+        case "routing": 3
+        default: 4
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import MapFormat
+import Synchronization
+
+/// One way an image or store differs from its manifest.
+package struct VerifyProblem: Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: String, Sendable {
+        case missing, extra, notRegularFile, sizeMismatch, digestMismatch, sizeOnDiskMismatch, imageIDMismatch, cacheSeedMismatch, signature
+    }
+    package let kind: Kind
+    /// Store-relative path (or manifest field) concerned.
+    package let path: String
+    /// Regions the file belongs to.
+    package let regions: [RegionID]
+    /// Detail for people.
+    package let detail: String
+
+    package var description: String {
+        let owners = regions.isEmpty ? "" : " (region \(regions.map(\.rawValue).joined(separator: ", ")))"
+        return "\(path)\(owners): \(detail)"
+    }
+}
+
+/// What was refused before any file was checked: not an image, unreadable or malformed manifest.
+package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
+    case notAnImage(path: String)
+    case manifest(path: String, reason: String)
+    case archive(path: String, ArchiveError)
+
+    package var description: String {
+        switch self {
+        case .notAnImage(let path): "\(path): not a mappack image (no \(ImageManifest.fileName)); give an image folder, an image .tar.zst or an installed store"
+        case .manifest(let path, let reason): "\(path): \(reason)"
+        case .archive(let path, let error): "\(path): \(error)"
+        }
+    }
+}
+
+/// The outcome of a verification.
+package struct VerifyReport: Sendable {
+    package let manifest: ImageManifest
+    package let problems: [VerifyProblem]
+    package let filesChecked: Int
+    package let bytesHashed: Int64
+    package var ok: Bool { problems.isEmpty }
+}
+
+/// Checks an image (folder or `.tar.zst`) or a store tree against its manifest: every file present,
+/// nothing extra, sizes and SHA-256 match, `sizeOnDiskInBytes` re-derived, image id recomputed.
+package enum ImageVerifier {
+    /// Largest manifest accepted.
+    package static let maxManifestBytes = 512 << 20
+
+    /// Decodes and checks a manifest's format and id.
+    package static func readManifest(_ data: Data, file: String) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
+        let manifest: ImageManifest
+        do { manifest = try CanonicalJSON.decode(ImageManifest.self, from: data, file: file) } catch {
+            throw .manifest(path: file, reason: "\(error)")
+        }
+        do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
+            throw .manifest(path: file, reason: error.description)
+        }
+        var problems: [VerifyProblem] = []
+        let expected = (try? manifest.bytesForID()).map(SHA256.hex) ?? ""
+        if expected != manifest.imageID {
+            problems.append(VerifyProblem(kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
+                                          detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
+        }
+        let derived = manifest.derivedSizesOnDisk()
+        for region in manifest.regions where derived[region.id] != region.sizeOnDiskInBytes {
+            problems.append(VerifyProblem(kind: .sizeOnDiskMismatch, path: ImageManifest.fileName, regions: [region.id],
+                                          detail: "sizeOnDiskInBytes \(region.sizeOnDiskInBytes) but its files take \(derived[region.id] ?? 0) at block size \(manifest.blockSize)"))
+        }
+        return (manifest, problems)
+    }
+
+    /// Verifies the image folder at `path` (with `manifest.json`, `store/`, optional cache seed).
+    package static func verifyFolder(_ path: String, hashContents: Bool = true, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
+        let manifestPath = path + "/" + ImageManifest.fileName
+        guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
+        let data: Data
+        do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch { throw .manifest(path: manifestPath, reason: error.description) }
+        var (manifest, problems) = try readManifest(data, file: manifestPath)
+        let result = verifyTree(path + "/" + ImageManifest.storeFolder, manifest: manifest, hashContents: hashContents, jobs: jobs)
+        problems += result.problems
+        if let seed = manifest.cacheSeed {
+            let seedPath = path + "/" + ImageManifest.cacheSeedFileName
+            if let (hex, size) = try? SHA256.hexOfFile(seedPath) {
+                if hex != seed.sha256 || size != seed.size {
+                    problems.append(VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
+                                                  detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)"))
+                }
+            } else {
+                problems.append(VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing"))
+            }
+        }
+        return VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
+    }
+
+    /// Compares the tree at `store` with the manifest's file list.
+    package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
+        var owners: [BundleDigest: [RegionID]] = [:]
+        for region in manifest.regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
+        var problems: [VerifyProblem] = []
+        let entries: [DirectoryWalker.Entry]
+        do { entries = try DirectoryWalker.walk(store) } catch {
+            return ([VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: error.description)], 0, 0)
+        }
+        var present: [String: DirectoryWalker.Entry] = [:]
+        for entry in entries where !entry.isDirectory { present[entry.relativePath] = entry }
+        let expected = Set(manifest.files.map(\.path))
+        for entry in entries where !entry.isDirectory && !expected.contains(entry.relativePath) {
+            problems.append(VerifyProblem(kind: .extra, path: entry.relativePath, regions: [], detail: "file is not in the manifest"))
+        }
+        var toHash: [ImageFile] = []
+        for file in manifest.files {
+            let regions = owners[file.bundle] ?? []
+            guard let entry = present[file.path] else {
+                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing")); continue
+            }
+            guard entry.isRegular else {
+                problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file")); continue
+            }
+            if entry.size != file.size {
+                problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(entry.size), manifest says \(file.size)")); continue
+            }
+            if hashContents { toHash.append(file) }
+        }
+        let found = Mutex<[Int: String]>([:])
+        let failures = Mutex<[Int: String]>([:])
+        let count = toHash.count
+        let work = toHash
+        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, count))) { worker in
+            var index = worker
+            while index < count {
+                do { let (hex, _) = try SHA256.hexOfFile(store + "/" + work[index].path); found.withLock { $0[index] = hex } } catch {
+                    failures.withLock { $0[index] = "\(error)" }
+                }
+                index += max(1, min(jobs, count))
+            }
+        }
+        let hashes = found.withLock { $0 }
+        let errors = failures.withLock { $0 }
+        var bytes: Int64 = 0
+        for (index, file) in toHash.enumerated() {
+            bytes += file.size
+            if let error = errors[index] {
+                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: owners[file.bundle] ?? [], detail: error))
+            } else if hashes[index] != file.sha256 {
+                problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: owners[file.bundle] ?? [],
+                                              detail: "content differs (sha256 \(hashes[index] ?? "?"), manifest says \(file.sha256))"))
+            }
+        }
+        problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return (problems, manifest.files.count, bytes)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import MapBuild
+import MapFetch
+import MapFormat
+import MapIO
+import Synchronization
+
+/// `mappack build RECIPE`.
+enum BuildCommand {
+    static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
+        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out"])
+        let recipePath = try arguments.expect(["recipe"])[0]
+        let jobs = try arguments.int("jobs", range: 1...256) ?? max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
+        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
+        let recipe = try Recipe.load(recipePath)
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
+        var epoch: Int?
+        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !text.isEmpty {
+            guard let value = Int(text), value >= 0 else { throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'") }
+            epoch = value
+        }
+        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch)
+        let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
+        let total = plan.downloadBytes
+        let bundleCount = plan.bundles.count
+        let started = Date()
+        let report = try await ImageBuilder(plan: plan, options: options).run { event in
+            if terminal.json { terminal.event(eventObject(event)) }
+            switch event {
+            case .fetch(.progress(let digest, let received, _)):
+                progress.withLock { $0.inFlight[digest] = received }
+            case .fetch(.verified(let digest, let size)), .fetch(.alreadyCached(let digest, let size)):
+                progress.withLock {
+                    $0.inFlight[digest] = nil
+                    $0.bundles += 1
+                    if case .fetch(.verified) = event { $0.done += size }
+                }
+            case .fetch(.retry(let digest, let attempt, let reason, let delay)):
+                terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
+            case .phase(let name):
+                terminal.progress("\(name)…", force: true)
+                return
+            default: break
+            }
+            let state = progress.withLock { $0 }
+            let received = state.done + state.inFlight.values.reduce(0, +)
+            let elapsed = max(0.001, Date().timeIntervalSince(started))
+            let rate = Double(received) / elapsed
+            let eta = rate > 0 ? Double(total - received) / rate : 0
+            terminal.progress("fetch \(state.bundles)/\(bundleCount) bundles  \(ByteCount.format(received))/\(ByteCount.format(total))  \(ByteCount.format(Int64(rate)))/s  ETA \(Int(eta)) s")
+        }
+        terminal.finishProgress()
+        if terminal.json {
+            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.manifest.imageID,
+                            "mapVersion": report.manifest.mapVersion.rawValue, "regions": report.manifest.regions.count,
+                            "files": report.manifest.files.count, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
+                            "sizeOnDiskInBytes": report.manifest.regions.filter { $0.parent == nil || report.manifest.region($0.parent!) == nil }.reduce(Int64(0)) { $0 + $1.sizeOnDiskInBytes },
+                            "seconds": Date().timeIntervalSince(started)])
+        } else {
+            terminal.line("built \(report.manifest.name) \(report.manifest.mapVersion): \(report.manifest.regions.count) regions, \(report.manifest.files.count) files, image id \(report.manifest.imageID.prefix(16))")
+            terminal.line("image: \(report.imagePath)")
+            if let packed = report.packedPath { terminal.line("packed: \(packed)") }
+        }
+        return 0
+    }
+
+    static func eventObject(_ event: BuildEvent) -> [String: any Sendable] {
+        switch event {
+        case .planned(let bundles, let bytes): ["event": "planned", "bundles": bundles, "downloadBytes": bytes]
+        case .phase(let name): ["event": "phase", "phase": name]
+        case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
+        case .fetch(let fetch):
+            switch fetch {
+            case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]
+            case .progress(let digest, let received, let size): ["event": "progress", "bundle": digest.description, "received": received, "size": size]
+            case .verified(let digest, let size): ["event": "bundle-verified", "bundle": digest.description, "size": size]
+            case .alreadyCached(let digest, let size): ["event": "bundle-cached", "bundle": digest.description, "size": size]
+            case .retry(let digest, let attempt, let reason, let delay): ["event": "retry", "bundle": digest.description, "attempt": attempt, "reason": reason, "delay": delay]
+            case .failed(let digest, let reason): ["event": "failed", "bundle": digest.description, "reason": reason]
+            }
+        }
+    }
+}

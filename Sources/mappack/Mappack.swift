@@ -1,0 +1,67 @@
+import Foundation
+import MapBuild
+import MapFetch
+import MapFormat
+import MapIO
+
+/// `mappack`: build, plan, browse, publish and verify preinstalled offline map images.
+@main
+struct Mappack {
+    static let usage = """
+        usage: mappack <command> [options]
+
+          build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR]   build an image into ./Output (or --out)
+          plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
+          regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
+          verify  PATH [--quick] [--json]                                check an image folder or .tar.zst
+          publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
+          help                                                           this text
+
+        exit codes: 0 ok, 1 the work failed, 2 bad usage or bad input
+        """
+
+    static func main() async {
+        setlocale(LC_CTYPE, "C.UTF-8")
+        signal(SIGPIPE, SIG_IGN)
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard !arguments.isEmpty else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        let verb = arguments.removeFirst()
+        let json = arguments.contains("--json")
+        let terminal = Terminal(json: json)
+        do {
+            let code: Int32
+            switch verb {
+            case "build": code = try await BuildCommand.run(arguments, terminal: terminal)
+            case "plan": code = try PlanCommand.run(arguments, terminal: terminal)
+            case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
+            case "verify": code = try VerifyCommand.run(arguments, terminal: terminal)
+            case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
+            case "help", "--help", "-h": print(usage); code = 0
+            default: throw UsageError(message: "unknown command '\(verb)'")
+            }
+            exit(code)
+        } catch {
+            let code = exitCode(for: error)
+            if json { terminal.event(["event": "failed", "error": "\(error)", "exitCode": Int(code)]) }
+            terminal.error("\(error)")
+            exit(code)
+        }
+    }
+
+    /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error {
+        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError: return 2
+        case let error as PlanError:
+            if case .capacityExceeded = error { return 1 }
+            if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return 1 }
+            return 2
+        case let error as BuildError:
+            if case .plan(let planError) = error { return exitCode(for: planError) }
+            if case .pathInTwoBundles = error { return 2 }
+            return 1
+        case is CatalogSource.LoadError: return 2
+        default: return 1
+        }
+    }
+}
