@@ -1,0 +1,45 @@
+# mappack — make demo · make test · make bench · make deps
+SHELL := /bin/bash
+APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
+                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3
+SWIFT_FLAGS ?=
+RELEASE := .build/release
+DEMO_VERSION := 2026.11.0
+DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
+DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
+
+.PHONY: deps build demo test bench clean
+
+## deps: install the Debian packages mappack needs (quiet and quick when present)
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+## build: release binaries (mappack, demo-world)
+build: deps
+	swift build -c release $(SWIFT_FLAGS) --product mappack
+	swift build -c release $(SWIFT_FLAGS) --product demo-world
+
+## demo: generate the demo world, publish it, build Recipes/demo.yaml, verify the image
+demo: build
+	$(RELEASE)/demo-world --out $(DEMO_SOURCE) --map-version $(DEMO_VERSION)
+	$(RELEASE)/mappack publish $(DEMO_SOURCE) --out $(DEMO_CATALOG)
+	$(RELEASE)/mappack build Recipes/demo.yaml --cache Output/download-cache
+	$(RELEASE)/mappack verify Output/demo-$(DEMO_VERSION)
+	@echo "demo image: $$(pwd)/Output/demo-$(DEMO_VERSION)  (packed: $$(pwd)/Output/demo-$(DEMO_VERSION).tar.zst)"
+
+## test: the whole suite (unit, nginx-backed network tests, end-to-end CLI tests)
+test: deps
+	swift build --build-tests $(SWIFT_FLAGS)
+	swift test --skip-build $(SWIFT_FLAGS)
+
+## bench: benchmarks (not part of test)
+bench: build
+	bash Benchmarks/run.sh
+
+clean:
+	rm -rf .build Output/*/ Output/*.tar.zst
