@@ -1,0 +1,31 @@
+/// One bundle folder to write: its name, its kind and what goes in it.
+struct BundlePlan: Sendable {
+    /// What a bundle holds, with everything that seeds its bytes.
+    enum Content: Sendable {
+        /// `overview/world/…`: low-zoom tiles of the whole world, a style and an empty notices file.
+        case worldOverview
+        /// `regions/<R>/overview.db` of a region with children.
+        case regionOverview(region: String, tileOrigin: TileOrigin)
+        /// `regions/<R>/tiles.db` of a leaf, seeded by `version` (the map or the base version).
+        case tiles(region: String, version: String, large: Bool, tileOrigin: TileOrigin)
+        /// `regions/<R>/search.db` of a leaf, seeded by `version`.
+        case search(region: String, version: String, names: [String: String], cities: [String], center: [Double])
+        /// `regions/<R>/routing/<a>/<b>/<n>.rt` of a leaf; never changes between versions.
+        case routing(region: String)
+        /// `borders/<parent>/<a>-<b>/tiles.db`, listed by both regions `a` and `b`.
+        case border(folder: String)
+    }
+
+    /// The z8 tile (Web Mercator) a region's tile pyramid starts from.
+    struct TileOrigin: Sendable {
+        let x: Int
+        let y: Int
+    }
+
+    /// Folder name under `bundles/` (and the name `source.json` lists); never contains `/`.
+    let name: String
+    /// `kind` in `source.json`: overview, tiles, search, routing or border.
+    let kind: String
+    /// What to write.
+    let content: Content
+}

@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+import MapFormat
+import MapIO
+import Synchronization
+
+/// `demo-world`: writes a region source folder (`source.json` + `bundles/`) for `mappack publish`.
+@main
+struct DemoWorld {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            switch try WorldOptions.parse(arguments) {
+            case .help:
+                print(WorldOptions.usage)
+            case .write(let options):
+                try run(options)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("demo-world: \(error)\n".utf8))
+            exit(error.exitCode)
+        }
+    }
+
+    /// Plans the world, writes it into a staging folder beside `--out`, then swaps it into place.
+    private static func run(_ options: WorldOptions) throws(DemoWorldError) {
+        let started = ContinuousClock.now
+        let output = FileSystem.absolute(options.output).trimmingSuffix("/")
+        if let status = try wrap({ () throws(FileError) in try FileSystem.status(output) }), !status.isDirectory {
+            throw DemoWorldError.outputNotDirectory(path: options.output)
+        }
+        let tree = try WorldTree(isoCodes: try IsoCodes(), options: options)
+
+        // Build beside the target so the final rename stays on one filesystem, and so a killed run
+        // leaves only a `.tmp-PID` folder, never a half-written world under the real name.
+        let staging = output + ".tmp-\(getpid())"
+        try wrap { () throws(FileError) in
+            try FileSystem.removeTree(staging)
+            try FileSystem.makeDirectories(staging + "/bundles")
+        }
+        do throws(DemoWorldError) {
+            try writeBundles(tree.bundles, writer: PayloadWriter(bundlesRoot: staging + "/bundles", seed: options.seed, scale: options.scale))
+            let json: Data
+            do { json = try CanonicalJSON.encode(SourceDocument(tree: tree, options: options)) } catch {
+                throw DemoWorldError.bundle(name: "source.json", reason: "\(error)")
+            }
+            try wrap { () throws(FileError) in try FileSystem.writeAtomically(json + Data("\n".utf8), to: staging + "/source.json") }
+            try replace(output, with: staging)
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+
+        let entries = try wrap { () throws(FileError) in try DirectoryWalker.walk(output) }
+        let files = entries.filter(\.isRegular)
+        let bytes = files.reduce(Int64(0)) { $0 + $1.size }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        print("demo-world: \(options.output): \(tree.regions.count) regions (\(tree.leafCount) leaves), "
+            + "\(tree.bundles.count) bundles (\(tree.changed.count) changed), \(files.count) files, \(bytes) bytes, "
+            + String(format: "%.2f s", seconds))
+    }
+
+    /// Writes every bundle, as many at a time as there are cores; the first failure is reported.
+    /// Dispatch threads, not the cooperative pool, because SQLite and file writes block.
+    private static func writeBundles(_ bundles: [BundlePlan], writer: PayloadWriter) throws(DemoWorldError) {
+        let failure = Mutex<DemoWorldError?>(nil)
+        DispatchQueue.concurrentPerform(iterations: bundles.count) { index in
+            if failure.withLock({ $0 != nil }) { return }
+            do throws(DemoWorldError) {
+                try writer.write(bundles[index])
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Moves `staging` to `output`, replacing an existing world: the old one is renamed aside first,
+    /// so at every instant `output` is either the complete old world or the complete new one.
+    private static func replace(_ output: String, with staging: String) throws(DemoWorldError) {
+        try wrap { () throws(FileError) in
+            let parent = (output as NSString).deletingLastPathComponent
+            if FileSystem.exists(output) {
+                let old = output + ".old-\(getpid())"
+                try FileSystem.rename(output, to: old)
+                try FileSystem.rename(staging, to: output)
+                try FileSystem.removeTree(old)
+            } else {
+                try FileSystem.rename(staging, to: output)
+            }
+            try FileSystem.syncDirectory(parent.isEmpty ? "/" : parent)
+        }
+    }
+
+    private static func wrap<T>(_ body: () throws(FileError) -> T) throws(DemoWorldError) -> T {
+        do { return try body() } catch { throw DemoWorldError.file(error) }
+    }
+}
+
+private extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.count > 1, text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}
