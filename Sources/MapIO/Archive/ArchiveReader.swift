@@ -52,7 +52,7 @@ package final class ArchiveReader {
                 return -1
             }
         }, nil) != ARCHIVE_OK {
-            defer { archive_read_free(archive) }
+            // deinit frees the handle: every stored property is set, so a throwing init still runs it.
             throw source.failure ?? .malformed(String(cString: archive_error_string(archive)))
         }
     }

@@ -9,7 +9,9 @@ enum VerifyCommand {
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
-        let report = try ImageVerifier.verifyFolder(path, hashContents: !arguments.flag("quick"), jobs: jobs)
+        let report = FileSystem.isDirectory(path)
+            ? try ImageVerifier.verifyFolder(path, hashContents: !arguments.flag("quick"), jobs: jobs)
+            : try ImageVerifier.verifyPacked(path)
         if terminal.json {
             for problem in report.problems {
                 terminal.event(["event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
