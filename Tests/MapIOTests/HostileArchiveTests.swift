@@ -1,0 +1,91 @@
+import Foundation
+import MapIO
+import TestSupport
+import Testing
+
+/// Hostile archives generated once per test run by `Tests/Fixtures/hostile_archives.py`.
+enum HostileArchives {
+    static let folder: String = {
+        let folder = NSTemporaryDirectory() + "/mappack-hostile-\(getpid())"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/hostile_archives.py").path
+        let result = try! Tool.run("/usr/bin/python3", [script, folder])
+        precondition(result.status == 0, result.stderr)
+        return folder
+    }()
+
+    static func path(_ name: String) -> String { folder + "/" + name + ".tar.zst" }
+}
+
+@Suite struct HostileArchiveTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let archive: String
+        let expected: @Sendable (ArchiveError) -> Bool
+        var testDescription: String { archive }
+    }
+
+    static let cases: [Case] = [
+        Case(archive: "dotdot") { if case .unsafePath(let e, _) = $0 { e == "../evil-dotdot.txt" } else { false } },
+        Case(archive: "absolute") { if case .unsafePath(let e, _) = $0 { e == "/tmp/mappack-evil-absolute.txt" } else { false } },
+        Case(archive: "symlink") { $0 == .forbiddenType(entry: "link", type: "symbolic link") },
+        Case(archive: "hardlink") { $0 == .forbiddenType(entry: "hard", type: "hard link") },
+        Case(archive: "chardev") { $0 == .forbiddenType(entry: "dev", type: "character device") },
+        Case(archive: "fifo") { $0 == .forbiddenType(entry: "pipe", type: "FIFO") },
+        Case(archive: "duplicate") { $0 == .duplicatePath(entry: "a.txt") },
+        Case(archive: "case") { $0 == .collidingPath(entry: "dir/README", earlier: "dir/Readme") },
+        Case(archive: "normalization") { if case .collidingPath = $0 { true } else { false } },
+        Case(archive: "invalid_utf8") { if case .invalidName = $0 { true } else { false } },
+        Case(archive: "under_file") { $0 == .underFile(entry: "a/b", file: "a") },
+        Case(archive: "bomb") { $0 == .tooLarge(entry: "zeros.bin", limit: 1 << 20) },
+        Case(archive: "million") { if case .tooManyEntries = $0 { true } else { false } },
+        Case(archive: "window31") { $0 == .windowTooLarge(limitLog: 27) },
+        Case(archive: "truncated") { if case .zstd = $0 { true } else if case .malformed = $0 { true } else { false } },
+    ]
+
+    @Test(arguments: cases)
+    func refusesHostileArchiveAndWritesNothingOutside(_ testCase: Case) throws {
+        let archive = HostileArchives.path(testCase.archive)
+        let sandbox = TemporaryFolder("sandbox")
+        let destination = sandbox.join("staging")
+        let decoy = sandbox.join("decoy")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: decoy, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: decoy + "/keep.txt"))
+        let before = try DirectoryWalker.walk(sandbox.path).map(\.relativePath)
+
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 1000), durable: false)
+        var caught: ArchiveError?
+        do { _ = try extractor.extract(archive: archive, into: destination) } catch { caught = error }
+        let error = try #require(caught)
+        #expect(testCase.expected(error), "got \(error)")
+        #expect(!"\(error)".isEmpty)
+
+        // Nothing outside (the decoy, the sandbox, /tmp) and nothing left inside the staging folder.
+        #expect(try DirectoryWalker.walk(sandbox.path).map(\.relativePath) == before)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/mappack-evil-absolute.txt"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.join("evil-dotdot.txt")))
+    }
+
+    @Test func setuidBitsAndOwnersAreNeverApplied() throws {
+        let folder = TemporaryFolder("setuid")
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100), durable: false)
+            .extract(archive: HostileArchives.path("setuid"), into: folder.path)
+        #expect(files.map(\.path) == ["tool"])
+        var info = stat()
+        #expect(stat(folder.join("tool"), &info) == 0)
+        #expect(info.st_mode & 0o7777 == 0o644)
+    }
+
+    @Test func goodArchiveExtractsWithDigests() throws {
+        let folder = TemporaryFolder("good")
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 5000, maxEntries: 10), durable: true)
+            .extract(archive: HostileArchives.path("good"), into: folder.path)
+        #expect(files.map(\.path) == ["regions/x/empty", "regions/x/tiles.db"])
+        #expect(files[1].sha256 == SHA256.hex(Data(repeating: UInt8(ascii: "t"), count: 5000)))
+        // One byte under the real size is refused at that byte.
+        let tight = TemporaryFolder("tight")
+        #expect(throws: ArchiveError.tooLarge(entry: "regions/x/tiles.db", limit: 4999)) {
+            _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: 4999, maxEntries: 10), durable: false).extract(archive: HostileArchives.path("good"), into: tight.path)
+        }
+        #expect(try DirectoryWalker.walk(tight.path).isEmpty)
+    }
+}
