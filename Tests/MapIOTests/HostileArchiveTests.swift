@@ -3,19 +3,6 @@ import MapIO
 import TestSupport
 import Testing
 
-/// Hostile archives generated once per test run by `Tests/Fixtures/hostile_archives.py`.
-enum HostileArchives {
-    static let folder: String = {
-        let folder = NSTemporaryDirectory() + "/mappack-hostile-\(getpid())"
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/hostile_archives.py").path
-        let result = try! Tool.run("/usr/bin/python3", [script, folder])
-        precondition(result.status == 0, result.stderr)
-        return folder
-    }()
-
-    static func path(_ name: String) -> String { folder + "/" + name + ".tar.zst" }
-}
-
 @Suite struct HostileArchiveTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let archive: String

@@ -53,12 +53,19 @@ package enum ImageVerifier {
 
     /// Decodes and checks a manifest's format and id.
     package static func readManifest(_ data: Data, file: String) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
+        // The format comes first: a newer major may have any shape, and deserves "unknown format".
+        struct Head: Decodable { let format: String? }
+        let head: Head
+        do { head = try CanonicalJSON.decode(Head.self, from: data, file: file) } catch {
+            throw .manifest(path: file, reason: "not a valid manifest: \((error as? JSONFileError)?.reason ?? "\(error)")")
+        }
+        do { try FormatTagError.check(head.format, expected: ImageManifest.formatTag) } catch {
+            throw .manifest(path: file, reason: error.description)
+        }
         let manifest: ImageManifest
         do { manifest = try CanonicalJSON.decode(ImageManifest.self, from: data, file: file) } catch {
-            throw .manifest(path: file, reason: "\(error)")
-        }
-        do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
-            throw .manifest(path: file, reason: error.description)
+            let detail = (error as? JSONFileError).map { ($0.codingPath.isEmpty ? "" : "at \($0.codingPath): ") + $0.reason } ?? "\(error)"
+            throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
         var problems: [VerifyProblem] = []
         let expected = (try? manifest.bytesForID()).map(SHA256.hex) ?? ""
