@@ -10,10 +10,13 @@ struct Mappack {
     static let usage = """
         usage: mappack <command> [options]
 
-          build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR]   build an image into ./Output (or --out)
+          build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR] [--sign KEY]   build an image into ./Output (or --out)
           plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
           regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
-          verify  PATH [--quick] [--json]                                check an image folder or .tar.zst
+          verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder or .tar.zst
+          inspect IMAGE [--trust PUBKEY] [--lang L] [--json]             what an image holds
+          diff    OLD NEW [--json]                                       two images or catalogs: regions, bundles, bytes
+          keygen  --out NAME                                             Ed25519 key pair for --sign / --trust
           publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
           help                                                           this text
 
@@ -36,6 +39,9 @@ struct Mappack {
             case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
             case "verify": code = try VerifyCommand.run(arguments, terminal: terminal)
             case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
+            case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
+            case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
+            case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
             case "help", "--help", "-h": print(usage); code = 0
             default: throw UsageError(message: "unknown command '\(verb)'")
             }

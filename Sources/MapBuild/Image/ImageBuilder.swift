@@ -40,9 +40,11 @@ package struct BuildOptions: Sendable {
     package var jobs: Int
     /// Seconds since 1970 stamped as build time (`SOURCE_DATE_EPOCH`); the catalog's release time when nil.
     package var sourceDateEpoch: Int?
+    /// Private key (file path, text) that signs the manifest, when given.
+    package var signingKey: (path: String, text: String)?
 
-    package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?) {
-        self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch
+    package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
+        self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
     }
 }
 
@@ -164,13 +166,19 @@ package struct ImageBuilder: Sendable {
             let sizes = manifest.derivedSizesOnDisk()
             for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
             manifest.imageID = SHA256.hex(try manifest.bytesForID())
-            try FileSystem.writeAtomically(try manifest.canonicalBytes(), to: staging + "/image/" + ImageManifest.fileName)
+            let manifestBytes = try manifest.canonicalBytes()
+            try FileSystem.writeAtomically(manifestBytes, to: staging + "/image/" + ImageManifest.fileName)
+            var signature: Data?
+            if let key = options.signingKey {
+                signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
+                try FileSystem.writeAtomically(signature!, to: staging + "/image/" + ImageManifest.signatureFileName)
+            }
 
             var packedPath: String?
             if recipe.formats.contains(.tarZst) {
                 events(.phase("pack"))
                 let packed = staging + "/\(imageName).tar.zst"
-                try ImagePacker.pack(image: staging + "/image", manifest: manifest, to: packed)
+                try ImagePacker.pack(image: staging + "/image", manifest: manifest, signature: signature, to: packed)
                 packedPath = root + "/\(imageName).tar.zst"
             }
 

@@ -5,11 +5,12 @@ import MapIO
 /// Writes the packed form of an image: `manifest.json` first (so a reader can stream-verify),
 /// then the cache seed, then `store/` in sorted order; fixed mtime from the build time.
 enum ImagePacker {
-    static func pack(image: String, manifest: ImageManifest, to path: String) throws {
+    static func pack(image: String, manifest: ImageManifest, signature: Data?, to path: String) throws {
         let formatter = ISO8601DateFormatter()
         let mtime = Int(formatter.date(from: manifest.built)?.timeIntervalSince1970 ?? 0)
         let writer = try ArchiveWriter(path: path, mtime: mtime, level: 3)
         try writer.addFile(ImageManifest.fileName, data: try manifest.canonicalBytes())
+        if let signature { try writer.addFile(ImageManifest.signatureFileName, data: signature) }
         if manifest.cacheSeed != nil {
             let seed = image + "/" + ImageManifest.cacheSeedFileName
             try writer.addFile(ImageManifest.cacheSeedFileName, from: seed, size: manifest.cacheSeed!.size)

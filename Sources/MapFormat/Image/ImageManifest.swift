@@ -8,6 +8,8 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public static let fileName = "manifest.json"
     /// The store folder's name inside an image.
     public static let storeFolder = "store"
+    /// The detached Ed25519 signature of `manifest.json`'s bytes (base64, one line).
+    public static let signatureFileName = "manifest.sig"
     /// The cache seed's file name inside an image.
     public static let cacheSeedFileName = "cache-seed.sqlite"
 

@@ -4,7 +4,7 @@ import MapFormat
 extension ImageVerifier {
     /// Verifies a packed image (`.tar.zst`) in one streaming pass, without unpacking to disk:
     /// the manifest must come first; every other entry is hashed as it streams by.
-    package static func verifyPacked(_ path: String) throws(ImageOpenError) -> VerifyReport {
+    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = []) throws(ImageOpenError) -> VerifyReport {
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -14,6 +14,8 @@ extension ImageVerifier {
         var seen: [String: (size: Int64, sha256: String)] = [:]
         var seedDigest: (hex: String, size: Int64)?
         var bytes: Int64 = 0
+        var manifestBytes = Data()
+        var signature: Data?
         do throws(ArchiveError) {
             while let entry = try reader.next() {
                 let name = try SafeExtractor.cleanPath(entry)
@@ -34,7 +36,19 @@ extension ImageVerifier {
                     let (decoded, found): (ImageManifest, [VerifyProblem])
                     do { (decoded, found) = try readManifest(data, file: path + ":" + name) } catch { throw ArchiveError.malformed("\(error)") }
                     manifest = decoded
+                    manifestBytes = data
                     problems += found
+                    continue
+                }
+                if name == ImageManifest.signatureFileName {
+                    var data = Data()
+                    while true {
+                        let n = try reader.readData(into: buffer)
+                        if n == 0 { break }
+                        data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                        if data.count > 4096 { throw ArchiveError.tooLarge(entry: name, limit: 4096) }
+                    }
+                    signature = data
                     continue
                 }
                 let hasher = SHA256()
@@ -62,6 +76,7 @@ extension ImageVerifier {
             throw .archive(path: path, error)
         }
         guard let manifest else { throw .notAnImage(path: path) }
+        if let problem = try checkSignature(manifestBytes: manifestBytes, signature: signature, trusted: trusted) { problems.append(problem) }
         var owners: [BundleDigest: [RegionID]] = [:]
         for region in manifest.regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
         let expected = Set(manifest.files.map(\.path))
@@ -84,7 +99,9 @@ extension ImageVerifier {
                                           detail: seedDigest == nil ? "cache seed is missing" : "cache seed differs from the manifest"))
         }
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return VerifyReport(manifest: manifest, problems: problems, filesChecked: manifest.files.count, bytesHashed: bytes)
+        var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: manifest.files.count, bytesHashed: bytes)
+        report.signed = signature != nil
+        return report
     }
 
     fileprivate static let notAnImageMarker = "first entry is not manifest.json"

@@ -36,12 +36,21 @@ package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// A public key an image must be signed with, as read from a key file.
+package struct TrustedKey: Sendable {
+    package let path: String
+    package let text: String
+    package init(path: String, text: String) { self.path = path; self.text = text }
+}
+
 /// The outcome of a verification.
 package struct VerifyReport: Sendable {
     package let manifest: ImageManifest
     package let problems: [VerifyProblem]
     package let filesChecked: Int
     package let bytesHashed: Int64
+    /// True when a `manifest.sig` is present.
+    package var signed: Bool = false
     package var ok: Bool { problems.isEmpty }
 }
 
@@ -81,13 +90,31 @@ package enum ImageVerifier {
         return (manifest, problems)
     }
 
+    /// The signature problem, if any: with trusted keys an image must carry a signature one of them made.
+    package static func checkSignature(manifestBytes: Data, signature: Data?, trusted: [TrustedKey]) throws(ImageOpenError) -> VerifyProblem? {
+        guard !trusted.isEmpty else { return nil }
+        guard let signature, let raw = Data(base64Encoded: String(decoding: signature, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            return VerifyProblem(kind: .signature, path: ImageManifest.signatureFileName, regions: [], detail: SignatureError.unsigned.description)
+        }
+        for key in trusted {
+            do { if try Ed25519.verify(manifestBytes, signature: raw, publicKey: key.text, path: key.path) { return nil } } catch {
+                throw .manifest(path: key.path, reason: error.description)
+            }
+        }
+        return VerifyProblem(kind: .signature, path: ImageManifest.signatureFileName, regions: [], detail: SignatureError.badSignature.description)
+    }
+
     /// Verifies the image folder at `path` (with `manifest.json`, `store/`, optional cache seed).
-    package static func verifyFolder(_ path: String, hashContents: Bool = true, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
+    package static func verifyFolder(_ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
+                                     jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
         let data: Data
         do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch { throw .manifest(path: manifestPath, reason: error.description) }
         var (manifest, problems) = try readManifest(data, file: manifestPath)
+        let signaturePath = path + "/" + ImageManifest.signatureFileName
+        let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
+        if let problem = try checkSignature(manifestBytes: data, signature: signature, trusted: trusted) { problems.append(problem) }
         let result = verifyTree(path + "/" + ImageManifest.storeFolder, manifest: manifest, hashContents: hashContents, jobs: jobs)
         problems += result.problems
         if let seed = manifest.cacheSeed {
@@ -101,7 +128,9 @@ package enum ImageVerifier {
                 problems.append(VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing"))
             }
         }
-        return VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
+        var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
+        report.signed = signature != nil
+        return report
     }
 
     /// Compares the tree at `store` with the manifest's file list.

@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out"])
+        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out", "sign"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
@@ -20,7 +20,8 @@ enum BuildCommand {
             guard let value = Int(text), value >= 0 else { throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'") }
             epoch = value
         }
-        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch)
+        let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
+        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
         let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
         let total = plan.downloadBytes
         let bundleCount = plan.bundles.count

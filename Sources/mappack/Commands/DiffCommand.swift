@@ -1,0 +1,58 @@
+import Foundation
+import MapBuild
+import MapFormat
+import MapIO
+
+/// `mappack diff OLD NEW`: regions and bundles between two images or catalogs, and what a device downloads.
+enum DiffCommand {
+    /// The parts of an image or a catalog a diff compares.
+    struct Side {
+        var mapVersion: MapVersion
+        var regions: [RegionID: Set<BundleDigest>]
+        var bundleSizes: [BundleDigest: Int64]
+    }
+
+    static func load(_ path: String) throws -> Side {
+        if path.hasSuffix(".json") || path.contains("://") {
+            let url = path.contains("://") ? URL(string: path)! : URL(fileURLWithPath: FileSystem.absolute(path))
+            let tree = try CatalogSource.load(url)
+            return Side(mapVersion: tree.catalog.mapVersion,
+                        regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
+                        bundleSizes: tree.catalog.bundles.mapValues(\.size))
+        }
+        guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
+        let report = FileSystem.isDirectory(path) ? try ImageVerifier.verifyFolder(path, hashContents: false) : try ImageVerifier.verifyPacked(path)
+        let manifest = report.manifest
+        return Side(mapVersion: manifest.mapVersion,
+                    regions: Dictionary(uniqueKeysWithValues: manifest.regions.map { ($0.id, Set($0.bundles)) }),
+                    bundleSizes: Dictionary(uniqueKeysWithValues: manifest.bundles.map { ($0.digest, $0.size) }))
+    }
+
+    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
+        let arguments = try Arguments(raw, flags: ["json"], options: [])
+        let paths = try arguments.expect(["old", "new"])
+        let old = try load(paths[0]), new = try load(paths[1])
+        let oldIDs = Set(old.regions.keys), newIDs = Set(new.regions.keys)
+        let added = newIDs.subtracting(oldIDs).sorted(), removed = oldIDs.subtracting(newIDs).sorted()
+        let changed = oldIDs.intersection(newIDs).filter { old.regions[$0] != new.regions[$0] }.sorted()
+        let oldBundles = Set(old.bundleSizes.keys), newBundles = Set(new.bundleSizes.keys)
+        let kept = oldBundles.intersection(newBundles).sorted(), addedBundles = newBundles.subtracting(oldBundles).sorted()
+        let dropped = oldBundles.subtracting(newBundles).sorted()
+        let download = addedBundles.reduce(Int64(0)) { $0 + new.bundleSizes[$1]! }
+        if terminal.json {
+            terminal.event(["from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
+                            "regionsAdded": added.map(\.rawValue), "regionsRemoved": removed.map(\.rawValue), "regionsChanged": changed.map(\.rawValue),
+                            "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
+                            "bundlesDropped": dropped.map(\.description), "downloadBytes": download])
+        } else {
+            terminal.line("\(old.mapVersion) → \(new.mapVersion)")
+            terminal.line("regions: \(added.count) added, \(removed.count) removed, \(changed.count) changed")
+            for id in added { terminal.line("  + \(id)") }
+            for id in removed { terminal.line("  - \(id)") }
+            for id in changed { terminal.line("  ~ \(id)") }
+            terminal.line("bundles: \(kept.count) kept, \(addedBundles.count) added, \(dropped.count) dropped")
+            terminal.line("a device downloads \(ByteCount.format(download)) (\(download) bytes) to go from old to new")
+        }
+        return 0
+    }
+}
