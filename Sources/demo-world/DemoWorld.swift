@@ -26,6 +26,10 @@ struct DemoWorld {
     private static func run(_ options: WorldOptions) throws(DemoWorldError) {
         let started = ContinuousClock.now
         let output = FileSystem.absolute(options.output).trimmingSuffix("/")
+        let name = (output as NSString).lastPathComponent
+        guard output != "/", name != ".", name != ".." else {
+            throw DemoWorldError.usage("--out \(options.output): name the world's own folder, e.g. --out Output/demo-world")
+        }
         if let status = try wrap({ () throws(FileError) in try FileSystem.status(output) }), !status.isDirectory {
             throw DemoWorldError.outputNotDirectory(path: options.output)
         }
@@ -35,6 +39,7 @@ struct DemoWorld {
         // leaves only a `.tmp-PID` folder, never a half-written world under the real name.
         let staging = output + ".tmp-\(getpid())"
         try wrap { () throws(FileError) in
+            try removeAbandonedFolders(of: output)
             try FileSystem.removeTree(staging)
             try FileSystem.makeDirectories(staging + "/bundles")
         }
@@ -89,6 +94,20 @@ struct DemoWorld {
                 try FileSystem.rename(staging, to: output)
             }
             try FileSystem.syncDirectory(parent.isEmpty ? "/" : parent)
+        }
+    }
+
+    /// Removes `<output>.tmp-PID` and `<output>.old-PID` folders left by runs that were killed,
+    /// recognised by a PID that no longer names a live process; a concurrent run's folders are kept.
+    private static func removeAbandonedFolders(of output: String) throws(FileError) {
+        let parent = (output as NSString).deletingLastPathComponent
+        let name = (output as NSString).lastPathComponent
+        guard FileSystem.isDirectory(parent) else { return }
+        for entry in try DirectoryWalker.entries(of: parent) {
+            for marker in [".tmp-", ".old-"] where entry.hasPrefix(name + marker) {
+                guard let pid = Int32(entry.dropFirst(name.count + marker.count)), pid > 0 else { continue }
+                if kill(pid, 0) != 0 && errno == ESRCH { try FileSystem.removeTree(parent + "/" + entry) }
+            }
         }
     }
 
