@@ -5,6 +5,16 @@ import MapIO
 import Synchronization
 
 /// `demo-world`: writes a region source folder (`source.json` + `bundles/`) for `mappack publish`.
+///
+/// The layout is the contract with the publisher: `DIR/source.json` (`mappack-source/1`, canonical JSON)
+/// and `DIR/bundles/<bundle name>/<store-relative tree>`, where no two bundles share a path:
+/// a leaf `R` has `regions/R/tiles.db`, `regions/R/search.db` and `regions/R/routing/<a>/<b>/<n>.rt`;
+/// a region with children has `regions/R/overview.db`; `world` has `overview/world/…`; and a bundle
+/// shared by two sibling leaves `P/a` and `P/b` has `borders/P/a-b/tiles.db`.
+///
+/// Versions: a world generated with `--base-version B --map-version V` reuses B's bytes for every
+/// bundle not listed in `changed`, so B must be a world whose own content was seeded by B (one
+/// generated without `--base-version`); chains V1 → V2 → V3 should all use V1 as the base.
 @main
 struct DemoWorld {
     static func main() {
