@@ -5,6 +5,16 @@ import MapIO
 import Synchronization
 
 /// `demo-world`: writes a region source folder (`source.json` + `bundles/`) for `mappack publish`.
+///
+/// The layout is the contract with the publisher: `DIR/source.json` (`mappack-source/1`, canonical JSON)
+/// and `DIR/bundles/<bundle name>/<store-relative tree>`, where no two bundles share a path:
+/// a leaf `R` has `regions/R/tiles.db`, `regions/R/search.db` and `regions/R/routing/<a>/<b>/<n>.rt`;
+/// a region with children has `regions/R/overview.db`; `world` has `overview/world/…`; and a bundle
+/// shared by two sibling leaves `P/a` and `P/b` has `borders/P/a-b/tiles.db`.
+///
+/// Versions: a world generated with `--base-version B --map-version V` reuses B's bytes for every
+/// bundle not listed in `changed`, so B must be a world whose own content was seeded by B (one
+/// generated without `--base-version`); chains V1 → V2 → V3 should all use V1 as the base.
 @main
 struct DemoWorld {
     static func main() {
@@ -26,6 +36,10 @@ struct DemoWorld {
     private static func run(_ options: WorldOptions) throws(DemoWorldError) {
         let started = ContinuousClock.now
         let output = FileSystem.absolute(options.output).trimmingSuffix("/")
+        let name = (output as NSString).lastPathComponent
+        guard output != "/", name != ".", name != ".." else {
+            throw DemoWorldError.usage("--out \(options.output): name the world's own folder, e.g. --out Output/demo-world")
+        }
         if let status = try wrap({ () throws(FileError) in try FileSystem.status(output) }), !status.isDirectory {
             throw DemoWorldError.outputNotDirectory(path: options.output)
         }
@@ -35,6 +49,7 @@ struct DemoWorld {
         // leaves only a `.tmp-PID` folder, never a half-written world under the real name.
         let staging = output + ".tmp-\(getpid())"
         try wrap { () throws(FileError) in
+            try removeAbandonedFolders(of: output)
             try FileSystem.removeTree(staging)
             try FileSystem.makeDirectories(staging + "/bundles")
         }
@@ -89,6 +104,20 @@ struct DemoWorld {
                 try FileSystem.rename(staging, to: output)
             }
             try FileSystem.syncDirectory(parent.isEmpty ? "/" : parent)
+        }
+    }
+
+    /// Removes `<output>.tmp-PID` and `<output>.old-PID` folders left by runs that were killed,
+    /// recognised by a PID that no longer names a live process; a concurrent run's folders are kept.
+    private static func removeAbandonedFolders(of output: String) throws(FileError) {
+        let parent = (output as NSString).deletingLastPathComponent
+        let name = (output as NSString).lastPathComponent
+        guard FileSystem.isDirectory(parent) else { return }
+        for entry in try DirectoryWalker.entries(of: parent) {
+            for marker in [".tmp-", ".old-"] where entry.hasPrefix(name + marker) {
+                guard let pid = Int32(entry.dropFirst(name.count + marker.count)), pid > 0 else { continue }
+                if kill(pid, 0) != 0 && errno == ESRCH { try FileSystem.removeTree(parent + "/" + entry) }
+            }
         }
     }
 

@@ -29,10 +29,10 @@ struct PayloadWriter: Sendable {
                                tileSizes: 512...3072, random: &random)
             case .tiles(let region, let version, let large, let origin):
                 var random = SeededRandom("tiles", region, version, seed: seed)
-                let budget = scaled(random.inRange(32 << 10...64 << 10) * (large ? 10 : 1))
+                let budget = scaled(random.inRange(22 << 10...44 << 10) * (large ? 10 : 1))
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
                 try writeTiles(folder + "/regions/\(region)/tiles.db", metadata: [("region", region), ("version", version)],
-                               firstZoom: 8, origin: (origin.x, origin.y), budget: budget, tileSizes: 256...4096, random: &random)
+                               firstZoom: 8, origin: (origin.x, origin.y), budget: budget, tileSizes: 256...2560, random: &random)
             case .search(let region, let version, let names, let cities, let center):
                 var random = SeededRandom("search", region, version, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)

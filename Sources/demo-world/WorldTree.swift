@@ -203,19 +203,29 @@ struct WorldTree: Sendable {
         if !options.full, try allRegions(isoCodes: isoCodes, full: true, seed: options.seed)[id] != nil {
             return .unknownRegion(id: id, suggestion: nil, needsFull: true)
         }
+        // `europe/switzerland`: the last part may be a name rather than a code.
+        let last = lastComponent(id).replacingOccurrences(of: "-", with: " ")
+        let byName = all.values.filter { region in region.names.values.contains { $0.lowercased() == last } }.map(\.id).sorted()
+        if let match = byName.first { return .unknownRegion(id: id, suggestion: match, needsFull: false) }
+
+        // A typo in a code (`europe/chh`): the nearest id at the same depth.
+        let depth = id.split(separator: "/").count
         let wanted = Array(id.utf8)
         var best: (id: String, distance: Int)?
-        for candidate in all.keys.sorted() {
+        for candidate in all.keys.sorted() where candidate.split(separator: "/").count == depth {
             let distance = editDistance(wanted, Array(candidate.utf8))
             if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
         }
-        if let best, best.distance <= max(2, wanted.count / 4) {
-            return .unknownRegion(id: id, suggestion: best.id, needsFull: false)
-        }
-        // `europe/switzerland`: match the last part against the regions' names.
-        let last = lastComponent(id).replacingOccurrences(of: "-", with: " ")
-        let byName = all.values.filter { region in region.names.values.contains { $0.lowercased() == last } }.map(\.id).sorted().first
-        return .unknownRegion(id: id, suggestion: byName, needsFull: false)
+        // Codes are two or three letters, so only a one-letter slip in them is a convincing match.
+        if let best, best.distance <= (last.count > 3 ? 2 : 1) { return .unknownRegion(id: id, suggestion: best.id, needsFull: false) }
+
+        // `europe/swiss`: a sibling whose English name starts like the last part.
+        let parent = id.split(separator: "/").dropLast().joined(separator: "/")
+        let prefix = String(last.prefix(3))
+        let byPrefix = all.values.filter { region in
+            (region.parent ?? "") == parent && prefix.count == 3 && (region.names["en"] ?? "").lowercased().hasPrefix(prefix)
+        }.map(\.id).sorted().first
+        return .unknownRegion(id: id, suggestion: byPrefix, needsFull: false)
     }
 
     /// Levenshtein distance, for "did you mean".
