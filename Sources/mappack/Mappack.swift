@@ -36,6 +36,7 @@ struct Mappack {
             case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
             case "verify": code = try VerifyCommand.run(arguments, terminal: terminal)
             case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
+            case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "help", "--help", "-h": print(usage); code = 0
             default: throw UsageError(message: "unknown command '\(verb)'")
             }
