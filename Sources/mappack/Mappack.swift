@@ -16,6 +16,7 @@ struct Mappack {
           verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder or .tar.zst
           inspect IMAGE [--trust PUBKEY] [--lang L] [--json]             what an image holds
           diff    OLD NEW [--json]                                       two images or catalogs: regions, bundles, bytes
+          store   install|status|repair|regions|delete|verify|cache|move --storage S --cache C   drive MapStore as a device would
           keygen  --out NAME                                             Ed25519 key pair for --sign / --trust
           publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
           help                                                           this text
@@ -42,6 +43,7 @@ struct Mappack {
             case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
             case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
+            case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "help", "--help", "-h": print(usage); code = 0
             default: throw UsageError(message: "unknown command '\(verb)'")
             }

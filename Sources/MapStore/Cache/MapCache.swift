@@ -1,0 +1,124 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// The map cache (`cache/cache.sqlite`, `CacheSchema`): entries evicted least recently used first
+/// when their bytes exceed the limit. Never touches persistent storage.
+final class MapCache {
+    let path: String
+    private let db: SQLiteDatabase
+
+    /// Opens or creates the cache database in `folder`.
+    init(folder: String) throws {
+        try FileSystem.makeDirectories(folder)
+        path = folder + "/cache.sqlite"
+        db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        let hasEntries = try !db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'entries'").isEmpty
+        if !hasEntries {
+            try db.transaction {
+                try db.execute(CacheSchema.create)
+                try db.query("INSERT INTO meta(key, value) VALUES ('format', ?)", [.text(CacheSchema.formatTag.description)])
+            }
+        }
+    }
+
+    /// Sum of the entries' data bytes (what the limit bounds).
+    func size() throws -> Int64 { try db.query("SELECT COALESCE(SUM(size), 0) FROM entries").first?.first?.int ?? 0 }
+
+    /// Number of entries.
+    func count() throws -> Int { Int(try db.query("SELECT COUNT(*) FROM entries").first?.first?.int ?? 0) }
+
+    /// The byte limit, when one is set.
+    func limit() throws -> Int64? {
+        try db.query("SELECT value FROM meta WHERE key = 'limitBytes'").first?.first?.string.flatMap { Int64($0) }
+    }
+
+    /// Sets or removes the limit and evicts down to it.
+    func setLimit(_ bytes: Int64?) throws {
+        if let bytes {
+            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('limitBytes', ?)", [.text(String(bytes))])
+        } else {
+            try db.query("DELETE FROM meta WHERE key = 'limitBytes'")
+        }
+        try evict()
+    }
+
+    /// Deletes least recently used entries until the total is within the limit.
+    @discardableResult
+    func evict() throws -> Int {
+        guard let limit = try limit() else { return 0 }
+        var total = try size()
+        guard total > limit else { return 0 }
+        var victims: [[SQLValue]] = []
+        try db.forEachRow("SELECT key, size FROM entries ORDER BY accessed ASC, key ASC") { row in
+            guard total > limit else { return }
+            total -= row[1].int ?? 0
+            victims.append([row[0]])
+        }
+        try db.transaction { try db.executeMany("DELETE FROM entries WHERE key = ?", victims) }
+        return victims.count
+    }
+
+    /// The entry's data, marking it most recently used.
+    func data(for key: String) throws -> Data? {
+        guard let data = try db.query("SELECT data FROM entries WHERE key = ?", [.text(key)]).first?.first?.data else { return nil }
+        try db.query("UPDATE entries SET accessed = (SELECT COALESCE(MAX(accessed), 0) + 1 FROM entries) WHERE key = ?", [.text(key)])
+        return data
+    }
+
+    /// Adds or replaces an entry as most recently used, then evicts.
+    func put(_ data: Data, for key: String, region: RegionID?) throws {
+        try db.query("""
+            INSERT OR REPLACE INTO entries(key, region, data, size, sha256, accessed)
+            VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(accessed), 0) + 1 FROM entries))
+            """, [.text(key), .text(region?.rawValue ?? ""), .blob(data), .integer(Int64(data.count)), .blob(Data(Hex.decode(SHA256.hex(data)) ?? []))])
+        try evict()
+    }
+
+    /// Removes every entry (keeps the limit) and gives the space back.
+    func clear() throws {
+        try db.execute("DELETE FROM entries")
+        try db.execute("VACUUM")
+    }
+
+    /// Checks a seed's format and map version without importing it.
+    static func seedVersion(at seed: String) throws -> MapVersion {
+        let reader: SQLiteDatabase
+        do { reader = try SQLiteDatabase(path: seed, readOnly: true) } catch {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
+        }
+        let meta: [[SQLValue]]
+        do { meta = try reader.query("SELECT key, value FROM meta") } catch { throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)") }
+        var values: [String: String] = [:]
+        for row in meta { if let key = row[0].string, let value = row[1].string { values[key] = value } }
+        do { try FormatTagError.check(values["format"], expected: CacheSchema.formatTag) } catch {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: error.description)
+        }
+        guard let version = values["mapVersion"] else { throw MapStoreError.invalidCacheSeed(path: seed, reason: "no mapVersion in meta") }
+        return MapVersion(version)
+    }
+
+    /// Imports every entry of `seed` in one transaction, ranked below everything already cached
+    /// (a seed is older than anything the app has used), then evicts. Returns the entries imported.
+    func importSeed(_ seed: String, storeVersion: MapVersion?) throws -> Int {
+        let version = try MapCache.seedVersion(at: seed)
+        if let storeVersion, version < storeVersion { throw MapStoreError.seedOlderThanStore(seed: version, store: storeVersion) }
+        try db.execute("ATTACH DATABASE '\(seed.replacingOccurrences(of: "'", with: "''"))' AS seed")
+        defer { try? db.execute("DETACH DATABASE seed") }
+        let imported = try db.transaction { () throws -> Int in
+            let low = try db.query("SELECT COALESCE(MIN(accessed), 0) FROM entries").first?.first?.int ?? 0
+            let top = try db.query("SELECT COALESCE(MAX(accessed), 0) FROM seed.entries").first?.first?.int ?? 0
+            try db.query("""
+                INSERT OR IGNORE INTO entries(key, region, data, size, sha256, accessed)
+                SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
+                """, [.integer(top), .integer(low - 1)])
+            let count = db.changes
+            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
+            CrashPoint.reach("cache.midImport")
+            return count
+        }
+        try evict()
+        return imported
+    }
+}

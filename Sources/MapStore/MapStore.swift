@@ -1,0 +1,123 @@
+import Foundation
+import MapFormat
+import MapIO
+import Synchronization
+
+/// Offline map data on a device: the persistent map storage (regions installed from a
+/// preinstall image, kept until deleted) and the map cache (LRU, bounded in bytes).
+///
+/// Every operation that changes the storage records itself in `state.sqlite` before it starts
+/// and clears the record when it commits, so a process killed at any point leaves a storage
+/// whose next `open` reports a non-`ok` `initialStatus` and whose `repair()` finishes or rolls
+/// the work back. One process at a time may use a storage folder.
+public final class MapStore: Sendable {
+    /// How `open` validates and installs.
+    public struct Options: Sendable {
+        /// Hash every file (SHA-256) when validating an image folder and when checking the storage at open.
+        public var fullValidation: Bool
+        /// The cache's byte limit; nil keeps the limit stored in the cache (none at first).
+        public var cacheLimitBytes: Int64?
+        /// Hard-link files from a folder image on the same filesystem instead of copying them.
+        /// Saves space and time, but the image then shares the files' bytes, so it can no longer
+        /// restore a file corrupted in place; use only when the image is read-only.
+        public var linkFilesFromFolderImage: Bool
+
+        /// Quick validation, no cache limit, files copied.
+        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false) {
+            self.fullValidation = fullValidation; self.cacheLimitBytes = cacheLimitBytes; self.linkFilesFromFolderImage = linkFilesFromFolderImage
+        }
+    }
+
+    /// The storage's status as found at open (after a first-start install, `ok`); never changes afterwards.
+    public let initialStatus: StoreStatus
+    private let core: Mutex<StoreCore>
+    private let options: Options
+
+    private init(core: sending StoreCore, status: StoreStatus, options: Options) {
+        self.core = Mutex(core); self.initialStatus = status; self.options = options
+    }
+
+    /// Opens the storage at `storage` and the cache at `cache`, creating them as needed.
+    ///
+    /// When the storage is empty and `preinstalled` is given, validates the image (manifest
+    /// format, image id, sizes; SHA-256 of every file with `fullValidation` or for a `.tar.zst`),
+    /// installs it durably and imports its cache seed. A refused image throws
+    /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
+    /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
+    /// not repaired: call `repair()`.
+    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws -> MapStore {
+        let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+        var status = core.diagnose()
+        if status == .empty, let preinstalled {
+            try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+            status = .ok
+        }
+        if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
+        return MapStore(core: core, status: status, options: options)
+    }
+
+    /// The storage folder in use (changes after `moveData(to:)` or a repair that finished a move).
+    public var storage: String { core.withLock { $0.layout.root } }
+
+    /// The installed image's map version, nil when nothing is installed.
+    public var mapVersion: MapVersion? { core.withLock { (try? $0.state?.mapVersion) ?? nil } }
+
+    /// The installed image's id, nil when nothing is installed.
+    public var imageID: String? { core.withLock { (try? $0.state?.imageID) ?? nil } }
+
+    /// Finishes or rolls back an interrupted operation (re-installing from the offered image when an
+    /// install never committed), then verifies every file in full and restores missing or corrupt
+    /// ones from the image and removes extra ones. Afterwards the storage verifies.
+    public func repair() throws -> RepairReport {
+        let link = options.linkFilesFromFolderImage
+        return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link) }
+    }
+
+    /// Checks the installed files against the stored manifest, narrowed to installed regions:
+    /// presence, sizes, no extra files, and with `full` their SHA-256.
+    public func verify(full: Bool) throws -> [StoreProblem] {
+        try core.withLock { core throws -> [StoreProblem] in
+            guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
+            return try core.verify(full: full)
+        }
+    }
+
+    /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
+    /// the image's language, English, then the id.
+    public func regions(language: String? = nil) throws -> [InstalledRegion] {
+        try core.withLock { core throws -> [InstalledRegion] in try core.regions(language: language) }
+    }
+
+    /// Deletes regions and their installed descendants, removing files no remaining region uses.
+    public func deleteRegions(_ ids: [RegionID]) throws {
+        try core.withLock { core throws in try core.deleteRegions(ids) }
+    }
+
+    /// The absolute path of an installed file for readers, by its store-relative path; nil when
+    /// no installed region holds it.
+    public func path(of storePath: String) throws -> String? {
+        try core.withLock { core throws -> String? in try core.path(of: storePath) }
+    }
+
+    /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
+    /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
+    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1.
+    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws {
+        try core.withLock { core throws in try core.moveData(to: newStorage, progress: progress) }
+    }
+
+    /// True when the filesystem holding the storage has fewer than `bytes` free.
+    public func mayBeOutOfSpace(for bytes: Int64) -> Bool {
+        var folder = storage
+        while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
+        guard let free = try? FileSystem.freeBytes(at: folder) else { return true }
+        return free < bytes
+    }
+}
+
+extension MapStore {
+    /// Runs `body` with the cache under the store's lock.
+    func withCache<T: Sendable>(_ body: (MapCache) throws -> T) throws -> T {
+        try core.withLock { core throws -> T in try body(core.cache()) }
+    }
+}

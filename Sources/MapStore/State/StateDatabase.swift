@@ -1,0 +1,104 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// A region row of the state database.
+struct StoredRegion: Equatable {
+    var id: RegionID
+    var parent: RegionID?
+    var name: String
+    var names: [String: String]
+    var bundles: [BundleDigest]
+    var sizeOnDisk: Int64
+    var state: RegionState
+}
+
+/// `state.sqlite`: what is installed and what operation is under way. Rollback journal
+/// (`journal_mode=DELETE`) and `synchronous=FULL`, so a commit is on disk when it returns and
+/// the file alone is the whole database (a move copies it and renames the copy into place).
+final class StateDatabase {
+    /// The `meta.format` this library writes and reads.
+    static let format = "mapstore-state/1"
+
+    let db: SQLiteDatabase
+
+    /// Opens or creates the database at `path`.
+    init(path: String) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;")
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS regions (id TEXT PRIMARY KEY, parent TEXT, name TEXT NOT NULL, names TEXT NOT NULL,
+                                                bundles TEXT NOT NULL, size INTEGER NOT NULL, state TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS pending_operation (id INTEGER PRIMARY KEY CHECK (id = 1), kind TEXT NOT NULL,
+                                                          detail TEXT NOT NULL, started TEXT NOT NULL);
+            """)
+    }
+
+    func meta(_ key: String) throws -> String? {
+        try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.string
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+    }
+
+    /// The committed image id, nil before the first install commits.
+    var imageID: String? { get throws { try meta("imageID") } }
+    /// The committed map version.
+    var mapVersion: MapVersion? { get throws { try meta("mapVersion").map { MapVersion($0) } } }
+
+    /// The operation under way, if one started and never committed.
+    func pending() throws -> PendingOperation? {
+        guard let row = try db.query("SELECT kind, detail FROM pending_operation WHERE id = 1").first,
+              let kind = row[0].string, let detail = row[1].string else { return nil }
+        return PendingOperation(kind: kind, detail: detail) ?? .install(imageID: "")
+    }
+
+    /// Records `operation` durably before its work begins.
+    func markPending(_ operation: PendingOperation) throws {
+        try db.query("INSERT OR REPLACE INTO pending_operation(id, kind, detail, started) VALUES (1, ?, ?, ?)",
+                     [.text(operation.kind), .text(operation.detail), .text(ISO8601DateFormatter().string(from: Date()))])
+    }
+
+    func clearPending() throws { try db.query("DELETE FROM pending_operation") }
+
+    /// Records the installed image and its regions and clears the pending install in one transaction;
+    /// marks the cache seed import pending when the image has a seed.
+    func commitInstall(_ manifest: ImageManifest, seedPending: Bool) throws {
+        try db.transaction {
+            try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
+            try setMeta("format", StateDatabase.format)
+            try setMeta("imageID", manifest.imageID)
+            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            try setMeta("language", manifest.language ?? "")
+            try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
+            let sizes = manifest.derivedSizesOnDisk()
+            try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               try manifest.regions.map { region in
+                                   [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                                    .text(region.bundles.map(\.description).joined(separator: " ")),
+                                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(RegionState.completed.rawValue)]
+                               })
+            if seedPending { try markPending(.cacheImport) }
+        }
+    }
+
+    func regions() throws -> [StoredRegion] {
+        try db.query("SELECT id, parent, name, names, bundles, size, state FROM regions ORDER BY id").map { row in
+            let names = (try? JSONDecoder().decode([String: String].self, from: Data((row[3].string ?? "{}").utf8))) ?? [:]
+            return StoredRegion(id: RegionID(row[0].string ?? ""), parent: row[1].string.map { RegionID($0) }, name: row[2].string ?? "",
+                                names: names, bundles: (row[4].string ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
+                                sizeOnDisk: row[5].int ?? 0, state: RegionState(rawValue: row[6].string ?? "") ?? .unsupported)
+        }
+    }
+
+    /// Removes `ids` and clears the pending delete in one transaction.
+    func commitDelete(_ ids: [RegionID]) throws {
+        try db.transaction {
+            try db.executeMany("DELETE FROM regions WHERE id = ?", ids.map { [.text($0.rawValue)] })
+            try clearPending()
+        }
+    }
+}

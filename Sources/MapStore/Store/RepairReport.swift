@@ -1,0 +1,39 @@
+/// What `repair()` did.
+public struct RepairReport: Sendable, Equatable {
+    /// One step repair took.
+    public enum Action: Sendable, Equatable, CustomStringConvertible {
+        /// An interrupted install was wiped and installed again from the image.
+        case reinstalled
+        /// An interrupted install was wiped; no image was offered, so the storage is empty.
+        case rolledBackInstall
+        /// An interrupted region deletion was completed.
+        case finishedDelete
+        /// An interrupted cache seed import was run again (or dropped when no image was offered).
+        case finishedCacheImport
+        /// A move that had committed at its destination was finished: the old copy was removed.
+        case finishedMove(to: String)
+        /// A move that had not committed was rolled back: the destination's partial copy was removed.
+        case rolledBackMove
+        /// Missing or corrupt files were restored from the image; extra files removed.
+        case restoredFiles(count: Int)
+
+        public var description: String {
+            switch self {
+            case .reinstalled: "re-installed from the image"
+            case .rolledBackInstall: "rolled back an interrupted install"
+            case .finishedDelete: "finished an interrupted region deletion"
+            case .finishedCacheImport: "finished an interrupted cache seed import"
+            case .finishedMove(let to): "finished moving the storage to \(to)"
+            case .rolledBackMove: "rolled back an interrupted move"
+            case .restoredFiles(let count): "restored \(count) file\(count == 1 ? "" : "s") from the image"
+            }
+        }
+    }
+
+    /// Steps taken, in order; empty when nothing needed repair.
+    public var actions: [Action]
+    /// The storage folder in use after repair (differs from the opened one after a finished move).
+    public var storage: String
+    /// The status after repair: `ok`, or `empty` when an install was rolled back.
+    public var status: StoreStatus
+}

@@ -1,0 +1,85 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Moving the persistent storage to another folder, atomically from the app's point of view:
+/// the destination's `state.sqlite` appearing (one rename) is the commit.
+extension StoreCore {
+    func moveData(to newRoot: String, progress: (Double) -> Void) throws {
+        let state = try committedState()
+        let destination = StoreLayout(root: FileSystem.absolute(newRoot))
+        guard destination.root != layout.root else { return }
+        if FileSystem.exists(destination.root) {
+            let present = try DirectoryWalker.entries(of: destination.root).filter { !$0.hasPrefix(StoreLayout.stagingPrefix) }
+            if !present.isEmpty { throw MapStoreError.destinationNotEmpty(path: destination.root) }
+        }
+        try state.markPending(.move(to: destination.root))
+        CrashPoint.reach("move.afterMark")
+        let staging = destination.staging
+        try FileSystem.makeDirectories(destination.root)
+        try FileSystem.removeTree(staging)
+        try FileSystem.makeDirectories(staging + "/" + ImageManifest.storeFolder)
+        let files = try DirectoryWalker.walk(layout.store).filter(\.isRegular).map { (path: $0.relativePath, size: $0.size) }
+        let total = max(1, files.reduce(Int64(0)) { $0 + $1.size })
+        try FileSteps.copyFiles(files, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: false) { bytes, index in
+            progress(Double(bytes) / Double(total) * 0.95)
+            if index == 0 { CrashPoint.reach("move.midCopy") }
+        }
+        try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
+        try FileSteps.syncFolders(staging)
+        CrashPoint.reach("move.afterCopy")
+        try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
+        try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
+        try FileSystem.syncDirectory(destination.root)
+        CrashPoint.reach("move.beforeCommit")
+        let stagedState = staging + "/state.sqlite"
+        try FileSystem.copyFile(layout.state, to: stagedState)
+        do {
+            let copy = try StateDatabase(path: stagedState)
+            try copy.clearPending()
+        }
+        try FileSystem.syncFile(stagedState)
+        try FileSystem.rename(stagedState, to: destination.state)
+        try FileSystem.syncDirectory(destination.root)
+        try FileSystem.removeTree(staging)
+        CrashPoint.reach("move.afterCommit")
+        try removeCopy(at: layout)
+        layout = destination
+        self.state = try StateDatabase(path: destination.state)
+        progress(1)
+    }
+
+    /// Removes a storage's installed data: the store first, the state database last, so an
+    /// interruption leaves a state whose pending move the next repair finishes.
+    private func removeCopy(at old: StoreLayout) throws {
+        state = nil
+        try FileSystem.removeTree(old.store)
+        CrashPoint.reach("move.midRemoveOld")
+        try FileSystem.removeFile(old.manifest)
+        try FileSystem.removeFile(old.state)
+        try FileSystem.removeFile(old.state + "-journal")
+        try FileSystem.syncDirectory(old.root)
+    }
+
+    /// After a killed move: finish it when the destination committed, else remove the destination's partial copy.
+    func finishOrRollBackMove(to root: String) throws -> RepairReport.Action {
+        let destination = StoreLayout(root: root)
+        let imageID = try state?.imageID
+        if FileSystem.exists(destination.state), let other = try? StateDatabase(path: destination.state),
+           (try? other.imageID) == imageID, (try? other.pending()) == nil {
+            try removeCopy(at: layout)
+            layout = destination
+            state = other
+            return .finishedMove(to: destination.root)
+        }
+        for name in (try? DirectoryWalker.entries(of: destination.root)) ?? [] where name.hasPrefix(StoreLayout.stagingPrefix) {
+            try FileSystem.removeTree(destination.root + "/" + name)
+        }
+        if !FileSystem.exists(destination.state) {
+            try FileSystem.removeTree(destination.store)
+            try FileSystem.removeFile(destination.manifest)
+        }
+        try state?.clearPending()
+        return .rolledBackMove
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Installed regions: listing, deletion, file paths for readers.
+extension StoreCore {
+    func regions(language: String?) throws -> [InstalledRegion] {
+        guard let state, let version = try state.mapVersion else { return [] }
+        let imageLanguage = try state.meta("language")
+        return try state.regions().map { region in
+            var candidates: [String] = []
+            if let language {
+                candidates.append(language)
+                if let base = language.split(separator: "-").first.map(String.init), base != language { candidates.append(base) }
+            }
+            let name = candidates.lazy.compactMap { region.names[$0] }.first
+                ?? (region.name.isEmpty ? nil : region.name)
+                ?? imageLanguage.flatMap { region.names[$0] }
+                ?? region.names["en"] ?? region.id.rawValue
+            return InstalledRegion(id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
+                                   state: region.state, mapVersion: version)
+        }
+    }
+
+    /// `ids` and every installed region below them.
+    func withDescendants(_ ids: [RegionID], in installed: [StoredRegion]) -> [RegionID] {
+        var parents: [RegionID: RegionID] = [:]
+        for region in installed { if let parent = region.parent { parents[region.id] = parent } }
+        let roots = Set(ids)
+        return installed.map(\.id).filter { id in
+            var current: RegionID? = id
+            while let next = current { if roots.contains(next) { return true }; current = parents[next] }
+            return false
+        }
+    }
+
+    /// Deletes `ids` (and their installed descendants): mark pending, remove files no kept region uses, commit.
+    func deleteRegions(_ ids: [RegionID]) throws {
+        let state = try committedState()
+        let installed = try state.regions()
+        for id in ids where !installed.contains(where: { $0.id == id }) { throw MapStoreError.unknownRegion(id) }
+        let doomed = withDescendants(ids, in: installed)
+        guard !doomed.isEmpty else { return }
+        try state.markPending(.delete(doomed))
+        CrashPoint.reach("delete.afterMark")
+        try removeFiles(of: doomed, installed: installed)
+        CrashPoint.reach("delete.beforeCommit")
+        try state.commitDelete(doomed)
+    }
+
+    /// Removes the files of `doomed` regions' bundles that no other installed region holds; idempotent.
+    func removeFiles(of doomed: [RegionID], installed: [StoredRegion]) throws {
+        let doomedSet = Set(doomed)
+        let kept = Set(installed.filter { !doomedSet.contains($0.id) }.flatMap(\.bundles))
+        let bundles = Set(installed.filter { doomedSet.contains($0.id) }.flatMap(\.bundles)).subtracting(kept)
+        let files = try storedManifest().files.filter { bundles.contains($0.bundle) }
+        for (index, file) in files.enumerated() {
+            guard let path = layout.storePath(file.path) else { continue }
+            try FileSystem.removeTree(path)
+            if index == 0 { CrashPoint.reach("delete.midFiles") }
+        }
+        for file in files { if let path = layout.storePath(file.path) { FileSteps.pruneEmptyFolders(above: path, root: layout.store) } }
+        try FileSystem.syncDirectory(layout.store)
+    }
+
+    /// The absolute path of an installed store file, nil when it is not part of an installed region.
+    func path(of storePath: String) throws -> String? {
+        guard let state, try state.imageID != nil, let full = layout.storePath(storePath) else { return nil }
+        let manifest = try installedManifest(storedManifest())
+        guard manifest.files.contains(where: { $0.path == storePath }), FileSystem.exists(full) else { return nil }
+        return full
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// The store's state and operations; always used under `MapStore`'s lock.
+final class StoreCore {
+    var layout: StoreLayout
+    let cacheFolder: String
+    let image: PreinstalledImage?
+    let fullValidation: Bool
+    /// Open state database; nil while the storage has none.
+    var state: StateDatabase?
+    private var openedCache: MapCache?
+
+    init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
+        layout = StoreLayout(root: FileSystem.absolute(storage))
+        cacheFolder = FileSystem.absolute(cache)
+        self.image = image
+        self.fullValidation = fullValidation
+    }
+
+    /// The cache database, opened on first use.
+    func cache() throws -> MapCache {
+        if let openedCache { return openedCache }
+        let cache = try MapCache(folder: cacheFolder)
+        openedCache = cache
+        return cache
+    }
+
+    /// Removes staging folders and temporary files a killed process left; true when there were any.
+    @discardableResult
+    func removeLeftovers() -> Bool {
+        var found = false
+        for name in (try? DirectoryWalker.entries(of: layout.root)) ?? [] where name.hasPrefix(StoreLayout.stagingPrefix) || name.contains(".tmp-") {
+            try? FileSystem.removeTree(layout.root + "/" + name)
+            found = true
+        }
+        if found { try? FileSystem.syncDirectory(layout.root) }
+        return found
+    }
+
+    /// Quick (or, with `fullValidation`, complete) checks of what the storage holds.
+    func diagnose() -> StoreStatus {
+        let hadLeftovers = removeLeftovers()
+        guard FileSystem.exists(layout.state) else {
+            return FileSystem.exists(layout.store) || FileSystem.exists(layout.manifest) || hadLeftovers ? .interruptedInstall : .empty
+        }
+        guard let state = try? StateDatabase(path: layout.state) else { return .corrupted }
+        self.state = state
+        if let format = try? state.meta("format"), format != StateDatabase.format { return .versionMismatch }
+        let pending: PendingOperation?
+        do { pending = try state.pending() } catch { return .corrupted }
+        if let pending {
+            if case .install = pending { return .interruptedInstall }
+            return .interruptedOperation
+        }
+        guard let imageID = try? state.imageID else { return .interruptedInstall }
+        guard let manifest = try? storedManifest(), manifest.imageID == imageID, FileSystem.isDirectory(layout.store) else { return .corrupted }
+        guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
+        if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
+        return .ok
+    }
+
+    /// The manifest kept in the storage.
+    func storedManifest() throws -> ImageManifest {
+        let data = try ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes)
+        return try ImageVerifier.readManifest(data, file: layout.manifest).0
+    }
+
+    /// The offered image's manifest when the image is a folder (reading an archive's costs an extraction).
+    func offeredFolderManifest() throws -> ImageManifest? {
+        guard let image, !image.isArchive else { return nil }
+        let path = image.path + "/" + ImageManifest.fileName
+        return try ImageVerifier.readManifest(try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes), file: path).0
+    }
+
+    /// The committed state, or `repairNeeded` when an operation is pending or nothing is installed.
+    func committedState() throws -> StateDatabase {
+        guard let state, try state.imageID != nil else { throw MapStoreError.notInstalled }
+        if try state.pending() != nil { throw MapStoreError.repairNeeded(status: .interruptedOperation) }
+        return state
+    }
+
+    /// The stored manifest narrowed to the installed regions and their bundles' files.
+    func installedManifest(_ manifest: ImageManifest) throws -> ImageManifest {
+        let regions = try state?.regions() ?? []
+        let ids = Set(regions.map(\.id))
+        let bundles = Set(regions.flatMap(\.bundles))
+        var narrowed = manifest
+        narrowed.regions = manifest.regions.filter { ids.contains($0.id) }
+        narrowed.bundles = manifest.bundles.filter { bundles.contains($0.digest) }
+        narrowed.files = manifest.files.filter { bundles.contains($0.bundle) }
+        return narrowed
+    }
+
+    /// Compares the store tree with the installed part of `manifest`.
+    func verify(full: Bool, manifest: ImageManifest? = nil) throws -> [StoreProblem] {
+        let manifest = try installedManifest(manifest ?? storedManifest())
+        return ImageVerifier.verifyTree(layout.store, manifest: manifest, hashContents: full, jobs: ProcessInfo.processInfo.activeProcessorCount)
+            .problems.map(StoreProblem.init)
+    }
+
+    /// Removes everything an install writes into the storage (not the cache).
+    func wipe() throws {
+        state = nil
+        for path in [layout.store, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm", layout.staging] {
+            try FileSystem.removeTree(path)
+        }
+        removeLeftovers()
+        if FileSystem.isDirectory(layout.root) { try FileSystem.syncDirectory(layout.root) }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import MapFormat
+
+/// Where things live inside a persistent storage folder.
+struct StoreLayout: Sendable {
+    /// The storage folder.
+    let root: String
+
+    /// The installed store tree (what readers open).
+    var store: String { root + "/" + ImageManifest.storeFolder }
+    /// The installed image's manifest, kept for verify and repair.
+    var manifest: String { root + "/" + ImageManifest.fileName }
+    /// The state database.
+    var state: String { root + "/state.sqlite" }
+    /// This process's staging folder for installs, moves and repairs.
+    var staging: String { root + "/" + StoreLayout.stagingPrefix + "\(getpid())" }
+
+    /// Names starting with this are staging leftovers, removed at open.
+    static let stagingPrefix = ".staging-"
+
+    /// Store-relative `path` under `store`, or nil when it climbs out or is not clean.
+    func storePath(_ relative: String) -> String? {
+        guard !relative.isEmpty, !relative.hasPrefix("/") else { return nil }
+        for component in relative.split(separator: "/", omittingEmptySubsequences: false) where component.isEmpty || component == "." || component == ".." {
+            return nil
+        }
+        return store + "/" + relative
+    }
+}

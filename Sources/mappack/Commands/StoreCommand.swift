@@ -1,0 +1,116 @@
+import Foundation
+import MapFormat
+import MapStore
+
+/// `mappack store VERB --storage S --cache C`: drives MapStore on folders as a device would.
+enum StoreCommand {
+    static let usage = """
+        usage: mappack store <verb> --storage DIR --cache DIR [options]
+
+          install --image PATH [--full]     first start: validate and install a preinstall image
+          status  [--image PATH] [--full]   the storage's initial status
+          repair  [--image PATH]            finish or roll back interrupted work, restore files from the image
+          regions [--lang L]                installed regions
+          delete  ID...                     delete regions (and their installed descendants)
+          verify  [--quick]                 check installed files against the stored manifest
+          cache   size | clear | limit BYTES
+          move    --to DIR                  move the persistent storage
+
+        exit codes: 0 ok, 1 not ok or the work failed, 2 bad usage
+        """
+
+    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
+        guard let verb = raw.first else { throw UsageError(message: usage) }
+        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to"])
+        guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
+            throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
+        }
+        let image = arguments.option("image").map { PreinstalledImage(path: $0) }
+        let open = { () throws -> MapStore in
+            try MapStore.open(storage: storage, cache: cache, preinstalled: image, options: .init(fullValidation: arguments.flag("full")))
+        }
+        switch verb {
+        case "install":
+            guard image != nil else { throw UsageError(message: "mappack store install needs --image PATH") }
+            let store = try open()
+            report(store, terminal: terminal)
+            return store.initialStatus == .ok ? 0 : 1
+        case "status":
+            let store = try open()
+            report(store, terminal: terminal)
+            return store.initialStatus == .ok ? 0 : 1
+        case "repair":
+            let store = try open()
+            let result = try store.repair()
+            if terminal.json {
+                terminal.event(["event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
+                                "storage": result.storage, "actions": result.actions.map(\.description)])
+            } else {
+                for action in result.actions { terminal.note(action.description) }
+                terminal.line("\(result.status): \(result.storage) (was \(store.initialStatus))")
+            }
+            return 0
+        case "regions":
+            let store = try open()
+            for region in try store.regions(language: arguments.option("lang")) {
+                if terminal.json {
+                    terminal.event(["id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
+                                    "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue])
+                } else {
+                    terminal.line("\(region.id)\t\(region.name)\t\(ByteCount.format(region.sizeOnDiskInBytes))\t\(region.state.rawValue)")
+                }
+            }
+            return 0
+        case "delete":
+            guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store delete needs region ids") }
+            let store = try open()
+            try store.deleteRegions(arguments.positionals.map { RegionID($0) })
+            terminal.line("deleted \(arguments.positionals.joined(separator: " "))")
+            return 0
+        case "verify":
+            let store = try open()
+            let problems = try store.verify(full: !arguments.flag("quick"))
+            for problem in problems { terminal.error(problem.description) }
+            terminal.line(problems.isEmpty ? "ok: \(store.storage)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+            return problems.isEmpty ? 0 : 1
+        case "cache":
+            return try cacheVerb(arguments.positionals, store: try open(), terminal: terminal)
+        case "move":
+            guard let destination = arguments.option("to") else { throw UsageError(message: "mappack store move needs --to DIR") }
+            let store = try open()
+            try store.moveData(to: destination) { fraction in terminal.progress("moving \(Int(fraction * 100))%") }
+            terminal.finishProgress()
+            terminal.line("moved to \(store.storage)")
+            return 0
+        default:
+            throw UsageError(message: "unknown store verb '\(verb)'\n" + usage)
+        }
+    }
+
+    private static func cacheVerb(_ words: [String], store: MapStore, terminal: Terminal) throws -> Int32 {
+        switch words.first {
+        case "size":
+            let size = try store.computeCacheSize()
+            terminal.line(terminal.json ? "{\"bytes\":\(size)}" : "\(size) bytes (\(ByteCount.format(size))), \(try store.cacheEntryCount()) entries")
+        case "clear":
+            try store.clearCache()
+            terminal.line("cache cleared")
+        case "limit":
+            guard words.count == 2, let bytes = ByteCount.parse(words[1]) else { throw UsageError(message: "mappack store cache limit needs BYTES (e.g. 64MiB)") }
+            try store.setCacheLimit(bytes)
+            terminal.line("cache limit \(ByteCount.format(bytes)); now \(try store.computeCacheSize()) bytes")
+        default:
+            throw UsageError(message: "mappack store cache needs size, clear or limit BYTES")
+        }
+        return 0
+    }
+
+    private static func report(_ store: MapStore, terminal: Terminal) {
+        if terminal.json {
+            terminal.event(["event": "status", "status": store.initialStatus.rawValue, "storage": store.storage,
+                            "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? ""])
+        } else {
+            terminal.line("\(store.initialStatus): \(store.storage)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import TestSupport
+import Testing
+
+/// `mappack store …` is SIGKILLed at named points (`MAPSTORE_CRASH_AT`); afterwards open + repair
+/// must give a store that verifies in full with the expected regions.
+@Suite struct CrashMatrixTests {
+    struct InstallCase: Sendable, CustomTestStringConvertible {
+        let point: String
+        let archive: Bool
+        var testDescription: String { "\(point) (\(archive ? "tar.zst" : "folder"))" }
+    }
+
+    static let installPoints = ["install.afterMark", "install.midStaging", "install.afterStaging", "install.beforeRename",
+                                "install.afterRename", "install.beforeCommit", "install.afterCommit", "cache.midImport", "cache.afterImport"]
+    static let installCases = installPoints.map { InstallCase(point: $0, archive: false) }
+        + ["install.midStaging", "install.afterStaging", "install.afterRename", "cache.midImport"].map { InstallCase(point: $0, archive: true) }
+
+    @Test(arguments: installCases)
+    func killedInstallIsDetectedAndRepaired(_ crash: InstallCase) throws {
+        let device = Device(), image = StoreFixture.shared.image(archive: crash.archive)
+        let result = try device.run(["install", "--image", image.path], crashAt: crash.point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let store = try device.open(image: image)
+        #expect(store.initialStatus != .ok)
+        let report = try store.repair()
+        #expect(report.status == .ok)
+        #expect(try store.verify(full: true).isEmpty)
+        #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
+        #expect(try store.cacheEntryCount() == 2)
+        #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
+        #expect(try device.open(full: true).initialStatus == .ok)
+    }
+
+    @Test func killedInstallWithoutImageRollsBackToEmpty() throws {
+        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        #expect(try device.run(["install", "--image", image.path], crashAt: "install.afterRename").status == SIGKILL)
+        let store = try device.open()
+        #expect(store.initialStatus == .interruptedInstall)
+        #expect(try store.repair().status == .empty)
+        #expect(try device.open().initialStatus == .empty)
+    }
+
+    @Test(arguments: ["delete.afterMark", "delete.midFiles", "delete.beforeCommit"])
+    func killedDeleteIsFinished(_ point: String) throws {
+        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        _ = try device.open(image: image)
+        let result = try device.run(["delete", "europe/ch/be"], crashAt: point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let store = try device.open(image: image)
+        #expect(store.initialStatus == .interruptedOperation)
+        #expect(try store.repair().actions == [.finishedDelete])
+        #expect(try store.verify(full: true).isEmpty)
+        #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/zh"])
+        #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
+        #expect(try device.open(full: true).initialStatus == .ok)
+    }
+
+    @Test(arguments: ["move.afterMark", "move.midCopy", "move.afterCopy", "move.beforeCommit", "move.afterCommit", "move.midRemoveOld"])
+    func killedMoveLeavesStoreUsableAtExactlyOnePlace(_ point: String) throws {
+        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        _ = try device.open(image: image)
+        let target = device.folder.join("moved")
+        let result = try device.run(["move", "--to", target], crashAt: point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let old = try device.open(image: image)
+        #expect(old.initialStatus == .interruptedOperation)
+        _ = try old.repair()
+        let new = try device.open(storage: target)
+        _ = try new.repair()
+        let usable = try [device.storage, target].filter { folder in
+            let store = try device.open(storage: folder, full: true)
+            guard store.initialStatus == .ok else {
+                #expect(store.initialStatus == .empty, "\(folder)")
+                return false
+            }
+            #expect(try store.verify(full: true).isEmpty)
+            #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
+            return true
+        }
+        #expect(usable.count == 1)
+        let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)
+        #expect(usable == [committed ? target : device.storage])
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import TestSupport
+import Testing
+
+/// One fixture image (folder and `.tar.zst`), built once per test process with the real `mappack`.
+final class StoreFixture: @unchecked Sendable {
+    static let shared = StoreFixture()
+
+    let folder = TemporaryFolder("store-image")
+    /// The image folder.
+    var imageFolder: String { folder.join("Output/fixture-1.0") }
+    /// The packed image.
+    var imageArchive: String { folder.join("Output/fixture-1.0.tar.zst") }
+    /// Every region of the image.
+    static let allRegions: [RegionID] = ["europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh"]
+
+    private init() {
+        do {
+            try SourceFixture.write(to: folder.join("source"))
+            let publish = try Tool.mappack(["publish", folder.join("source"), "--out", folder.join("catalog")])
+            precondition(publish.status == 0, publish.stderr)
+            let recipe = folder.join("recipe.yaml")
+            try Data(SourceFixture.recipe(catalog: folder.join("catalog/catalog.json")).utf8).write(to: URL(fileURLWithPath: recipe))
+            let build = try Tool.mappack(["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output")],
+                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            precondition(build.status == 0, build.stderr)
+        } catch {
+            preconditionFailure("fixture image: \(error)")
+        }
+    }
+
+    func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(path: archive ? imageArchive : imageFolder) }
+
+    func manifest() throws -> ImageManifest {
+        try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))
+    }
+}
+
+/// A device: a storage folder and a cache folder in a temp dir of their own.
+final class Device: @unchecked Sendable {
+    let folder = TemporaryFolder("store-device")
+    var storage: String { folder.join("storage") }
+    var cache: String { folder.join("cache") }
+
+    func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) throws -> MapStore {
+        try MapStore.open(storage: storage ?? self.storage, cache: cache, preinstalled: image, options: .init(fullValidation: full))
+    }
+
+    /// Runs `mappack store VERB … --storage --cache` with an optional crash point.
+    func run(_ verb: [String], crashAt: String? = nil) throws -> Tool.Result {
+        try Tool.mappack(["store"] + verb + ["--storage", storage, "--cache", cache],
+                         environment: crashAt.map { ["MAPSTORE_CRASH_AT": $0] } ?? [:])
+    }
+}
+
+/// Flips one bit of a file in place.
+func flipBit(in path: String, at offset: UInt64 = 10) throws {
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+    try handle.seek(toOffset: offset)
+    let byte = try #require(try handle.read(upToCount: 1)?.first)
+    try handle.seek(toOffset: offset)
+    try handle.write(contentsOf: Data([byte ^ 0x01]))
+    try handle.close()
+}
