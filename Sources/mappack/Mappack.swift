@@ -3,6 +3,7 @@ import MapBuild
 import MapFetch
 import MapFormat
 import MapIO
+import MapStore
 
 /// `mappack`: build, plan, browse, publish and verify preinstalled offline map images.
 @main
@@ -69,6 +70,9 @@ struct Mappack {
             if case .pathInTwoBundles = error { return 2 }
             return 1
         case is CatalogSource.LoadError: return 2
+        case let error as MapStoreError:
+            if case .notInstalled = error { return 2 }
+            return 1
         default: return 1
         }
     }

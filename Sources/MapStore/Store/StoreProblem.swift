@@ -12,6 +12,10 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
     /// Detail for people.
     public let detail: String
 
+    init(kind: String, path: String, regions: [RegionID], detail: String) {
+        self.kind = kind; self.path = path; self.regions = regions; self.detail = detail
+    }
+
     init(_ problem: VerifyProblem) {
         kind = problem.kind.rawValue; path = problem.path; regions = problem.regions; detail = problem.detail
     }

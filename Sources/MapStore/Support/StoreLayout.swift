@@ -11,7 +11,9 @@ struct StoreLayout: Sendable {
     /// The installed image's manifest, kept for verify and repair.
     var manifest: String { root + "/" + ImageManifest.fileName }
     /// The state database.
-    var state: String { root + "/state.sqlite" }
+    var state: String { root + "/" + StoreLayout.stateFileName }
+    /// The state database's file name.
+    static let stateFileName = "state.sqlite"
     /// This process's staging folder for installs, moves and repairs.
     var staging: String { root + "/" + StoreLayout.stagingPrefix + "\(getpid())" }
 

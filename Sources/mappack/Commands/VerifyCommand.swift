@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapStore
 
 /// `mappack verify PATH`: an image folder against its manifest.
 enum VerifyCommand {
@@ -9,6 +10,7 @@ enum VerifyCommand {
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
+        if MapStore.isStorage(path) { return try verifyStorage(path, full: !arguments.flag("quick"), terminal: terminal) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report = FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolder(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
@@ -26,5 +28,21 @@ enum VerifyCommand {
                 : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
         }
         return report.ok ? 0 : 1
+    }
+
+    /// An installed MapStore storage folder: its committed state against its kept manifest.
+    static func verifyStorage(_ path: String, full: Bool, terminal: Terminal) throws -> Int32 {
+        let result = try MapStore.verifyInstalled(storage: path, full: full)
+        if terminal.json {
+            for problem in result.problems {
+                terminal.event(["event": "problem", "kind": problem.kind, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
+            }
+            terminal.event(["event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count])
+        } else {
+            for problem in result.problems { terminal.error(problem.description) }
+            terminal.line(result.problems.isEmpty ? "ok: \(path): installed store at map version \(result.mapVersion), image id \(result.imageID.prefix(16))"
+                : "FAILED: \(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")")
+        }
+        return result.problems.isEmpty ? 0 : 1
     }
 }

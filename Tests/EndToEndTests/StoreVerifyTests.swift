@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct StoreVerifyTests {
+    @Test func verifyAcceptsAnInstalledStoreAndNamesADamagedFile() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe).status == 0)
+        let storage = world.folder.join("device/maps"), cache = world.folder.join("device/cache")
+        let install = try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0.tar.zst", "--storage", storage, "--cache", cache])
+        #expect(install.status == 0, "\(install.stderr)")
+        let good = try Tool.mappack(["verify", storage])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("installed store"))
+        #expect(try Tool.mappack(["store", "delete", "europe/ch/be/thun", "--storage", storage, "--cache", cache]).status == 0)
+        #expect(try Tool.mappack(["verify", storage]).status == 0)
+
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: storage + "/store/regions/europe/ch/be/tiles.db"))
+        try handle.seek(toOffset: 10)
+        try handle.write(contentsOf: Data([0x42, 0x42]))
+        try handle.close()
+        let bad = try Tool.mappack(["verify", storage])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("regions/europe/ch/be/tiles.db") && bad.stderr.contains("europe/ch/be"), "\(bad.stderr)")
+        // repair restores it from the image, after which verify passes again.
+        let repair = try Tool.mappack(["store", "repair", "--image", world.out + "/fixture-1.0", "--storage", storage, "--cache", cache, "--full"])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(try Tool.mappack(["verify", storage]).status == 0)
+    }
+}
