@@ -8,6 +8,7 @@ package enum BuildEvent: Sendable {
     case planned(bundles: Int, downloadBytes: Int64)
     case fetch(FetchEvent)
     case unpacked(BundleDigest, files: Int)
+    case reused(BundleDigest, files: Int)
     case phase(String)
 }
 
@@ -42,6 +43,8 @@ package struct BuildOptions: Sendable {
     package var sourceDateEpoch: Int?
     /// Private key (file path, text) that signs the manifest, when given.
     package var signingKey: (path: String, text: String)?
+    /// An earlier image whose unpacked files may be reused for unchanged bundles (`--from`).
+    package var fromImage: String?
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
         self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
@@ -89,7 +92,21 @@ package struct ImageBuilder: Sendable {
         try FileSystem.makeDirectories(staging + "/image/store")
         do {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
-            let requests = plan.bundles.map { bundle in
+            let store = staging + "/image/store"
+            var reusedFiles: [BundleDigest: [ExtractedFile]] = [:]
+            if let from = options.fromImage {
+                events(.phase("reuse"))
+                let reuse: ImageReuse
+                do { reuse = try ImageReuse(image: from) } catch { throw BuildError.output("--from \(from): \(error)") }
+                let candidates = plan.bundles.filter { $0.forStore && reuse.holds($0.digest) }
+                let copied = try await BlockingWork.map(candidates, width: options.jobs) { bundle in reuse.copy(bundle.digest, into: store) }
+                for (bundle, files) in zip(candidates, copied) {
+                    guard let files else { continue }
+                    reusedFiles[bundle.digest] = files
+                    events(.reused(bundle.digest, files: files.count))
+                }
+            }
+            let requests = plan.bundles.filter { reusedFiles[$0.digest] == nil }.map { bundle in
                 FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: recipe.catalogURL)!.absoluteURL,
                              size: bundle.info.size, regions: bundle.regions)
             }
@@ -98,12 +115,12 @@ package struct ImageBuilder: Sendable {
             do { paths = try await fetcher.fetch(requests, events: { events(.fetch($0)) }) } catch { throw BuildError.fetch(error) }
 
             events(.phase("unpack"))
-            let store = staging + "/image/store"
             let seedScratch = staging + "/seed"
             let storeBundles = plan.bundles.filter(\.forStore)
             let seedOnly = plan.bundles.filter { !$0.forStore }
             let ordered = storeBundles + seedOnly
-            let unpacked = try await BlockingWork.map(ordered, width: options.jobs) { (bundle: BuildPlan.PlannedBundle) throws -> UnpackedBundle in
+            let toUnpack = ordered.filter { reusedFiles[$0.digest] == nil }
+            let extracted = try await BlockingWork.map(toUnpack, width: options.jobs) { (bundle: BuildPlan.PlannedBundle) throws -> UnpackedBundle in
                 let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
                 try FileSystem.makeDirectories(destination)
                 let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
@@ -118,6 +135,10 @@ package struct ImageBuilder: Sendable {
                     throw BuildError.bundleRejected(bundle: bundle.digest, regions: bundle.regions, reason: error)
                 }
             }
+
+            var byDigest = Dictionary(uniqueKeysWithValues: extracted.map { ($0.digest, $0) })
+            for (digest, files) in reusedFiles { byDigest[digest] = UnpackedBundle(digest: digest, files: files) }
+            let unpacked = ordered.map { byDigest[$0.digest]! }
 
             events(.phase("manifest"))
             var files: [ImageFile] = []

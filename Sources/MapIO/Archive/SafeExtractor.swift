@@ -7,6 +7,8 @@ package struct ExtractedFile: Sendable, Equatable {
     package let size: Int64
     /// Hex SHA-256 of the content.
     package let sha256: String
+
+    package init(path: String, size: Int64, sha256: String) { self.path = path; self.size = size; self.sha256 = sha256 }
 }
 
 /// Extracts `.tar.zst` archives by mappack's rules, on the build machine and on devices alike:

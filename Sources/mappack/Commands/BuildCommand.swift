@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out", "sign"])
+        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out", "sign", "from"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
@@ -21,7 +21,8 @@ enum BuildCommand {
             epoch = value
         }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
-        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
+        var options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
+        options.fromImage = arguments.option("from")
         let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
         let total = plan.downloadBytes
         let bundleCount = plan.bundles.count
@@ -71,6 +72,7 @@ enum BuildCommand {
         case .planned(let bundles, let bytes): ["event": "planned", "bundles": bundles, "downloadBytes": bytes]
         case .phase(let name): ["event": "phase", "phase": name]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
+        case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
         case .fetch(let fetch):
             switch fetch {
             case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]

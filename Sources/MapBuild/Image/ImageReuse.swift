@@ -1,0 +1,57 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Reuses an earlier image's unpacked files for bundles a new build still needs
+/// (`mappack build --from OLD_IMAGE`): each file is copied and re-hashed against the old
+/// manifest, so a damaged old image is never trusted; a bundle whose files do not all match
+/// is fetched and unpacked as usual instead.
+struct ImageReuse: Sendable {
+    let store: String
+    let filesByBundle: [BundleDigest: [ImageFile]]
+
+    /// Reads the old image's manifest (format and id checked).
+    init(image: String) throws {
+        let path = image + "/" + ImageManifest.fileName
+        let data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes)
+        let (manifest, problems) = try ImageVerifier.readManifest(data, file: path)
+        store = image + "/" + ImageManifest.storeFolder
+        // An edited manifest cannot vouch for anything.
+        filesByBundle = problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
+    }
+
+    /// True when the old image holds `digest`'s files.
+    func holds(_ digest: BundleDigest) -> Bool { filesByBundle[digest] != nil }
+
+    /// Copies `digest`'s files into `destination`, hashing each; nil (and nothing left behind)
+    /// when any file is missing or differs.
+    func copy(_ digest: BundleDigest, into destination: String) -> [ExtractedFile]? {
+        guard let files = filesByBundle[digest] else { return nil }
+        var written: [String] = []
+        var out: [ExtractedFile] = []
+        for file in files {
+            let target = destination + "/" + file.path
+            do {
+                try FileSystem.makeDirectories(FileSystem.parent(target))
+                let source = try ReadableFile(path: store + "/" + file.path)
+                let output = try WritableFile(path: target, exclusive: true)
+                written.append(target)
+                let hasher = SHA256()
+                var size: Int64 = 0
+                try source.forEachChunk { chunk in
+                    hasher.update(chunk)
+                    size += Int64(chunk.count)
+                    try output.write(chunk)
+                }
+                try output.close(sync: false)
+                let hex = hasher.finalizeHex()
+                guard hex == file.sha256, size == file.size else { throw FileError("reuse (content differs)", file.path, code: EIO) }
+                out.append(ExtractedFile(path: file.path, size: size, sha256: hex))
+            } catch {
+                for path in written { try? FileSystem.removeFile(path) }
+                return nil
+            }
+        }
+        return out.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+}
