@@ -110,33 +110,13 @@ package struct ImageBuilder: Sendable {
                 FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: recipe.catalogURL)!.absoluteURL,
                              size: bundle.info.size, regions: bundle.regions)
             }
-            let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
-            let paths: [BundleDigest: String]
-            do { paths = try await fetcher.fetch(requests, events: { events(.fetch($0)) }) } catch { throw BuildError.fetch(error) }
-
-            events(.phase("unpack"))
             let seedScratch = staging + "/seed"
             let storeBundles = plan.bundles.filter(\.forStore)
             let seedOnly = plan.bundles.filter { !$0.forStore }
             let ordered = storeBundles + seedOnly
-            let toUnpack = ordered.filter { reusedFiles[$0.digest] == nil }
-            let extracted = try await BlockingWork.map(toUnpack, width: options.jobs) { (bundle: BuildPlan.PlannedBundle) throws -> UnpackedBundle in
-                let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
-                try FileSystem.makeDirectories(destination)
-                let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
-                do throws(ArchiveError) {
-                    let files = try extractor.extract(archive: paths[bundle.digest]!, into: destination)
-                    events(.unpacked(bundle.digest, files: files.count))
-                    return UnpackedBundle(digest: bundle.digest, files: files)
-                } catch {
-                    if case .io(let fileError) = error, fileError.code == EEXIST {
-                        throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])
-                    }
-                    throw BuildError.bundleRejected(bundle: bundle.digest, regions: bundle.regions, reason: error)
-                }
-            }
-
-            var byDigest = Dictionary(uniqueKeysWithValues: extracted.map { ($0.digest, $0) })
+            let extracted = try await fetchAndUnpack(requests, bundles: ordered.filter { reusedFiles[$0.digest] == nil },
+                                                     store: store, seedScratch: seedScratch, events: events)
+            var byDigest = extracted
             for (digest, files) in reusedFiles { byDigest[digest] = UnpackedBundle(digest: digest, files: files) }
             let unpacked = ordered.map { byDigest[$0.digest]! }
 
@@ -216,6 +196,73 @@ package struct ImageBuilder: Sendable {
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
+        }
+    }
+
+    /// Downloads and unpacks as one pipeline: each bundle is unpacked as soon as it is verified
+    /// (or found in the cache), while the other downloads continue, so the network and both
+    /// cores stay busy. The first failure cancels the rest.
+    private func fetchAndUnpack(_ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
+                                events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+        let (ready, readyInput) = AsyncStream<BundleDigest>.makeStream()
+        let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
+        let cache = options.cache
+        let fetch = Task { () throws -> [BundleDigest: String] in
+            defer { readyInput.finish() }
+            do throws(FetchError) {
+                return try await fetcher.fetch(requests, events: { event in
+                    events(.fetch(event))
+                    switch event {
+                    case .verified(let digest, _), .alreadyCached(let digest, _): readyInput.yield(digest)
+                    default: break
+                    }
+                })
+            } catch { throw BuildError.fetch(error) }
+        }
+        let byDigest = Dictionary(bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
+        var results: [BundleDigest: UnpackedBundle] = [:]
+        do {
+            try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
+                var started = Set<BundleDigest>()
+                var inFlight = 0
+                for await digest in ready {
+                    guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
+                    if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
+                    let archive = cache.path(for: digest)
+                    group.addTask { try await BlockingWork.run { try ImageBuilder.unpack(bundle, archive: archive, store: store, seedScratch: seedScratch, events: events) } }
+                    inFlight += 1
+                }
+                while let done = try await group.next() { results[done.digest] = done }
+            }
+        } catch {
+            fetch.cancel()
+            _ = try? await fetch.value
+            throw error
+        }
+        _ = try await fetch.value
+        for bundle in bundles where results[bundle.digest] == nil {
+            // Reported neither verified nor cached: the fetcher must have failed, which `fetch.value` threw.
+            throw BuildError.output("bundle \(bundle.digest) was not fetched")
+        }
+        return results
+    }
+
+    /// Unpacks one verified bundle into the store (or, for seed-only bundles, a scratch folder).
+    private static func unpack(_ bundle: BuildPlan.PlannedBundle, archive: String, store: String, seedScratch: String,
+                               events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
+        let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+        try FileSystem.makeDirectories(destination)
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
+        do throws(ArchiveError) {
+            let files = try extractor.extract(archive: archive, into: destination)
+            events(.unpacked(bundle.digest, files: files.count))
+            return UnpackedBundle(digest: bundle.digest, files: files)
+        } catch {
+            if case .io(let fileError) = error, fileError.code == EEXIST {
+                throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])
+            }
+            throw BuildError.bundleRejected(bundle: bundle.digest, regions: bundle.regions, reason: error)
         }
     }
 
