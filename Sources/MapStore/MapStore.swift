@@ -21,10 +21,14 @@ public final class MapStore: Sendable {
         /// Saves space and time, but the image then shares the files' bytes, so it can no longer
         /// restore a file corrupted in place; use only when the image is read-only.
         public var linkFilesFromFolderImage: Bool
+        /// Public keys (the text of `mappack keygen`'s `.pub` files) an image must be signed with;
+        /// empty accepts unsigned images. With keys, an unsigned or wrongly signed image is refused.
+        public var trustedPublicKeys: [String]
 
-        /// Quick validation, no cache limit, files copied.
-        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false) {
+        /// Quick validation, no cache limit, files copied, no signature required.
+        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = []) {
             self.fullValidation = fullValidation; self.cacheLimitBytes = cacheLimitBytes; self.linkFilesFromFolderImage = linkFilesFromFolderImage
+            self.trustedPublicKeys = trustedPublicKeys
         }
     }
 
@@ -47,6 +51,7 @@ public final class MapStore: Sendable {
     /// not repaired: call `repair()`.
     public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws -> MapStore {
         let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+        core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         var status = core.diagnose()
         if status == .empty, let preinstalled {
             try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)

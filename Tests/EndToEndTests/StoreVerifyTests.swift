@@ -28,4 +28,21 @@ import Testing
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(try Tool.mappack(["verify", storage]).status == 0)
     }
+
+    @Test(arguments: ["image.tar.zst", "folder"])
+    func installRefusesImagesNotSignedByATrustedKey(_ form: String) throws {
+        let world = try PublishedWorld()
+        let keys = world.folder.join("k"), other = world.folder.join("o")
+        #expect(try Tool.mappack(["keygen", "--out", keys]).status == 0)
+        #expect(try Tool.mappack(["keygen", "--out", other]).status == 0)
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe, ["--sign", keys + ".key"]).status == 0)
+        let image = form == "folder" ? world.out + "/fixture-1.0" : world.out + "/fixture-1.0.tar.zst"
+        let refused = try Tool.mappack(["store", "install", "--image", image, "--storage", world.folder.join("s1"), "--cache", world.folder.join("c1"), "--trust", other + ".pub"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("manifest.sig"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: world.folder.join("s1/store")))
+        let accepted = try Tool.mappack(["store", "install", "--image", image, "--storage", world.folder.join("s2"), "--cache", world.folder.join("c2"), "--trust", keys + ".pub"])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+    }
 }

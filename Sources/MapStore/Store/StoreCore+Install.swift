@@ -57,6 +57,14 @@ extension StoreCore {
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
         }
         if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+        let signature = try? ReadableFile.contents(of: FileSystem.parent(path) + "/" + ImageManifest.signatureFileName, limit: 4096)
+        do {
+            if let problem = try ImageVerifier.checkSignature(manifestBytes: data, signature: signature, trusted: trustedKeys) {
+                throw MapStoreError.invalidImage(path: image.path, reason: problem.detail)
+            }
+        } catch let error as ImageOpenError {
+            throw MapStoreError.invalidImage(path: image.path, reason: error.description)
+        }
         return manifest
     }
 

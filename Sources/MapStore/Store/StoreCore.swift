@@ -8,6 +8,8 @@ final class StoreCore {
     let cacheFolder: String
     let image: PreinstalledImage?
     let fullValidation: Bool
+    /// Keys an offered image must be signed with (none: signatures are not required).
+    var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
     var state: StateDatabase?
     private var openedCache: MapCache?

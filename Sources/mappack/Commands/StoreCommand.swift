@@ -7,7 +7,7 @@ enum StoreCommand {
     static let usage = """
         usage: mappack store <verb> --storage DIR --cache DIR [options]
 
-          install --image PATH [--full]     first start: validate and install a preinstall image
+          install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
           status  [--image PATH] [--full]   the storage's initial status
           repair  [--image PATH]            finish or roll back interrupted work, restore files from the image
           regions [--lang L]                installed regions
@@ -21,13 +21,14 @@ enum StoreCommand {
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
-        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to"])
+        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to", "trust"])
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
         }
         let image = arguments.option("image").map { PreinstalledImage(path: $0) }
+        let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
         let open = { () throws -> MapStore in
-            try MapStore.open(storage: storage, cache: cache, preinstalled: image, options: .init(fullValidation: arguments.flag("full")))
+            try MapStore.open(storage: storage, cache: cache, preinstalled: image, options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted))
         }
         switch verb {
         case "install":
