@@ -1,0 +1,81 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+import Testing
+import TestSupport
+
+/// Parallel fetches from nginx and `file://`, and the shared download cache.
+@Suite struct BundleFetcherTests {
+    let bench = FetchBench()
+
+    @Test func fetchesSeveralBundlesInParallelFromNginx() async throws {
+        let bundles = try (0..<6).map { try TestBundle(in: bench.served.path, name: "b\($0).bin", size: 200 * 1024 + $0) }
+        let nginx = try NginxServer(root: bench.served.path)
+        let log = EventLog()
+        let paths = try await bench.fetcher(jobs: 3).fetch(bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }, events: log.record)
+        #expect(paths.count == bundles.count)
+        for bundle in bundles {
+            #expect(bench.cached(bundle) == bundle.bytes)
+            #expect(paths[bundle.digest] == bench.cache.path(for: bundle.digest))
+            #expect(nginx.bytesSent(path: "/" + bundle.name) == bundle.bytes.count)
+        }
+        #expect(log.verified == bundles.count)
+    }
+
+    @Test func twoFetchersSharingOneCacheDownloadEachBundleOnce() async throws {
+        let bundles = try (0..<4).map { try TestBundle(in: bench.served.path, name: "s\($0).bin") }
+        let nginx = try NginxServer(root: bench.served.path)
+        let requests = bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }
+        let first = EventLog(), second = EventLog()
+        async let one = bench.fetcher(jobs: 2).fetch(requests, events: first.record)
+        async let two = bench.fetcher(jobs: 2).fetch(requests, events: second.record)
+        let (a, b) = try await (one, two)
+        #expect(a == b)
+        #expect(first.verified + second.verified == bundles.count)
+        #expect(first.alreadyCached + second.alreadyCached == bundles.count)
+        for bundle in bundles {
+            #expect(nginx.requests(path: "/" + bundle.name) == 1)
+            #expect(bench.cached(bundle) == bundle.bytes)
+        }
+
+        let third = EventLog()
+        _ = try await bench.fetcher().fetch(requests, events: third.record)
+        #expect(third.alreadyCached == bundles.count)
+        #expect(third.verified == 0)
+    }
+
+    @Test func fetchesAndResumesFileURLs() async throws {
+        let bundles = try (0..<3).map { try TestBundle(in: bench.served.path, name: "f\($0).bin") }
+        let partial = bench.cache.partialPath(for: bundles[0].digest)
+        try FileSystem.makeDirectories((partial as NSString).deletingLastPathComponent)
+        try bundles[0].bytes.prefix(70_000).write(to: URL(fileURLWithPath: partial))
+        let requests = bundles.map { $0.request(URL(fileURLWithPath: bench.served.join($0.name))) }
+        _ = try await bench.fetcher().fetch(requests, events: { _ in })
+        for bundle in bundles { #expect(bench.cached(bundle) == bundle.bytes) }
+    }
+
+    @Test func restartsWhenStoredValidatorNoLongerMatches() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "validator.bin")
+        let nginx = try NginxServer(root: bench.served.path)
+        // A partial from an older file with another ETag: nginx must answer the If-Range with the whole file.
+        let partial = bench.cache.partialPath(for: bundle.digest)
+        try FileSystem.makeDirectories((partial as NSString).deletingLastPathComponent)
+        try Data(repeating: 0xAB, count: 50_000).write(to: URL(fileURLWithPath: partial))
+        try Data("\"old-etag\"".utf8).write(to: URL(fileURLWithPath: bench.cache.partialMetaPath(for: bundle.digest)))
+        _ = try await bench.fetcher().fetch([bundle.request(nginx.baseURL.appendingPathComponent(bundle.name))], events: { _ in })
+        #expect(bench.cached(bundle) == bundle.bytes)
+        #expect(nginx.bytesSent(path: "/" + bundle.name) == bundle.bytes.count)
+    }
+
+    @Test func reportsProgressAtBoundedRate() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "progress.bin", size: 512 * 1024)
+        let server = try FaultServer(root: bench.served.path)
+        let log = EventLog()
+        let started = Date()
+        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "trickle", ["rate": "400000"]))], events: log.record)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(log.progress >= 2)
+        #expect(Double(log.progress) <= seconds * 10 + 2)
+    }
+}
