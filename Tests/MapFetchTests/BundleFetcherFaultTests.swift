@@ -36,11 +36,13 @@ import TestSupport
 
     @Test func restartsFromZeroWhenServerIgnoresRange() async throws {
         let (bundle, server) = try setUp("ignore-range.bin")
-        // The first answer resets after 100000 bytes; the next ignores Range and sends a 200 with everything.
-        let resetOnce = server.url(bundle.name, fault: "reset,ignore-range", ["after": "100000", "times": "1"])
-        _ = try await bench.fetcher().fetch([bundle.request(resetOnce)], events: { _ in })
+        // The first answer resets after 100000 bytes; the resume's Range is ignored and a 200 brings everything.
+        let url = server.url(bundle.name, fault: "reset", ["after": "100000", "times": "1", "always": "ignore-range"])
+        _ = try await bench.fetcher().fetch([bundle.request(url)], events: { _ in })
         #expect(bench.cached(bundle) == bundle.bytes)
-        #expect(try server.served(bundle.name).requests == 2)
+        let served = try server.served(bundle.name)
+        #expect(served.requests == 2)
+        #expect(served.bytes == 100_000 + bundle.bytes.count)
     }
 
     @Test func restartsFromZeroWhenFileChangesBetweenAttempts() async throws {
@@ -131,14 +133,37 @@ import TestSupport
         #expect(!bench.partialExists(bundle))
     }
 
-    @Test func rejectsResponseLongerThanDeclared() async throws {
-        let (bundle, server) = try setUp("extra.bin")
+    /// With a Content-Length the excess is seen before any byte is written; without one, mid-stream.
+    @Test(arguments: ["extra", "extra,nolength"])
+    func rejectsResponseLongerThanDeclared(fault: String) async throws {
+        let (bundle, server) = try setUp("extra-\(fault.count).bin")
         let error = await #expect(throws: FetchError.self) {
-            _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "extra", ["extra": "1000"]))], events: { _ in })
+            _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: fault, ["extra": "1000"]))], events: { _ in })
         }
         guard case .tooLarge? = error?.reason else { Issue.record("expected tooLarge, got \(String(describing: error))"); return }
+        #expect(error?.attempts == 1)
         #expect(bench.cached(bundle) == nil)
         #expect(!bench.partialExists(bundle))
+    }
+
+    @Test func failsWithClearErrorWhenNothingListens() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "nobody.bin")
+        let port = try { () throws -> Int in
+            let server = try FaultServer(root: bench.served.path)
+            defer { server.stop() }
+            return server.port
+        }()
+        let url = URL(string: "http://127.0.0.1:\(port)/nobody.bin")!
+        let log = EventLog()
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await bench.fetcher().fetch([bundle.request(url)], events: log.record)
+        }
+        let failure = try #require(error)
+        guard case .transport = failure.reason else { Issue.record("expected a transport error, got \(failure)"); return }
+        #expect(failure.attempts == RetryPolicy.fast.maxAttempts)
+        #expect(failure.url == url)
+        #expect(failure.description.contains(bundle.digest.description))
+        #expect(log.retries.count == RetryPolicy.fast.maxAttempts - 1)
     }
 
     @Test func resumesPartialLeftByEarlierRun() async throws {

@@ -13,8 +13,10 @@ server serves every test:
   fault=status        answer `code` (e.g. 503, 429, 404) with Retry-After: `retry-after`
   fault=flip          flip the byte at offset `at`
   fault=extra         declare and send `extra` more bytes than the file has
+  fault=nolength      no Content-Length: the body ends when the connection closes
 
   times=N             apply the fault to the first N requests for the path only (default: all)
+  always=F,G          faults applied to every request, whatever `times` says
 
 Several faults combine with commas: fault=reset,ignore-range.
 GET /__stats answers {"<path>": {"requests": n, "bytes": body bytes sent}} as JSON.
@@ -104,6 +106,7 @@ async def respond(method, target, headers, writer, root):
     entry["requests"] += 1
     times = int(query.get("times", "1000000000"))
     faults = set(query.get("fault", "").split(",")) - {""} if entry["requests"] <= times else set()
+    faults |= set(query.get("always", "").split(",")) - {""}
 
     full = os.path.normpath(os.path.join(root, path.lstrip("/")))
     if not full.startswith(os.path.abspath(root)) or not os.path.isfile(full):
@@ -146,7 +149,10 @@ async def respond(method, target, headers, writer, root):
     cut = int(query.get("after", "0"))
     if "truncate" in faults:
         body = body[:cut]
-    fields["Content-Length"] = len(body)
+    if "nolength" in faults:
+        fields["Connection"] = "close"
+    else:
+        fields["Content-Length"] = len(body)
     if method == "HEAD":
         await send_head(writer, status, reason, fields)
         return True
@@ -164,7 +170,7 @@ async def respond(method, target, headers, writer, root):
         return False
     rate = int(query["rate"]) if "trickle" in faults else None
     await send_body(writer, path, body, rate)
-    if "truncate" in faults:
+    if "truncate" in faults or "nolength" in faults:
         return False
     return True
 
