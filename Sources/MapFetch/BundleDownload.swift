@@ -36,21 +36,17 @@ struct BundleDownload: Sendable {
     }
 
     /// Waits (cancellably) for any other fetcher writing this bundle's partial file to finish.
+    /// `flock(LOCK_NB)` and `mkdir` do not block, so this polls from the task itself.
     private func acquireLock() async throws(FetchError) -> PartialLock {
         let path = cache.lockPath(for: request.digest)
         while true {
-            let taken = await Offload.run { () -> Result<PartialLock?, FileError> in
-                do throws(FileError) {
-                    try FileSystem.makeDirectories((path as NSString).deletingLastPathComponent)
-                    return .success(try PartialLock.tryAcquire(path))
-                } catch { return .failure(error) }
+            do throws(FileError) {
+                try FileSystem.makeDirectories((path as NSString).deletingLastPathComponent)
+                if let lock = try PartialLock.tryAcquire(path) { return lock }
+            } catch {
+                throw self.error(.local(error), attempts: 0)
             }
-            switch taken {
-            case .success(let lock?): return lock
-            case .success(nil):
-                do { try await Task.sleep(for: .milliseconds(50)) } catch { throw self.error(.cancelled, attempts: 0) }
-            case .failure(let failure): throw error(.local(failure), attempts: 0)
-            }
+            do { try await Task.sleep(for: .milliseconds(50)) } catch { throw self.error(.cancelled, attempts: 0) }
         }
     }
 

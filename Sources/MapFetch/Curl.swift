@@ -256,6 +256,8 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
         mp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         mp_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Wait for a connection that can multiplex (HTTP/2) rather than opening another one.
+        mp_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, request.lowSpeedLimit))
         mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime))
         mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))

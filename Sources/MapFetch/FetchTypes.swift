@@ -55,7 +55,8 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
     package var description: String {
         let regionList = regions.isEmpty ? "" : " (regions \(regions.map(\.rawValue).joined(separator: ", ")))"
         var status = ""
-        if let httpStatus, reason != .httpStatus(httpStatus) { status = " (last HTTP status \(httpStatus))" }
+        if case .httpStatus(let code) = reason { status = Self.advice(forStatus: code) }
+        else if let httpStatus { status = " (last HTTP status \(httpStatus))" }
         return "bundle \(bundle)\(regionList) from \(url.absoluteString): \(whatFailed)\(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
     }
 
@@ -67,7 +68,7 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
         case .tooLarge(let received): what = "server sent more than the declared size (\(received) bytes so far)"
         case .truncated(let received): what = "download ended early after \(received) bytes"
         case .stalled(let message): what = "transfer stalled or too slow (\(message))"
-        case .httpStatus(let status): what = "HTTP status \(status)\(Self.advice(forStatus: status))"
+        case .httpStatus(let status): what = "HTTP status \(status)"
         case .transport(let message): what = message
         case .local(let error): what = error.description
         case .cancelled: what = "cancelled"

@@ -23,6 +23,14 @@ import TestSupport
         #expect(log.verified == bundles.count)
     }
 
+    @Test func reusesConnectionsAcrossBundles() async throws {
+        let bundles = try (0..<8).map { try TestBundle(in: bench.served.path, name: "r\($0).bin", size: 64 * 1024) }
+        let nginx = try NginxServer(root: bench.served.path)
+        _ = try await bench.fetcher(jobs: 2).fetch(bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }, events: { _ in })
+        for bundle in bundles { #expect(bench.cached(bundle) == bundle.bytes) }
+        #expect(nginx.connectionCount() <= 2)
+    }
+
     @Test func twoFetchersSharingOneCacheDownloadEachBundleOnce() async throws {
         let bundles = try (0..<4).map { try TestBundle(in: bench.served.path, name: "s\($0).bin") }
         let nginx = try NginxServer(root: bench.served.path)

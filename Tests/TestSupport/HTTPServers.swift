@@ -73,6 +73,12 @@ public final class NginxServer: @unchecked Sendable {
         return log.split(separator: "\n").filter { $0.split(separator: " ").first?.split(separator: "?", maxSplits: 1).first.map(String.init) == path }.count
     }
 
+    /// Distinct client connections nginx served requests on.
+    public func connectionCount() -> Int {
+        let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
+        return Set(log.split(separator: "\n").compactMap { $0.split(separator: " ").dropFirst(3).first }).count
+    }
+
     private static func config(port: Int, root: String, prefix: String) -> String {
         // Workers must be able to read test folders (mode 0700, owned by whoever runs the tests).
         let user = geteuid() == 0 ? "user root;\n" : ""
@@ -83,7 +89,7 @@ public final class NginxServer: @unchecked Sendable {
         error_log \(prefix)/error.log warn;
         events { worker_connections 256; }
         http {
-            log_format bytes '$request_uri $status $body_bytes_sent';
+            log_format bytes '$request_uri $status $body_bytes_sent $connection';
             access_log \(prefix)/access.log bytes;
             client_body_temp_path \(prefix)/client_body;
             proxy_temp_path \(prefix)/proxy;
