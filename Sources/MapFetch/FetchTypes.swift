@@ -17,12 +17,19 @@ package struct FetchRequest: Sendable, Equatable {
 }
 
 /// What the fetcher reports while it works.
+/// Events come from the fetcher's threads, so the handler must be quick and thread-safe.
 package enum FetchEvent: Sendable {
+    /// The bundle is not cached; its download (or the resume of its partial file) begins.
     case started(BundleDigest, size: Int64)
+    /// Bytes of the bundle on disk so far; at most every `RetryPolicy.progressInterval` per bundle, and at the end.
     case progress(BundleDigest, received: Int64, size: Int64)
+    /// The bundle matched its digest and is in the cache.
     case verified(BundleDigest, size: Int64)
+    /// The bundle was already in the cache (or another fetcher sharing the cache just put it there).
     case alreadyCached(BundleDigest, size: Int64)
+    /// An attempt failed; attempt number `attempt` follows after `delaySeconds`.
     case retry(BundleDigest, attempt: Int, reason: String, delaySeconds: Double)
+    /// The bundle was given up; `reason` is the `FetchError`'s description.
     case failed(BundleDigest, reason: String)
 }
 

@@ -76,6 +76,23 @@ import TestSupport
         #expect(nginx.bytesSent(path: "/" + bundle.name) == bundle.bytes.count)
     }
 
+    @Test func resumesFromNginxWithIfRange() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "if-range.bin")
+        let nginx = try NginxServer(root: bench.served.path)
+        // nginx's ETag is "<mtime hex>-<size hex>"; a partial from that same file must be continued, not restarted.
+        let status = try #require(try FileSystem.status(bench.served.join(bundle.name)))
+        let attributes = try FileManager.default.attributesOfItem(atPath: bench.served.join(bundle.name))
+        let mtime = Int((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        let etag = "\"\(String(mtime, radix: 16))-\(String(status.size, radix: 16))\""
+        let partial = bench.cache.partialPath(for: bundle.digest)
+        try FileSystem.makeDirectories((partial as NSString).deletingLastPathComponent)
+        try bundle.bytes.prefix(100_000).write(to: URL(fileURLWithPath: partial))
+        try Data(etag.utf8).write(to: URL(fileURLWithPath: bench.cache.partialMetaPath(for: bundle.digest)))
+        _ = try await bench.fetcher().fetch([bundle.request(nginx.baseURL.appendingPathComponent(bundle.name))], events: { _ in })
+        #expect(bench.cached(bundle) == bundle.bytes)
+        #expect(nginx.bytesSent(path: "/" + bundle.name) == bundle.bytes.count - 100_000)
+    }
+
     @Test func reportsProgressAtBoundedRate() async throws {
         let bundle = try TestBundle(in: bench.served.path, name: "progress.bin", size: 512 * 1024)
         let server = try FaultServer(root: bench.served.path)
