@@ -63,6 +63,15 @@ import TestSupport
         for bundle in bundles { #expect(bench.cached(bundle) == bundle.bytes) }
     }
 
+    @Test func discardsPartialLongerThanDeclared() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "long-partial.bin", size: 64 * 1024)
+        let partial = bench.cache.partialPath(for: bundle.digest)
+        try FileSystem.makeDirectories((partial as NSString).deletingLastPathComponent)
+        try (bundle.bytes + Data(count: 10)).write(to: URL(fileURLWithPath: partial))
+        _ = try await bench.fetcher().fetch([bundle.request(URL(fileURLWithPath: bench.served.join(bundle.name)))], events: { _ in })
+        #expect(bench.cached(bundle) == bundle.bytes)
+    }
+
     @Test func restartsWhenStoredValidatorNoLongerMatches() async throws {
         let bundle = try TestBundle(in: bench.served.path, name: "validator.bin")
         let nginx = try NginxServer(root: bench.served.path)
