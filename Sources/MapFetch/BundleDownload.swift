@@ -60,6 +60,9 @@ struct BundleDownload: Sendable {
     private func attempts(_ partial: PartialDownload) async throws(FetchError) {
         var attempts = 0
         var failuresInARow = 0
+        // Progress means more bytes than ever before in this run, so a server that keeps sending the same
+        // prefix (and is then restarted from zero) cannot keep the loop going for ever.
+        var longest: Int64 = partial.length
         var restartedAfterMismatch = false
         var lastStatus: Int?
 
@@ -73,7 +76,6 @@ struct BundleDownload: Sendable {
             if Task.isCancelled { throw await keepPartialAndCancel() }
             if partial.length < request.size {
                 attempts += 1
-                let before = partial.length
                 partial.beginAttempt()
                 var curlRequest = CurlRequest(url: request.url, rangeStart: partial.length, ifRange: partial.length > 0 ? partial.validator : nil)
                 curlRequest.lowSpeedLimit = policy.lowSpeedLimit
@@ -115,8 +117,10 @@ struct BundleDownload: Sendable {
                     }
                 }
                 if let retryReason {
-                    failuresInARow = partial.length > before ? 1 : failuresInARow + 1
-                    if failuresInARow >= policy.maxAttempts && partial.length <= before { throw stop(retryReason) }
+                    let progressed = partial.length > longest
+                    longest = max(longest, partial.length)
+                    failuresInARow = progressed ? 1 : failuresInARow + 1
+                    if failuresInARow >= policy.maxAttempts && !progressed { throw stop(retryReason) }
                     let delay = policy.delay(afterFailure: failuresInARow, retryAfter: retryAfter)
                     events(.retry(request.digest, attempt: attempts + 1, reason: stop(retryReason).whatFailed, delaySeconds: delay))
                     do { try await Task.sleep(for: .seconds(delay)) } catch { throw await keepPartialAndCancel() }

@@ -87,6 +87,7 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
         switch status {
         case 404, 410: return " (not on the server; is the catalog's URL or mapVersion right?)"
         case 401, 403: return " (access denied by the server)"
+        case 416: return " (the server's file is shorter than the catalog's declared size)"
         case 408, 429, 500...599: return " (the server kept failing; try again later)"
         default: return ""
         }

@@ -63,6 +63,19 @@ import TestSupport
         for bundle in bundles { #expect(bench.cached(bundle) == bundle.bytes) }
     }
 
+    @Test func failsWhenServerFileIsShorterThanDeclared() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "short.bin", size: 64 * 1024)
+        let nginx = try NginxServer(root: bench.served.path)
+        let request = FetchRequest(digest: bundle.digest, url: nginx.baseURL.appendingPathComponent(bundle.name), size: bundle.size + 1000, regions: ["europe/ch"])
+        let log = EventLog()
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await bench.fetcher().fetch([request], events: log.record)
+        }
+        let failure = try #require(error)
+        #expect(failure.attempts <= 2 * RetryPolicy.fast.maxAttempts)
+        #expect(bench.cached(bundle) == nil)
+    }
+
     @Test func discardsPartialLongerThanDeclared() async throws {
         let bundle = try TestBundle(in: bench.served.path, name: "long-partial.bin", size: 64 * 1024)
         let partial = bench.cache.partialPath(for: bundle.digest)
