@@ -8,6 +8,7 @@ struct BundleDownload: Sendable {
     let request: FetchRequest
     let cache: DownloadCache
     let policy: RetryPolicy
+    let trustedCertificates: String?
     let engine: CurlMulti
     let events: @Sendable (FetchEvent) -> Void
 
@@ -81,6 +82,7 @@ struct BundleDownload: Sendable {
                 curlRequest.lowSpeedLimit = policy.lowSpeedLimit
                 curlRequest.lowSpeedTime = policy.lowSpeedTime
                 curlRequest.connectTimeout = policy.connectTimeout
+                curlRequest.trustedCertificates = trustedCertificates
                 let outcome = await engine.perform(curlRequest, receiver: partial)
                 if outcome.head.status > 0 { lastStatus = outcome.head.status }
 

@@ -13,12 +13,15 @@ package struct BundleFetcher: Sendable {
     package let jobs: Int
     /// Attempts, backoff and stall detection.
     package let policy: RetryPolicy
+    /// A PEM file of certificates to trust for `https://` instead of the system's (a private mirror); nil for the system's.
+    package let trustedCertificates: String?
 
     /// A fetcher over `cache` with `jobs` parallel transfers, retrying per `policy`.
-    package init(cache: DownloadCache, jobs: Int, policy: RetryPolicy = .standard) {
+    package init(cache: DownloadCache, jobs: Int, policy: RetryPolicy = .standard, trustedCertificates: String? = nil) {
         self.cache = cache
         self.jobs = max(1, jobs)
         self.policy = policy
+        self.trustedCertificates = trustedCertificates
     }
 
     /// A sensible default for `jobs`: enough parallel transfers to hide latency, not so many that a CDN throttles.
@@ -47,7 +50,7 @@ package struct BundleFetcher: Sendable {
             var queue = wanted.makeIterator()
             func startNext() {
                 guard let request = queue.next() else { return }
-                let download = BundleDownload(request: request, cache: cache, policy: policy, engine: engine, events: events)
+                let download = BundleDownload(request: request, cache: cache, policy: policy, trustedCertificates: trustedCertificates, engine: engine, events: events)
                 group.addTask {
                     do throws(FetchError) { try await download.run(); return .success(request.digest) } catch { return .failure(error) }
                 }

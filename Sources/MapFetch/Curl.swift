@@ -204,6 +204,7 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime))
         mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))
         mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
+        if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
         if request.rangeStart > 0 {
             mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
             if let validator = request.ifRange {
@@ -251,7 +252,8 @@ package final class CurlMulti: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut(message)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE, CURLE_REMOTE_FILE_NOT_FOUND,
-             CURLE_LOGIN_DENIED, CURLE_TOO_MANY_REDIRECTS, CURLE_REMOTE_ACCESS_DENIED:
+             CURLE_LOGIN_DENIED, CURLE_TOO_MANY_REDIRECTS, CURLE_REMOTE_ACCESS_DENIED,
+             CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return .failed(message, permanent: true)
         default:
             return .failed(message, permanent: false)

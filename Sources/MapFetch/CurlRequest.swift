@@ -14,6 +14,8 @@ package struct CurlRequest: Sendable {
     package var lowSpeedTime: Int = 30
     /// Seconds allowed to connect (`CURLOPT_CONNECTTIMEOUT`).
     package var connectTimeout: Int = 30
+    /// A PEM file of certificates to trust instead of the system's (`CURLOPT_CAINFO`); nil for the system's.
+    package var trustedCertificates: String?
 
     /// A request for `url` from byte `rangeStart`.
     package init(url: URL, rangeStart: Int64 = 0, ifRange: String? = nil) {

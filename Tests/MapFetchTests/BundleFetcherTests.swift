@@ -31,6 +31,28 @@ import TestSupport
         #expect(nginx.connectionCount() <= 2)
     }
 
+    @Test func multiplexesOverHTTP2WhenServerOffersIt() async throws {
+        let bundles = try (0..<4).map { try TestBundle(in: bench.served.path, name: "h2-\($0).bin", size: 128 * 1024) }
+        let nginx = try NginxServer(root: bench.served.path, tls: true)
+        let fetcher = BundleFetcher(cache: bench.cache, jobs: 4, policy: .fast, trustedCertificates: nginx.certificate)
+        _ = try await fetcher.fetch(bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }, events: { _ in })
+        for bundle in bundles {
+            #expect(bench.cached(bundle) == bundle.bytes)
+            #expect(nginx.protocols(path: "/" + bundle.name) == ["HTTP/2.0"])
+        }
+        #expect(nginx.connectionCount() == 1)
+    }
+
+    @Test func refusesUntrustedCertificate() async throws {
+        let bundle = try TestBundle(in: bench.served.path, name: "untrusted.bin")
+        let nginx = try NginxServer(root: bench.served.path, tls: true)
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await bench.fetcher().fetch([bundle.request(nginx.baseURL.appendingPathComponent(bundle.name))], events: { _ in })
+        }
+        #expect(error?.attempts == 1)
+        #expect(bench.cached(bundle) == nil)
+    }
+
     @Test func twoFetchersSharingOneCacheDownloadEachBundleOnce() async throws {
         let bundles = try (0..<4).map { try TestBundle(in: bench.served.path, name: "s\($0).bin") }
         let nginx = try NginxServer(root: bench.served.path)

@@ -21,20 +21,25 @@ public final class NginxServer: @unchecked Sendable {
     public let root: String
     /// The port it listens on.
     public let port: Int
-    /// `http://127.0.0.1:<port>/`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// `http://127.0.0.1:<port>/`, or `https://…` with TLS.
+    public var baseURL: URL { URL(string: "\(certificate == nil ? "http" : "https")://127.0.0.1:\(port)/")! }
+    /// With TLS, the self-signed certificate (PEM) a client must trust; nil for plain HTTP.
+    public let certificate: String?
     private let folder: TemporaryFolder
     private let process: Process
 
-    /// Starts nginx serving `root`; returns once the port answers.
-    public init(root: String) throws {
+    /// Starts nginx serving `root`; returns once the port answers. With `tls`, it serves HTTPS and offers
+    /// HTTP/2 (ALPN) with a fresh self-signed certificate for 127.0.0.1.
+    public init(root: String, tls: Bool = false) throws {
         self.root = root
-        folder = TemporaryFolder("nginx")
+        let folder = TemporaryFolder("nginx")
+        self.folder = folder
+        certificate = tls ? try Self.makeCertificate(in: folder) : nil
         var lastError = "nginx did not start"
         for _ in 0..<5 {
             let port = try LoopbackPort.free()
             let conf = folder.join("nginx.conf")
-            try Self.config(port: port, root: root, prefix: folder.path).write(toFile: conf, atomically: true, encoding: .utf8)
+            try Self.config(port: port, root: root, prefix: folder.path, tls: tls).write(toFile: conf, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-c", conf, "-p", folder.path + "/", "-e", folder.join("error.log")]
@@ -79,7 +84,34 @@ public final class NginxServer: @unchecked Sendable {
         return Set(log.split(separator: "\n").compactMap { $0.split(separator: " ").dropFirst(3).first }).count
     }
 
-    private static func config(port: Int, root: String, prefix: String) -> String {
+    /// Protocols of the requests nginx logged for `path` (no query): `HTTP/1.1`, `HTTP/2.0`.
+    public func protocols(path: String) -> [String] {
+        let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 5, fields[0].split(separator: "?", maxSplits: 1).first.map(String.init) == path else { return nil }
+            return String(fields[4])
+        }
+    }
+
+    private static func makeCertificate(in folder: TemporaryFolder) throws -> String {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                             "-keyout", folder.join("key.pem"), "-out", folder.join("cert.pem"), "-days", "2",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        guard openssl.terminationStatus == 0 else { throw TestServerError(description: "openssl could not make a test certificate") }
+        return folder.join("cert.pem")
+    }
+
+    private static func config(port: Int, root: String, prefix: String, tls: Bool) -> String {
+        let listen = tls
+            ? "listen 127.0.0.1:\(port) ssl http2;\n        ssl_certificate \(prefix)/cert.pem;\n        ssl_certificate_key \(prefix)/key.pem;"
+            : "listen 127.0.0.1:\(port);"
         // Workers must be able to read test folders (mode 0700, owned by whoever runs the tests).
         let user = geteuid() == 0 ? "user root;\n" : ""
         return """
@@ -89,7 +121,7 @@ public final class NginxServer: @unchecked Sendable {
         error_log \(prefix)/error.log warn;
         events { worker_connections 256; }
         http {
-            log_format bytes '$request_uri $status $body_bytes_sent $connection';
+            log_format bytes '$request_uri $status $body_bytes_sent $connection $server_protocol';
             access_log \(prefix)/access.log bytes;
             client_body_temp_path \(prefix)/client_body;
             proxy_temp_path \(prefix)/proxy;
@@ -100,7 +132,7 @@ public final class NginxServer: @unchecked Sendable {
             sendfile on;
             keepalive_requests 10000;
             server {
-                listen 127.0.0.1:\(port);
+                \(listen)
                 root \(root);
                 location / { }
             }
