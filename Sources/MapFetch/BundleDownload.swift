@@ -31,7 +31,11 @@ struct BundleDownload: Sendable {
             try await attempts(partial)
             events(.verified(request.digest, size: request.size))
         } catch {
-            if error.reason != .cancelled { events(.failed(request.digest, reason: error.description)) }
+            if error.reason != .cancelled {
+                // An empty partial file helps no later run.
+                if partial.length == 0 { _ = await Offload.run { partial.remove() } }
+                events(.failed(request.digest, reason: error.description))
+            }
             throw error
         }
     }
@@ -137,6 +141,8 @@ struct BundleDownload: Sendable {
                     try partial.close(sync: true)
                     try cache.admit(verifiedFile: partial.path, digest: request.digest)
                     try? FileSystem.removeFile(partial.metaPath)
+                    // Safe while held: whoever waits on the old lock file finds the bundle cached and writes nothing.
+                    try? FileSystem.removeFile(cache.lockPath(for: request.digest))
                 }, attempts: attempts)
                 return
             }

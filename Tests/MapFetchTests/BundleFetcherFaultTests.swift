@@ -20,6 +20,7 @@ import TestSupport
         let log = EventLog()
         _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "reset", ["after": "60000", "times": "3"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
+        #expect(!FileSystem.exists(bench.cache.lockPath(for: bundle.digest)))
         #expect(log.retries.count == 3)
         let served = try server.served(bundle.name)
         #expect(served.requests == 4)
@@ -112,6 +113,7 @@ import TestSupport
         }
         #expect(error?.reason == .httpStatus(404))
         #expect(error?.attempts == 1)
+        #expect(!bench.partialExists(bundle))
     }
 
     @Test func retriesFlippedByteOnceFromZero() async throws {
