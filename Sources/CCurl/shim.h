@@ -12,3 +12,7 @@ static inline CURLcode mp_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { retu
 static inline CURLcode mp_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode mp_curl_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode mp_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+/// The easy handle a finished-transfer message (`CURLMSG_DONE`) concerns, or NULL for other messages.
+static inline CURL *mp_curl_msg_done_handle(CURLMsg *m) { return m->msg == CURLMSG_DONE ? m->easy_handle : NULL; }
+/// The transfer result carried by a `CURLMSG_DONE` message (a union member Swift cannot read directly).
+static inline CURLcode mp_curl_msg_result(CURLMsg *m) { return m->data.result; }

@@ -3,64 +3,90 @@ import MapFormat
 import MapIO
 
 /// Fetches bundles into the download cache, verifying each byte against its digest while it streams.
+///
+/// Up to `jobs` bundles transfer at once over one libcurl multi handle (shared connections, HTTP/2 when
+/// offered). Interrupted transfers resume from their partial file; failures are retried per `policy`.
 package struct BundleFetcher: Sendable {
     /// Where verified bundles go.
     package let cache: DownloadCache
     /// Transfers in flight at once.
     package let jobs: Int
+    /// Attempts, backoff and stall detection.
+    package let policy: RetryPolicy
+    /// A PEM file of certificates to trust for `https://` instead of the system's (a private mirror); nil for the system's.
+    package let trustedCertificates: String?
 
-    /// A fetcher over `cache` with `jobs` parallel transfers.
-    package init(cache: DownloadCache, jobs: Int) {
+    /// A fetcher over `cache` with `jobs` parallel transfers, retrying per `policy`.
+    package init(cache: DownloadCache, jobs: Int, policy: RetryPolicy = .standard, trustedCertificates: String? = nil) {
         self.cache = cache
         self.jobs = max(1, jobs)
+        self.policy = policy
+        self.trustedCertificates = trustedCertificates
     }
 
+    /// A sensible default for `jobs`: enough parallel transfers to hide latency, not so many that a CDN throttles.
+    package static var defaultJobs: Int { min(8, max(4, ProcessInfo.processInfo.activeProcessorCount * 2)) }
+
     /// Makes sure every requested bundle is verified in the cache; returns each bundle's cache path.
+    ///
+    /// Throws the first bundle's failure (after cancelling the other transfers, whose partial files stay for
+    /// a later run), or `.cancelled` when the calling task is cancelled.
     package func fetch(_ requests: [FetchRequest], events: @escaping @Sendable (FetchEvent) -> Void) async throws(FetchError) -> [BundleDigest: String] {
         var paths: [BundleDigest: String] = [:]
-        for request in requests {
+        var wanted: [FetchRequest] = []
+        for request in Self.merged(requests) {
             if cache.contains(request.digest) {
                 events(.alreadyCached(request.digest, size: request.size))
+                paths[request.digest] = cache.path(for: request.digest)
             } else {
-                events(.started(request.digest, size: request.size))
-                try fetchOne(request)
-                events(.verified(request.digest, size: request.size))
+                wanted.append(request)
             }
-            paths[request.digest] = cache.path(for: request.digest)
         }
+        if wanted.isEmpty { return paths }
+
+        let engine = CurlMulti(connectionsPerHost: jobs)
+        defer { engine.shutdown() }
+        let failure = await withTaskGroup(of: Result<BundleDigest, FetchError>.self) { group -> FetchError? in
+            var queue = wanted.makeIterator()
+            func startNext() {
+                guard let request = queue.next() else { return }
+                let download = BundleDownload(request: request, cache: cache, policy: policy, trustedCertificates: trustedCertificates, engine: engine, events: events)
+                group.addTask {
+                    do throws(FetchError) { try await download.run(); return .success(request.digest) } catch { return .failure(error) }
+                }
+            }
+            for _ in 0..<jobs { startNext() }
+            var failure: FetchError?
+            while let result = await group.next() {
+                switch result {
+                case .success(let digest):
+                    paths[digest] = cache.path(for: digest)
+                    if failure == nil { startNext() }
+                case .failure(let error):
+                    // Keep the first real failure; the cancellations it causes in the others are not news.
+                    if failure == nil || (failure?.reason == .cancelled && error.reason != .cancelled) { failure = error }
+                    group.cancelAll()
+                }
+            }
+            return failure
+        }
+        if let failure { throw failure }
         return paths
     }
 
-    private func fetchOne(_ request: FetchRequest) throws(FetchError) {
-        func fail(_ reason: FetchError.Reason) -> FetchError {
-            FetchError(bundle: request.digest, url: request.url, regions: request.regions, reason: reason, attempts: 1)
+    /// One request per digest; a bundle wanted by several regions names them all.
+    static func merged(_ requests: [FetchRequest]) -> [FetchRequest] {
+        var order: [BundleDigest] = []
+        var byDigest: [BundleDigest: FetchRequest] = [:]
+        for request in requests {
+            if let seen = byDigest[request.digest] {
+                let regions = seen.regions + request.regions.filter { !seen.regions.contains($0) }
+                byDigest[request.digest] = FetchRequest(digest: seen.digest, url: seen.url, size: seen.size, regions: regions)
+            } else {
+                order.append(request.digest)
+                byDigest[request.digest] = request
+            }
         }
-        let partial = cache.partialPath(for: request.digest)
-        let output: WritableFile
-        do {
-            try FileSystem.makeDirectories(FileSystem.parent(partial))
-            output = try WritableFile(path: partial)
-        } catch { throw fail(.local(error)) }
-        let hasher = SHA256()
-        var received: Int64 = 0
-        var writeError: FileError?
-        let outcome = CurlTransfer().get(request.url) { chunk in
-            received += Int64(chunk.count)
-            if received > request.size { return false }
-            hasher.update(chunk)
-            do throws(FileError) { try output.write(chunk) } catch { writeError = error; return false }
-            return true
-        }
-        if let writeError { throw fail(.local(writeError)) }
-        if received > request.size { try? FileSystem.removeFile(partial); throw fail(.tooLarge(received: received)) }
-        if outcome.status >= 400 { throw fail(.httpStatus(outcome.status)) }
-        if let message = outcome.error { throw fail(.transport(message)) }
-        if received < request.size { throw fail(.truncated(received: received)) }
-        let actual = hasher.finalizeHex()
-        if actual != request.digest.hex { try? FileSystem.removeFile(partial); throw fail(.digestMismatch(actual: actual)) }
-        do {
-            try output.close(sync: true)
-            try cache.admit(verifiedFile: partial, digest: request.digest)
-        } catch { throw fail(.local(error)) }
+        return order.map { byDigest[$0]! }
     }
 }

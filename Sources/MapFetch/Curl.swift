@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// One libcurl easy handle (`curl_easy_init`) streaming a response body to a closure.
 package final class CurlTransfer {
@@ -16,7 +17,7 @@ package final class CurlTransfer {
         package let aborted: Bool
     }
 
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// A fresh handle.
     package init() {
@@ -55,5 +56,214 @@ package final class CurlTransfer {
         mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: aborted)
+    }
+}
+
+// MARK: - Multi interface
+
+/// A libcurl multi handle (`curl_multi_init`) driven by its own thread, running many transfers at once over
+/// shared, reused connections (HTTP/2 multiplexing when the server offers it).
+///
+/// Transfers are handed over through a lock and `curl_multi_wakeup`; receivers and completions run on the
+/// transfer thread, so the Swift cooperative pool never blocks on the network or on file writes.
+package final class CurlMulti: @unchecked Sendable {
+    // Touched only by the transfer thread, except `curl_multi_wakeup`, which libcurl allows from any thread.
+    private let multi: UnsafeMutableRawPointer
+    private let state = Mutex(State())
+
+    private struct State {
+        var pending: [Job] = []
+        var shuttingDown = false
+    }
+
+    private struct Job: @unchecked Sendable {
+        let request: CurlRequest
+        let receiver: any CurlReceiver
+        let cancel: CancelFlag
+        let completion: @Sendable (CurlOutcome) -> Void
+    }
+
+    private final class CancelFlag: Sendable {
+        let raised = Atomic<Bool>(false)
+    }
+
+    /// One running easy handle; lives in the transfer thread's table while libcurl owns the transfer.
+    private final class Transfer {
+        let easy: UnsafeMutableRawPointer
+        let job: Job
+        var headers: [String: String] = [:]
+        var headDelivered = false
+        var stopped = false
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+        init(easy: UnsafeMutableRawPointer, job: Job) {
+            self.easy = easy; self.job = job
+            errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        }
+
+        deinit {
+            curl_slist_free_all(headerList)
+            errorBuffer.deallocate()
+        }
+
+        var status: Int {
+            var status = 0
+            mp_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            return status
+        }
+    }
+
+    /// Starts the transfer thread; at most `connectionsPerHost` connections to one host.
+    package init(connectionsPerHost: Int) {
+        _ = CurlTransfer.globalInit
+        multi = curl_multi_init()!
+        mp_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        mp_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, connectionsPerHost))
+        let thread = Thread { [self] in run() }
+        thread.name = "mappack-curl"
+        thread.start()
+    }
+
+    /// Runs one transfer to its end; cancelling the calling task stops it and returns `.cancelled`.
+    package func perform(_ request: CurlRequest, receiver: any CurlReceiver) async -> CurlOutcome {
+        let flag = CancelFlag()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<CurlOutcome, Never>) in
+                let job = Job(request: request, receiver: receiver, cancel: flag) { continuation.resume(returning: $0) }
+                let accepted = state.withLock { state -> Bool in
+                    if state.shuttingDown { return false }
+                    state.pending.append(job)
+                    return true
+                }
+                if accepted {
+                    curl_multi_wakeup(multi)
+                } else {
+                    continuation.resume(returning: CurlOutcome(ending: .cancelled, head: CurlResponseHead(status: 0, headers: [:])))
+                }
+            }
+        } onCancel: {
+            flag.raised.store(true, ordering: .releasing)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Stops the thread after cancelling whatever is still running; the multi handle is freed by the thread.
+    package func shutdown() {
+        state.withLock { $0.shuttingDown = true }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        var running: [UnsafeMutableRawPointer: Transfer] = [:]
+        while true {
+            let (jobs, stopping) = state.withLock { state in
+                defer { state.pending.removeAll() }
+                return (state.pending, state.shuttingDown)
+            }
+            for job in jobs {
+                if job.cancel.raised.load(ordering: .acquiring) || stopping {
+                    job.completion(CurlOutcome(ending: .cancelled, head: CurlResponseHead(status: 0, headers: [:])))
+                } else {
+                    let transfer = start(job)
+                    running[transfer.easy] = transfer
+                }
+            }
+            for (easy, transfer) in running where stopping || transfer.job.cancel.raised.load(ordering: .acquiring) {
+                running[easy] = nil
+                finish(transfer, ending: .cancelled)
+            }
+            if stopping && running.isEmpty { break }
+
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard let easy = mp_curl_msg_done_handle(message), let transfer = running.removeValue(forKey: easy) else { continue }
+                finish(transfer, ending: ending(of: transfer, code: mp_curl_msg_result(message)))
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        curl_multi_cleanup(multi)
+    }
+
+    private func start(_ job: Job) -> Transfer {
+        let easy = curl_easy_init()!
+        let transfer = Transfer(easy: easy, job: job)
+        let request = job.request
+        mp_curl_setopt_str(easy, CURLOPT_URL, request.url.absoluteString)
+        mp_curl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        mp_curl_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        mp_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        mp_curl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
+        mp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        mp_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Wait for a connection that can multiplex (HTTP/2) rather than opening another one.
+        mp_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, request.lowSpeedLimit))
+        mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime))
+        mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))
+        mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
+        if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
+        if request.rangeStart > 0 {
+            mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
+            if let validator = request.ifRange {
+                transfer.headerList = curl_slist_append(nil, "If-Range: \(validator)")
+                mp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+            }
+        }
+        mp_curl_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        mp_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context)
+        mp_curl_setopt_datacb(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+            if !transfer.headDelivered {
+                transfer.headDelivered = true
+                let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
+                if !transfer.job.receiver.receive(head: head) { transfer.stopped = true; return 0 }
+            }
+            if !transfer.job.receiver.receive(body: bytes) { transfer.stopped = true; return 0 }
+            return size * count
+        }
+        mp_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
+        mp_curl_setopt_datacb(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                transfer.headers = [:]   // a new response (after a redirect or a 100 Continue)
+            } else if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                transfer.headers[name] = value
+            }
+            return size * count
+        }
+        curl_multi_add_handle(multi, easy)
+        return transfer
+    }
+
+    private func ending(of transfer: Transfer, code: CURLcode) -> CurlOutcome.Ending {
+        if code == CURLE_OK { return .completed }
+        if transfer.stopped && code == CURLE_WRITE_ERROR { return .stoppedByReceiver }
+        var message = String(cString: transfer.errorBuffer)
+        if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timedOut(message)
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE, CURLE_REMOTE_FILE_NOT_FOUND,
+             CURLE_LOGIN_DENIED, CURLE_TOO_MANY_REDIRECTS, CURLE_REMOTE_ACCESS_DENIED,
+             CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return .failed(message, permanent: true)
+        default:
+            return .failed(message, permanent: false)
+        }
+    }
+
+    private func finish(_ transfer: Transfer, ending: CurlOutcome.Ending) {
+        let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
+        curl_multi_remove_handle(multi, transfer.easy)
+        curl_easy_cleanup(transfer.easy)
+        transfer.job.completion(CurlOutcome(ending: ending, head: head))
     }
 }

@@ -26,6 +26,12 @@ package struct DownloadCache: Sendable {
     /// Where a partial download of `digest` is kept between attempts and runs.
     package func partialPath(for digest: BundleDigest) -> String { "\(root)/partial/\(digest.hex).part" }
 
+    /// The validator (ETag or Last-Modified) of the response a partial download came from, for `If-Range`.
+    package func partialMetaPath(for digest: BundleDigest) -> String { "\(root)/partial/\(digest.hex).part.meta" }
+
+    /// The lock file that keeps two fetchers sharing this cache from writing one partial download.
+    package func lockPath(for digest: BundleDigest) -> String { "\(root)/partial/\(digest.hex).lock" }
+
     /// True when the verified bundle is present.
     package func contains(_ digest: BundleDigest) -> Bool { FileSystem.exists(path(for: digest)) }
 

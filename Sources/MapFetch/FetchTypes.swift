@@ -17,12 +17,19 @@ package struct FetchRequest: Sendable, Equatable {
 }
 
 /// What the fetcher reports while it works.
+/// Events come from the fetcher's threads, so the handler must be quick and thread-safe.
 package enum FetchEvent: Sendable {
+    /// The bundle is not cached; its download (or the resume of its partial file) begins.
     case started(BundleDigest, size: Int64)
+    /// Bytes of the bundle on disk so far; at most every `RetryPolicy.progressInterval` per bundle, and at the end.
     case progress(BundleDigest, received: Int64, size: Int64)
+    /// The bundle matched its digest and is in the cache.
     case verified(BundleDigest, size: Int64)
+    /// The bundle was already in the cache (or another fetcher sharing the cache just put it there).
     case alreadyCached(BundleDigest, size: Int64)
+    /// An attempt failed; attempt number `attempt` follows after `delaySeconds`.
     case retry(BundleDigest, attempt: Int, reason: String, delaySeconds: Double)
+    /// The bundle was given up; `reason` is the `FetchError`'s description.
     case failed(BundleDigest, reason: String)
 }
 
@@ -34,6 +41,8 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
         case truncated(received: Int64)
         case httpStatus(Int)
         case transport(String)
+        /// Slower than the policy's low-speed limit for too long, or silent before the first byte.
+        case stalled(String)
         case local(FileError)
         case cancelled
     }
@@ -42,23 +51,45 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
     package let regions: [RegionID]
     package let reason: Reason
     package let attempts: Int
+    /// The last HTTP status the server answered with, when there was one (also for transport failures after it).
+    package let httpStatus: Int?
 
-    package init(bundle: BundleDigest, url: URL, regions: [RegionID], reason: Reason, attempts: Int) {
+    package init(bundle: BundleDigest, url: URL, regions: [RegionID], reason: Reason, attempts: Int, httpStatus: Int? = nil) {
         self.bundle = bundle; self.url = url; self.regions = regions; self.reason = reason; self.attempts = attempts
+        self.httpStatus = httpStatus
     }
 
     package var description: String {
+        let regionList = regions.isEmpty ? "" : " (regions \(regions.map(\.rawValue).joined(separator: ", ")))"
+        var status = ""
+        if case .httpStatus(let code) = reason { status = Self.advice(forStatus: code) }
+        else if let httpStatus { status = " (last HTTP status \(httpStatus))" }
+        return "bundle \(bundle)\(regionList) from \(url.absoluteString): \(whatFailed)\(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+    }
+
+    /// The reason alone, without bundle, URL and attempts (for `retry` events).
+    package var whatFailed: String {
         let what: String
         switch reason {
         case .digestMismatch(let actual): what = "content does not match its digest (got sha256:\(actual)); the server or a cache holds bad bytes"
         case .tooLarge(let received): what = "server sent more than the declared size (\(received) bytes so far)"
         case .truncated(let received): what = "download ended early after \(received) bytes"
+        case .stalled(let message): what = "transfer stalled or too slow (\(message))"
         case .httpStatus(let status): what = "HTTP status \(status)"
         case .transport(let message): what = message
         case .local(let error): what = error.description
         case .cancelled: what = "cancelled"
         }
-        let regionList = regions.isEmpty ? "" : " (regions \(regions.map(\.rawValue).joined(separator: ", ")))"
-        return "bundle \(bundle)\(regionList) from \(url.absoluteString): \(what) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        return what
+    }
+
+    private static func advice(forStatus status: Int) -> String {
+        switch status {
+        case 404, 410: return " (not on the server; is the catalog's URL or mapVersion right?)"
+        case 401, 403: return " (access denied by the server)"
+        case 416: return " (the server's file is shorter than the catalog's declared size)"
+        case 408, 429, 500...599: return " (the server kept failing; try again later)"
+        default: return ""
+        }
     }
 }

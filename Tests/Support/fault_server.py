@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP/1.1 file server for mappack's fetch tests (stdlib only).
+
+Serves files under --root. Faults are chosen per request by query parameters, so one
+server serves every test:
+
+  fault=reset         send `after` body bytes, then reset the connection (RST)
+  fault=truncate      declare Content-Length `after`, send that much and close
+  fault=ignore-range  always answer 200 with the whole file
+  fault=change        a new ETag on every request (the file "changed"), so If-Range fails
+  fault=trickle       send `rate` bytes per second
+  fault=stall         wait `seconds` before the status line
+  fault=status        answer `code` (e.g. 503, 429, 404) with Retry-After: `retry-after`
+  fault=flip          flip the byte at offset `at`
+  fault=extra         declare and send `extra` more bytes than the file has
+  fault=nolength      no Content-Length: the body ends when the connection closes
+
+  times=N             apply the fault to the first N requests for the path only (default: all)
+  always=F,G          faults applied to every request, whatever `times` says
+
+Several faults combine with commas: fault=reset,ignore-range.
+GET /__stats answers {"<path>": {"requests": n, "bytes": body bytes sent}} as JSON.
+Prints "PORT <n>" on stdout once listening (with --port 0 the kernel picks a free port).
+"""
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import urllib.parse
+
+stats = {}
+
+
+def parse_range(value, size):
+    if not value or not value.startswith("bytes="):
+        return None
+    spec = value[6:].split(",")[0].strip()
+    start, _, end = spec.partition("-")
+    if not start:
+        return None
+    start = int(start)
+    end = int(end) if end else size - 1
+    return start, min(end, size - 1)
+
+
+async def handle(reader, writer, root):
+    writer.transport.set_write_buffer_limits(high=16384)
+    try:
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            method, target, _ = line.decode("latin-1").split(" ", 2)
+            headers = {}
+            while True:
+                h = await reader.readline()
+                if h in (b"\r\n", b"\n", b""):
+                    break
+                name, _, value = h.decode("latin-1").partition(":")
+                headers[name.strip().lower()] = value.strip()
+            keep = await respond(method, target, headers, writer, root)
+            if not keep:
+                return
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        try:
+            writer.close()
+        except Exception:
+            pass
+
+
+async def send_head(writer, status, reason, fields):
+    lines = [f"HTTP/1.1 {status} {reason}"] + [f"{k}: {v}" for k, v in fields.items()] + ["", ""]
+    writer.write("\r\n".join(lines).encode("latin-1"))
+    await writer.drain()
+
+
+async def send_body(writer, path, data, rate=None):
+    step = 1024 if rate is None else max(1, rate // 10)
+    for i in range(0, len(data), step):
+        piece = data[i:i + step]
+        writer.write(piece)
+        stats[path]["bytes"] += len(piece)
+        await writer.drain()
+        if rate is not None:
+            await asyncio.sleep(len(piece) / rate)
+
+
+async def respond(method, target, headers, writer, root):
+    url = urllib.parse.urlsplit(target)
+    path = urllib.parse.unquote(url.path)
+    if path == "/__stats":
+        body = json.dumps(stats, sort_keys=True).encode()
+        await send_head(writer, 200, "OK", {"Content-Type": "application/json", "Content-Length": len(body), "Connection": "close"})
+        writer.write(body)
+        await writer.drain()
+        return False
+    query = dict(urllib.parse.parse_qsl(url.query))
+    entry = stats.setdefault(path, {"requests": 0, "bytes": 0})
+    entry["requests"] += 1
+    times = int(query.get("times", "1000000000"))
+    faults = set(query.get("fault", "").split(",")) - {""} if entry["requests"] <= times else set()
+    faults |= set(query.get("always", "").split(",")) - {""}
+
+    full = os.path.normpath(os.path.join(root, path.lstrip("/")))
+    if not full.startswith(os.path.abspath(root)) or not os.path.isfile(full):
+        await send_head(writer, 404, "Not Found", {"Content-Length": 0})
+        return True
+    with open(full, "rb") as f:
+        content = f.read()
+    size = len(content)
+    etag = '"%s"' % hashlib.sha256(content).hexdigest()[:16]
+    if "change" in faults:
+        etag = '"v%d-%s"' % (entry["requests"], etag.strip('"'))
+
+    if "stall" in faults:
+        await asyncio.sleep(float(query.get("seconds", "30")))
+    if "status" in faults:
+        code = int(query.get("code", "503"))
+        fields = {"Content-Length": 0}
+        if "retry-after" in query:
+            fields["Retry-After"] = query["retry-after"]
+        await send_head(writer, code, "Fault", fields)
+        return True
+    if "flip" in faults:
+        at = int(query.get("at", "0")) % size
+        content = content[:at] + bytes([content[at] ^ 0xFF]) + content[at + 1:]
+    if "extra" in faults:
+        content = content + os.urandom(int(query.get("extra", "1024")))
+
+    status, reason, start, end = 200, "OK", 0, len(content) - 1
+    wanted = parse_range(headers.get("range"), len(content))
+    if_range = headers.get("if-range")
+    if wanted and "ignore-range" not in faults and (if_range is None or if_range == etag):
+        if wanted[0] >= len(content):
+            await send_head(writer, 416, "Range Not Satisfiable", {"Content-Range": f"bytes */{len(content)}", "Content-Length": 0})
+            return True
+        status, reason, (start, end) = 206, "Partial Content", wanted
+    body = content[start:end + 1]
+    fields = {"Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"}
+    if status == 206:
+        fields["Content-Range"] = f"bytes {start}-{end}/{len(content)}"
+    cut = int(query.get("after", "0"))
+    if "truncate" in faults:
+        body = body[:cut]
+    if "nolength" in faults:
+        fields["Connection"] = "close"
+    else:
+        fields["Content-Length"] = len(body)
+    if method == "HEAD":
+        await send_head(writer, status, reason, fields)
+        return True
+    await send_head(writer, status, reason, fields)
+    if "reset" in faults:
+        await send_body(writer, path, body[:cut])
+        # Let what was counted as sent reach the client before the reset, so the counters mean bytes delivered.
+        while writer.transport.get_write_buffer_size() > 0:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
+        return False
+    rate = int(query["rate"]) if "trickle" in faults else None
+    await send_body(writer, path, body, rate)
+    if "truncate" in faults or "nolength" in faults:
+        return False
+    return True
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    root = os.path.abspath(args.root)
+    server = await asyncio.start_server(lambda r, w: handle(r, w, root), "127.0.0.1", args.port)
+    port = server.sockets[0].getsockname()[1]
+    print(f"PORT {port}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    # A parent that blocks signals in its threads (a Swift test runner) passes the mask on; undo it so
+    # SIGTERM stops the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
