@@ -223,6 +223,8 @@ package struct ImageBuilder: Sendable {
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
         var results: [BundleDigest: UnpackedBundle] = [:]
         do {
+            // The fetch runs in its own task; cancelling the build must reach it too.
+            try await withTaskCancellationHandler {
             try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
                 var started = Set<BundleDigest>()
                 var inFlight = 0
@@ -235,6 +237,8 @@ package struct ImageBuilder: Sendable {
                 }
                 while let done = try await group.next() { results[done.digest] = done }
             }
+            } onCancel: { fetch.cancel() }
+            try Task.checkCancellation()
         } catch {
             fetch.cancel()
             _ = try? await fetch.value

@@ -10,7 +10,7 @@ enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
         let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out", "sign", "from"])
         let recipePath = try arguments.expect(["recipe"])[0]
-        let jobs = try arguments.int("jobs", range: 1...256) ?? max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
+        let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
@@ -27,7 +27,10 @@ enum BuildCommand {
         let total = plan.downloadBytes
         let bundleCount = plan.bundles.count
         let started = Date()
-        let report = try await ImageBuilder(plan: plan, options: options).run { event in
+        let builder = ImageBuilder(plan: plan, options: options)
+        let report: BuildReport
+        do {
+            report = try await Interrupts.cancellable { try await builder.run { event in
             if terminal.json { terminal.event(eventObject(event)) }
             switch event {
             case .fetch(.progress(let digest, let received, _)):
@@ -51,6 +54,11 @@ enum BuildCommand {
             let rate = Double(received) / elapsed
             let eta = rate > 0 ? Double(total - received) / rate : 0
             terminal.progress("fetch \(state.bundles)/\(bundleCount) bundles  \(ByteCount.format(received))/\(ByteCount.format(total))  \(ByteCount.format(Int64(rate)))/s  ETA \(Int(eta)) s")
+        } }
+        } catch {
+            terminal.finishProgress()
+            if let number = Interrupts.received.withLock({ $0 }) { throw InterruptedError(signal: number) }
+            throw error
         }
         terminal.finishProgress()
         if terminal.json {

@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Turns SIGINT and SIGTERM into cancellation of one task, so a build stops cleanly: partial
+/// downloads stay for the next run, the staging folder is removed, nothing looks finished.
+enum Interrupts {
+    /// The signal that interrupted the work, if any.
+    static let received = Mutex<Int32?>(nil)
+
+    /// Runs `work` as a task that SIGINT/SIGTERM cancel; a second signal exits at once.
+    static func cancellable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await work() }
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let first = received.withLock { previous -> Bool in
+                    defer { previous = previous ?? number }
+                    return previous == nil
+                }
+                if first {
+                    FileHandle.standardError.write(Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8))
+                    task.cancel()
+                } else {
+                    exit(128 + number)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        defer { for source in sources { source.cancel() } }
+        return try await task.value
+    }
+}
+
+/// Work stopped by SIGINT or SIGTERM; exit code 1 like any other failed work.
+struct InterruptedError: Error, CustomStringConvertible {
+    let signal: Int32
+    var description: String {
+        "interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); nothing was published; run the same command again to resume the downloads"
+    }
+}

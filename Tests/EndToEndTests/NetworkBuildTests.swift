@@ -1,0 +1,121 @@
+import Foundation
+import MapFormat
+import TestSupport
+import Testing
+
+/// A small demo world published into a folder that test servers serve.
+final class ServedWorld: @unchecked Sendable {
+    let folder = TemporaryFolder("net")
+    var published: String { folder.join("www") }
+
+    init(slowFirstRequests rate: Int? = nil) throws {
+        let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src"), "--only", "europe/ch", "--scale", "0.3"])
+        precondition(gen.status == 0, gen.stderr)
+        let publish = try Tool.mappack(["publish", folder.join("src"), "--out", published])
+        precondition(publish.status == 0, publish.stderr)
+        if let rate {
+            // Bundle URLs stay relative; the query makes the fault server trickle each bundle's first request.
+            let path = published + "/catalog.json"
+            var catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
+            try CanonicalJSON.encode(catalog).write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    func recipe(catalog: String, name: String = "net") throws -> String {
+        let path = folder.join("\(name).yaml")
+        try Data("name: net\ncatalog: \(catalog)\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory, tar.zst]\n".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func build(_ recipe: String, cache: String, out: String, extra: [String] = []) throws -> Tool.Result {
+        try Tool.mappack(["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out)] + extra, environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+    }
+
+    func same(_ a: String, _ b: String) throws -> Bool {
+        let diff = try Tool.run("/usr/bin/diff", ["-r", folder.join(a + "/net-2026.11.0"), folder.join(b + "/net-2026.11.0")])
+        let packedA = try Data(contentsOf: URL(fileURLWithPath: folder.join(a + "/net-2026.11.0.tar.zst")))
+        let packedB = try Data(contentsOf: URL(fileURLWithPath: folder.join(b + "/net-2026.11.0.tar.zst")))
+        return diff.status == 0 && packedA == packedB
+    }
+
+    /// Starts `mappack build` without waiting, and waits until a partial download exists.
+    func startBuildUntilPartial(_ recipe: String, cache: String, out: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
+        process.arguments = ["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out), "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000"]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let partial = folder.join(cache + "/partial")
+        for _ in 0..<400 {
+            let parts = (try? FileManager.default.contentsOfDirectory(atPath: partial))?.filter { $0.hasSuffix(".part") } ?? []
+            let sizes = parts.compactMap { (try? FileManager.default.attributesOfItem(atPath: partial + "/" + $0))?[.size] as? Int }
+            if sizes.contains(where: { $0 > 0 }) { break }
+            usleep(25_000)
+        }
+        return process
+    }
+}
+
+@Suite struct NetworkBuildTests {
+    @Test func buildOverHTTPEqualsBuildOverFileURL() throws {
+        let world = try ServedWorld()
+        let nginx = try NginxServer(root: world.published)
+        let overHTTP = try world.build(try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"), cache: "c1", out: "http")
+        #expect(overHTTP.status == 0, "\(overHTTP.stderr)")
+        let overFile = try world.build(try world.recipe(catalog: world.published + "/catalog.json", name: "file"), cache: "c2", out: "file")
+        #expect(overFile.status == 0, "\(overFile.stderr)")
+        #expect(try world.same("http", "file"))
+        // A second build sharing the first one's cache downloads nothing.
+        let again = try world.build(try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"),
+                                    cache: "c1", out: "again", extra: ["--json"])
+        #expect(again.status == 0)
+        #expect(!again.stdout.contains("bundle-verified"))
+        #expect(try world.same("http", "again"))
+    }
+
+    @Test func killedBuildResumesAndGivesTheSameImage() throws {
+        let world = try ServedWorld(slowFirstRequests: 20_000)
+        let server = try FaultServer(root: world.published)
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString)
+        let victim = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        #expect(victim.terminationReason == .uncaughtSignal)
+        let outAfterKill = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []
+        #expect(outAfterKill.filter { !$0.hasPrefix(".") }.isEmpty, "\(outAfterKill)")
+
+        let rerun = try world.build(recipe, cache: "cache", out: "out")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        // Nothing was fetched twice beyond the resumed partials: the bytes sent stay near the bundles' total.
+        let catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: world.published + "/catalog.json")))
+        let total = catalog.bundles.values.reduce(0) { $0 + Int($1.size) }
+        let sent = try server.stats().filter { $0.key.hasPrefix("/bundles/") }.values.reduce(0) { $0 + $1.bytes }
+        #expect(Double(sent) <= 1.1 * Double(total), "sent \(sent) of \(total)")
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out")))?.filter { $0.hasPrefix(".") } ?? []
+        #expect(leftovers.isEmpty, "\(leftovers)")
+
+        let reference = try world.build(recipe, cache: "reference-cache", out: "reference")
+        #expect(reference.status == 0)
+        #expect(try world.same("out", "reference"))
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptStopsCleanlyKeepingPartials(_ number: Int32) throws {
+        let world = try ServedWorld(slowFirstRequests: 20_000)
+        let server = try FaultServer(root: world.published)
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString)
+        let build = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")
+        kill(build.processIdentifier, number)
+        build.waitUntilExit()
+        #expect(build.terminationReason == .exit && build.terminationStatus == 1)
+        // Nothing in Output (not even staging), partial downloads kept for the next run.
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)
+        let partials = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("cache/partial")))?.filter { $0.hasSuffix(".part") } ?? []
+        #expect(!partials.isEmpty)
+        #expect(try world.build(recipe, cache: "cache", out: "out").status == 0)
+    }
+}
