@@ -16,3 +16,20 @@ static inline CURLMcode mp_curl_multi_setopt_long(CURLM *m, CURLMoption o, long 
 static inline CURL *mp_curl_msg_done_handle(CURLMsg *m) { return m->msg == CURLMSG_DONE ? m->easy_handle : NULL; }
 /// The transfer result carried by a `CURLMSG_DONE` message (a union member Swift cannot read directly).
 static inline CURLcode mp_curl_msg_result(CURLMsg *m) { return m->data.result; }
+
+#include <unistd.h>
+#include <stdint.h>
+
+// Uploads (PUT) stream from a file descriptor passed as READDATA; Swift closures cannot be
+// handed to libcurl as plain C callbacks with state, so the reader lives here.
+static size_t mp_curl_read_fd(char *buffer, size_t size, size_t count, void *context) {
+    ssize_t n = read((int)(intptr_t)context, buffer, size * count);
+    return n < 0 ? CURL_READFUNC_ABORT : (size_t)n;
+}
+static inline CURLcode mp_curl_upload_fd(CURL *h, int fd, curl_off_t size) {
+    CURLcode code = curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_READFUNCTION, mp_curl_read_fd);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_READDATA, (void *)(intptr_t)fd);
+    if (code == CURLE_OK) code = curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size);
+    return code;
+}

@@ -87,6 +87,7 @@ struct BundleDownload: Sendable {
                 curlRequest.lowSpeedTime = policy.lowSpeedTime
                 curlRequest.connectTimeout = policy.connectTimeout
                 curlRequest.trustedCertificates = trustedCertificates
+                curlRequest.headers = request.headers
                 let outcome = await engine.perform(curlRequest, receiver: partial)
                 if outcome.head.status > 0 { lastStatus = outcome.head.status }
 

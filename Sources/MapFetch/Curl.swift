@@ -27,13 +27,48 @@ package final class CurlTransfer {
 
     deinit { curl_easy_cleanup(handle) }
 
+    /// PUTs the file at `path` (`size` bytes) to `url` with extra `headers` (`CURLOPT_UPLOAD`).
+    package func put(_ url: URL, file path: String, size: Int64, headers: [String] = [], timeoutSeconds: Int = 120) -> Outcome {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return Outcome(status: 0, error: "cannot open \(path)", aborted: false) }
+        defer { close(fd) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        curl_easy_reset(handle)
+        mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
+        mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 10)
+        mp_curl_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in headers { list = curl_slist_append(list, line) }
+        defer { curl_slist_free_all(list) }
+        if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+        mp_curl_upload_fd(handle, fd, curl_off_t(size))
+        self.sink = { _ in true }
+        let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
+            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
+            mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+            mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count }
+            let code = curl_easy_perform(handle)
+            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
+            return code
+        }
+        var status = 0
+        mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return Outcome(status: status, error: code == CURLE_OK ? nil : (message.isEmpty ? "curl error \(code.rawValue)" : message), aborted: false)
+    }
+
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort).
-    package func get(_ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30,
+    package func get(_ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [],
                      sink: @escaping (UnsafeRawBufferPointer) -> Bool) -> Outcome {
         self.sink = sink
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in headers { list = curl_slist_append(list, line) }
+        defer { curl_slist_free_all(list) }
+        if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
         mp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
         mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -205,13 +240,13 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))
         mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
         if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
+        var headerLines = request.headers
         if request.rangeStart > 0 {
             mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
-            if let validator = request.ifRange {
-                transfer.headerList = curl_slist_append(nil, "If-Range: \(validator)")
-                mp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
-            }
+            if let validator = request.ifRange { headerLines.append("If-Range: \(validator)") }
         }
+        for line in headerLines { transfer.headerList = curl_slist_append(transfer.headerList, line) }
+        if transfer.headerList != nil { mp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList) }
         mp_curl_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         mp_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context)

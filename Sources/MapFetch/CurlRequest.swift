@@ -16,6 +16,8 @@ package struct CurlRequest: Sendable {
     package var connectTimeout: Int = 30
     /// A PEM file of certificates to trust instead of the system's (`CURLOPT_CAINFO`); nil for the system's.
     package var trustedCertificates: String?
+    /// Extra request header lines (`Name: value`), e.g. a remote cache's authorization.
+    package var headers: [String] = []
 
     /// A request for `url` from byte `rangeStart`.
     package init(url: URL, rangeStart: Int64 = 0, ifRange: String? = nil) {

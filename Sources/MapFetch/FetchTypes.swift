@@ -11,8 +11,11 @@ package struct FetchRequest: Sendable, Equatable {
     /// Regions that need the bundle.
     package let regions: [RegionID]
 
-    package init(digest: BundleDigest, url: URL, size: Int64, regions: [RegionID]) {
-        self.digest = digest; self.url = url; self.size = size; self.regions = regions
+    /// Extra header lines sent with the request (never printed).
+    package var headers: [String] = []
+
+    package init(digest: BundleDigest, url: URL, size: Int64, regions: [RegionID], headers: [String] = []) {
+        self.digest = digest; self.url = url; self.size = size; self.regions = regions; self.headers = headers
     }
 }
 

@@ -30,7 +30,7 @@ public final class NginxServer: @unchecked Sendable {
 
     /// Starts nginx serving `root`; returns once the port answers. With `tls`, it serves HTTPS and offers
     /// HTTP/2 (ALPN) with a fresh self-signed certificate for 127.0.0.1.
-    public init(root: String, tls: Bool = false) throws {
+    public init(root: String, tls: Bool = false, webdav: Bool = false) throws {
         self.root = root
         let folder = TemporaryFolder("nginx")
         self.folder = folder
@@ -39,7 +39,7 @@ public final class NginxServer: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try LoopbackPort.free()
             let conf = folder.join("nginx.conf")
-            try Self.config(port: port, root: root, prefix: folder.path, tls: tls).write(toFile: conf, atomically: true, encoding: .utf8)
+            try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav).write(toFile: conf, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-c", conf, "-p", folder.path + "/", "-e", folder.join("error.log")]
@@ -61,6 +61,16 @@ public final class NginxServer: @unchecked Sendable {
 
     /// Stops nginx (SIGTERM, fast shutdown) and waits for it.
     public func stop() { LoopbackPort.stop(process) }
+
+    /// Body bytes nginx sent for every path starting with `prefix`, summed over its access log.
+    public func bytesSent(prefix: String) -> Int {
+        let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").reduce(0) { sum, line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[0].hasPrefix(prefix) else { return sum }
+            return sum + (Int(fields[2]) ?? 0)
+        }
+    }
 
     /// Body bytes nginx sent for `path` (no query), summed over its access log.
     public func bytesSent(path: String) -> Int {
@@ -108,7 +118,9 @@ public final class NginxServer: @unchecked Sendable {
         return folder.join("cert.pem")
     }
 
-    private static func config(port: Int, root: String, prefix: String, tls: Bool) -> String {
+    private static func config(port: Int, root: String, prefix: String, tls: Bool, webdav: Bool) -> String {
+        // As a remote bundle cache: PUT stores a file (folders made on demand), GET serves it.
+        let location = webdav ? "location / { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; client_max_body_size 0; }" : "location / { }"
         let listen = tls
             ? "listen 127.0.0.1:\(port) ssl http2;\n        ssl_certificate \(prefix)/cert.pem;\n        ssl_certificate_key \(prefix)/key.pem;"
             : "listen 127.0.0.1:\(port);"
@@ -134,7 +146,7 @@ public final class NginxServer: @unchecked Sendable {
             server {
                 \(listen)
                 root \(root);
-                location / { }
+                \(location)
             }
         }
 

@@ -9,6 +9,7 @@ package enum BuildEvent: Sendable {
     case fetch(FetchEvent)
     case unpacked(BundleDigest, files: Int)
     case reused(BundleDigest, files: Int)
+    case remote(RemoteCacheEvent)
     case phase(String)
 }
 
@@ -45,6 +46,8 @@ package struct BuildOptions: Sendable {
     package var signingKey: (path: String, text: String)?
     /// An earlier image whose unpacked files may be reused for unchanged bundles (`--from`).
     package var fromImage: String?
+    /// A shared remote bundle cache consulted before the origin (`--remote-cache`).
+    package var remoteCache: RemoteCache?
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
         self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
@@ -73,7 +76,7 @@ package struct ImageBuilder: Sendable {
 
     package init(plan: BuildPlan, options: BuildOptions) { self.plan = plan; self.options = options }
 
-    private struct UnpackedBundle: Sendable {
+    struct UnpackedBundle: Sendable {
         let digest: BundleDigest
         let files: [ExtractedFile]
     }
@@ -81,122 +84,143 @@ package struct ImageBuilder: Sendable {
     /// Runs the build; on failure nothing under the output root looks finished.
     package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
-        let recipe = plan.recipe
-        let catalog = plan.tree.catalog
-        let imageName = "\(recipe.name)-\(catalog.mapVersion)"
-        let root = FileSystem.absolute(options.outputRoot)
-        try FileSystem.makeDirectories(root)
-        try ImageBuilder.removeStaleStaging(in: root)
-        let staging = root + "/.\(imageName).staging-\(getpid())"
-        try FileSystem.removeTree(staging)
-        try FileSystem.makeDirectories(staging + "/image/store")
+        let (root, staging) = try prepareStaging(suffix: "staging")
         do {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
-            let store = staging + "/image/store"
-            var reusedFiles: [BundleDigest: [ExtractedFile]] = [:]
-            if let from = options.fromImage {
-                events(.phase("reuse"))
-                let reuse: ImageReuse
-                do { reuse = try ImageReuse(image: from) } catch { throw BuildError.output("--from \(from): \(error)") }
-                let candidates = plan.bundles.filter { $0.forStore && reuse.holds($0.digest) }
-                let copied = try await BlockingWork.map(candidates, width: options.jobs) { bundle in reuse.copy(bundle.digest, into: store) }
-                for (bundle, files) in zip(candidates, copied) {
-                    guard let files else { continue }
-                    reusedFiles[bundle.digest] = files
-                    events(.reused(bundle.digest, files: files.count))
-                }
-            }
-            let requests = plan.bundles.filter { reusedFiles[$0.digest] == nil }.map { bundle in
-                FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: recipe.catalogURL)!.absoluteURL,
-                             size: bundle.info.size, regions: bundle.regions)
-            }
-            let seedScratch = staging + "/seed"
-            let storeBundles = plan.bundles.filter(\.forStore)
-            let seedOnly = plan.bundles.filter { !$0.forStore }
-            let ordered = storeBundles + seedOnly
-            let extracted = try await fetchAndUnpack(requests, bundles: ordered.filter { reusedFiles[$0.digest] == nil },
-                                                     store: store, seedScratch: seedScratch, events: events)
-            var byDigest = extracted
-            for (digest, files) in reusedFiles { byDigest[digest] = UnpackedBundle(digest: digest, files: files) }
-            let unpacked = ordered.map { byDigest[$0.digest]! }
-
-            events(.phase("manifest"))
-            var files: [ImageFile] = []
-            var bundleRecords: [ImageBundle] = []
-            var seedCandidates: [CacheSeedWriter.Candidate] = []
-            for (bundle, result) in zip(ordered, unpacked) {
-                if bundle.forStore {
-                    files += result.files.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
-                    bundleRecords.append(ImageBundle(digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
-                                                     files: result.files.count, unpackedSize: result.files.reduce(0) { $0 + $1.size }))
-                }
-                if plan.seedSelection.bundles.contains(bundle.digest) {
-                    let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
-                    let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
-                    seedCandidates += result.files.map {
-                        CacheSeedWriter.Candidate(path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
-                                                  priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
-                    }
-                }
-            }
-            files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-            for (a, b) in zip(files, files.dropFirst()) where a.path == b.path {
-                throw BuildError.pathInTwoBundles(path: a.path, bundles: [a.bundle, b.bundle])
-            }
-
-            var cacheSeed: ImageCacheSeed?
-            if !plan.seedSelection.regions.isEmpty {
-                events(.phase("cache seed"))
-                let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
-                cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
-                                             regions: plan.seedSelection.regions.map(\.id))
-            }
-            try FileSystem.removeTree(seedScratch)
-
-            let language = recipe.language
-            let regions = plan.selection.regions.map { entry -> ImageRegion in
-                let region = plan.tree.region(entry.id)!
-                return ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
-                                   bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
-                                   cities: region.cities, released: region.released)
-            }
-            var manifest = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion,
-                                         built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: catalog),
-                                         mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
-                                         regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: files, cacheSeed: cacheSeed)
-            let sizes = manifest.derivedSizesOnDisk()
-            for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
-            manifest.imageID = SHA256.hex(try manifest.bytesForID())
-            let manifestBytes = try manifest.canonicalBytes()
-            try FileSystem.writeAtomically(manifestBytes, to: staging + "/image/" + ImageManifest.fileName)
-            var signature: Data?
-            if let key = options.signingKey {
-                signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
-                try FileSystem.writeAtomically(signature!, to: staging + "/image/" + ImageManifest.signatureFileName)
-            }
-
-            var packedPath: String?
-            if recipe.formats.contains(.tarZst) {
-                events(.phase("pack"))
-                let packed = staging + "/\(imageName).tar.zst"
-                try ImagePacker.pack(image: staging + "/image", manifest: manifest, signature: signature, to: packed)
-                packedPath = root + "/\(imageName).tar.zst"
-            }
-
-            events(.phase("publish"))
-            let finalImage = root + "/" + imageName
-            if let packedPath { try ImageBuilder.replace(packedPath, with: staging + "/\(imageName).tar.zst", root: root) }
-            if recipe.formats.contains(.directory) {
-                try ImageBuilder.replace(finalImage, with: staging + "/image", root: root)
-            }
-            try FileSystem.syncDirectory(root)
-            try FileSystem.removeTree(staging)
-            return BuildReport(imagePath: finalImage, packedPath: packedPath, manifest: manifest,
-                               downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
+            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", events: events)
+            return try finish(staging: staging, root: root, unpacked: unpacked,
+                              built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog), events: events)
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
         }
+    }
+
+    /// `<name>-<mapVersion>`, the image's file name stem.
+    var imageName: String { "\(plan.recipe.name)-\(plan.tree.catalog.mapVersion)" }
+
+    /// Makes a fresh staging folder (with `image/store`) under the output root, removing what
+    /// killed runs left behind; returns (output root, staging folder).
+    func prepareStaging(suffix: String) throws -> (root: String, staging: String) {
+        let root = FileSystem.absolute(options.outputRoot)
+        try FileSystem.makeDirectories(root)
+        try ImageBuilder.removeStaleStaging(in: root)
+        let staging = root + "/.\(imageName).\(suffix)-\(getpid())"
+        try FileSystem.removeTree(staging)
+        try FileSystem.makeDirectories(staging + "/image/store")
+        return (root, staging)
+    }
+
+    /// Puts `bundles`' files in place: store bundles under `store`, seed-only bundles under
+    /// `seedScratch/<hex>`, reusing an earlier image's files (`--from`) where they still match.
+    func produce(_ bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
+                 events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+        try FileSystem.makeDirectories(store)
+        var results: [BundleDigest: UnpackedBundle] = [:]
+        if let from = options.fromImage {
+            events(.phase("reuse"))
+            let reuse: ImageReuse
+            do { reuse = try ImageReuse(image: from) } catch { throw BuildError.output("--from \(from): \(error)") }
+            let candidates = bundles.filter { $0.forStore && reuse.holds($0.digest) }
+            let copied = try await BlockingWork.map(candidates, width: options.jobs) { bundle in reuse.copy(bundle.digest, into: store) }
+            for (bundle, files) in zip(candidates, copied) {
+                guard let files else { continue }
+                results[bundle.digest] = UnpackedBundle(digest: bundle.digest, files: files)
+                events(.reused(bundle.digest, files: files.count))
+            }
+        }
+        let remaining = bundles.filter { results[$0.digest] == nil }
+        let requests = remaining.map { bundle in
+            FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: plan.recipe.catalogURL)!.absoluteURL,
+                         size: bundle.info.size, regions: bundle.regions)
+        }
+        let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, events: events)
+        results.merge(extracted) { first, _ in first }
+        return results
+    }
+
+    /// Writes the manifest, cache seed, signature and packed form from the unpacked bundles in
+    /// `staging`, then renames the results into place under `root`.
+    func finish(staging: String, root: String, unpacked byDigest: [BundleDigest: UnpackedBundle], built: String,
+                events: @escaping @Sendable (BuildEvent) -> Void) throws -> BuildReport {
+        let recipe = plan.recipe
+        let catalog = plan.tree.catalog
+        let store = staging + "/image/store"
+        let seedScratch = staging + "/seed"
+        let ordered = plan.bundles.filter(\.forStore) + plan.bundles.filter { !$0.forStore }
+        events(.phase("manifest"))
+        var files: [ImageFile] = []
+        var bundleRecords: [ImageBundle] = []
+        var seedCandidates: [CacheSeedWriter.Candidate] = []
+        for bundle in ordered {
+            guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
+            if bundle.forStore {
+                files += result.files.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
+                bundleRecords.append(ImageBundle(digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
+                                                 files: result.files.count, unpackedSize: result.files.reduce(0) { $0 + $1.size }))
+            }
+            if plan.seedSelection.bundles.contains(bundle.digest) {
+                let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
+                let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                seedCandidates += result.files.map {
+                    CacheSeedWriter.Candidate(path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
+                                              priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
+                }
+            }
+        }
+        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        for (a, b) in zip(files, files.dropFirst()) where a.path == b.path {
+            throw BuildError.pathInTwoBundles(path: a.path, bundles: [a.bundle, b.bundle])
+        }
+
+        var cacheSeed: ImageCacheSeed?
+        if !plan.seedSelection.regions.isEmpty {
+            events(.phase("cache seed"))
+            let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
+            cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
+                                         regions: plan.seedSelection.regions.map(\.id))
+        }
+        try FileSystem.removeTree(seedScratch)
+
+        let language = recipe.language
+        let regions = plan.selection.regions.map { entry -> ImageRegion in
+            let region = plan.tree.region(entry.id)!
+            return ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
+                               bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
+                               cities: region.cities, released: region.released)
+        }
+        var manifest = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
+                                     mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
+                                     regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: files, cacheSeed: cacheSeed)
+        let sizes = manifest.derivedSizesOnDisk()
+        for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
+        manifest.imageID = SHA256.hex(try manifest.bytesForID())
+        let manifestBytes = try manifest.canonicalBytes()
+        try FileSystem.writeAtomically(manifestBytes, to: staging + "/image/" + ImageManifest.fileName)
+        var signature: Data?
+        if let key = options.signingKey {
+            signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
+            try FileSystem.writeAtomically(signature!, to: staging + "/image/" + ImageManifest.signatureFileName)
+        }
+
+        var packedPath: String?
+        if recipe.formats.contains(.tarZst) {
+            events(.phase("pack"))
+            let packed = staging + "/\(imageName).tar.zst"
+            try ImagePacker.pack(image: staging + "/image", manifest: manifest, signature: signature, to: packed)
+            packedPath = root + "/\(imageName).tar.zst"
+        }
+
+        events(.phase("publish"))
+        let finalImage = root + "/" + imageName
+        if let packedPath { try ImageBuilder.replace(packedPath, with: staging + "/\(imageName).tar.zst", root: root) }
+        if recipe.formats.contains(.directory) {
+            try ImageBuilder.replace(finalImage, with: staging + "/image", root: root)
+        }
+        try FileSystem.syncDirectory(root)
+        try FileSystem.removeTree(staging)
+        return BuildReport(imagePath: finalImage, packedPath: packedPath, manifest: manifest,
+                           downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 
     /// Downloads and unpacks as one pipeline: each bundle is unpacked as soon as it is verified
@@ -207,16 +231,17 @@ package struct ImageBuilder: Sendable {
         let (ready, readyInput) = AsyncStream<BundleDigest>.makeStream()
         let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let cache = options.cache
+        let remote = options.remoteCache
         let fetch = Task { () throws -> [BundleDigest: String] in
             defer { readyInput.finish() }
             do throws(FetchError) {
-                return try await fetcher.fetch(requests, events: { event in
+                return try await fetcher.fetch(requests, remote: remote, events: { event in
                     events(.fetch(event))
                     switch event {
                     case .verified(let digest, _), .alreadyCached(let digest, _): readyInput.yield(digest)
                     default: break
                     }
-                })
+                }, remoteEvents: { events(.remote($0)) })
             } catch { throw BuildError.fetch(error) }
         }
         let byDigest = Dictionary(bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
@@ -271,7 +296,7 @@ package struct ImageBuilder: Sendable {
     }
 
     /// Swaps `target` for `replacement` so readers see the old or the new one, never a mix.
-    private static func replace(_ target: String, with replacement: String, root: String) throws {
+    static func replace(_ target: String, with replacement: String, root: String) throws {
         let aside = root + "/." + FileSystem.lastComponent(target) + ".old-\(getpid())"
         try FileSystem.removeTree(aside)
         if FileSystem.exists(target) { try FileSystem.rename(target, to: aside) }

@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["jobs", "cache", "out", "sign", "from"])
+        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
@@ -23,6 +23,7 @@ enum BuildCommand {
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         var options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option("from")
+        options.remoteCache = try remoteCache(arguments)
         let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
         let total = plan.downloadBytes
         let bundleCount = plan.bundles.count
@@ -41,6 +42,10 @@ enum BuildCommand {
                     $0.bundles += 1
                     if case .fetch(.verified) = event { $0.done += size }
                 }
+            case .remote(.rejected(_, let url, let reason)):
+                terminal.note("warning: remote cache entry \(url) rejected (\(reason)); fetching from the origin instead")
+            case .remote(.uploadFailed(let digest, let reason)):
+                terminal.note("warning: could not upload \(digest.short) to the remote cache: \(reason) (the build goes on)")
             case .fetch(.retry(let digest, let attempt, let reason, let delay)):
                 terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
             case .phase(let name):
@@ -75,8 +80,29 @@ enum BuildCommand {
         return 0
     }
 
+    /// The remote cache from `--remote-cache` or `MAPPACK_REMOTE_CACHE`, with the optional
+    /// `MAPPACK_REMOTE_CACHE_HEADER` (e.g. an Authorization line) that is never printed.
+    static func remoteCache(_ arguments: Arguments) throws -> RemoteCache? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let text = arguments.option("remote-cache") ?? environment["MAPPACK_REMOTE_CACHE"], !text.isEmpty else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
+            throw UsageError(message: "--remote-cache must be an http:// or https:// URL, not '\(text)'")
+        }
+        let header = environment["MAPPACK_REMOTE_CACHE_HEADER"].map { [$0] } ?? []
+        let readOnly = arguments.flag("remote-cache-readonly") || environment["MAPPACK_REMOTE_CACHE_READONLY"] == "1"
+        return RemoteCache(base: url, headers: header, readOnly: readOnly)
+    }
+
     static func eventObject(_ event: BuildEvent) -> [String: any Sendable] {
         switch event {
+        case .remote(let remote):
+            switch remote {
+            case .hit(let digest, let size): ["event": "remote-hit", "bundle": digest.description, "size": size]
+            case .miss(let digest, let reason): ["event": "remote-miss", "bundle": digest.description, "reason": reason]
+            case .rejected(let digest, let url, let reason): ["event": "remote-rejected", "bundle": digest.description, "url": url, "reason": reason]
+            case .uploaded(let digest, let size): ["event": "remote-uploaded", "bundle": digest.description, "size": size]
+            case .uploadFailed(let digest, let reason): ["event": "remote-upload-failed", "bundle": digest.description, "reason": reason]
+            }
         case .planned(let bundles, let bytes): ["event": "planned", "bundles": bundles, "downloadBytes": bytes]
         case .phase(let name): ["event": "phase", "phase": name]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
