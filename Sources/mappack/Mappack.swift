@@ -12,6 +12,8 @@ struct Mappack {
         usage: mappack <command> [options]
 
           build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR] [--sign KEY]   build an image into ./Output (or --out)
+                  [--from OLD_IMAGE] [--remote-cache URL [--remote-cache-readonly]] [--shard I/N]
+          merge   SHARD... [--out DIR] [--sign KEY]                      assemble an image from --shard outputs
           plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
           regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
           verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder or .tar.zst
@@ -44,6 +46,7 @@ struct Mappack {
             case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
             case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
+            case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "help", "--help", "-h": print(usage); code = 0
             default: throw UsageError(message: "unknown command '\(verb)'")
@@ -60,7 +63,7 @@ struct Mappack {
     /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
     static func exitCode(for error: any Error) -> Int32 {
         switch error {
-        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError: return 2
+        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError: return 2
         case let error as PlanError:
             if case .capacityExceeded = error { return 1 }
             if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return 1 }

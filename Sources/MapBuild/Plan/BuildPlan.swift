@@ -18,6 +18,8 @@ public struct BuildPlan: Sendable {
 
     public let recipe: Recipe
     public let tree: RegionTree
+    /// The catalog's exact bytes (shards carry them).
+    public let catalogBytes: Data
     /// Regions of the store with the include that brought each in.
     public let selection: RegionSelection
     /// Regions whose bundles feed the cache seed.
@@ -66,7 +68,8 @@ extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
     package static func make(recipe: Recipe, cache: DownloadCache) throws(PlanError) -> BuildPlan {
         let tree: RegionTree
-        do { tree = try CatalogSource.load(recipe.catalogURL) } catch { throw .catalog(error) }
+        let catalogBytes: Data
+        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL) } catch { throw .catalog(error) }
         if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {
             throw .mapVersionMismatch(recipe: pinned, catalog: tree.catalog.mapVersion, file: recipe.file)
         }
@@ -96,7 +99,7 @@ extension BuildPlan {
             let bundles = Set(tree.subtree(id).filter(selectedIDs.contains).flatMap { tree.region($0)?.bundles ?? [] })
             if let size = tree.sizeOnDisk(bundles, blockSize: recipe.blockSize) { regionSizes[id] = size }
         }
-        let plan = BuildPlan(recipe: recipe, tree: tree, selection: selection, seedSelection: seed, bundles: planned,
+        let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: catalogBytes, selection: selection, seedSelection: seed, bundles: planned,
                              downloadBytes: planned.filter { !$0.cached }.reduce(0) { $0 + $1.info.size },
                              totalBundleBytes: planned.reduce(0) { $0 + $1.info.size },
                              sizeOnDisk: tree.sizeOnDisk(storeBundles, blockSize: recipe.blockSize),

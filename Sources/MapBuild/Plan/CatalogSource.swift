@@ -25,7 +25,17 @@ public enum CatalogSource {
 
     /// The catalog at `url`, validated into a region tree.
     public static func load(_ url: URL) throws(LoadError) -> RegionTree {
+        try loadWithBytes(url).tree
+    }
+
+    /// The catalog at `url` and the exact bytes it was read from.
+    public static func loadWithBytes(_ url: URL) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
         let data = try fetchBytes(url)
+        return (try decode(data, url: url), data)
+    }
+
+    /// Decodes and validates catalog bytes read from `url`.
+    public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
         let catalog: Catalog
         do { catalog = try CanonicalJSON.decode(Catalog.self, from: data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
             if let error = error as? JSONFileError {

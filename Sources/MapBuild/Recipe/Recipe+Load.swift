@@ -87,7 +87,7 @@ extension Recipe {
         }
         return Recipe(file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
                       include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
-                      blockSize: blockSize, capacity: capacity, formats: formats)
+                      blockSize: blockSize, capacity: capacity, formats: formats, source: data)
     }
 }
 

@@ -35,6 +35,8 @@ public struct Recipe: Sendable {
     public var capacity: Int64?
     /// Formats to write.
     public var formats: [OutputFormat]
+    /// The recipe file's exact bytes (shards carry them so a merge can check and replay the build).
+    public var source: Data = Data()
 }
 
 /// A recipe that cannot be used, with the place it was found.

@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache"])
+        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
@@ -29,6 +29,17 @@ enum BuildCommand {
         let bundleCount = plan.bundles.count
         let started = Date()
         let builder = ImageBuilder(plan: plan, options: options)
+        if let shardText = arguments.option("shard") {
+            let parts = shardText.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, parts[1] <= 1024, (1...parts[1]).contains(parts[0]) else {
+                throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(shardText)'")
+            }
+            let path = try await Interrupts.cancellable { try await builder.runShard(parts[0], of: parts[1]) { event in
+                if terminal.json { terminal.event(eventObject(event)) }
+            } }
+            if terminal.json { terminal.event(["event": "done", "shard": path]) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
+            return 0
+        }
         let report: BuildReport
         do {
             report = try await Interrupts.cancellable { try await builder.run { event in

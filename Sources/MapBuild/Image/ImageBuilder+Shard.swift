@@ -1,0 +1,127 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+extension ImageBuilder {
+    /// Folder name of shard `index` of `count`.
+    func shardName(_ index: Int, of count: Int) -> String { "\(imageName).shard-\(index)-of-\(count)" }
+
+    /// Fetches and unpacks this runner's share of the bundles (`--shard index/count`) into
+    /// `<name>-<mapVersion>.shard-I-of-N/` for `mappack merge`. Returns the shard's path.
+    package func runShard(_ index: Int, of count: Int, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> String {
+        do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
+        let (root, staging) = try prepareStaging(suffix: "shard-\(index)-of-\(count)")
+        do {
+            let mine = ShardAssignment.bundles(plan.bundles, index: index, count: count)
+            events(.planned(bundles: mine.count, downloadBytes: mine.filter { !$0.cached }.reduce(0) { $0 + $1.info.size }))
+            let unpacked = try await produce(mine, store: staging + "/image/store", seedScratch: staging + "/seed", events: events)
+            try FileSystem.rename(staging + "/image/store", to: staging + "/store")
+            try FileSystem.removeTree(staging + "/image")
+            let record = ShardRecord(
+                format: ShardRecord.formatTag.description, index: index, count: count, recipeName: plan.recipe.name,
+                recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: SHA256.hex(plan.catalogBytes),
+                mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
+                built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog),
+                bundles: mine.sorted { $0.digest < $1.digest }.map { bundle in
+                    ShardRecord.Bundle(digest: bundle.digest, forStore: bundle.forStore,
+                                       files: unpacked[bundle.digest]!.files.map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
+                })
+            try FileSystem.writeAtomically(plan.recipe.source, to: staging + "/recipe.yaml")
+            try FileSystem.writeAtomically(plan.catalogBytes, to: staging + "/catalog.json")
+            try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
+            let target = root + "/" + shardName(index, of: count)
+            try ImageBuilder.replace(target, with: staging, root: root)
+            try FileSystem.syncDirectory(root)
+            return target
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+    }
+
+    /// Assembles an image from all shards of one build; bit-identical to a single-runner build.
+    package static func merge(shards: [String], options: BuildOptions, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
+        var records: [(path: String, record: ShardRecord)] = []
+        for path in shards {
+            let file = path + "/" + ShardRecord.fileName
+            let data: Data
+            do { data = try ReadableFile.contents(of: file, limit: 512 << 20) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            let record: ShardRecord
+            do { record = try CanonicalJSON.decode(ShardRecord.self, from: data, file: file) } catch { throw MergeError.notAShard(path: path, reason: "\(error)") }
+            do { try FormatTagError.check(record.format, expected: ShardRecord.formatTag) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            records.append((path, record))
+        }
+        guard let first = records.first else { throw MergeError.notAShard(path: "(none)", reason: "give the shard folders to merge") }
+        for (path, record) in records.dropFirst() {
+            let checks: [(String, String, String)] = [
+                ("recipe", first.record.recipeName + " " + first.record.recipeSHA256.prefix(12), record.recipeName + " " + record.recipeSHA256.prefix(12)),
+                ("catalog sha256", first.record.catalogSHA256, record.catalogSHA256),
+                ("mappack version", first.record.mappackVersion, record.mappackVersion),
+                ("shard count", String(first.record.count), String(record.count)),
+                ("build time", first.record.built, record.built),
+            ]
+            for (field, expected, found) in checks where expected != found {
+                throw MergeError.mismatch(path: path, field: field, expected: expected, found: found)
+            }
+        }
+        if first.record.mappackVersion != MappackVersion.current {
+            throw MergeError.mismatch(path: first.path, field: "mappack version", expected: MappackVersion.current, found: first.record.mappackVersion)
+        }
+        let count = first.record.count
+        for index in 1...count {
+            let matches = records.filter { $0.record.index == index }
+            if matches.isEmpty { throw MergeError.missingShard(index: index, count: count) }
+            if matches.count > 1 { throw MergeError.duplicateShard(index: index, paths: matches.map(\.path)) }
+        }
+
+        // Replay the plan from the exact recipe and catalog the shards were built from.
+        var recipe = try Recipe.parse(try ReadableFile.contents(of: first.path + "/recipe.yaml", limit: Recipe.maxFileBytes), file: first.path + "/recipe.yaml")
+        recipe.catalogURL = URL(fileURLWithPath: FileSystem.absolute(first.path + "/catalog.json"))
+        let plan = try BuildPlan.make(recipe: recipe, cache: options.cache)
+        let builder = ImageBuilder(plan: plan, options: options)
+        let owner = Dictionary(records.flatMap { entry in entry.record.bundles.map { ($0.digest, (entry.path, $0)) } }, uniquingKeysWith: { a, _ in a })
+        let missing = plan.bundles.map(\.digest).filter { owner[$0] == nil }
+        if !missing.isEmpty { throw MergeError.incomplete(missing: missing) }
+
+        let (root, staging) = try builder.prepareStaging(suffix: "merge")
+        do {
+            events(.phase("merge"))
+            let store = staging + "/image/store", seedScratch = staging + "/seed"
+            let work = plan.bundles.map { ($0, owner[$0.digest]!) }
+            let copied = try await BlockingWork.map(work, width: options.jobs) { item -> UnpackedBundle in
+                let (bundle, (path, record)) = item
+                let from = bundle.forStore ? path + "/store" : path + "/seed/" + bundle.digest.hex
+                let to = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                var files: [ExtractedFile] = []
+                for file in record.files {
+                    try FileSystem.makeDirectories(FileSystem.parent(to + "/" + file.path))
+                    let (hex, size) = try ImageBuilder.copyHashing(from + "/" + file.path, to: to + "/" + file.path)
+                    guard hex == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
+                    files.append(ExtractedFile(path: file.path, size: size, sha256: hex))
+                }
+                return UnpackedBundle(digest: bundle.digest, files: files)
+            }
+            let unpacked = Dictionary(uniqueKeysWithValues: copied.map { ($0.digest, $0) })
+            return try builder.finish(staging: staging, root: root, unpacked: unpacked, built: first.record.built, events: events)
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+    }
+
+    /// Copies a file, returning its hex SHA-256 and size.
+    static func copyHashing(_ source: String, to target: String) throws -> (String, Int64) {
+        let input = try ReadableFile(path: source)
+        let output = try WritableFile(path: target, exclusive: true)
+        let hasher = SHA256()
+        var size: Int64 = 0
+        try input.forEachChunk { chunk in
+            hasher.update(chunk)
+            size += Int64(chunk.count)
+            try output.write(chunk)
+        }
+        try output.close(sync: false)
+        return (hasher.finalizeHex(), size)
+    }
+}

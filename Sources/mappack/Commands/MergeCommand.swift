@@ -1,0 +1,28 @@
+import Foundation
+import MapBuild
+import MapFetch
+import MapFormat
+import MapIO
+
+/// `mappack merge SHARD...`: assembles an image from the shards of one build.
+enum MergeCommand {
+    static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
+        let arguments = try Arguments(raw, flags: ["json"], options: ["out", "sign", "jobs"])
+        guard !arguments.positionals.isEmpty else { throw UsageError(message: "merge needs the shard folders: mappack merge OUT/x.shard-1-of-3 OUT/x.shard-2-of-3 …") }
+        let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
+        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
+                                   jobs: try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
+                                   sourceDateEpoch: nil, signingKey: signingKey)
+        let report = try await ImageBuilder.merge(shards: arguments.positionals, options: options) { event in
+            if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
+        }
+        if terminal.json {
+            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.manifest.imageID])
+        } else {
+            terminal.line("merged \(arguments.positionals.count) shards: \(report.manifest.name) \(report.manifest.mapVersion), image id \(report.manifest.imageID.prefix(16))")
+            terminal.line("image: \(report.imagePath)")
+            if let packed = report.packedPath { terminal.line("packed: \(packed)") }
+        }
+        return 0
+    }
+}
