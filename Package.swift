@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "MapStore", dependencies: ["MapFetch", "MapIO", "MapFormat"]),
         .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapIO", "MapFormat"]),
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
+        // libFuzzer targets (`make fuzz`) or, built normally, a replayer of fuzz inputs.
+        .executableTarget(name: "mappack-fuzz", dependencies: ["MapBuild"]),
 
         // Shared test fixtures (servers, temp folders, running the built binaries); never shipped.
         .target(name: "TestSupport", dependencies: ["MapIO", "MapFormat"], path: "Tests/TestSupport"),
