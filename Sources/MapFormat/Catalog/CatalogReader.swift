@@ -117,15 +117,21 @@ public enum CatalogReader {
     private static func readBundles(_ scanner: inout JSONScanner) throws(Failure) -> [BundleDigest: BundleInfo] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of bundles by digest") }
         var bundles: [BundleDigest: BundleInfo] = [:]
+        // A bundle takes ≥ 300 bytes of JSON (digest key, url, sizes); sizing the table from the
+        // bytes left saves rehashing tens of thousands of entries as it grows.
+        bundles.reserveCapacity(min(scanner.remainingBytes / 300, 1 << 20))
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {
             let keyStart = scanner.offset
-            let key = try scanner.readKeyString()
-            guard let digest = digest(key) else {
+            // The same rule as `BundleDigest(_:)`, checked on the bytes without its copies.
+            switch try scanner.readKeyPrefixedHex(prefix: "sha256:", digits: 64) {
+            case .hex(let hex):
+                let digest = BundleDigest(hex: hex)
+                bundles[digest] = try at(digest.description) { () throws(Failure) in try readBundle(&scanner) }
+            case .other(let key):
                 throw Failure(offset: keyStart, reason: "bundle key '\(key)' is not a digest (sha256:<64 lower-case hex digits>)")
             }
-            bundles[digest] = try at(key) { () throws(Failure) in try readBundle(&scanner) }
         }
         return bundles
     }
@@ -157,6 +163,7 @@ public enum CatalogReader {
     private static func readStringDictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: String] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
         var result: [String: String] = [:]
+        result.reserveCapacity(4)
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {
@@ -168,7 +175,9 @@ public enum CatalogReader {
 
     private static func readInt64Dictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: Int64] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of integers") }
+        // Publishers write one entry per published block size; growing into them rehashes thrice.
         var result: [String: Int64] = [:]
+        result.reserveCapacity(BundleInfo.publishedBlockSizes.count)
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {
@@ -190,10 +199,10 @@ public enum CatalogReader {
         try readArray(&scanner, of: "bundle digests") { (scanner: inout JSONScanner) throws(Failure) in
             let start = scanner.offset
             guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-            guard let hex = try scanner.readPrefixedHex(prefix: "sha256:", digits: 64) else {
-                throw Failure(offset: start, reason: "not a bundle digest (sha256:<64 lower-case hex digits>)")
+            switch try scanner.readPrefixedHex(prefix: "sha256:", digits: 64) {
+            case .hex(let hex): return BundleDigest(hex: hex)
+            case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
             }
-            return BundleDigest(hex: hex)
         }
     }
 
@@ -211,14 +220,6 @@ public enum CatalogReader {
     }
 
     // MARK: Helpers
-
-    /// The digest a `bundles` key names: the same rule as `BundleDigest(_:)`, without its copies.
-    private static func digest(_ key: String) -> BundleDigest? {
-        let utf8 = key.utf8
-        guard utf8.count == 71, key.hasPrefix("sha256:") else { return nil }
-        guard utf8.dropFirst(7).allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
-        return BundleDigest(hex: String(key.dropFirst(7)))
-    }
 
     /// Runs `body`, adding `key` to the path of an error it throws.
     private static func at<T>(_ key: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {

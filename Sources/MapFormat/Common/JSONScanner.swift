@@ -57,6 +57,9 @@ struct JSONScanner {
     /// Offset of the next unread byte.
     var offset: Int { index }
 
+    /// Bytes not yet read, for sizing collections.
+    var remainingBytes: Int { bytes.count - index }
+
     // MARK: Structure
 
     /// The kind of the next value, after skipping whitespace.
@@ -159,20 +162,41 @@ struct JSONScanner {
         return string(span)
     }
 
+    /// What `readPrefixedHex` found.
+    enum PrefixedHex {
+        /// The hex digits after the prefix.
+        case hex(String)
+        /// A string of another shape, as written.
+        case other(String)
+    }
+
     /// Reads a string value that must be `prefix` followed by exactly `digits` lower-case hex
-    /// digits; returns the hex part, or nil (the string consumed) when the value has another shape.
-    mutating func readPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> String? {
+    /// digits; checks the bytes in place, so only the hex part becomes a `String`.
+    mutating func readPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
         try requireKind(.string)
         let span = try scanString(expectingKey: false)
+        return prefixedHex(span, prefix: prefix, digits: digits)
+    }
+
+    /// `readPrefixedHex` for a member's key (and its `:`).
+    mutating func readKeyPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        return prefixedHex(span, prefix: prefix, digits: digits)
+    }
+
+    private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
         let prefixCount = prefix.utf8CodeUnitCount
         guard span.count == prefixCount + digits,
-              equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix) else { return nil }
+              equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix) else { return .other(string(span)) }
         let hex = StringSpan(start: span.start + prefixCount, count: digits, escaped: span.escaped)
         for position in 0..<digits {
             let byte = byte(of: hex, at: position)
-            guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return nil }
+            guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else {
+                return .other(string(span))
+            }
         }
-        return string(hex)
+        return .hex(string(hex))
     }
 
     /// Reads `true` or `false`.
