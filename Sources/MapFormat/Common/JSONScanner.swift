@@ -1,0 +1,623 @@
+import Foundation
+
+/// A forward-only reader of JSON (RFC 8259) over UTF-8 bytes, for hand-written decoders of
+/// large files where Foundation's `JSONDecoder` is too slow (it builds a value tree first).
+///
+/// The one place in MapFormat that touches raw memory: every read is bounds-checked by hand,
+/// because `UnsafeRawBufferPointer` only checks in debug builds. Any input, however hostile,
+/// ends in a `Failure`, never a trap.
+struct JSONScanner {
+    /// Deepest nesting of arrays and objects accepted (the same limit as Foundation's parser).
+    static let maxDepth = 512
+
+    /// One step of the path from the document's root to a value.
+    enum PathComponent: Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Why the scanner, or a decoder driving it, stopped.
+    struct Failure: Error {
+        /// Byte offset the problem was found at.
+        var offset: Int
+        /// What was wrong.
+        var reason: String
+        /// Root-to-value path; decoders prepend their part as the error travels up.
+        var path: [PathComponent] = []
+    }
+
+    /// The JSON type of the next value.
+    enum ValueKind: CustomStringConvertible {
+        case object, array, string, number, bool, null
+
+        var description: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .bool: "a boolean"
+            case .null: "null"
+            }
+        }
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var depth = 0
+    /// Decoded bytes of the last string that held escapes; reused so escapes cost no allocation.
+    private var scratch: [UInt8] = []
+
+    /// Starts at the beginning of `bytes`, past a UTF-8 byte order mark if there is one.
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    }
+
+    /// Offset of the next unread byte.
+    var offset: Int { index }
+
+    /// Bytes not yet read, for sizing collections.
+    var remainingBytes: Int { bytes.count - index }
+
+    // MARK: Structure
+
+    /// The kind of the next value, after skipping whitespace.
+    mutating func peekKind() throws(Failure) -> ValueKind {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unexpected end of input; the file is truncated") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        default: throw failure("unexpected \(describeByte(at: index)) where a value should start")
+        }
+    }
+
+    /// Consumes `null` when it is next; false, consuming nothing, for any other value.
+    mutating func readNull() throws(Failure) -> Bool {
+        guard try peekKind() == .null else { return false }
+        try expectLiteral("null")
+        return true
+    }
+
+    /// Opens an object; iterate its members with `nextMember(first:)`.
+    mutating func beginObject() throws(Failure) {
+        try open(.object, UInt8(ascii: "{"))
+    }
+
+    /// Opens an array; iterate its elements with `nextElement(first:)`.
+    mutating func beginArray() throws(Failure) {
+        try open(.array, UInt8(ascii: "["))
+    }
+
+    /// True when another member follows (its key is next); false after consuming `}`.
+    mutating func nextMember(first: inout Bool) throws(Failure) -> Bool {
+        try nextItem(first: &first, close: UInt8(ascii: "}"), container: "object")
+    }
+
+    /// True when another element follows; false after consuming `]`.
+    mutating func nextElement(first: inout Bool) throws(Failure) -> Bool {
+        try nextItem(first: &first, close: UInt8(ascii: "]"), container: "array")
+    }
+
+    /// Requires that only whitespace remains.
+    mutating func expectEnd() throws(Failure) {
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("unexpected \(describeByte(at: index)) after the end of the document") }
+    }
+
+    /// Skips one value of any kind, nested values included.
+    mutating func skipValue() throws(Failure) {
+        switch try peekKind() {
+        case .object:
+            try beginObject()
+            var first = true
+            while try nextMember(first: &first) {
+                _ = try scanString(expectingKey: true)
+                try expectColon()
+                try skipValue()
+            }
+        case .array:
+            try beginArray()
+            var first = true
+            while try nextElement(first: &first) { try skipValue() }
+        case .string: _ = try scanString(expectingKey: false)
+        case .number: _ = try scanNumber()
+        case .bool: _ = try readBool()
+        case .null: try expectLiteral("null")
+        }
+    }
+
+    // MARK: Keys
+
+    /// Reads a member's key and its `:`; the index of the matching candidate, nil for any other key.
+    /// Compares bytes in place, so known keys cost no allocation.
+    mutating func readKey(among candidates: [StaticString]) throws(Failure) -> Int? {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        for (position, candidate) in candidates.enumerated() where candidate.utf8CodeUnitCount == span.count {
+            if equals(span, candidate) { return position }
+        }
+        return nil
+    }
+
+    /// Reads a member's key and its `:` as a string (for dictionaries).
+    mutating func readKeyString() throws(Failure) -> String {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        return string(span)
+    }
+
+    // MARK: Scalars
+
+    /// Reads a string value.
+    mutating func readString() throws(Failure) -> String {
+        try requireKind(.string)
+        // Scan first: `string(_:)` must see the scratch buffer this scan filled.
+        let span = try scanString(expectingKey: false)
+        return string(span)
+    }
+
+    /// What `readPrefixedHex` found.
+    enum PrefixedHex {
+        /// The hex digits after the prefix.
+        case hex(String)
+        /// A string of another shape, as written.
+        case other(String)
+    }
+
+    /// Reads a string value that must be `prefix` followed by exactly `digits` lower-case hex
+    /// digits; checks the bytes in place, so only the hex part becomes a `String`.
+    mutating func readPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
+        try requireKind(.string)
+        let span = try scanString(expectingKey: false)
+        return prefixedHex(span, prefix: prefix, digits: digits)
+    }
+
+    /// `readPrefixedHex` for a member's key (and its `:`).
+    mutating func readKeyPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        return prefixedHex(span, prefix: prefix, digits: digits)
+    }
+
+    private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
+        let prefixCount = prefix.utf8CodeUnitCount
+        guard span.count == prefixCount + digits,
+              equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix) else { return .other(string(span)) }
+        let hex = StringSpan(start: span.start + prefixCount, count: digits, escaped: span.escaped)
+        for position in 0..<digits {
+            let byte = byte(of: hex, at: position)
+            guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else {
+                return .other(string(span))
+            }
+        }
+        return .hex(string(hex))
+    }
+
+    /// Reads `true` or `false`.
+    mutating func readBool() throws(Failure) -> Bool {
+        try requireKind(.bool)
+        if bytes[index] == UInt8(ascii: "t") { try expectLiteral("true"); return true }
+        try expectLiteral("false")
+        return false
+    }
+
+    /// Reads a number that must be an integer in Int64's range (`1e3` and `2.0` count, as they do
+    /// for `JSONDecoder`).
+    mutating func readInt64() throws(Failure) -> Int64 {
+        try requireKind(.number)
+        let start = index
+        let number = try scanNumber()
+        if number.isPlainInteger {
+            var value: Int64 = 0
+            var position = number.start + (number.negative ? 1 : 0)
+            while position < number.end {
+                let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
+                let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflow2) = number.negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                guard !overflow1, !overflow2 else { throw Failure(offset: start, reason: "number \(text(number)) does not fit in a 64-bit integer") }
+                value = next
+                position += 1
+            }
+            return value
+        }
+        let double = slowDouble(number)
+        guard let value = Int64(exactly: double) else {
+            throw Failure(offset: start, reason: "number \(text(number)) is not an integer that fits in 64 bits")
+        }
+        return value
+    }
+
+    /// Reads a number as a Double, correctly rounded; out-of-range numbers are an error.
+    mutating func readDouble() throws(Failure) -> Double {
+        try requireKind(.number)
+        let start = index
+        let number = try scanNumber()
+        let value = fastDouble(number) ?? slowDouble(number)
+        guard value.isFinite else { throw Failure(offset: start, reason: "number \(text(number)) is out of range for a Double") }
+        return value
+    }
+
+    // MARK: Errors
+
+    /// A failure at the current position.
+    func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    /// A failure saying the next value has the wrong type.
+    mutating func mismatch(expected: String) -> Failure {
+        let found = (try? peekKind()).map(\.description) ?? "no value"
+        return failure("expected \(expected), found \(found)")
+    }
+
+    /// 1-based line and column (in characters) of `offset`, for messages.
+    func location(of offset: Int) -> (line: Int, column: Int) {
+        var line = 1, column = 1
+        for position in 0..<min(offset, bytes.count) {
+            let byte = bytes[position]
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return (line, column)
+    }
+
+    // MARK: Internals
+
+    /// Where a string's content is: in the input (no escapes), or decoded in `scratch`.
+    private struct StringSpan {
+        var start: Int
+        var count: Int
+        var escaped: Bool
+    }
+
+    /// A number's bytes and shape, already checked against JSON's grammar.
+    private struct NumberSpan {
+        var start: Int
+        var end: Int
+        var negative: Bool
+        var isPlainInteger: Bool
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func requireKind(_ kind: ValueKind) throws(Failure) {
+        let found = try peekKind()
+        guard found == kind else { throw failure("expected \(kind), found \(found)") }
+    }
+
+    private mutating func open(_ kind: ValueKind, _ byte: UInt8) throws(Failure) {
+        try requireKind(kind)
+        guard depth < JSONScanner.maxDepth else { throw failure("arrays and objects nest deeper than \(JSONScanner.maxDepth) levels") }
+        depth += 1
+        index += 1
+    }
+
+    private mutating func nextItem(first: inout Bool, close: UInt8, container: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unexpected end of input inside an \(container); the file is truncated") }
+        let byte = bytes[index]
+        if byte == close {
+            index += 1
+            depth -= 1
+            return false
+        }
+        if first {
+            first = false
+            return true
+        }
+        guard byte == UInt8(ascii: ",") else {
+            throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))' in an \(container), found \(describeByte(at: index))")
+        }
+        index += 1
+        skipWhitespace()
+        // A trailing comma is not JSON.
+        if index < bytes.count, bytes[index] == close { throw failure("unexpected '\(Character(Unicode.Scalar(close)))' after ','") }
+        return true
+    }
+
+    private mutating func expectColon() throws(Failure) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw failure("expected ':' after an object key, found \(describeByte(at: index))")
+        }
+        index += 1
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw failure("unexpected end of input; the file is truncated") }
+        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
+        for position in 0..<count where bytes[index + position] != expected[position] {
+            throw failure("invalid literal; expected '\(literal)'")
+        }
+        index += count
+        // `nullx` is not `null` followed by something valid.
+        if index < bytes.count, isIdentifierByte(bytes[index]) { throw failure("invalid literal; expected '\(literal)'") }
+    }
+
+    private func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    private func describeByte(at position: Int) -> String {
+        guard position < bytes.count else { return "end of input" }
+        let byte = bytes[position]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    /// Scans a string starting at its opening quote: checks escapes, control characters and
+    /// UTF-8, and says where its decoded bytes are.
+    private mutating func scanString(expectingKey: Bool) throws(Failure) -> StringSpan {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            throw failure(expectingKey ? "expected a string key, found \(describeByte(at: index))" : "expected a string, found \(describeByte(at: index))")
+        }
+        let opening = index
+        index += 1
+        let start = index
+        var ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                if !ascii { try validateUTF8(start..<index, reportingAt: opening) }
+                index += 1
+                return StringSpan(start: start, count: index - 1 - start, escaped: false)
+            }
+            if byte == UInt8(ascii: "\\") {
+                if !ascii { try validateUTF8(start..<index, reportingAt: opening) }
+                return try scanEscapedString(from: start, opening: opening)
+            }
+            if byte < 0x20 { throw failure("control character \(describeByte(at: index)) inside a string; escape it") }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        throw Failure(offset: opening, reason: "unterminated string; the file is truncated")
+    }
+
+    /// The slow path of `scanString`: decodes into `scratch` from the first backslash on.
+    private mutating func scanEscapedString(from start: Int, opening: Int) throws(Failure) -> StringSpan {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        var rawStart = index
+        var ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                if !ascii { try validateUTF8(rawStart..<index, reportingAt: opening) }
+                index += 1
+                return StringSpan(start: 0, count: scratch.count, escaped: true)
+            }
+            if byte == UInt8(ascii: "\\") {
+                if !ascii { try validateUTF8(rawStart..<index, reportingAt: opening) }
+                ascii = true
+                try decodeEscape()
+                rawStart = index
+                continue
+            }
+            if byte < 0x20 { throw failure("control character \(describeByte(at: index)) inside a string; escape it") }
+            if byte >= 0x80 { ascii = false }
+            scratch.append(byte)
+            index += 1
+        }
+        throw Failure(offset: opening, reason: "unterminated string; the file is truncated")
+    }
+
+    /// Decodes the escape at `index` (a backslash) into `scratch`.
+    private mutating func decodeEscape() throws(Failure) {
+        let escapeStart = index
+        guard index + 1 < bytes.count else { throw failure("unterminated string; the file is truncated") }
+        let letter = bytes[index + 1]
+        index += 2
+        let simple: UInt8? = switch letter {
+        case UInt8(ascii: "\""): 0x22
+        case UInt8(ascii: "\\"): 0x5C
+        case UInt8(ascii: "/"): 0x2F
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
+        if let simple { scratch.append(simple); return }
+        guard letter == UInt8(ascii: "u") else {
+            throw Failure(offset: escapeStart, reason: "invalid escape \(describeByte(at: escapeStart + 1)) in a string")
+        }
+        var scalar = try readHex4(escapeStart)
+        if scalar >= 0xD800 && scalar < 0xDC00 {
+            // A high surrogate must be followed by an escaped low one; together they are one scalar.
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw Failure(offset: escapeStart, reason: "unpaired UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in a string")
+            }
+            let lowStart = index
+            index += 2
+            let low = try readHex4(lowStart)
+            guard low >= 0xDC00 && low < 0xE000 else {
+                throw Failure(offset: escapeStart, reason: "unpaired UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in a string")
+            }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if scalar >= 0xDC00 && scalar < 0xE000 {
+            throw Failure(offset: escapeStart, reason: "unpaired UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in a string")
+        }
+        appendUTF8(scalar)
+    }
+
+    private mutating func readHex4(_ escapeStart: Int) throws(Failure) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw failure("unterminated string; the file is truncated") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Failure(offset: escapeStart, reason: "invalid \\u escape; expected 4 hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case ..<0x80:
+            scratch.append(UInt8(scalar))
+        case ..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6)); scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12)); scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18)); scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F)); scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Checks `range` is well-formed UTF-8 (no overlongs, surrogates or scalars past U+10FFFF).
+    private func validateUTF8(_ range: Range<Int>, reportingAt opening: Int) throws(Failure) {
+        var position = range.lowerBound
+        let end = range.upperBound
+        func invalid(_ at: Int) -> Failure { Failure(offset: at, reason: "invalid UTF-8 in a string (byte 0x\(String(bytes[at], radix: 16, uppercase: true)))") }
+        func continuation(_ at: Int) -> Bool { at < end && bytes[at] & 0xC0 == 0x80 }
+        while position < end {
+            let lead = bytes[position]
+            if lead < 0x80 { position += 1; continue }
+            let length: Int
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: throw invalid(position)
+            }
+            for offset in 1..<length where !continuation(position + offset) { throw invalid(position) }
+            let second = bytes[position + 1]
+            switch lead {
+            case 0xE0 where second < 0xA0, 0xED where second > 0x9F, 0xF0 where second < 0x90, 0xF4 where second > 0x8F:
+                throw invalid(position)
+            default: break
+            }
+            position += length
+        }
+    }
+
+    private func byte(of span: StringSpan, at position: Int) -> UInt8 {
+        span.escaped ? scratch[span.start + position] : bytes[span.start + position]
+    }
+
+    private func equals(_ span: StringSpan, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard span.count == count else { return false }
+        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
+        for position in 0..<count where byte(of: span, at: position) != expected[position] { return false }
+        return true
+    }
+
+    private func string(_ span: StringSpan) -> String {
+        if span.escaped {
+            return String(decoding: scratch[span.start..<(span.start + span.count)], as: UTF8.self)
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)]), as: UTF8.self)
+    }
+
+    /// Scans a number against JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    private mutating func scanNumber() throws(Failure) -> NumberSpan {
+        let start = index
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
+        guard isDigit(index) else { throw failure("invalid number; expected a digit, found \(describeByte(at: index))") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if isDigit(index) { throw Failure(offset: start, reason: "invalid number; leading zeros are not JSON") }
+        } else {
+            while isDigit(index) { index += 1 }
+        }
+        var plain = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            plain = false
+            index += 1
+            guard isDigit(index) else { throw failure("invalid number; expected a digit after '.', found \(describeByte(at: index))") }
+            while isDigit(index) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            plain = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(index) else { throw failure("invalid number; expected a digit in the exponent, found \(describeByte(at: index))") }
+            while isDigit(index) { index += 1 }
+        }
+        if index < bytes.count, isIdentifierByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") {
+            throw failure("invalid number; unexpected \(describeByte(at: index))")
+        }
+        return NumberSpan(start: start, end: index, negative: negative, isPlainInteger: plain)
+    }
+
+    private func text(_ number: NumberSpan) -> String {
+        let shown = min(number.end - number.start, 40)
+        let prefix = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<(number.start + shown)]), as: UTF8.self)
+        return shown < number.end - number.start ? prefix + "…" : prefix
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Clinger's fast path: with at most 15 significant digits and a small power of ten, one
+    /// exact multiplication or division gives the correctly rounded result.
+    private func fastDouble(_ number: NumberSpan) -> Double? {
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var position = number.start + (number.negative ? 1 : 0)
+        var inFraction = false
+        while position < number.end {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ".") { inFraction = true; position += 1; continue }
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+            guard digits <= 15 else { return nil }
+            mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+            if inFraction { fractionDigits += 1 }
+            position += 1
+        }
+        var exponent = 0
+        if position < number.end {
+            position += 1
+            var exponentNegative = false
+            if bytes[position] == UInt8(ascii: "+") { position += 1 } else if bytes[position] == UInt8(ascii: "-") { exponentNegative = true; position += 1 }
+            while position < number.end {
+                exponent = exponent * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+                guard exponent < 1000 else { return nil }
+                position += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        exponent -= fractionDigits
+        guard exponent >= -22 && exponent <= 22 else { return mantissa == 0 ? (number.negative ? -0.0 : 0.0) : nil }
+        var value = Double(mantissa)
+        value = exponent >= 0 ? value * JSONScanner.powersOfTen[exponent] : value / JSONScanner.powersOfTen[-exponent]
+        return number.negative ? -value : value
+    }
+
+    /// Any number, correctly rounded by the standard library's parser (strtod).
+    private func slowDouble(_ number: NumberSpan) -> Double {
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<number.end]), as: UTF8.self)
+        return Double(text) ?? .nan
+    }
+}
