@@ -37,7 +37,7 @@ public enum CatalogSource {
     /// Decodes and validates catalog bytes read from `url`.
     public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
         let catalog: Catalog
-        do { catalog = try CanonicalJSON.decode(Catalog.self, from: data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
+        do { catalog = try CatalogReader.read(data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
             if let error = error as? JSONFileError {
                 // A newer major with another shape should say "unknown format", not "missing field".
                 if let format = Self.formatField(data), (try? FormatTagError.check(format, expected: Catalog.formatTag)) == nil {
