@@ -17,20 +17,59 @@ public struct RegionID: Hashable, Comparable, Sendable, Codable, CustomStringCon
 }
 
 /// A bundle's content address: `sha256:` and the hex SHA-256 of its compressed bytes.
+/// Stored as four 64-bit words, so hashing and comparing a digest (done for every bundle
+/// reference of a planet-sized catalog) costs a few instructions rather than a 64-character string.
 public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    /// The lower-case hex SHA-256, without the `sha256:` prefix.
-    public let hex: String
+    private let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
 
     /// Parses `sha256:<64 hex digits>`; nil for anything else.
     public init?(_ text: String) {
         guard text.hasPrefix("sha256:") else { return nil }
-        let hex = String(text.dropFirst(7))
-        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
-        self.hex = hex
+        var text = text
+        guard let parsed = text.withUTF8({ BundleDigest.parse(UnsafeBufferPointer(rebasing: $0.dropFirst(7))) }) else { return nil }
+        (w0, w1, w2, w3) = parsed
+    }
+
+    /// Parses 64 lower-case hex digits; nil for anything else.
+    public init?<Bytes: Collection>(validatingHex bytes: Bytes) where Bytes.Element == UInt8 {
+        let parsed = bytes.withContiguousStorageIfAvailable(BundleDigest.parse) ?? Array(bytes).withUnsafeBufferPointer(BundleDigest.parse)
+        guard let parsed else { return nil }
+        (w0, w1, w2, w3) = parsed
+    }
+
+    /// The four words of 64 hex digits, without allocating.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+        guard bytes.count == 64 else { return nil }
+        func word(_ start: Int) -> UInt64? {
+            var value: UInt64 = 0
+            for index in start..<(start + 16) {
+                let byte = bytes[index]
+                let nibble: UInt8
+                if byte >= 48 && byte <= 57 { nibble = byte &- 48 } else if byte >= 97 && byte <= 102 { nibble = byte &- 87 } else { return nil }
+                value = value << 4 | UInt64(nibble)
+            }
+            return value
+        }
+        guard let a = word(0), let b = word(16), let c = word(32), let d = word(48) else { return nil }
+        return (a, b, c, d)
     }
 
     /// Wraps a hex digest already known to be valid (from a hasher).
-    public init(hex: String) { self.hex = hex }
+    public init(hex: String) {
+        var hex = hex
+        guard let parsed = hex.withUTF8(BundleDigest.parse) else { preconditionFailure("not a lower-case SHA-256 hex digest: \(hex)") }
+        (w0, w1, w2, w3) = parsed
+    }
+
+    /// The lower-case hex SHA-256, without the `sha256:` prefix.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: 64)
+        for (index, word) in [w0, w1, w2, w3].enumerated() {
+            for nibble in 0..<16 { out[index * 16 + nibble] = digits[Int(word >> UInt64(60 - nibble * 4) & 15)] }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -44,10 +83,11 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
+    public func hash(into hasher: inout Hasher) { hasher.combine(w0); hasher.combine(w1) }
     public var description: String { "sha256:" + hex }
     /// A short form for messages and progress lines.
     public var short: String { "sha256:" + hex.prefix(12) }
-    public static func < (lhs: BundleDigest, rhs: BundleDigest) -> Bool { lhs.hex < rhs.hex }
+    public static func < (lhs: BundleDigest, rhs: BundleDigest) -> Bool { (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3) }
 }
 
 /// A map version such as `2026.11.0`, ordered component by component (numbers numerically).
