@@ -68,12 +68,13 @@ final class UpdateFixture: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+/// Polls `condition` every 20 ms for up to `seconds`, sleeping without holding a cooperative thread
+/// (the downloads being watched need those threads).
+func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }
-        usleep(20_000)
+        try? await Task.sleep(for: .milliseconds(20))
     }
     return try condition()
 }

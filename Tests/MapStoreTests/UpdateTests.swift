@@ -69,7 +69,7 @@ import Testing
         let received = Mutex<Int64>(0)
         let first = Task { try await store.update(catalog: url) { step in received.withLock { $0 = max($0, step.receivedBytes) } } }
         let total = try fixture.changedBundles().values.reduce(Int64(0)) { $0 + $1.size }
-        #expect(eventually(20) { received.withLock { $0 } > total / 4 })
+        #expect(await eventually(20) { received.withLock { $0 } > total / 4 })
         first.cancel()
         await #expect(throws: MapStoreError.self) { try await first.value }
         #expect(store.mapVersion == UpdateFixture.oldVersion)
