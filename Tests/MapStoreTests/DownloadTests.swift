@@ -38,6 +38,7 @@ import Testing
     }
 
     @Test func downloadsTwoRegionsInParallelWithoutRefetchingPresentBundles() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let nginx = try NginxServer(root: DownloadTests.catalogFolder)
         defer { nginx.stop() }
         let device = Device()
@@ -65,6 +66,7 @@ import Testing
     }
 
     @Test func killedDownloadResumesFromFetchedBytes() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
@@ -92,6 +94,7 @@ import Testing
     }
 
     @Test func pauseAndResumeCompletes() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
@@ -121,6 +124,7 @@ import Testing
     }
 
     @Test func cancelRemovesPartialDataAndMakesRegionAvailable() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
@@ -139,6 +143,7 @@ import Testing
     }
 
     @Test func meteredNetworkIsRefusedUnlessAllowed() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let device = Device()
         let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
         let store = try openStore(device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
@@ -152,6 +157,7 @@ import Testing
     }
 
     @Test func serverErrorsBeyondRetryBudgetAreRemoteErrorsNamingURLAndRegion() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
@@ -172,6 +178,7 @@ import Testing
     /// Needs root to mount a tmpfs; skipped otherwise (the disk-full path is not faked).
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func diskFullIsALocalErrorNamingTheRegion() async throws {
+        _ = try await offPool { StoreFixture.shared }
         let device = Device()
         let mountPoint = device.folder.join("small")
         try FileSystem.makeDirectories(mountPoint)

@@ -12,10 +12,10 @@ import Testing
     static let afterSwitch = ["update.afterNext", "update.midSwitch", "update.beforeCommit", "update.afterCommit", "update.midPurge"]
 
     @Test(arguments: beforeSwitch + afterSwitch)
-    func killedUpdateEndsAtOldOrNewVersion(_ point: String) throws {
-        let fixture = UpdateFixture.shared, device = Device()
+    func killedUpdateEndsAtOldOrNewVersion(_ point: String) async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
         _ = try device.open(image: fixture.image)
-        let result = try device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
+        let result = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let store = try device.open(image: fixture.image)
         _ = try store.repair()
@@ -29,7 +29,7 @@ import Testing
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") && !$0.hasPrefix(".update") })
         #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
         // The interrupted update can always be run to the end afterwards.
-        #expect(try device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)]).status == 0)
+        #expect(try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)]).status == 0)
         #expect(try MapStore.verifyInstalled(storage: device.storage, full: true).mapVersion == UpdateFixture.newVersion)
     }
 }

@@ -10,6 +10,9 @@ import Testing
 final class UpdateFixture: @unchecked Sendable {
     static let shared = UpdateFixture()
 
+    /// The shared fixture, built on a thread of its own on first use (not on a cooperative thread).
+    static func ready() async throws -> UpdateFixture { try await offPool { UpdateFixture.shared } }
+
     let folder = TemporaryFolder("store-update")
     static let oldVersion = MapVersion("2026.11.0")
     static let newVersion = MapVersion("2026.12.0")
