@@ -98,7 +98,7 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=3000&times=1")
+        let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000&times=1")
         let store = try openStore(device, catalog: server.url(name))
         let task = try store.download(regions: ["europe/li"])
         let states = Mutex<[RegionState]>([])
