@@ -24,21 +24,40 @@ public final class MapStore: Sendable {
         /// Public keys (the text of `mappack keygen`'s `.pub` files) an image must be signed with;
         /// empty accepts unsigned images. With keys, an unsigned or wrongly signed image is refused.
         public var trustedPublicKeys: [String]
+        /// The catalog the installed data comes from; remembered at open when the store knows none yet.
+        /// Bundle URLs in the catalog are relative to it.
+        public var catalogURL: URL?
+        /// Attempts per bundle (in a row without progress) before a download fails with a remote error.
+        public var fetchAttempts: Int
+        /// Seconds before the first retry; doubles each failure.
+        public var fetchRetryDelay: Double
+        /// Whether downloads may use metered networks, and how to tell.
+        public var networkPolicy: NetworkPolicy
+        /// When set, `checkForUpdate` that finds a newer version runs `update` before returning.
+        public var autoUpdate: Bool
 
         /// Quick validation, no cache limit, files copied, no signature required.
-        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = []) {
+        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
+                    catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(), autoUpdate: Bool = false) {
             self.fullValidation = fullValidation; self.cacheLimitBytes = cacheLimitBytes; self.linkFilesFromFolderImage = linkFilesFromFolderImage
             self.trustedPublicKeys = trustedPublicKeys
+            self.catalogURL = catalogURL; self.fetchAttempts = fetchAttempts; self.fetchRetryDelay = fetchRetryDelay
+            self.networkPolicy = networkPolicy; self.autoUpdate = autoUpdate
         }
     }
 
     /// The storage's status as found at open (after a first-start install, `ok`); never changes afterwards.
     public let initialStatus: StoreStatus
-    private let core: Mutex<StoreCore>
-    private let options: Options
+    let core: Mutex<StoreCore>
+    let options: Options
+    /// Policies the app may change at run time.
+    let settings: Mutex<(networkPolicy: NetworkPolicy, autoUpdate: Bool)>
+    /// Bundles that live download tasks still need from the download cache.
+    let activeDownloads = Mutex<[ObjectIdentifier: Set<BundleDigest>]>([:])
 
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
         self.core = Mutex(core); self.initialStatus = status; self.options = options
+        self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
 
     /// Opens the storage at `storage` and the cache at `cache`, creating them as needed.
@@ -58,6 +77,7 @@ public final class MapStore: Sendable {
             status = .ok
         }
         if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
+        if let url = options.catalogURL, status == .ok, core.catalogURL == nil { try core.state?.setMeta("catalogURL", url.absoluteString) }
         return MapStore(core: core, status: status, options: options)
     }
 

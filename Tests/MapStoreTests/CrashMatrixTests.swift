@@ -20,9 +20,9 @@ import Testing
         + ["install.midStaging", "install.afterStaging", "install.afterRename", "cache.midImport"].map { InstallCase(point: $0, archive: true) }
 
     @Test(arguments: installCases)
-    func killedInstallIsDetectedAndRepaired(_ crash: InstallCase) throws {
+    func killedInstallIsDetectedAndRepaired(_ crash: InstallCase) async throws {
         let device = Device(), image = StoreFixture.shared.image(archive: crash.archive)
-        let result = try device.run(["install", "--image", image.path], crashAt: crash.point)
+        let result = try await device.run(["install", "--image", image.path], crashAt: crash.point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let store = try device.open(image: image)
         #expect(store.initialStatus != .ok)
@@ -35,9 +35,9 @@ import Testing
         #expect(try device.open(full: true).initialStatus == .ok)
     }
 
-    @Test func killedInstallWithoutImageRollsBackToEmpty() throws {
+    @Test func killedInstallWithoutImageRollsBackToEmpty() async throws {
         let device = Device(), image = StoreFixture.shared.image(archive: false)
-        #expect(try device.run(["install", "--image", image.path], crashAt: "install.afterRename").status == SIGKILL)
+        #expect(try await device.run(["install", "--image", image.path], crashAt: "install.afterRename").status == SIGKILL)
         let store = try device.open()
         #expect(store.initialStatus == .interruptedInstall)
         #expect(try store.repair().status == .empty)
@@ -45,10 +45,10 @@ import Testing
     }
 
     @Test(arguments: ["delete.afterMark", "delete.midFiles", "delete.beforeCommit"])
-    func killedDeleteIsFinished(_ point: String) throws {
+    func killedDeleteIsFinished(_ point: String) async throws {
         let device = Device(), image = StoreFixture.shared.image(archive: false)
         _ = try device.open(image: image)
-        let result = try device.run(["delete", "europe/ch/be"], crashAt: point)
+        let result = try await device.run(["delete", "europe/ch/be"], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let store = try device.open(image: image)
         #expect(store.initialStatus == .interruptedOperation)
@@ -60,11 +60,11 @@ import Testing
     }
 
     @Test(arguments: ["move.afterMark", "move.midCopy", "move.afterCopy", "move.beforeCommit", "move.afterCommit", "move.midRemoveOld"])
-    func killedMoveLeavesStoreUsableAtExactlyOnePlace(_ point: String) throws {
+    func killedMoveLeavesStoreUsableAtExactlyOnePlace(_ point: String) async throws {
         let device = Device(), image = StoreFixture.shared.image(archive: false)
         _ = try device.open(image: image)
         let target = device.folder.join("moved")
-        let result = try device.run(["move", "--to", target], crashAt: point)
+        let result = try await device.run(["move", "--to", target], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let old = try device.open(image: image)
         #expect(old.initialStatus == .interruptedOperation)

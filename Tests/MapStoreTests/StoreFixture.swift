@@ -49,10 +49,13 @@ final class Device: @unchecked Sendable {
         try MapStore.open(storage: storage ?? self.storage, cache: cache, preinstalled: image, options: .init(fullValidation: full))
     }
 
-    /// Runs `mappack store VERB … --storage --cache` with an optional crash point.
-    func run(_ verb: [String], crashAt: String? = nil) throws -> Tool.Result {
-        try Tool.mappack(["store"] + verb + ["--storage", storage, "--cache", cache],
-                         environment: crashAt.map { ["MAPSTORE_CRASH_AT": $0] } ?? [:])
+    /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread
+    /// of its own: a test blocking a cooperative thread for seconds would starve the async download
+    /// tests running beside it (two cores, two pool threads).
+    func run(_ verb: [String], crashAt: String? = nil) async throws -> Tool.Result {
+        let arguments = ["store"] + verb + ["--storage", storage, "--cache", cache]
+        let environment = crashAt.map { ["MAPSTORE_CRASH_AT": $0] } ?? [:]
+        return try await offPool { try Tool.mappack(arguments, environment: environment) }
     }
 }
 
@@ -64,4 +67,11 @@ func flipBit(in path: String, at offset: UInt64 = 10) throws {
     try handle.seek(toOffset: offset)
     try handle.write(contentsOf: Data([byte ^ 0x01]))
     try handle.close()
+}
+
+/// Runs blocking `body` (a subprocess, a fixture build) on a thread of its own.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }

@@ -82,6 +82,20 @@ final class MapCache {
         try db.execute("VACUUM")
     }
 
+    /// The map version the cached data belongs to, nil when unknown (never seeded nor reset).
+    func mapVersion() throws -> MapVersion? {
+        try db.query("SELECT value FROM meta WHERE key = 'mapVersion'").first?.first?.string.map { MapVersion($0) }
+    }
+
+    /// Removes every entry and stamps the cache with `mapVersion`, in one transaction, so the
+    /// cache never serves data of a version older than the store's after an update.
+    func reset(mapVersion: MapVersion) throws {
+        try db.transaction {
+            try db.execute("DELETE FROM entries")
+            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('mapVersion', ?)", [.text(mapVersion.rawValue)])
+        }
+    }
+
     /// Checks a seed's format and map version without importing it.
     static func seedVersion(at seed: String) throws -> MapVersion {
         let reader: SQLiteDatabase

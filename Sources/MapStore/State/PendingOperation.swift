@@ -8,6 +8,8 @@ enum PendingOperation: Equatable {
     case delete([RegionID])
     case cacheImport
     case move(to: String)
+    /// An update or a run-time download switching the store to a new manifest (see `TransitionRecord`).
+    case transition(TransitionRecord)
 
     var kind: String {
         switch self {
@@ -15,6 +17,7 @@ enum PendingOperation: Equatable {
         case .delete: "delete"
         case .cacheImport: "cacheImport"
         case .move: "move"
+        case .transition: "transition"
         }
     }
 
@@ -24,6 +27,7 @@ enum PendingOperation: Equatable {
         case .delete(let ids): ids.map(\.rawValue).joined(separator: "\n")
         case .cacheImport: ""
         case .move(let to): to
+        case .transition(let record): (try? String(decoding: JSONEncoder().encode(record), as: UTF8.self)) ?? ""
         }
     }
 
@@ -33,7 +37,25 @@ enum PendingOperation: Equatable {
         case "delete": self = .delete(detail.split(separator: "\n").map { RegionID(String($0)) })
         case "cacheImport": self = .cacheImport
         case "move": self = .move(to: detail)
+        case "transition":
+            guard let record = try? JSONDecoder().decode(TransitionRecord.self, from: Data(detail.utf8)) else { return nil }
+            self = .transition(record)
         default: return nil
         }
     }
+}
+
+/// What a pending transition commits: the new manifest's identity and every region's state after it.
+/// Kept in the pending row so repair can finish the switch without the process that started it.
+struct TransitionRecord: Codable, Equatable {
+    /// `update` or `download`, for reports.
+    var kind: String
+    /// The image id of the manifest the transition installs.
+    var imageID: String
+    /// Its map version.
+    var mapVersion: String
+    /// Region id → state after the commit (regions of the new manifest).
+    var states: [String: String]
+    /// Meta keys set with the commit (catalog URL, support window).
+    var meta: [String: String]
 }

@@ -32,6 +32,7 @@ final class StateDatabase {
                                                 bundles TEXT NOT NULL, size INTEGER NOT NULL, state TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS pending_operation (id INTEGER PRIMARY KEY CHECK (id = 1), kind TEXT NOT NULL,
                                                           detail TEXT NOT NULL, started TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS downloads (id TEXT PRIMARY KEY, state TEXT NOT NULL);
             """)
     }
 
@@ -99,6 +100,50 @@ final class StateDatabase {
         try db.transaction {
             try db.executeMany("DELETE FROM regions WHERE id = ?", ids.map { [.text($0.rawValue)] })
             try clearPending()
+        }
+    }
+
+    /// Records a switch to `manifest`: regions, their states, meta; clears the pending row; one transaction.
+    func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [String: String]) throws {
+        try db.transaction {
+            try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
+            try setMeta("imageID", manifest.imageID)
+            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            for (key, value) in meta { try setMeta(key, value) }
+            let sizes = manifest.derivedSizesOnDisk()
+            try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               try manifest.regions.map { region in
+                                   [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                                    .text(region.bundles.map(\.description).joined(separator: " ")),
+                                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text((states[region.id] ?? .completed).rawValue)]
+                               })
+            try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
+        }
+    }
+
+    /// Sets the state of installed regions.
+    func setStates(_ states: [RegionID: RegionState]) throws {
+        try db.transaction {
+            try db.executeMany("UPDATE regions SET state = ? WHERE id = ?", states.map { [.text($0.value.rawValue), .text($0.key.rawValue)] })
+        }
+    }
+
+    /// States of regions being downloaded or paused (not installed yet).
+    func downloadStates() throws -> [RegionID: RegionState] {
+        var out: [RegionID: RegionState] = [:]
+        for row in try db.query("SELECT id, state FROM downloads") {
+            if let id = row[0].string, let state = row[1].string.flatMap(RegionState.init(rawValue:)) { out[RegionID(id)] = state }
+        }
+        return out
+    }
+
+    /// Sets (or with nil removes) the download state of not-yet-installed regions.
+    func setDownloadState(_ ids: [RegionID], _ state: RegionState?) throws {
+        if let state {
+            try db.executeMany("INSERT OR REPLACE INTO downloads(id, state) VALUES (?, ?)", ids.map { [.text($0.rawValue), .text(state.rawValue)] })
+        } else {
+            try db.executeMany("DELETE FROM downloads WHERE id = ?", ids.map { [.text($0.rawValue)] })
         }
     }
 }

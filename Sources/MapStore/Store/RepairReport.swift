@@ -1,3 +1,5 @@
+import MapFormat
+
 /// What `repair()` did.
 public struct RepairReport: Sendable, Equatable {
     /// One step repair took.
@@ -14,6 +16,10 @@ public struct RepairReport: Sendable, Equatable {
         case finishedMove(to: String)
         /// A move that had not committed was rolled back: the destination's partial copy was removed.
         case rolledBackMove
+        /// An update or download whose new store tree was complete was switched in and committed.
+        case finishedUpdate(to: MapVersion)
+        /// An update or download that had not staged its new tree completely was rolled back.
+        case rolledBackUpdate
         /// Missing or corrupt files were restored from the image; extra files removed.
         case restoredFiles(count: Int)
 
@@ -25,6 +31,8 @@ public struct RepairReport: Sendable, Equatable {
             case .finishedCacheImport: "finished an interrupted cache seed import"
             case .finishedMove(let to): "finished moving the storage to \(to)"
             case .rolledBackMove: "rolled back an interrupted move"
+            case .finishedUpdate(let version): "finished an interrupted update or download (now map version \(version))"
+            case .rolledBackUpdate: "rolled back an interrupted update or download"
             case .restoredFiles(let count): "restored \(count) file\(count == 1 ? "" : "s") from the image"
             }
         }

@@ -15,7 +15,9 @@ extension StoreCore {
         if !reinstall, pending == nil, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion, offered.mapVersion > installed {
             reinstall = true
         }
-        if !reinstall, (try? storedManifest())?.imageID != (try state?.imageID) { reinstall = true }
+        var inTransition = false
+        if case .transition? = pending { inTransition = true }
+        if !reinstall, !inTransition, (try? storedManifest())?.imageID != (try state?.imageID) { reinstall = true }
         if reinstall {
             let hadAnything = FileSystem.exists(layout.state) || FileSystem.exists(layout.store) || FileSystem.exists(layout.manifest)
             try wipe()
@@ -43,6 +45,8 @@ extension StoreCore {
             actions.append(.finishedCacheImport)
         case .move(let destination)?:
             actions.append(try finishOrRollBackMove(to: destination))
+        case .transition(let record)?:
+            actions.append(try finishOrRollBackTransition(record))
         case .install?, nil:
             break
         }

@@ -57,6 +57,11 @@ final class StoreCore {
             return .interruptedOperation
         }
         guard let imageID = try? state.imageID else { return .interruptedInstall }
+        removeTransitionLeftovers()
+        // No process is downloading at open: an interrupted download is a paused one.
+        if let downloads = try? state.downloadStates() {
+            try? state.setDownloadState(downloads.filter { $0.value == .downloading }.map(\.key), .paused)
+        }
         guard let manifest = try? storedManifest(), manifest.imageID == imageID, FileSystem.isDirectory(layout.store) else { return .corrupted }
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }

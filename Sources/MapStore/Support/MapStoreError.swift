@@ -23,6 +23,44 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     case destinationNotEmpty(path: String)
     /// A file-system or database step failed.
     case io(operation: String, path: String, reason: String)
+    /// A failure on this device while fetching or installing: disk full (`errno` ENOSPC), permissions,
+    /// a corrupted or unreadable file. Retrying rarely helps until the user frees space or fixes access.
+    case local(path: String, errno: Int32?, regions: [RegionID], bundle: BundleDigest?, reason: String)
+    /// A failure of the server or the network: HTTP status, timeout, refused or reset connection,
+    /// content that does not match the catalog. Retrying later may help.
+    case remote(url: String, httpStatus: Int?, regions: [RegionID], bundle: BundleDigest?, reason: String)
+    /// The catalog offers an older map version than the installed one; updates never go back.
+    case rollbackRefused(installed: MapVersion, offered: MapVersion)
+    /// The network policy forbids metered networks and the app says the current one is metered.
+    case meteredNetworkDisallowed(regions: [RegionID])
+    /// No catalog URL is known: pass one, or set it with `setCatalogURL` or `Options.catalogURL`.
+    case noCatalogURL
+    /// The catalog is of another map version than the store; update the store before downloading more regions.
+    case updateRequired(store: MapVersion, catalog: MapVersion)
+    /// A region id the catalog does not have.
+    case unknownCatalogRegion(RegionID)
+    /// The operation was cancelled (task cancelled or `DownloadTask.cancel()`).
+    case cancelled
+
+    /// Which side a failure is on, so an app can choose between "try again later" and "free space".
+    public enum Category: String, Sendable {
+        /// This device: disk, permissions, corrupted local files, the store's own state.
+        case local
+        /// The server or the network.
+        case remote
+        /// The request itself: unknown region, policy, missing catalog URL, cancelled.
+        case request
+    }
+
+    /// The side this failure is on.
+    public var category: Category {
+        switch self {
+        case .remote: .remote
+        case .local, .io, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
+        case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
+             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
+        }
+    }
 
     public var description: String {
         switch self {
@@ -36,6 +74,26 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
         case .invalidCacheSeed(let path, let reason): "\(path): not a mappack cache seed: \(reason)"
         case .destinationNotEmpty(let path): "\(path): destination for moveData is not empty; choose a new or empty folder"
         case .io(let operation, let path, let reason): "\(path): \(operation) failed: \(reason)"
+        case .local(let path, _, let regions, let bundle, let reason):
+            "local failure\(Self.context(regions, bundle)) at \(path): \(reason)"
+        case .remote(let url, _, let regions, let bundle, let reason):
+            "remote failure\(Self.context(regions, bundle)) from \(url): \(reason)"
+        case .rollbackRefused(let installed, let offered):
+            "the catalog offers map version \(offered), older than the installed \(installed); refused (updates never go back)"
+        case .meteredNetworkDisallowed(let regions):
+            "not downloading\(Self.context(regions, nil)): the network is metered and the network policy disallows metered networks"
+        case .noCatalogURL: "no catalog URL is known for this storage; pass --catalog URL (or setCatalogURL / Options.catalogURL)"
+        case .updateRequired(let store, let catalog):
+            "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"
+        case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
+        case .cancelled: "cancelled"
         }
+    }
+
+    private static func context(_ regions: [RegionID], _ bundle: BundleDigest?) -> String {
+        var parts: [String] = []
+        if !regions.isEmpty { parts.append("region\(regions.count == 1 ? "" : "s") \(regions.map(\.rawValue).joined(separator: ", "))") }
+        if let bundle { parts.append("bundle \(bundle.short)") }
+        return parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
     }
 }

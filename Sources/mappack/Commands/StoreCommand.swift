@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapStore
+import Synchronization
 
 /// `mappack store VERB --storage S --cache C`: drives MapStore on folders as a device would.
 enum StoreCommand {
@@ -15,13 +16,17 @@ enum StoreCommand {
           verify  [--quick]                 check installed files against the stored manifest
           cache   size | clear | limit BYTES
           move    --to DIR                  move the persistent storage
+          update  [--catalog URL] [--check] update to the catalog's newer map version (--check: only report)
+          download ID... [--catalog URL]    download more regions from the store's catalog
+          available [--lang L] [--catalog URL]  catalog regions not installed
+          version                           one-line map version report (store and cache)
 
         exit codes: 0 ok, 1 not ok or the work failed, 2 bad usage
         """
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
-        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to", "trust"])
+        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to", "trust", "catalog"])
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
         }
@@ -83,9 +88,73 @@ enum StoreCommand {
             terminal.finishProgress()
             terminal.line("moved to \(store.storage)")
             return 0
+        case "update":
+            let store = try open()
+            let catalog = arguments.option("catalog").map(catalogURL)
+            if arguments.flag("check") {
+                let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
+                terminal.line("\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                              + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
+                              + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
+                return 0
+            }
+            try waitFor {
+                try await store.update(catalog: catalog) { step in
+                    if step.phase == .fetching { terminal.progress("fetching \(Int(step.fraction * 100))%") }
+                }
+            }
+            terminal.finishProgress()
+            terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
+            return 0
+        case "download":
+            guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
+            let store = try open()
+            if let catalog = arguments.option("catalog").map(catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
+            let task = try store.download(regions: arguments.positionals.map { RegionID($0) })
+            try waitFor {
+                for await event in task.events {
+                    if case .progress(let region, let received, let total) = event {
+                        terminal.progress("\(region) \(total > 0 ? Int(Double(received) / Double(total) * 100) : 100)%")
+                    }
+                }
+                try await task.wait()
+            }
+            terminal.finishProgress()
+            terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
+            return 0
+        case "available":
+            let store = try open()
+            if let catalog = arguments.option("catalog").map(catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
+            for region in try store.availableRegions(language: arguments.option("lang")) {
+                terminal.line("\(region.id)\t\(region.name)\t\(ByteCount.format(region.downloadBytes))\t\(region.state.rawValue)")
+            }
+            return 0
+        case "version":
+            terminal.line(try open().versionReport)
+            return 0
         default:
             throw UsageError(message: "unknown store verb '\(verb)'\n" + usage)
         }
+    }
+
+    /// A URL from `--catalog`: a URL with a scheme, or a local path.
+    private static func catalogURL(_ text: String) -> URL {
+        if text.contains("://"), let url = URL(string: text) { return url }
+        return URL(fileURLWithPath: text)
+    }
+
+    /// Runs async store work from the synchronous CLI dispatch and waits for it.
+    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
     }
 
     private static func cacheVerb(_ words: [String], store: MapStore, terminal: Terminal) throws -> Int32 {

@@ -1,0 +1,106 @@
+import MapFormat
+import Synchronization
+
+/// One run-time download of regions (with their descendants): pause, resume, cancel, and events.
+///
+/// Pausing stops the transfers and keeps the bytes fetched so far in the storage's download
+/// cache; `resume()`, or a later `MapStore.download` of the same regions (also after the process
+/// was killed), continues from them. Cancelling removes the fetched data and returns the regions
+/// to `available`.
+public final class DownloadTask: Sendable {
+    /// The regions asked for.
+    public let regions: [RegionID]
+    /// Progress, state changes, completion or failure; finishes when the task completes, fails or is cancelled.
+    public let events: AsyncStream<DownloadEvent>
+
+    enum Phase: Equatable { case running, pausing, paused, cancelling, finished }
+
+    struct Control: ~Copyable {
+        var phase: Phase = .running
+        var runner: Task<Void, Never>?
+        var outcome: Result<Void, MapStoreError>?
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+    }
+
+    let continuation: AsyncStream<DownloadEvent>.Continuation
+    let control = Mutex(Control())
+    let store: MapStore
+
+    init(store: MapStore, regions: [RegionID]) {
+        self.store = store
+        self.regions = regions
+        (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Starts (or restarts after a pause) the work.
+    func start() {
+        let runner = Task { [self] in await store.runDownload(self) }
+        control.withLock { $0.runner = runner }
+    }
+
+    /// Stops the transfers, keeping what was fetched; regions move to `paused`.
+    public func pause() {
+        let runner = control.withLock { control -> Task<Void, Never>? in
+            guard control.phase == .running else { return nil }
+            control.phase = .pausing
+            return control.runner
+        }
+        runner?.cancel()
+    }
+
+    /// Continues a paused download from the bytes already fetched.
+    public func resume() {
+        let restart = control.withLock { control -> Bool in
+            guard control.phase == .paused else { return false }
+            control.phase = .running
+            return true
+        }
+        if restart { start() }
+    }
+
+    /// Stops the download and removes its fetched data; the regions return to `available`.
+    public func cancel() {
+        let (runner, cleanUpNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running, .pausing: control.phase = .cancelling; return (control.runner, false)
+            case .paused: control.phase = .cancelling; return (nil, true)
+            case .cancelling, .finished: return (nil, false)
+            }
+        }
+        runner?.cancel()
+        if cleanUpNow { Task { [self] in store.cleanUpCancelled(self); finish(.failure(.cancelled)) } }
+    }
+
+    /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.
+    /// While paused, keeps waiting for `resume()` or `cancel()`.
+    public func wait() async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
+                if control.outcome == nil { control.waiters.append(waiter) }
+                return control.outcome
+            }
+            if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+        }
+    }
+
+    /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
+    var phase: Phase { control.withLock { $0.phase } }
+
+    func markPaused() { control.withLock { $0.phase = .paused } }
+
+    func emit(_ event: DownloadEvent) { continuation.yield(event) }
+
+    func finish(_ outcome: Result<Void, MapStoreError>) {
+        let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
+            control.phase = .finished
+            control.outcome = outcome
+            defer { control.waiters = [] }
+            return control.waiters
+        }
+        if case .failure(let error) = outcome {
+            if case .cancelled = error {} else { emit(.failed(error)) }
+        }
+        continuation.finish()
+        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+    }
+}

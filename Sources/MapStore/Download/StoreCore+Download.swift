@@ -1,0 +1,91 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+/// Run-time region downloads from the store's catalog: plan and atomic install beside what is there.
+extension StoreCore {
+    struct DownloadPlan {
+        /// Regions (with descendants) not installed yet.
+        var newRegions: [RegionID]
+        /// Bundles to fetch.
+        var requests: [FetchRequest]
+        /// Per requested region: its missing bundles.
+        var regionBundles: [RegionID: Set<BundleDigest>]
+    }
+
+    /// What downloading `ids` (and their descendants) from `tree` would fetch and install.
+    func planDownload(tree: RegionTree, ids: [RegionID], catalogURL: URL) throws -> DownloadPlan {
+        let state = try committedState()
+        guard let version = try state.mapVersion else { throw MapStoreError.notInstalled }
+        guard tree.catalog.mapVersion == version else { throw MapStoreError.updateRequired(store: version, catalog: tree.catalog.mapVersion) }
+        let installed = Set(try state.regions().map(\.id))
+        let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
+        var newRegions: [RegionID] = [], seen = Set<RegionID>()
+        var wanted: [BundleDigest: [RegionID]] = [:]
+        var regionBundles: [RegionID: Set<BundleDigest>] = [:]
+        for id in ids {
+            guard tree.region(id) != nil else { throw MapStoreError.unknownCatalogRegion(id) }
+            var missing = Set<BundleDigest>()
+            for member in tree.subtree(id) where !installed.contains(member) {
+                if seen.insert(member).inserted { newRegions.append(member) }
+                for bundle in tree.region(member)?.bundles ?? [] where !onDevice.contains(bundle) {
+                    missing.insert(bundle)
+                    if !(wanted[bundle]?.contains(id) ?? false) { wanted[bundle, default: []].append(id) }
+                }
+            }
+            regionBundles[id] = missing
+        }
+        let requests = wanted.keys.sorted().compactMap { digest -> FetchRequest? in
+            guard let info = tree.catalog.bundles[digest] else { return nil }
+            return FetchRequest(digest: digest, url: CatalogLoader.bundleURL(info.url, catalog: catalogURL), size: info.size, regions: wanted[digest] ?? [])
+        }
+        return DownloadPlan(newRegions: newRegions, requests: requests, regionBundles: regionBundles)
+    }
+
+    /// Installs `ids` (not yet installed ones, with descendants) from the fetched `archives`, atomically.
+    func applyDownload(tree: RegionTree, ids: [RegionID], catalogURL: URL, archives: [BundleDigest: String]) throws {
+        let plan = try planDownload(tree: tree, ids: ids, catalogURL: catalogURL)
+        guard !plan.newRegions.isEmpty, let state else { return }
+        let rows = try state.regions()
+        let old = try installedManifest(storedManifest())
+        let onDevice = Set(old.bundles.map(\.digest))
+        var needed: [BundleDigest: [RegionID]] = [:]
+        for id in plan.newRegions { for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) } }
+        for digest in needed.keys where archives[digest] == nil {
+            throw MapStoreError.local(path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
+        }
+        _ = try transition(kind: "download", regions: plan.newRegions) { store in
+            var extracted: [BundleDigest: [ExtractedFile]] = [:]
+            for digest in needed.keys.sorted() {
+                guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
+                extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
+            }
+            // Installed regions keep their records (and their data's version); new ones come from the catalog.
+            let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.newRegions, kept: rows.map(\.id), extracted: extracted)
+            var states: [RegionID: RegionState] = [:]
+            for row in rows { states[row.id] = row.state }
+            for id in plan.newRegions { states[id] = .completed }
+            return TransitionTarget(kind: "download", manifest: manifest, archives: archives.filter { needed[$0.key] != nil }, infos: [:],
+                                    states: states, meta: [:], resetsCache: false)
+        }
+        purgeDownloads(Set(needed.keys))
+    }
+
+    /// Bytes of `digest` already on the device in the download cache (verified or partial).
+    func downloadedBytes(_ digest: BundleDigest) -> Int64 {
+        let cache = DownloadCache(root: downloadFolder)
+        if let size = (try? FileSystem.status(cache.path(for: digest))) ?? nil { return size.size }
+        return ((try? FileSystem.status(cache.partialPath(for: digest))) ?? nil)?.size ?? 0
+    }
+
+    /// Removes verified and partial downloads of `bundles`.
+    func removeDownloads(_ bundles: Set<BundleDigest>) {
+        let cache = DownloadCache(root: downloadFolder)
+        for digest in bundles {
+            for path in [cache.path(for: digest), cache.partialPath(for: digest), cache.partialMetaPath(for: digest), cache.lockPath(for: digest)] {
+                try? FileSystem.removeFile(path)
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+import Synchronization
+
+/// Run-time downloads, region details, space, paths and the version report.
+extension MapStore {
+    /// Downloads `regions` (with their descendants) from the store's catalog and installs them
+    /// atomically beside what is installed; bundles already on the device are not fetched again.
+    /// Several tasks may run at once. A region paused earlier (also in a process that was killed)
+    /// resumes from the bytes already fetched.
+    ///
+    /// Throws at once when nothing is installed or the network policy forbids the current network
+    /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
+    /// and from `wait()`.
+    public func download(regions: [RegionID]) throws -> DownloadTask {
+        _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+        guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
+        let task = DownloadTask(store: self, regions: regions)
+        task.start()
+        return task
+    }
+
+    /// The catalog downloads use: the kept one of the installed version, else the remembered URL's.
+    func catalogForDownloads() async throws -> (tree: RegionTree, url: URL) {
+        let (kept, remembered) = core.withLock { ($0.keptCatalog(), $0.catalogURL) }
+        guard let url = remembered else { throw MapStoreError.noCatalogURL }
+        if let kept { return (kept, url) }
+        let (tree, bytes) = try await CatalogLoader.load(url)
+        try core.withLock { core throws in try core.keepCatalog(tree, bytes: bytes) }
+        return (tree, url)
+    }
+
+    /// The body of a `DownloadTask` run (first start or resume).
+    func runDownload(_ task: DownloadTask) async {
+        let key = ObjectIdentifier(task)
+        var requested: [RegionID] = []
+        do {
+            let (tree, url) = try await catalogForDownloads()
+            let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in try core.planDownload(tree: tree, ids: task.regions, catalogURL: url) }
+            requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
+            activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
+            try core.withLock { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
+            for id in requested { task.emit(.stateChanged(id, .downloading)) }
+            let received = Mutex<[BundleDigest: Int64]>([:])
+            let sizes = Dictionary(plan.requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
+            let archives = try await fetch(plan.requests, onBundle: { event in
+                let update: (BundleDigest, Int64)?
+                switch event {
+                case .progress(let digest, let bytes, _): update = (digest, bytes)
+                case .verified(let digest, let size), .alreadyCached(let digest, let size): update = (digest, size)
+                default: update = nil
+                }
+                guard let (digest, bytes) = update else { return }
+                let totals = received.withLock { map -> [(RegionID, Int64, Int64)] in
+                    map[digest] = bytes
+                    return plan.regionBundles.filter { $0.value.contains(digest) }.map { region, bundles in
+                        (region, bundles.reduce(0) { $0 + (map[$1] ?? 0) }, bundles.reduce(0) { $0 + (sizes[$1] ?? 0) })
+                    }
+                }
+                for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
+            }, progress: { _, _ in })
+            CrashPoint.reach("download.afterFetch")
+            try await OffThread.run { [self] in
+                try core.withLock { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
+            }
+            activeDownloads.withLock { $0[key] = nil }
+            for id in task.regions { task.emit(.stateChanged(id, .completed)) }
+            task.emit(.completed(task.regions))
+            task.finish(.success(()))
+        } catch {
+            activeDownloads.withLock { $0[key] = nil }
+            let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storage, reason: "\(error)")
+            let interrupted: Bool
+            if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
+            switch (interrupted, task.phase) {
+            case (true, .pausing):
+                try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                task.markPaused()
+                for id in task.regions { task.emit(.stateChanged(id, .paused)) }
+            case (true, .cancelling):
+                cleanUpCancelled(task)
+                task.finish(.failure(.cancelled))
+            default:
+                // Fetched bytes stay for a later attempt: the regions are paused, not lost.
+                try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                task.finish(.failure(failure))
+            }
+        }
+    }
+
+    /// `ids` and their catalog descendants that are not installed (rows of the downloads table).
+    func notInstalled(_ ids: [RegionID], _ core: StoreCore) -> [RegionID] {
+        let installed = Set(((try? core.state?.regions()) ?? []).map(\.id))
+        let downloads = ((try? core.state?.downloadStates()) ?? [:]).keys
+        var out = Set(ids.filter { !installed.contains($0) })
+        if let tree = core.keptCatalog() { for id in ids { out.formUnion(tree.subtree(id).filter { !installed.contains($0) }) } }
+        return Array(out.intersection(Set(downloads).union(ids)))
+    }
+
+    /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows.
+    func cleanUpCancelled(_ task: DownloadTask) {
+        let others = activeDownloads.withLock { map in map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
+        core.withLock { core in
+            guard let tree = core.keptCatalog(), let url = core.catalogURL,
+                  let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url) else { return }
+            core.removeDownloads(Set(plan.requests.map(\.digest)).subtracting(others))
+            try? core.state?.setDownloadState(plan.newRegions, nil)
+        }
+        for id in task.regions { task.emit(.stateChanged(id, .available)) }
+    }
+
+    /// Catalog regions not installed, with names in `language`, their state (`available`,
+    /// `downloading`, `paused`) and the bytes still to download. Uses the kept catalog of the
+    /// installed version (see `setCatalogURL`); empty when none is kept.
+    public func availableRegions(language: String? = nil) throws -> [RegionDetails] {
+        try core.withLock { core throws -> [RegionDetails] in
+            guard let tree = core.keptCatalog() else { return [] }
+            let installed = Set(try core.committedState().regions().map(\.id))
+            return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map { try details($0, tree: tree, core: core, language: language) }
+        }
+    }
+
+    /// Details of a catalog or installed region: names, cities, release time, centre, bounding box, state.
+    public func regionDetails(_ id: RegionID, language: String? = nil) throws -> RegionDetails {
+        try core.withLock { core throws -> RegionDetails in
+            if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
+            let state = try core.committedState()
+            guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
+                throw MapStoreError.unknownRegion(id)
+            }
+            return RegionDetails(id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
+                                 names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
+                                 state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
+        }
+    }
+
+    private func details(_ id: RegionID, tree: RegionTree, core: StoreCore, language: String?) throws -> RegionDetails {
+        guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
+        let state = try core.committedState()
+        let row = try state.regions().first { $0.id == id }
+        let downloading = try state.downloadStates()[id]
+        let regionState = row?.state ?? downloading ?? .available
+        let onDevice = Set(try core.installedManifest(core.storedManifest()).bundles.map(\.digest))
+        let missing = tree.subtreeBundles(id).subtracting(onDevice)
+        return RegionDetails(id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
+                             released: region.released, center: region.center, bbox: region.bbox, state: regionState,
+                             mapVersion: tree.catalog.mapVersion, downloadBytes: tree.downloadSize(missing))
+    }
+
+    /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
+    /// bytes the extracted files allocate, archives kept until the commit, and the free space now.
+    /// Needs the kept catalog (see `setCatalogURL`).
+    public func spaceNeeded(for regions: [RegionID]) throws -> SpaceEstimate {
+        try core.withLock { core throws -> SpaceEstimate in
+            guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
+            let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)
+            let blockSize = try core.storedManifest().blockSize
+            var fetch: Int64 = 0, write: Int64 = 0, temporary: Int64 = 0
+            for request in plan.requests {
+                let have = core.downloadedBytes(request.digest)
+                fetch += max(0, request.size - have)
+                temporary += have
+                let info = tree.catalog.bundles[request.digest]
+                write += info?.sizeOnDisk(blockSize: blockSize) ?? SizeOnDisk.allocated(size: info?.unpackedSize ?? 0, blockSize: blockSize)
+            }
+            var folder = core.layout.root
+            while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
+            let free = (try? FileSystem.freeBytes(at: folder)) ?? 0
+            return SpaceEstimate(fetchBytes: fetch, writeBytes: write, temporaryBytes: temporary, freeBytes: free)
+        }
+    }
+
+    /// True when downloading `regions` may not fit: `spaceNeeded(for:)`'s peak exceeds the free space
+    /// (also true when the space cannot be computed).
+    public func mayBeOutOfSpace(for regions: [RegionID]) -> Bool {
+        (try? spaceNeeded(for: regions).mayBeOutOfSpace) ?? true
+    }
+
+    /// The storage folder in use (same as `storage`).
+    public var storagePath: String { storage }
+
+    /// Switches this store to the storage folder `path`: adopts the store there when there is one
+    /// (returning its status, which may ask for `repair()`), or starts an empty storage. Nothing is
+    /// copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
+    @discardableResult
+    public func setStoragePath(_ path: String) throws -> StoreStatus {
+        try core.withLock { core throws -> StoreStatus in
+            core.layout = StoreLayout(root: FileSystem.absolute(path))
+            core.state = nil
+            try FileSystem.makeDirectories(core.layout.root)
+            return core.diagnose()
+        }
+    }
+
+    /// One line for logs: the store's map version, image and regions, the cache's version and
+    /// entries, and whether they agree (the cache must never be older than the store), e.g.
+    /// `offline: store=2026.12.0 image=3f2a9c1b0d4e regions=4 catalog=demo-world | cache=2026.12.0 entries=2 | consistent`.
+    public var versionReport: String {
+        core.withLock { core -> String in
+            let version = (try? core.state?.mapVersion) ?? nil
+            let image = ((try? core.state?.imageID) ?? nil).map { String($0.prefix(12)) } ?? "none"
+            let regions = ((try? core.state?.regions()) ?? []).count
+            let catalog = (try? core.storedManifest().catalog) ?? "?"
+            let cacheVersion = (try? core.cache().mapVersion()) ?? nil
+            let entries = (try? core.cache().count()) ?? 0
+            let verdict: String
+            switch (version, cacheVersion) {
+            case (nil, _): verdict = "no store"
+            case (_, nil): verdict = entries == 0 ? "consistent (cache empty)" : "cache version unknown"
+            case (let store?, let cache?): verdict = cache < store ? "INCONSISTENT: cache older than store" : "consistent"
+            }
+            return "offline: store=\(version?.rawValue ?? "none") image=\(image) regions=\(regions) catalog=\(catalog) | "
+                + "cache=\(cacheVersion?.rawValue ?? "none") entries=\(entries) | \(verdict)"
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Switching the store to a new manifest (an update to a new map version, or regions downloaded
+/// at run time): the new store tree is staged beside the old one, then swapped in with renames
+/// while a pending row records the target, so a kill at any point leaves exactly the old or the
+/// new version after `repair()`.
+///
+/// Folders inside the storage during a transition:
+/// - `.staging-<pid>/` — being built (removed at open: a kill here rolls back);
+/// - `.update-next/` — complete new `store/` and `manifest.json` (its existence means "roll forward");
+/// - `.update-old/` — the old `store/` and `manifest.json` set aside, removed after the commit.
+extension StoreCore {
+    static let nextFolderName = ".update-next"
+    static let oldFolderName = ".update-old"
+    var nextFolder: String { layout.root + "/" + StoreCore.nextFolderName }
+    var oldFolder: String { layout.root + "/" + StoreCore.oldFolderName }
+    /// Bundles fetched for updates and downloads, with partial files for resuming.
+    var downloadFolder: String { layout.root + "/downloads" }
+    /// The catalog of the installed map version, kept for region listings and downloads.
+    var keptCatalogPath: String { layout.root + "/catalog.json" }
+
+    /// What a transition installs.
+    struct TransitionTarget {
+        /// `update` or `download`; prefixes crash point names.
+        var kind: String
+        /// The manifest after the switch.
+        var manifest: ImageManifest
+        /// Bundles new to the device and the verified archives to extract them from.
+        var archives: [BundleDigest: String]
+        /// Declared sizes of the new bundles, for extraction limits.
+        var infos: [BundleDigest: BundleInfo]
+        /// States after the commit.
+        var states: [RegionID: RegionState]
+        /// Meta set with the commit.
+        var meta: [String: String]
+        /// Clear the cache (and stamp it with the new version) before the switch.
+        var resetsCache: Bool
+    }
+
+    /// Builds the manifest for `regions` of `tree` (and `kept` regions copied from the stored manifest),
+    /// reusing the stored manifest's records for bundles already on the device and `extracted` files for new ones.
+    func synthesizeManifest(old: ImageManifest, tree: RegionTree, regions: [RegionID], kept: [RegionID],
+                            extracted: [BundleDigest: [ExtractedFile]]) -> ImageManifest {
+        let language = old.language
+        var imageRegions: [ImageRegion] = []
+        for id in regions {
+            guard let region = tree.region(id) else { continue }
+            imageRegions.append(ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
+                                            bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
+                                            cities: region.cities, released: region.released))
+        }
+        for id in kept { if let region = old.region(id) { imageRegions.append(region) } }
+        let wanted = Set(imageRegions.flatMap(\.bundles))
+        let oldBundles = Dictionary(old.bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        var bundles: [ImageBundle] = []
+        var files: [ImageFile] = []
+        for digest in wanted.sorted() {
+            if let record = oldBundles[digest] {
+                bundles.append(record)
+            } else if let info = tree.catalog.bundles[digest] {
+                let got = extracted[digest] ?? []
+                bundles.append(ImageBundle(digest: digest, size: info.size, url: info.url, files: got.count, unpackedSize: got.reduce(0) { $0 + $1.size }))
+                files += got.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest) }
+            }
+        }
+        files += old.files.filter { wanted.contains($0.bundle) && oldBundles[$0.bundle] != nil }
+        files.sort { $0.path < $1.path }
+        imageRegions.sort { $0.id < $1.id }
+        var manifest = ImageManifest(name: old.name, catalog: tree.catalog.catalog, mapVersion: tree.catalog.mapVersion,
+                                     built: tree.catalog.released ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
+                                     language: language, regions: imageRegions, bundles: bundles, files: files, cacheSeed: nil)
+        let sizes = manifest.derivedSizesOnDisk()
+        for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
+        manifest.imageID = (try? SHA256.hex(manifest.bytesForID())) ?? ""
+        return manifest
+    }
+
+    /// Stages, switches and commits. `build` extracts the new bundles into the staging store and returns
+    /// the manifest to install (it sees the extracted files). Failures before the switch roll back at once;
+    /// a failure during the switch leaves the pending row for `repair()`.
+    func transition(kind: String, regions: [RegionID], build: (_ stagingStore: String) throws -> TransitionTarget) throws -> ImageManifest {
+        let state = try committedState()
+        let current = try installedManifest(storedManifest())
+        let staging = layout.staging
+        var target: TransitionTarget
+        do {
+            try FileSystem.removeTree(staging)
+            try FileSystem.removeTree(nextFolder)
+            try FileSystem.removeTree(oldFolder)
+            try FileSystem.makeDirectories(staging + "/" + ImageManifest.storeFolder)
+            // The pending row names the target only once it is known; until `.update-next` exists,
+            // repair rolls back whatever it says.
+            try state.markPending(.transition(TransitionRecord(kind: kind, imageID: "", mapVersion: "", states: [:], meta: [:])))
+            CrashPoint.reach("\(kind).afterMark")
+            target = try build(staging + "/" + ImageManifest.storeFolder)
+            CrashPoint.reach("\(kind).midStaging")
+            let newBundles = Set(target.archives.keys)
+            let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            let linked = target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 }
+            try FileSteps.copyFiles(linked.map { ($0.path, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
+            try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
+            try FileSteps.syncFolders(staging)
+            CrashPoint.reach("\(kind).afterStaging")
+            let record = TransitionRecord(kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
+                                          states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.rawValue) }),
+                                          meta: target.meta)
+            try state.markPending(.transition(record))
+            CrashPoint.reach("\(kind).beforeNext")
+            if target.resetsCache {
+                // Before the switch: a cache newer than the store is harmless, an older one is not.
+                try cache().reset(mapVersion: target.manifest.mapVersion)
+                CrashPoint.reach("\(kind).afterCacheReset")
+            }
+        } catch {
+            try? FileSystem.removeTree(staging)
+            try? state.clearPending()
+            throw localFailure(error, regions: regions)
+        }
+        try FileSystem.rename(staging, to: nextFolder)
+        try FileSystem.syncDirectory(layout.root)
+        CrashPoint.reach("\(kind).afterNext")
+        let record: TransitionRecord
+        guard case .transition(let pending)? = try state.pending() else { throw MapStoreError.repairNeeded(status: .interruptedOperation) }
+        record = pending
+        return try finishTransition(record, crashPrefix: kind)
+    }
+
+    /// Rolls a transition forward from `.update-next`: renames, commit, cleanup. Idempotent.
+    @discardableResult
+    func finishTransition(_ record: TransitionRecord, crashPrefix: String? = nil) throws -> ImageManifest {
+        guard let state else { throw MapStoreError.notInstalled }
+        for name in [ImageManifest.storeFolder, ImageManifest.fileName] {
+            let next = nextFolder + "/" + name, live = layout.root + "/" + name
+            guard FileSystem.exists(next) else { continue }
+            if FileSystem.exists(live) {
+                try FileSystem.makeDirectories(oldFolder)
+                if FileSystem.exists(oldFolder + "/" + name) { try FileSystem.removeTree(live) } else { try FileSystem.rename(live, to: oldFolder + "/" + name) }
+                if let crashPrefix, name == ImageManifest.storeFolder { CrashPoint.reach("\(crashPrefix).midSwitch") }
+            }
+            try FileSystem.rename(next, to: live)
+        }
+        try FileSystem.syncDirectory(layout.root)
+        if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
+        let manifest = try storedManifest()
+        var states: [RegionID: RegionState] = [:]
+        for (id, value) in record.states { states[RegionID(id)] = RegionState(rawValue: value) ?? .completed }
+        try state.commitTransition(manifest, states: states, meta: record.meta)
+        if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }
+        try FileSystem.removeTree(oldFolder)
+        if let crashPrefix { CrashPoint.reach("\(crashPrefix).midPurge") }
+        try FileSystem.removeTree(nextFolder)
+        try FileSystem.syncDirectory(layout.root)
+        return manifest
+    }
+
+    /// After a killed transition: finish it when the new tree was complete, else roll it back.
+    func finishOrRollBackTransition(_ record: TransitionRecord) throws -> RepairReport.Action {
+        if FileSystem.isDirectory(nextFolder), !record.imageID.isEmpty {
+            let manifest = try finishTransition(record)
+            return .finishedUpdate(to: manifest.mapVersion)
+        }
+        try FileSystem.removeTree(nextFolder)
+        try FileSystem.removeTree(oldFolder)
+        try state?.clearPending()
+        return .rolledBackUpdate
+    }
+
+    /// Removes transition folders a committed transition left behind (killed during cleanup).
+    func removeTransitionLeftovers() {
+        for folder in [nextFolder, oldFolder] where FileSystem.exists(folder) { try? FileSystem.removeTree(folder) }
+    }
+
+    /// Extracts `archive` (a verified bundle) durably into `store`, mapping failures to `MapStoreError.local`.
+    func extractBundle(_ digest: BundleDigest, archive: String, info: BundleInfo, into store: String, regions: [RegionID]) throws -> [ExtractedFile] {
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: info.unpackedSize, files: info.files), durable: true)
+        do { return try extractor.extract(archive: archive, into: store) } catch {
+            if case .io(let file) = error {
+                throw MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: digest, reason: file.description)
+            }
+            throw MapStoreError.local(path: archive, errno: nil, regions: regions, bundle: digest, reason: "bundle refused: \(error.description)")
+        }
+    }
+
+    /// `error` as a `MapStoreError` (file-system failures become `.local` naming `regions`).
+    func localFailure(_ error: any Error, regions: [RegionID]) -> any Error {
+        if let file = error as? FileError {
+            return MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: nil, reason: file.description)
+        }
+        return error
+    }
+}

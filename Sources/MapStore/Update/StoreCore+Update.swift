@@ -1,0 +1,125 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+/// Updates to a newer catalog: plan (what changes, what to fetch) and apply (stage, switch, commit).
+extension StoreCore {
+    /// An update's plan against the committed state.
+    struct UpdatePlan {
+        var info: UpdateInfo
+        /// Bundles to fetch (not on the device).
+        var requests: [FetchRequest]
+        /// Installed regions the catalog still has.
+        var supported: [RegionID]
+        /// Installed regions it dropped (or that were unsupported already).
+        var unsupported: [RegionID]
+    }
+
+    /// The catalog URL the store remembers.
+    var catalogURL: URL? { ((try? state?.meta("catalogURL")) ?? nil).flatMap { $0.isEmpty ? nil : URL(string: $0) } }
+
+    /// Compares the installed data with `tree`; refuses a catalog with an older map version.
+    func planUpdate(tree: RegionTree, catalogURL: URL, now: Date = Date()) throws -> UpdatePlan {
+        let state = try committedState()
+        guard let installed = try state.mapVersion else { throw MapStoreError.notInstalled }
+        let offered = tree.catalog.mapVersion
+        if offered < installed { throw MapStoreError.rollbackRefused(installed: installed, offered: offered) }
+        let rows = try state.regions()
+        let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
+        var supported: [RegionID] = [], unsupported: [RegionID] = [], changed: [RegionID] = []
+        var wanted: [BundleDigest: [RegionID]] = [:]
+        for row in rows {
+            guard row.state != .unsupported, let region = tree.region(row.id) else { unsupported.append(row.id); continue }
+            supported.append(row.id)
+            if Set(region.bundles) != Set(row.bundles) { changed.append(row.id) }
+            for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
+        }
+        let requests = wanted.keys.sorted().compactMap { digest -> FetchRequest? in
+            guard let info = tree.catalog.bundles[digest] else { return nil }
+            return FetchRequest(digest: digest, url: CatalogLoader.bundleURL(info.url, catalog: catalogURL), size: info.size, regions: wanted[digest] ?? [])
+        }
+        let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta("supportedUntil")).flatMap { $0.isEmpty ? nil : $0 }
+        let expired = window.map { StoreCore.isPast($0, now: now) } ?? false
+        let status: UpdateInfo.Status = expired ? .expiredData : (offered > installed ? .oldData : .upToDate)
+        let info = UpdateInfo(status: status, installedVersion: installed, availableVersion: offered,
+                              updateBytes: requests.reduce(0) { $0 + $1.size }, bundlesToFetch: requests.count,
+                              changedRegions: changed, unsupportedRegions: unsupported, supportedUntil: window)
+        return UpdatePlan(info: info, requests: requests, supported: supported, unsupported: unsupported)
+    }
+
+    /// True when today (UTC) is after the date of `isoDate` (`YYYY-MM-DD…`).
+    static func isPast(_ isoDate: String, now: Date) -> Bool {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: now) > String(isoDate.prefix(10))
+    }
+
+    /// Marks installed regions after a check: `outdated` (newer version) or `needUpdate` (expired).
+    func markChecked(_ info: UpdateInfo) throws {
+        let state = try committedState()
+        var states: [RegionID: RegionState] = [:]
+        for row in try state.regions() where row.state != .unsupported && row.state != .downloading {
+            switch info.status {
+            case .upToDate: if row.state == .outdated { states[row.id] = .completed }
+            case .oldData: states[row.id] = .outdated
+            case .expiredData: states[row.id] = .needUpdate
+            }
+        }
+        try state.setStates(states)
+    }
+
+    /// Installs the catalog's version from the fetched bundles (`archives`), atomically.
+    func applyUpdate(tree: RegionTree, catalogURL: URL, catalogBytes: Data, archives: [BundleDigest: String]) throws -> ImageManifest {
+        let plan = try planUpdate(tree: tree, catalogURL: catalogURL)
+        let old = try installedManifest(storedManifest())
+        let onDevice = Set(old.bundles.map(\.digest))
+        var needed: [BundleDigest: [RegionID]] = [:]
+        for id in plan.supported { for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) } }
+        for digest in needed.keys where archives[digest] == nil {
+            throw MapStoreError.local(path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
+        }
+        let versionChanges = tree.catalog.mapVersion != old.mapVersion
+        let manifest = try transition(kind: "update", regions: plan.supported) { store in
+            var extracted: [BundleDigest: [ExtractedFile]] = [:]
+            for digest in needed.keys.sorted() {
+                guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
+                extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
+            }
+            let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.supported, kept: plan.unsupported, extracted: extracted)
+            var states: [RegionID: RegionState] = [:]
+            for id in plan.supported { states[id] = .completed }
+            for id in plan.unsupported { states[id] = .unsupported }
+            return TransitionTarget(kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
+                                    infos: [:], states: states,
+                                    meta: ["catalogURL": catalogURL.absoluteString, "supportedUntil": tree.catalog.supportedUntil ?? ""],
+                                    resetsCache: versionChanges)
+        }
+        try? FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath)
+        purgeDownloads(Set(needed.keys))
+        return manifest
+    }
+
+    /// Removes verified downloads of installed bundles (their files are in the store now).
+    func purgeDownloads(_ bundles: Set<BundleDigest>) {
+        let cache = DownloadCache(root: downloadFolder)
+        for digest in bundles { try? FileSystem.removeFile(cache.path(for: digest)) }
+    }
+
+    /// The kept catalog when it is of the installed map version.
+    func keptCatalog() -> RegionTree? {
+        guard let bytes = try? ReadableFile.contents(of: keptCatalogPath, limit: CatalogLoader.maxBytes),
+              let tree = try? CatalogLoader.tree(bytes, source: keptCatalogPath),
+              let version = try? state?.mapVersion, tree.catalog.mapVersion == version else { return nil }
+        return tree
+    }
+
+    /// Keeps `bytes` as the installed version's catalog and its support window, when the versions agree.
+    func keepCatalog(_ tree: RegionTree, bytes: Data) throws {
+        guard let state, let version = try state.mapVersion, tree.catalog.mapVersion == version else { return }
+        try FileSystem.writeAtomically(bytes, to: keptCatalogPath)
+        try state.setMeta("supportedUntil", tree.catalog.supportedUntil ?? "")
+    }
+}

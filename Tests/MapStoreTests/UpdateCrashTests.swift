@@ -1,0 +1,35 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import TestSupport
+import Testing
+
+/// `mappack store update` SIGKILLed at every named point: after open + repair the store is at
+/// exactly the old or the new version, never a mix, and verifies in full.
+@Suite struct UpdateCrashTests {
+    static let beforeSwitch = ["update.afterFetch", "update.afterMark", "update.midStaging", "update.afterStaging", "update.beforeNext", "update.afterCacheReset"]
+    static let afterSwitch = ["update.afterNext", "update.midSwitch", "update.beforeCommit", "update.afterCommit", "update.midPurge"]
+
+    @Test(arguments: beforeSwitch + afterSwitch)
+    func killedUpdateEndsAtOldOrNewVersion(_ point: String) async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        _ = try device.open(image: fixture.image)
+        let result = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let store = try device.open(image: fixture.image)
+        _ = try store.repair()
+        let expected = UpdateCrashTests.afterSwitch.contains(point) ? UpdateFixture.newVersion : UpdateFixture.oldVersion
+        #expect(store.mapVersion == expected)
+        #expect(try store.verify(full: true).isEmpty)
+        let checked = try MapStore.verifyInstalled(storage: device.storage, full: true)
+        #expect(checked.problems.isEmpty, "\(checked.problems)")
+        #expect(checked.mapVersion == expected)
+        #expect(try store.regions().allSatisfy { $0.mapVersion == expected })
+        #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") && !$0.hasPrefix(".update") })
+        #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
+        // The interrupted update can always be run to the end afterwards.
+        #expect(try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)]).status == 0)
+        #expect(try MapStore.verifyInstalled(storage: device.storage, full: true).mapVersion == UpdateFixture.newVersion)
+    }
+}

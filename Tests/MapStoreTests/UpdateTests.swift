@@ -1,0 +1,107 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import Synchronization
+import TestSupport
+import Testing
+
+/// Device updates between two demo-world versions: only changed bundles travel, the switch is
+/// atomic, and older catalogs are refused.
+@Suite struct UpdateTests {
+    @Test func updateFetchesOnlyChangedBundlesAndVerifies() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let catalog = URL(string: "cat-\(UpdateFixture.newVersion)/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        let store = try device.open(image: fixture.image)
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+
+        let info = try await store.checkForUpdate(catalog: catalog)
+        let changed = try fixture.changedBundles()
+        #expect(info.status == .oldData)
+        #expect(info.availableVersion == UpdateFixture.newVersion)
+        #expect(!changed.isEmpty)
+        #expect(info.bundlesToFetch == changed.count)
+        #expect(info.updateBytes == changed.values.reduce(0) { $0 + $1.size })
+        #expect(try store.regions().allSatisfy { $0.state == .outdated })
+
+        try await store.update { _ in }
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let sent = try fixture.catalog(UpdateFixture.newVersion).bundles.values.reduce(0) { $0 + nginx.bytesSent(path: "/cat-\(UpdateFixture.newVersion)/" + $1.url) }
+        let changedBytes = changed.values.reduce(Int64(0)) { $0 + $1.size }
+        #expect(Double(sent) <= 1.05 * Double(changedBytes), "sent \(sent) for \(changedBytes) changed bytes")
+        #expect(try store.verify(full: true).isEmpty)
+        #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
+        let checked = try MapStore.verifyInstalled(storage: device.storage, full: true)
+        #expect(checked.problems.isEmpty && checked.mapVersion == UpdateFixture.newVersion)
+        #expect(try Tool.mappack(["verify", device.storage]).status == 0)
+        #expect(store.versionReport.contains("store=\(UpdateFixture.newVersion)") && store.versionReport.hasSuffix("consistent (cache empty)") || store.versionReport.hasSuffix("| consistent"))
+        #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
+        #expect(try await store.checkForUpdate().status == .upToDate)
+    }
+
+    @Test func lowerMapVersionIsRefusedAndStoreUnchanged() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let store = try device.open(image: fixture.image)
+        let older = try fixture.writeCatalog(UpdateFixture.oldVersion, as: "older.json") { $0.mapVersion = MapVersion("2026.10.0") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json"))
+        await #expect(throws: MapStoreError.self) { try await store.update(catalog: older) }
+        do { _ = try await store.checkForUpdate(catalog: older); Issue.record("check accepted an older catalog") } catch MapStoreError.rollbackRefused(let installed, let offered) {
+            #expect(installed == UpdateFixture.oldVersion && offered == MapVersion("2026.10.0"))
+        }
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")) == before)
+        #expect(store.catalogURL == nil)
+        #expect(try store.verify(full: true).isEmpty)
+    }
+
+    @Test func cancelledUpdateResumesWithoutRefetching() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let server = try FaultServer(root: fixture.served)
+        defer { server.stop() }
+        // Every bundle trickles on its first request only (each taking about 6 s), so the first run is cancelled mid-fetch.
+        let largest = try fixture.changedBundles().values.map(\.size).max() ?? 0
+        let rate = max(2000, largest / 6)
+        _ = try fixture.writeCatalog(UpdateFixture.newVersion, as: "trickle.json") { catalog in
+            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
+        }
+        let url = server.url("cat-\(UpdateFixture.newVersion)/trickle.json")
+        let store = try device.open(image: fixture.image)
+        let received = Mutex<Int64>(0)
+        let first = Task { try await store.update(catalog: url) { step in received.withLock { $0 = max($0, step.receivedBytes) } } }
+        let total = try fixture.changedBundles().values.reduce(Int64(0)) { $0 + $1.size }
+        #expect(await eventually(20) { received.withLock { $0 } > total / 10 })
+        first.cancel()
+        await #expect(throws: MapStoreError.self) { try await first.value }
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(try store.verify(full: true).isEmpty)
+
+        try await store.update(catalog: url)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let changed = try fixture.changedBundles()
+        let stats = try server.stats()
+        let sent = changed.values.reduce(0) { $0 + (stats["/cat-\(UpdateFixture.newVersion)/" + $1.url]?.bytes ?? 0) }
+        let expected = changed.values.reduce(0) { $0 + Int($1.size) }
+        // At most one partial block per bundle (the last, unflushed write before the cancel) travels twice.
+        #expect(sent - expected <= changed.count * 64 * 1024, "sent \(sent) for \(expected)")
+        #expect(try store.verify(full: true).isEmpty)
+    }
+
+    @Test func droppedRegionBecomesUnsupported() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let store = try device.open(image: fixture.image)
+        let leaf = try #require(try store.regions().last(where: { region in try store.regions().allSatisfy { $0.parent != region.id } }))
+        let dropped = try fixture.writeCatalog(UpdateFixture.newVersion, as: "dropped.json") { catalog in
+            catalog.regions.removeAll { $0.id == leaf.id }
+        }
+        try await store.update(catalog: dropped)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let regions = try store.regions()
+        #expect(regions.first { $0.id == leaf.id }?.state == .unsupported)
+        #expect(regions.filter { $0.id != leaf.id }.allSatisfy { $0.state == .completed })
+        #expect(try store.verify(full: true).isEmpty)
+        try store.deleteRegions([leaf.id])
+        #expect(try store.verify(full: true).isEmpty)
+    }
+}
