@@ -20,7 +20,8 @@ package struct DownloadCache: Sendable {
 
     /// Where a verified bundle lives.
     package func path(for digest: BundleDigest) -> String {
-        "\(root)/sha256/\(digest.hex.prefix(2))/\(digest.hex)"
+        let hex = digest.hex
+        return root + "/sha256/" + hex.prefix(2) + "/" + hex
     }
 
     /// Where a partial download of `digest` is kept between attempts and runs.

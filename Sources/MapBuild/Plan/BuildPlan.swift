@@ -1,6 +1,7 @@
 import Foundation
 import MapFetch
 import MapFormat
+import MapIO
 
 /// What a build will do, known before a byte is downloaded.
 public struct BuildPlan: Sendable {
@@ -86,18 +87,36 @@ extension BuildPlan {
             for digest in tree.region(id)?.bundles ?? [] where !(users[digest]?.contains(id) ?? false) { users[digest, default: []].append(id) }
         }
         let all = storeBundles.union(seed.bundles).sorted()
+        // An empty or missing cache answers for every bundle at once (no lstat per bundle).
+        let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
         let planned = all.map { digest in
             PlannedBundle(digest: digest, info: tree.catalog.bundles[digest]!, regions: users[digest] ?? [],
-                          forStore: storeBundles.contains(digest), cached: cache.contains(digest))
+                          forStore: storeBundles.contains(digest), cached: cacheHasBundles && cache.contains(digest))
         }
         let seedOnly = Set(seed.bundles).subtracting(storeBundles)
         var seedBytes = seedOnly.reduce(Int64(0)) { $0 + tree.catalog.bundles[$1]!.unpackedSize }
         if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
+        // Each bundle credits its size once to every selected region whose subtree uses it:
+        // walking up from its users costs bundles × depth, not regions × subtree size.
         let selectedIDs = Set(selection.regions.map(\.id))
         var regionSizes: [RegionID: Int64] = [:]
-        for (id, _) in selection.regions {
-            let bundles = Set(tree.subtree(id).filter(selectedIDs.contains).flatMap { tree.region($0)?.bundles ?? [] })
-            if let size = tree.sizeOnDisk(bundles, blockSize: recipe.blockSize) { regionSizes[id] = size }
+        var sizesKnown = true
+        for digest in storeBundles {
+            guard let size = tree.catalog.bundles[digest]?.sizeOnDisk(blockSize: recipe.blockSize) else { sizesKnown = false; break }
+            var credited: [RegionID] = []
+            for user in users[digest] ?? [] where selectedIDs.contains(user) {
+                var current: RegionID? = user
+                while let id = current, selectedIDs.contains(id), !credited.contains(id) {
+                    credited.append(id)
+                    regionSizes[id, default: 0] += size
+                    current = tree.region(id)?.parent
+                }
+            }
+        }
+        if sizesKnown {
+            for (id, _) in selection.regions where regionSizes[id] == nil { regionSizes[id] = 0 }
+        } else {
+            regionSizes = [:]
         }
         let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: catalogBytes, selection: selection, seedSelection: seed, bundles: planned,
                              downloadBytes: planned.filter { !$0.cached }.reduce(0) { $0 + $1.info.size },

@@ -133,16 +133,21 @@ public struct BundleInfo: Codable, Sendable, Equatable {
     /// Bytes the unpacked files allocate, by filesystem block size (`"4096": 1234`), for the
     /// block sizes the publisher computed; lets a plan give exact sizes on disk before a byte
     /// is downloaded.
-    public var sizeOnDisk: [String: Int64]?
+    public var sizeOnDisk: SizeOnDiskTable?
 
     /// Builds bundle info in memory.
     public init(url: String, size: Int64, unpackedSize: Int64, files: Int?, kind: String?, sizeOnDisk: [String: Int64]? = nil) {
-        self.url = url; self.size = size; self.unpackedSize = unpackedSize; self.files = files; self.kind = kind; self.sizeOnDisk = sizeOnDisk
+        self.init(url: url, size: size, unpackedSize: unpackedSize, files: files, kind: kind, sizeOnDiskTable: sizeOnDisk.map(SizeOnDiskTable.init(strings:)))
+    }
+
+    /// Builds bundle info in memory with a ready table.
+    public init(url: String, size: Int64, unpackedSize: Int64, files: Int?, kind: String?, sizeOnDiskTable: SizeOnDiskTable?) {
+        self.url = url; self.size = size; self.unpackedSize = unpackedSize; self.files = files; self.kind = kind; self.sizeOnDisk = sizeOnDiskTable
     }
 
     /// The block sizes a publisher precomputes `sizeOnDisk` for.
     public static let publishedBlockSizes: [Int64] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
 
     /// Allocated bytes for `blockSize`, when the catalog declares them.
-    public func sizeOnDisk(blockSize: Int64) -> Int64? { sizeOnDisk?[String(blockSize)] }
+    public func sizeOnDisk(blockSize: Int64) -> Int64? { sizeOnDisk?[blockSize] }
 }

@@ -139,7 +139,7 @@ public enum CatalogReader {
     private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> BundleInfo {
         let start = scanner.offset
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
-        var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: [String: Int64]?
+        var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {
@@ -149,13 +149,13 @@ public enum CatalogReader {
             case .unpackedSize?: unpackedSize = try at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
             case .files?: files = try at("files") { () throws(Failure) in try optional(&scanner, readInt) }
             case .kind?: kind = try at("kind") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .sizeOnDisk?: sizeOnDisk = try at("sizeOnDisk") { () throws(Failure) in try optional(&scanner, readInt64Dictionary) }
+            case .sizeOnDisk?: sizeOnDisk = try at("sizeOnDisk") { () throws(Failure) in try optional(&scanner, readSizeOnDiskTable) }
             case nil: try scanner.skipValue()
             }
         }
         return BundleInfo(url: try required(url, "url", at: start), size: try required(size, "size", at: start),
                           unpackedSize: try required(unpackedSize, "unpackedSize", at: start),
-                          files: files, kind: kind, sizeOnDisk: sizeOnDisk)
+                          files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
     }
 
     // MARK: Collections
@@ -173,18 +173,19 @@ public enum CatalogReader {
         return result
     }
 
-    private static func readInt64Dictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: Int64] {
+    private static func readSizeOnDiskTable(_ scanner: inout JSONScanner) throws(Failure) -> SizeOnDiskTable {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of integers") }
-        // Publishers write one entry per published block size; growing into them rehashes thrice.
-        var result: [String: Int64] = [:]
-        result.reserveCapacity(BundleInfo.publishedBlockSizes.count)
+        var pairs: [(blockSize: Int64, bytes: Int64)] = []
+        pairs.reserveCapacity(BundleInfo.publishedBlockSizes.count)
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {
             let key = try scanner.readKeyString()
-            result[key] = try at(key) { () throws(Failure) in try scanner.readInt64() }
+            guard let blockSize = Int64(key) else { throw scanner.failure("sizeOnDisk key '\(key)' is not a block size in bytes") }
+            if pairs.contains(where: { $0.blockSize == blockSize }) { throw scanner.failure("sizeOnDisk names one block size twice") }
+            pairs.append((blockSize, try at(key) { () throws(Failure) in try scanner.readInt64() }))
         }
-        return result
+        return SizeOnDiskTable(pairs)
     }
 
     private static func readStrings(_ scanner: inout JSONScanner) throws(Failure) -> [String] {

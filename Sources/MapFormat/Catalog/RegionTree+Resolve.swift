@@ -81,8 +81,15 @@ extension RegionTree {
                 order.append(id)
             }
         }
-        // Tree order: by ancestry path, so parents precede children and output is stable.
-        let sorted = order.sorted { ancestry($0).map(\.rawValue).lexicographicallyPrecedes(ancestry($1).map(\.rawValue)) }
+        // Tree order (a depth-first walk with sorted children, the same as sorting by ancestry
+        // path), so parents precede children and output is stable.
+        var sorted: [RegionID] = []
+        sorted.reserveCapacity(order.count)
+        var stack = Array(roots.reversed())
+        while let next = stack.popLast() {
+            if chosen[next] != nil { sorted.append(next) }
+            stack.append(contentsOf: children(of: next).reversed())
+        }
         var bundles = Set<BundleDigest>()
         for id in sorted { bundles.formUnion(region(id)?.bundles ?? []) }
         return RegionSelection(regions: sorted.map { ($0, chosen[$0]!) }, bundles: bundles.sorted())

@@ -29,7 +29,7 @@ public struct RegionTree: Sendable {
             where value < 0 || value > RegionTree.absurdSize {
                 throw .invalidSize(bundle: digest, field: field, value: value)
             }
-            if info.url.isEmpty || info.url.split(separator: "/").contains("..") { throw .invalidBundleURL(bundle: digest, url: info.url) }
+            if info.url.isEmpty || RegionTree.climbsOut(info.url) { throw .invalidBundleURL(bundle: digest, url: info.url) }
         }
         var children: [RegionID: [RegionID]] = [:]
         var roots: [RegionID] = []
@@ -68,6 +68,20 @@ public struct RegionTree: Sendable {
         self.childIDs = children
         self.roots = roots.sorted()
         self.warnings = catalog.bundles.keys.filter { !referenced.contains($0) }.sorted().map { .unreferencedBundle($0) }
+    }
+
+    /// True when a relative URL has a `..` component (checked on bytes: catalogs hold many URLs).
+    static func climbsOut(_ url: String) -> Bool {
+        // The last three bytes seen, with the string's start acting as a '/'.
+        var (a, b, c): (UInt8, UInt8, UInt8) = (47, 47, 47)
+        for byte in url.utf8 {
+            if byte == 47 || byte == 63 || byte == 35 {
+                if a == 47 && b == 46 && c == 46 { return true }
+                if byte != 47 { return false }
+            }
+            (a, b, c) = (b, c, byte)
+        }
+        return a == 47 && b == 46 && c == 46
     }
 
     /// All regions in catalog order.

@@ -18,7 +18,15 @@ public enum ByteCount {
         var value = Double(bytes), unit = 0
         while abs(value) >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
         if unit == 0 { return "\(bytes) B" }
-        return String(format: value >= 100 ? "%.0f %@" : value >= 10 ? "%.1f %@" : "%.2f %@", value, units[unit])
+        // Three significant digits, without String(format:) (slow on Linux for thousands of rows).
+        let decimals = abs(value) >= 100 ? 0 : abs(value) >= 10 ? 1 : 2
+        let scale = decimals == 0 ? 1.0 : decimals == 1 ? 10.0 : 100.0
+        let scaled = Int64((abs(value) * scale).rounded())
+        let whole = scaled / Int64(scale), fraction = scaled % Int64(scale)
+        let sign = value < 0 ? "-" : ""
+        if decimals == 0 { return "\(sign)\(whole) \(units[unit])" }
+        let digits = String(fraction)
+        return "\(sign)\(whole).\(String(repeating: "0", count: decimals - digits.count) + digits) \(units[unit])"
     }
 
     /// Parses `64 MiB`, `32GiB`, `1000`, `10 MB`; nil when not a size.

@@ -32,7 +32,7 @@ enum InspectCommand {
             terminal.line("block size \(manifest.blockSize), \(manifest.bundles.count) bundles, \(manifest.files.count) files, \(signature)")
             let width = min(50, manifest.regions.map { $0.id.rawValue.count }.max() ?? 10)
             for region in manifest.regions {
-                terminal.line("  \(region.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue))")
+                terminal.line("  \(region.id.rawValue.rightPadded(width))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue))")
             }
             if let seed = manifest.cacheSeed {
                 terminal.line("cache seed: \(seed.entries) entries, \(ByteCount.format(seed.size)), regions \(seed.regions.map(\.rawValue).joined(separator: ", "))")

@@ -37,7 +37,7 @@ enum PlanCommand {
             for entry in plan.selection.regions {
                 let size = plan.regionSizes[entry.id].map(ByteCount.format) ?? "?"
                 let via = entry.broughtBy == entry.id ? "" : "  (via \(entry.broughtBy))"
-                terminal.line("  \(entry.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(size.leftPadded(10))  \(plan.tree.region(entry.id)!.name(in: language))\(via)")
+                terminal.line("  \(entry.id.rawValue.rightPadded(width))  \(size.leftPadded(10))  \(plan.tree.region(entry.id)!.name(in: language))\(via)")
             }
             let cached = plan.bundles.filter(\.cached).count
             terminal.line("bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)")
@@ -56,4 +56,6 @@ enum PlanCommand {
 extension String {
     /// Right-aligns to `width`.
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    /// Left-aligns to `width` (cheaper than Foundation's `padding(toLength:)` for long tables).
+    func rightPadded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

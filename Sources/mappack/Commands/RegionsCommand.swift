@@ -40,10 +40,10 @@ enum RegionsCommand {
         let tree_ = arguments.flag("tree")
         let labels = records.map { r in tree_ ? String(repeating: "  ", count: r.depth) + r.name : r.region.id.rawValue }
         let width = min(60, labels.map(\.count).max() ?? 10)
-        terminal.line("\("REGION".padding(toLength: width, withPad: " ", startingAt: 0))  \(tree_ ? "ID" : "NAME")  CHILDREN  DOWNLOAD  ON DISK")
+        terminal.line("\("REGION".rightPadded(width))  \(tree_ ? "ID" : "NAME")  CHILDREN  DOWNLOAD  ON DISK")
         for (r, label) in zip(records, labels) {
             let other = tree_ ? r.region.id.rawValue : r.name
-            terminal.line("\(label.padding(toLength: width, withPad: " ", startingAt: 0))  \(other)  \(String(r.children).leftPadded(3))  \(ByteCount.format(r.download).leftPadded(10))  \((r.onDisk.map(ByteCount.format) ?? "?").leftPadded(10))")
+            terminal.line("\(label.rightPadded(width))  \(other)  \(String(r.children).leftPadded(3))  \(ByteCount.format(r.download).leftPadded(10))  \((r.onDisk.map(ByteCount.format) ?? "?").leftPadded(10))")
         }
         return 0
     }
