@@ -8,7 +8,7 @@ DEMO_VERSION := 2026.11.0
 DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench fuzz clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -43,3 +43,7 @@ bench: build
 
 clean:
 	rm -rf .build Output/*/ Output/*.tar.zst
+
+## fuzz: libFuzzer targets for the recipe, catalog, manifest and bundle parsers (FUZZ_SECONDS each; not part of test)
+fuzz: deps
+	bash Fuzz/run.sh

@@ -76,6 +76,15 @@ package enum ImageVerifier {
             let detail = (error as? JSONFileError).map { ($0.codingPath.isEmpty ? "" : "at \($0.codingPath): ") + $0.reason } ?? "\(error)"
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
+        guard manifest.blockSize >= 512, manifest.blockSize <= 1 << 20, manifest.blockSize & (manifest.blockSize - 1) == 0 else {
+            throw .manifest(path: file, reason: "blockSize \(manifest.blockSize) is not a power of two from 512 to 1 MiB")
+        }
+        for entry in manifest.files where entry.size < 0 || entry.path.isEmpty || entry.path.hasPrefix("/") || entry.path.split(separator: "/").contains("..") {
+            throw .manifest(path: file, reason: "file entry '\(entry.path)' has a negative size or a path that leaves the store")
+        }
+        if Set(manifest.regions.map(\.id)).count != manifest.regions.count || Set(manifest.files.map(\.path)).count != manifest.files.count {
+            throw .manifest(path: file, reason: "a region id or a file path appears twice")
+        }
         var problems: [VerifyProblem] = []
         let expected = (try? manifest.bytesForID()).map(SHA256.hex) ?? ""
         if expected != manifest.imageID {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make fuzz: builds the libFuzzer targets (address sanitizer) and runs each for FUZZ_SECONDS
+# (default 60) from a seed corpus the project makes itself. Crashes land in Fuzz/crashes/<target>/;
+# copy each into Fuzz/regressions/<target>/ so `make test` replays it from then on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
+WORK="Output/fuzz"
+BIN=".build/fuzz/release/mappack-fuzz"
+
+swift build -c release --scratch-path .build/fuzz --product mappack-fuzz \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+swift build --product mappack --product demo-world
+
+# Seed corpora: real recipes, a real catalog and manifest, real and hostile archives.
+rm -rf "$WORK/seed"
+mkdir -p "$WORK/seed"/{recipe,catalog,manifest,extractor} "$WORK/world"
+cp Recipes/*.yaml "$WORK/seed/recipe/"
+.build/debug/demo-world --out "$WORK/world/src" --only europe/li --scale 0.05 >/dev/null
+.build/debug/mappack publish "$WORK/world/src" --out "$WORK/world/catalog" >/dev/null
+cp "$WORK/world/catalog/catalog.json" "$WORK/seed/catalog/"
+printf 'name: seed\ncatalog: catalog/catalog.json\nregions:\n  include: [europe/li]\n' > "$WORK/world/seed.yaml"
+.build/debug/mappack build "$WORK/world/seed.yaml" --cache "$WORK/world/cache" --out "$WORK/world/out" >/dev/null
+cp "$WORK/world/out/seed-"*/manifest.json "$WORK/seed/manifest/"
+find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | head -20 | xargs -I{} cp {} "$WORK/seed/extractor/"
+python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good
+for target in recipe catalog manifest extractor; do
+  cp Fuzz/regressions/$target/* "$WORK/seed/$target/" 2>/dev/null || true
+done
+
+status=0
+for target in recipe catalog manifest extractor; do
+  mkdir -p "$WORK/corpus/$target" "Fuzz/crashes/$target"
+  echo "== fuzzing $target for ${SECONDS_PER_TARGET}s"
+  if ! MAPPACK_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 \
+      "$BIN" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="Fuzz/crashes/$target/" "$WORK/corpus/$target" "$WORK/seed/$target" 2>"$WORK/$target.log"; then
+    echo "!! $target: crash or timeout, see $WORK/$target.log and Fuzz/crashes/$target/"
+    status=1
+  fi
+  tail -1 "$WORK/$target.log"
+done
+exit $status
