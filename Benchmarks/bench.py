@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Measurements of `make bench`; started by Benchmarks/run.sh, which prepares the worlds and nginx.
+
+Timed rows run alternating (round 1: every command once, round 2: …), each after its own
+untimed `prepare` step, and report the median. Plan timing uses hyperfine; peak RSS uses
+/usr/bin/time -v. Writes Output/bench/report.json and prints a table with PASS/MISS per target.
+"""
+import argparse, datetime, json, os, re, resource, shutil, statistics, subprocess, sys, time
+
+p = argparse.ArgumentParser()
+for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world"):
+    p.add_argument("--" + name, required=True)
+args = p.parse_args()
+runs = int(args.runs)
+root, bench = args.root, args.bench
+mappack = root + "/.build/release/mappack"
+work = bench + "/work"
+ncpu = os.cpu_count() or 1
+
+
+def log(message):
+    print("bench: " + message, file=sys.stderr, flush=True)
+
+
+def sh(command, check=True, capture=False):
+    result = subprocess.run(["bash", "-c", command], stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    if check and result.returncode != 0:
+        sys.exit("bench: command failed (%d): %s\n%s" % (result.returncode, command, result.stderr[-4000:]))
+    return result
+
+
+def q(path):
+    return "'" + path.replace("'", "'\\''") + "'"
+
+
+def load_world(folder):
+    info = json.load(open(folder + "/world.json"))
+    catalog = json.load(open(folder + "/published/catalog.json"))
+    info["folder"] = folder
+    info["url"] = "http://127.0.0.1:%s/%s/published/catalog.json" % (args.port, os.path.relpath(folder, bench))
+    info["roots"] = [r["id"] for r in catalog["regions"] if r["parent"] is None]
+    info["mapVersion"] = catalog["mapVersion"]
+    return info
+
+
+def recipe(path, world, catalog):
+    # Every region of the world, one output format (the folder), no cache seed: the same work as
+    # Benchmarks/baseline.sh, which unpacks every bundle into one store folder.
+    with open(path, "w") as f:
+        f.write("name: bench\ncatalog: %s\nmapVersion: %s\nregions:\n  include: [%s]\n"
+                "target:\n  blockSize: 4096\n  capacity: 1024 GiB\noutput:\n  formats: [directory]\n"
+                % (catalog, world["mapVersion"], ", ".join(world["roots"])))
+    return path
+
+
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+main = load_world(args.world)
+small = load_world(args.small_world)
+full = load_world(args.full_world)
+recipe_main = recipe(work + "/main.yaml", main, main["url"])
+recipe_small = recipe(work + "/small.yaml", small, small["url"])
+recipe_full = recipe(work + "/full.yaml", full, full["folder"] + "/published/catalog.json")
+bundles_dir = main["folder"] + "/published/bundles"
+image = work + "/m-out/bench-" + main["mapVersion"]
+
+# Put every bundle in the page cache, so the first round is not the only one that reads the disk.
+sh("find %s -type f -name '*.tar.zst' -print0 | xargs -0 cat > /dev/null" % q(bundles_dir))
+count = int(sh("find %s -type f -name '*.tar.zst' | wc -l" % q(bundles_dir), capture=True).stdout)
+half = count // ncpu + 1   # xargs -n: one batch per core, so the limit rows pay no per-bundle process start
+find_bundles = "find %s -type f -name '*.tar.zst' -print0" % q(bundles_dir)
+
+build_cmd = "%s build %s --cache %s --out %s" % (q(mappack), q(recipe_main), q(work + "/m-cache"), q(work + "/m-out"))
+rows = {
+    "cold": dict(label="mappack build, cold (empty download cache)",
+                 prepare="rm -rf %s %s" % (q(work + "/m-cache"), q(work + "/m-out")), command=build_cmd),
+    "noop": dict(label="mappack build again (warm cache, nothing changed)", prepare="", command=build_cmd),
+    "verify": dict(label="mappack verify (full SHA-256)", prepare="", command="%s verify %s" % (q(mappack), q(image))),
+    "sha256c": dict(label="sha256sum -c over the image's files", prepare="",
+                    command="cd %s/store && sha256sum --quiet -c %s" % (q(image), q(work + "/image.sums"))),
+    "baseline": dict(label="baseline.sh: curl --parallel, sha256sum -c, zstd|tar, du",
+                     prepare="rm -rf %s %s" % (q(work + "/b-store"), q(work + "/b-store.work")),
+                     command="bash %s %s %s" % (q(root + "/Benchmarks/baseline.sh"), q(main["url"]), q(work + "/b-store"))),
+    "limitExtract": dict(label="limit: zstd -dc | tar -x of local bundles, xargs -P%d" % ncpu,
+                         prepare="rm -rf %s && mkdir -p %s" % (q(work + "/l-store"), q(work + "/l-store")),
+                         command="%s | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _"
+                                 % (find_bundles, ncpu, half, q(work + "/l-store"))),
+    "limitSha": dict(label="limit: sha256sum of local bundles, xargs -P%d" % ncpu, prepare="",
+                     command="%s | xargs -0 -P%d -n%d sha256sum > /dev/null" % (find_bundles, ncpu, half)),
+}
+order = ["cold", "noop", "verify", "sha256c", "baseline", "limitExtract", "limitSha"]
+for key in order:
+    rows[key]["seconds"] = []
+    rows[key]["cpuSeconds"] = []
+
+
+def timed(row):
+    if row["prepare"]:
+        sh(row["prepare"])
+    sh("sync")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(["bash", "-c", row["command"]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        sys.exit("bench: '%s' failed (%d):\n%s" % (row["label"], result.returncode, result.stderr[-4000:]))
+    row["seconds"].append(elapsed)
+    row["cpuSeconds"].append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return elapsed
+
+
+log("world %s GiB: %d bundles, %.1f MiB compressed, %.1f MiB unpacked, %d files; %d alternating runs"
+    % (args.size, main["bundles"], main["bundleBytes"] / 2**20, main["unpackedBytes"] / 2**20, main["files"], runs))
+for round_number in range(1, runs + 1):
+    for key in order:
+        seconds = timed(rows[key])
+        log("round %d/%d  %-13s %8.2f s" % (round_number, runs, key, seconds))
+        if key == "cold" and round_number == 1:
+            # The check list for `sha256sum -c`: the same files and digests that `mappack verify` checks.
+            manifest = json.load(open(image + "/manifest.json"))
+            with open(work + "/image.sums", "w") as f:
+                for entry in manifest["files"]:
+                    f.write("%s  %s\n" % (entry["sha256"].split(":")[-1], entry["path"]))
+
+for key in ("b-store", "l-store"):
+    shutil.rmtree(work + "/" + key, ignore_errors=True)
+
+
+# --- peak RSS at two world sizes ----------------------------------------------------------------
+def peak_rss(command):
+    result = sh("/usr/bin/time -v " + command, capture=True)
+    match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+    return int(match.group(1)) / 1024.0
+
+
+rss = {}
+for name, world, path in (("size", main, recipe_main), ("quarter", small, recipe_small)):
+    out, cache = work + "/rss-out-" + name, work + "/rss-cache-" + name
+    sh("rm -rf %s %s && sync" % (q(out), q(cache)))
+    build = peak_rss("%s build %s --cache %s --out %s" % (q(mappack), q(path), q(cache), q(out)))
+    verify = peak_rss("%s verify %s" % (q(mappack), q(out + "/bench-" + world["mapVersion"])))
+    rss[name] = {"gib": world["bundleBytes"] / 2**30, "buildMiB": build, "verifyMiB": verify}
+    log("peak RSS at %.3f GiB: build %.1f MiB, verify %.1f MiB" % (rss[name]["gib"], build, verify))
+    sh("rm -rf %s %s" % (q(out), q(cache)))
+
+# --- plan on the full world catalog (hyperfine) -------------------------------------------------
+plan_json = work + "/plan-hyperfine.json"
+plan_cmd = "%s plan %s --cache %s" % (mappack, recipe_full, work + "/plan-cache")
+sh("hyperfine -N --style none --warmup 2 --runs %d --export-json %s %s" % (max(10, runs), q(plan_json), q(plan_cmd)))
+plan = json.load(open(plan_json))["results"][0]
+plan_ms = plan["median"] * 1000
+
+# --- report -------------------------------------------------------------------------------------
+med = {key: statistics.median(rows[key]["seconds"]) for key in order}
+ratios = {
+    "coldOverBaseline": med["cold"] / med["baseline"],
+    "coldOverLimit": med["cold"] / med["limitExtract"],
+    "noopOverCold": med["noop"] / med["cold"],
+    "verifySpeedup": med["sha256c"] / med["verify"],
+    "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()),
+    "planMs": plan_ms,
+}
+targets = [
+    ("cold build / baseline", "coldOverBaseline", "<=", 0.5, "%.2fx"),
+    ("cold build / limit (zstd|tar)", "coldOverLimit", "<=", 1.3, "%.2fx"),
+    ("no-op rebuild / cold build", "noopOverCold", "<=", 0.02, "%.1f%%"),
+    ("verify speedup over sha256sum -c", "verifySpeedup", ">=", 1.6, "%.2fx"),
+    ("peak RSS, build and verify, both sizes", "peakRssMiB", "<=", 64, "%.1f MiB"),
+    ("plan on the --full catalog", "planMs", "<=", 100, "%.1f ms"),
+]
+
+
+def shown(fmt, value):
+    return fmt % (value * 100) if fmt.endswith("%%") else fmt % value
+
+
+verdicts = []
+for name, key, op, goal, fmt in targets:
+    value = ratios[key]
+    ok = value <= goal if op == "<=" else value >= goal
+    off = value / goal if op == "<=" else goal / value
+    verdicts.append({"target": name, "key": key, "value": value, "goal": "%s %s" % (op, shown(fmt, goal)),
+                     "pass": ok, "missFactor": None if ok else off})
+
+mib = main["bundleBytes"] / 2**20
+print()
+print("mappack benchmarks  %s  world %s GiB: %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files; %d cores, %d runs"
+      % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), args.size, main["bundles"], mib, main["unpackedBytes"] / 2**20,
+         main["files"], ncpu, runs))
+print()
+print("%-58s %9s %9s %9s %8s %9s" % ("row", "median s", "min s", "max s", "cpu s", "MiB/s"))
+for key in order:
+    row = rows[key]
+    print("%-58s %9.2f %9.2f %9.2f %8.1f %9.0f" % (row["label"][:58], med[key], min(row["seconds"]), max(row["seconds"]),
+                                                statistics.median(row["cpuSeconds"]),
+                                                (mib if key not in ("verify", "sha256c") else main["unpackedBytes"] / 2**20) / med[key]))
+print("%-58s %9.1f ms (hyperfine, %d runs, ± %.1f ms)" % ("mappack plan, --full catalog (%d regions)" % full["regions"], plan_ms,
+                                                        len(plan["times"]), plan["stddev"] * 1000))
+for name, r in rss.items():
+    print("%-58s build %6.1f MiB   verify %6.1f MiB" % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"]))
+print()
+for v, (name, key, op, goal, fmt) in zip(verdicts, targets):
+    extra = "" if v["pass"] else "   (%.2fx off the target)" % v["missFactor"]
+    print("%-4s %-42s %12s   target %s%s" % ("PASS" if v["pass"] else "MISS", name, shown(fmt, v["value"]), v["goal"], extra))
+
+report = {
+    "format": "mappack-bench/1",
+    "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    "machine": {"cores": ncpu, "kernel": os.uname().release},
+    "sizeGiB": float(args.size), "runs": runs,
+    "world": {k: main[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
+    "rows": {key: {"label": rows[key]["label"], "command": rows[key]["command"], "seconds": rows[key]["seconds"],
+                   "median": med[key], "cpuSeconds": rows[key]["cpuSeconds"]} for key in order},
+    "plan": {"command": plan_cmd, "regions": full["regions"], "medianMs": plan_ms, "meanMs": plan["mean"] * 1000,
+             "stddevMs": plan["stddev"] * 1000, "runs": len(plan["times"])},
+    "rss": rss,
+    "ratios": ratios,
+    "targets": verdicts,
+}
+with open(bench + "/report.json", "w") as f:
+    json.dump(report, f, indent=2, sort_keys=True)
+    f.write("\n")
+print("\nreport: %s" % (bench + "/report.json"))
+shutil.rmtree(work + "/m-out", ignore_errors=True)
+shutil.rmtree(work + "/m-cache", ignore_errors=True)

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# make bench: mappack against the shell pipeline a user would write (Benchmarks/baseline.sh) and
+# against what this machine physically allows. See Benchmarks/README.md.
+#
+#   bash Benchmarks/run.sh [--size GIB] [--runs N]
+#
+# --size  compressed bundles of the benchmark world, in GiB (default 1); the RSS rows also use a
+#         world of a quarter of that size.
+# --runs  timed runs per command, alternating between commands; medians are reported (default 3).
+#
+# Worlds are generated once and kept under Output/bench/world-<size>/ (delete them to regenerate).
+# Results: a table on stdout and Output/bench/report.json. A missed target prints MISS but does
+# not fail the script; only a broken command does.
+set -euo pipefail
+
+size=1
+runs=3
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --size) size=${2:?--size needs a value}; shift 2 ;;
+        --size=*) size=${1#*=}; shift ;;
+        --runs) runs=${2:?--runs needs a value}; shift 2 ;;
+        --runs=*) runs=${1#*=}; shift ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N)" >&2; exit 2 ;;
+    esac
+done
+python3 -c "import sys; s=float(sys.argv[1]); assert 0 < s <= 64" "$size" 2>/dev/null \
+    || { echo "run.sh: --size '$size': expected GiB, a number above 0 (at most 64)" >&2; exit 2; }
+[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "run.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
+[ "$runs" -ge 3 ] || echo "run.sh: note: fewer than 3 runs; medians are not robust" >&2
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+release=$root/.build/release
+bench=$root/Output/bench
+mkdir -p "$bench"
+for tool in mappack demo-world; do
+    [ -x "$release/$tool" ] || swift build -c release --product "$tool"
+done
+for tool in hyperfine zstd tar curl sha256sum du xargs python3; do
+    command -v "$tool" >/dev/null || { echo "run.sh: '$tool' is missing; run 'make deps'" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$NGINX" ] || { echo "run.sh: nginx is missing; run 'make deps'" >&2; exit 2; }
+
+say() { echo "bench: $*" >&2; }
+
+# --- demo worlds --------------------------------------------------------------------------------
+
+# Compressed bundle bytes as a function of demo-world --scale is close to linear (a fixed part plus a
+# per-scale part); two small worlds fix the line once, kept in calibration.json.
+calibrate() {
+    [ -s "$bench/calibration.json" ] && return
+    say "calibrating demo-world --scale (two small worlds)…"
+    local tmp; tmp=$(mktemp -d "$bench/.calibrate.XXXXXX")
+    local points=()
+    for scale in 0.1 0.5; do
+        "$release/demo-world" --out "$tmp/src-$scale" --scale "$scale" >/dev/null
+        "$release/mappack" publish "$tmp/src-$scale" --out "$tmp/pub-$scale" >/dev/null
+        points+=("$scale" "$(python3 -c 'import json,sys; print(sum(b["size"] for b in json.load(open(sys.argv[1]))["bundles"].values()))' "$tmp/pub-$scale/catalog.json")")
+    done
+    python3 - "${points[@]}" > "$bench/calibration.json" <<'PY'
+import json, sys
+s1, b1, s2, b2 = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+slope = (b2 - b1) / (s2 - s1)
+print(json.dumps({"bytesPerScale": slope, "fixedBytes": b1 - slope * s1, "points": [[s1, b1], [s2, b2]]}))
+PY
+    rm -rf "$tmp"
+}
+
+# world SIZE_GIB [--full]: prints the folder holding the published world (catalog.json, bundles/).
+world() {
+    local gib=$1 full=${2:-}
+    local dir scale
+    if [ -n "$full" ]; then
+        dir=$bench/world-full; scale=0.1    # plan reads the catalog only; payload size does not matter
+    else
+        dir=$bench/world-$gib
+        scale=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1])); want = float(sys.argv[2]) * 2**30
+print("%.4f" % max(0.01, (want - c["fixedBytes"]) / c["bytesPerScale"]))' "$bench/calibration.json" "$gib")
+    fi
+    if [ ! -f "$dir/published/catalog.json" ] || [ ! -f "$dir/world.json" ]; then
+        say "generating demo world ${full:+(--full) }at --scale $scale into $dir…"
+        rm -rf "$dir"; mkdir -p "$dir"
+        "$release/demo-world" --out "$dir/source" --scale "$scale" $full >/dev/null
+        "$release/mappack" publish "$dir/source" --out "$dir/published" >/dev/null
+        rm -rf "$dir/source"
+        python3 - "$dir/published/catalog.json" "$scale" "$gib" "$full" > "$dir/world.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); b = c["bundles"].values()
+print(json.dumps({"scale": float(sys.argv[2]), "requestedGiB": None if sys.argv[4] else float(sys.argv[3]), "full": bool(sys.argv[4]),
+                  "bundles": len(c["bundles"]), "regions": len(c["regions"]), "bundleBytes": sum(x["size"] for x in b),
+                  "unpackedBytes": sum(x["unpackedSize"] for x in b), "files": sum(x.get("files", 0) for x in b)}))
+PY
+    fi
+    echo "$dir"
+}
+
+calibrate
+small=$(python3 -c 'import sys; print("%g" % (float(sys.argv[1]) / 4))' "$size")
+world_main=$(world "$size")
+world_small=$(world "$small")
+world_full=$(world 0 --full)
+
+# --- nginx on 127.0.0.1 -------------------------------------------------------------------------
+
+ngx=$(mktemp -d /tmp/mappack-bench-nginx.XXXXXX)
+cleanup() {
+    if [ -s "$ngx/nginx.pid" ]; then kill "$(cat "$ngx/nginx.pid")" 2>/dev/null || true; sleep 0.2; fi
+    rm -rf "$ngx"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+{
+    [ "$(id -u)" = 0 ] && echo "user root;"
+    cat <<EOF
+worker_processes 1;
+daemon on;
+pid $ngx/nginx.pid;
+error_log $ngx/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    types { application/json json; application/zstd zst; }
+    default_type application/octet-stream;
+    client_body_temp_path $ngx/body;
+    proxy_temp_path $ngx/proxy;
+    fastcgi_temp_path $ngx/fastcgi;
+    uwsgi_temp_path $ngx/uwsgi;
+    scgi_temp_path $ngx/scgi;
+    server {
+        listen 127.0.0.1:$port;
+        root $bench;
+    }
+}
+EOF
+} > "$ngx/nginx.conf"
+"$NGINX" -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log"
+for _ in $(seq 50); do curl -fsS -o /dev/null "http://127.0.0.1:$port/${world_main#"$bench"/}/published/catalog.json" 2>/dev/null && break; sleep 0.1; done
+say "nginx serving $bench on 127.0.0.1:$port"
+
+python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
+    --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full"
