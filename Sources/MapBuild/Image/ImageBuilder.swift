@@ -48,6 +48,8 @@ package struct BuildOptions: Sendable {
     package var fromImage: String?
     /// A shared remote bundle cache consulted before the origin (`--remote-cache`).
     package var remoteCache: RemoteCache?
+    /// Rebuild even when the outputs are up to date (`--force`).
+    package var force = false
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
         self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
@@ -58,9 +60,11 @@ package struct BuildOptions: Sendable {
 package struct BuildReport: Sendable {
     package let imagePath: String
     package let packedPath: String?
-    package let manifest: ImageManifest
+    package let summary: ImageSummary
     package let downloadedBytes: Int64
     package let bundles: Int
+    /// True when nothing changed since the last build and nothing was rebuilt.
+    package var upToDate = false
 }
 
 /// The version stamped into manifests.
@@ -84,16 +88,35 @@ package struct ImageBuilder: Sendable {
     /// Runs the build; on failure nothing under the output root looks finished.
     package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
-        let (root, staging) = try prepareStaging(suffix: "staging")
+        let root = FileSystem.absolute(options.outputRoot)
+        let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
+        let key = BuildStamp.key(plan: plan, built: built, signingKey: options.signingKey?.text)
+        let image = plan.recipe.formats.contains(.directory) ? root + "/" + imageName : nil
+        if !options.force, let summary = BuildStamp.upToDate(root: root, imageName: imageName, key: key, image: image) {
+            events(.phase("up to date"))
+            return BuildReport(imagePath: root + "/" + imageName, packedPath: plan.recipe.formats.contains(.tarZst) ? root + "/\(imageName).tar.zst" : nil,
+                               summary: summary, downloadedBytes: 0, bundles: plan.bundles.count, upToDate: true)
+        }
+        let (_, staging) = try prepareStaging(suffix: "staging")
         do {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
             let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", events: events)
-            return try finish(staging: staging, root: root, unpacked: unpacked,
-                              built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog), events: events)
+            let report = try finish(staging: staging, root: root, unpacked: unpacked, built: built, events: events)
+            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary,
+                                 outputNames: outputNames(), image: image)
+            return report
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
         }
+    }
+
+    /// The files and folders under the output root a build writes, by name.
+    func outputNames() -> [String] {
+        var names: [String] = []
+        if plan.recipe.formats.contains(.directory) { names.append(imageName + "/" + ImageManifest.fileName) }
+        if plan.recipe.formats.contains(.tarZst) { names.append(imageName + ".tar.zst") }
+        return names
     }
 
     /// `<name>-<mapVersion>`, the image's file name stem.
@@ -219,7 +242,9 @@ package struct ImageBuilder: Sendable {
         }
         try FileSystem.syncDirectory(root)
         try FileSystem.removeTree(staging)
-        return BuildReport(imagePath: finalImage, packedPath: packedPath, manifest: manifest,
+        // A stamp from an earlier build no longer describes these outputs.
+        try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
+        return BuildReport(imagePath: finalImage, packedPath: packedPath, summary: ImageSummary(manifest),
                            downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 

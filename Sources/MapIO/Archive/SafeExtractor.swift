@@ -89,6 +89,7 @@ package struct SafeExtractor {
         var created: [String] = []
         var results: [ExtractedFile] = []
         var total: Int64 = 0
+        var knownFolders = Set<String>()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         do throws(ArchiveError) {
@@ -104,14 +105,14 @@ package struct SafeExtractor {
                 try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
                 visit(entry, path)
                 if entry.kind == .directory {
-                    if let destination { try makeFolders(destination, path, created: &created) }
+                    if let destination { try makeFolders(destination, path, created: &created, known: &knownFolders) }
                     continue
                 }
                 if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
                 var output: WritableFile?
                 if let destination {
                     let parent = FileSystem.parent(path)
-                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created) }
+                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created, known: &knownFolders) }
                     do { output = try WritableFile(path: destination + "/" + path, exclusive: true) } catch { throw ArchiveError.io(error) }
                     created.append(destination + "/" + path)
                 }
@@ -139,10 +140,16 @@ package struct SafeExtractor {
     }
 
     /// Creates each missing folder along `relative` under `root`, recording the ones it made.
-    private func makeFolders(_ root: String, _ relative: String, created: inout [String]) throws(ArchiveError) {
+    private func makeFolders(_ root: String, _ relative: String, created: inout [String], known: inout Set<String>) throws(ArchiveError) {
+        // Folders this extraction already made or checked need no syscall again.
+        if known.contains(relative) { return }
         var current = root
+        var prefix = ""
         for component in relative.split(separator: "/") {
             current += "/" + component
+            prefix += prefix.isEmpty ? String(component) : "/" + component
+            if known.contains(prefix) { continue }
+            defer { known.insert(prefix) }
             if mkdir(current, 0o755) == 0 {
                 created.append(current)
             } else if errno == EEXIST {

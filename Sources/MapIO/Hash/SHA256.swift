@@ -38,10 +38,23 @@ package final class SHA256 {
 
     /// Hex SHA-256 and size of the file at `path`, streamed through one buffer.
     package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        return try hexOfFile(path, buffer: buffer)
+    }
+
+    /// Hex SHA-256 and size of the file at `path`, read through the caller's `buffer`
+    /// (verifying many small files must not allocate a fresh megabyte for each).
+    package static func hexOfFile(_ path: String, buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> (hex: String, size: Int64) {
         let file = try ReadableFile(path: path)
         let hasher = SHA256()
         var size: Int64 = 0
-        try file.forEachChunk { chunk in hasher.update(chunk); size += Int64(chunk.count) }
+        while true {
+            let n = try file.read(into: buffer)
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            size += Int64(n)
+        }
         return (hasher.finalizeHex(), size)
     }
 }

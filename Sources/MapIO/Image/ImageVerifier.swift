@@ -175,14 +175,21 @@ package enum ImageVerifier {
         let failures = Mutex<[Int: String]>([:])
         let count = toHash.count
         let work = toHash
-        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, count))) { worker in
+        let workers = max(1, min(jobs, count))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            // One buffer per worker; results gathered locally and merged once.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+            defer { buffer.deallocate() }
+            var local: [Int: String] = [:], localFailures: [Int: String] = [:]
             var index = worker
             while index < count {
-                do { let (hex, _) = try SHA256.hexOfFile(store + "/" + work[index].path); found.withLock { $0[index] = hex } } catch {
-                    failures.withLock { $0[index] = "\(error)" }
+                do { local[index] = try SHA256.hexOfFile(store + "/" + work[index].path, buffer: buffer).hex } catch {
+                    localFailures[index] = "\(error)"
                 }
-                index += max(1, min(jobs, count))
+                index += workers
             }
+            found.withLock { $0.merge(local) { a, _ in a } }
+            failures.withLock { $0.merge(localFailures) { a, _ in a } }
         }
         let hashes = found.withLock { $0 }
         let errors = failures.withLock { $0 }

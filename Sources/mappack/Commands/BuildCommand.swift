@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard"])
+        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly", "force"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
@@ -23,6 +23,7 @@ enum BuildCommand {
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         var options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option("from")
+        options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)
         let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
         let total = plan.downloadBytes
@@ -78,13 +79,14 @@ enum BuildCommand {
         }
         terminal.finishProgress()
         if terminal.json {
-            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.manifest.imageID,
-                            "mapVersion": report.manifest.mapVersion.rawValue, "regions": report.manifest.regions.count,
-                            "files": report.manifest.files.count, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
-                            "sizeOnDiskInBytes": report.manifest.regions.filter { $0.parent == nil || report.manifest.region($0.parent!) == nil }.reduce(Int64(0)) { $0 + $1.sizeOnDiskInBytes },
+            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
+                            "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
+                            "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
+                            "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes,
                             "seconds": Date().timeIntervalSince(started)])
         } else {
-            terminal.line("built \(report.manifest.name) \(report.manifest.mapVersion): \(report.manifest.regions.count) regions, \(report.manifest.files.count) files, image id \(report.manifest.imageID.prefix(16))")
+            let what = report.upToDate ? "up to date (nothing changed; --force rebuilds)" : "built"
+            terminal.line("\(what) \(report.summary.name) \(report.summary.mapVersion): \(report.summary.regions) regions, \(report.summary.files) files, image id \(report.summary.imageID.prefix(16))")
             terminal.line("image: \(report.imagePath)")
             if let packed = report.packedPath { terminal.line("packed: \(packed)") }
         }

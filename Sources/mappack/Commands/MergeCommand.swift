@@ -17,9 +17,9 @@ enum MergeCommand {
             if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
         }
         if terminal.json {
-            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.manifest.imageID])
+            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID])
         } else {
-            terminal.line("merged \(arguments.positionals.count) shards: \(report.manifest.name) \(report.manifest.mapVersion), image id \(report.manifest.imageID.prefix(16))")
+            terminal.line("merged \(arguments.positionals.count) shards: \(report.summary.name) \(report.summary.mapVersion), image id \(report.summary.imageID.prefix(16))")
             terminal.line("image: \(report.imagePath)")
             if let packed = report.packedPath { terminal.line("packed: \(packed)") }
         }

@@ -1,0 +1,87 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// What an image says about itself in one line of a report, without decoding its manifest.
+package struct ImageSummary: Codable, Sendable, Equatable {
+    package var name: String
+    package var mapVersion: MapVersion
+    package var imageID: String
+    package var regions: Int
+    package var files: Int
+    /// Size on disk of the image's root regions (the whole store).
+    package var sizeOnDiskInBytes: Int64
+
+    init(_ manifest: ImageManifest) {
+        name = manifest.name; mapVersion = manifest.mapVersion; imageID = manifest.imageID
+        regions = manifest.regions.count; files = manifest.files.count
+        sizeOnDiskInBytes = manifest.files.reduce(0) { $0 + SizeOnDisk.allocated(size: $1.size, blockSize: manifest.blockSize) }
+    }
+}
+
+/// `.<name>-<mapVersion>.build.json` beside the outputs: the inputs a build consumed (as one
+/// key) and what it wrote, so an unchanged rebuild is recognised without unpacking anything.
+/// Outputs are re-checked by size and modification time, and the store tree by file count and bytes.
+struct BuildStamp: Codable, Sendable {
+    static let formatTag = FormatTag(name: "mappack-buildstamp", major: 1)
+
+    struct Output: Codable, Sendable, Equatable {
+        var name: String
+        var size: Int64
+        var modified: Int64
+    }
+
+    var format: String
+    var key: String
+    var summary: ImageSummary
+    var outputs: [Output]
+    var storeFiles: Int?
+    var storeBytes: Int64?
+
+    /// The key of everything that decides an image's bytes.
+    static func key(plan: BuildPlan, built: String, signingKey: String?) -> String {
+        let hasher = SHA256()
+        for part in [plan.recipe.source, plan.catalogBytes, Data(MappackVersion.current.utf8), Data(built.utf8),
+                     Data(plan.recipe.formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8)] {
+            hasher.update(Data(SHA256.hex(part).utf8))
+        }
+        return hasher.finalizeHex()
+    }
+
+    static func path(root: String, imageName: String) -> String { root + "/.\(imageName).build.json" }
+
+    /// Size and modification time (ns) of `path`.
+    static func output(root: String, name: String) -> Output? {
+        var info = stat()
+        guard stat(root + "/" + name, &info) == 0 else { return nil }
+        return Output(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// Files and bytes of the store tree under `image`.
+    static func storeTotals(image: String) -> (files: Int, bytes: Int64)? {
+        guard let entries = try? DirectoryWalker.walk(image + "/" + ImageManifest.storeFolder) else { return nil }
+        let files = entries.filter(\.isRegular)
+        return (files.count, files.reduce(0) { $0 + $1.size })
+    }
+
+    /// Records what a build wrote.
+    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], image: String?) throws {
+        let totals = image.flatMap(storeTotals)
+        let stamp = BuildStamp(format: formatTag.description, key: key, summary: summary,
+                               outputs: outputNames.compactMap { output(root: root, name: $0) },
+                               storeFiles: totals?.files, storeBytes: totals?.bytes)
+        try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
+    }
+
+    /// The recorded summary when the outputs are still exactly what a build with `key` wrote.
+    static func upToDate(root: String, imageName: String, key: String, image: String?) -> ImageSummary? {
+        guard let data = try? ReadableFile.contents(of: path(root: root, imageName: imageName), limit: 1 << 20),
+              let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
+              stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty else { return nil }
+        for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
+        if let image {
+            guard let totals = storeTotals(image: image), totals.files == stamp.storeFiles, totals.bytes == stamp.storeBytes else { return nil }
+        }
+        return stamp.summary
+    }
+}
