@@ -95,7 +95,7 @@ final class ServedWorld: @unchecked Sendable {
         let total = catalog.bundles.values.reduce(0) { $0 + Int($1.size) }
         let sent = try server.stats().filter { $0.key.hasPrefix("/bundles/") }.values.reduce(0) { $0 + $1.bytes }
         #expect(Double(sent) <= 1.1 * Double(total), "sent \(sent) of \(total)")
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out")))?.filter { $0.hasPrefix(".") } ?? []
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out")))?.filter { $0.contains(".staging-") || $0.contains(".old-") } ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
 
         let reference = try world.build(recipe, cache: "reference-cache", out: "reference")

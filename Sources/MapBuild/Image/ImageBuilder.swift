@@ -217,8 +217,8 @@ package struct ImageBuilder: Sendable {
                                      regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: files, cacheSeed: cacheSeed)
         let sizes = manifest.derivedSizesOnDisk()
         for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
-        manifest.imageID = SHA256.hex(try manifest.bytesForID())
-        let manifestBytes = try manifest.canonicalBytes()
+        let (imageID, manifestBytes) = try manifest.sealed(hash: SHA256.hex)
+        manifest.imageID = imageID
         try FileSystem.writeAtomically(manifestBytes, to: staging + "/image/" + ImageManifest.fileName)
         var signature: Data?
         if let key = options.signingKey {

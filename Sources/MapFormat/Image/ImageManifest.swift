@@ -60,6 +60,29 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     /// The canonical bytes written to `manifest.json`.
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
+    /// `"imageID":"<id>"` as it appears in canonical bytes.
+    static func idField(_ id: String) -> Data { Data("\"imageID\":\"\(id)\"".utf8) }
+
+    /// The canonical bytes with `imageID` set, from one encoding: encode with the id empty,
+    /// hash those bytes with `hash`, splice the id in. Returns (id, bytes).
+    public func sealed(hash: (Data) -> String) throws -> (imageID: String, bytes: Data) {
+        let unsealed = try bytesForID()
+        let id = hash(unsealed)
+        guard let range = unsealed.range(of: ImageManifest.idField("")) else { return (id, unsealed) }
+        var bytes = unsealed
+        bytes.replaceSubrange(range, with: ImageManifest.idField(id))
+        return (id, bytes)
+    }
+
+    /// The bytes the id was computed from, recovered from `manifest.json`'s own bytes by
+    /// blanking the id (no re-encoding); nil when the file does not hold the id field as written.
+    public static func bytesForID(fromFile data: Data, imageID: String) -> Data? {
+        guard let range = data.range(of: idField(imageID)) else { return nil }
+        var bytes = data
+        bytes.replaceSubrange(range, with: idField(""))
+        return bytes
+    }
+
     /// Looks the region up by id.
     public func region(_ id: RegionID) -> ImageRegion? { regions.first { $0.id == id } }
 }

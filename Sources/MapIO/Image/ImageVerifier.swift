@@ -86,7 +86,9 @@ package enum ImageVerifier {
             throw .manifest(path: file, reason: "a region id or a file path appears twice")
         }
         var problems: [VerifyProblem] = []
-        let expected = (try? manifest.bytesForID()).map(SHA256.hex) ?? ""
+        // The file's own bytes with the id blanked are what the id hashes (a canonical file);
+        // any edit, even a re-formatting, changes them. Re-encode only when the field is not found.
+        let expected = (ImageManifest.bytesForID(fromFile: data, imageID: manifest.imageID) ?? (try? manifest.bytesForID())).map(SHA256.hex) ?? ""
         if expected != manifest.imageID {
             problems.append(VerifyProblem(kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
                                           detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
