@@ -96,7 +96,7 @@ extension ImageBuilder {
                 var files: [ExtractedFile] = []
                 for file in record.files {
                     try FileSystem.makeDirectories(FileSystem.parent(to + "/" + file.path))
-                    let (hex, size) = try ImageBuilder.copyHashing(from + "/" + file.path, to: to + "/" + file.path)
+                    let (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path)
                     guard hex == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
                     files.append(ExtractedFile(path: file.path, size: size, sha256: hex))
                 }
@@ -108,20 +108,5 @@ extension ImageBuilder {
             try? FileSystem.removeTree(staging)
             throw error
         }
-    }
-
-    /// Copies a file, returning its hex SHA-256 and size.
-    static func copyHashing(_ source: String, to target: String) throws -> (String, Int64) {
-        let input = try ReadableFile(path: source)
-        let output = try WritableFile(path: target, exclusive: true)
-        let hasher = SHA256()
-        var size: Int64 = 0
-        try input.forEachChunk { chunk in
-            hasher.update(chunk)
-            size += Int64(chunk.count)
-            try output.write(chunk)
-        }
-        try output.close(sync: false)
-        return (hasher.finalizeHex(), size)
     }
 }

@@ -33,18 +33,9 @@ struct ImageReuse: Sendable {
             let target = destination + "/" + file.path
             do {
                 try FileSystem.makeDirectories(FileSystem.parent(target))
-                let source = try ReadableFile(path: store + "/" + file.path)
-                let output = try WritableFile(path: target, exclusive: true)
+                if FileSystem.exists(target) { throw FileError("reuse (already written by another bundle)", target, code: EEXIST) }
                 written.append(target)
-                let hasher = SHA256()
-                var size: Int64 = 0
-                try source.forEachChunk { chunk in
-                    hasher.update(chunk)
-                    size += Int64(chunk.count)
-                    try output.write(chunk)
-                }
-                try output.close(sync: false)
-                let hex = hasher.finalizeHex()
+                let (hex, size) = try SHA256.copyFile(store + "/" + file.path, to: target)
                 guard hex == file.sha256, size == file.size else { throw FileError("reuse (content differs)", file.path, code: EIO) }
                 out.append(ExtractedFile(path: file.path, size: size, sha256: hex))
             } catch {

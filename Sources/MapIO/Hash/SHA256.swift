@@ -86,3 +86,21 @@ package enum Hex {
         return out
     }
 }
+
+extension SHA256 {
+    /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
+    /// bytes on the way; returns the copy's hex SHA-256 and size.
+    package static func copyFile(_ source: String, to target: String) throws(FileError) -> (hex: String, size: Int64) {
+        let input = try ReadableFile(path: source)
+        let output = try WritableFile(path: target, exclusive: true)
+        let hasher = SHA256()
+        var size: Int64 = 0
+        try input.forEachChunk { chunk in
+            hasher.update(chunk)
+            size += Int64(chunk.count)
+            try output.write(chunk)
+        }
+        try output.close(sync: false)
+        return (hasher.finalizeHex(), size)
+    }
+}
