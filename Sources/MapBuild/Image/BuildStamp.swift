@@ -57,11 +57,12 @@ struct BuildStamp: Codable, Sendable {
         return Output(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Files and bytes of the store tree under `image`.
+    /// Regular files and other entries in the store tree under `image`, from one readdir pass
+    /// (no stat per file: a deleted, added or replaced file changes the counts; contents are
+    /// `mappack verify`'s business).
     static func storeTotals(image: String) -> (files: Int, bytes: Int64)? {
-        guard let entries = try? DirectoryWalker.walk(image + "/" + ImageManifest.storeFolder) else { return nil }
-        let files = entries.filter(\.isRegular)
-        return (files.count, files.reduce(0) { $0 + $1.size })
+        guard let listing = try? DirectoryWalker.listing(image + "/" + ImageManifest.storeFolder) else { return nil }
+        return (listing.files.count, Int64(listing.others.count))
     }
 
     /// Records what a build wrote.

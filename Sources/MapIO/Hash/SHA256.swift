@@ -104,3 +104,38 @@ extension SHA256 {
         return (hasher.finalizeHex(), size)
     }
 }
+
+extension SHA256 {
+    /// What `checkFile` found.
+    package enum FileCheck: Sendable, Equatable {
+        case missing
+        case notRegular
+        case regular(size: Int64, hex: String?)
+    }
+
+    /// Opens `path` without following a link, checks it is a regular file (`fstat`), and hashes
+    /// it when `hash`: one open per file, no separate stat pass.
+    package static func checkFile(_ path: String, hash: Bool, buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> FileCheck {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return .missing }
+            if errno == ELOOP { return .notRegular }
+            throw FileError("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError("fstat", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .notRegular }
+        guard hash else { return .regular(size: Int64(info.st_size), hex: nil) }
+        let hasher = SHA256()
+        var size: Int64 = 0
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n < 0 { if errno == EINTR { continue }; throw FileError("read", path) }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            size += Int64(n)
+        }
+        return .regular(size: size, hex: hasher.finalizeHex())
+    }
+}

@@ -62,19 +62,24 @@ package enum ImageVerifier {
 
     /// Decodes and checks a manifest's format and id.
     package static func readManifest(_ data: Data, file: String) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
-        // The format comes first: a newer major may have any shape, and deserves "unknown format".
-        struct Head: Decodable { let format: String? }
-        let head: Head
-        do { head = try CanonicalJSON.decode(Head.self, from: data, file: file) } catch {
-            throw .manifest(path: file, reason: "not a valid manifest: \((error as? JSONFileError)?.reason ?? "\(error)")")
-        }
-        do { try FormatTagError.check(head.format, expected: ImageManifest.formatTag) } catch {
-            throw .manifest(path: file, reason: error.description)
-        }
         let manifest: ImageManifest
-        do { manifest = try CanonicalJSON.decode(ImageManifest.self, from: data, file: file) } catch {
-            let detail = (error as? JSONFileError).map { ($0.codingPath.isEmpty ? "" : "at \($0.codingPath): ") + $0.reason } ?? "\(error)"
+        do { manifest = try ManifestReader.read(data, file: file) } catch {
+            // A newer major may have any shape, and deserves "unknown format" rather than a field error.
+            struct Head: Decodable { let format: String? }
+            if let head = try? JSONDecoder().decode(Head.self, from: data), head.format != ImageManifest.formatTag.description {
+                do { try FormatTagError.check(head.format, expected: ImageManifest.formatTag) } catch {
+                    throw .manifest(path: file, reason: error.description)
+                }
+            }
+            var detail = "\(error)"
+            if let fileError = error as? JSONFileError {
+                let place = fileError.line.map { "line \($0), column \(fileError.column ?? 0): " } ?? ""
+                detail = place + (fileError.codingPath.isEmpty ? "" : "at \(fileError.codingPath): ") + fileError.reason
+            }
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
+        }
+        do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
+            throw .manifest(path: file, reason: error.description)
         }
         guard manifest.blockSize >= 512, manifest.blockSize <= 1 << 20, manifest.blockSize & (manifest.blockSize - 1) == 0 else {
             throw .manifest(path: file, reason: "blockSize \(manifest.blockSize) is not a power of two from 512 to 1 MiB")
@@ -148,64 +153,70 @@ package enum ImageVerifier {
     package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
         var owners: [BundleDigest: [RegionID]] = [:]
         for region in manifest.regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
-        var problems: [VerifyProblem] = []
-        let entries: [DirectoryWalker.Entry]
-        do { entries = try DirectoryWalker.walk(store) } catch {
-            return ([VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: error.description)], 0, 0)
+        guard FileSystem.isDirectory(store) else {
+            return ([VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: "store folder is missing")], 0, 0)
         }
-        var present: [String: DirectoryWalker.Entry] = [:]
-        for entry in entries where !entry.isDirectory { present[entry.relativePath] = entry }
-        let expected = Set(manifest.files.map(\.path))
-        for entry in entries where !entry.isDirectory && !expected.contains(entry.relativePath) {
-            problems.append(VerifyProblem(kind: .extra, path: entry.relativePath, regions: [], detail: "file is not in the manifest"))
-        }
-        var toHash: [ImageFile] = []
-        for file in manifest.files {
-            let regions = owners[file.bundle] ?? []
-            guard let entry = present[file.path] else {
-                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing")); continue
-            }
-            guard entry.isRegular else {
-                problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file")); continue
-            }
-            if entry.size != file.size {
-                problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(entry.size), manifest says \(file.size)")); continue
-            }
-            if hashContents { toHash.append(file) }
-        }
-        let found = Mutex<[Int: String]>([:])
-        let failures = Mutex<[Int: String]>([:])
-        let count = toHash.count
-        let work = toHash
+        // Every worker opens each of its manifest files once (no link followed), checks type and
+        // size with fstat and hashes it; the first worker also lists the tree for extra files.
+        let files = manifest.files
+        let count = files.count
         let workers = max(1, min(jobs, count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            // One buffer per worker; results gathered locally and merged once.
+        let checks = Mutex<[Int: Result<SHA256.FileCheck, FileError>]>([:])
+        let listing = Mutex<Result<(files: [String], others: [String]), FileError>?>(nil)
+        DispatchQueue.concurrentPerform(iterations: workers + 1) { worker in
+            if worker == workers {
+                let result = Result { () throws(FileError) in try DirectoryWalker.listing(store) }
+                listing.withLock { $0 = result }
+                return
+            }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
             defer { buffer.deallocate() }
-            var local: [Int: String] = [:], localFailures: [Int: String] = [:]
+            var local: [Int: Result<SHA256.FileCheck, FileError>] = [:]
             var index = worker
             while index < count {
-                do { local[index] = try SHA256.hexOfFile(store + "/" + work[index].path, buffer: buffer).hex } catch {
-                    localFailures[index] = "\(error)"
-                }
+                local[index] = Result { () throws(FileError) in try SHA256.checkFile(store + "/" + files[index].path, hash: hashContents, buffer: buffer) }
                 index += workers
             }
-            found.withLock { $0.merge(local) { a, _ in a } }
-            failures.withLock { $0.merge(localFailures) { a, _ in a } }
+            checks.withLock { $0.merge(local) { a, _ in a } }
         }
-        let hashes = found.withLock { $0 }
-        let errors = failures.withLock { $0 }
+        var problems: [VerifyProblem] = []
+        switch listing.withLock({ $0 }) {
+        case .success(let found)?:
+            let expected = Set(files.map(\.path))
+            for path in found.files where !expected.contains(path) {
+                problems.append(VerifyProblem(kind: .extra, path: path, regions: [], detail: "file is not in the manifest"))
+            }
+            for path in found.others where !expected.contains(path) {
+                problems.append(VerifyProblem(kind: .extra, path: path, regions: [], detail: "is not a regular file or folder, and not in the manifest"))
+            }
+        case .failure(let error)?:
+            problems.append(VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: error.description))
+        case nil: break
+        }
+        let results = checks.withLock { $0 }
         var bytes: Int64 = 0
-        for (index, file) in toHash.enumerated() {
-            bytes += file.size
-            if let error = errors[index] {
-                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: owners[file.bundle] ?? [], detail: error))
-            } else if hashes[index] != file.sha256 {
-                problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: owners[file.bundle] ?? [],
-                                              detail: "content differs (sha256 \(hashes[index] ?? "?"), manifest says \(file.sha256))"))
+        for (index, file) in files.enumerated() {
+            let regions = owners[file.bundle] ?? []
+            switch results[index] {
+            case .success(.missing)?, nil:
+                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing"))
+            case .success(.notRegular)?:
+                problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file"))
+            case .failure(let error)?:
+                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: error.description))
+            case .success(.regular(let size, let hex))?:
+                if size != file.size {
+                    problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(size), manifest says \(file.size)"))
+                } else if let hex {
+                    bytes += size
+                    if hex != file.sha256 {
+                        problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: regions,
+                                                      detail: "content differs (sha256 \(hex), manifest says \(file.sha256))"))
+                    }
+                }
             }
         }
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return (problems, manifest.files.count, bytes)
+        return (problems, count, bytes)
     }
 }
