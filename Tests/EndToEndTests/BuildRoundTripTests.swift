@@ -92,6 +92,20 @@ final class PublishedWorld: @unchecked Sendable {
     }
 }
 
+@Suite struct CacheSeedCapTests {
+    @Test(arguments: [("7 KiB", ["overview/world/names.txt"]), ("8 KiB", ["overview/world/names.txt", "overview/world/tiles.db"]), ("100", [String]())])
+    func seedTakesFilesInPriorityOrderUntilTheCap(_ cap: String, _ expected: [String]) throws {
+        let world = try PublishedWorld()
+        let text = SourceFixture.recipe(catalog: world.catalog).replacingOccurrences(of: "maxBytes: 1 MiB", with: "maxBytes: \(cap)")
+        #expect(try world.build(try world.recipe(text)).status == 0)
+        let seed = world.out + "/fixture-1.0/cache-seed.sqlite"
+        let keys = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT key FROM entries ORDER BY accessed;"]).stdout.split(separator: "\n").map(String.init)
+        #expect(keys == expected)
+        let total = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT coalesce(sum(size), 0) FROM entries;"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Int64(total)! <= ByteCount.parse(cap)!)
+    }
+}
+
 @Suite struct TamperingTests {
     enum Tamper: String, CaseIterable, Sendable { case flipByte, deleteFile, addFile }
 
