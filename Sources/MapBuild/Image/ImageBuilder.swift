@@ -275,18 +275,18 @@ package struct ImageBuilder: Sendable {
         do {
             // The fetch runs in its own task; cancelling the build must reach it too.
             try await withTaskCancellationHandler {
-            try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
-                var started = Set<BundleDigest>()
-                var inFlight = 0
-                for await digest in ready {
-                    guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
-                    if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
-                    let archive = cache.path(for: digest)
-                    group.addTask { try await BlockingWork.run { try ImageBuilder.unpack(bundle, archive: archive, store: store, seedScratch: seedScratch, events: events) } }
-                    inFlight += 1
+                try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
+                    var started = Set<BundleDigest>()
+                    var inFlight = 0
+                    for await digest in ready {
+                        guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
+                        if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
+                        let archive = cache.path(for: digest)
+                        group.addTask { try await BlockingWork.run { try ImageBuilder.unpack(bundle, archive: archive, store: store, seedScratch: seedScratch, events: events) } }
+                        inFlight += 1
+                    }
+                    while let done = try await group.next() { results[done.digest] = done }
                 }
-                while let done = try await group.next() { results[done.digest] = done }
-            }
             } onCancel: { fetch.cancel() }
             try Task.checkCancellation()
         } catch {
