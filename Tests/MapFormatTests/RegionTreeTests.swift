@@ -140,3 +140,25 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
         #expect(MapVersion("2026.9.0") < MapVersion("2026.11.0"))
     }
 }
+
+@Suite struct ManifestSealingTests {
+    func manifest(paths: [String]) -> ImageManifest {
+        let digest = BundleDigest(hex: String(repeating: "c", count: 64))
+        let files = paths.enumerated().map { ImageFile(path: $0.element, size: Int64($0.offset * 1000), sha256: String(repeating: "d", count: 64), bundle: digest) }
+        return ImageManifest(name: "n", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0",
+                             blockSize: 4096, language: "de",
+                             regions: [ImageRegion(id: "europe/ch", parent: "europe", name: "Schweiz", names: ["de": "Schweiz", "ja": "スイス"],
+                                                   bundles: [digest], sizeOnDiskInBytes: 4096, center: [46.8, 8.2], cities: ["Zürich"])],
+                             bundles: [ImageBundle(digest: digest, size: 10, url: "bundles/cc/x.tar.zst", files: files.count, unpackedSize: 5)],
+                             files: files, cacheSeed: nil)
+    }
+
+    @Test(arguments: [["regions/ch/tiles.db", "regions/ch/zürich/ルート.rt", "a/b c/d"], ["quote\"d", "tab\tbed"], []])
+    func sealedBytesAreJSONEncodersBytes(_ paths: [String]) throws {
+        var sample = manifest(paths: paths)
+        let (id, bytes) = try sample.sealed(hash: { String($0.count) })
+        #expect(id == String(try sample.bytesForID().count))
+        sample.imageID = id
+        #expect(bytes == (try CanonicalJSON.encode(sample)))
+    }
+}
