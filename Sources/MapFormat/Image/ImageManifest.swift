@@ -66,11 +66,10 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     /// The canonical bytes with `imageID` set, from one encoding: encode with the id empty,
     /// hash those bytes with `hash`, splice the id in. Returns (id, bytes).
     public func sealed(hash: (Data) -> String) throws -> (imageID: String, bytes: Data) {
-        let unsealed = try canonicalBytesWithoutID()
-        let id = hash(unsealed)
-        guard let range = unsealed.range(of: ImageManifest.idField("")) else { return (id, unsealed) }
-        var bytes = unsealed
-        bytes.replaceSubrange(range, with: ImageManifest.idField(id))
+        var bytes = try canonicalBytesWithoutID()
+        let id = hash(bytes)
+        // In place: the buffer is uniquely referenced, so at most one reallocation.
+        if let range = bytes.range(of: ImageManifest.idField("")) { bytes.replaceSubrange(range, with: ImageManifest.idField(id)) }
         return (id, bytes)
     }
 
@@ -84,11 +83,13 @@ public struct ImageManifest: Codable, Sendable, Equatable {
         var shell = self
         shell.imageID = ""
         shell.files = []
-        var bytes = try CanonicalJSON.encode(shell)
+        let shellBytes = try CanonicalJSON.encode(shell)
         let marker = Data("\"files\":[]".utf8)
-        guard let range = bytes.range(of: marker) else { return try bytesForID() }
+        guard let range = shellBytes.range(of: marker) else { return try bytesForID() }
+        // One buffer, filled in order: what precedes the list, the list, what follows it.
         var list = Data()
-        list.reserveCapacity(files.count * 190 + 16)
+        list.reserveCapacity(shellBytes.count + files.count * 190 + 80)
+        list.append(shellBytes[..<range.lowerBound])
         list.append(contentsOf: "\"files\":[".utf8)
         for (index, file) in files.enumerated() {
             if index > 0 { list.append(UInt8(ascii: ",")) }
@@ -103,8 +104,8 @@ public struct ImageManifest: Codable, Sendable, Equatable {
             list.append(UInt8(ascii: "}"))
         }
         list.append(UInt8(ascii: "]"))
-        bytes.replaceSubrange(range, with: list)
-        return bytes
+        list.append(shellBytes[range.upperBound...])
+        return list
     }
 
     /// The bytes the id was computed from, recovered from `manifest.json`'s own bytes by

@@ -151,8 +151,9 @@ package enum ImageVerifier {
 
     /// Compares the tree at `store` with the manifest's file list.
     package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
-        var owners: [BundleDigest: [RegionID]] = [:]
-        for region in manifest.regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
+        var owning: [BundleDigest: [RegionID]] = [:]
+        for region in manifest.regions { for bundle in region.bundles { owning[bundle, default: []].append(region.id) } }
+        let owners = owning
         guard FileSystem.isDirectory(store) else {
             return ([VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: "store folder is missing")], 0, 0)
         }
@@ -161,7 +162,8 @@ package enum ImageVerifier {
         let files = manifest.files
         let count = files.count
         let workers = max(1, min(jobs, count))
-        let checks = Mutex<[Int: Result<SHA256.FileCheck, FileError>]>([:])
+        // Workers compare as they go and keep only problems, not a digest per file.
+        let found = Mutex<(problems: [VerifyProblem], bytes: Int64)>(([], 0))
         let listing = Mutex<Result<(files: [String], others: [String]), FileError>?>(nil)
         DispatchQueue.concurrentPerform(iterations: workers + 1) { worker in
             if worker == workers {
@@ -171,13 +173,33 @@ package enum ImageVerifier {
             }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
             defer { buffer.deallocate() }
-            var local: [Int: Result<SHA256.FileCheck, FileError>] = [:]
+            var problems: [VerifyProblem] = []
+            var bytes: Int64 = 0
             var index = worker
             while index < count {
-                local[index] = Result { () throws(FileError) in try SHA256.checkFile(store + "/" + files[index].path, hash: hashContents, buffer: buffer) }
+                let file = files[index]
+                let regions = owners[file.bundle] ?? []
+                switch Result(catching: { () throws(FileError) in try SHA256.checkFile(store + "/" + file.path, hash: hashContents, buffer: buffer) }) {
+                case .success(.missing):
+                    problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing"))
+                case .success(.notRegular):
+                    problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file"))
+                case .failure(let error):
+                    problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: error.description))
+                case .success(.regular(let size, let hex)):
+                    if size != file.size {
+                        problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(size), manifest says \(file.size)"))
+                    } else if let hex {
+                        bytes += size
+                        if hex != file.sha256 {
+                            problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: regions,
+                                                          detail: "content differs (sha256 \(hex), manifest says \(file.sha256))"))
+                        }
+                    }
+                }
                 index += workers
             }
-            checks.withLock { $0.merge(local) { a, _ in a } }
+            found.withLock { $0.problems += problems; $0.bytes += bytes }
         }
         var problems: [VerifyProblem] = []
         switch listing.withLock({ $0 }) {
@@ -193,29 +215,8 @@ package enum ImageVerifier {
             problems.append(VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: error.description))
         case nil: break
         }
-        let results = checks.withLock { $0 }
-        var bytes: Int64 = 0
-        for (index, file) in files.enumerated() {
-            let regions = owners[file.bundle] ?? []
-            switch results[index] {
-            case .success(.missing)?, nil:
-                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing"))
-            case .success(.notRegular)?:
-                problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file"))
-            case .failure(let error)?:
-                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: error.description))
-            case .success(.regular(let size, let hex))?:
-                if size != file.size {
-                    problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(size), manifest says \(file.size)"))
-                } else if let hex {
-                    bytes += size
-                    if hex != file.sha256 {
-                        problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: regions,
-                                                      detail: "content differs (sha256 \(hex), manifest says \(file.sha256))"))
-                    }
-                }
-            }
-        }
+        let (fileProblems, bytes) = found.withLock { ($0.problems, $0.bytes) }
+        problems += fileProblems
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         return (problems, count, bytes)
     }
