@@ -240,52 +240,7 @@ public enum ManifestReader {
         return result
     }
 
-    private static func readStrings(_ scanner: inout JSONScanner) throws(Failure) -> [String] {
-        try readArray(&scanner, of: "strings", readStringValue)
-    }
-
-    private static func readDoubles(_ scanner: inout JSONScanner) throws(Failure) -> [Double] {
-        try readArray(&scanner, of: "numbers") { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble() }
-    }
-
-    private static func readArray<Element>(_ scanner: inout JSONScanner, of what: String,
-                                           _ element: (inout JSONScanner) throws(Failure) -> Element) throws(Failure) -> [Element] {
-        guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of \(what)") }
-        var result: [Element] = []
-        try scanner.beginArray()
-        var first = true
-        while try scanner.nextElement(first: &first) {
-            let value = try at(result.count) { () throws(Failure) in try element(&scanner) }
-            result.append(value)
-        }
-        return result
-    }
-
     // MARK: Helpers
-
-    /// Runs `body`, adding `key` to the path of an error it throws.
-    private static func at<T>(_ key: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
-        do { return try body() } catch {
-            var error = error
-            error.path.insert(.key(key), at: 0)
-            throw error
-        }
-    }
-
-    /// Runs `body`, adding `index` to the path of an error it throws.
-    private static func at<T>(_ index: Int, _ body: () throws(Failure) -> T) throws(Failure) -> T {
-        do { return try body() } catch {
-            var error = error
-            error.path.insert(.index(index), at: 0)
-            throw error
-        }
-    }
-
-    /// nil for `null`, as `decodeIfPresent` does; otherwise `read`'s value.
-    private static func optional<T>(_ scanner: inout JSONScanner, _ read: (inout JSONScanner) throws(Failure) -> T) throws(Failure) -> T? {
-        if try scanner.readNull() { return nil }
-        return try read(&scanner)
-    }
 
     /// True the first time `bit` is seen in `seen` (one bit per field of an object).
     private static func firstSighting(_ bit: Int, _ seen: inout UInt32) -> Bool {
@@ -295,23 +250,4 @@ public enum ManifestReader {
         return true
     }
 
-    private static func readStringValue(_ scanner: inout JSONScanner) throws(Failure) -> String { try scanner.readString() }
-    private static func readRegionID(_ scanner: inout JSONScanner) throws(Failure) -> RegionID { RegionID(try scanner.readString()) }
-
-    private static func required<T>(_ value: T?, _ key: String, at offset: Int) throws(Failure) -> T {
-        guard let value else { throw Failure(offset: offset, reason: "missing required field \"\(key)\"", path: [.key(key)]) }
-        return value
-    }
-
-    /// `files[2].sha256`, as `JSONFileError` renders Codable paths.
-    private static func render(_ path: [JSONScanner.PathComponent]) -> String {
-        var out = ""
-        for component in path {
-            switch component {
-            case .index(let index): out += "[\(index)]"
-            case .key(let key): out += out.isEmpty ? key : "." + key
-            }
-        }
-        return out
-    }
 }

@@ -1,0 +1,74 @@
+/// Decoding steps the hand-written readers (`CatalogReader`, `ManifestReader`) share: coding
+/// paths for errors, `null` as absent, arrays, required fields.
+protocol JSONFieldReading {}
+
+extension JSONFieldReading {
+    /// Runs `body`, adding `key` to the path of an error it throws.
+    static func at<T>(_ key: String, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        do { return try body() } catch {
+            var error = error
+            error.path.insert(.key(key), at: 0)
+            throw error
+        }
+    }
+
+    /// Runs `body`, adding `index` to the path of an error it throws.
+    static func at<T>(_ index: Int, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        do { return try body() } catch {
+            var error = error
+            error.path.insert(.index(index), at: 0)
+            throw error
+        }
+    }
+
+    /// nil for `null`, as `decodeIfPresent` does; otherwise `read`'s value.
+    static func optional<T>(_ scanner: inout JSONScanner, _ read: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T? {
+        if try scanner.readNull() { return nil }
+        return try read(&scanner)
+    }
+
+    static func readArray<Element>(_ scanner: inout JSONScanner, of what: String,
+                                   _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element) throws(JSONScanner.Failure) -> [Element] {
+        guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of \(what)") }
+        var result: [Element] = []
+        try scanner.beginArray()
+        var first = true
+        while try scanner.nextElement(first: &first) {
+            let value = try at(result.count) { () throws(JSONScanner.Failure) in try element(&scanner) }
+            result.append(value)
+        }
+        return result
+    }
+
+    static func readStrings(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> [String] {
+        try readArray(&scanner, of: "strings", readStringValue)
+    }
+
+    static func readDoubles(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> [Double] {
+        try readArray(&scanner, of: "numbers") { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in try scanner.readDouble() }
+    }
+
+    static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
+    static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
+
+    /// The value of a required field, or a "missing required field" failure at the object's start.
+    static func required<T>(_ value: T?, _ key: String, at offset: Int) throws(JSONScanner.Failure) -> T {
+        guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(key)\"", path: [.key(key)]) }
+        return value
+    }
+
+    /// `regions[3].parent`, as `JSONFileError` renders Codable paths.
+    static func render(_ path: [JSONScanner.PathComponent]) -> String {
+        var out = ""
+        for component in path {
+            switch component {
+            case .index(let index): out += "[\(index)]"
+            case .key(let key): out += out.isEmpty ? key : "." + key
+            }
+        }
+        return out
+    }
+}
+
+extension CatalogReader: JSONFieldReading {}
+extension ManifestReader: JSONFieldReading {}
