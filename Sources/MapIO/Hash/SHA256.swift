@@ -36,26 +36,15 @@ package final class SHA256 {
         return hasher.finalizeHex()
     }
 
-    /// Hex SHA-256 and size of the file at `path`, streamed through one buffer.
+    /// Hex SHA-256 and size of the regular file at `path`, streamed through one buffer.
     package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        return try hexOfFile(path, buffer: buffer)
-    }
-
-    /// Hex SHA-256 and size of the file at `path`, read through the caller's `buffer`
-    /// (verifying many small files must not allocate a fresh megabyte for each).
-    package static func hexOfFile(_ path: String, buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> (hex: String, size: Int64) {
-        let file = try ReadableFile(path: path)
-        let hasher = SHA256()
-        var size: Int64 = 0
-        while true {
-            let n = try file.read(into: buffer)
-            if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            size += Int64(n)
+        switch try checkFile(path, hash: true, buffer: buffer) {
+        case .regular(let size, let hex?): return (hex, size)
+        case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
+        case .missing: throw FileError("open", path, code: ENOENT)
         }
-        return (hasher.finalizeHex(), size)
     }
 }
 
