@@ -12,14 +12,14 @@ struct Mappack {
         usage: mappack <command> [options]
 
           build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR] [--sign KEY]   build an image into ./Output (or --out)
-                  [--from OLD_IMAGE] [--remote-cache URL [--remote-cache-readonly]] [--shard I/N]
+                  [--from OLD_IMAGE] [--remote-cache URL [--remote-cache-readonly]] [--shard I/N] [--force]
           merge   SHARD... [--out DIR] [--sign KEY]                      assemble an image from --shard outputs
           plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
           regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
-          verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder or .tar.zst
+          verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder, .tar.zst or installed store
           inspect IMAGE [--trust PUBKEY] [--lang L] [--json]             what an image holds
           diff    OLD NEW [--json]                                       two images or catalogs: regions, bundles, bytes
-          store   install|status|repair|regions|delete|verify|cache|move --storage S --cache C   drive MapStore as a device would
+          store   VERB --storage S --cache C                             drive MapStore as a device would (mappack store help)
           keygen  --out NAME                                             Ed25519 key pair for --sign / --trust
           publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
           help                                                           this text
