@@ -12,11 +12,7 @@ public enum CatalogReader {
             do throws(Failure) {
                 return try readCatalog(&scanner)
             } catch {
-                var fileError = JSONFileError(file: file, codingPath: render(error.path), reason: error.reason)
-                let location = scanner.location(of: error.offset)
-                fileError.line = location.line
-                fileError.column = location.column
-                throw fileError
+                throw fileError(error, in: scanner, file: file)
             }
         }
     }

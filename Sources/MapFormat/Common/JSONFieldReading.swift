@@ -57,6 +57,15 @@ extension JSONFieldReading {
         return value
     }
 
+    /// A reader's failure as the `JSONFileError` callers see: path, reason, line and column.
+    static func fileError(_ failure: JSONScanner.Failure, in scanner: JSONScanner, file: String) -> JSONFileError {
+        var error = JSONFileError(file: file, codingPath: render(failure.path), reason: failure.reason)
+        let location = scanner.location(of: failure.offset)
+        error.line = location.line
+        error.column = location.column
+        return error
+    }
+
     /// `regions[3].parent`, as `JSONFileError` renders Codable paths.
     static func render(_ path: [JSONScanner.PathComponent]) -> String {
         var out = ""

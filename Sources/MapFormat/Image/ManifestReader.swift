@@ -23,11 +23,7 @@ public enum ManifestReader {
                     // At the same offset it is the failure already found, which knows its path.
                     if syntax.offset > error.offset { error = syntax }
                 }
-                var fileError = JSONFileError(file: file, codingPath: render(error.path), reason: error.reason)
-                let location = scanner.location(of: error.offset)
-                fileError.line = location.line
-                fileError.column = location.column
-                throw fileError
+                throw fileError(error, in: scanner, file: file)
             }
         }
     }

@@ -74,16 +74,21 @@ final class StateDatabase {
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             try setMeta("language", manifest.language ?? "")
             try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
-            let sizes = manifest.derivedSizesOnDisk()
-            try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               try manifest.regions.map { region in
-                                   [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
-                                    .text(region.bundles.map(\.description).joined(separator: " ")),
-                                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(RegionState.completed.rawValue)]
-                               })
+            try insertRegions(of: manifest, states: [:])
             if seedPending { try markPending(.cacheImport) }
         }
+    }
+
+    /// One row per region of `manifest`, sizes re-derived from its files, state `completed` unless `states` says otherwise.
+    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState]) throws {
+        let sizes = manifest.derivedSizesOnDisk()
+        try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           try manifest.regions.map { region in
+                               [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                                .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                                .text(region.bundles.map(\.description).joined(separator: " ")),
+                                .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text((states[region.id] ?? .completed).rawValue)]
+                           })
     }
 
     func regions() throws -> [StoredRegion] {
@@ -110,14 +115,7 @@ final class StateDatabase {
             try setMeta("imageID", manifest.imageID)
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             for (key, value) in meta { try setMeta(key, value) }
-            let sizes = manifest.derivedSizesOnDisk()
-            try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               try manifest.regions.map { region in
-                                   [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
-                                    .text(region.bundles.map(\.description).joined(separator: " ")),
-                                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text((states[region.id] ?? .completed).rawValue)]
-                               })
+            try insertRegions(of: manifest, states: states)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }
     }
