@@ -33,7 +33,7 @@ struct BundleDownload: Sendable {
         } catch {
             if error.reason != .cancelled {
                 // An empty partial file helps no later run.
-                if partial.length == 0 { _ = await Offload.run { partial.remove() } }
+                if partial.length == 0 { _ = await BlockingPool.value { partial.remove() } }
                 events(.failed(request.digest, reason: error.description))
             }
             throw error
@@ -56,7 +56,7 @@ struct BundleDownload: Sendable {
     }
 
     private func blocking(_ body: @escaping @Sendable () throws(FileError) -> Void, attempts: Int = 0) async throws(FetchError) {
-        let result = await Offload.run { () -> FileError? in
+        let result = await BlockingPool.value { () -> FileError? in
             do throws(FileError) { try body(); return nil } catch { return error }
         }
         if let result { throw error(.local(result), attempts: attempts) }
@@ -73,7 +73,7 @@ struct BundleDownload: Sendable {
 
         func stop(_ reason: FetchError.Reason) -> FetchError { error(reason, attempts: attempts, status: lastStatus) }
         func keepPartialAndCancel() async -> FetchError {
-            _ = await Offload.run { try? partial.close(sync: false) }
+            _ = await BlockingPool.value { try? partial.close(sync: false) }
             return stop(.cancelled)
         }
 
@@ -96,7 +96,7 @@ struct BundleDownload: Sendable {
                 var retryAfter: Double?
                 switch partial.refusal {
                 case .tooLarge(let received)?:
-                    _ = await Offload.run { partial.remove() }
+                    _ = await BlockingPool.value { partial.remove() }
                     throw stop(.tooLarge(received: received))
                 case .write(let failure)?:
                     throw stop(.local(failure))
@@ -139,7 +139,8 @@ struct BundleDownload: Sendable {
             let actual = partial.finishedHex()
             if actual == request.digest.hex {
                 try await blocking({ () throws(FileError) in
-                    try partial.close(sync: true)
+                    // admit() flushes a durable cache's file itself; one fsync is enough.
+                    try partial.close(sync: false)
                     try cache.admit(verifiedFile: partial.path, digest: request.digest)
                     try? FileSystem.removeFile(partial.metaPath)
                     // Safe while held: whoever waits on the old lock file finds the bundle cached and writes nothing.
@@ -148,7 +149,7 @@ struct BundleDownload: Sendable {
                 return
             }
             try await blocking({ () throws(FileError) in try partial.discard() }, attempts: attempts)
-            if restartedAfterMismatch { _ = await Offload.run { partial.remove() }; throw stop(.digestMismatch(actual: actual)) }
+            if restartedAfterMismatch { _ = await BlockingPool.value { partial.remove() }; throw stop(.digestMismatch(actual: actual)) }
             restartedAfterMismatch = true
             events(.retry(request.digest, attempt: attempts + 1, reason: "content did not match its digest (got sha256:\(actual)); downloading again from zero", delaySeconds: 0))
         }

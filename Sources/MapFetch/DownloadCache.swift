@@ -4,12 +4,20 @@ import MapIO
 
 /// The content-addressed download cache: `<root>/sha256/<ab>/<hex>` holds only verified bundles;
 /// `<root>/partial/` holds interrupted downloads for resuming.
+///
+/// A durable cache (devices) fsyncs each bundle and its folder before and after the rename that
+/// admits it, so an admitted bundle survives power loss. A build's cache is not durable: it skips
+/// those flushes (four per bundle, most of a cold build's disk waits), and instead every use of a
+/// cached bundle re-checks its digest while unpacking (`SafeExtractor`'s `expectedDigest`), so a
+/// bundle damaged by a crash is caught, removed and fetched again by the next run.
 package struct DownloadCache: Sendable {
     /// The cache folder.
     package let root: String
+    /// Whether admitted bundles are flushed to stable storage one by one.
+    package let durable: Bool
 
     /// A cache at `root`.
-    package init(root: String) { self.root = root }
+    package init(root: String, durable: Bool = true) { self.root = root; self.durable = durable }
 
     /// `$XDG_CACHE_HOME/mappack`, or `~/.cache/mappack`.
     package static func defaultRoot() -> String {
@@ -36,12 +44,17 @@ package struct DownloadCache: Sendable {
     /// True when the verified bundle is present.
     package func contains(_ digest: BundleDigest) -> Bool { FileSystem.exists(path(for: digest)) }
 
-    /// Moves a verified file into the cache by atomic rename.
+    /// Moves a verified, closed file into the cache by atomic rename (flushed first and after when durable).
     package func admit(verifiedFile: String, digest: BundleDigest) throws(FileError) {
         let target = path(for: digest)
         try FileSystem.makeDirectories(FileSystem.parent(target))
-        try FileSystem.syncFile(verifiedFile)
+        if durable { try FileSystem.syncFile(verifiedFile) }
         try FileSystem.rename(verifiedFile, to: target)
-        try FileSystem.syncDirectory(FileSystem.parent(target))
+        if durable { try FileSystem.syncDirectory(FileSystem.parent(target)) }
+    }
+
+    /// Removes a cached bundle found damaged, so the next run fetches it again.
+    package func evict(_ digest: BundleDigest) throws(FileError) {
+        try FileSystem.removeFile(path(for: digest))
     }
 }

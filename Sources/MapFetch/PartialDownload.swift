@@ -25,6 +25,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     let metaPath: String
     private let events: @Sendable (FetchEvent) -> Void
     private let progressInterval: Double
+    private let durable: Bool
 
     /// Bytes in the partial file, all of them fed to `hasher`.
     private(set) var length: Int64 = 0
@@ -43,6 +44,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         self.metaPath = cache.partialMetaPath(for: request.digest)
         self.events = events
         self.progressInterval = progressInterval
+        self.durable = cache.durable
     }
 
     // MARK: Between attempts (blocking; called off the cooperative pool)
@@ -165,7 +167,13 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         var chosen: String?
         if let etag = headers["etag"], etag.hasPrefix("\"") { chosen = etag } else if let date = headers["last-modified"] { chosen = date }
         validator = chosen
-        if let chosen { try? FileSystem.writeAtomically(Data(chosen.utf8), to: metaPath) } else { try? FileSystem.removeFile(metaPath) }
+        guard let chosen else { try? FileSystem.removeFile(metaPath); return }
+        if durable {
+            try? FileSystem.writeAtomically(Data(chosen.utf8), to: metaPath)
+        } else {
+            // A torn validator only costs the resume: it no longer matches, so the next attempt starts over.
+            try? WritableFile(path: metaPath).write(Data(chosen.utf8))
+        }
     }
 
     /// `N` of `bytes N-M/T`.

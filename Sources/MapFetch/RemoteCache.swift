@@ -114,7 +114,7 @@ extension BundleFetcher {
                 for request in toOrigin {
                     group.addTask {
                         let path = cache.path(for: request.digest)
-                        if let failure = await Offload.run({ remote.upload(request.digest, file: path, size: request.size) }) {
+                        if let failure = await BlockingPool.value({ remote.upload(request.digest, file: path, size: request.size) }) {
                             remoteEvents(.uploadFailed(request.digest, reason: failure))
                         } else {
                             remoteEvents(.uploaded(request.digest, size: request.size))

@@ -62,7 +62,7 @@ extension MapStore {
                 for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
             }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
-            try await OffThread.run { [self] in
+            try await BlockingPool.run { [self] in
                 try core.withLock { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
             activeDownloads.withLock { $0[key] = nil }

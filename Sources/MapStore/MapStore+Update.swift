@@ -82,7 +82,7 @@ extension MapStore {
         }
         CrashPoint.reach("update.afterFetch")
         progress(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
-        _ = try await OffThread.run { [self] in
+        _ = try await BlockingPool.run { [self] in
             try core.withLock { core throws -> ImageManifest in
                 try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
             }

@@ -23,10 +23,22 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: packed)[.modificationDate] as? Date == before)
         #expect(done(second)?["imageID"] as? String == done(first)?["imageID"] as? String)
 
-        // A deleted store file makes the next build a real one, which restores the image.
+        // A replaced output (here the packed image) makes the next build a real one.
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: packed))
+        let replaced = try world.build(recipe, ["--json"])
+        #expect(done(replaced)?["upToDate"] as? Bool == false)
+        #expect(try Tool.mappack(["verify", packed]).status == 0)
+
+        // Files changed inside the store are not looked for (that would walk the whole store):
+        // verify finds them and --force rebuilds, which restores the image.
         try FileManager.default.removeItem(atPath: world.out + "/fixture-1.0/store/regions/europe/ch/zh/tiles.db")
         let third = try world.build(recipe, ["--json"])
-        #expect(done(third)?["upToDate"] as? Bool == false)
+        #expect(done(third)?["upToDate"] as? Bool == true)
+        let damaged = try Tool.mappack(["verify", world.out + "/fixture-1.0"])
+        #expect(damaged.status == 1)
+        #expect((damaged.stdout + damaged.stderr).contains("regions/europe/ch/zh/tiles.db"))
+        let repaired = try world.build(recipe, ["--json", "--force"])
+        #expect(done(repaired)?["upToDate"] as? Bool == false)
         #expect(try Tool.mappack(["verify", world.out + "/fixture-1.0"]).status == 0)
 
         // Another build time is another input.

@@ -12,6 +12,11 @@ package struct ImageSummary: Codable, Sendable, Equatable {
     /// Size on disk of the image's root regions (the whole store).
     package var sizeOnDiskInBytes: Int64
 
+    init(name: String, mapVersion: MapVersion, imageID: String, regions: Int, files: Int, sizeOnDiskInBytes: Int64) {
+        self.name = name; self.mapVersion = mapVersion; self.imageID = imageID
+        self.regions = regions; self.files = files; self.sizeOnDiskInBytes = sizeOnDiskInBytes
+    }
+
     init(_ manifest: ImageManifest) {
         name = manifest.name; mapVersion = manifest.mapVersion; imageID = manifest.imageID
         regions = manifest.regions.count; files = manifest.files.count
@@ -21,7 +26,11 @@ package struct ImageSummary: Codable, Sendable, Equatable {
 
 /// `.<name>-<mapVersion>.build.json` beside the outputs: the inputs a build consumed (as one
 /// key) and what it wrote, so an unchanged rebuild is recognised without unpacking anything.
-/// Outputs are re-checked by size and modification time, and the store tree by file count and bytes.
+///
+/// Outputs are re-checked by size and modification time (ns) of `manifest.json` and of the
+/// `.tar.zst`: a new build always writes a new manifest, so a replaced image is noticed. Files
+/// changed inside an image's store are not looked for (that would mean walking the whole store,
+/// more than the no-op build may cost): `mappack verify` finds them, `--force` rebuilds.
 struct BuildStamp: Codable, Sendable {
     static let formatTag = FormatTag(name: "mappack-buildstamp", major: 1)
 
@@ -35,8 +44,6 @@ struct BuildStamp: Codable, Sendable {
     var key: String
     var summary: ImageSummary
     var outputs: [Output]
-    var storeFiles: Int?
-    var storeBytes: Int64?
 
     /// The key of everything that decides an image's bytes.
     static func key(plan: BuildPlan, built: String, signingKey: String?) -> String {
@@ -57,32 +64,19 @@ struct BuildStamp: Codable, Sendable {
         return Output(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Regular files and other entries in the store tree under `image`, from one readdir pass
-    /// (no stat per file: a deleted, added or replaced file changes the counts; contents are
-    /// `mappack verify`'s business).
-    static func storeTotals(image: String) -> (files: Int, bytes: Int64)? {
-        guard let listing = try? DirectoryWalker.listing(image + "/" + ImageManifest.storeFolder) else { return nil }
-        return (listing.files.count, Int64(listing.others.count))
-    }
-
     /// Records what a build wrote.
-    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], image: String?) throws {
-        let totals = image.flatMap(storeTotals)
+    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String]) throws {
         let stamp = BuildStamp(format: formatTag.description, key: key, summary: summary,
-                               outputs: outputNames.compactMap { output(root: root, name: $0) },
-                               storeFiles: totals?.files, storeBytes: totals?.bytes)
+                               outputs: outputNames.compactMap { output(root: root, name: $0) })
         try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
     }
 
     /// The recorded summary when the outputs are still exactly what a build with `key` wrote.
-    static func upToDate(root: String, imageName: String, key: String, image: String?) -> ImageSummary? {
+    static func upToDate(root: String, imageName: String, key: String) -> ImageSummary? {
         guard let data = try? ReadableFile.contents(of: path(root: root, imageName: imageName), limit: 1 << 20),
               let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
               stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty else { return nil }
         for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
-        if let image {
-            guard let totals = storeTotals(image: image), totals.files == stamp.storeFiles, totals.bytes == stamp.storeBytes else { return nil }
-        }
         return stamp.summary
     }
 }

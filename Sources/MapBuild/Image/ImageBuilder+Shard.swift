@@ -23,9 +23,9 @@ extension ImageBuilder {
                 recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: SHA256.hex(plan.catalogBytes),
                 mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
                 built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog),
-                bundles: mine.sorted { $0.digest < $1.digest }.map { bundle in
+                bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
                     ShardRecord.Bundle(digest: bundle.digest, forStore: bundle.forStore,
-                                       files: unpacked[bundle.digest]!.files.map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
+                                       files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
                 })
             try FileSystem.writeAtomically(plan.recipe.source, to: staging + "/recipe.yaml")
             try FileSystem.writeAtomically(plan.catalogBytes, to: staging + "/catalog.json")
@@ -100,7 +100,7 @@ extension ImageBuilder {
                     guard hex == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
                     files.append(ExtractedFile(path: file.path, size: size, sha256: hex))
                 }
-                return UnpackedBundle(digest: bundle.digest, files: files)
+                return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }
             let unpacked = Dictionary(uniqueKeysWithValues: copied.map { ($0.digest, $0) })
             return try builder.finish(staging: staging, root: root, unpacked: unpacked, built: first.record.built, events: events)

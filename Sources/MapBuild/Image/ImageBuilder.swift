@@ -19,6 +19,8 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case fetch(FetchError)
     case bundleRejected(bundle: BundleDigest, regions: [RegionID], reason: ArchiveError)
     case pathInTwoBundles(path: String, bundles: [BundleDigest])
+    /// A bundle in the download cache no longer matches its digest (damaged after it was verified); it was removed.
+    case damagedInCache(bundle: BundleDigest, path: String, reason: ArchiveError)
     case output(String)
 
     package var description: String {
@@ -29,6 +31,8 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
             "bundle \(bundle) (regions \(regions.map(\.rawValue).joined(separator: ", "))) rejected: \(reason)"
         case .pathInTwoBundles(let path, let bundles):
             "store path '\(path)' is written by bundles \(bundles.map(\.description).joined(separator: " and ")); the catalog is invalid (a path belongs to one bundle)"
+        case .damagedInCache(let bundle, let path, let reason):
+            "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
         case .output(let message): message
         }
     }
@@ -80,19 +84,13 @@ package struct ImageBuilder: Sendable {
 
     package init(plan: BuildPlan, options: BuildOptions) { self.plan = plan; self.options = options }
 
-    struct UnpackedBundle: Sendable {
-        let digest: BundleDigest
-        let files: [ExtractedFile]
-    }
-
     /// Runs the build; on failure nothing under the output root looks finished.
     package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let root = FileSystem.absolute(options.outputRoot)
         let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
         let key = BuildStamp.key(plan: plan, built: built, signingKey: options.signingKey?.text)
-        let image = plan.recipe.formats.contains(.directory) ? root + "/" + imageName : nil
-        if !options.force, let summary = BuildStamp.upToDate(root: root, imageName: imageName, key: key, image: image) {
+        if !options.force, let summary = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
             events(.phase("up to date"))
             return BuildReport(imagePath: root + "/" + imageName, packedPath: plan.recipe.formats.contains(.tarZst) ? root + "/\(imageName).tar.zst" : nil,
                                summary: summary, downloadedBytes: 0, bundles: plan.bundles.count, upToDate: true)
@@ -100,10 +98,11 @@ package struct ImageBuilder: Sendable {
         let (_, staging) = try prepareStaging(suffix: "staging")
         do {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
-            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", events: events)
+            // File lists wait on disk, not in memory, until the manifest is written.
+            let spill = try FileRecordSpill(path: staging + "/files.records")
+            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: events)
             let report = try finish(staging: staging, root: root, unpacked: unpacked, built: built, events: events)
-            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary,
-                                 outputNames: outputNames(), image: image)
+            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames())
             return report
         } catch {
             try? FileSystem.removeTree(staging)
@@ -136,8 +135,9 @@ package struct ImageBuilder: Sendable {
 
     /// Puts `bundles`' files in place: store bundles under `store`, seed-only bundles under
     /// `seedScratch/<hex>`, reusing an earlier image's files (`--from`) where they still match.
-    func produce(_ bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
+    func produce(_ bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String, spill: FileRecordSpill? = nil,
                  events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+        let blockSize = plan.recipe.blockSize
         try FileSystem.makeDirectories(store)
         var results: [BundleDigest: UnpackedBundle] = [:]
         if let from = options.fromImage {
@@ -148,7 +148,7 @@ package struct ImageBuilder: Sendable {
             let copied = try await BlockingWork.map(candidates, width: options.jobs) { bundle in reuse.copy(bundle.digest, into: store) }
             for (bundle, files) in zip(candidates, copied) {
                 guard let files else { continue }
-                results[bundle.digest] = UnpackedBundle(digest: bundle.digest, files: files)
+                results[bundle.digest] = try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill)
                 events(.reused(bundle.digest, files: files.count))
             }
         }
@@ -157,7 +157,7 @@ package struct ImageBuilder: Sendable {
             FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: plan.recipe.catalogURL)!.absoluteURL,
                          size: bundle.info.size, regions: bundle.regions)
         }
-        let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, events: events)
+        let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, spill: spill, events: events)
         results.merge(extracted) { first, _ in first }
         return results
     }
@@ -172,29 +172,26 @@ package struct ImageBuilder: Sendable {
         let seedScratch = staging + "/seed"
         let ordered = plan.bundles.filter(\.forStore) + plan.bundles.filter { !$0.forStore }
         events(.phase("manifest"))
-        var files: [ImageFile] = []
         var bundleRecords: [ImageBundle] = []
+        var storeBundles: [UnpackedBundle] = []
         var seedCandidates: [CacheSeedWriter.Candidate] = []
         for bundle in ordered {
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
             if bundle.forStore {
-                files += result.files.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
+                storeBundles.append(result)
                 bundleRecords.append(ImageBundle(digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
-                                                 files: result.files.count, unpackedSize: result.files.reduce(0) { $0 + $1.size }))
+                                                 files: result.fileCount, unpackedSize: result.unpackedSize))
             }
             if plan.seedSelection.bundles.contains(bundle.digest) {
                 let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
                 let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
-                seedCandidates += result.files.map {
+                seedCandidates += try result.files().map {
                     CacheSeedWriter.Candidate(path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
                                               priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
                 }
             }
         }
-        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        for (a, b) in zip(files, files.dropFirst()) where a.path == b.path {
-            throw BuildError.pathInTwoBundles(path: a.path, bundles: [a.bundle, b.bundle])
-        }
+        let fileList = try ManifestFileList(storeBundles)
 
         var cacheSeed: ImageCacheSeed?
         if !plan.seedSelection.regions.isEmpty {
@@ -203,34 +200,39 @@ package struct ImageBuilder: Sendable {
             cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
                                          regions: plan.seedSelection.regions.map(\.id))
         }
+        seedCandidates = []
         try FileSystem.removeTree(seedScratch)
 
         let language = recipe.language
-        let regions = plan.selection.regions.map { entry -> ImageRegion in
+        var regions = plan.selection.regions.map { entry -> ImageRegion in
             let region = plan.tree.region(entry.id)!
             return ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
                                bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
                                cities: region.cities, released: region.released)
         }
-        var manifest = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
-                                     mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
-                                     regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: files, cacheSeed: cacheSeed)
-        let sizes = manifest.derivedSizesOnDisk()
-        for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
-        let (imageID, manifestBytes) = try manifest.sealed(hash: SHA256.hex)
-        manifest.imageID = imageID
-        try FileSystem.writeAtomically(manifestBytes, to: staging + "/image/" + ImageManifest.fileName)
+        let allocated = Dictionary(storeBundles.map { ($0.digest, $0.allocatedSize) }, uniquingKeysWith: { first, _ in first })
+        let sizes = ImageManifest.sizesOnDisk(regions: regions, allocatedPerBundle: allocated)
+        for index in regions.indices { regions[index].sizeOnDiskInBytes = sizes[regions[index].id] ?? 0 }
+        let shell = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
+                                  mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
+                                  regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
+        let manifestPath = staging + "/image/" + ImageManifest.fileName
+        let imageID = try fileList.writeManifest(shell, to: manifestPath)
         var signature: Data?
         if let key = options.signingKey {
+            // Ed25519 signs the whole message at once, so a signed build reads its manifest back.
+            let manifestBytes = try ReadableFile.contents(of: manifestPath, limit: Int.max)
             signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
             try FileSystem.writeAtomically(signature!, to: staging + "/image/" + ImageManifest.signatureFileName)
         }
+        let summary = ImageSummary(name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
+                                   files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })
 
         var packedPath: String?
         if recipe.formats.contains(.tarZst) {
             events(.phase("pack"))
             let packed = staging + "/\(imageName).tar.zst"
-            try ImagePacker.pack(image: staging + "/image", manifest: manifest, signature: signature, to: packed)
+            try ImagePacker.pack(image: staging + "/image", built: built, cacheSeed: cacheSeed, signature: signature, to: packed)
             packedPath = root + "/\(imageName).tar.zst"
         }
 
@@ -244,7 +246,7 @@ package struct ImageBuilder: Sendable {
         try FileSystem.removeTree(staging)
         // A stamp from an earlier build no longer describes these outputs.
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
-        return BuildReport(imagePath: finalImage, packedPath: packedPath, summary: ImageSummary(manifest),
+        return BuildReport(imagePath: finalImage, packedPath: packedPath, summary: summary,
                            downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 
@@ -252,7 +254,8 @@ package struct ImageBuilder: Sendable {
     /// (or found in the cache), while the other downloads continue, so the network and both
     /// cores stay busy. The first failure cancels the rest.
     private func fetchAndUnpack(_ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
-                                events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+                                spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+        let blockSize = plan.recipe.blockSize
         let (ready, readyInput) = AsyncStream<BundleDigest>.makeStream()
         let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let cache = options.cache
@@ -281,8 +284,7 @@ package struct ImageBuilder: Sendable {
                     for await digest in ready {
                         guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
                         if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
-                        let archive = cache.path(for: digest)
-                        group.addTask { try await BlockingWork.run { try ImageBuilder.unpack(bundle, archive: archive, store: store, seedScratch: seedScratch, events: events) } }
+                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, store: store, seedScratch: seedScratch, blockSize: blockSize, spill: spill, events: events) } }
                         inFlight += 1
                     }
                     while let done = try await group.next() { results[done.digest] = done }
@@ -302,17 +304,23 @@ package struct ImageBuilder: Sendable {
         return results
     }
 
-    /// Unpacks one verified bundle into the store (or, for seed-only bundles, a scratch folder).
-    private static func unpack(_ bundle: BuildPlan.PlannedBundle, archive: String, store: String, seedScratch: String,
-                               events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
+    /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder),
+    /// checking the cached bytes against the digest again as they stream through.
+    private static func unpack(_ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, store: String, seedScratch: String,
+                               blockSize: Int64, spill: FileRecordSpill?, events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
         try FileSystem.makeDirectories(destination)
         let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
+        let archive = cache.path(for: bundle.digest)
         do throws(ArchiveError) {
-            let files = try extractor.extract(archive: archive, into: destination)
+            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: bundle.digest.hex)
             events(.unpacked(bundle.digest, files: files.count))
-            return UnpackedBundle(digest: bundle.digest, files: files)
+            do { return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill) } catch { throw ArchiveError.io(error) }
         } catch {
+            if case .digestMismatch = error {
+                try? cache.evict(bundle.digest)
+                throw BuildError.damagedInCache(bundle: bundle.digest, path: archive, reason: error)
+            }
             if case .io(let fileError) = error, fileError.code == EEXIST {
                 throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])
             }

@@ -6,6 +6,12 @@ extension ImageManifest {
         guard blockSize > 0 else { return [:] }
         var perBundle: [BundleDigest: Int64] = [:]
         for file in files { perBundle[file.bundle, default: 0] += SizeOnDisk.allocated(size: file.size, blockSize: blockSize) }
+        return ImageManifest.sizesOnDisk(regions: regions, allocatedPerBundle: perBundle)
+    }
+
+    /// Each region's size on disk from its bundles' allocated bytes: the region's subtree within
+    /// `regions`, shared bundles counted once.
+    public static func sizesOnDisk(regions: [ImageRegion], allocatedPerBundle perBundle: [BundleDigest: Int64]) -> [RegionID: Int64] {
         var children: [RegionID: [RegionID]] = [:]
         let ids = Set(regions.map(\.id))
         for region in regions { if let parent = region.parent, ids.contains(parent) { children[parent, default: []].append(region.id) } }

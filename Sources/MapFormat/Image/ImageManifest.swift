@@ -78,34 +78,58 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     /// The bytes are the same as JSONEncoder's (sorted keys, `/` unescaped, UTF-8 as is); a path
     /// that JSON would escape sends the whole manifest through JSONEncoder instead.
     func canonicalBytesWithoutID() throws -> Data {
-        let needsEscaping = files.contains { $0.path.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
-        if needsEscaping { return try bytesForID() }
+        if files.contains(where: { ImageManifest.pathNeedsEscaping($0.path) }) { return try bytesForID() }
+        guard let shell = try shellAroundFiles() else { return try bytesForID() }
+        // One buffer, filled in order: what precedes the list, the list, what follows it.
+        var list = Data()
+        list.reserveCapacity(shell.before.count + shell.after.count + files.count * 190)
+        list.append(shell.before)
+        for (index, file) in files.enumerated() {
+            ImageManifest.appendFileEntry(path: file.path, size: file.size, sha256: file.sha256, bundle: file.bundle, first: index == 0, to: &list)
+        }
+        list.append(shell.after)
+        return list
+    }
+
+    /// The canonical bytes of this manifest with `imageID` empty and no files, split where the
+    /// file entries go: `before` ends with `"files":[`, `after` starts with `]`. Writing `before`,
+    /// the entries (`appendFileEntry`) and `after` gives `bytesForID()` of the manifest with those
+    /// files, so a large file list can be streamed. Nil if the split point is not found.
+    public func shellAroundFiles() throws -> (before: Data, after: Data)? {
         var shell = self
         shell.imageID = ""
         shell.files = []
-        let shellBytes = try CanonicalJSON.encode(shell)
-        let marker = Data("\"files\":[]".utf8)
-        guard let range = shellBytes.range(of: marker) else { return try bytesForID() }
-        // One buffer, filled in order: what precedes the list, the list, what follows it.
-        var list = Data()
-        list.reserveCapacity(shellBytes.count + files.count * 190 + 80)
-        list.append(shellBytes[..<range.lowerBound])
-        list.append(contentsOf: "\"files\":[".utf8)
-        for (index, file) in files.enumerated() {
-            if index > 0 { list.append(UInt8(ascii: ",")) }
-            list.append(contentsOf: "{\"bundle\":\"".utf8)
-            list.append(contentsOf: file.bundle.description.utf8)
-            list.append(contentsOf: "\",\"path\":\"".utf8)
-            list.append(contentsOf: file.path.utf8)
-            list.append(contentsOf: "\",\"sha256\":\"".utf8)
-            list.append(contentsOf: file.sha256.utf8)
-            list.append(contentsOf: "\",\"size\":".utf8)
-            list.append(contentsOf: String(file.size).utf8)
-            list.append(UInt8(ascii: "}"))
-        }
-        list.append(UInt8(ascii: "]"))
-        list.append(shellBytes[range.upperBound...])
-        return list
+        let bytes = try CanonicalJSON.encode(shell)
+        guard let range = bytes.range(of: Data("\"files\":[]".utf8)) else { return nil }
+        return (bytes[..<range.lowerBound] + Data("\"files\":[".utf8), Data("]".utf8) + bytes[range.upperBound...])
+    }
+
+    /// True when JSON would escape something in `path` (control characters, `"` or `\`).
+    public static func pathNeedsEscaping(_ path: String) -> Bool {
+        path.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+    }
+
+    /// Appends one file entry as JSONEncoder writes it (keys sorted), preceded by a comma unless
+    /// `first`. The path must not need escaping (`pathNeedsEscaping`).
+    public static func appendFileEntry(path: String, size: Int64, sha256: String, bundle: BundleDigest, first: Bool, to out: inout Data) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: "{\"bundle\":\"".utf8)
+        out.append(contentsOf: bundle.description.utf8)
+        out.append(contentsOf: "\",\"path\":\"".utf8)
+        out.append(contentsOf: path.utf8)
+        out.append(contentsOf: "\",\"sha256\":\"".utf8)
+        out.append(contentsOf: sha256.utf8)
+        out.append(contentsOf: "\",\"size\":".utf8)
+        out.append(contentsOf: String(size).utf8)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `part` (the `after` of `shellAroundFiles()`) with the empty id replaced by `id`.
+    public static func settingID(_ id: String, in part: Data) -> Data {
+        guard let range = part.range(of: idField("")) else { return part }
+        var bytes = part
+        bytes.replaceSubrange(range, with: idField(id))
+        return bytes
     }
 
     /// The bytes the id was computed from, recovered from `manifest.json`'s own bytes by

@@ -26,6 +26,11 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(String)
     /// The file system said no.
     case io(FileError)
+    /// The archive file's SHA-256 is not the one it was fetched and stored under.
+    case digestMismatch(expected: String, actual: String)
+
+    /// True for `.digestMismatch`.
+    package var isDigestMismatch: Bool { if case .digestMismatch = self { true } else { false } }
 
     package var description: String {
         switch self {
@@ -41,6 +46,7 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .zstd(let message): "zstd: \(message)"
         case .malformed(let message): "not a valid tar stream: \(message)"
         case .io(let error): error.description
+        case .digestMismatch(let expected, let actual): "archive bytes do not match their digest sha256:\(expected) (they hash to sha256:\(actual)); the file was damaged after it was verified"
         }
     }
 }

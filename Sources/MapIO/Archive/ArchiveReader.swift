@@ -1,4 +1,5 @@
 import CArchive
+import CZstd
 import Foundation
 
 /// One entry of a tar stream as libarchive reports it.
@@ -29,15 +30,15 @@ package final class ArchiveReader {
     /// Feeds libarchive from the zstd decoder through one reused buffer.
     private final class Source {
         let decoder: ZstdDecoder
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZSTD_DStreamOutSize(), alignment: 16)
         var failure: ArchiveError?
         init(decoder: ZstdDecoder) { self.decoder = decoder }
         deinit { buffer.deallocate() }
     }
 
-    /// Opens the `.tar.zst` at `path`.
-    package init(path: String, windowLogMax: Int32 = 27) throws(ArchiveError) {
-        source = Source(decoder: try ZstdDecoder(path: path, windowLogMax: windowLogMax))
+    /// Opens the `.tar.zst` at `path`; with `hashing`, `compressedDigest()` gives the file's SHA-256.
+    package init(path: String, windowLogMax: Int32 = 27, hashing: Bool = false) throws(ArchiveError) {
+        source = Source(decoder: try ZstdDecoder(path: path, windowLogMax: windowLogMax, hashing: hashing))
         archive = archive_read_new()
         archive_read_support_format_tar(archive)
         let context = Unmanaged.passUnretained(source).toOpaque()
@@ -61,6 +62,9 @@ package final class ArchiveReader {
 
     /// Compressed bytes consumed so far.
     package var compressedBytesRead: Int64 { source.decoder.compressedBytesRead }
+
+    /// Hex SHA-256 of the whole compressed file (read to its end); nil unless opened with `hashing`.
+    package func compressedDigest() throws(ArchiveError) -> String? { try source.decoder.finishDigest() }
 
     private func failure() -> ArchiveError {
         if let failure = source.failure { return failure }

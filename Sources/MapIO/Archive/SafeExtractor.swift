@@ -79,18 +79,31 @@ package struct SafeExtractor {
     }
 
     /// Extracts `archive` into the existing folder `destination`, returning its regular files sorted by path.
-    package func extract(archive: String, into destination: String) throws(ArchiveError) -> [ExtractedFile] {
-        try run(archive: archive, destination: destination, visit: { _, _ in })
+    /// With `expectedDigest` (hex), the archive file itself must hash to it, else everything is rolled back
+    /// and `.digestMismatch` thrown: a cached bundle is re-checked on every use at the cost of one hash pass.
+    package func extract(archive: String, into destination: String, expectedDigest: String? = nil) throws(ArchiveError) -> [ExtractedFile] {
+        try run(archive: archive, destination: destination, expectedDigest: expectedDigest, visit: { _, _ in })
     }
 
-    private func run(archive: String, destination: String?, visit: (ArchiveEntry, String) -> Void) throws(ArchiveError) -> [ExtractedFile] {
-        let reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax)
+    private func run(archive: String, destination: String?, expectedDigest: String? = nil,
+                     visit: (ArchiveEntry, String) -> Void) throws(ArchiveError) -> [ExtractedFile] {
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax, hashing: expectedDigest != nil)
+        } catch {
+            // Opening decodes the first block already, so damage can surface here too.
+            if let expectedDigest, let actual = try? SHA256.hexOfFile(archive).hex, actual != expectedDigest {
+                throw .digestMismatch(expected: expectedDigest, actual: actual)
+            }
+            throw error
+        }
         var ledger = PathLedger()
         var created: [String] = []
         var results: [ExtractedFile] = []
         var total: Int64 = 0
         var knownFolders = Set<String>()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        // Bundles are mostly small: a 128 KiB buffer costs no more calls than 1 MiB and stays in the heap.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { buffer.deallocate() }
         do throws(ArchiveError) {
             while let entry = try reader.next() {
@@ -131,9 +144,16 @@ package struct SafeExtractor {
                 do { try output?.close(sync: durable) } catch { throw ArchiveError.io(error) }
                 results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalizeHex()))
             }
+            if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
+                throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
+            }
             if durable, let destination { try syncFolders(destination, created: created) }
         } catch {
             for path in created.reversed() { try? FileSystem.removeTree(path) }
+            // Damage anywhere in the file can break the stream before its end: say so rather than blame the archive.
+            if let expectedDigest, !error.isDigestMismatch, let actual = try? reader.compressedDigest(), actual != expectedDigest {
+                throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
+            }
             throw error
         }
         return results.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }

@@ -10,11 +10,15 @@ package final class ZstdDecoder {
     private var inputPosition = 0
     private var sourceDone = false
     private let windowLogMax: Int32
+    /// SHA-256 of every compressed byte read from the file, when asked for.
+    private let hasher: SHA256?
     /// Compressed bytes consumed so far.
     package private(set) var compressedBytesRead: Int64 = 0
 
-    /// Opens `path` for decompression, refusing frames with windows over `2^windowLogMax`.
-    package init(path: String, windowLogMax: Int32) throws(ArchiveError) {
+    /// Opens `path` for decompression, refusing frames with windows over `2^windowLogMax`; with
+    /// `hashing`, the file's bytes are hashed as they are read (see `finishDigest`).
+    package init(path: String, windowLogMax: Int32, hashing: Bool = false) throws(ArchiveError) {
+        hasher = hashing ? SHA256() : nil
         do { file = try ReadableFile(path: path) } catch { throw .io(error) }
         context = ZSTD_createDCtx()
         self.windowLogMax = windowLogMax
@@ -33,6 +37,7 @@ package final class ZstdDecoder {
         while outBuffer.pos == 0 {
             if inputPosition == inputFilled && !sourceDone {
                 do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
+                hasher?.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
                 inputPosition = 0
                 compressedBytesRead += Int64(inputFilled)
                 if inputFilled == 0 { sourceDone = true }
@@ -54,6 +59,20 @@ package final class ZstdDecoder {
             try check(hint)
         }
         return outBuffer.pos
+    }
+
+    /// Reads (without decoding) and hashes whatever the decoder has not read of the file yet, and
+    /// returns the hex SHA-256 of the whole file; nil when not hashing. Call once, at the end.
+    package func finishDigest() throws(ArchiveError) -> String? {
+        guard let hasher else { return nil }
+        while !sourceDone {
+            do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
+            inputPosition = inputFilled
+            compressedBytesRead += Int64(inputFilled)
+            if inputFilled == 0 { sourceDone = true }
+            hasher.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
+        }
+        return hasher.finalizeHex()
     }
 
     private func check(_ code: Int) throws(ArchiveError) {

@@ -11,7 +11,7 @@ enum CatalogLoader {
 
     /// The catalog's bytes and validated tree; remote failures become `MapStoreError.remote`.
     static func load(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
-        try await OffThread.run { try loadBlocking(url) }
+        try await BlockingPool.run { try loadBlocking(url) }
     }
 
     static func loadBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {

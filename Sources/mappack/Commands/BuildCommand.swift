@@ -11,7 +11,7 @@ enum BuildCommand {
         let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly", "force"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
-        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
+        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
         for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }

@@ -1,0 +1,2 @@
+// glibc allocator tuning (mallopt); part of libc, nothing to link.
+#include <malloc.h>

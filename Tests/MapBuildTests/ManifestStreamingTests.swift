@@ -1,0 +1,77 @@
+@testable import MapBuild
+import Foundation
+import MapFormat
+import MapIO
+import TestSupport
+import Testing
+
+@Suite struct ManifestStreamingTests {
+    static let blockSize: Int64 = 4096
+
+    func digest(_ n: Int) -> BundleDigest { BundleDigest(hex: String(repeating: String(n % 10), count: 64)) }
+
+    func files(_ paths: [String], seed: Int) -> [ExtractedFile] {
+        paths.enumerated().map { index, path in
+            ExtractedFile(path: path, size: Int64(seed * 1000 + index * 37), sha256: SHA256.hex(Data("\(seed)-\(path)".utf8)))
+        }
+    }
+
+    func shell() -> ImageManifest {
+        ImageManifest(name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
+                      blockSize: Self.blockSize, language: nil, regions: [], bundles: [], files: [], cacheSeed: nil)
+    }
+
+    /// The manifest streamed from spilled bundles equals, byte for byte, the one sealed in memory.
+    func check(_ lists: [[String]]) throws -> (streamed: Data, expected: Data) {
+        let folder = TemporaryFolder("manifest-stream")
+        let spill = try FileRecordSpill(path: folder.join("records"))
+        var bundles: [UnpackedBundle] = []
+        var all: [ImageFile] = []
+        for (index, paths) in lists.enumerated() {
+            let list = files(paths, seed: index)
+            bundles.append(try UnpackedBundle(digest: digest(index), files: list.reversed(), blockSize: Self.blockSize, spill: spill))
+            all += list.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
+        }
+        let path = folder.join("manifest.json")
+        let id = try ManifestFileList(bundles).writeManifest(shell(), to: path)
+        var whole = shell()
+        whole.files = all.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        let (expectedID, expected) = try whole.sealed(hash: SHA256.hex)
+        #expect(id == expectedID)
+        return (try Data(contentsOf: URL(fileURLWithPath: path)), expected)
+    }
+
+    @Test func disjointBundlesStreamTheSameBytes() throws {
+        let (streamed, expected) = try check([["regions/b/x.db", "regions/b/y.db"], ["regions/a/1.db"], ["regions/c/z.db", "regions/c/é.db"]])
+        #expect(streamed == expected)
+    }
+
+    @Test func interleavedBundlesAndEscapedPathsGiveTheSameBytes() throws {
+        let (streamed, expected) = try check([["a/1", "c/1"], ["b/1", "d/1"]])
+        #expect(streamed == expected)
+        let (quoted, expectedQuoted) = try check([["a/say \"hi\".txt"], ["b/1"]])
+        #expect(quoted == expectedQuoted)
+    }
+
+    @Test func aPathInTwoBundlesIsRefused() throws {
+        let folder = TemporaryFolder("manifest-dup")
+        let one = try UnpackedBundle(digest: digest(1), files: files(["a/1", "a/2"], seed: 1), blockSize: Self.blockSize, spill: nil)
+        let two = try UnpackedBundle(digest: digest(2), files: files(["a/2", "a/3"], seed: 2), blockSize: Self.blockSize, spill: nil)
+        let three = try UnpackedBundle(digest: digest(3), files: files(["a/0", "a/2", "a/9"], seed: 3), blockSize: Self.blockSize, spill: nil)
+        #expect(throws: BuildError.self) { try ManifestFileList([one, two]) }
+        #expect(throws: BuildError.self) { try ManifestFileList([one, three]).writeManifest(shell(), to: folder.join("m.json")) }
+    }
+
+    @Test func spillKeepsEveryRecordUnderConcurrentAppends() async throws {
+        let folder = TemporaryFolder("spill")
+        let spill = try FileRecordSpill(path: folder.join("records"))
+        let lists = (0..<64).map { n in files((0..<(n % 7 + 1)).map { "r\(n)/f\($0)-ünï" }, seed: n) }
+        let stored = try await withThrowingTaskGroup(of: (Int, FileRecordSpill.Records).self) { group in
+            for (n, list) in lists.enumerated() { group.addTask { (n, try spill.append(list)) } }
+            var out: [Int: FileRecordSpill.Records] = [:]
+            for try await (n, records) in group { out[n] = records }
+            return out
+        }
+        for (n, list) in lists.enumerated() { #expect(try spill.read(stored[n]!) == list) }
+    }
+}
