@@ -8,13 +8,13 @@ untimed `prepare` step, and report the median. Plan timing uses hyperfine; peak 
 import argparse, datetime, json, os, re, resource, shutil, statistics, subprocess, sys, time
 
 p = argparse.ArgumentParser()
-for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world"):
+for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "work", "work-fs"):
     p.add_argument("--" + name, required=True)
 args = p.parse_args()
 runs = int(args.runs)
 root, bench = args.root, args.bench
 mappack = root + "/.build/release/mappack"
-work = bench + "/work"
+work = args.work
 ncpu = os.cpu_count() or 1
 
 
@@ -189,6 +189,7 @@ print()
 print("mappack benchmarks  %s  world %s GiB: %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files; %d cores, %d runs"
       % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), args.size, main["bundles"], mib, main["unpackedBytes"] / 2**20,
          main["files"], ncpu, runs))
+print("work folder on: %s" % args.work_fs)
 print()
 print("%-58s %9s %9s %9s %8s %9s" % ("row", "median s", "min s", "max s", "cpu s", "MiB/s"))
 for key in order:
@@ -208,7 +209,7 @@ for v, (name, key, op, goal, fmt) in zip(verdicts, targets):
 report = {
     "format": "mappack-bench/1",
     "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-    "machine": {"cores": ncpu, "kernel": os.uname().release},
+    "machine": {"cores": ncpu, "kernel": os.uname().release, "workFilesystem": args.work_fs},
     "sizeGiB": float(args.size), "runs": runs,
     "world": {k: main[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
     "rows": {key: {"label": rows[key]["label"], "command": rows[key]["command"], "seconds": rows[key]["seconds"],

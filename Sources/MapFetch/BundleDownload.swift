@@ -46,7 +46,7 @@ struct BundleDownload: Sendable {
         let path = cache.lockPath(for: request.digest)
         while true {
             do throws(FileError) {
-                try FileSystem.makeDirectories(FileSystem.parent(path))
+                try cache.ensureFolder(FileSystem.parent(path))
                 if let lock = try PartialLock.tryAcquire(path) { return lock }
             } catch {
                 throw self.error(.local(error), attempts: 0)
@@ -142,7 +142,7 @@ struct BundleDownload: Sendable {
                     // admit() flushes a durable cache's file itself; one fsync is enough.
                     try partial.close(sync: false)
                     try cache.admit(verifiedFile: partial.path, digest: request.digest)
-                    try? FileSystem.removeFile(partial.metaPath)
+                    partial.removeMeta()
                     // Safe while held: whoever waits on the old lock file finds the bundle cached and writes nothing.
                     try? FileSystem.removeFile(cache.lockPath(for: request.digest))
                 }, attempts: attempts)

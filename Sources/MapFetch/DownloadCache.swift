@@ -16,8 +16,18 @@ package struct DownloadCache: Sendable {
     /// Whether admitted bundles are flushed to stable storage one by one.
     package let durable: Bool
 
+    /// Folders this process already made sure of.
+    private let folders = FolderCache(limit: 1024)
+
     /// A cache at `root`.
     package init(root: String, durable: Bool = true) { self.root = root; self.durable = durable }
+
+    /// Creates `folder` (and parents) unless this process already did.
+    func ensureFolder(_ folder: String) throws(FileError) {
+        if folders.contains(folder) { return }
+        try FileSystem.makeDirectories(folder)
+        folders.insert(folder)
+    }
 
     /// `$XDG_CACHE_HOME/mappack`, or `~/.cache/mappack`.
     package static func defaultRoot() -> String {
@@ -47,7 +57,7 @@ package struct DownloadCache: Sendable {
     /// Moves a verified, closed file into the cache by atomic rename (flushed first and after when durable).
     package func admit(verifiedFile: String, digest: BundleDigest) throws(FileError) {
         let target = path(for: digest)
-        try FileSystem.makeDirectories(FileSystem.parent(target))
+        try ensureFolder(FileSystem.parent(target))
         if durable { try FileSystem.syncFile(verifiedFile) }
         try FileSystem.rename(verifiedFile, to: target)
         if durable { try FileSystem.syncDirectory(FileSystem.parent(target)) }

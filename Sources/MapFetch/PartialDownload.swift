@@ -26,6 +26,11 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     private let events: @Sendable (FetchEvent) -> Void
     private let progressInterval: Double
     private let durable: Bool
+    private let cache: DownloadCache
+    /// False while this object knows no validator file was left or written (saves an unlink per bundle).
+    private var metaMayExist = false
+    /// Bundles from this size on keep their validator in a build's (non-durable) cache, so they resume.
+    static let resumableSize: Int64 = 1 << 20
 
     /// Bytes in the partial file, all of them fed to `hasher`.
     private(set) var length: Int64 = 0
@@ -45,6 +50,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         self.events = events
         self.progressInterval = progressInterval
         self.durable = cache.durable
+        self.cache = cache
     }
 
     // MARK: Between attempts (blocking; called off the cooperative pool)
@@ -52,7 +58,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     /// Picks up a partial file left by an earlier run: re-hashes its bytes (streamed) so the digest covers
     /// the whole file, and reads its validator. A partial longer than the declared size is discarded.
     func open() throws(FileError) {
-        try FileSystem.makeDirectories(FileSystem.parent(path))
+        try cache.ensureFolder(FileSystem.parent(path))
         hasher = SHA256()
         length = 0
         validator = nil
@@ -62,6 +68,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
             try reader.forEachChunk { chunk in hasher.update(chunk); hashed += Int64(chunk.count) }
             length = hashed
             validator = (try? ReadableFile.contents(of: metaPath, limit: 4096)).flatMap { String(data: $0, encoding: .utf8) }
+            metaMayExist = true
             file = try WritableFile(path: path, append: true)
         } else {
             try restartFile()
@@ -96,14 +103,21 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     func remove() {
         file = nil
         try? FileSystem.removeFile(path)
-        try? FileSystem.removeFile(metaPath)
+        removeMeta()
         length = 0
         validator = nil
     }
 
+    /// Deletes the validator file, if there may be one.
+    func removeMeta() {
+        guard metaMayExist || durable else { return }
+        try? FileSystem.removeFile(metaPath)
+        metaMayExist = false
+    }
+
     private func restartFile() throws(FileError) {
         file = nil
-        try? FileSystem.removeFile(metaPath)
+        removeMeta()
         file = try WritableFile(path: path)
         hasher = SHA256()
         length = 0
@@ -167,13 +181,17 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         var chosen: String?
         if let etag = headers["etag"], etag.hasPrefix("\"") { chosen = etag } else if let date = headers["last-modified"] { chosen = date }
         validator = chosen
-        guard let chosen else { try? FileSystem.removeFile(metaPath); return }
+        guard let chosen else { removeMeta(); return }
         if durable {
             try? FileSystem.writeAtomically(Data(chosen.utf8), to: metaPath)
-        } else {
+            metaMayExist = true
+        } else if request.size >= Self.resumableSize {
             // A torn validator only costs the resume: it no longer matches, so the next attempt starts over.
             try? WritableFile(path: metaPath).write(Data(chosen.utf8))
+            metaMayExist = true
         }
+        // A small bundle in a build's cache keeps no validator: if a run is killed while fetching it, the
+        // next run fetches it again from zero, which costs less than a file per bundle on every build.
     }
 
     /// `N` of `bytes N-M/T`.

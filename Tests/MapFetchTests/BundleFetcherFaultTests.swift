@@ -182,7 +182,8 @@ import TestSupport
         let (bundle, server) = try setUp("cancel.bin")
         let log = EventLog()
         let fetcher = bench.fetcher(policy: RetryPolicy(lowSpeedLimit: 1, lowSpeedTime: 30))
-        let slow = bundle.request(server.url(bundle.name, fault: "trickle", ["rate": "100000", "times": "1"]))
+        // Slow enough (16 s for the bundle) that a loaded machine still cancels it mid-transfer.
+        let slow = bundle.request(server.url(bundle.name, fault: "trickle", ["rate": "16000", "times": "1"]))
         let task = Task { try await fetcher.fetch([slow], events: log.record) }
         while log.progress < 3 { try await Task.sleep(for: .milliseconds(20)) }
         task.cancel()

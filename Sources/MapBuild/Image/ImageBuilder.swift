@@ -256,6 +256,7 @@ package struct ImageBuilder: Sendable {
     private func fetchAndUnpack(_ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
                                 spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
         let blockSize = plan.recipe.blockSize
+        let folders = FolderCache()
         let (ready, readyInput) = AsyncStream<BundleDigest>.makeStream()
         let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let cache = options.cache
@@ -284,7 +285,8 @@ package struct ImageBuilder: Sendable {
                     for await digest in ready {
                         guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
                         if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
-                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, store: store, seedScratch: seedScratch, blockSize: blockSize, spill: spill, events: events) } }
+                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, store: store, seedScratch: seedScratch, blockSize: blockSize, spill: spill,
+                                                                                        folders: folders, events: events) } }
                         inFlight += 1
                     }
                     while let done = try await group.next() { results[done.digest] = done }
@@ -307,13 +309,14 @@ package struct ImageBuilder: Sendable {
     /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder),
     /// checking the cached bytes against the digest again as they stream through.
     private static func unpack(_ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, store: String, seedScratch: String,
-                               blockSize: Int64, spill: FileRecordSpill?, events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
+                               blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
+                               events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
         try FileSystem.makeDirectories(destination)
         let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
         let archive = cache.path(for: bundle.digest)
         do throws(ArchiveError) {
-            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: bundle.digest.hex)
+            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: bundle.digest.hex, folders: folders)
             events(.unpacked(bundle.digest, files: files.count))
             do { return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill) } catch { throw ArchiveError.io(error) }
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A regular file written by an extraction (or seen by a listing), with its digest.
 package struct ExtractedFile: Sendable, Equatable {
@@ -81,11 +82,13 @@ package struct SafeExtractor {
     /// Extracts `archive` into the existing folder `destination`, returning its regular files sorted by path.
     /// With `expectedDigest` (hex), the archive file itself must hash to it, else everything is rolled back
     /// and `.digestMismatch` thrown: a cached bundle is re-checked on every use at the cost of one hash pass.
-    package func extract(archive: String, into destination: String, expectedDigest: String? = nil) throws(ArchiveError) -> [ExtractedFile] {
-        try run(archive: archive, destination: destination, expectedDigest: expectedDigest, visit: { _, _ in })
+    /// `folders` shares the folders known to exist between extractions into one staging tree (see `FolderCache`).
+    package func extract(archive: String, into destination: String, expectedDigest: String? = nil,
+                         folders: FolderCache? = nil) throws(ArchiveError) -> [ExtractedFile] {
+        try run(archive: archive, destination: destination, expectedDigest: expectedDigest, folders: folders, visit: { _, _ in })
     }
 
-    private func run(archive: String, destination: String?, expectedDigest: String? = nil,
+    private func run(archive: String, destination: String?, expectedDigest: String? = nil, folders shared: FolderCache? = nil,
                      visit: (ArchiveEntry, String) -> Void) throws(ArchiveError) -> [ExtractedFile] {
         let reader: ArchiveReader
         do {
@@ -118,14 +121,14 @@ package struct SafeExtractor {
                 try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
                 visit(entry, path)
                 if entry.kind == .directory {
-                    if let destination { try makeFolders(destination, path, created: &created, known: &knownFolders) }
+                    if let destination { try makeFolders(destination, path, created: &created, known: &knownFolders, shared: shared) }
                     continue
                 }
                 if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
                 var output: WritableFile?
                 if let destination {
                     let parent = FileSystem.parent(path)
-                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created, known: &knownFolders) }
+                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created, known: &knownFolders, shared: shared) }
                     do { output = try WritableFile(path: destination + "/" + path, exclusive: true) } catch { throw ArchiveError.io(error) }
                     created.append(destination + "/" + path)
                 }
@@ -160,16 +163,20 @@ package struct SafeExtractor {
     }
 
     /// Creates each missing folder along `relative` under `root`, recording the ones it made.
-    private func makeFolders(_ root: String, _ relative: String, created: inout [String], known: inout Set<String>) throws(ArchiveError) {
-        // Folders this extraction already made or checked need no syscall again.
+    private func makeFolders(_ root: String, _ relative: String, created: inout [String], known: inout Set<String>,
+                             shared: FolderCache?) throws(ArchiveError) {
+        // Folders this extraction (or, with `shared`, another one into the same tree) already made or
+        // checked need no syscall again.
         if known.contains(relative) { return }
+        if let shared, shared.contains(root + "/" + relative) { known.insert(relative); return }
         var current = root
         var prefix = ""
         for component in relative.split(separator: "/") {
             current += "/" + component
             prefix += prefix.isEmpty ? String(component) : "/" + component
             if known.contains(prefix) { continue }
-            defer { known.insert(prefix) }
+            defer { known.insert(prefix); shared?.insert(current) }
+            if let shared, shared.contains(current) { continue }
             if mkdir(current, 0o755) == 0 {
                 created.append(current)
             } else if errno == EEXIST {
@@ -185,5 +192,30 @@ package struct SafeExtractor {
         var folders = Set([root])
         for path in created { folders.insert(FileSystem.parent(path)) }
         do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
+    }
+}
+
+/// Folders known to exist in one staging tree, shared by the extractions into it, so a folder that
+/// many bundles write into is created or checked once rather than once per bundle. Bounded: it
+/// forgets everything past `limit` entries (those folders are then checked again).
+///
+/// Only for trees that are thrown away whole when any extraction fails (a build's staging): an
+/// extraction that is rolled back removes the folders it created even if another one used them.
+package final class FolderCache: Sendable {
+    private let known = Mutex<Set<String>>([])
+    private let limit: Int
+
+    /// A cache of at most `limit` folders.
+    package init(limit: Int = 16_384) { self.limit = limit }
+
+    /// True when `path` is known to exist.
+    package func contains(_ path: String) -> Bool { known.withLock { $0.contains(path) } }
+
+    /// Records that `path` exists.
+    package func insert(_ path: String) {
+        known.withLock { set in
+            if set.count >= limit { set.removeAll(keepingCapacity: true) }
+            set.insert(path)
+        }
     }
 }
