@@ -273,9 +273,11 @@ package struct ImageBuilder: Sendable {
                 }, remoteEvents: { events(.remote($0)) })
             } catch { throw BuildError.fetch(error) }
         }
-        let byDigest = Dictionary(bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        // Positions, not copies: a planned bundle carries its whole catalog record.
+        let indexByDigest = Dictionary(bundles.indices.map { (bundles[$0].digest, $0) }, uniquingKeysWith: { first, _ in first })
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
         var results: [BundleDigest: UnpackedBundle] = [:]
+        results.reserveCapacity(bundles.count)
         do {
             // The fetch runs in its own task; cancelling the build must reach it too.
             try await withTaskCancellationHandler {
@@ -283,7 +285,8 @@ package struct ImageBuilder: Sendable {
                     var started = Set<BundleDigest>()
                     var inFlight = 0
                     for await digest in ready {
-                        guard let bundle = byDigest[digest], started.insert(digest).inserted else { continue }
+                        guard let index = indexByDigest[digest], started.insert(digest).inserted else { continue }
+                        let bundle = bundles[index]
                         if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
                         group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, store: store, seedScratch: seedScratch, blockSize: blockSize, spill: spill,
                                                                                         folders: folders, events: events) } }

@@ -28,16 +28,32 @@ package struct SafeExtractor {
 
     /// Tracks what one pass has seen so rules spanning entries can be checked.
     private struct PathLedger {
+        /// Case-folded path → the path as first seen. String keys compare by canonical equivalence,
+        /// so NFC and NFD spellings of one name fold together too.
         var folded: [String: String] = [:]
         var files = Set<String>()
         var entries = 0
+
+        /// `text` lower-cased; ASCII (nearly every path) without Unicode tables.
+        private static func fold(_ text: Substring) -> String {
+            var ascii = true
+            for byte in text.utf8 where byte >= 0x80 { ascii = false; break }
+            guard ascii else { return text.lowercased() }
+            return String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
+                var count = 0
+                for byte in text.utf8 {
+                    buffer[count] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                    count += 1
+                }
+                return count
+            }
+        }
 
         /// Checks one entry's path against everything seen before and records it.
         mutating func admit(_ path: String, isFile: Bool, limit: Int) throws(ArchiveError) {
             entries += 1
             if entries > limit { throw .tooManyEntries(limit: limit) }
-            // Swift string equality is canonical equivalence, so NFC and NFD spellings fold together.
-            let key = path.lowercased()
+            let key = PathLedger.fold(path[...])
             if let earlier = folded[key] {
                 if earlier.utf8.elementsEqual(path.utf8) {
                     // A folder listed twice is harmless; anything else repeated is not.
@@ -46,32 +62,48 @@ package struct SafeExtractor {
                 }
                 throw .collidingPath(entry: path, earlier: earlier)
             }
-            var prefix = ""
-            for component in path.split(separator: "/").dropLast() {
-                prefix += prefix.isEmpty ? String(component) : "/" + component
-                if files.contains(prefix) { throw .underFile(entry: path, file: prefix) }
-                folded[prefix.lowercased()] = folded[prefix.lowercased()] ?? prefix
+            // Every folder above the entry: none may be a file, and each is recorded (first spelling wins).
+            var index = path.utf8.startIndex
+            while let slash = path.utf8[index...].firstIndex(of: UInt8(ascii: "/")) {
+                let prefix = path[..<slash]
+                index = path.utf8.index(after: slash)
+                if !files.isEmpty, files.contains(String(prefix)) { throw .underFile(entry: path, file: String(prefix)) }
+                let foldedPrefix = PathLedger.fold(prefix)
+                if folded[foldedPrefix] == nil { folded[foldedPrefix] = String(prefix) }
             }
             folded[key] = path
             if isFile { files.insert(path) }
         }
     }
 
-    /// Checks an entry name and returns it without a trailing slash.
+    /// Checks an entry name and returns it without a trailing slash. Works on the name's bytes:
+    /// every rule is about ASCII characters (`/`, `.`, NUL, `\\`).
     package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
         guard let name = entry.name else { throw .invalidName(entry: entry.printableName) }
-        var path = name
-        if path.hasPrefix("./") { path.removeFirst(2) }
-        while path.hasSuffix("/") { path.removeLast() }
-        if name.hasPrefix("/") { throw .unsafePath(entry: name, reason: "absolute paths are not allowed") }
-        if path.isEmpty { throw .unsafePath(entry: name, reason: "empty path") }
-        if path.utf8.contains(0) || path.contains("\\") { throw .unsafePath(entry: name, reason: "NUL or backslash in path") }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if component == ".." { throw .unsafePath(entry: name, reason: "'..' climbs out of the destination") }
-            if component.isEmpty || component == "." { throw .unsafePath(entry: name, reason: "empty or '.' path component") }
+        let bytes = entry.nameBytes
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        var start = 0, end = bytes.count
+        if end >= 2 && bytes[0] == dot && bytes[1] == slash { start = 2 }
+        while end > start && bytes[end - 1] == slash { end -= 1 }
+        if bytes.first == slash { throw .unsafePath(entry: name, reason: "absolute paths are not allowed") }
+        if end == start { throw .unsafePath(entry: name, reason: "empty path") }
+        for byte in bytes[start..<end] where byte == 0 || byte == UInt8(ascii: "\\") {
+            throw .unsafePath(entry: name, reason: "NUL or backslash in path")
         }
-        if path.utf8.count > 1024 { throw .unsafePath(entry: name, reason: "path longer than 1024 bytes") }
-        return path
+        var componentStart = start
+        for i in start...end where i == end || bytes[i] == slash {
+            let length = i - componentStart
+            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
+                throw .unsafePath(entry: name, reason: "'..' climbs out of the destination")
+            }
+            if length == 0 || (length == 1 && bytes[componentStart] == dot) {
+                throw .unsafePath(entry: name, reason: "empty or '.' path component")
+            }
+            componentStart = i + 1
+        }
+        if end - start > 1024 { throw .unsafePath(entry: name, reason: "path longer than 1024 bytes") }
+        if start == 0 && end == bytes.count { return name }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// Lists and hashes every regular file of the archive without writing anything, applying the same rules.

@@ -1,5 +1,6 @@
 import CZstd
 import Foundation
+import Synchronization
 
 /// A streaming zstd decompressor over a file (`ZSTD_decompressStream`) with a capped window.
 package final class ZstdDecoder {
@@ -20,15 +21,39 @@ package final class ZstdDecoder {
     package init(path: String, windowLogMax: Int32, hashing: Bool = false) throws(ArchiveError) {
         hasher = hashing ? SHA256() : nil
         do { file = try ReadableFile(path: path) } catch { throw .io(error) }
-        context = ZSTD_createDCtx()
+        context = ZstdDecoder.contexts.take()
         self.windowLogMax = windowLogMax
         ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
         input = .allocate(byteCount: Int(ZSTD_DStreamInSize()), alignment: 16)
     }
 
     deinit {
-        ZSTD_freeDCtx(context)
+        ZstdDecoder.contexts.give(context)
         input.deallocate()
+    }
+
+    /// Decompression contexts for reuse: creating one costs more than decoding a small bundle.
+    private static let contexts = ContextPool()
+
+    private final class ContextPool: Sendable {
+        private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
+        private let idle = Mutex<[Context]>([])
+
+        func take() -> OpaquePointer {
+            idle.withLock { $0.popLast()?.pointer } ?? ZSTD_createDCtx()
+        }
+
+        func give(_ context: OpaquePointer) {
+            // Back to a fresh state: parameters (the window cap) are set again by the next user.
+            ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
+            // A context that decoded a large window keeps that buffer: not worth holding on to.
+            let kept = ZSTD_sizeof_DCtx(context) <= 4 << 20 && idle.withLock { list -> Bool in
+                guard list.count < 16 else { return false }
+                list.append(Context(pointer: context))
+                return true
+            }
+            if !kept { ZSTD_freeDCtx(context) }
+        }
     }
 
     /// Fills `output` with decompressed bytes; 0 at the end of the stream.
