@@ -25,7 +25,7 @@ package struct BundleFetcher: Sendable {
     }
 
     /// A sensible default for `jobs`: enough parallel transfers to hide latency, not so many that a CDN throttles.
-    package static var defaultJobs: Int { min(8, max(4, ProcessInfo.processInfo.activeProcessorCount * 2)) }
+    package static var defaultJobs: Int { min(16, max(8, ProcessInfo.processInfo.activeProcessorCount * 4)) }
 
     /// Makes sure every requested bundle is verified in the cache; returns each bundle's cache path.
     ///

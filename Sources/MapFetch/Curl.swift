@@ -189,6 +189,16 @@ package final class CurlMulti: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
+    /// `text` without leading and trailing ASCII spaces, tabs and line ends (header values).
+    static func trimmed(_ text: Substring) -> String {
+        let bytes = text.utf8
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end && isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while end > start && isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(text[start..<end])
+    }
+
     private func run() {
         var running: [UnsafeMutableRawPointer: Transfer] = [:]
         while true {
@@ -269,7 +279,7 @@ package final class CurlMulti: @unchecked Sendable {
                 transfer.headers = [:]   // a new response (after a redirect or a 100 Continue)
             } else if let colon = line.firstIndex(of: ":") {
                 let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                let value = CurlMulti.trimmed(line[line.index(after: colon)...])
                 transfer.headers[name] = value
             }
             return size * count

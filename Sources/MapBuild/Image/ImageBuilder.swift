@@ -257,7 +257,9 @@ package struct ImageBuilder: Sendable {
                                 spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
         let blockSize = plan.recipe.blockSize
         let folders = FolderCache()
-        let (ready, readyInput) = AsyncStream<BundleDigest>.makeStream()
+        // Each ready bundle, and whether this run just downloaded and verified it (else it was cached
+        // before and its bytes are checked again while they are unpacked).
+        let (ready, readyInput) = AsyncStream<(digest: BundleDigest, fresh: Bool)>.makeStream()
         let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let cache = options.cache
         let remote = options.remoteCache
@@ -267,7 +269,8 @@ package struct ImageBuilder: Sendable {
                 return try await fetcher.fetch(requests, remote: remote, events: { event in
                     events(.fetch(event))
                     switch event {
-                    case .verified(let digest, _), .alreadyCached(let digest, _): readyInput.yield(digest)
+                    case .verified(let digest, _): readyInput.yield((digest, true))
+                    case .alreadyCached(let digest, _): readyInput.yield((digest, false))
                     default: break
                     }
                 }, remoteEvents: { events(.remote($0)) })
@@ -284,12 +287,12 @@ package struct ImageBuilder: Sendable {
                 try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
                     var started = Set<BundleDigest>()
                     var inFlight = 0
-                    for await digest in ready {
+                    for await (digest, fresh) in ready {
                         guard let index = indexByDigest[digest], started.insert(digest).inserted else { continue }
                         let bundle = bundles[index]
                         if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
-                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, store: store, seedScratch: seedScratch, blockSize: blockSize, spill: spill,
-                                                                                        folders: folders, events: events) } }
+                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
+                                                                                        blockSize: blockSize, spill: spill, folders: folders, events: events) } }
                         inFlight += 1
                     }
                     while let done = try await group.next() { results[done.digest] = done }
@@ -309,9 +312,10 @@ package struct ImageBuilder: Sendable {
         return results
     }
 
-    /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder),
-    /// checking the cached bytes against the digest again as they stream through.
-    private static func unpack(_ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, store: String, seedScratch: String,
+    /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder); with
+    /// `recheck` (it was in the cache before this run), its bytes are checked against the digest again
+    /// as they stream through.
+    private static func unpack(_ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, recheck: Bool, store: String, seedScratch: String,
                                blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
                                events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
@@ -319,7 +323,7 @@ package struct ImageBuilder: Sendable {
         let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
         let archive = cache.path(for: bundle.digest)
         do throws(ArchiveError) {
-            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: bundle.digest.hex, folders: folders)
+            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: recheck ? bundle.digest.hex : nil, folders: folders)
             events(.unpacked(bundle.digest, files: files.count))
             do { return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill) } catch { throw ArchiveError.io(error) }
         } catch {
