@@ -145,11 +145,55 @@ struct JSONScanner {
         return nil
     }
 
+    /// Reads a member's key and its `:`; the position of the matching key in `keys`, nil for any
+    /// other key. Compares one or two machine words per candidate rather than byte by byte.
+    mutating func readKey(_ keys: JSONKeys) throws(Failure) -> Int? {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        guard span.count <= JSONKeys.maxLength else { return nil }
+        let (first, second) = words(of: span)
+        return keys.position(count: span.count, first: first, second: second)
+    }
+
     /// Reads a member's key and its `:` as a string (for dictionaries).
     mutating func readKeyString() throws(Failure) -> String {
         let span = try scanString(expectingKey: true)
         try expectColon()
         return string(span)
+    }
+
+    /// What `readKeyInteger` found.
+    enum KeyInteger {
+        /// Plain digits: the key is exactly `String(value)`.
+        case digits(Int64)
+        /// Another spelling `Int64(_:)` accepts (`+5`, `007`), as written.
+        case spelled(Int64, String)
+        /// A key `Int64(_:)` refuses, as written.
+        case other(String)
+    }
+
+    /// Reads a member's key and its `:` as an integer with `Int64(_:)`'s rules; plain digits are
+    /// read in place, so the common key costs no `String`.
+    mutating func readKeyInteger() throws(Failure) -> KeyInteger {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        // Up to 18 digits cannot overflow; a leading zero goes the slow way so the key's text is
+        // always the value's own spelling (error paths print `String(value)`).
+        if !span.escaped, span.count > 0, span.count <= 18, bytes[span.start] != UInt8(ascii: "0") {
+            var value: Int64 = 0
+            var position = span.start
+            let end = span.start + span.count
+            while position < end {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ Int64(digit)
+                position += 1
+            }
+            if position == end { return .digits(value) }
+        }
+        let text = string(span)
+        if let value = Int64(text) { return .spelled(value, text) }
+        return .other(text)
     }
 
     // MARK: Scalars
@@ -159,6 +203,18 @@ struct JSONScanner {
         try requireKind(.string)
         // Scan first: `string(_:)` must see the scratch buffer this scan filled.
         let span = try scanString(expectingKey: false)
+        return string(span)
+    }
+
+    /// Reads a string value, returning `previous` itself when the text is the same, so a value
+    /// repeated thousands of times (a release date) shares one string's storage.
+    mutating func readString(reusing previous: String?) throws(Failure) -> String {
+        try requireKind(.string)
+        let span = try scanString(expectingKey: false)
+        if let previous, !span.escaped, previous.utf8.count == span.count,
+           previous.utf8.elementsEqual(UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])) {
+            return previous
+        }
         return string(span)
     }
 
@@ -183,6 +239,78 @@ struct JSONScanner {
         let span = try scanString(expectingKey: true)
         try expectColon()
         return prefixedHex(span, prefix: prefix, digits: digits)
+    }
+
+    /// What `readPrefixedHex256` found.
+    enum PrefixedHex256 {
+        /// The 64 hex digits as four 64-bit words, most significant digits first.
+        case words(UInt64, UInt64, UInt64, UInt64)
+        /// A string of another shape, as written.
+        case other(String)
+    }
+
+    /// Reads a string value that must be `prefix` followed by exactly 64 lower-case hex digits
+    /// (a SHA-256), decoding the digits in place: no `String` unless the shape is wrong.
+    mutating func readPrefixedHex256(prefix: StaticString) throws(Failure) -> PrefixedHex256 {
+        try requireKind(.string)
+        let span = try scanString(expectingKey: false)
+        return prefixedHex256(span, prefix: prefix)
+    }
+
+    /// `readPrefixedHex256` for a member's key (and its `:`).
+    mutating func readKeyPrefixedHex256(prefix: StaticString) throws(Failure) -> PrefixedHex256 {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        return prefixedHex256(span, prefix: prefix)
+    }
+
+    private func prefixedHex256(_ span: StringSpan, prefix: StaticString) -> PrefixedHex256 {
+        let prefixCount = prefix.utf8CodeUnitCount
+        // Escaped digests (legal, never written) take the byte-by-byte path.
+        if !span.escaped, span.count == prefixCount + 64,
+           equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix) {
+            let hex = span.start + prefixCount
+            if let w0 = hexWord(at: hex), let w1 = hexWord(at: hex + 16), let w2 = hexWord(at: hex + 32), let w3 = hexWord(at: hex + 48) {
+                return .words(w0, w1, w2, w3)
+            }
+            return .other(string(span))
+        }
+        switch prefixedHex(span, prefix: prefix, digits: 64) {
+        case .other(let text): return .other(text)
+        case .hex(let hex):
+            let digits = Array(hex.utf8)
+            var words: [UInt64] = [0, 0, 0, 0]
+            for (position, byte) in digits.enumerated() {
+                let nibble = byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : byte &- UInt8(ascii: "a") &+ 10
+                words[position / 16] = words[position / 16] << 4 | UInt64(nibble)
+            }
+            return .words(words[0], words[1], words[2], words[3])
+        }
+    }
+
+    /// The value of the 16 lower-case hex digits at `position` (the first digit is the top
+    /// nibble); nil when any of them is not `0-9` or `a-f`. The caller guarantees the bytes exist.
+    private func hexWord(at position: Int) -> UInt64? {
+        guard let high = hexHalfWord(at: position), let low = hexHalfWord(at: position + 8) else { return nil }
+        return UInt64(high) << 32 | UInt64(low)
+    }
+
+    /// Eight hex digits at once (SWAR): nibble = low four bits, plus 9 for letters (bit 6 set);
+    /// the digits are valid exactly when the nibbles, spelled again in lower-case hex, give back
+    /// the same bytes.
+    private func hexHalfWord(at position: Int) -> UInt32? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        let nibbles = (word & (ones &* 0x0F)) &+ ((word >> 6) & ones) &* 9
+        // Each byte's nibble is at most 24 here, so no lane carries into the next.
+        guard (nibbles &+ ones &* 0x70) & (ones &* 0x80) == 0 else { return nil }
+        let letters = ((nibbles &+ ones &* 0x76) >> 7) & ones
+        guard nibbles &+ ones &* 0x30 &+ letters &* 0x27 == word else { return nil }
+        // Gather the eight nibbles (first byte = most significant) into 32 bits.
+        var packed = ((nibbles & 0x000F_000F_000F_000F) << 4) | ((nibbles & 0x0F00_0F00_0F00_0F00) >> 8)
+        packed = ((packed & 0x0000_00FF_0000_00FF) << 8) | ((packed & 0x00FF_0000_00FF_0000) >> 16)
+        packed = ((packed & 0x0000_0000_0000_FFFF) << 16) | ((packed & 0x0000_FFFF_0000_0000) >> 32)
+        return UInt32(truncatingIfNeeded: packed)
     }
 
     private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
@@ -210,6 +338,24 @@ struct JSONScanner {
     /// Reads a number that must be an integer in Int64's range (`1e3` and `2.0` count, as they do
     /// for `JSONDecoder`).
     mutating func readInt64() throws(Failure) -> Int64 {
+        skipWhitespace()
+        // The shape of every size: 1 to 18 digits, no sign, no leading zero (which cannot
+        // overflow), read in one pass; anything else, errors included, goes the general way.
+        if index < bytes.count, bytes[index] &- UInt8(ascii: "1") < 9 {
+            var value: Int64 = 0
+            var position = index
+            let limit = min(bytes.count, index + 18)
+            while position < limit {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ Int64(digit)
+                position += 1
+            }
+            if position == bytes.count || !continuesNumber(bytes[position]) {
+                index = position
+                return value
+            }
+        }
         try requireKind(.number)
         let start = index
         let number = try scanNumber()
@@ -345,6 +491,12 @@ struct JSONScanner {
         if index < bytes.count, isIdentifierByte(bytes[index]) { throw failure("invalid literal; expected '\(literal)'") }
     }
 
+    /// True for a byte that would make the digits before it part of a longer number, or of an
+    /// invalid token: a digit, `.`, or a letter (`e`, `E`, and the junk `scanNumber` refuses).
+    private func continuesNumber(_ byte: UInt8) -> Bool {
+        isIdentifierByte(byte) || byte == UInt8(ascii: ".")
+    }
+
     private func isIdentifierByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
@@ -367,7 +519,27 @@ struct JSONScanner {
         let opening = index
         index += 1
         let start = index
-        var ascii = true
+        // Eight bytes at a time up to the first quote, backslash or control character (SWAR);
+        // non-ASCII bytes do not stop the run, they only mark the string for UTF-8 validation.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var highBits: UInt64 = 0
+        while bytes.count - index >= 8 {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            // The usual "has a zero byte" and "has a byte below 0x20" tests. They misfire only on
+            // bytes above one that really matches, so the lowest flagged byte is the stop.
+            let stops = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)) & (ones &* 0x80)
+            if stops != 0 {
+                let before = stops.trailingZeroBitCount / 8
+                highBits |= word & ((1 << (UInt64(before) * 8)) &- 1)
+                index += before
+                break
+            }
+            highBits |= word
+            index += 8
+        }
+        var ascii = highBits & (ones &* 0x80) == 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -516,6 +688,28 @@ struct JSONScanner {
 
     private func byte(of span: StringSpan, at position: Int) -> UInt8 {
         span.escaped ? scratch[span.start + position] : bytes[span.start + position]
+    }
+
+    /// A span of at most 16 bytes as two little-endian words, zero-padded (see `JSONKeys`).
+    private func words(of span: StringSpan) -> (UInt64, UInt64) {
+        if !span.escaped, bytes.count - span.start >= 16 {
+            // Whole-word loads, then the bytes past the span masked off.
+            var first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start, as: UInt64.self))
+            var second = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start + 8, as: UInt64.self))
+            if span.count < 8 {
+                first &= (1 << (UInt64(span.count) * 8)) &- 1
+                second = 0
+            } else if span.count < 16 {
+                second &= (1 << (UInt64(span.count - 8) * 8)) &- 1
+            }
+            return (first, second)
+        }
+        var first: UInt64 = 0, second: UInt64 = 0
+        for position in 0..<span.count {
+            let value = UInt64(byte(of: span, at: position))
+            if position < 8 { first |= value << (UInt64(position) * 8) } else { second |= value << (UInt64(position - 8) * 8) }
+        }
+        return (first, second)
     }
 
     private func equals(_ span: StringSpan, _ literal: StaticString) -> Bool {
