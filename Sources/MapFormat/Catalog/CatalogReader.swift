@@ -52,15 +52,14 @@ extension CatalogReader {
         private var doubles: [Double] = []
         private var strings: [String] = []
         private var namePairs: [(language: String, name: String)] = []
-        private var blockSizePairs: [(blockSize: Int64, bytes: Int64)] = []
+        private var blockSizePairs: [(key: Int64, value: Int64)] = []
         private var tables: SizeOnDiskTable.Builder
         /// The last release date read; the next equal one reuses its storage.
         private var lastReleased: String?
 
         init(_ scanner: JSONScanner) {
             self.scanner = scanner
-            // A bundle takes ≥ 300 bytes of JSON with its table.
-            tables = SizeOnDiskTable.Builder(expectedTables: min(scanner.remainingBytes / 300, 1 << 20))
+            tables = SizeOnDiskTable.Builder(bytes: scanner.remainingBytes)
         }
 
         // MARK: Objects
@@ -72,8 +71,10 @@ extension CatalogReader {
             var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
             try scanner.beginObject()
             var first = true
-            while try scanner.nextMember(first: &first) {
-                switch try scanner.readKey(catalogKeys).flatMap(CatalogField.init(rawValue:)) {
+            while true {
+                let member = try scanner.nextMember(among: catalogKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(CatalogField.init(rawValue:)) {
                 case .format?: format = try Self.at("format") { () throws(Failure) in try scanner.readString() }
                 case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try scanner.readString() }
                 case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
@@ -97,6 +98,10 @@ extension CatalogReader {
         private mutating func readRegions() throws(Failure) -> [CatalogRegion] {
             guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of regions") }
             var regions: [CatalogRegion] = []
+            // Room for as many regions as the bytes left could hold (≥ 48 bytes each), so the array
+            // never grows by copying; pages past the real count are never touched, so they cost
+            // address space, not memory.
+            regions.reserveCapacity(scanner.remainingBytes / 48)
             try scanner.beginArray()
             var first = true
             while try scanner.nextElement(first: &first) {
@@ -113,8 +118,10 @@ extension CatalogReader {
             var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
             try scanner.beginObject()
             var first = true
-            while try scanner.nextMember(first: &first) {
-                switch try scanner.readKey(regionKeys).flatMap(RegionField.init(rawValue:)) {
+            while true {
+                let member = try scanner.nextMember(among: regionKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(RegionField.init(rawValue:)) {
                 case .id?: id = try Self.at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
                 case .parent?:
                     parentPresent = true
@@ -142,6 +149,9 @@ extension CatalogReader {
             // Collected first, so the dictionary is sized once for the real count (a Dictionary
             // keeps a quarter to a half of its buckets empty; guessing high wastes megabytes).
             var entries: [(digest: BundleDigest, info: BundleInfo)] = []
+            // Room for as many bundles as the bytes left could hold (≥ 112 bytes each), as in
+            // `readRegions`.
+            entries.reserveCapacity(scanner.remainingBytes / 112)
             try scanner.beginObject()
             var first = true
             while try scanner.nextMember(first: &first) {
@@ -156,7 +166,6 @@ extension CatalogReader {
                     throw Failure(offset: keyStart, reason: "bundle key '\(key)' is not a digest (sha256:<64 lower-case hex digits>)")
                 }
             }
-            tables.finish()
             var bundles = [BundleDigest: BundleInfo](minimumCapacity: entries.count)
             for index in entries.indices {
                 if let table = entries[index].info.sizeOnDisk { entries[index].info.sizeOnDisk = tables.attached(table) }
@@ -172,8 +181,10 @@ extension CatalogReader {
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
             try scanner.beginObject()
             var first = true
-            while try scanner.nextMember(first: &first) {
-                switch try scanner.readKey(bundleKeys).flatMap(BundleField.init(rawValue:)) {
+            while true {
+                let member = try scanner.nextMember(among: bundleKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(BundleField.init(rawValue:)) {
                 case .url?: url = try Self.at("url") { () throws(Failure) in try scanner.readString() }
                 case .size?: size = try Self.at("size") { () throws(Failure) in try scanner.readInt64() }
                 case .unpackedSize?: unpackedSize = try Self.at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
@@ -215,6 +226,8 @@ extension CatalogReader {
 
         private mutating func readOptionalDoubles() throws(Failure) -> [Double]? {
             if try scanner.readNull() { return nil }
+            doubles.removeAll(keepingCapacity: true)
+            if scanner.readPlainDecimalArray(into: &doubles) { return Self.exactCopy(doubles) }
             try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble() }
             return Self.exactCopy(doubles)
         }
@@ -226,6 +239,10 @@ extension CatalogReader {
         }
 
         private mutating func readDigests() throws(Failure) -> [BundleDigest] {
+            digests.removeAll(keepingCapacity: true)
+            if try scanner.peekKind() == .array, scanner.readPlainHex256Array(prefix: "sha256:", into: &digests, BundleDigest.init(words:_:_:_:)) {
+                return Self.exactCopy(digests)
+            }
             try Self.readArray(&scanner, of: "bundle digests", into: &digests) { (scanner: inout JSONScanner) throws(Failure) in
                 let start = scanner.offset
                 guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
@@ -241,6 +258,7 @@ extension CatalogReader {
             if try scanner.readNull() { return nil }
             guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of integers") }
             blockSizePairs.removeAll(keepingCapacity: true)
+            if scanner.readPlainIntegerObject(into: &blockSizePairs) { return tables.add(blockSizePairs) }
             try scanner.beginObject()
             var first = true
             while try scanner.nextMember(first: &first) {
@@ -250,11 +268,11 @@ extension CatalogReader {
                 case .spelled(let value, let text): (blockSize, key) = (value, text)
                 case .other(let text): throw scanner.failure("sizeOnDisk key '\(text)' is not a block size in bytes")
                 }
-                if blockSizePairs.contains(where: { $0.blockSize == blockSize }) { throw scanner.failure("sizeOnDisk names one block size twice") }
+                if blockSizePairs.contains(where: { $0.key == blockSize }) { throw scanner.failure("sizeOnDisk names one block size twice") }
                 let bytes = try Self.at(spelling: { key ?? String(blockSize) }) { () throws(Failure) in try scanner.readInt64() }
                 blockSizePairs.append((blockSize, bytes))
             }
-            return tables.add(&blockSizePairs)
+            return tables.add(blockSizePairs)
         }
     }
 }

@@ -2,9 +2,9 @@
 /// (JSON: `{"4096": 1234, …}`).
 ///
 /// A planet catalog holds one per bundle, so a table is a window on one `[Int64]`: a block-size
-/// run `[count, size₀, size₁, …]` and a run of bytes at each. A catalog read by `CatalogReader`
-/// keeps every table in one shared array, each distinct block-size run stored once; a table built
-/// in memory has an array of its own.
+/// run `[count, size₀, size₁, …]` and a run of bytes at each, in the order the table was given. A
+/// catalog read by `CatalogReader` keeps every table in one shared array, each distinct block-size
+/// run stored once; a table built in memory has an array of its own.
 public struct SizeOnDiskTable: Codable, Sendable, Equatable {
     /// The block-size and bytes runs (possibly of many tables).
     private var storage: [Int64]
@@ -52,11 +52,16 @@ public struct SizeOnDiskTable: Codable, Sendable, Equatable {
 
     private var count: Int { Int(storage[Int(blockSizesAt)]) }
 
+    /// (block size, bytes) in the order stored.
+    private var pairs: [(blockSize: Int64, bytes: Int64)] {
+        (0..<count).map { (storage[Int(blockSizesAt) + 1 + $0], storage[Int(bytesAt) + $0]) }
+    }
+
     /// Block sizes, ascending.
-    public var blockSizes: [Int64] { Array(storage[(Int(blockSizesAt) + 1)..<(Int(blockSizesAt) + 1 + count)]) }
+    public var blockSizes: [Int64] { pairs.sorted { $0.blockSize < $1.blockSize }.map(\.blockSize) }
 
     /// Bytes at each of `blockSizes`.
-    public var bytes: [Int64] { Array(storage[Int(bytesAt)..<(Int(bytesAt) + count)]) }
+    public var bytes: [Int64] { pairs.sorted { $0.blockSize < $1.blockSize }.map(\.bytes) }
 
     /// Bytes at `blockSize`, when the publisher computed them.
     public subscript(blockSize: Int64) -> Int64? {
@@ -68,14 +73,9 @@ public struct SizeOnDiskTable: Codable, Sendable, Equatable {
     /// Points a table made by a `Builder` at the builder's finished storage.
     fileprivate mutating func attach(_ shared: [Int64]) { storage = shared }
 
+    /// Equal when they give the same bytes for the same block sizes, in whatever order stored.
     public static func == (lhs: SizeOnDiskTable, rhs: SizeOnDiskTable) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        let (lhsSizes, rhsSizes) = (Int(lhs.blockSizesAt) + 1, Int(rhs.blockSizesAt) + 1)
-        for offset in 0..<lhs.count where lhs.storage[lhsSizes + offset] != rhs.storage[rhsSizes + offset]
-            || lhs.storage[Int(lhs.bytesAt) + offset] != rhs.storage[Int(rhs.bytesAt) + offset] {
-            return false
-        }
-        return true
+        lhs.count == rhs.count && lhs.pairs.allSatisfy { rhs[$0.blockSize] == $0.bytes }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -104,50 +104,36 @@ extension SizeOnDiskTable {
         /// Where the last stored block-size run starts, to reuse it when the next table has the same.
         private var lastBlockSizesAt: Int32?
 
-        /// Starts with room for about `tables` tables of `BundleInfo.publishedBlockSizes`.
-        init(expectedTables tables: Int) {
-            storage.reserveCapacity(BundleInfo.publishedBlockSizes.count + 1 + tables * BundleInfo.publishedBlockSizes.count)
+        /// Starts with room for the tables `bytes` of catalog JSON typically hold (an entry takes
+        /// ~14 bytes), so the array does not grow by copying; pages it does not fill are never
+        /// touched, so they cost address space, not memory.
+        init(bytes: Int) {
+            storage.reserveCapacity(bytes / 14)
         }
 
-        /// A detached table of `pairs`, which must name each block size once (the reader checks);
-        /// sorts `pairs` in place.
-        mutating func add(_ pairs: inout [(blockSize: Int64, bytes: Int64)]) -> SizeOnDiskTable {
-            // A handful of entries: insertion sort.
-            for index in pairs.indices.dropFirst() {
-                var position = index
-                while position > 0 && pairs[position - 1].blockSize > pairs[position].blockSize {
-                    pairs.swapAt(position - 1, position)
-                    position -= 1
-                }
-            }
+        /// A detached table of (block size, bytes) `pairs`, which must name each block size once
+        /// (the reader checks).
+        /// Kept in the order given: lookups scan a handful of entries either way, and catalogs
+        /// write every table's keys in the same order, so one block-size run serves them all.
+        mutating func add(_ pairs: [(key: Int64, value: Int64)]) -> SizeOnDiskTable {
             let blockSizesAt: Int32
             if let last = lastBlockSizesAt, sameBlockSizes(at: Int(last), as: pairs) {
                 blockSizesAt = last
             } else {
                 blockSizesAt = Int32(storage.count)
                 storage.append(Int64(pairs.count))
-                for pair in pairs { storage.append(pair.blockSize) }
+                for pair in pairs { storage.append(pair.key) }
                 lastBlockSizesAt = blockSizesAt
             }
             let bytesAt = Int32(storage.count)
-            for pair in pairs { storage.append(pair.bytes) }
+            for pair in pairs { storage.append(pair.value) }
             return SizeOnDiskTable(blockSizesAt: blockSizesAt, bytesAt: bytesAt)
         }
 
-        private func sameBlockSizes(at position: Int, as pairs: [(blockSize: Int64, bytes: Int64)]) -> Bool {
+        private func sameBlockSizes(at position: Int, as pairs: [(key: Int64, value: Int64)]) -> Bool {
             guard storage[position] == Int64(pairs.count) else { return false }
-            for (offset, pair) in pairs.enumerated() where storage[position + 1 + offset] != pair.blockSize { return false }
+            for (offset, pair) in pairs.enumerated() where storage[position + 1 + offset] != pair.key { return false }
             return true
-        }
-
-        /// Trims the shared array to its size; call before attaching tables.
-        mutating func finish() {
-            if storage.capacity > storage.count + storage.count / 16 {
-                var trimmed: [Int64] = []
-                trimmed.reserveCapacity(storage.count)
-                trimmed.append(contentsOf: storage)
-                storage = trimmed
-            }
         }
 
         /// `table` (from `add`) pointed at the finished storage.
