@@ -163,9 +163,15 @@ public struct RegionTree: Sendable {
     /// True when a relative URL has a `..` component before any `?` or `#` (checked on bytes:
     /// catalogs hold many URLs).
     static func climbsOut(_ url: String) -> Bool {
+        // Over the contiguous UTF-8 (iterating `utf8` costs ~30 instructions a byte here).
+        var url = url
+        return url.withUTF8 { bytes in climbsOut(bytes) }
+    }
+
+    private static func climbsOut<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
         // Length of the current component, and how many of its bytes are dots.
         var length = 0, dots = 0
-        for byte in url.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "/"):
                 if length == 2 && dots == 2 { return true }
