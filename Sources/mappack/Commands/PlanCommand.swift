@@ -35,29 +35,29 @@ enum PlanCommand {
             terminal.event(object)
         } else {
             // One write for the whole table: a planet plan has thousands of rows.
-            var out = "plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n"
+            var out = TextBuffer()
+            out.append("plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
             let regions = plan.tree.catalog.regions
             let width = plan.selection.regions.map { $0.id.rawValue.displayWidth }.max() ?? 10
             for (index, (entry, position)) in zip(plan.selection.regions, plan.selection.regionPositions).enumerated() {
-                let size = plan.selectedRegionSizes.map { ByteCount.format($0[index]) } ?? "?"
-                out += "  "
-                out.appendPadded(entry.id.rawValue, width: width, alignRight: false)
-                out += "  "
-                out.appendPadded(size, width: 10, alignRight: true)
-                out += "  "
-                out += regions[Int(position)].name(in: language)
-                if entry.broughtBy != entry.id { out += "  (via \(entry.broughtBy))" }
-                out += "\n"
+                out.append("  ")
+                out.append(entry.id.rawValue, paddedTo: width, alignRight: false)
+                out.append("  ")
+                out.append(plan.selectedRegionSizes.map { ByteCount.format($0[index]) } ?? "?", paddedTo: 10, alignRight: true)
+                out.append("  ")
+                out.append(regions[Int(position)].name(in: language))
+                if entry.broughtBy != entry.id { out.append("  (via \(entry.broughtBy))") }
+                out.append("\n")
             }
             let cached = plan.bundles.filter(\.cached).count
-            out += "bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)\n"
-            out += "download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n"
-            out += "size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n"
-            out += "cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))"
+            out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)\n")
+            out.append("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n")
+            out.append("size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n")
+            out.append("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")
             if let capacity = recipe.capacity {
-                out += "\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")"
+                out.append("\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")")
             }
-            terminal.line(out)
+            terminal.line(out.text)
         }
         try plan.checkCapacity()
         return 0
@@ -73,14 +73,25 @@ extension String {
     /// `count` (characters), computed from the bytes when every one is printable ASCII, where each
     /// byte is a character; thousands of table rows need it.
     var displayWidth: Int {
-        utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? utf8.count : count
+        let printableASCII = utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        return printableASCII == true ? utf8.count : count
     }
+}
+
+/// Text built as UTF-8 bytes: appending to one `String` costs hundreds of instructions a piece,
+/// and a planet plan's table has tens of thousands of pieces.
+private struct TextBuffer {
+    private var bytes: [UInt8] = []
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     /// Appends `text` padded with spaces to `width` characters, on the left when `alignRight`.
-    mutating func appendPadded(_ text: String, width: Int, alignRight: Bool) {
-        let padding = max(0, width - text.displayWidth)
-        if !alignRight { self += text }
-        for _ in 0..<padding { self += " " }
-        if alignRight { self += text }
+    mutating func append(_ text: String, paddedTo width: Int, alignRight: Bool) {
+        let padding = repeatElement(UInt8(ascii: " "), count: max(0, width - text.displayWidth))
+        if alignRight { bytes.append(contentsOf: padding) }
+        append(text)
+        if !alignRight { bytes.append(contentsOf: padding) }
     }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 }
