@@ -120,7 +120,10 @@ extension BuildPlan {
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
             let info = tree.catalog.bundles[digest]!
-            let bundle = PlannedBundle(digest: digest, info: info, regions: users[Int(userStarts[number])..<Int(userEnds[number])].map { regions[Int($0)].id },
+            var bundleUsers: [RegionID] = []
+            bundleUsers.reserveCapacity(Int(userEnds[number] - userStarts[number]))
+            for user in users[Int(userStarts[number])..<Int(userEnds[number])] { bundleUsers.append(regions[Int(user)].id) }
+            let bundle = PlannedBundle(digest: digest, info: info, regions: bundleUsers,
                                        forStore: forStore[number], cached: cacheHasBundles && cache.contains(digest))
             planned.append(bundle)
             totalBytes += info.size

@@ -83,7 +83,11 @@ extension String {
 private struct TextBuffer {
     private var bytes: [UInt8] = []
 
-    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func append(_ text: String) {
+        // Copied from contiguous UTF-8; appending `text.utf8` goes byte by byte.
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
 
     /// Appends `text` padded with spaces to `width` characters, on the left when `alignRight`.
     mutating func append(_ text: String, paddedTo width: Int, alignRight: Bool) {
