@@ -117,12 +117,20 @@ extension BuildPlan {
         var downloadBytes: Int64 = 0, totalBytes: Int64 = 0, seedBytes: Int64 = 0
         // Each store bundle's size on disk at the recipe's block size, while every one is known.
         var onDisk: [Int64]? = [Int64](repeating: 0, count: bundleCount)
+        var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
             let info = tree.catalog.bundles[digest]!
-            var bundleUsers: [RegionID] = []
-            bundleUsers.reserveCapacity(Int(userEnds[number] - userStarts[number]))
-            for user in users[Int(userStarts[number])..<Int(userEnds[number])] { bundleUsers.append(regions[Int(user)].id) }
+            let bundleUsers: [RegionID]
+            let userRange = Int(userStarts[number])..<Int(userEnds[number])
+            if userRange.count == 1 {
+                // Most bundles have one user: bundles of the same region share one array.
+                let user = Int(users[userRange.lowerBound])
+                if soleUsers[user] == nil { soleUsers[user] = [regions[user].id] }
+                bundleUsers = soleUsers[user]!
+            } else {
+                bundleUsers = users[userRange].map { regions[Int($0)].id }
+            }
             let bundle = PlannedBundle(digest: digest, info: info, regions: bundleUsers,
                                        forStore: forStore[number], cached: cacheHasBundles && cache.contains(digest))
             planned.append(bundle)

@@ -362,13 +362,22 @@ struct JSONScanner {
         let hex = position + 1 + prefixCount
         let close = hex + 64
         guard close < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[close] == UInt8(ascii: "\"") else { return nil }
-        for offset in 0..<prefixCount where bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
+        if prefixCount == 7 {
+            // The quote and a 7-byte prefix (`sha256:`) are one word.
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            var expected = UInt64(UInt8(ascii: "\""))
+            for offset in 0..<7 { expected |= UInt64(prefix.utf8Start[offset]) << (UInt64(offset + 1) * 8) }
+            guard word == expected else { return nil }
+        } else {
+            for offset in 0..<prefixCount where bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
+        }
         guard let w0 = hexWord(at: hex), let w1 = hexWord(at: hex + 16), let w2 = hexWord(at: hex + 32), let w3 = hexWord(at: hex + 48) else { return nil }
         return (w0, w1, w2, w3, close + 1)
     }
 
     /// The value of the 16 lower-case hex digits at `position` (the first digit is the top
     /// nibble); nil when any of them is not `0-9` or `a-f`. The caller guarantees the bytes exist.
+    @inline(__always)
     private func hexWord(at position: Int) -> UInt64? {
         let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
         let low = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self))
@@ -379,6 +388,7 @@ struct JSONScanner {
     /// Eight hex digits at once (SWAR), the first in the lowest byte: nibble = low four bits, plus
     /// 9 for letters (bit 6 set); the digits are valid exactly when the nibbles, spelled again in
     /// lower-case hex, give back the same bytes.
+    @inline(__always)
     private static func hexValue(of word: UInt64) -> UInt32? {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let nibbles = (word & (ones &* 0x0F)) &+ ((word >> 6) & ones) &* 9
@@ -493,6 +503,7 @@ struct JSONScanner {
 
     /// 1 to 18 digits at `position` without a sign or a leading zero (or a lone `0`): a value that
     /// cannot overflow, and where they end.
+    @inline(__always)
     private func plainInteger(at position: Int) -> (value: Int64, end: Int)? {
         guard position < bytes.count else { return nil }
         if bytes[position] == UInt8(ascii: "0") {
