@@ -5,34 +5,26 @@ struct JSONKeys: Sendable {
     /// Longest key that can be listed.
     static let maxLength = 16
 
-    private let counts: [Int]
-    private let firstWords: [UInt64]
-    private let secondWords: [UInt64]
+    /// Each key's length and its two words.
+    private let entries: [(count: Int, first: UInt64, second: UInt64)]
 
     /// Packs `keys`; their positions are what `readKey(_:)` returns.
     init(_ keys: [StaticString]) {
-        var counts: [Int] = [], firstWords: [UInt64] = [], secondWords: [UInt64] = []
-        for key in keys {
+        entries = keys.map { key in
             precondition(key.utf8CodeUnitCount <= JSONKeys.maxLength, "JSON key \(key) is longer than \(JSONKeys.maxLength) bytes")
-            let (first, second) = key.withUTF8Buffer { utf8 in
+            return key.withUTF8Buffer { utf8 in
                 var first: UInt64 = 0, second: UInt64 = 0
                 for (position, byte) in utf8.enumerated() {
                     if position < 8 { first |= UInt64(byte) << (UInt64(position) * 8) } else { second |= UInt64(byte) << (UInt64(position - 8) * 8) }
                 }
-                return (first, second)
+                return (utf8.count, first, second)
             }
-            counts.append(key.utf8CodeUnitCount)
-            firstWords.append(first)
-            secondWords.append(second)
         }
-        self.counts = counts
-        self.firstWords = firstWords
-        self.secondWords = secondWords
     }
 
     /// The position of the key with these bytes, if listed.
     func position(count: Int, first: UInt64, second: UInt64) -> Int? {
-        for position in counts.indices where firstWords[position] == first && counts[position] == count && secondWords[position] == second {
+        for (position, entry) in entries.enumerated() where entry.first == first && entry.count == count && entry.second == second {
             return position
         }
         return nil
