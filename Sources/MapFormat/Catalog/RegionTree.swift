@@ -40,9 +40,12 @@ public struct RegionTree: Sendable {
         let regions = catalog.regions
         var index: [RegionID: Int32] = [:]
         index.reserveCapacity(regions.count)
-        for (position, region) in regions.enumerated() {
-            if region.id.rawValue.isEmpty { throw .emptyRegionID }
-            if index.updateValue(Int32(position), forKey: region.id) != nil { throw .duplicateRegion(region.id) }
+        // Fields are read in place (`regions[position].id`): binding whole regions would copy
+        // (and retain) every one of their arrays and strings.
+        for position in regions.indices {
+            let id = regions[position].id
+            if id.rawValue.isEmpty { throw .emptyRegionID }
+            if index.updateValue(Int32(position), forKey: id) != nil { throw .duplicateRegion(id) }
         }
         try RegionTree.checkBundles(catalog.bundles)
         let digests = catalog.bundles.keys.sorted()
@@ -55,16 +58,16 @@ public struct RegionTree: Sendable {
         var regionBundles: [Int32] = []
         regionBundles.reserveCapacity(digests.count)
         var referenced = [Bool](repeating: false, count: digests.count)
-        for (position, region) in regions.enumerated() {
-            if region.names.isEmpty { throw .noNames(region: region.id) }
+        for position in regions.indices {
+            if regions[position].names.isEmpty { throw .noNames(region: regions[position].id) }
             bundleStarts.append(Int32(regionBundles.count))
-            for bundle in region.bundles {
-                guard let number = RegionTree.number(of: bundle, in: digests) else { throw .missingBundle(region: region.id, bundle: bundle) }
+            for bundle in regions[position].bundles {
+                guard let number = RegionTree.number(of: bundle, in: digests) else { throw .missingBundle(region: regions[position].id, bundle: bundle) }
                 regionBundles.append(number)
                 referenced[Int(number)] = true
             }
-            if let parent = region.parent {
-                guard let parentPosition = index[parent] else { throw .unknownParent(region: region.id, parent: parent) }
+            if let parent = regions[position].parent {
+                guard let parentPosition = index[parent] else { throw .unknownParent(region: regions[position].id, parent: parent) }
                 parents[position] = parentPosition
                 childCounts[Int(parentPosition)] += 1
             } else {
