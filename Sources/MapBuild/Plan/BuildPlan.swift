@@ -37,6 +37,8 @@ public struct BuildPlan: Sendable {
     public let cacheSeedBytes: Int64
     /// Per selected region: its subtree's size on disk within the selection, when known.
     public let regionSizes: [RegionID: Int64]
+    /// `regionSizes` in the order of `selection.regions`; nil when the sizes are not known.
+    package let selectedRegionSizes: [Int64]?
 
     /// Bytes by which the image overshoots `target.capacity`, when it does.
     public var capacityOvershoot: Int64? {
@@ -81,48 +83,101 @@ extension BuildPlan {
             seed = recipe.cacheSeedInclude.isEmpty ? RegionSelection.empty
                 : try tree.resolve(include: recipe.cacheSeedInclude, exclude: [])
         } catch { throw .resolution(error) }
-        let storeBundles = Set(selection.bundles)
-        var users: [BundleDigest: [RegionID]] = [:]
-        for (id, _) in selection.regions + seed.regions {
-            for digest in tree.region(id)?.bundles ?? [] where !(users[digest]?.contains(id) ?? false) { users[digest, default: []].append(id) }
+        let regions = tree.catalog.regions
+        let bundleCount = tree.bundleDigests.count
+        // Users of each bundle: the regions (store selection first, then seed) that list it, each
+        // once, as a table of region positions by bundle number:
+        // `users[userStarts[n]..<userEnds[n]]`.
+        let members = selection.regionPositions + seed.regionPositions
+        var userStarts = [Int32](repeating: 0, count: bundleCount + 1)
+        for member in members {
+            for number in tree.bundleNumbers(of: member) { userStarts[Int(number) + 1] += 1 }
         }
-        let all = storeBundles.union(seed.bundles).sorted()
-        // An empty or missing cache answers for every bundle at once (no lstat per bundle).
-        let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
-        let planned = all.map { digest in
-            PlannedBundle(digest: digest, info: tree.catalog.bundles[digest]!, regions: users[digest] ?? [],
-                          forStore: storeBundles.contains(digest), cached: cacheHasBundles && cache.contains(digest))
-        }
-        let seedOnly = Set(seed.bundles).subtracting(storeBundles)
-        var seedBytes = seedOnly.reduce(Int64(0)) { $0 + tree.catalog.bundles[$1]!.unpackedSize }
-        if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
-        // Each bundle credits its size once to every selected region whose subtree uses it:
-        // walking up from its users costs bundles × depth, not regions × subtree size.
-        let selectedIDs = Set(selection.regions.map(\.id))
-        var regionSizes: [RegionID: Int64] = [:]
-        var sizesKnown = true
-        for digest in storeBundles {
-            guard let size = tree.catalog.bundles[digest]?.sizeOnDisk(blockSize: recipe.blockSize) else { sizesKnown = false; break }
-            var credited: [RegionID] = []
-            for user in users[digest] ?? [] where selectedIDs.contains(user) {
-                var current: RegionID? = user
-                while let id = current, selectedIDs.contains(id), !credited.contains(id) {
-                    credited.append(id)
-                    regionSizes[id, default: 0] += size
-                    current = tree.region(id)?.parent
+        for number in 0..<bundleCount { userStarts[number + 1] += userStarts[number] }
+        var userEnds = userStarts
+        var users = [Int32](repeating: 0, count: Int(userStarts[bundleCount]))
+        for member in members {
+            for number in tree.bundleNumbers(of: member) {
+                let (start, end) = (Int(userStarts[Int(number)]), Int(userEnds[Int(number)]))
+                if !users[start..<end].contains(member) {
+                    users[end] = member
+                    userEnds[Int(number)] += 1
                 }
             }
         }
-        if sizesKnown {
-            for (id, _) in selection.regions where regionSizes[id] == nil { regionSizes[id] = 0 }
-        } else {
-            regionSizes = [:]
+        var forStore = [Bool](repeating: false, count: bundleCount)
+        for number in selection.bundleNumbers { forStore[Int(number)] = true }
+        var needed = forStore
+        for number in seed.bundleNumbers { needed[Int(number)] = true }
+
+        // An empty or missing cache answers for every bundle at once (no lstat per bundle).
+        let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
+        var planned: [PlannedBundle] = []
+        planned.reserveCapacity(selection.bundleNumbers.count + seed.bundleNumbers.count)
+        var downloadBytes: Int64 = 0, totalBytes: Int64 = 0, seedBytes: Int64 = 0
+        // Each store bundle's size on disk at the recipe's block size, while every one is known.
+        var onDisk: [Int64]? = [Int64](repeating: 0, count: bundleCount)
+        var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
+        for number in 0..<bundleCount where needed[number] {
+            let digest = tree.bundleDigests[number]
+            let info = tree.catalog.bundles[digest]!
+            let bundleUsers: [RegionID]
+            let userRange = Int(userStarts[number])..<Int(userEnds[number])
+            if userRange.count == 1 {
+                // Most bundles have one user: bundles of the same region share one array.
+                let user = Int(users[userRange.lowerBound])
+                if soleUsers[user] == nil { soleUsers[user] = [regions[user].id] }
+                bundleUsers = soleUsers[user]!
+            } else {
+                bundleUsers = users[userRange].map { regions[Int($0)].id }
+            }
+            let bundle = PlannedBundle(digest: digest, info: info, regions: bundleUsers,
+                                       forStore: forStore[number], cached: cacheHasBundles && cache.contains(digest))
+            planned.append(bundle)
+            totalBytes += info.size
+            if !bundle.cached { downloadBytes += info.size }
+            if bundle.forStore {
+                if let size = info.sizeOnDisk(blockSize: recipe.blockSize) { onDisk?[number] = size } else { onDisk = nil }
+            } else {
+                seedBytes += info.unpackedSize
+            }
+        }
+        if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
+
+        // Each bundle credits its size once to every selected region whose subtree uses it:
+        // walking up from its users costs bundles × depth, not regions × subtree size.
+        var sizeOnDisk: Int64?
+        var selectedSizes: [Int64]?
+        if let onDisk {
+            var selected = [Bool](repeating: false, count: regions.count)
+            for position in selection.regionPositions { selected[Int(position)] = true }
+            var sizes = [Int64](repeating: 0, count: regions.count)
+            var total: Int64 = 0
+            var credited: [Int32] = []
+            for number in selection.bundleNumbers {
+                let size = onDisk[Int(number)]
+                total += size
+                credited.removeAll(keepingCapacity: true)
+                for user in users[Int(userStarts[Int(number)])..<Int(userEnds[Int(number)])] where selected[Int(user)] {
+                    var current = user
+                    while current >= 0, selected[Int(current)], !credited.contains(current) {
+                        credited.append(current)
+                        sizes[Int(current)] += size
+                        current = tree.parentPositions[Int(current)]
+                    }
+                }
+            }
+            sizeOnDisk = total
+            selectedSizes = selection.regionPositions.map { sizes[Int($0)] }
+        }
+        var regionSizes: [RegionID: Int64] = [:]
+        if let selectedSizes {
+            regionSizes.reserveCapacity(selectedSizes.count)
+            for (entry, size) in zip(selection.regions, selectedSizes) { regionSizes[entry.id] = size }
         }
         let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: catalogBytes, selection: selection, seedSelection: seed, bundles: planned,
-                             downloadBytes: planned.filter { !$0.cached }.reduce(0) { $0 + $1.info.size },
-                             totalBundleBytes: planned.reduce(0) { $0 + $1.info.size },
-                             sizeOnDisk: tree.sizeOnDisk(storeBundles, blockSize: recipe.blockSize),
-                             cacheSeedBytes: seedBytes, regionSizes: regionSizes)
+                             downloadBytes: downloadBytes, totalBundleBytes: totalBytes, sizeOnDisk: sizeOnDisk,
+                             cacheSeedBytes: seedBytes, regionSizes: regionSizes, selectedRegionSizes: selectedSizes)
         return plan
     }
 

@@ -1,202 +1,278 @@
 import Foundation
 
 /// Decodes `catalog.json` in one pass over its bytes, with the same result and the same
-/// required fields as `Catalog`'s `Decodable` conformance, several times faster: a full-world
-/// catalog is ~9 MB, and Foundation's `JSONDecoder` made it most of `mappack plan`'s time.
+/// required fields as `Catalog`'s `Decodable` conformance, many times faster: a full-world
+/// catalog is ~9 MB, and decoding it is most of `mappack plan`'s time.
+///
+/// Where the time goes, and what keeps it low: keys are matched as machine words, digests are
+/// decoded from their hex in place, integers in one pass, and arrays are read into reused scratch
+/// buffers and copied out at their exact size; every bundle's `sizeOnDisk` table lives in one
+/// shared array, and repeated strings (release dates) share one storage.
 public enum CatalogReader {
     /// The catalog in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`regions[3].parent`).
     public static func read(_ data: Data, file: String) throws -> Catalog {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
-            var scanner = JSONScanner(raw)
-            do throws(Failure) {
-                return try readCatalog(&scanner)
+            var reader = Reader(JSONScanner(raw))
+            do throws(JSONScanner.Failure) {
+                return try reader.readCatalog()
             } catch {
-                throw fileError(error, in: scanner, file: file)
+                throw fileError(error, in: reader.scanner, file: file)
             }
         }
     }
+}
 
+extension CatalogReader {
     private typealias Failure = JSONScanner.Failure
-
-    // MARK: Fields
 
     private enum CatalogField: Int {
         case format, catalog, mapVersion, released, supportedUntil, regions, bundles
-        static let keys: [StaticString] = ["format", "catalog", "mapVersion", "released", "supportedUntil", "regions", "bundles"]
+        static let keys = JSONKeys(["format", "catalog", "mapVersion", "released", "supportedUntil", "regions", "bundles"])
     }
 
     private enum RegionField: Int {
         case id, parent, names, center, bbox, bundles, cities, released
-        static let keys: [StaticString] = ["id", "parent", "names", "center", "bbox", "bundles", "cities", "released"]
+        static let keys = JSONKeys(["id", "parent", "names", "center", "bbox", "bundles", "cities", "released"])
     }
 
     private enum BundleField: Int {
         case url, size, unpackedSize, files, kind, sizeOnDisk
-        static let keys: [StaticString] = ["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk"]
+        static let keys = JSONKeys(["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk"])
     }
 
-    // MARK: Objects
+    /// One read's state: the scanner and the scratch buffers its values pass through.
+    private struct Reader: JSONFieldReading {
+        var scanner: JSONScanner
+        // Key tables copied out of their statics once, not fetched for every member.
+        private let catalogKeys = CatalogField.keys
+        private let regionKeys = RegionField.keys
+        private let bundleKeys = BundleField.keys
+        private var digests: [BundleDigest] = []
+        private var doubles: [Double] = []
+        private var strings: [String] = []
+        private var namePairs: [(language: String, name: String)] = []
+        private var blockSizePairs: [(key: Int64, value: Int64)] = []
+        private var tables: SizeOnDiskTable.Builder
+        /// The last release date read; the next equal one reuses its storage.
+        private var lastReleased: String?
 
-    private static func readCatalog(_ scanner: inout JSONScanner) throws(Failure) -> Catalog {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a catalog)") }
-        var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
-        var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            switch try scanner.readKey(among: CatalogField.keys).flatMap(CatalogField.init(rawValue:)) {
-            case .format?: format = try at("format") { () throws(Failure) in try scanner.readString() }
-            case .catalog?: name = try at("catalog") { () throws(Failure) in try scanner.readString() }
-            case .mapVersion?: mapVersion = try at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
-            case .released?: released = try at("released") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .supportedUntil?: supportedUntil = try at("supportedUntil") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .regions?: regions = try at("regions") { () throws(Failure) in try readRegions(&scanner) }
-            case .bundles?: bundles = try at("bundles") { () throws(Failure) in try readBundles(&scanner) }
-            case nil: try scanner.skipValue()
-            }
+        init(_ scanner: JSONScanner) {
+            self.scanner = scanner
+            tables = SizeOnDiskTable.Builder(bytes: scanner.remainingBytes)
         }
-        // Syntax errors anywhere come before missing fields, as with JSONDecoder.
-        try scanner.expectEnd()
-        var catalog = Catalog(catalog: try required(name, "catalog", at: start), mapVersion: try required(mapVersion, "mapVersion", at: start),
-                              released: released, regions: try required(regions, "regions", at: start),
-                              bundles: try required(bundles, "bundles", at: start))
-        catalog.format = try required(format, "format", at: start)
-        catalog.supportedUntil = supportedUntil
-        return catalog
-    }
 
-    private static func readRegions(_ scanner: inout JSONScanner) throws(Failure) -> [CatalogRegion] {
-        guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of regions") }
-        var regions: [CatalogRegion] = []
-        try scanner.beginArray()
-        var first = true
-        while try scanner.nextElement(first: &first) {
-            let region = try at(regions.count) { () throws(Failure) in try readRegion(&scanner) }
-            regions.append(region)
-        }
-        return regions
-    }
+        // MARK: Objects
 
-    private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> CatalogRegion {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
-        var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
-        var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            switch try scanner.readKey(among: RegionField.keys).flatMap(RegionField.init(rawValue:)) {
-            case .id?: id = try at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
-            case .parent?:
-                parentPresent = true
-                parent = try at("parent") { () throws(Failure) in try optional(&scanner, readRegionID) }
-            case .names?: names = try at("names") { () throws(Failure) in try readStringDictionary(&scanner) }
-            case .center?: center = try at("center") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .bbox?: bbox = try at("bbox") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .bundles?: bundles = try at("bundles") { () throws(Failure) in try readDigests(&scanner) }
-            case .cities?: cities = try at("cities") { () throws(Failure) in try optional(&scanner, readStrings) }
-            case .released?: released = try at("released") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case nil: try scanner.skipValue()
-            }
-        }
-        let regionID = try required(id, "id", at: start)
-        guard parentPresent else {
-            throw Failure(offset: start, reason: "missing required field \"parent\" (region '\(regionID)'; use null at a root)", path: [.key("parent")])
-        }
-        return CatalogRegion(id: regionID, parent: parent, names: try required(names, "names", at: start),
-                             bundles: try required(bundles, "bundles", at: start),
-                             center: center, bbox: bbox, cities: cities, released: released)
-    }
-
-    private static func readBundles(_ scanner: inout JSONScanner) throws(Failure) -> [BundleDigest: BundleInfo] {
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of bundles by digest") }
-        var bundles: [BundleDigest: BundleInfo] = [:]
-        // A bundle takes ≥ 300 bytes of JSON (digest key, url, sizes); sizing the table from the
-        // bytes left saves rehashing tens of thousands of entries as it grows.
-        bundles.reserveCapacity(min(scanner.remainingBytes / 300, 1 << 20))
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            let keyStart = scanner.offset
-            // The same rule as `BundleDigest(_:)`, checked on the bytes without its copies.
-            switch try scanner.readKeyPrefixedHex(prefix: "sha256:", digits: 64) {
-            case .hex(let hex):
-                let digest = BundleDigest(hex: hex)
-                bundles[digest] = try at(digest.description) { () throws(Failure) in try readBundle(&scanner) }
-            case .other(let key):
-                throw Failure(offset: keyStart, reason: "bundle key '\(key)' is not a digest (sha256:<64 lower-case hex digits>)")
-            }
-        }
-        return bundles
-    }
-
-    private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> BundleInfo {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
-        var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            switch try scanner.readKey(among: BundleField.keys).flatMap(BundleField.init(rawValue:)) {
-            case .url?: url = try at("url") { () throws(Failure) in try scanner.readString() }
-            case .size?: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .unpackedSize?: unpackedSize = try at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
-            case .files?: files = try at("files") { () throws(Failure) in try optional(&scanner, readInt) }
-            case .kind?: kind = try at("kind") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .sizeOnDisk?: sizeOnDisk = try at("sizeOnDisk") { () throws(Failure) in try optional(&scanner, readSizeOnDiskTable) }
-            case nil: try scanner.skipValue()
-            }
-        }
-        return BundleInfo(url: try required(url, "url", at: start), size: try required(size, "size", at: start),
-                          unpackedSize: try required(unpackedSize, "unpackedSize", at: start),
-                          files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
-    }
-
-    // MARK: Collections
-
-    private static func readStringDictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: String] {
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
-        var result: [String: String] = [:]
-        result.reserveCapacity(4)
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            let key = try scanner.readKeyString()
-            result[key] = try at(key) { () throws(Failure) in try scanner.readString() }
-        }
-        return result
-    }
-
-    private static func readSizeOnDiskTable(_ scanner: inout JSONScanner) throws(Failure) -> SizeOnDiskTable {
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of integers") }
-        var pairs: [(blockSize: Int64, bytes: Int64)] = []
-        pairs.reserveCapacity(BundleInfo.publishedBlockSizes.count)
-        try scanner.beginObject()
-        var first = true
-        while try scanner.nextMember(first: &first) {
-            let key = try scanner.readKeyString()
-            guard let blockSize = Int64(key) else { throw scanner.failure("sizeOnDisk key '\(key)' is not a block size in bytes") }
-            if pairs.contains(where: { $0.blockSize == blockSize }) { throw scanner.failure("sizeOnDisk names one block size twice") }
-            pairs.append((blockSize, try at(key) { () throws(Failure) in try scanner.readInt64() }))
-        }
-        return SizeOnDiskTable(pairs)
-    }
-
-    private static func readDigests(_ scanner: inout JSONScanner) throws(Failure) -> [BundleDigest] {
-        try readArray(&scanner, of: "bundle digests") { (scanner: inout JSONScanner) throws(Failure) in
+        mutating func readCatalog() throws(Failure) -> Catalog {
             let start = scanner.offset
-            guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-            switch try scanner.readPrefixedHex(prefix: "sha256:", digits: 64) {
-            case .hex(let hex): return BundleDigest(hex: hex)
-            case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a catalog)") }
+            var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
+            var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
+            try scanner.beginObject()
+            var first = true
+            while true {
+                let member = try scanner.nextMember(among: catalogKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(CatalogField.init(rawValue:)) {
+                case .format?: format = try Self.at("format") { () throws(Failure) in try scanner.readString() }
+                case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try scanner.readString() }
+                case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
+                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
+                case .supportedUntil?: supportedUntil = try Self.at("supportedUntil") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
+                case .regions?: regions = try Self.at("regions") { () throws(Failure) in try readRegions() }
+                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readBundles() }
+                case nil: try scanner.skipValue()
+                }
             }
+            // Syntax errors anywhere come before missing fields, as with JSONDecoder.
+            try scanner.expectEnd()
+            var catalog = Catalog(catalog: try Self.required(name, "catalog", at: start), mapVersion: try Self.required(mapVersion, "mapVersion", at: start),
+                                  released: released, regions: try Self.required(regions, "regions", at: start),
+                                  bundles: try Self.required(bundles, "bundles", at: start))
+            catalog.format = try Self.required(format, "format", at: start)
+            catalog.supportedUntil = supportedUntil
+            return catalog
+        }
+
+        private mutating func readRegions() throws(Failure) -> [CatalogRegion] {
+            guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of regions") }
+            var regions: [CatalogRegion] = []
+            // Room for as many regions as the bytes left could hold (≥ 48 bytes each), so the array
+            // never grows by copying; pages past the real count are never touched, so they cost
+            // address space, not memory.
+            regions.reserveCapacity(scanner.remainingBytes / 48)
+            try scanner.beginArray()
+            var first = true
+            while try scanner.nextElement(first: &first) {
+                let region = try Self.at(regions.count) { () throws(Failure) in try readRegion() }
+                regions.append(region)
+            }
+            return regions
+        }
+
+        private mutating func readRegion() throws(Failure) -> CatalogRegion {
+            let start = scanner.offset
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
+            var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
+            var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
+            try scanner.beginObject()
+            var first = true
+            while true {
+                let member = try scanner.nextMember(among: regionKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(RegionField.init(rawValue:)) {
+                case .id?: id = try Self.at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
+                case .parent?:
+                    parentPresent = true
+                    parent = try Self.at("parent") { () throws(Failure) in try Self.optional(&scanner, Self.readRegionID) }
+                case .names?: names = try Self.at("names") { () throws(Failure) in try readNames() }
+                case .center?: center = try Self.at("center") { () throws(Failure) in try readOptionalDoubles() }
+                case .bbox?: bbox = try Self.at("bbox") { () throws(Failure) in try readOptionalDoubles() }
+                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readDigests() }
+                case .cities?: cities = try Self.at("cities") { () throws(Failure) in try readOptionalStrings() }
+                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
+                case nil: try scanner.skipValue()
+                }
+            }
+            let regionID = try Self.required(id, "id", at: start)
+            guard parentPresent else {
+                throw Failure(offset: start, reason: "missing required field \"parent\" (region '\(regionID)'; use null at a root)", path: [.key("parent")])
+            }
+            return CatalogRegion(id: regionID, parent: parent, names: try Self.required(names, "names", at: start),
+                                 bundles: try Self.required(bundles, "bundles", at: start),
+                                 center: center, bbox: bbox, cities: cities, released: released)
+        }
+
+        private mutating func readBundles() throws(Failure) -> [BundleDigest: BundleInfo] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of bundles by digest") }
+            // Collected first, so the dictionary is sized once for the real count (a Dictionary
+            // keeps a quarter to a half of its buckets empty; guessing high wastes megabytes).
+            var entries: [(digest: BundleDigest, info: BundleInfo)] = []
+            // Room for as many bundles as the bytes left could hold (≥ 112 bytes each), as in
+            // `readRegions`.
+            entries.reserveCapacity(scanner.remainingBytes / 112)
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let keyStart = scanner.offset
+                // The same rule as `BundleDigest(_:)`, checked on the bytes without its copies.
+                switch try scanner.readKeyPrefixedHex256(prefix: "sha256:") {
+                case .words(let w0, let w1, let w2, let w3):
+                    let digest = BundleDigest(words: w0, w1, w2, w3)
+                    let info = try Self.at(spelling: { digest.description }) { () throws(Failure) in try readBundle() }
+                    entries.append((digest, info))
+                case .other(let key):
+                    throw Failure(offset: keyStart, reason: "bundle key '\(key)' is not a digest (sha256:<64 lower-case hex digits>)")
+                }
+            }
+            var bundles = [BundleDigest: BundleInfo](minimumCapacity: entries.count)
+            for index in entries.indices {
+                if let table = entries[index].info.sizeOnDisk { entries[index].info.sizeOnDisk = tables.attached(table) }
+                // A repeated key keeps its last value, as before.
+                bundles[entries[index].digest] = entries[index].info
+            }
+            return bundles
+        }
+
+        private mutating func readBundle() throws(Failure) -> BundleInfo {
+            let start = scanner.offset
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
+            var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
+            try scanner.beginObject()
+            var first = true
+            while true {
+                let member = try scanner.nextMember(among: bundleKeys, first: &first)
+                if member == .end { break }
+                switch member.known.flatMap(BundleField.init(rawValue:)) {
+                case .url?: url = try Self.at("url") { () throws(Failure) in try scanner.readString() }
+                case .size?: size = try Self.at("size") { () throws(Failure) in try scanner.readInt64() }
+                case .unpackedSize?: unpackedSize = try Self.at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
+                case .files?: files = try Self.at("files") { () throws(Failure) in try scanner.readNull() ? nil : Int(try scanner.readInt64()) }
+                case .kind?: kind = try Self.at("kind") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
+                case .sizeOnDisk?: sizeOnDisk = try Self.at("sizeOnDisk") { () throws(Failure) in try readOptionalSizeOnDiskTable() }
+                case nil: try scanner.skipValue()
+                }
+            }
+            return BundleInfo(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
+                              unpackedSize: try Self.required(unpackedSize, "unpackedSize", at: start),
+                              files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+        }
+
+        // MARK: Values
+
+        private mutating func readNames() throws(Failure) -> [String: String] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
+            namePairs.removeAll(keepingCapacity: true)
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let language = try scanner.readKeyString()
+                let name = try Self.at(language) { () throws(Failure) in try scanner.readString() }
+                namePairs.append((language, name))
+            }
+            // Sized for the real count; a repeated language keeps its last name, as before.
+            var names = [String: String](minimumCapacity: namePairs.count)
+            for pair in namePairs { names[pair.language] = pair.name }
+            return names
+        }
+
+        private mutating func readOptionalReleased() throws(Failure) -> String? {
+            if try scanner.readNull() { return nil }
+            let released = try scanner.readString(reusing: lastReleased)
+            lastReleased = released
+            return released
+        }
+
+        private mutating func readOptionalDoubles() throws(Failure) -> [Double]? {
+            if try scanner.readNull() { return nil }
+            doubles.removeAll(keepingCapacity: true)
+            if scanner.readPlainDecimalArray(into: &doubles) { return Self.exactCopy(doubles) }
+            try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble() }
+            return Self.exactCopy(doubles)
+        }
+
+        private mutating func readOptionalStrings() throws(Failure) -> [String]? {
+            if try scanner.readNull() { return nil }
+            try Self.readArray(&scanner, of: "strings", into: &strings, Self.readStringValue)
+            return Self.exactCopy(strings)
+        }
+
+        private mutating func readDigests() throws(Failure) -> [BundleDigest] {
+            digests.removeAll(keepingCapacity: true)
+            if try scanner.peekKind() == .array, scanner.readPlainHex256Array(prefix: "sha256:", into: &digests, BundleDigest.init(words:_:_:_:)) {
+                return Self.exactCopy(digests)
+            }
+            try Self.readArray(&scanner, of: "bundle digests", into: &digests) { (scanner: inout JSONScanner) throws(Failure) in
+                let start = scanner.offset
+                guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
+                switch try scanner.readPrefixedHex256(prefix: "sha256:") {
+                case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
+                case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+                }
+            }
+            return Self.exactCopy(digests)
+        }
+
+        private mutating func readOptionalSizeOnDiskTable() throws(Failure) -> SizeOnDiskTable? {
+            if try scanner.readNull() { return nil }
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of integers") }
+            blockSizePairs.removeAll(keepingCapacity: true)
+            if scanner.readPlainIntegerObject(into: &blockSizePairs) { return tables.add(blockSizePairs) }
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let blockSize: Int64, key: String?
+                switch try scanner.readKeyInteger() {
+                case .digits(let value): (blockSize, key) = (value, nil)
+                case .spelled(let value, let text): (blockSize, key) = (value, text)
+                case .other(let text): throw scanner.failure("sizeOnDisk key '\(text)' is not a block size in bytes")
+                }
+                if blockSizePairs.contains(where: { $0.key == blockSize }) { throw scanner.failure("sizeOnDisk names one block size twice") }
+                let bytes = try Self.at(spelling: { key ?? String(blockSize) }) { () throws(Failure) in try scanner.readInt64() }
+                blockSizePairs.append((blockSize, bytes))
+            }
+            return tables.add(blockSizePairs)
         }
     }
-
-    // MARK: Helpers
-
-    private static func readInt(_ scanner: inout JSONScanner) throws(Failure) -> Int { Int(try scanner.readInt64()) }
-
 }

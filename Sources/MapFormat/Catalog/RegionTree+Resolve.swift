@@ -31,9 +31,13 @@ public struct RegionSelection: Sendable, Equatable {
     public let regions: [(id: RegionID, broughtBy: RegionID)]
     /// Bundles the selection needs, each once, sorted.
     public let bundles: [BundleDigest]
+    /// The positions of `regions` in the tree's catalog, in the same order.
+    package let regionPositions: [Int32]
+    /// The tree's numbers of `bundles`, in the same (ascending) order.
+    package let bundleNumbers: [Int32]
 
     /// Nothing selected.
-    public static let empty = RegionSelection(regions: [], bundles: [])
+    public static let empty = RegionSelection(regions: [], bundles: [], regionPositions: [], bundleNumbers: [])
 
     public static func == (lhs: RegionSelection, rhs: RegionSelection) -> Bool {
         lhs.bundles == rhs.bundles && lhs.regions.map(\.id) == rhs.regions.map(\.id) && lhs.regions.map(\.broughtBy) == rhs.regions.map(\.broughtBy)
@@ -43,11 +47,17 @@ public struct RegionSelection: Sendable, Equatable {
 extension RegionTree {
     /// Finds the one region `selector` names: an id first, then an exact localized name in any language.
     public func lookup(_ selector: RegionSelector) throws(ResolutionError) -> RegionID {
+        try lookupRegion(selector).id
+    }
+
+    /// `lookup`, with the region's position; the id is the selector's own spelling when it names an id.
+    private func lookupRegion(_ selector: RegionSelector) throws(ResolutionError) -> (position: Int32, id: RegionID) {
         let id = RegionID(selector.text)
-        if region(id) != nil { return id }
-        let matches = regions.filter { $0.names.values.contains(selector.text) }.map(\.id).sorted()
-        if matches.count == 1 { return matches[0] }
-        if matches.count > 1 { throw .ambiguousName(selector, matches: matches) }
+        if let position = position(of: id) { return (position, id) }
+        let matches = catalog.regions.indices.filter { catalog.regions[$0].names.values.contains(selector.text) }
+            .sorted { catalog.regions[$0].id < catalog.regions[$1].id }
+        if matches.count == 1 { return (Int32(matches[0]), catalog.regions[matches[0]].id) }
+        if matches.count > 1 { throw .ambiguousName(selector, matches: matches.map { catalog.regions[$0].id }) }
         throw .unknownRegion(selector, suggestions: suggestions(for: selector.text))
     }
 
@@ -70,29 +80,37 @@ extension RegionTree {
 
     /// Resolves includes (each with its subtree) minus excludes (each with its subtree).
     public func resolve(include: [RegionSelector], exclude: [RegionSelector]) throws(ResolutionError) -> RegionSelection {
-        var excluded = Set<RegionID>()
-        for selector in exclude { excluded.formUnion(subtree(try lookup(selector))) }
-        var chosen: [RegionID: RegionID] = [:]
-        var order: [RegionID] = []
+        let regions = catalog.regions
+        var excluded = [Bool](repeating: false, count: regions.count)
+        for selector in exclude {
+            for position in subtreePositions(try lookupRegion(selector).position) { excluded[Int(position)] = true }
+        }
+        // Which include (an index into `includes`) brought each region in; -1 for regions not chosen.
+        var includes: [RegionID] = []
+        var broughtBy = [Int32](repeating: -1, count: regions.count)
         for selector in include {
-            let root = try lookup(selector)
-            for id in subtree(root) where !excluded.contains(id) && chosen[id] == nil {
-                chosen[id] = root
-                order.append(id)
+            let root = try lookupRegion(selector)
+            includes.append(root.id)
+            for position in subtreePositions(root.position) where !excluded[Int(position)] && broughtBy[Int(position)] < 0 {
+                broughtBy[Int(position)] = Int32(includes.count - 1)
             }
         }
         // Tree order (a depth-first walk with sorted children, the same as sorting by ancestry
         // path), so parents precede children and output is stable.
-        var sorted: [RegionID] = []
-        sorted.reserveCapacity(order.count)
-        var stack = Array(roots.reversed())
+        var chosen: [Int32] = []
+        var stack = Array(rootPositions.reversed())
         while let next = stack.popLast() {
-            if chosen[next] != nil { sorted.append(next) }
-            stack.append(contentsOf: children(of: next).reversed())
+            if broughtBy[Int(next)] >= 0 { chosen.append(next) }
+            stack.append(contentsOf: childPositions(of: next).reversed())
         }
-        var bundles = Set<BundleDigest>()
-        for id in sorted { bundles.formUnion(region(id)?.bundles ?? []) }
-        return RegionSelection(regions: sorted.map { ($0, chosen[$0]!) }, bundles: bundles.sorted())
+        // Bundle numbers ascend with digests, so marking and collecting them yields sorted digests.
+        var needed = [Bool](repeating: false, count: bundleDigests.count)
+        for position in chosen {
+            for number in bundleNumbers(of: position) { needed[Int(number)] = true }
+        }
+        let numbers = needed.indices.filter { needed[$0] }.map(Int32.init)
+        return RegionSelection(regions: chosen.map { (regions[Int($0)].id, includes[Int(broughtBy[Int($0)])]) },
+                               bundles: numbers.map { bundleDigests[Int($0)] }, regionPositions: chosen, bundleNumbers: numbers)
     }
 }
 

@@ -1,121 +1,272 @@
 /// A validated catalog with its region tree indexed for lookups and resolution.
+///
+/// Inside, a region is its position in `catalog.regions` and a bundle is its position among the
+/// catalog's digests in sorted order (its *number*); parents, children and each region's bundles
+/// are flat arrays of those, so validating, resolving and planning walk integers instead of
+/// hashing ids and digests (a planet catalog has thousands of regions and tens of thousands of
+/// bundles).
 public struct RegionTree: Sendable {
     /// The catalog the tree was built from.
     public let catalog: Catalog
     /// Findings that do not stop a build.
     public let warnings: [CatalogWarning]
-    /// Region index by id.
-    private let index: [RegionID: Int]
-    /// Children per region, sorted by id.
-    private let childIDs: [RegionID: [RegionID]]
     /// Roots, sorted by id.
     public let roots: [RegionID]
+
+    /// Region position by id.
+    private let index: [RegionID: Int32]
+    /// Each region's parent position; -1 at a root.
+    package let parentPositions: [Int32]
+    /// Root positions, sorted by id.
+    package let rootPositions: [Int32]
+    /// Children of the region at `p`: `childPositions[childStarts[p]..<childStarts[p + 1]]`, sorted by id.
+    private let childStarts: [Int32]
+    private let childPositions: [Int32]
+    /// Every digest in `catalog.bundles`, sorted; a bundle's number is its position here.
+    package let bundleDigests: [BundleDigest]
+    /// The bundles the region at `p` lists, as numbers, in its order:
+    /// `regionBundles[bundleStarts[p]..<bundleStarts[p + 1]]`.
+    private let bundleStarts: [Int32]
+    private let regionBundles: [Int32]
 
     /// Largest size a catalog may declare for one bundle before it is taken as absurd.
     public static let absurdSize: Int64 = 1 << 50
 
     /// Validates `catalog`: format major, unique ids, existing parents, no cycles, existing bundles, sane sizes.
+    /// The checks run in that order of kinds; within a kind, the first offender in catalog order
+    /// (bundles: in digest order) is reported.
     public init(_ catalog: Catalog) throws(CatalogError) {
         do { try FormatTagError.check(catalog.format, expected: Catalog.formatTag) } catch { throw .format(error) }
-        var index: [RegionID: Int] = [:]
-        index.reserveCapacity(catalog.regions.count)
-        for (i, region) in catalog.regions.enumerated() {
-            if region.id.rawValue.isEmpty { throw .emptyRegionID }
-            if index[region.id] != nil { throw .duplicateRegion(region.id) }
-            index[region.id] = i
+        let regions = catalog.regions
+        var index: [RegionID: Int32] = [:]
+        index.reserveCapacity(regions.count)
+        // Fields are read in place (`regions[position].id`): binding whole regions would copy
+        // (and retain) every one of their arrays and strings.
+        for position in regions.indices {
+            let id = regions[position].id
+            if id.rawValue.isEmpty { throw .emptyRegionID }
+            if index.updateValue(Int32(position), forKey: id) != nil { throw .duplicateRegion(id) }
         }
-        for (digest, info) in catalog.bundles.sorted(by: { $0.key < $1.key }) {
-            for (field, value) in [("size", info.size), ("unpackedSize", info.unpackedSize), ("files", Int64(info.files ?? 0))]
-            where value < 0 || value > RegionTree.absurdSize {
-                throw .invalidSize(bundle: digest, field: field, value: value)
+        try RegionTree.checkBundles(catalog.bundles)
+        let digests = catalog.bundles.keys.sorted()
+
+        var parents = [Int32](repeating: -1, count: regions.count)
+        var childCounts = [Int32](repeating: 0, count: regions.count)
+        var roots: [Int32] = []
+        var bundleStarts: [Int32] = []
+        bundleStarts.reserveCapacity(regions.count + 1)
+        var regionBundles: [Int32] = []
+        regionBundles.reserveCapacity(digests.count)
+        var referenced = [Bool](repeating: false, count: digests.count)
+        for position in regions.indices {
+            if regions[position].names.isEmpty { throw .noNames(region: regions[position].id) }
+            bundleStarts.append(Int32(regionBundles.count))
+            for bundle in regions[position].bundles {
+                guard let number = RegionTree.number(of: bundle, in: digests) else { throw .missingBundle(region: regions[position].id, bundle: bundle) }
+                regionBundles.append(number)
+                referenced[Int(number)] = true
             }
-            if info.url.isEmpty || RegionTree.climbsOut(info.url) { throw .invalidBundleURL(bundle: digest, url: info.url) }
-        }
-        var children: [RegionID: [RegionID]] = [:]
-        var roots: [RegionID] = []
-        var referenced = Set<BundleDigest>()
-        for region in catalog.regions {
-            if region.names.isEmpty { throw .noNames(region: region.id) }
-            for bundle in region.bundles {
-                guard catalog.bundles[bundle] != nil else { throw .missingBundle(region: region.id, bundle: bundle) }
-                referenced.insert(bundle)
-            }
-            if let parent = region.parent {
-                guard index[parent] != nil else { throw .unknownParent(region: region.id, parent: parent) }
-                children[parent, default: []].append(region.id)
+            if let parent = regions[position].parent {
+                guard let parentPosition = index[parent] else { throw .unknownParent(region: regions[position].id, parent: parent) }
+                parents[position] = parentPosition
+                childCounts[Int(parentPosition)] += 1
             } else {
-                roots.append(region.id)
+                roots.append(Int32(position))
             }
         }
-        // Every region must reach a root; a region that does not sits on a cycle.
-        var reachesRoot = Set(roots)
-        for region in catalog.regions where !reachesRoot.contains(region.id) {
-            var chain: [RegionID] = [region.id]
-            var seen: Set<RegionID> = [region.id]
-            var current = region.id
-            while let parent = catalog.regions[index[current]!].parent, !reachesRoot.contains(parent) {
-                if seen.contains(parent) {
-                    let start = chain.firstIndex(of: parent)!
-                    throw .parentCycle(Array(chain[start...]) + [parent])
-                }
-                seen.insert(parent); chain.append(parent); current = parent
-            }
-            reachesRoot.formUnion(chain)
+        bundleStarts.append(Int32(regionBundles.count))
+        try RegionTree.checkCycles(regions, parents: parents, roots: roots)
+
+        // Children grouped by parent (counting sort), then each group sorted by id.
+        var childStarts = [Int32](repeating: 0, count: regions.count + 1)
+        for position in regions.indices { childStarts[position + 1] = childStarts[position] + childCounts[position] }
+        var next = childStarts
+        var childPositions = [Int32](repeating: 0, count: Int(childStarts[regions.count]))
+        for position in regions.indices where parents[position] >= 0 {
+            let parent = Int(parents[position])
+            childPositions[Int(next[parent])] = Int32(position)
+            next[parent] += 1
         }
-        for key in children.keys { children[key]!.sort() }
+        for position in regions.indices where childCounts[position] > 1 {
+            childPositions[Int(childStarts[position])..<Int(childStarts[position + 1])].sort { regions[Int($0)].id < regions[Int($1)].id }
+        }
+        roots.sort { regions[Int($0)].id < regions[Int($1)].id }
+
         self.catalog = catalog
         self.index = index
-        self.childIDs = children
-        self.roots = roots.sorted()
-        self.warnings = catalog.bundles.keys.filter { !referenced.contains($0) }.sorted().map { .unreferencedBundle($0) }
+        self.parentPositions = parents
+        self.rootPositions = roots
+        self.roots = roots.map { regions[Int($0)].id }
+        self.childStarts = childStarts
+        self.childPositions = childPositions
+        self.bundleDigests = digests
+        self.bundleStarts = bundleStarts
+        self.regionBundles = regionBundles
+        self.warnings = referenced.indices.filter { !referenced[$0] }.map { .unreferencedBundle(digests[$0]) }
     }
 
-    /// True when a relative URL has a `..` component (checked on bytes: catalogs hold many URLs).
-    static func climbsOut(_ url: String) -> Bool {
-        // The last three bytes seen, with the string's start acting as a '/'.
-        var (a, b, c): (UInt8, UInt8, UInt8) = (47, 47, 47)
-        for byte in url.utf8 {
-            if byte == 47 || byte == 63 || byte == 35 {
-                if a == 47 && b == 46 && c == 46 { return true }
-                if byte != 47 { return false }
-            }
-            (a, b, c) = (b, c, byte)
+    /// Sizes and URLs: throws for the first offending bundle in digest order (its first offending
+    /// field), without sorting the bundles to find it.
+    private static func checkBundles(_ bundles: [BundleDigest: BundleInfo]) throws(CatalogError) {
+        var first: (digest: BundleDigest, error: CatalogError)?
+        for (digest, info) in bundles {
+            if let found = first, found.digest < digest { continue }
+            if let error = problem(info, digest) { first = (digest, error) }
         }
-        return a == 47 && b == 46 && c == 46
+        if let first { throw first.error }
     }
+
+    private static func problem(_ info: BundleInfo, _ digest: BundleDigest) -> CatalogError? {
+        func absurd(_ value: Int64) -> Bool { value < 0 || value > RegionTree.absurdSize }
+        if absurd(info.size) { return .invalidSize(bundle: digest, field: "size", value: info.size) }
+        if absurd(info.unpackedSize) { return .invalidSize(bundle: digest, field: "unpackedSize", value: info.unpackedSize) }
+        if absurd(Int64(info.files ?? 0)) { return .invalidSize(bundle: digest, field: "files", value: Int64(info.files ?? 0)) }
+        if info.url.isEmpty || climbsOut(info.url) { return .invalidBundleURL(bundle: digest, url: info.url) }
+        return nil
+    }
+
+    /// Every region must reach a root; a region that does not sits on a cycle, reported from the
+    /// first such region in catalog order.
+    private static func checkCycles(_ regions: [CatalogRegion], parents: [Int32], roots: [Int32]) throws(CatalogError) {
+        var reachesRoot = [Bool](repeating: false, count: regions.count)
+        for root in roots { reachesRoot[Int(root)] = true }
+        // The walk (by its starting position) that last passed each region.
+        var walkOf = [Int32](repeating: -1, count: regions.count)
+        var chain: [Int32] = []
+        for start in regions.indices where !reachesRoot[start] {
+            let walk = Int32(start)
+            chain.removeAll(keepingCapacity: true)
+            chain.append(walk)
+            walkOf[start] = walk
+            var current = start
+            while parents[current] >= 0, !reachesRoot[Int(parents[current])] {
+                let parent = Int(parents[current])
+                if walkOf[parent] == walk {
+                    let cycle = chain[chain.firstIndex(of: Int32(parent))!...]
+                    throw .parentCycle(cycle.map { regions[Int($0)].id } + [regions[parent].id])
+                }
+                walkOf[parent] = walk
+                chain.append(Int32(parent))
+                current = parent
+            }
+            for member in chain { reachesRoot[Int(member)] = true }
+        }
+    }
+
+    /// The number of `digest` (its position in the sorted `digests`), if present.
+    private static func number(of digest: BundleDigest, in digests: [BundleDigest]) -> Int32? {
+        var low = 0, high = digests.count
+        while low < high {
+            let middle = (low + high) / 2
+            if digests[middle] < digest { low = middle + 1 } else { high = middle }
+        }
+        return low < digests.count && digests[low] == digest ? Int32(low) : nil
+    }
+
+    /// True when a relative URL has a `..` component before any `?` or `#` (checked on bytes:
+    /// catalogs hold many URLs).
+    static func climbsOut(_ url: String) -> Bool {
+        // Over the contiguous UTF-8 (iterating `utf8` costs ~30 instructions a byte here).
+        var url = url
+        return url.withUTF8 { bytes in climbsOut(bytes) }
+    }
+
+    private static func climbsOut<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
+        // Only a URL with two dots in a row can climb, and most have none. Of two neighbouring
+        // bytes one sits at an odd offset, so looking at every other byte (and its neighbours)
+        // finds any such pair in half the steps.
+        let dot = UInt8(ascii: ".")
+        var doubleDot = false
+        for odd in stride(from: 1, to: bytes.count, by: 2) where bytes[odd] == dot {
+            if bytes[odd - 1] == dot || (odd + 1 < bytes.count && bytes[odd + 1] == dot) {
+                doubleDot = true
+                break
+            }
+        }
+        guard doubleDot else { return false }
+        // Length of the current component, and how many of its bytes are dots.
+        var length = 0, dots = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "/"):
+                if length == 2 && dots == 2 { return true }
+                (length, dots) = (0, 0)
+            case UInt8(ascii: "?"), UInt8(ascii: "#"):
+                return length == 2 && dots == 2
+            case UInt8(ascii: "."):
+                length += 1
+                dots += 1
+            default:
+                length += 1
+            }
+        }
+        return length == 2 && dots == 2
+    }
+
+    // MARK: Positions and numbers (for resolution and plans)
+
+    /// The position of region `id` in `catalog.regions`.
+    package func position(of id: RegionID) -> Int32? { index[id] }
+
+    /// Positions of the children of the region at `position`, sorted by id.
+    package func childPositions(of position: Int32) -> ArraySlice<Int32> {
+        childPositions[Int(childStarts[Int(position)])..<Int(childStarts[Int(position) + 1])]
+    }
+
+    /// Numbers of the bundles the region at `position` lists, in its order.
+    package func bundleNumbers(of position: Int32) -> ArraySlice<Int32> {
+        regionBundles[Int(bundleStarts[Int(position)])..<Int(bundleStarts[Int(position) + 1])]
+    }
+
+    /// `position` and every region below it, depth first, parents before children.
+    package func subtreePositions(_ position: Int32) -> [Int32] {
+        var out: [Int32] = []
+        var stack: [Int32] = [position]
+        while let next = stack.popLast() {
+            out.append(next)
+            stack.append(contentsOf: childPositions(of: next).reversed())
+        }
+        return out
+    }
+
+    // MARK: Lookups
 
     /// All regions in catalog order.
     public var regions: [CatalogRegion] { catalog.regions }
 
     /// The region with `id`, if any.
-    public func region(_ id: RegionID) -> CatalogRegion? { index[id].map { catalog.regions[$0] } }
+    public func region(_ id: RegionID) -> CatalogRegion? { index[id].map { catalog.regions[Int($0)] } }
 
     /// Direct children of `id`, sorted.
-    public func children(of id: RegionID) -> [RegionID] { childIDs[id] ?? [] }
+    public func children(of id: RegionID) -> [RegionID] {
+        guard let position = index[id] else { return [] }
+        return childPositions(of: position).map { catalog.regions[Int($0)].id }
+    }
 
     /// `id` and every region below it, depth first, parents before children.
     public func subtree(_ id: RegionID) -> [RegionID] {
-        var out: [RegionID] = []
-        var stack: [RegionID] = [id]
-        while let next = stack.popLast() {
-            out.append(next)
-            stack.append(contentsOf: children(of: next).reversed())
-        }
-        return out
+        guard let position = index[id] else { return [id] }
+        return subtreePositions(position).map { catalog.regions[Int($0)].id }
     }
 
     /// Bundles of the whole subtree of `id`, each once.
     public func subtreeBundles(_ id: RegionID) -> Set<BundleDigest> {
+        guard let position = index[id] else { return [] }
         var out = Set<BundleDigest>()
-        for member in subtree(id) { out.formUnion(region(member)?.bundles ?? []) }
+        for member in subtreePositions(position) {
+            for number in bundleNumbers(of: member) { out.insert(bundleDigests[Int(number)]) }
+        }
         return out
     }
 
     /// The chain from a root down to `id`.
     public func ancestry(_ id: RegionID) -> [RegionID] {
-        var chain: [RegionID] = []
-        var current: RegionID? = id
-        while let next = current { chain.append(next); current = region(next)?.parent }
+        guard var position = index[id] else { return [id] }
+        var chain: [RegionID] = [catalog.regions[Int(position)].id]
+        while parentPositions[Int(position)] >= 0 {
+            position = parentPositions[Int(position)]
+            chain.append(catalog.regions[Int(position)].id)
+        }
         return chain.reversed()
     }
 

@@ -54,6 +54,12 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         return (a, b, c, d)
     }
 
+    /// Wraps the four 64-bit words of 64 hex digits already checked (by `JSONScanner`), most
+    /// significant first.
+    init(words w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64) {
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+    }
+
     /// Wraps a hex digest already known to be valid (from a hasher).
     public init(hex: String) {
         var hex = hex

@@ -21,6 +21,16 @@ extension JSONFieldReading {
         }
     }
 
+    /// Runs `body`, adding the key `key` spells to the path of an error it throws: for keys that
+    /// cost an allocation to spell (a bundle's digest), spelled only on failure.
+    static func at<T>(spelling key: () -> String, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        do { return try body() } catch {
+            var error = error
+            error.path.insert(.key(key()), at: 0)
+            throw error
+        }
+    }
+
     /// nil for `null`, as `decodeIfPresent` does; otherwise `read`'s value.
     static func optional<T>(_ scanner: inout JSONScanner, _ read: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T? {
         if try scanner.readNull() { return nil }
@@ -38,6 +48,28 @@ extension JSONFieldReading {
             result.append(value)
         }
         return result
+    }
+
+    /// `readArray` into `buffer` (emptied first, its capacity kept), for decoders that then copy
+    /// the elements out at their exact count instead of growing a new array for every value.
+    static func readArray<Element>(_ scanner: inout JSONScanner, of what: String, into buffer: inout [Element],
+                                   _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element) throws(JSONScanner.Failure) {
+        guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of \(what)") }
+        buffer.removeAll(keepingCapacity: true)
+        try scanner.beginArray()
+        var first = true
+        while try scanner.nextElement(first: &first) {
+            let value = try at(buffer.count) { () throws(JSONScanner.Failure) in try element(&scanner) }
+            buffer.append(value)
+        }
+    }
+
+    /// A copy of `buffer` in an array of its own, allocated at exactly its count.
+    static func exactCopy<Element>(_ buffer: [Element]) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(buffer.count)
+        copy.append(contentsOf: buffer)
+        return copy
     }
 
     static func readStrings(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> [String] {

@@ -23,30 +23,41 @@ enum PlanCommand {
                 "cacheSeedBytes": plan.cacheSeedBytes, "capacity": recipe.capacity.map { $0 as any Sendable } ?? NSNull(),
                 "fits": over == nil, "overshootBytes": over.map { $0 as any Sendable } ?? NSNull(),
             ]
-            object["regions"] = plan.selection.regions.map { entry -> [String: any Sendable] in
-                ["id": entry.id.rawValue, "name": plan.tree.region(entry.id)!.name(in: language), "broughtBy": entry.broughtBy.rawValue,
-                 "sizeOnDiskInBytes": plan.regionSizes[entry.id].map { $0 as any Sendable } ?? NSNull()]
+            let regions = plan.tree.catalog.regions
+            object["regions"] = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map { index, pair -> [String: any Sendable] in
+                let (entry, position) = pair
+                return ["id": entry.id.rawValue, "name": regions[Int(position)].name(in: language), "broughtBy": entry.broughtBy.rawValue,
+                        "sizeOnDiskInBytes": plan.selectedRegionSizes.map { $0[index] as any Sendable } ?? NSNull()]
             }
             object["bundleList"] = plan.bundles.map { b -> [String: any Sendable] in
                 ["digest": b.digest.description, "size": b.info.size, "cached": b.cached, "forStore": b.forStore, "regions": b.regions.map(\.rawValue)]
             }
             terminal.event(object)
         } else {
-            terminal.line("plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)")
-            let width = plan.selection.regions.map { $0.id.rawValue.count }.max() ?? 10
-            for entry in plan.selection.regions {
-                let size = plan.regionSizes[entry.id].map(ByteCount.format) ?? "?"
-                let via = entry.broughtBy == entry.id ? "" : "  (via \(entry.broughtBy))"
-                terminal.line("  \(entry.id.rawValue.rightPadded(width))  \(size.leftPadded(10))  \(plan.tree.region(entry.id)!.name(in: language))\(via)")
+            // One write for the whole table: a planet plan has thousands of rows.
+            var out = TextBuffer()
+            out.append("plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
+            let regions = plan.tree.catalog.regions
+            let width = plan.selection.regions.map { $0.id.rawValue.displayWidth }.max() ?? 10
+            for (index, (entry, position)) in zip(plan.selection.regions, plan.selection.regionPositions).enumerated() {
+                out.append("  ")
+                out.append(entry.id.rawValue, paddedTo: width, alignRight: false)
+                out.append("  ")
+                out.append(plan.selectedRegionSizes.map { ByteCount.format($0[index]) } ?? "?", paddedTo: 10, alignRight: true)
+                out.append("  ")
+                out.append(regions[Int(position)].name(in: language))
+                if entry.broughtBy != entry.id { out.append("  (via \(entry.broughtBy))") }
+                out.append("\n")
             }
             let cached = plan.bundles.filter(\.cached).count
-            terminal.line("bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)")
-            terminal.line("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)")
-            terminal.line("size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")")
-            terminal.line("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")
+            out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)\n")
+            out.append("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n")
+            out.append("size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n")
+            out.append("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")
             if let capacity = recipe.capacity {
-                terminal.line("capacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")")
+                out.append("\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")")
             }
+            terminal.line(out.text)
         }
         try plan.checkCapacity()
         return 0
@@ -58,4 +69,33 @@ extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
     /// Left-aligns to `width` (cheaper than Foundation's `padding(toLength:)` for long tables).
     func rightPadded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+
+    /// `count` (characters), computed from the bytes when every one is printable ASCII, where each
+    /// byte is a character; thousands of table rows need it.
+    var displayWidth: Int {
+        let printableASCII = utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        return printableASCII == true ? utf8.count : count
+    }
+}
+
+/// Text built as UTF-8 bytes: appending to one `String` costs hundreds of instructions a piece,
+/// and a planet plan's table has tens of thousands of pieces.
+private struct TextBuffer {
+    private var bytes: [UInt8] = []
+
+    mutating func append(_ text: String) {
+        // Copied from contiguous UTF-8; appending `text.utf8` goes byte by byte.
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `text` padded with spaces to `width` characters, on the left when `alignRight`.
+    mutating func append(_ text: String, paddedTo width: Int, alignRight: Bool) {
+        let padding = repeatElement(UInt8(ascii: " "), count: max(0, width - text.displayWidth))
+        if alignRight { bytes.append(contentsOf: padding) }
+        append(text)
+        if !alignRight { bytes.append(contentsOf: padding) }
+    }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 }
