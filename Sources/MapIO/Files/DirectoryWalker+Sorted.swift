@@ -1,15 +1,29 @@
 import Foundation
 
 extension DirectoryWalker {
-    /// An open directory's descriptor, closed when the last holder lets go: work that opens files
-    /// relative to a directory (`openat`) can outlive the walk's visit to it.
+    /// An open directory, closed when the last holder lets go: work that opens files relative to
+    /// it (`openat`) can outlive the walk's visit. The `DIR` stream it was read through is kept
+    /// with its descriptor (`closedir` closes both), which spares a `dup` and a `close`.
     package final class OpenDirectory: Sendable {
         /// The descriptor (`O_RDONLY | O_DIRECTORY`).
         package let descriptor: Int32
+        /// Used by the walk while it reads the directory, then only closed.
+        private nonisolated(unsafe) let stream: OpaquePointer
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        /// Takes over `descriptor` (`fdopendir`); nil, with the descriptor closed, when that fails.
+        init?(descriptor: Int32) {
+            guard let stream = fdopendir(descriptor) else {
+                close(descriptor)
+                return nil
+            }
+            self.descriptor = descriptor
+            self.stream = stream
+        }
 
-        deinit { close(descriptor) }
+        deinit { closedir(stream) }
+
+        /// The next entry (`readdir`).
+        func read() -> UnsafeMutablePointer<dirent>? { readdir(stream) }
     }
 
     /// A depth-first walk that yields every entry below a root except folders, in the bytewise
@@ -61,7 +75,8 @@ extension DirectoryWalker {
             self.root = root
             let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError("opendir", root) }
-            try enter(OpenDirectory(descriptor: descriptor))
+            guard let directory = OpenDirectory(descriptor: descriptor) else { throw FileError("opendir", root) }
+            try enter(directory)
         }
 
         /// Moves to the next entry that is not a folder; false when the walk is over.
@@ -85,9 +100,11 @@ extension DirectoryWalker {
                     let descriptor = listings[depth].bytes.withUnsafeBytes { bytes in
                         openat(parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     }
-                    guard descriptor >= 0 else { throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self)) }
+                    guard descriptor >= 0, let directory = OpenDirectory(descriptor: descriptor) else {
+                        throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self))
+                    }
                     path.append(UInt8(ascii: "/"))
-                    try enter(OpenDirectory(descriptor: descriptor))
+                    try enter(directory)
                     continue
                 }
                 kind = name.isRegular ? .regular : .other
@@ -108,24 +125,16 @@ extension DirectoryWalker {
             listing.next = 0
             listing.prefixLength = path.count
             listing.directory = directory
-            try read(directory.descriptor, into: &listing)
+            try read(directory, into: &listing)
             swap(&listing, &listings[depth])
         }
 
         /// The folder being entered (its path ends in `/`), for messages.
         private var folder: String { path.isEmpty ? root : root + "/" + String(decoding: path.dropLast(), as: UTF8.self) }
 
-        private func read(_ descriptor: Int32, into listing: inout Listing) throws(FileError) {
-            // `closedir` closes the descriptor it was given, and the walk keeps its own.
-            let copy = dup(descriptor)
-            guard copy >= 0, let stream = fdopendir(copy) else {
-                let error = FileError("opendir", folder)
-                if copy >= 0 { close(copy) }
-                throw error
-            }
-            defer { closedir(stream) }
+        private func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
             let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            while let entry = readdir(stream) {
+            while let entry = directory.read() {
                 let name = UnsafeRawPointer(entry) + nameOffset
                 let length = strlen(name.assumingMemoryBound(to: CChar.self))
                 let bytes = UnsafeRawBufferPointer(start: name, count: length)
@@ -133,7 +142,7 @@ extension DirectoryWalker {
                 var type = entry.pointee.d_type
                 if type == UInt8(DT_UNKNOWN) {
                     var info = stat()
-                    if fstatat(descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                    if fstatat(directory.descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
                         if errno == ENOENT || errno == ENOTDIR { continue }
                         throw FileError("lstat", folder + "/" + String(decoding: bytes, as: UTF8.self))
                     }

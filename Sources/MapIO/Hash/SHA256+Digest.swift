@@ -17,21 +17,25 @@ extension SHA256 {
         private static func parse(_ hex: UnsafeRawBufferPointer) -> Digest? {
             guard hex.count == 64 else { return nil }
             var digest = Digest()
-            let ok = withUnsafeMutableBytes(of: &digest.bytes) { out -> Bool in
-                for index in 0..<32 {
-                    guard let high = nibble(hex[2 * index]), let low = nibble(hex[2 * index + 1]) else { return false }
-                    out[index] = high << 4 | low
+            var invalid: UInt8 = 0
+            withUnsafeMutableBytes(of: &digest.bytes) { out in
+                nibbles.withUnsafeBufferPointer { nibbles in
+                    for index in 0..<32 {
+                        let high = nibbles[Int(hex[2 * index])], low = nibbles[Int(hex[2 * index + 1])]
+                        invalid |= high | low
+                        out[index] = high << 4 | low
+                    }
                 }
-                return true
             }
-            return ok ? digest : nil
+            return invalid & 0xF0 == 0 ? digest : nil
         }
 
-        private static func nibble(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
-            default: nil
+        /// Each byte's value as a lower-case hex digit, 0xFF for other bytes.
+        private static let nibbles: [UInt8] = (0...255).map { byte in
+            switch UInt8(byte) {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+            default: 0xFF
             }
         }
 

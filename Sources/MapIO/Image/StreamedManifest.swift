@@ -80,11 +80,8 @@ struct StreamedManifest {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
         }
-        // One entry per bundle holding its files' allocated bytes, a whole number of blocks, which
-        // rounding leaves as it is: the sums the full file list gives.
-        var sized = manifest
-        sized.files = allocated.map { ImageFile(path: "", size: $0.value, sha256: "", bundle: $0.key) }
-        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: sized.derivedSizesOnDisk()))
+        let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
+        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }
 
     /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the
