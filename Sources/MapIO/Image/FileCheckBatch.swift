@@ -3,7 +3,7 @@ import MapFormat
 /// A run of manifest files for one worker to check, with their paths in one buffer: handing
 /// files over in batches keeps locking rare, and one buffer per batch keeps the hot path free of
 /// per-file allocations. Batches are reused.
-struct FileCheckBatch: Sendable {
+struct FileCheckBatch: ReusableBatch {
     /// One file to check.
     struct Job: Sendable {
         /// The folder holding the file when the walk found it there (opened relative to it);
@@ -27,6 +27,8 @@ struct FileCheckBatch: Sendable {
     private(set) var jobs: [Job] = []
     private(set) var paths: [UInt8] = []
 
+    init() {}
+
     /// Room for this many jobs per batch.
     static let capacity = 48
 
@@ -34,15 +36,15 @@ struct FileCheckBatch: Sendable {
     var isEmpty: Bool { jobs.isEmpty }
 
     /// Adds `file`, with its path's bytes; `found` is where the walk saw it, if it did.
-    mutating func add(_ file: ImageFile, path: UnsafeRawBufferPointer, found: (directory: DirectoryWalker.OpenDirectory, nameOffset: Int, regular: Bool)?) {
+    mutating func add(_ file: ImageFile, path: UnsafeRawBufferPointer, found: ListedEntries.Entry?) {
         let start = paths.count
         paths.append(contentsOf: path)
         paths.append(0)
         let sha256 = SHA256.Digest(hex: file.sha256)
-        var nameOffset = found?.nameOffset ?? 0
+        var nameOffset = Int(found?.nameOffset ?? 0)
         if found == nil, let slash = path.lastIndex(of: UInt8(ascii: "/")) { nameOffset = slash + 1 }
         jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: Int32(nameOffset),
-                        listedRegular: found?.regular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? file.sha256 : nil,
+                        listedRegular: found?.isRegular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? file.sha256 : nil,
                         bundle: file.bundle))
     }
 

@@ -5,8 +5,10 @@ import Synchronization
 /// Compares a store tree with a manifest's file entries given in path order (bytewise UTF-8, the
 /// order manifests are written in), in one pass over both: the tree is walked in the same order
 /// (`DirectoryWalker.SortedWalk`) and merged with the entries, so a missing or extra file shows
-/// up as one side running ahead, with no set of all paths in memory. Files found are hashed by
-/// `jobs` threads fed through a bounded queue while the calling thread walks and reads on.
+/// up as one side running ahead, with no set of all paths in memory.
+///
+/// Three kinds of threads share the work, joined by bounded queues: one walks the store, the
+/// calling thread reads the manifest and merges, and `jobs` threads open and hash the files.
 ///
 /// Entries out of order still get checked (opened by path), but the walk cannot vouch for
 /// them, so callers pass sorted entries (`verifyTree` sorts; the streaming reader refuses
@@ -48,46 +50,75 @@ package struct StoreTreeCheck {
     }
 
     /// Runs the check: `feed` passes every manifest entry, in path order, to the merge it is
-    /// given. When `feed` throws, the hashers stop and the error is rethrown.
+    /// given. When `feed` throws, the other threads stop and the error is rethrown.
     package func run<Failure: Error>(_ feed: (inout Merge) throws(Failure) -> Void) throws(Failure) -> Outcome {
         guard FileSystem.isDirectory(store) else {
-            var merge = Merge(store: store, queue: nil)
+            var merge = Merge(listed: nil, files: nil)
             try feed(&merge)
             return Outcome(findings: [Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: "store folder is missing")], files: 0, bytes: 0)
         }
         let storeDescriptor = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if storeDescriptor >= 0 { close(storeDescriptor) } }
-        let queue = FileCheckQueue(capacity: 2 * jobs + 2)
+        let listed = BatchQueue<ListedEntries>(capacity: 4)
+        let files = BatchQueue<FileCheckBatch>(capacity: 2 * jobs + 2)
         let results = Results()
         let done = DispatchGroup()
+        start("mappack-walk", done) { [store] in StoreTreeCheck.walk(store, into: listed) }
         for _ in 0..<jobs {
-            done.enter()
-            let thread = Thread { [store, hashContents] in
+            start("mappack-hash", done) { [store, hashContents] in
                 let checker = FileChecker(store: store, storeDescriptor: storeDescriptor, hashContents: hashContents)
-                while let batch = queue.take() {
-                    if !queue.isCancelled { checker.check(batch) }
-                    queue.recycle(batch)
+                while let batch = files.take() {
+                    if !files.isCancelled { checker.check(batch) }
+                    files.recycle(batch)
                 }
                 results.state.withLock { $0.findings += checker.findings; $0.bytes += checker.bytesHashed }
-                done.leave()
             }
-            thread.name = "mappack-verify"
-            thread.start()
         }
-        var merge = Merge(store: store, queue: queue)
+        var merge = Merge(listed: listed, files: files)
         do throws(Failure) {
             try feed(&merge)
         } catch {
-            queue.cancel()
-            queue.close()
+            listed.cancel()
+            files.cancel()
+            files.close()
             done.wait()
             throw error
         }
         let own = merge.finish()
-        queue.close()
+        files.close()
         done.wait()
         let (findings, bytes) = results.state.withLock { ($0.findings, $0.bytes) }
         return Outcome(findings: own + findings, files: merge.files, bytes: bytes)
+    }
+
+    /// Runs `body` on a thread of its own, in `group`.
+    private func start(_ name: String, _ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// The walking thread: lists the store in path order into `queue`, ending with the failure
+    /// that stopped the walk, if any.
+    private static func walk(_ store: String, into queue: BatchQueue<ListedEntries>) {
+        var batch = queue.emptyBatch()
+        do throws(FileError) {
+            var walk = try DirectoryWalker.SortedWalk(root: store)
+            while try walk.next() {
+                batch.add(walk)
+                guard batch.isFull else { continue }
+                guard queue.put(batch) else { return }
+                batch = queue.emptyBatch()
+            }
+        } catch {
+            batch.failure = error
+        }
+        queue.put(batch)
+        queue.close()
     }
 
     /// What the hashing threads found, gathered as each one ends.
@@ -95,14 +126,14 @@ package struct StoreTreeCheck {
         let state = Mutex<(findings: [Finding], bytes: Int64)>(([], 0))
     }
 
-    /// The producer's side: walks the tree alongside the entries it is given, reports what only
-    /// the tree has, and queues the rest for the hashers.
+    /// The calling thread's side: takes the walk's entries alongside the manifest's, reports what
+    /// only the tree has, and queues the rest for the hashers.
     package struct Merge {
-        private let store: String
-        private let queue: FileCheckQueue?
-        private var walk: DirectoryWalker.SortedWalk?
-        /// The walk has a current entry.
-        private var walkHasEntry = false
+        private let listed: BatchQueue<ListedEntries>?
+        private let queue: BatchQueue<FileCheckBatch>?
+        /// The walk's batch being merged, and the position in it; nil when the walk is over.
+        private var entries: ListedEntries?
+        private var position = 0
         private var batch: FileCheckBatch
         private var extras: [Finding] = []
         private var walkFailure: Finding?
@@ -110,17 +141,12 @@ package struct StoreTreeCheck {
         /// Entries given so far.
         private(set) var files = 0
 
-        init(store: String, queue: FileCheckQueue?) {
-            self.store = store
-            self.queue = queue
-            batch = queue?.emptyBatch() ?? FileCheckBatch()
-            guard queue != nil else { return }
-            do throws(FileError) {
-                walk = try DirectoryWalker.SortedWalk(root: store)
-                walkHasEntry = try walk!.next()
-            } catch {
-                failWalk(error)
-            }
+        init(listed: BatchQueue<ListedEntries>?, files: BatchQueue<FileCheckBatch>?) {
+            self.listed = listed
+            queue = files
+            batch = files?.emptyBatch() ?? FileCheckBatch()
+            entries = listed?.emptyBatch()
+            nextEntry()
         }
 
         /// Checks one manifest entry.
@@ -131,21 +157,19 @@ package struct StoreTreeCheck {
             path.withUTF8 { path in
                 let bytes = UnsafeRawBufferPointer(path)
                 // Out of order: the walk has gone past it, so open it by path.
-                let ordered = previous.withUnsafeBytes { StoreTreeCheck.compare($0, bytes) < 0 } || files == 1
-                var found: (directory: DirectoryWalker.OpenDirectory, nameOffset: Int, regular: Bool)?
+                let ordered = files == 1 || previous.withUnsafeBytes { StoreTreeCheck.compare($0, bytes) < 0 }
+                var found: ListedEntries.Entry?
                 if ordered {
                     previous.removeAll(keepingCapacity: true)
                     previous.append(contentsOf: bytes)
-                    var order = 1
-                    while walkHasEntry {
-                        order = walk!.path.withUnsafeBytes { StoreTreeCheck.compare($0, bytes) }
-                        guard order < 0 else { break }
-                        addExtra()
-                        advance()
-                    }
-                    if walkHasEntry && order == 0 {
-                        found = (walk!.directory, walk!.nameOffset, walk!.kind == .regular)
-                        advance()
+                    while let entries {
+                        let entry = entries.entries[position]
+                        let order = entries.withPath(entry) { StoreTreeCheck.compare($0, bytes) }
+                        if order > 0 { break }
+                        if order == 0 { found = entry } else { addExtra(entry) }
+                        position += 1
+                        nextEntry()
+                        if order == 0 { break }
                     }
                 }
                 batch.add(file, path: bytes, found: found)
@@ -154,7 +178,7 @@ package struct StoreTreeCheck {
         }
 
         /// Hands the current batch to the hashers.
-        mutating func flush() {
+        private mutating func flush() {
             guard let queue, !batch.isEmpty else { return }
             queue.put(batch)
             batch = queue.emptyBatch()
@@ -163,25 +187,32 @@ package struct StoreTreeCheck {
         /// Reports what is left of the tree and hands over the last batch; returns the
         /// producer's own findings.
         mutating func finish() -> [Finding] {
-            while walkHasEntry {
-                addExtra()
-                advance()
+            while let entries {
+                addExtra(entries.entries[position])
+                position += 1
+                nextEntry()
             }
             flush()
-            walk = nil
             if let walkFailure { return [walkFailure] }
             return extras
         }
 
-        private mutating func addExtra() {
-            let path = String(decoding: walk!.path, as: UTF8.self)
-            extras.append(walk!.kind == .regular
+        private mutating func addExtra(_ entry: ListedEntries.Entry) {
+            let path = entries!.withPath(entry) { String(decoding: $0, as: UTF8.self) }
+            extras.append(entry.isRegular
                 ? Finding(kind: .extra, path: path, bundle: nil, detail: "file is not in the manifest")
                 : Finding(kind: .extra, path: path, bundle: nil, detail: "is not a regular file or folder, and not in the manifest"))
         }
 
-        private mutating func advance() {
-            do throws(FileError) { walkHasEntry = try walk!.next() } catch { failWalk(error) }
+        /// Moves to the walk's next entry, taking batches as they come; at the end of the walk,
+        /// `entries` becomes nil.
+        private mutating func nextEntry() {
+            while let current = entries, position == current.entries.count {
+                if let failure = current.failure { failWalk(failure) }
+                listed?.recycle(current)
+                entries = walkFailure == nil ? listed?.take() : nil
+                position = 0
+            }
         }
 
         /// A folder that cannot be listed makes the listing worthless: no file is called extra,
@@ -189,10 +220,8 @@ package struct StoreTreeCheck {
         private mutating func failWalk(_ error: FileError) {
             walkFailure = Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: error.description)
             extras = []
-            walk = nil
-            walkHasEntry = false
+            listed?.cancel()
         }
-
     }
 
     /// Bytewise order of two paths (negative, zero, positive), a prefix first.
