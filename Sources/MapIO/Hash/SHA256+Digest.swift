@@ -14,6 +14,12 @@ extension SHA256 {
             self = parsed
         }
 
+        /// Parses 64 lower-case hex digits given as UTF-8 bytes; nil for anything else.
+        package init?(hex text: UnsafeRawBufferPointer) {
+            guard let parsed = Digest.parse(text) else { return nil }
+            self = parsed
+        }
+
         private static func parse(_ hex: UnsafeRawBufferPointer) -> Digest? {
             guard hex.count == 64 else { return nil }
             var digest = Digest()

@@ -35,8 +35,9 @@ struct FileCheckBatch: ReusableBatch {
     var isFull: Bool { jobs.count >= FileCheckBatch.capacity }
     var isEmpty: Bool { jobs.isEmpty }
 
-    /// Adds `file`, with its path's bytes; `found` is where the walk saw it, if it did.
-    mutating func add(_ file: ImageFile, path: UnsafeRawBufferPointer, found: ListedEntries.Entry?) {
+    /// Adds `file`; `found` is where the walk saw it, if it did.
+    mutating func add(_ file: ManifestStream.FileEntry, found: ListedEntries.Entry?) {
+        let path = file.path
         let start = paths.count
         paths.append(contentsOf: path)
         paths.append(0)
@@ -44,7 +45,7 @@ struct FileCheckBatch: ReusableBatch {
         var nameOffset = Int(found?.nameOffset ?? 0)
         if found == nil, let slash = path.lastIndex(of: UInt8(ascii: "/")) { nameOffset = slash + 1 }
         jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: Int32(nameOffset),
-                        listedRegular: found?.isRegular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? file.sha256 : nil,
+                        listedRegular: found?.isRegular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil,
                         bundle: file.bundle))
     }
 

@@ -26,7 +26,7 @@ extension ImageVerifier {
         let outcome: StoreTreeCheck.Outcome
         do {
             outcome = try check.run { (merge: inout StoreTreeCheck.Merge) throws(StreamedManifest.Stop) in
-                while let file = try manifest.next() { merge.check(file) }
+                while try manifest.next({ merge.check($0) }) {}
             }
         } catch {
             throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)

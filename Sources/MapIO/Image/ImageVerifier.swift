@@ -175,7 +175,7 @@ package enum ImageVerifier {
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
         let outcome = StoreTreeCheck(store: store, hashContents: hashContents, jobs: jobs).run { (merge: inout StoreTreeCheck.Merge) in
-            for file in files { merge.check(file) }
+            for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
         }
         return (outcome.problems(owners: owners(of: manifest.regions)), outcome.files, outcome.bytes)
     }

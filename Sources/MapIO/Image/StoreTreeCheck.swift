@@ -150,30 +150,26 @@ package struct StoreTreeCheck {
         }
 
         /// Checks one manifest entry.
-        package mutating func check(_ file: ImageFile) {
+        package mutating func check(_ file: ManifestStream.FileEntry) {
             files += 1
             guard queue != nil else { return }
-            var path = file.path
-            path.withUTF8 { path in
-                let bytes = UnsafeRawBufferPointer(path)
-                // Out of order: the walk has gone past it, so open it by path.
-                let ordered = files == 1 || previous.withUnsafeBytes { StoreTreeCheck.compare($0, bytes) < 0 }
-                var found: ListedEntries.Entry?
-                if ordered {
-                    previous.removeAll(keepingCapacity: true)
-                    previous.append(contentsOf: bytes)
-                    while let entries {
-                        let entry = entries.entries[position]
-                        let order = entries.withPath(entry) { StoreTreeCheck.compare($0, bytes) }
-                        if order > 0 { break }
-                        if order == 0 { found = entry } else { addExtra(entry) }
-                        position += 1
-                        nextEntry()
-                        if order == 0 { break }
-                    }
+            let path = file.path
+            var found: ListedEntries.Entry?
+            // Out of order: the walk has gone past it, so it is opened by path.
+            if files == 1 || previous.withUnsafeBytes({ StoreTreeCheck.compare($0, path) < 0 }) {
+                previous.removeAll(keepingCapacity: true)
+                previous.append(contentsOf: path)
+                while let entries {
+                    let entry = entries.entries[position]
+                    let order = entries.withPath(entry) { StoreTreeCheck.compare($0, path) }
+                    if order > 0 { break }
+                    if order == 0 { found = entry } else { addExtra(entry) }
+                    position += 1
+                    nextEntry()
+                    if order == 0 { break }
                 }
-                batch.add(file, path: bytes, found: found)
             }
+            batch.add(file, found: found)
             if batch.isFull { flush() }
         }
 

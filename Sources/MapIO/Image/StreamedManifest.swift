@@ -25,8 +25,7 @@ struct StreamedManifest {
     private let file: String
     private var stream: ManifestStream
     private var idDigest = ManifestIDDigest()
-    private var previous: [UInt8] = []
-    private var index = 0
+    private var order = EntryOrder()
     /// Each bundle's files' allocated bytes, at the manifest's block size.
     private var allocated: [BundleDigest: Int64] = [:]
     /// `blockSize` came after the files, so sizes were not summed on the way.
@@ -39,32 +38,55 @@ struct StreamedManifest {
         do { stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
     }
 
-    /// The next file entry; nil after the last.
-    mutating func next() throws(Stop) -> ImageFile? {
-        let entry: ImageFile?
-        do { entry = try stream.nextFile() } catch { throw .json(error) }
+    /// Hands the next file entry to `body`; false after the last.
+    mutating func next(_ body: (ManifestStream.FileEntry) -> Void) throws(Stop) -> Bool {
+        // The rules are moved out while the stream runs `body`, which may not reach into `self`.
+        var order = EntryOrder()
+        swap(&order, &self.order)
+        var stop: Stop?
+        var sized: (size: Int64, bundle: BundleDigest)?
+        let more: Bool
+        do {
+            more = try stream.nextFile { entry in
+                stop = order.admit(entry)
+                guard stop == nil else { return }
+                sized = (entry.size, entry.bundle)
+                body(entry)
+            }
+        } catch {
+            swap(&order, &self.order)
+            throw .json(error)
+        }
+        swap(&order, &self.order)
         idDigest.advance(mapping.bytes, to: stream.offset, imageID: stream.imageID)
         mapping.release(below: stream.offset)
-        guard let entry else { return nil }
-        var path = entry.path
-        let order = path.withUTF8 { path in
-            let order = index == 0 ? -1 : previous.withUnsafeBytes { StoreTreeCheck.compare($0, UnsafeRawBufferPointer(path)) }
-            if order < 0 {
-                previous.removeAll(keepingCapacity: true)
-                previous.append(contentsOf: path)
+        if let stop { throw stop }
+        if let sized {
+            if let blockSize = stream.blockSize, blockSize > 0 {
+                allocated[sized.bundle, default: 0] += SizeOnDisk.allocated(size: sized.size, blockSize: blockSize)
+            } else {
+                sizesUnknown = true
             }
-            return (order, StreamedManifest.mayLeaveStore(UnsafeRawBufferPointer(path)))
         }
-        if order.1 || entry.size < 0, ImageVerifier.leavesStore(entry) { throw .refusedEntry }
-        if order.0 == 0 { throw .duplicate }
-        if order.0 > 0 { throw .unsorted(index: index, path: entry.path, previous: String(decoding: previous, as: UTF8.self)) }
-        index += 1
-        if let blockSize = stream.blockSize, blockSize > 0 {
-            allocated[entry.bundle, default: 0] += SizeOnDisk.allocated(size: entry.size, blockSize: blockSize)
-        } else {
-            sizesUnknown = true
+        return more
+    }
+
+    /// The rules `readManifest` applies to each entry, and the order the stream adds.
+    private struct EntryOrder {
+        private var previous: [UInt8] = []
+        private var index = 0
+
+        /// Why `entry` stops the stream, if it does.
+        mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
+            if StreamedManifest.mayLeaveStore(entry.path) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
+            let order = index == 0 ? -1 : previous.withUnsafeBytes { StoreTreeCheck.compare($0, entry.path) }
+            if order == 0 { return .duplicate }
+            if order > 0 { return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self)) }
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: entry.path)
+            index += 1
+            return nil
         }
-        return entry
     }
 
     /// The manifest without its file list, and its own problems (id, sizes on disk), after the
@@ -100,7 +122,7 @@ struct StreamedManifest {
 
     /// A quick test on the bytes, true for every path `leavesStore` refuses (empty, starting with
     /// `/`, a `..` component) and for a few it accepts, which it then decides.
-    private static func mayLeaveStore(_ path: UnsafeRawBufferPointer) -> Bool {
+    fileprivate static func mayLeaveStore(_ path: UnsafeRawBufferPointer) -> Bool {
         if path.isEmpty || path[0] == UInt8(ascii: "/") { return true }
         var componentStart = 0
         for position in 0...path.count where position == path.count || path[position] == UInt8(ascii: "/") {
