@@ -28,14 +28,14 @@ public enum ManifestReader {
         }
     }
 
-    private typealias Failure = JSONScanner.Failure
+    typealias Failure = JSONScanner.Failure
 
     // MARK: Fields
 
     // Key tables list keys in canonical (sorted) order, the order `manifest.json` is written in,
     // so the common case matches early.
 
-    private enum ManifestField: Int {
+    enum ManifestField: Int {
         case blockSize, built, bundles, cacheSeed, catalog, files, format, imageID, language, mapVersion, mappackVersion, name, regions
         static let keys: [StaticString] = ["blockSize", "built", "bundles", "cacheSeed", "catalog", "files", "format", "imageID",
                                            "language", "mapVersion", "mappackVersion", "name", "regions"]
@@ -65,17 +65,42 @@ public enum ManifestReader {
 
     private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
         let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (an image manifest)") }
-        var format: String?, imageID: String?, name: String?, catalog: String?, mapVersion: MapVersion?, built: String?
-        var mappackVersion: String?, blockSize: Int64?, language: String?
-        var regions: [ImageRegion]?, bundles: [ImageBundle]?, files: [ImageFile]?, cacheSeed: ImageCacheSeed?
-        try scanner.beginObject()
+        try beginManifest(&scanner)
+        var members = Members()
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
             // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
             guard let field = try scanner.readKey(among: ManifestField.keys).flatMap(ManifestField.init(rawValue:)),
                   firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            if field == .files {
+                members.files = try at("files") { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
+            } else {
+                try members.read(field, from: &scanner)
+            }
+        }
+        // Syntax errors anywhere come before missing fields, as with JSONDecoder.
+        try scanner.expectEnd()
+        return try members.manifest(at: start)
+    }
+
+    /// Checks the document is an object and opens it.
+    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) {
+        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (an image manifest)") }
+        try scanner.beginObject()
+    }
+
+    /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
+    /// `ManifestStream` hands its entries out one by one.
+    struct Members {
+        var format: String?, imageID: String?, name: String?, catalog: String?, mapVersion: MapVersion?, built: String?
+        var mappackVersion: String?, blockSize: Int64?, language: String?
+        var regions: [ImageRegion]?, bundles: [ImageBundle]?, files: [ImageFile]?, cacheSeed: ImageCacheSeed?
+        /// False to check the bundle list but keep it empty (a verification does not need it).
+        var keepsBundles = true
+
+        /// Reads the value of `field`, which is not `files`.
+        mutating func read(_ field: ManifestField, from scanner: inout JSONScanner) throws(Failure) {
             switch field {
             case .format: format = try at("format") { () throws(Failure) in try scanner.readString() }
             case .imageID: imageID = try at("imageID") { () throws(Failure) in try scanner.readString() }
@@ -87,25 +112,32 @@ public enum ManifestReader {
             case .blockSize: blockSize = try at("blockSize") { () throws(Failure) in try scanner.readInt64() }
             case .language: language = try at("language") { () throws(Failure) in try optional(&scanner, readStringValue) }
             case .regions: regions = try at("regions") { () throws(Failure) in try readArray(&scanner, of: "regions", readRegion) }
-            case .bundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundles", readBundle) }
-            case .files: files = try at("files") { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
+            case .bundles where keepsBundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundles", readBundle) }
+            case .bundles:
+                _ = try at("bundles") { () throws(Failure) in
+                    try readArray(&scanner, of: "bundles") { (scanner: inout JSONScanner) throws(Failure) in _ = try readBundle(&scanner) }
+                }
+                bundles = []
+            case .files: preconditionFailure("the caller reads files")
             case .cacheSeed: cacheSeed = try at("cacheSeed") { () throws(Failure) in try optional(&scanner, readCacheSeed) }
             }
         }
-        // Syntax errors anywhere come before missing fields, as with JSONDecoder.
-        try scanner.expectEnd()
-        // Checked in the order the synthesized `init(from:)` decodes them (declaration order).
-        let formatValue = try required(format, "format", at: start)
-        let imageIDValue = try required(imageID, "imageID", at: start)
-        var manifest = ImageManifest(name: try required(name, "name", at: start), catalog: try required(catalog, "catalog", at: start),
-                                     mapVersion: try required(mapVersion, "mapVersion", at: start), built: try required(built, "built", at: start),
-                                     mappackVersion: try required(mappackVersion, "mappackVersion", at: start),
-                                     blockSize: try required(blockSize, "blockSize", at: start), language: language,
-                                     regions: try required(regions, "regions", at: start), bundles: try required(bundles, "bundles", at: start),
-                                     files: try required(files, "files", at: start), cacheSeed: cacheSeed)
-        manifest.format = formatValue
-        manifest.imageID = imageIDValue
-        return manifest
+
+        /// The manifest, or the first missing required field, checked in the order the synthesized
+        /// `init(from:)` decodes them (declaration order); `start` is the object's offset.
+        func manifest(at start: Int) throws(Failure) -> ImageManifest {
+            let formatValue = try required(format, "format", at: start)
+            let imageIDValue = try required(imageID, "imageID", at: start)
+            var manifest = ImageManifest(name: try required(name, "name", at: start), catalog: try required(catalog, "catalog", at: start),
+                                         mapVersion: try required(mapVersion, "mapVersion", at: start), built: try required(built, "built", at: start),
+                                         mappackVersion: try required(mappackVersion, "mappackVersion", at: start),
+                                         blockSize: try required(blockSize, "blockSize", at: start), language: language,
+                                         regions: try required(regions, "regions", at: start), bundles: try required(bundles, "bundles", at: start),
+                                         files: try required(files, "files", at: start), cacheSeed: cacheSeed)
+            manifest.format = formatValue
+            manifest.imageID = imageIDValue
+            return manifest
+        }
     }
 
     private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> ImageRegion {
@@ -165,7 +197,7 @@ public enum ManifestReader {
 
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
     /// kept (the digest's hex is a short-lived one).
-    private static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
+    static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
         let start = scanner.offset
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a file)") }
         var path: String?, size: Int64?, sha256: String?, bundle: BundleDigest?
@@ -239,7 +271,7 @@ public enum ManifestReader {
     // MARK: Helpers
 
     /// True the first time `bit` is seen in `seen` (one bit per field of an object).
-    private static func firstSighting(_ bit: Int, _ seen: inout UInt32) -> Bool {
+    static func firstSighting(_ bit: Int, _ seen: inout UInt32) -> Bool {
         let mask: UInt32 = 1 << UInt32(bit)
         guard seen & mask == 0 else { return false }
         seen |= mask

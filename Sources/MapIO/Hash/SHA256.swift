@@ -1,17 +1,26 @@
 import CCrypto
 import Foundation
 
-/// Streaming SHA-256 over libcrypto's EVP interface (`EVP_DigestInit_ex`, `EVP_DigestUpdate`, `EVP_DigestFinal_ex`).
+/// Streaming SHA-256 over libcrypto's EVP interface (`EVP_DigestInit_ex2`, `EVP_DigestUpdate`, `EVP_DigestFinal_ex`).
 package final class SHA256 {
     private let context: OpaquePointer
+
+    /// The algorithm, fetched from the default provider once (`EVP_MD_fetch`): initialising with
+    /// `EVP_sha256()` fetches it again on every digest, which costs more than hashing a small file.
+    private nonisolated(unsafe) static let algorithm: OpaquePointer = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
 
     /// Starts a new digest.
     package init() {
         context = EVP_MD_CTX_new()
-        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        EVP_DigestInit_ex2(context, SHA256.algorithm, nil)
     }
 
     deinit { EVP_MD_CTX_free(context) }
+
+    /// Starts over for a new digest in the same context (no allocation), after a `finalize`.
+    package func reset() {
+        EVP_DigestInit_ex2(context, SHA256.algorithm, nil)
+    }
 
     /// Feeds bytes.
     package func update(_ bytes: UnsafeRawBufferPointer) {
@@ -21,12 +30,17 @@ package final class SHA256 {
     /// Feeds bytes.
     package func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
-    /// The lower-case hex digest; call once.
-    package func finalizeHex() -> String {
-        var out = [UInt8](repeating: 0, count: 32)
+    /// The lower-case hex digest; call once (or once after each `reset`).
+    package func finalizeHex() -> String { finalize().hex }
+
+    /// The digest; call once (or once after each `reset`).
+    package func finalize() -> Digest {
+        var out = Digest()
         var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &out, &length)
-        return Hex.encode(out)
+        withUnsafeMutableBytes(of: &out.bytes) { raw in
+            _ = EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
+        }
+        return out
     }
 
     /// Hex SHA-256 of `data`.

@@ -78,32 +78,51 @@ package enum ImageVerifier {
             }
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
+        try checkHeader(manifest, file: file)
+        for entry in manifest.files where leavesStore(entry) {
+            throw .manifest(path: file, reason: "file entry '\(entry.path)' has a negative size or a path that leaves the store")
+        }
+        if hasDuplicateRegions(manifest) || Set(manifest.files.map(\.path)).count != manifest.files.count {
+            throw .manifest(path: file, reason: duplicateReason)
+        }
+        // The file's own bytes with the id blanked are what the id hashes (a canonical file);
+        // any edit, even a re-formatting, changes them. Re-encode only when the field is not found.
+        let expected = (ImageManifest.bytesForID(fromFile: data, imageID: manifest.imageID) ?? (try? manifest.bytesForID())).map(SHA256.hex) ?? ""
+        return (manifest, problems(of: manifest, expectedID: expected, derivedSizes: manifest.derivedSizesOnDisk()))
+    }
+
+    /// Checks what does not depend on the file list: the format and the block size.
+    static func checkHeader(_ manifest: ImageManifest, file: String) throws(ImageOpenError) {
         do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
             throw .manifest(path: file, reason: error.description)
         }
         guard manifest.blockSize >= 512, manifest.blockSize <= 1 << 20, manifest.blockSize & (manifest.blockSize - 1) == 0 else {
             throw .manifest(path: file, reason: "blockSize \(manifest.blockSize) is not a power of two from 512 to 1 MiB")
         }
-        for entry in manifest.files where entry.size < 0 || entry.path.isEmpty || entry.path.hasPrefix("/") || entry.path.split(separator: "/").contains("..") {
-            throw .manifest(path: file, reason: "file entry '\(entry.path)' has a negative size or a path that leaves the store")
-        }
-        if Set(manifest.regions.map(\.id)).count != manifest.regions.count || Set(manifest.files.map(\.path)).count != manifest.files.count {
-            throw .manifest(path: file, reason: "a region id or a file path appears twice")
-        }
+    }
+
+    /// True for an entry with a negative size or a path that is empty, absolute or climbs out with `..`.
+    static func leavesStore(_ entry: ImageFile) -> Bool {
+        entry.size < 0 || entry.path.isEmpty || entry.path.hasPrefix("/") || entry.path.split(separator: "/").contains("..")
+    }
+
+    static func hasDuplicateRegions(_ manifest: ImageManifest) -> Bool { Set(manifest.regions.map(\.id)).count != manifest.regions.count }
+
+    static let duplicateReason = "a region id or a file path appears twice"
+
+    /// The manifest's own problems: an id that is not `expectedID` (the hex SHA-256 of its bytes
+    /// with the id blanked), and regions whose `sizeOnDiskInBytes` is not `derivedSizes`'.
+    static func problems(of manifest: ImageManifest, expectedID expected: String, derivedSizes derived: [RegionID: Int64]) -> [VerifyProblem] {
         var problems: [VerifyProblem] = []
-        // The file's own bytes with the id blanked are what the id hashes (a canonical file);
-        // any edit, even a re-formatting, changes them. Re-encode only when the field is not found.
-        let expected = (ImageManifest.bytesForID(fromFile: data, imageID: manifest.imageID) ?? (try? manifest.bytesForID())).map(SHA256.hex) ?? ""
         if expected != manifest.imageID {
             problems.append(VerifyProblem(kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
                                           detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
         }
-        let derived = manifest.derivedSizesOnDisk()
         for region in manifest.regions where derived[region.id] != region.sizeOnDiskInBytes {
             problems.append(VerifyProblem(kind: .sizeOnDiskMismatch, path: ImageManifest.fileName, regions: [region.id],
                                           detail: "sizeOnDiskInBytes \(region.sizeOnDiskInBytes) but its files take \(derived[region.id] ?? 0) at block size \(manifest.blockSize)"))
         }
-        return (manifest, problems)
+        return problems
     }
 
     /// The signature problem, if any: with trusted keys an image must carry a signature one of them made.
@@ -133,91 +152,38 @@ package enum ImageVerifier {
         if let problem = try checkSignature(manifestBytes: data, signature: signature, trusted: trusted) { problems.append(problem) }
         let result = verifyTree(path + "/" + ImageManifest.storeFolder, manifest: manifest, hashContents: hashContents, jobs: jobs)
         problems += result.problems
-        if let seed = manifest.cacheSeed {
-            let seedPath = path + "/" + ImageManifest.cacheSeedFileName
-            if let (hex, size) = try? SHA256.hexOfFile(seedPath) {
-                if hex != seed.sha256 || size != seed.size {
-                    problems.append(VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
-                                                  detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)"))
-                }
-            } else {
-                problems.append(VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing"))
-            }
-        }
+        if let problem = cacheSeedProblem(manifest, image: path) { problems.append(problem) }
         var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
         report.signed = signature != nil
         return report
     }
 
-    /// Compares the tree at `store` with the manifest's file list.
+    /// The cache seed's problem, if any, in the image folder at `image`.
+    static func cacheSeedProblem(_ manifest: ImageManifest, image: String) -> VerifyProblem? {
+        guard let seed = manifest.cacheSeed else { return nil }
+        guard let (hex, size) = try? SHA256.hexOfFile(image + "/" + ImageManifest.cacheSeedFileName) else {
+            return VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing")
+        }
+        guard hex != seed.sha256 || size != seed.size else { return nil }
+        return VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
+                             detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
+    }
+
+    /// Compares the tree at `store` with the manifest's file list (in any order).
     package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
-        var owning: [BundleDigest: [RegionID]] = [:]
-        for region in manifest.regions { for bundle in region.bundles { owning[bundle, default: []].append(region.id) } }
-        let owners = owning
-        guard FileSystem.isDirectory(store) else {
-            return ([VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: "store folder is missing")], 0, 0)
+        var files = manifest.files
+        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+        let outcome = StoreTreeCheck(store: store, hashContents: hashContents, jobs: jobs).run { (merge: inout StoreTreeCheck.Merge) in
+            for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
         }
-        // Every worker opens each of its manifest files once (no link followed), checks type and
-        // size with fstat and hashes it; the first worker also lists the tree for extra files.
-        let files = manifest.files
-        let count = files.count
-        let workers = max(1, min(jobs, count))
-        // Workers compare as they go and keep only problems, not a digest per file.
-        let found = Mutex<(problems: [VerifyProblem], bytes: Int64)>(([], 0))
-        let listing = Mutex<Result<(files: [String], others: [String]), FileError>?>(nil)
-        DispatchQueue.concurrentPerform(iterations: workers + 1) { worker in
-            if worker == workers {
-                let result = Result { () throws(FileError) in try DirectoryWalker.listing(store) }
-                listing.withLock { $0 = result }
-                return
-            }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-            defer { buffer.deallocate() }
-            var problems: [VerifyProblem] = []
-            var bytes: Int64 = 0
-            var index = worker
-            while index < count {
-                let file = files[index]
-                let regions = owners[file.bundle] ?? []
-                switch Result(catching: { () throws(FileError) in try SHA256.checkFile(store + "/" + file.path, hash: hashContents, buffer: buffer) }) {
-                case .success(.missing):
-                    problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing"))
-                case .success(.notRegular):
-                    problems.append(VerifyProblem(kind: .notRegularFile, path: file.path, regions: regions, detail: "is not a regular file"))
-                case .failure(let error):
-                    problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: error.description))
-                case .success(.regular(let size, let hex)):
-                    if size != file.size {
-                        problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(size), manifest says \(file.size)"))
-                    } else if let hex {
-                        bytes += size
-                        if hex != file.sha256 {
-                            problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: regions,
-                                                          detail: "content differs (sha256 \(hex), manifest says \(file.sha256))"))
-                        }
-                    }
-                }
-                index += workers
-            }
-            found.withLock { $0.problems += problems; $0.bytes += bytes }
-        }
-        var problems: [VerifyProblem] = []
-        switch listing.withLock({ $0 }) {
-        case .success(let found)?:
-            let expected = Set(files.map(\.path))
-            for path in found.files where !expected.contains(path) {
-                problems.append(VerifyProblem(kind: .extra, path: path, regions: [], detail: "file is not in the manifest"))
-            }
-            for path in found.others where !expected.contains(path) {
-                problems.append(VerifyProblem(kind: .extra, path: path, regions: [], detail: "is not a regular file or folder, and not in the manifest"))
-            }
-        case .failure(let error)?:
-            problems.append(VerifyProblem(kind: .missing, path: ImageManifest.storeFolder, regions: [], detail: error.description))
-        case nil: break
-        }
-        let (fileProblems, bytes) = found.withLock { ($0.problems, $0.bytes) }
-        problems += fileProblems
-        problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        return (problems, count, bytes)
+        return (outcome.problems(owners: owners(of: manifest.regions)), outcome.files, outcome.bytes)
+    }
+
+    /// The regions whose own bundles include each bundle.
+    static func owners(of regions: [ImageRegion]) -> [BundleDigest: [RegionID]] {
+        var owners: [BundleDigest: [RegionID]] = [:]
+        for region in regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
+        return owners
     }
 }

@@ -13,7 +13,7 @@ enum VerifyCommand {
         if MapStore.isStorage(path) { return try verifyStorage(path, full: !arguments.flag("quick"), terminal: terminal) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report = FileSystem.isDirectory(path)
-            ? try ImageVerifier.verifyFolder(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
+            ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
             : try ImageVerifier.verifyPacked(path, trusted: trusted)
         if terminal.json {
             for problem in report.problems {

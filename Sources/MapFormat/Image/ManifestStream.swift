@@ -1,0 +1,315 @@
+import Foundation
+
+/// Reads `manifest.json` with its file list handed out one entry at a time instead of kept:
+/// a manifest's size grows with its file count (about 270 bytes a file), and `mappack verify`
+/// needs each entry only while it checks that file. Everything else (regions, bundles, cache
+/// seed, the scalar fields) is read as `ManifestReader` reads it, with the same code.
+///
+/// Entries as mappack writes them (canonical JSON, ASCII paths) are read straight from the bytes,
+/// without a `String` or a scanner; any other entry goes through `ManifestReader`'s own reader.
+/// Either way the values are those `ManifestReader.read` gives.
+///
+/// Errors are `JSONFileError`s as `ManifestReader.read` throws them, except that a failure is
+/// reported where the stream meets it: a syntax error later in the file does not take precedence
+/// over a missing field found earlier. Callers that must report exactly what `read` reports
+/// re-read the bytes with it when the stream fails.
+package struct ManifestStream {
+    /// One entry of `files`. Its buffers are valid only during the call that hands it out.
+    package struct FileEntry {
+        /// The path's UTF-8 bytes.
+        package let path: UnsafeRawBufferPointer
+        package let size: Int64
+        /// The `sha256` field's UTF-8 bytes, as written.
+        package let sha256: UnsafeRawBufferPointer
+        package let bundle: BundleDigest
+
+        package init(path: UnsafeRawBufferPointer, size: Int64, sha256: UnsafeRawBufferPointer, bundle: BundleDigest) {
+            self.path = path; self.size = size; self.sha256 = sha256; self.bundle = bundle
+        }
+
+        /// Hands `file`'s fields to `body` as an entry.
+        package static func with<Result>(_ file: ImageFile, _ body: (FileEntry) -> Result) -> Result {
+            var path = file.path, sha256 = file.sha256
+            return path.withUTF8 { path in
+                sha256.withUTF8 { sha256 in body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: UnsafeRawBufferPointer(sha256), bundle: file.bundle)) }
+            }
+        }
+
+        /// The entry as an `ImageFile` (which allocates its strings).
+        package var file: ImageFile {
+            ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: String(decoding: sha256, as: UTF8.self), bundle: bundle)
+        }
+    }
+
+    private typealias Failure = JSONScanner.Failure
+    private typealias Field = ManifestReader.ManifestField
+
+    private let bytes: UnsafeRawBufferPointer
+    private let file: String
+    /// Reads the members around `files`, from `base` on.
+    private var scanner: JSONScanner
+    private var base = 0
+    private let start: Int
+    private var members = ManifestReader.Members()
+    private var seen: UInt32 = 0
+    private var firstMember = true
+    /// Inside the `files` array: where the next element (or separator) is, whether it is the
+    /// first, and its index.
+    private var files: (position: Int, first: Bool, index: Int)?
+    private var finished = false
+    /// Decoded strings of an entry read by `ManifestReader`.
+    private var pathScratch: [UInt8] = [], sha256Scratch: [UInt8] = []
+
+    /// Starts reading the manifest in `bytes`, which must stay valid while the stream is used;
+    /// `file` names it in errors. Without `keepingBundles`, the bundle list is checked but the
+    /// manifest `finish` returns has none.
+    package init(_ bytes: UnsafeRawBufferPointer, file: String, keepingBundles: Bool = true) throws(JSONFileError) {
+        self.bytes = bytes
+        scanner = JSONScanner(bytes)
+        self.file = file
+        start = scanner.offset
+        members.keepsBundles = keepingBundles
+        do throws(Failure) { try ManifestReader.beginManifest(&scanner) } catch { throw fileError(error) }
+    }
+
+    /// Offset of the next unread byte: everything before it has been read and may be let go of.
+    package var offset: Int { files?.position ?? base + scanner.offset }
+
+    /// `blockSize` once read (canonical manifests have it before `files`).
+    package var blockSize: Int64? { members.blockSize }
+
+    /// `imageID` once read (canonical manifests have it after `files`).
+    package var imageID: String? { members.imageID }
+
+    /// Hands the next entry of `files` to `body`, reading the members before it on the way;
+    /// false once the whole document has been read (then call `finish()`).
+    package mutating func nextFile(_ body: (FileEntry) -> Void) throws(JSONFileError) -> Bool {
+        do throws(Failure) { return try advance(body) } catch { throw fileError(error) }
+    }
+
+    /// The next entry of `files` as an `ImageFile`; nil once the whole document has been read.
+    package mutating func nextFile() throws(JSONFileError) -> ImageFile? {
+        var entry: ImageFile?
+        while entry == nil, try nextFile({ entry = $0.file }) {}
+        return entry
+    }
+
+    /// The manifest with an empty `files` list, after `nextFile` said the end; throws what a
+    /// decoder would for a missing required field (`files` included).
+    package mutating func finish() throws(JSONFileError) -> ImageManifest {
+        do throws(Failure) {
+            while try advance({ _ in }) {}
+            return try members.manifest(at: start)
+        } catch {
+            throw fileError(error)
+        }
+    }
+
+    private func fileError(_ failure: Failure) -> JSONFileError {
+        ManifestReader.fileError(failure, in: JSONScanner(bytes), file: file)
+    }
+
+    // MARK: Members
+
+    /// Reads up to the next file entry and hands it to `body`; false at the end of the document.
+    /// Failures carry offsets into `bytes`.
+    private mutating func advance(_ body: (FileEntry) -> Void) throws(Failure) -> Bool {
+        while !finished {
+            if files != nil {
+                if try nextEntry(body) { return true }
+                continue
+            }
+            do throws(Failure) { try nextMember() } catch {
+                var error = error
+                error.offset += base
+                throw error
+            }
+        }
+        return false
+    }
+
+    /// Reads one member other than `files`, or opens `files`.
+    private mutating func nextMember() throws(Failure) {
+        guard try scanner.nextMember(first: &firstMember) else {
+            try scanner.expectEnd()
+            finished = true
+            return
+        }
+        // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
+        guard let field = try scanner.readKey(among: Field.keys).flatMap(Field.init(rawValue:)),
+              ManifestReader.firstSighting(field.rawValue, &seen) else { return try scanner.skipValue() }
+        guard field == .files else { return try members.read(field, from: &scanner) }
+        try ManifestReader.at("files") { () throws(Failure) in
+            guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of files") }
+            try scanner.beginArray()
+        }
+        members.files = []
+        files = (base + scanner.offset, true, 0)
+    }
+
+    // MARK: Files
+
+    /// Reads the separator and the entry at `files.position`, or the array's end.
+    private mutating func nextEntry(_ body: (FileEntry) -> Void) throws(Failure) -> Bool {
+        guard let (start, first, index) = files else { return false }
+        var position = start
+        position = skipWhitespace(from: position)
+        guard position < bytes.count else { throw Failure(offset: position, reason: "unexpected end of input inside an array; the file is truncated") }
+        if bytes[position] == UInt8(ascii: "]") {
+            try leaveFiles(at: position + 1)
+            return false
+        }
+        if !first {
+            guard bytes[position] == UInt8(ascii: ",") else {
+                throw Failure(offset: position, reason: "expected ',' or ']' in an array, found \(describeByte(at: position))")
+            }
+            position = skipWhitespace(from: position + 1)
+            if position < bytes.count, bytes[position] == UInt8(ascii: "]") { throw Failure(offset: position, reason: "unexpected ']' after ','") }
+        }
+        if let end = canonicalEntry(at: position, body) {
+            position = end
+        } else {
+            position = try readEntry(at: position, index: index, body)
+        }
+        files = (position, false, index + 1)
+        return true
+    }
+
+    /// Reads an entry as mappack writes it, straight from the bytes:
+    /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<ASCII>","size":<digits>}`.
+    /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
+    private func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
+        var position = start
+        guard literal("{\"bundle\":\"sha256:", &position), position + 64 <= bytes.count,
+              let bundle = BundleDigest(validatingHex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
+        position += 64
+        guard literal("\",\"path\":\"", &position), let path = plainString(&position),
+              literal(",\"sha256\":\"", &position), let sha256 = plainString(&position),
+              literal(",\"size\":", &position), let size = plainInteger(&position),
+              position < bytes.count, bytes[position] == UInt8(ascii: "}") else { return nil }
+        body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
+        return position + 1
+    }
+
+    /// Reads any other entry with `ManifestReader`'s reader, over the bytes from `start` on.
+    private mutating func readEntry(at start: Int, index: Int, _ body: (FileEntry) -> Void) throws(Failure) -> Int {
+        // A reader started mid-document would take a byte order mark for one, and count nesting
+        // from zero: refuse what a reader of the whole document refuses.
+        if start < bytes.count, bytes[start] == 0xEF { throw Failure(offset: start, reason: "unexpected byte 0xEF where a value should start") }
+        var reader = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        let entry: ImageFile
+        do throws(Failure) {
+            entry = try ManifestReader.at("files") { () throws(Failure) in
+                try ManifestReader.at(index) { () throws(Failure) in try ManifestReader.readFile(&reader) }
+            }
+        } catch {
+            var error = error
+            error.offset += start
+            throw error
+        }
+        let end = start + reader.offset
+        try checkNesting(start..<end, outside: 2)
+        pathScratch.removeAll(keepingCapacity: true)
+        pathScratch.append(contentsOf: entry.path.utf8)
+        sha256Scratch.removeAll(keepingCapacity: true)
+        sha256Scratch.append(contentsOf: entry.sha256.utf8)
+        pathScratch.withUnsafeBytes { path in
+            sha256Scratch.withUnsafeBytes { sha256 in body(FileEntry(path: path, size: entry.size, sha256: sha256, bundle: entry.bundle)) }
+        }
+        return end
+    }
+
+    /// Goes back to reading members after the `files` array, at `position`.
+    private mutating func leaveFiles(at position: Int) throws(Failure) {
+        files = nil
+        base = position
+        scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+        try checkNesting(position..<bytes.count, outside: 1)
+    }
+
+    /// A reader started at `range` counts nesting from zero, where one of the whole document
+    /// would count `outside` more: refuse nesting that only the latter would reach.
+    private func checkNesting(_ range: Range<Int>, outside: Int) throws(Failure) {
+        var depth = 0
+        var position = range.lowerBound
+        while position < range.upperBound {
+            switch bytes[position] {
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth + outside > JSONScanner.maxDepth {
+                    throw Failure(offset: position, reason: "arrays and objects nest deeper than \(JSONScanner.maxDepth) levels")
+                }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+            case UInt8(ascii: "\""):
+                // Skip the string, escapes included.
+                position += 1
+                while position < range.upperBound, bytes[position] != UInt8(ascii: "\"") {
+                    position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
+                }
+            default: break
+            }
+            position += 1
+        }
+    }
+
+    // MARK: Bytes
+
+    private func skipWhitespace(from start: Int) -> Int {
+        var position = start
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return position
+            }
+        }
+        return position
+    }
+
+    /// Consumes `text` when the bytes at `position` are exactly it.
+    private func literal(_ text: StaticString, _ position: inout Int) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - position >= count, memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
+        position += count
+        return true
+    }
+
+    /// The content of a string that needs no decoding (printable ASCII, no escape), consuming it
+    /// and its closing quote; nil for any other.
+    private func plainString(_ position: inout Int) -> UnsafeRawBufferPointer? {
+        let start = position
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                position = end + 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        return nil
+    }
+
+    /// A non-negative integer of at most 18 digits without a leading zero, consuming it; nil for
+    /// any other number.
+    private func plainInteger(_ position: inout Int) -> Int64? {
+        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
+        var value: Int64 = 0
+        var end = position
+        while end - position < 18, isDigit(end) {
+            value = value * 10 + Int64(bytes[end] - UInt8(ascii: "0"))
+            end += 1
+        }
+        let digits = end - position
+        guard digits > 0, !isDigit(end), !(digits > 1 && bytes[position] == UInt8(ascii: "0")) else { return nil }
+        position = end
+        return value
+    }
+
+    private func describeByte(at position: Int) -> String {
+        let byte = bytes[position]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+extension DirectoryWalker {
+    /// An open directory, closed when the last holder lets go: work that opens files relative to
+    /// it (`openat`) can outlive the walk's visit. The `DIR` stream it was read through is kept
+    /// with its descriptor (`closedir` closes both), which spares a `dup` and a `close`.
+    package final class OpenDirectory: Sendable {
+        /// The descriptor (`O_RDONLY | O_DIRECTORY`).
+        package let descriptor: Int32
+        /// Used by the walk while it reads the directory, then only closed.
+        private nonisolated(unsafe) let stream: OpaquePointer
+
+        /// Takes over `descriptor` (`fdopendir`); nil, with the descriptor closed, when that fails.
+        init?(descriptor: Int32) {
+            guard let stream = fdopendir(descriptor) else {
+                close(descriptor)
+                return nil
+            }
+            self.descriptor = descriptor
+            self.stream = stream
+        }
+
+        deinit { closedir(stream) }
+
+        /// The next entry (`readdir`).
+        func read() -> UnsafeMutablePointer<dirent>? { readdir(stream) }
+    }
+
+    /// A depth-first walk that yields every entry below a root except folders, in the bytewise
+    /// order of their relative paths: the order of an image manifest's file list, so the two can
+    /// be compared side by side. Memory is one listing per level of the current path, not the tree.
+    ///
+    /// Each folder is read whole (`readdir`) and its names sorted with a folder's name counting as
+    /// `name/`: `a/x` sorts after `a-b` (`-` < `/`), so folder `a` must come after file `a-b`.
+    /// Types come from `readdir`, with `fstatat` only where the filesystem does not say. Folders are
+    /// opened relative to their parent (`openat`), not by full path.
+    package struct SortedWalk {
+        /// What an entry is.
+        package enum Kind: Sendable { case regular, other }
+
+        private struct Name {
+            var start: Int32
+            var length: Int32
+            var isDirectory: Bool
+            var isRegular: Bool
+        }
+
+        /// One folder on the current path: its sorted names and how far the walk got.
+        private struct Listing {
+            var directory: OpenDirectory?
+            /// The names' bytes, each followed by a NUL (for `openat`).
+            var bytes: [UInt8] = []
+            var names: [Name] = []
+            var next = 0
+            /// Length of `path` up to and including this folder's trailing `/`.
+            var prefixLength = 0
+        }
+
+        private let root: String
+        /// Listings from the root down; entries past `depth` are kept for their buffers.
+        private var listings: [Listing] = []
+        private var depth = -1
+
+        /// The current entry's path relative to the root, `/`-separated.
+        package private(set) var path: [UInt8] = []
+        /// The current entry's kind.
+        package private(set) var kind: Kind = .other
+        /// Where the current entry's name starts in `path`.
+        package private(set) var nameOffset = 0
+        /// The folder holding the current entry.
+        package var directory: OpenDirectory { listings[depth].directory! }
+
+        /// Opens `root` (a folder); call `next()` for the first entry.
+        package init(root: String) throws(FileError) {
+            self.root = root
+            let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileError("opendir", root) }
+            guard let directory = OpenDirectory(descriptor: descriptor) else { throw FileError("opendir", root) }
+            try enter(directory)
+        }
+
+        /// Moves to the next entry that is not a folder; false when the walk is over.
+        package mutating func next() throws(FileError) -> Bool {
+            while depth >= 0 {
+                let index = listings[depth].next
+                guard index < listings[depth].names.count else {
+                    listings[depth].directory = nil
+                    depth -= 1
+                    continue
+                }
+                listings[depth].next = index + 1
+                let name = listings[depth].names[index]
+                let prefixLength = listings[depth].prefixLength
+                path.removeSubrange(prefixLength...)
+                listings[depth].bytes.withUnsafeBufferPointer { bytes in
+                    path.append(contentsOf: bytes[Int(name.start)..<Int(name.start + name.length)])
+                }
+                if name.isDirectory {
+                    let parent = listings[depth].directory!.descriptor
+                    let descriptor = listings[depth].bytes.withUnsafeBytes { bytes in
+                        openat(parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    }
+                    guard descriptor >= 0, let directory = OpenDirectory(descriptor: descriptor) else {
+                        throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self))
+                    }
+                    path.append(UInt8(ascii: "/"))
+                    try enter(directory)
+                    continue
+                }
+                kind = name.isRegular ? .regular : .other
+                nameOffset = prefixLength
+                return true
+            }
+            return false
+        }
+
+        /// Reads and sorts the folder open at `directory`, and makes it the current level.
+        private mutating func enter(_ directory: OpenDirectory) throws(FileError) {
+            depth += 1
+            if depth == listings.count { listings.append(Listing()) }
+            var listing = Listing()
+            swap(&listing, &listings[depth])
+            listing.bytes.removeAll(keepingCapacity: true)
+            listing.names.removeAll(keepingCapacity: true)
+            listing.next = 0
+            listing.prefixLength = path.count
+            listing.directory = directory
+            try read(directory, into: &listing)
+            swap(&listing, &listings[depth])
+        }
+
+        /// The folder being entered (its path ends in `/`), for messages.
+        private var folder: String { path.isEmpty ? root : root + "/" + String(decoding: path.dropLast(), as: UTF8.self) }
+
+        private func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            while let entry = directory.read() {
+                let name = UnsafeRawPointer(entry) + nameOffset
+                let length = strlen(name.assumingMemoryBound(to: CChar.self))
+                let bytes = UnsafeRawBufferPointer(start: name, count: length)
+                if bytes[0] == UInt8(ascii: "."), length == 1 || (length == 2 && bytes[1] == UInt8(ascii: ".")) { continue }
+                var type = entry.pointee.d_type
+                if type == UInt8(DT_UNKNOWN) {
+                    var info = stat()
+                    if fstatat(directory.descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                        if errno == ENOENT || errno == ENOTDIR { continue }
+                        throw FileError("lstat", folder + "/" + String(decoding: bytes, as: UTF8.self))
+                    }
+                    let mode = info.st_mode & S_IFMT
+                    type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_LNK)
+                }
+                listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
+                                          isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
+                listing.bytes.append(contentsOf: bytes)
+                listing.bytes.append(0)
+            }
+            let names = listing.bytes
+            names.withUnsafeBytes { bytes in listing.names.sort { SortedWalk.precedes($0, $1, in: bytes) } }
+        }
+
+        /// Bytewise order of the names, a folder's name followed by `/`.
+        private static func precedes(_ a: Name, _ b: Name, in bytes: UnsafeRawBufferPointer) -> Bool {
+            let common = Int(min(a.length, b.length))
+            let order = memcmp(bytes.baseAddress! + Int(a.start), bytes.baseAddress! + Int(b.start), common)
+            if order != 0 { return order < 0 }
+            // Past the common part: the next byte, `/` after a folder's name, nothing (-1) after a file's.
+            func following(_ name: Name) -> Int {
+                Int(name.length) > common ? Int(bytes[Int(name.start) + common]) : name.isDirectory ? Int(UInt8(ascii: "/")) : -1
+            }
+            return following(a) < following(b)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+extension SHA256 {
+    /// A SHA-256 digest's 32 bytes, compared and stored without allocating; `hex` for people.
+    package struct Digest: Hashable, Sendable, CustomStringConvertible {
+        /// The 32 bytes in digest order, held as four words.
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        init() {}
+
+        /// Parses 64 lower-case hex digits (the form manifests record); nil for anything else,
+        /// which then matches no digest.
+        package init?(hex text: String) {
+            var text = text
+            guard let parsed = text.withUTF8({ Digest.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+            self = parsed
+        }
+
+        /// Parses 64 lower-case hex digits given as UTF-8 bytes; nil for anything else.
+        package init?(hex text: UnsafeRawBufferPointer) {
+            guard let parsed = Digest.parse(text) else { return nil }
+            self = parsed
+        }
+
+        private static func parse(_ hex: UnsafeRawBufferPointer) -> Digest? {
+            guard hex.count == 64 else { return nil }
+            var digest = Digest()
+            var invalid: UInt8 = 0
+            withUnsafeMutableBytes(of: &digest.bytes) { out in
+                nibbles.withUnsafeBufferPointer { nibbles in
+                    for index in 0..<32 {
+                        let high = nibbles[Int(hex[2 * index])], low = nibbles[Int(hex[2 * index + 1])]
+                        invalid |= high | low
+                        out[index] = high << 4 | low
+                    }
+                }
+            }
+            return invalid & 0xF0 == 0 ? digest : nil
+        }
+
+        /// Each byte's value as a lower-case hex digit, 0xFF for other bytes.
+        private static let nibbles: [UInt8] = (0...255).map { byte in
+            switch UInt8(byte) {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+            default: 0xFF
+            }
+        }
+
+        /// Lower-case hex.
+        package var hex: String { withUnsafeBytes(of: bytes) { Hex.encode($0) } }
+
+        package var description: String { hex }
+
+        package static func == (a: Digest, b: Digest) -> Bool {
+            a.bytes.0 == b.bytes.0 && a.bytes.1 == b.bytes.1 && a.bytes.2 == b.bytes.2 && a.bytes.3 == b.bytes.3
+        }
+
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(bytes.0); hasher.combine(bytes.1); hasher.combine(bytes.2); hasher.combine(bytes.3)
+        }
+    }
+}

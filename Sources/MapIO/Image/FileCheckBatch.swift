@@ -1,0 +1,65 @@
+import MapFormat
+
+/// A run of manifest files for one worker to check, with their paths in one buffer: handing
+/// files over in batches keeps locking rare, and one buffer per batch keeps the hot path free of
+/// per-file allocations. Batches are reused.
+struct FileCheckBatch: ReusableBatch {
+    /// One file to check.
+    struct Job: Sendable {
+        /// The folder holding the file when the walk found it there (opened relative to it);
+        /// nil to open the path from the store's root.
+        var directory: DirectoryWalker.OpenDirectory?
+        /// The store-relative path in `paths`, followed by a NUL.
+        var pathStart: Int32
+        var pathLength: Int32
+        /// Where the last component starts, from `pathStart`.
+        var nameOffset: Int32
+        /// The walk saw a regular file here (then a plain read decides, with no `fstat`).
+        var listedRegular: Bool
+        /// What the manifest says.
+        var size: Int64
+        var sha256: SHA256.Digest?
+        /// The manifest's text when it is not 64 lower-case hex digits (it then matches nothing).
+        var sha256Text: String?
+        var bundle: BundleDigest
+    }
+
+    private(set) var jobs: [Job] = []
+    private(set) var paths: [UInt8] = []
+
+    init() {}
+
+    /// Room for this many jobs per batch.
+    static let capacity = 48
+
+    var isFull: Bool { jobs.count >= FileCheckBatch.capacity }
+    var isEmpty: Bool { jobs.isEmpty }
+
+    /// Adds `file`; `found` is where the walk saw it, if it did.
+    mutating func add(_ file: ManifestStream.FileEntry, found: ListedEntries.Entry?) {
+        let path = file.path
+        let start = paths.count
+        paths.append(contentsOf: path)
+        paths.append(0)
+        let sha256 = SHA256.Digest(hex: file.sha256)
+        var nameOffset = Int(found?.nameOffset ?? 0)
+        if found == nil, let slash = path.lastIndex(of: UInt8(ascii: "/")) { nameOffset = slash + 1 }
+        jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: Int32(nameOffset),
+                        listedRegular: found?.isRegular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil,
+                        bundle: file.bundle))
+    }
+
+    /// Empties the batch, keeping its buffers.
+    mutating func removeAll() {
+        jobs.removeAll(keepingCapacity: true)
+        paths.removeAll(keepingCapacity: true)
+    }
+
+    /// The manifest's SHA-256 text of `job`.
+    static func sha256Text(_ job: Job) -> String { job.sha256?.hex ?? job.sha256Text ?? "" }
+
+    /// The store-relative path of `job`.
+    func path(_ job: Job) -> String {
+        paths.withUnsafeBufferPointer { String(decoding: $0[Int(job.pathStart)..<Int(job.pathStart + job.pathLength)], as: UTF8.self) }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import MapFormat
+
+extension ImageVerifier {
+    /// Verifies the image folder at `path` as `verifyFolder` does, with the same problems and
+    /// errors, but reads the manifest's file list as a stream merged with a sorted walk of the
+    /// store: memory stays flat whatever the number of files, and hashing starts with the first
+    /// entry. `report.manifest.files` and `.bundles` are left empty (`report.filesChecked` counts
+    /// the files).
+    ///
+    /// The file list must be sorted by path (bytewise), as mappack writes it; an unsorted one is
+    /// refused as a bad manifest.
+    package static func verifyFolderStreaming(_ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
+                                              jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
+        let manifestPath = path + "/" + ImageManifest.fileName
+        guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
+        guard let mapping = ManifestMapping(path: manifestPath, limit: maxManifestBytes) else {
+            // Empty, too large, unreadable, not a file: the ordinary reading says which.
+            return try verifyFolder(path, hashContents: hashContents, trusted: trusted, jobs: jobs)
+        }
+        var manifest: StreamedManifest
+        do { manifest = try StreamedManifest(mapping, file: manifestPath) } catch {
+            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
+        }
+        let check = StoreTreeCheck(store: path + "/" + ImageManifest.storeFolder, hashContents: hashContents, jobs: jobs)
+        let outcome: StoreTreeCheck.Outcome
+        do {
+            outcome = try check.run { (merge: inout StoreTreeCheck.Merge) throws(StreamedManifest.Stop) in
+                while try manifest.next({ merge.check($0) }) {}
+            }
+        } catch {
+            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
+        }
+        var (header, problems) = try manifest.finish()
+        let signaturePath = path + "/" + ImageManifest.signatureFileName
+        let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
+        if !trusted.isEmpty {
+            defer { mapping.releaseAll() }
+            if let problem = try checkSignature(manifestBytes: mapping.readOnlyData, signature: signature, trusted: trusted) { problems.append(problem) }
+        }
+        problems += outcome.problems(owners: owners(of: header.regions))
+        if let problem = cacheSeedProblem(header, image: path) { problems.append(problem) }
+        header.files = []
+        var report = VerifyReport(manifest: header, problems: problems, filesChecked: outcome.files, bytesHashed: outcome.bytes)
+        report.signed = signature != nil
+        return report
+    }
+}

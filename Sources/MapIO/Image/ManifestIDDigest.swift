@@ -1,0 +1,110 @@
+import Foundation
+import MapFormat
+
+/// The image id of a manifest read front to back: the SHA-256 of its bytes with the id blanked,
+/// as `ImageManifest.bytesForID(fromFile:imageID:)` gives them (the first `"imageID":"<id>"`
+/// becomes `"imageID":""`), hashed a little behind the reader instead of from a copy.
+///
+/// The id is known only once read, so hashing stops where `"imageID":"` first starts and waits
+/// for it. In a canonical manifest that is the id's own member, read right after: hashing goes
+/// on at once, and the bytes are hashed while still in memory.
+struct ManifestIDDigest {
+    private enum State {
+        /// No `"imageID":"` starts before `hashed`.
+        case seekingKey
+        /// `"imageID":"` starts at `hashed`; is it the id's field?
+        case atKey
+        /// The id is known and its field does not start before `hashed`.
+        case seekingField
+        /// The field has been blanked: the rest is plain bytes.
+        case pastField
+    }
+
+    private let hasher = SHA256()
+    private var state = State.seekingKey
+    /// Bytes before this offset are hashed.
+    private var hashed = 0
+    private static let key = Array(#""imageID":""#.utf8)
+    /// Hashing in steps of this much keeps searches few.
+    private static let step = 256 << 10
+
+    /// Hashes what can be hashed of `bytes` below `offset`, the reader's position; `imageID` is
+    /// the id once the reader has read it. `final`: `offset` is the end.
+    mutating func advance(_ bytes: UnsafeRawBufferPointer, to offset: Int, imageID: String?, final: Bool = false) {
+        guard final || offset - hashed >= ManifestIDDigest.step else { return }
+        while true {
+            switch state {
+            case .seekingKey:
+                guard let start = seek(ManifestIDDigest.key, in: bytes, below: offset) else { return }
+                update(bytes, to: start)
+                state = .atKey
+            case .atKey:
+                guard let imageID else { return }
+                let field = ManifestIDDigest.field(imageID)
+                guard hashed + field.count <= offset else { return }
+                if ManifestIDDigest.matches(field, in: bytes, at: hashed) {
+                    blank(field)
+                } else {
+                    state = .seekingField
+                    // Not the field: its first byte is plain, and the search goes on after it.
+                    update(bytes, to: hashed + 1)
+                }
+            case .seekingField:
+                let field = ManifestIDDigest.field(imageID ?? "")
+                guard let start = seek(field, in: bytes, below: offset) else { return }
+                update(bytes, to: start)
+                blank(field)
+            case .pastField:
+                update(bytes, to: offset)
+                return
+            }
+        }
+    }
+
+    /// The hex id, after a final `advance`; nil when the field is not there as written (then
+    /// only a re-encoding can tell).
+    func finish() -> String? {
+        guard case .pastField = state else { return nil }
+        return hasher.finalizeHex()
+    }
+
+    private static func field(_ imageID: String) -> [UInt8] { Array("\"imageID\":\"\(imageID)\"".utf8) }
+
+    private mutating func blank(_ field: [UInt8]) {
+        Array("\"imageID\":\"\"".utf8).withUnsafeBytes { hasher.update($0) }
+        hashed += field.count
+        state = .pastField
+    }
+
+    /// The start of the first `needle` from `hashed` that ends by `offset`; when there is none,
+    /// hashes up to where one could still start and returns nil.
+    private mutating func seek(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, below offset: Int) -> Int? {
+        if let start = ManifestIDDigest.find(needle, in: bytes, from: hashed, to: offset) { return start }
+        update(bytes, to: max(hashed, offset - (needle.count - 1)))
+        return nil
+    }
+
+    private mutating func update(_ bytes: UnsafeRawBufferPointer, to end: Int) {
+        hasher.update(UnsafeRawBufferPointer(rebasing: bytes[hashed..<end]))
+        hashed = end
+    }
+
+    private static func matches(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
+        needle.withUnsafeBytes { memcmp(bytes.baseAddress! + start, $0.baseAddress!, needle.count) == 0 }
+    }
+
+    /// Offset of the first `needle` starting in `start..<end` and ending by `end`. Both needles
+    /// start with `"imageID":"`; its capital `I` is rare in manifests, so `memchr` looks for that.
+    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+        let anchor = 6
+        var position = start + anchor
+        let last = end - needle.count + anchor
+        while position <= last {
+            guard let found = memchr(bytes.baseAddress! + position, Int32(needle[anchor]), last + 1 - position) else { return nil }
+            let candidate = UnsafeRawPointer(found) - bytes.baseAddress! - anchor
+            if matches(needle, in: bytes, at: candidate) { return candidate }
+            position = candidate + anchor + 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MapFormat
+
+/// A folder image's `manifest.json` read once, front to back, for `verifyFolderStreaming`: file
+/// entries come out one at a time, checked as `ImageVerifier.readManifest` checks them, and what
+/// the end needs is gathered on the way (the id's digest, each bundle's allocated bytes), so
+/// nothing grows with the file count. Pages already read are handed back. The bundle list is
+/// checked but not kept (nothing in a verification needs it).
+///
+/// Anything unusual stops the stream, and `explain` then reads the bytes the ordinary way, so a
+/// broken manifest gets exactly the error it always got.
+struct StreamedManifest {
+    /// Why the stream stopped.
+    enum Stop: Error {
+        case json(JSONFileError)
+        /// An entry that `readManifest` refuses: negative size, a path leaving the store.
+        case refusedEntry
+        /// The same path twice in a row.
+        case duplicate
+        /// `files[index]` sorts before the entry above it.
+        case unsorted(index: Int, path: String, previous: String)
+    }
+
+    private let mapping: ManifestMapping
+    private let file: String
+    private var stream: ManifestStream
+    private var idDigest = ManifestIDDigest()
+    private var order = EntryOrder()
+    /// Each bundle's files' allocated bytes, at the manifest's block size.
+    private var allocated: [BundleDigest: Int64] = [:]
+    /// `blockSize` came after the files, so sizes were not summed on the way.
+    private var sizesUnknown = false
+
+    /// Starts reading the manifest mapped in `mapping`; `file` names it in errors.
+    init(_ mapping: ManifestMapping, file: String) throws(Stop) {
+        self.mapping = mapping
+        self.file = file
+        do { stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
+    }
+
+    /// Hands the next file entry to `body`; false after the last.
+    mutating func next(_ body: (ManifestStream.FileEntry) -> Void) throws(Stop) -> Bool {
+        // The rules are moved out while the stream runs `body`, which may not reach into `self`.
+        var order = EntryOrder()
+        swap(&order, &self.order)
+        var stop: Stop?
+        var sized: (size: Int64, bundle: BundleDigest)?
+        let more: Bool
+        do {
+            more = try stream.nextFile { entry in
+                stop = order.admit(entry)
+                guard stop == nil else { return }
+                sized = (entry.size, entry.bundle)
+                body(entry)
+            }
+        } catch {
+            swap(&order, &self.order)
+            throw .json(error)
+        }
+        swap(&order, &self.order)
+        idDigest.advance(mapping.bytes, to: stream.offset, imageID: stream.imageID)
+        mapping.release(below: stream.offset)
+        if let stop { throw stop }
+        if let sized {
+            if let blockSize = stream.blockSize, blockSize > 0 {
+                allocated[sized.bundle, default: 0] += SizeOnDisk.allocated(size: sized.size, blockSize: blockSize)
+            } else {
+                sizesUnknown = true
+            }
+        }
+        return more
+    }
+
+    /// The rules `readManifest` applies to each entry, and the order the stream adds.
+    private struct EntryOrder {
+        private var previous: [UInt8] = []
+        private var index = 0
+
+        /// Why `entry` stops the stream, if it does.
+        mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
+            if StreamedManifest.mayLeaveStore(entry.path) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
+            let order = index == 0 ? -1 : previous.withUnsafeBytes { StoreTreeCheck.compare($0, entry.path) }
+            if order == 0 { return .duplicate }
+            if order > 0 { return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self)) }
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: entry.path)
+            index += 1
+            return nil
+        }
+    }
+
+    /// The manifest without its file list, and its own problems (id, sizes on disk), after the
+    /// last entry; throws what `readManifest` throws for a bad one.
+    mutating func finish() throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
+        let manifest: ImageManifest
+        do { manifest = try stream.finish() } catch { throw StreamedManifest.explain(.json(error), mapping: mapping, file: file) }
+        defer { mapping.releaseAll() }
+        try ImageVerifier.checkHeader(manifest, file: file)
+        if ImageVerifier.hasDuplicateRegions(manifest) { throw .manifest(path: file, reason: ImageVerifier.duplicateReason) }
+        idDigest.advance(mapping.bytes, to: mapping.bytes.count, imageID: manifest.imageID, final: true)
+        guard !sizesUnknown, let expectedID = idDigest.finish() else {
+            // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
+            return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+        }
+        let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
+        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
+    }
+
+    /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the
+    /// rule the stream adds (entries sorted by path).
+    static func explain(_ stop: Stop, mapping: ManifestMapping, file: String) -> ImageOpenError {
+        defer { mapping.releaseAll() }
+        do { _ = try ImageVerifier.readManifest(Data(mapping.bytes), file: file) } catch { return error }
+        switch stop {
+        case .unsorted(let index, let path, let previous):
+            return .manifest(path: file, reason: "files[\(index)] '\(path)' comes after '\(previous)': the file list must be sorted by path "
+                                + "(bytewise), as mappack writes it; the manifest was edited or written by another tool")
+        case .json(let error): return .manifest(path: file, reason: "not a valid manifest: \(error)")
+        case .refusedEntry, .duplicate: return .manifest(path: file, reason: "not a valid manifest")
+        }
+    }
+
+    /// A quick test on the bytes, true for every path `leavesStore` refuses (empty, starting with
+    /// `/`, a `..` component) and for a few it accepts, which it then decides.
+    fileprivate static func mayLeaveStore(_ path: UnsafeRawBufferPointer) -> Bool {
+        if path.isEmpty || path[0] == UInt8(ascii: "/") { return true }
+        var componentStart = 0
+        for position in 0...path.count where position == path.count || path[position] == UInt8(ascii: "/") {
+            if position - componentStart == 2, path[componentStart] == UInt8(ascii: "."), path[componentStart + 1] == UInt8(ascii: ".") { return true }
+            componentStart = position + 1
+        }
+        return false
+    }
+}

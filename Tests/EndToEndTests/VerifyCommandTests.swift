@@ -1,0 +1,70 @@
+import Foundation
+import MapFormat
+import MapIO
+import TestSupport
+import Testing
+
+@Suite struct VerifyCommandTests {
+    /// A freshly built folder image of the fixture world (which must outlive its use: its folder
+    /// goes with it).
+    private func builtImage() throws -> (PublishedWorld, String) {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, formats: "[directory]"))
+        #expect(try world.build(recipe).status == 0)
+        return (world, world.out + "/fixture-1.0")
+    }
+
+    private func events(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    @Test func jsonReportNamesMissingAndExtraFilesAndExitsOne() throws {
+        let (world, image) = try builtImage()
+        defer { withExtendedLifetime(world) {} }
+        let manifest = try world.manifest(image)
+        let ok = try Tool.mappack(["verify", image, "--json"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let done = try #require(try events(ok.stdout).last)
+        #expect(done["ok"] as? Bool == true)
+        #expect(done["files"] as? Int == manifest.files.count)
+        #expect(done["bytesHashed"] as? Int == Int(manifest.files.reduce(0) { $0 + $1.size }))
+        #expect(done["imageID"] as? String == manifest.imageID)
+
+        try FileManager.default.removeItem(atPath: image + "/store/regions/europe/ch/zh/tiles.db")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: image + "/store/regions/europe/ch/zh-extra.bin"))
+        let bad = try Tool.mappack(["verify", image, "--json"])
+        #expect(bad.status == 1)
+        let lines = try events(bad.stdout)
+        let problems = lines.filter { $0["event"] as? String == "problem" }
+        #expect(problems.map { $0["kind"] as? String ?? "" } == ["extra", "missing"])
+        #expect(problems.map { $0["path"] as? String ?? "" } == ["regions/europe/ch/zh-extra.bin", "regions/europe/ch/zh/tiles.db"])
+        #expect(problems[1]["regions"] as? [String] == ["europe/ch/zh"])
+        #expect(lines.last?["problems"] as? Int == 2 && lines.last?["ok"] as? Bool == false)
+    }
+
+    @Test func quickSkipsContentsButNotSizes() throws {
+        let (world, image) = try builtImage()
+        defer { withExtendedLifetime(world) {} }
+        let target = image + "/store/regions/europe/ch/zh/tiles.db"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: target))
+        bytes[0] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: target))
+        #expect(try Tool.mappack(["verify", image, "--quick"]).status == 0)
+        #expect(try Tool.mappack(["verify", image]).status == 1)
+        try (bytes + Data([0])).write(to: URL(fileURLWithPath: target))
+        let quick = try Tool.mappack(["verify", image, "--quick"])
+        #expect(quick.status == 1)
+        #expect(quick.stderr.contains("regions/europe/ch/zh/tiles.db (region europe/ch/zh): size"), "\(quick.stderr)")
+    }
+
+    @Test func manifestWithFilesOutOfOrderIsBadInput() throws {
+        let (world, image) = try builtImage()
+        defer { withExtendedLifetime(world) {} }
+        var manifest = try world.manifest(image)
+        manifest.files.reverse()
+        try manifest.sealed(hash: SHA256.hex).bytes.write(to: URL(fileURLWithPath: image + "/manifest.json"))
+        let result = try Tool.mappack(["verify", image])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("sorted by path"), "\(result.stderr)")
+    }
+}
