@@ -76,6 +76,9 @@ package struct BundleFetcher: Sendable {
 
     /// One request per digest; a bundle wanted by several regions names them all.
     static func merged(_ requests: [FetchRequest]) -> [FetchRequest] {
+        // Usually one request per digest already (a build's plan): nothing to merge, nothing to copy.
+        var seen = Set<BundleDigest>(minimumCapacity: requests.count)
+        if requests.allSatisfy({ seen.insert($0.digest).inserted }) { return requests }
         var order: [BundleDigest] = []
         var byDigest: [BundleDigest: FetchRequest] = [:]
         for request in requests {

@@ -105,7 +105,8 @@ final class ServedWorld: @unchecked Sendable {
 
     @Test(arguments: [SIGINT, SIGTERM])
     func interruptStopsCleanlyKeepingPartials(_ number: Int32) throws {
-        let world = try ServedWorld(slowFirstRequests: 20_000)
+        // Slow enough that a loaded machine still sees the build mid-download when the signal comes.
+        let world = try ServedWorld(slowFirstRequests: 4_000)
         let server = try FaultServer(root: world.published)
         let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString)
         let build = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")

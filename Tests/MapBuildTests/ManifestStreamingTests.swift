@@ -16,9 +16,19 @@ import Testing
         }
     }
 
+    /// A shell with regions (names, coordinates, slashes in strings), bundles and an empty-region cache seed,
+    /// so every list the writer splices in, and the markers it looks for, are exercised.
     func shell() -> ImageManifest {
-        ImageManifest(name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
-                      blockSize: Self.blockSize, language: nil, regions: [], bundles: [], files: [], cacheSeed: nil)
+        let regions = (0..<5).map { n in
+            ImageRegion(id: RegionID("r\(n)"), parent: n == 0 ? nil : RegionID("r0"), name: "Région \(n)/Nord",
+                        names: ["de": "Region \(n)", "ja": "地域\(n)", "en": "Region \(n)"], bundles: [digest(n), digest(n + 1)],
+                        sizeOnDiskInBytes: Int64(n) * 4096, center: [Double(n) + 0.25, -12.5], bbox: [1, 2.5, 3, 4.75],
+                        cities: ["A \"quoted\" city"], released: "2026-0\(n + 1)-01")
+        }
+        let bundles = (0..<6).map { n in ImageBundle(digest: digest(n), size: Int64(100 + n), url: "bundles/\(n).tar.zst", files: n, unpackedSize: Int64(n) * 10) }
+        return ImageManifest(name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
+                             blockSize: Self.blockSize, language: "de", regions: regions, bundles: bundles, files: [],
+                             cacheSeed: ImageCacheSeed(sha256: String(repeating: "a", count: 64), size: 1, entries: 0, regions: []))
     }
 
     /// The manifest streamed from spilled bundles equals, byte for byte, the one sealed in memory.

@@ -44,12 +44,17 @@ struct BuildStamp: Codable, Sendable {
     var key: String
     var summary: ImageSummary
     var outputs: [Output]
+    /// Bundles in the plan (for the report of an up-to-date build); absent in older stamps.
+    var bundles: Int?
 
-    /// The key of everything that decides an image's bytes.
-    static func key(plan: BuildPlan, built: String, signingKey: String?) -> String {
+    /// The key of everything that decides an image's bytes, from the raw inputs, so it can be
+    /// computed before the catalog is decoded: the recipe's and catalog's bytes, mappack's version,
+    /// `SOURCE_DATE_EPOCH` (without it the build time comes from the catalog, already covered),
+    /// the output formats and the signing key.
+    static func key(recipeSource: Data, catalogBytes: Data, epoch: Int?, formats: [Recipe.OutputFormat], signingKey: String?) -> String {
         let hasher = SHA256()
-        for part in [plan.recipe.source, plan.catalogBytes, Data(MappackVersion.current.utf8), Data(built.utf8),
-                     Data(plan.recipe.formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8)] {
+        for part in [recipeSource, catalogBytes, Data(MappackVersion.current.utf8), Data((epoch.map { "epoch \($0)" } ?? "catalog").utf8),
+                     Data(formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8)] {
             hasher.update(Data(SHA256.hex(part).utf8))
         }
         return hasher.finalizeHex()
@@ -65,18 +70,32 @@ struct BuildStamp: Codable, Sendable {
     }
 
     /// Records what a build wrote.
-    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String]) throws {
+    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], bundles: Int) throws {
         let stamp = BuildStamp(format: formatTag.description, key: key, summary: summary,
-                               outputs: outputNames.compactMap { output(root: root, name: $0) })
+                               outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles)
         try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
     }
 
-    /// The recorded summary when the outputs are still exactly what a build with `key` wrote.
-    static func upToDate(root: String, imageName: String, key: String) -> ImageSummary? {
-        guard let data = try? ReadableFile.contents(of: path(root: root, imageName: imageName), limit: 1 << 20),
+    /// The stamp when the outputs are still exactly what a build with `key` wrote.
+    static func upToDate(root: String, imageName: String, key: String) -> BuildStamp? {
+        upToDate(stampAt: path(root: root, imageName: imageName), root: root, key: key)
+    }
+
+    /// Like `upToDate(root:imageName:key:)` without knowing the image's name (the catalog's map
+    /// version is part of it and is not decoded yet): tries every stamp in `root`.
+    static func upToDate(root: String, key: String) -> BuildStamp? {
+        guard let names = try? DirectoryWalker.entries(of: root) else { return nil }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".build.json") {
+            if let stamp = upToDate(stampAt: root + "/" + name, root: root, key: key) { return stamp }
+        }
+        return nil
+    }
+
+    private static func upToDate(stampAt path: String, root: String, key: String) -> BuildStamp? {
+        guard let data = try? ReadableFile.contents(of: path, limit: 1 << 20),
               let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
               stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty else { return nil }
         for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
-        return stamp.summary
+        return stamp
     }
 }

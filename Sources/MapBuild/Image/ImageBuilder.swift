@@ -89,11 +89,11 @@ package struct ImageBuilder: Sendable {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let root = FileSystem.absolute(options.outputRoot)
         let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
-        let key = BuildStamp.key(plan: plan, built: built, signingKey: options.signingKey?.text)
-        if !options.force, let summary = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
+        let key = BuildStamp.key(recipeSource: plan.recipe.source, catalogBytes: plan.catalogBytes, epoch: options.sourceDateEpoch,
+                                 formats: plan.recipe.formats, signingKey: options.signingKey?.text)
+        if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
             events(.phase("up to date"))
-            return BuildReport(imagePath: root + "/" + imageName, packedPath: plan.recipe.formats.contains(.tarZst) ? root + "/\(imageName).tar.zst" : nil,
-                               summary: summary, downloadedBytes: 0, bundles: plan.bundles.count, upToDate: true)
+            return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
         let (_, staging) = try prepareStaging(suffix: "staging")
         do {
@@ -102,12 +102,31 @@ package struct ImageBuilder: Sendable {
             let spill = try FileRecordSpill(path: staging + "/files.records")
             let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: events)
             let report = try finish(staging: staging, root: root, unpacked: unpacked, built: built, events: events)
-            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames())
+            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
+                                 bundles: plan.bundles.count)
             return report
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
         }
+    }
+
+    /// The report of a build that found its outputs up to date.
+    private static func report(upToDate stamp: BuildStamp, root: String, formats: [Recipe.OutputFormat]) -> BuildReport {
+        let imageName = "\(stamp.summary.name)-\(stamp.summary.mapVersion)"
+        return BuildReport(imagePath: root + "/" + imageName, packedPath: formats.contains(.tarZst) ? root + "/\(imageName).tar.zst" : nil,
+                           summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
+    }
+
+    /// Whether a build of `recipe` over a catalog with exactly `catalogBytes` would find its outputs
+    /// up to date, decided before the catalog is decoded or planned (the no-op rebuild's fast path);
+    /// the report to give if so. Nil with `force`.
+    package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions) -> BuildReport? {
+        guard !options.force else { return nil }
+        let root = FileSystem.absolute(options.outputRoot)
+        let key = BuildStamp.key(recipeSource: recipe.source, catalogBytes: catalogBytes, epoch: options.sourceDateEpoch,
+                                 formats: recipe.formats, signingKey: options.signingKey?.text)
+        return BuildStamp.upToDate(root: root, key: key).map { report(upToDate: $0, root: root, formats: recipe.formats) }
     }
 
     /// The files and folders under the output root a build writes, by name.
@@ -158,7 +177,7 @@ package struct ImageBuilder: Sendable {
                          size: bundle.info.size, regions: bundle.regions)
         }
         let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, spill: spill, events: events)
-        results.merge(extracted) { first, _ in first }
+        if results.isEmpty { results = extracted } else { results.merge(extracted) { first, _ in first } }
         return results
     }
 

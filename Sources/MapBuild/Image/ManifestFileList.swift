@@ -49,36 +49,108 @@ struct ManifestFileList {
 
     /// Writes `shell` (a manifest without files) with this file list to `path`, hashing the bytes
     /// as they go out; returns the image id. The bytes equal `shell`-with-files `.sealed(hash:)`.
+    ///
+    /// Nothing large is held: regions, bundles and files are encoded one at a time into the
+    /// skeleton of the shell (its canonical bytes with those lists empty). The id field comes before
+    /// the regions, so the file gets a placeholder there, filled in once the hash is known.
     func writeManifest(_ shell: ImageManifest, to path: String) throws -> String {
-        guard streamable, let parts = try shell.shellAroundFiles() else {
+        var skeleton = shell
+        skeleton.imageID = ""
+        skeleton.files = []
+        skeleton.bundles = []
+        skeleton.regions = []
+        let bytes = try CanonicalJSON.encode(skeleton)
+        let idField = ImageManifest.idField("")
+        guard streamable,
+              let bundlesAt = bytes.range(of: Data("\"bundles\":[]".utf8)),
+              let filesAt = bytes.range(of: Data("\"files\":[]".utf8)),
+              let idAt = bytes.range(of: idField),
+              let regionsAt = bytes.range(of: Data("\"regions\":[]".utf8), options: .backwards),
+              bundlesAt.upperBound <= filesAt.lowerBound, filesAt.upperBound <= idAt.lowerBound,
+              idAt.upperBound <= regionsAt.lowerBound else {
             var manifest = shell
             manifest.files = try mergedInMemory()
             let (id, bytes) = try manifest.sealed(hash: SHA256.hex)
             try FileSystem.writeAtomically(bytes, to: path)
             return id
         }
-        let file = try WritableFile(path: path)
-        let hasher = SHA256()
-        var pending = Data()
-        pending.reserveCapacity(1 << 20)
-        func flush() throws {
-            hasher.update(pending)
-            try file.write(pending)
-            pending.removeAll(keepingCapacity: true)
+        let out = try ManifestStream(path: path)
+        func list<T: Encodable>(_ key: String, _ items: [T]) throws {
+            out.emit(Data("\"\(key)\":[".utf8))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.emit(Data(",".utf8)) }
+                out.emit(try CanonicalJSON.encode(item))
+                try out.flushIfFull()
+            }
+            out.emit(Data("]".utf8))
         }
-        pending.append(parts.before)
+        out.emit(bytes[..<bundlesAt.lowerBound])
+        try list("bundles", shell.bundles)
+        out.emit(bytes[bundlesAt.upperBound..<filesAt.lowerBound])
+        out.emit(Data("\"files\":[".utf8))
         var first = true
         for bundle in bundles {
+            var chunk = Data()
             for entry in try bundle.files() {
-                ImageManifest.appendFileEntry(path: entry.path, size: entry.size, sha256: entry.sha256, bundle: bundle.digest, first: first, to: &pending)
+                ImageManifest.appendFileEntry(path: entry.path, size: entry.size, sha256: entry.sha256, bundle: bundle.digest, first: first, to: &chunk)
                 first = false
             }
-            if pending.count >= 1 << 20 { try flush() }
+            out.emit(chunk)
+            try out.flushIfFull()
         }
+        out.emit(Data("]".utf8))
+        out.emit(bytes[filesAt.upperBound..<idAt.lowerBound])
+        try out.emitIDPlaceholder()
+        out.emit(bytes[idAt.upperBound..<regionsAt.lowerBound])
+        try list("regions", shell.regions)
+        out.emit(bytes[regionsAt.upperBound...])
+        return try out.finish()
+    }
+}
+
+/// `manifest.json` being written: the bytes that are hashed (id empty) and the bytes that are
+/// written (a placeholder where the id goes, filled in by `finish`) differ only in the id field.
+private final class ManifestStream {
+    private let file: WritableFile
+    private let hasher = SHA256()
+    private var pending = Data()
+    private var written: Int64 = 0
+    private var idOffset: Int64?
+
+    init(path: String) throws {
+        file = try WritableFile(path: path)
+        pending.reserveCapacity(1 << 20)
+    }
+
+    func emit(_ bytes: Data) {
+        hasher.update(bytes)
+        pending.append(bytes)
+    }
+
+    func flushIfFull() throws { if pending.count >= 1 << 20 { try flush() } }
+
+    private func flush() throws {
+        try file.write(pending)
+        written += Int64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Hashes `"imageID":""` and writes `"imageID":"` + 64 placeholder bytes + `"`.
+    func emitIDPlaceholder() throws {
+        hasher.update(ImageManifest.idField(""))
+        let start = Data("\"imageID\":\"".utf8)
+        idOffset = written + Int64(pending.count + start.count)
+        pending.append(start)
+        pending.append(Data(repeating: UInt8(ascii: "0"), count: 64))
+        pending.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes what is pending, puts the id in place and closes the file; returns the id.
+    func finish() throws -> String {
         try flush()
-        hasher.update(parts.after)
         let id = hasher.finalizeHex()
-        try file.write(ImageManifest.settingID(id, in: parts.after))
+        guard let idOffset, id.utf8.count == 64 else { throw FileError("write (image id)", file.path, code: EIO) }
+        try file.write(Data(id.utf8), at: idOffset)
         // No fsync: the image becomes visible only by the rename of its staging folder.
         try file.close(sync: false)
         return id

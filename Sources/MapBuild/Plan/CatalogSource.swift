@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import Synchronization
 
 /// Loads and validates a catalog from a path or a `file://`, `http://` or `https://` URL.
 public enum CatalogSource {
@@ -28,11 +29,22 @@ public enum CatalogSource {
         try loadWithBytes(url).tree
     }
 
-    /// The catalog at `url` and the exact bytes it was read from.
+    /// The catalog at `url` and the exact bytes it was read from (those of `prefetch`, if it ran).
     public static func loadWithBytes(_ url: URL) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
-        let data = try fetchBytes(url)
+        let data: Data
+        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) { data = kept } else { data = try fetchBytes(url) }
         return (try decode(data, url: url), data)
     }
+
+    /// Reads the catalog's bytes without decoding them (a no-op build needs only their hash) and
+    /// keeps them for the next `loadWithBytes(url)`, so a run reads its catalog once.
+    public static func prefetch(_ url: URL) throws(LoadError) -> Data {
+        let data = try fetchBytes(url)
+        prefetched.withLock { $0[url] = data }
+        return data
+    }
+
+    private static let prefetched = Mutex<[URL: Data]>([:])
 
     /// Decodes and validates catalog bytes read from `url`.
     public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {

@@ -61,7 +61,7 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
     /// `"imageID":"<id>"` as it appears in canonical bytes.
-    static func idField(_ id: String) -> Data { Data("\"imageID\":\"\(id)\"".utf8) }
+    public static func idField(_ id: String) -> Data { Data("\"imageID\":\"\(id)\"".utf8) }
 
     /// The canonical bytes with `imageID` set, from one encoding: encode with the id empty,
     /// hash those bytes with `hash`, splice the id in. Returns (id, bytes).

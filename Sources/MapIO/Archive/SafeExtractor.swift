@@ -238,7 +238,7 @@ package final class FolderCache: Sendable {
     private let limit: Int
 
     /// A cache of at most `limit` folders.
-    package init(limit: Int = 16_384) { self.limit = limit }
+    package init(limit: Int = 4096) { self.limit = limit }
 
     /// True when `path` is known to exist.
     package func contains(_ path: String) -> Bool { known.withLock { $0.contains(path) } }

@@ -39,6 +39,23 @@ package final class WritableFile {
         if let failure { throw failure }
     }
 
+    /// Overwrites bytes at `offset` (`pwrite`), leaving the append position alone.
+    package func write(_ data: Data, at offset: Int64) throws(FileError) {
+        let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
+            var done = 0
+            while done < raw.count {
+                let n = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return FileError("write", path)
+                }
+                done += n
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     /// Flushes the file's data to stable storage (`fsync`).
     package func sync() throws(FileError) {
         if fsync(descriptor) != 0 { throw FileError("fsync", path) }

@@ -8,4 +8,10 @@ package enum Allocator {
     package static func limitArenas(_ count: Int32) {
         _ = mallopt(M_ARENA_MAX, count)
     }
+
+    /// Hands memory freed so far back to the system (`malloc_trim`), e.g. after a large input was
+    /// decoded and dropped, so it does not count towards the peak of the work that follows.
+    package static func trim() {
+        _ = malloc_trim(0)
+    }
 }

@@ -13,8 +13,6 @@ enum BuildCommand {
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
         let recipe = try Recipe.load(recipePath)
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
-        for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
         var epoch: Int?
         if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !text.isEmpty {
             guard let value = Int(text), value >= 0 else { throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'") }
@@ -25,10 +23,21 @@ enum BuildCommand {
         options.fromImage = arguments.option("from")
         options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)
+        let started = Date()
+        // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
+        // the catalog is decoded and planned.
+        if arguments.option("shard") == nil, !options.force,
+           let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: try CatalogSource.prefetch(recipe.catalogURL), options: options) {
+            print(report, started: started, terminal: terminal)
+            return 0
+        }
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
+        Allocator.trim()
+        for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
         let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
         let total = plan.downloadBytes
         let bundleCount = plan.bundles.count
-        let started = Date()
         let builder = ImageBuilder(plan: plan, options: options)
         if let shardText = arguments.option("shard") {
             let parts = shardText.split(separator: "/").compactMap { Int($0) }
@@ -78,6 +87,12 @@ enum BuildCommand {
             throw error
         }
         terminal.finishProgress()
+        print(report, started: started, terminal: terminal)
+        return 0
+    }
+
+    /// The closing line (or `done` event) of a build.
+    static func print(_ report: BuildReport, started: Date, terminal: Terminal) {
         if terminal.json {
             terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
                             "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
@@ -90,7 +105,6 @@ enum BuildCommand {
             terminal.line("image: \(report.imagePath)")
             if let packed = report.packedPath { terminal.line("packed: \(packed)") }
         }
-        return 0
     }
 
     /// The remote cache from `--remote-cache` or `MAPPACK_REMOTE_CACHE`, with the optional
