@@ -114,6 +114,16 @@ private func outcome(_ text: String) -> String {
         }
     }
 
+    @Test func aRepeatedKeyKeepsItsLastValue() throws {
+        let digest = "sha256:" + String(repeating: "b", count: 64)
+        let text = compactJSON.replacingOccurrences(of: #""\#(digest)":{"size":30"#, with: #""\#(digest)":{"size":1,"unpackedSize":1,"url":"x"},"\#(digest)":{"size":30"#)
+            .replacingOccurrences(of: #""catalog":"c""#, with: #""catalog":"first","catalog":"c""#)
+        #expect(text.count > compactJSON.count + 40)
+        let catalog = try CatalogReader.read(Data(text.utf8), file: "catalog.json")
+        #expect(catalog == (try CatalogReader.read(Data(compactJSON.utf8), file: "catalog.json")))
+        #expect(catalog.bundles[BundleDigest(hex: String(repeating: "b", count: 64))]?.size == 30)
+    }
+
     @Test func everyTruncationOfTheCompactCatalogIsRefused() {
         let data = Data(compactJSON.utf8)
         for length in 0..<data.count {

@@ -131,16 +131,15 @@ extension BuildPlan {
             } else {
                 bundleUsers = users[userRange].map { regions[Int($0)].id }
             }
-            let bundle = PlannedBundle(digest: digest, info: info, regions: bundleUsers,
-                                       forStore: forStore[number], cached: cacheHasBundles && cache.contains(digest))
-            planned.append(bundle)
+            let cached = cacheHasBundles && cache.contains(digest)
             totalBytes += info.size
-            if !bundle.cached { downloadBytes += info.size }
-            if bundle.forStore {
+            if !cached { downloadBytes += info.size }
+            if forStore[number] {
                 if let size = info.sizeOnDisk(blockSize: recipe.blockSize) { onDisk?[number] = size } else { onDisk = nil }
             } else {
                 seedBytes += info.unpackedSize
             }
+            planned.append(PlannedBundle(digest: digest, info: info, regions: bundleUsers, forStore: forStore[number], cached: cached))
         }
         if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
 

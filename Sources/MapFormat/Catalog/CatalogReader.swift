@@ -167,10 +167,13 @@ extension CatalogReader {
                 }
             }
             var bundles = [BundleDigest: BundleInfo](minimumCapacity: entries.count)
-            for index in entries.indices {
-                if let table = entries[index].info.sizeOnDisk { entries[index].info.sizeOnDisk = tables.attached(table) }
-                // A repeated key keeps its last value, as before.
-                bundles[entries[index].digest] = entries[index].info
+            // Popped from the end, so each entry moves into the dictionary without a copy.
+            while var entry = entries.popLast() {
+                if let table = entry.info.sizeOnDisk { entry.info.sizeOnDisk = tables.attached(table) }
+                if let later = bundles.updateValue(entry.info, forKey: entry.digest) {
+                    // A repeated key keeps its last value, as before: the later one goes back.
+                    bundles[entry.digest] = later
+                }
             }
             return bundles
         }
