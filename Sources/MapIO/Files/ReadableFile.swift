@@ -4,7 +4,7 @@ import Foundation
 package final class ReadableFile {
     /// The path it was opened from.
     package let path: String
-    private let descriptor: Int32
+    let descriptor: Int32
     /// Size of one read.
     package static let chunkSize = 1 << 20
 
@@ -39,9 +39,29 @@ package final class ReadableFile {
         }
     }
 
-    /// The whole file, refusing files over `limit` bytes (manifests, catalogs, recipes).
+    /// The whole file, refusing files over `limit` bytes (manifests, catalogs, recipes); one
+    /// allocation of the file's size when it is a regular file.
     package static func contents(of path: String, limit: Int) throws(FileError) -> Data {
         let file = try ReadableFile(path: path)
+        var info = stat()
+        if fstat(file.descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
+            let size = Int(info.st_size)
+            if size > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
+            var data = Data(count: size)
+            let failure = data.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
+                var filled = 0
+                while filled < size {
+                    do throws(FileError) {
+                        let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                        if n == 0 { break }
+                        filled += n
+                    } catch { return error }
+                }
+                return filled == size ? nil : FileError("read (file changed size while read)", path, code: EIO)
+            }
+            if let failure { throw failure }
+            return data
+        }
         var data = Data()
         try file.forEachChunk { chunk in
             if data.count + chunk.count > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
