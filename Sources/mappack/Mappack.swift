@@ -30,7 +30,7 @@ struct Mappack {
     static func main() async {
         setlocale(LC_CTYPE, "C.UTF-8")
         signal(SIGPIPE, SIG_IGN)
-        Allocator.limitArenas(2)
+        Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard !arguments.isEmpty else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
         let verb = arguments.removeFirst()

@@ -20,7 +20,7 @@ extension ImageBuilder {
             try FileSystem.removeTree(staging + "/image")
             let record = ShardRecord(
                 format: ShardRecord.formatTag.description, index: index, count: count, recipeName: plan.recipe.name,
-                recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: SHA256.hex(plan.catalogBytes),
+                recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: plan.catalogSHA256,
                 mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
                 built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog),
                 bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
@@ -28,7 +28,8 @@ extension ImageBuilder {
                                        files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
                 })
             try FileSystem.writeAtomically(plan.recipe.source, to: staging + "/recipe.yaml")
-            try FileSystem.writeAtomically(plan.catalogBytes, to: staging + "/catalog.json")
+            guard let catalogBytes = plan.catalogBytes else { throw BuildError.output("a shard needs the catalog's bytes: plan it with keepCatalogBytes") }
+            try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
             let target = root + "/" + shardName(index, of: count)
             try ImageBuilder.replace(target, with: staging, root: root)

@@ -89,7 +89,7 @@ package struct ImageBuilder: Sendable {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let root = FileSystem.absolute(options.outputRoot)
         let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
-        let key = BuildStamp.key(recipeSource: plan.recipe.source, catalogBytes: plan.catalogBytes, epoch: options.sourceDateEpoch,
+        let key = BuildStamp.key(recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
                                  formats: plan.recipe.formats, signingKey: options.signingKey?.text)
         if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
             events(.phase("up to date"))
@@ -124,7 +124,7 @@ package struct ImageBuilder: Sendable {
     package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions) -> BuildReport? {
         guard !options.force else { return nil }
         let root = FileSystem.absolute(options.outputRoot)
-        let key = BuildStamp.key(recipeSource: recipe.source, catalogBytes: catalogBytes, epoch: options.sourceDateEpoch,
+        let key = BuildStamp.key(recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
                                  formats: recipe.formats, signingKey: options.signingKey?.text)
         return BuildStamp.upToDate(root: root, key: key).map { report(upToDate: $0, root: root, formats: recipe.formats) }
     }
@@ -177,6 +177,7 @@ package struct ImageBuilder: Sendable {
                          size: bundle.info.size, regions: bundle.regions)
         }
         let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, spill: spill, events: events)
+        ZstdDecoder.releasePooledContexts()
         if results.isEmpty { results = extracted } else { results.merge(extracted) { first, _ in first } }
         return results
     }

@@ -19,8 +19,11 @@ public struct BuildPlan: Sendable {
 
     public let recipe: Recipe
     public let tree: RegionTree
-    /// The catalog's exact bytes (shards carry them).
-    public let catalogBytes: Data
+    /// The catalog's exact bytes, kept only when asked for (shards carry them; a build needs only
+    /// their digest, and 4–9 MB less at its peak).
+    public let catalogBytes: Data?
+    /// Hex SHA-256 of the catalog's bytes.
+    public let catalogSHA256: String
     /// Regions of the store with the include that brought each in.
     public let selection: RegionSelection
     /// Regions whose bundles feed the cache seed.
@@ -69,7 +72,7 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
 
 extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
-    package static func make(recipe: Recipe, cache: DownloadCache) throws(PlanError) -> BuildPlan {
+    package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
         let tree: RegionTree
         let catalogBytes: Data
         do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL) } catch { throw .catalog(error) }
@@ -174,7 +177,8 @@ extension BuildPlan {
             regionSizes.reserveCapacity(selectedSizes.count)
             for (entry, size) in zip(selection.regions, selectedSizes) { regionSizes[entry.id] = size }
         }
-        let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: catalogBytes, selection: selection, seedSelection: seed, bundles: planned,
+        let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
+                             catalogSHA256: SHA256.hex(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
                              downloadBytes: downloadBytes, totalBundleBytes: totalBytes, sizeOnDisk: sizeOnDisk,
                              cacheSeedBytes: seedBytes, regionSizes: regionSizes, selectedRegionSizes: selectedSizes)
         return plan

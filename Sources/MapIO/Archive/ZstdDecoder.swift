@@ -35,6 +35,9 @@ package final class ZstdDecoder {
     /// Decompression contexts for reuse: creating one costs more than decoding a small bundle.
     private static let contexts = ContextPool()
 
+    /// Frees the contexts kept for reuse (their windows), e.g. once a batch of archives is done.
+    package static func releasePooledContexts() { contexts.drain() }
+
     private final class ContextPool: Sendable {
         private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
         private let idle = Mutex<[Context]>([])
@@ -43,11 +46,15 @@ package final class ZstdDecoder {
             idle.withLock { $0.popLast()?.pointer } ?? ZSTD_createDCtx()
         }
 
+        func drain() {
+            for context in idle.withLock({ list in defer { list.removeAll() }; return list }) { ZSTD_freeDCtx(context.pointer) }
+        }
+
         func give(_ context: OpaquePointer) {
             // Back to a fresh state: parameters (the window cap) are set again by the next user.
             ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
             // A context that decoded a large window keeps that buffer: not worth holding on to.
-            let kept = ZSTD_sizeof_DCtx(context) <= 4 << 20 && idle.withLock { list -> Bool in
+            let kept = ZSTD_sizeof_DCtx(context) <= 1 << 20 && idle.withLock { list -> Bool in
                 guard list.count < 16 else { return false }
                 list.append(Context(pointer: context))
                 return true

@@ -1,11 +1,15 @@
 import CMalloc
+import Foundation
 
 /// Tuning of glibc's allocator for a process that allocates on many threads.
 package enum Allocator {
     /// glibc gives each thread that allocates an arena of its own (up to 8 per core), and every
-    /// arena keeps what its threads freed; capping them at `count` bounds peak memory (the build's
-    /// peak RSS drops by about a quarter) at no measurable cost in time. Call once, early.
+    /// arena keeps what its threads freed. One arena holds a cold build's peak RSS about 6 MiB
+    /// lower than two and 20 MiB lower than the default, with no measurable loss of time (the
+    /// per-thread caches serve most small allocations without the arena's lock). Call once, early.
+    /// `MALLOC_ARENA_MAX` in the environment, when set, wins (glibc reads it itself).
     package static func limitArenas(_ count: Int32) {
+        if let text = getenv("MALLOC_ARENA_MAX"), !String(cString: text).isEmpty { return }
         _ = mallopt(M_ARENA_MAX, count)
     }
 

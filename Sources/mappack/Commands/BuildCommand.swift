@@ -31,7 +31,7 @@ enum BuildCommand {
             print(report, started: started, terminal: terminal)
             return 0
         }
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache, keepCatalogBytes: arguments.option("shard") != nil)
         // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
         Allocator.trim()
         for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
