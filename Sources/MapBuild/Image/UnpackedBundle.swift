@@ -95,16 +95,7 @@ final class FileRecordSpill: Sendable {
             return start
         }
         let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            var done = 0
-            while done < raw.count {
-                let n = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return FileError("write", path)
-                }
-                done += n
-            }
-            return nil
+            do throws(FileError) { try FileSystem.writeAll(raw, to: descriptor, at: offset, path: path); return nil } catch { return error }
         }
         if let failure { throw failure }
         return Records(offset: offset, length: bytes.count, count: files.count)

@@ -54,8 +54,8 @@ package final class ZstdDecoder {
             // Back to a fresh state: parameters (the window cap) are set again by the next user.
             ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
             // A context that decoded a large window keeps that buffer: not worth holding on to.
-            let kept = ZSTD_sizeof_DCtx(context) <= 1 << 20 && idle.withLock { list -> Bool in
-                guard list.count < 16 else { return false }
+            let kept = ZSTD_sizeof_DCtx(context) <= 4 << 20 && idle.withLock { list -> Bool in
+                guard list.count < 4 else { return false }
                 list.append(Context(pointer: context))
                 return true
             }

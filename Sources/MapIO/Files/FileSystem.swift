@@ -105,6 +105,19 @@ package enum FileSystem {
         try syncDirectory(parent(path))
     }
 
+    /// Writes all of `bytes` at `offset` of the open file `descriptor` (`pwrite`, retried until done).
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64, path: String) throws(FileError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError("write", path)
+            }
+            done += n
+        }
+    }
+
     /// Free bytes available to unprivileged users on the filesystem holding `path`.
     package static func freeBytes(at path: String) throws(FileError) -> Int64 {
         var info = statvfs()

@@ -42,16 +42,7 @@ package final class WritableFile {
     /// Overwrites bytes at `offset` (`pwrite`), leaving the append position alone.
     package func write(_ data: Data, at offset: Int64) throws(FileError) {
         let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            var done = 0
-            while done < raw.count {
-                let n = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return FileError("write", path)
-                }
-                done += n
-            }
-            return nil
+            do throws(FileError) { try FileSystem.writeAll(raw, to: descriptor, at: offset, path: path); return nil } catch { return error }
         }
         if let failure { throw failure }
     }
