@@ -3,7 +3,8 @@ import Foundation
 extension DirectoryWalker {
     /// An open directory, closed when the last holder lets go: work that opens files relative to
     /// it (`openat`) can outlive the walk's visit. The `DIR` stream it was read through is kept
-    /// with its descriptor (`closedir` closes both), which spares a `dup` and a `close`.
+    /// with its descriptor (`closedir` closes both), which spares a `dup` and a `close`; its
+    /// buffer (32 KiB, mostly untouched) lives as long, so holders must stay few (bounded queues).
     package final class OpenDirectory: Sendable {
         /// The descriptor (`O_RDONLY | O_DIRECTORY`).
         package let descriptor: Int32
