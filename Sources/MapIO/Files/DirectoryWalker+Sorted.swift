@@ -17,9 +17,9 @@ extension DirectoryWalker {
     /// order of their relative paths: the order of an image manifest's file list, so the two can
     /// be compared side by side. Memory is one listing per level of the current path, not the tree.
     ///
-    /// Each folder is read whole (`readdir`) and its names sorted with a folder's name counting as
+    /// Each folder is read whole (`getdents64`) and its names sorted with a folder's name counting as
     /// `name/`: `a/x` sorts after `a-b` (`-` < `/`), so folder `a` must come after file `a-b`.
-    /// Types come from `readdir`, with `fstatat` only where the filesystem does not say. Folders are
+    /// Types come from the entries, with `fstatat` only where the filesystem does not say. Folders are
     /// opened relative to their parent (`openat`), not by full path.
     package struct SortedWalk {
         /// What an entry is.
@@ -128,7 +128,7 @@ extension DirectoryWalker {
                 while true {
                     let filled = mp_getdents64(directory.descriptor, entries.baseAddress, entries.count)
                     if filled < 0 && errno == EINTR { continue }
-                    // An error ends the listing, as it ends `readdir`.
+                    // An error ends the listing, as it ends `readdir`'s.
                     guard filled > 0 else { break }
                     var record = 0
                     while record < filled {
