@@ -26,9 +26,10 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "MapFormat"),
-        .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CSQLite", "CCrypto", "CMalloc"]),
+        .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CSQLite", "CCrypto", "CMalloc", "CLinux"]),
         .target(name: "MapFetch", dependencies: ["MapIO", "MapFormat", "CCurl"]),
         .target(name: "MapBuild", dependencies: ["MapFetch", "MapIO", "MapFormat", "CYAML"]),
         .target(name: "MapStore", dependencies: ["MapFetch", "MapIO", "MapFormat"]),

@@ -247,6 +247,28 @@ private let trickyFiles: [String: Data] = [
         #expect(seen.count == trickyFiles.count + 1)
     }
 
+    @Test(arguments: [["--sort=name"], []])
+    func packedImageInAnyEntryOrderReportsWhatTheFolderDoes(_ order: [String]) throws {
+        let image = try ImageFixture(trickyFiles)
+        try image.remove("a-b")
+        try image.remove("b/c/d/e/f/g/h-i")
+        try image.write("a/w", Data("x".utf8))
+        try image.write("a.b/z", Data())
+        try image.write("b/large.bin", bytes(299_999, 6))
+        try image.write("e/x y", Data("!".utf8))
+        let folder = try ImageVerifier.verifyFolder(image.path)
+        #expect(folder.problems.count == 6)
+        let packed = image.folder.join("image.tar.zst")
+        let pack = try Tool.run("/usr/bin/tar", order + ["--zstd", "-cf", packed, "-C", image.path, "manifest.json", "store"])
+        #expect(pack.status == 0, "\(pack.stderr)")
+        for keepingFileList in [true, false] {
+            let report = try ImageVerifier.verifyPacked(packed, keepingFileList: keepingFileList)
+            #expect(report.problems == folder.problems)
+            #expect(report.filesChecked == folder.filesChecked)
+            #expect(report.manifest.files.count == (keepingFileList ? trickyFiles.count : 0))
+        }
+    }
+
     @Test func treeCheckOfAnInMemoryListTakesAnyOrder() throws {
         let image = try ImageFixture(trickyFiles)
         var manifest = try ImageVerifier.readManifest(image.manifestBytes, file: "manifest.json").0

@@ -57,6 +57,9 @@ package struct ManifestStream {
     /// first, and its index.
     private var files: (position: Int, first: Bool, index: Int)?
     private var finished = false
+    /// The last bundle digest read straight from the bytes, and its hex digits.
+    private var lastBundle: BundleDigest?
+    private var lastBundleHex: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// Decoded strings of an entry read by `ManifestReader`.
     private var pathScratch: [UInt8] = [], sha256Scratch: [UInt8] = []
 
@@ -178,10 +181,10 @@ package struct ManifestStream {
     /// Reads an entry as mappack writes it, straight from the bytes:
     /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<ASCII>","size":<digits>}`.
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
-    private func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
+    private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
         guard literal("{\"bundle\":\"sha256:", &position), position + 64 <= bytes.count,
-              let bundle = BundleDigest(validatingHex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
+              let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
         position += 64
         guard literal("\",\"path\":\"", &position), let path = plainString(&position),
               literal(",\"sha256\":\"", &position), let sha256 = plainString(&position),
@@ -189,6 +192,16 @@ package struct ManifestStream {
               position < bytes.count, bytes[position] == UInt8(ascii: "}") else { return nil }
         body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
         return position + 1
+    }
+
+    /// The digest whose 64 hex digits are `hex`; neighbouring entries mostly share a bundle, so
+    /// the last one is remembered with its digits.
+    private mutating func bundle(hex: UnsafeRawBufferPointer) -> BundleDigest? {
+        if let last = lastBundle, memcmp(hex.baseAddress!, &lastBundleHex, 64) == 0 { return last }
+        guard let digest = BundleDigest(validatingHex: hex) else { return nil }
+        withUnsafeMutableBytes(of: &lastBundleHex) { $0.copyMemory(from: hex) }
+        lastBundle = digest
+        return digest
     }
 
     /// Reads any other entry with `ManifestReader`'s reader, over the bytes from `start` on.

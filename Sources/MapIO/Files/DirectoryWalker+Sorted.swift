@@ -1,38 +1,25 @@
+import CLinux
 import Foundation
 
 extension DirectoryWalker {
-    /// An open directory, closed when the last holder lets go: work that opens files relative to
-    /// it (`openat`) can outlive the walk's visit. The `DIR` stream it was read through is kept
-    /// with its descriptor (`closedir` closes both), which spares a `dup` and a `close`.
+    /// An open directory's descriptor, closed when the last holder lets go: work that opens files
+    /// relative to it (`openat`) can outlive the walk's visit.
     package final class OpenDirectory: Sendable {
         /// The descriptor (`O_RDONLY | O_DIRECTORY`).
         package let descriptor: Int32
-        /// Used by the walk while it reads the directory, then only closed.
-        private nonisolated(unsafe) let stream: OpaquePointer
 
-        /// Takes over `descriptor` (`fdopendir`); nil, with the descriptor closed, when that fails.
-        init?(descriptor: Int32) {
-            guard let stream = fdopendir(descriptor) else {
-                close(descriptor)
-                return nil
-            }
-            self.descriptor = descriptor
-            self.stream = stream
-        }
+        init(descriptor: Int32) { self.descriptor = descriptor }
 
-        deinit { closedir(stream) }
-
-        /// The next entry (`readdir`).
-        func read() -> UnsafeMutablePointer<dirent>? { readdir(stream) }
+        deinit { close(descriptor) }
     }
 
     /// A depth-first walk that yields every entry below a root except folders, in the bytewise
     /// order of their relative paths: the order of an image manifest's file list, so the two can
     /// be compared side by side. Memory is one listing per level of the current path, not the tree.
     ///
-    /// Each folder is read whole (`readdir`) and its names sorted with a folder's name counting as
+    /// Each folder is read whole (`getdents64`) and its names sorted with a folder's name counting as
     /// `name/`: `a/x` sorts after `a-b` (`-` < `/`), so folder `a` must come after file `a-b`.
-    /// Types come from `readdir`, with `fstatat` only where the filesystem does not say. Folders are
+    /// Types come from the entries, with `fstatat` only where the filesystem does not say. Folders are
     /// opened relative to their parent (`openat`), not by full path.
     package struct SortedWalk {
         /// What an entry is.
@@ -60,6 +47,8 @@ extension DirectoryWalker {
         /// Listings from the root down; entries past `depth` are kept for their buffers.
         private var listings: [Listing] = []
         private var depth = -1
+        /// Where `getdents64` puts a folder's entries.
+        private var entries = [UInt8](repeating: 0, count: 32 << 10)
 
         /// The current entry's path relative to the root, `/`-separated.
         package private(set) var path: [UInt8] = []
@@ -75,8 +64,7 @@ extension DirectoryWalker {
             self.root = root
             let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError("opendir", root) }
-            guard let directory = OpenDirectory(descriptor: descriptor) else { throw FileError("opendir", root) }
-            try enter(directory)
+            try enter(OpenDirectory(descriptor: descriptor))
         }
 
         /// Moves to the next entry that is not a folder; false when the walk is over.
@@ -100,11 +88,9 @@ extension DirectoryWalker {
                     let descriptor = listings[depth].bytes.withUnsafeBytes { bytes in
                         openat(parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     }
-                    guard descriptor >= 0, let directory = OpenDirectory(descriptor: descriptor) else {
-                        throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self))
-                    }
+                    guard descriptor >= 0 else { throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self)) }
                     path.append(UInt8(ascii: "/"))
-                    try enter(directory)
+                    try enter(OpenDirectory(descriptor: descriptor))
                     continue
                 }
                 kind = name.isRegular ? .regular : .other
@@ -129,31 +115,48 @@ extension DirectoryWalker {
             swap(&listing, &listings[depth])
         }
 
-        /// The folder being entered (its path ends in `/`), for messages.
-        private var folder: String { path.isEmpty ? root : root + "/" + String(decoding: path.dropLast(), as: UTF8.self) }
+        /// The folder whose path (ending in `/`) is `path`, for messages.
+        private static func folder(_ root: String, _ path: [UInt8]) -> String {
+            path.isEmpty ? root : root + "/" + String(decoding: path.dropLast(), as: UTF8.self)
+        }
 
-        private func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
-            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            while let entry = directory.read() {
-                let name = UnsafeRawPointer(entry) + nameOffset
-                let length = strlen(name.assumingMemoryBound(to: CChar.self))
-                let bytes = UnsafeRawBufferPointer(start: name, count: length)
-                if bytes[0] == UInt8(ascii: "."), length == 1 || (length == 2 && bytes[1] == UInt8(ascii: ".")) { continue }
-                var type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    var info = stat()
-                    if fstatat(directory.descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
-                        if errno == ENOENT || errno == ENOTDIR { continue }
-                        throw FileError("lstat", folder + "/" + String(decoding: bytes, as: UTF8.self))
+        private mutating func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
+            let root = self.root, path = self.path
+            let failure = entries.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
+                // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
+                let lengthOffset = 16, typeOffset = 18, nameOffset = 19
+                while true {
+                    let filled = mp_getdents64(directory.descriptor, entries.baseAddress, entries.count)
+                    if filled < 0 && errno == EINTR { continue }
+                    // An error ends the listing, as it ends `readdir`'s.
+                    guard filled > 0 else { break }
+                    var record = 0
+                    while record < filled {
+                        let entry = UnsafeRawPointer(entries.baseAddress! + record)
+                        record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
+                        let name = entry + nameOffset
+                        let length = strlen(name.assumingMemoryBound(to: CChar.self))
+                        let bytes = UnsafeRawBufferPointer(start: name, count: length)
+                        if bytes[0] == UInt8(ascii: "."), length == 1 || (length == 2 && bytes[1] == UInt8(ascii: ".")) { continue }
+                        var type = entry.load(fromByteOffset: typeOffset, as: UInt8.self)
+                        if type == UInt8(DT_UNKNOWN) {
+                            var info = stat()
+                            if fstatat(directory.descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                                if errno == ENOENT || errno == ENOTDIR { continue }
+                                return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self))
+                            }
+                            let mode = info.st_mode & S_IFMT
+                            type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_LNK)
+                        }
+                        listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
+                                                  isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
+                        listing.bytes.append(contentsOf: bytes)
+                        listing.bytes.append(0)
                     }
-                    let mode = info.st_mode & S_IFMT
-                    type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_LNK)
                 }
-                listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
-                                          isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
-                listing.bytes.append(contentsOf: bytes)
-                listing.bytes.append(0)
+                return nil
             }
+            if let failure { throw failure }
             let names = listing.bytes
             names.withUnsafeBytes { bytes in listing.names.sort { SortedWalk.precedes($0, $1, in: bytes) } }
         }

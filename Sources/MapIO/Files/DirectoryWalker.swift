@@ -45,34 +45,3 @@ package enum DirectoryWalker {
         }
     }
 }
-
-extension DirectoryWalker {
-    /// Relative paths under `root` of regular files, and of anything that is neither a regular
-    /// file nor a folder, from `readdir`'s entry types alone (`lstat` only where the filesystem
-    /// does not say): a listing of a large store without a stat per file.
-    package static func listing(_ root: String) throws(FileError) -> (files: [String], others: [String]) {
-        var files: [String] = [], others: [String] = []
-        var pending = [""]
-        while let relative = pending.popLast() {
-            let folder = relative.isEmpty ? root : root + "/" + relative
-            guard let dir = opendir(folder) else { throw FileError("opendir", folder) }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
-                let path = relative.isEmpty ? name : relative + "/" + name
-                var type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    guard let info = try FileSystem.status(root + "/" + path) else { continue }
-                    type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
-                }
-                switch type {
-                case UInt8(DT_DIR): pending.append(path)
-                case UInt8(DT_REG): files.append(path)
-                default: others.append(path)
-                }
-            }
-        }
-        return (files, others)
-    }
-}

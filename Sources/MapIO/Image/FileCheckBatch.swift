@@ -12,7 +12,7 @@ struct FileCheckBatch: ReusableBatch {
         /// The store-relative path in `paths`, followed by a NUL.
         var pathStart: Int32
         var pathLength: Int32
-        /// Where the last component starts, from `pathStart`.
+        /// Where the last component starts, from `pathStart` (with `directory`).
         var nameOffset: Int32
         /// The walk saw a regular file here (then a plain read decides, with no `fstat`).
         var listedRegular: Bool
@@ -42,11 +42,9 @@ struct FileCheckBatch: ReusableBatch {
         paths.append(contentsOf: path)
         paths.append(0)
         let sha256 = SHA256.Digest(hex: file.sha256)
-        var nameOffset = Int(found?.nameOffset ?? 0)
-        if found == nil, let slash = path.lastIndex(of: UInt8(ascii: "/")) { nameOffset = slash + 1 }
-        jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: Int32(nameOffset),
-                        listedRegular: found?.isRegular ?? false, size: file.size, sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil,
-                        bundle: file.bundle))
+        jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,
+                        listedRegular: found?.isRegular ?? false, size: file.size,
+                        sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil, bundle: file.bundle))
     }
 
     /// Empties the batch, keeping its buffers.

@@ -94,7 +94,7 @@ final class FileChecker {
         var total: Int64 = 0
         var readError: Int32?
         while true {
-            let want = Int(min(Int64(buffer.count), job.size - total + 1))
+            let want = Int(max(0, min(Int64(buffer.count), job.size - total + 1)))
             let count = read(descriptor, buffer.baseAddress, want)
             if count < 0 {
                 if errno == EINTR { continue }

@@ -3,18 +3,21 @@ import MapFormat
 
 extension ImageVerifier {
     /// Verifies a packed image (`.tar.zst`) in one streaming pass, without unpacking to disk:
-    /// the manifest must come first; every other entry is hashed as it streams by.
-    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = []) throws(ImageOpenError) -> VerifyReport {
+    /// the manifest must come first; every other entry is hashed as it streams by and compared
+    /// with the manifest's entry for it (`PackedStoreCheck`). The manifest is kept in a temporary
+    /// file, mapped, and read as a stream; without `keepingFileList`, `report.manifest` has no
+    /// files and no bundles, and memory does not grow with the file count.
+    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = [], keepingFileList: Bool = true) throws(ImageOpenError) -> VerifyReport {
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        var manifest: ImageManifest?
+        let hasher = SHA256()
+        var manifest: (header: ImageManifest, files: Int, mapping: ManifestMapping)?
+        var store: PackedStoreCheck?
         var problems: [VerifyProblem] = []
-        var seen: [String: (size: Int64, sha256: String)] = [:]
         var seedDigest: (hex: String, size: Int64)?
         var bytes: Int64 = 0
-        var manifestBytes = Data()
         var signature: Data?
         do throws(ArchiveError) {
             while let entry = try reader.next() {
@@ -24,19 +27,17 @@ extension ImageVerifier {
                 case .regular: break
                 default: throw ArchiveError.forbiddenType(entry: name, type: "\(entry.kind)")
                 }
-                if manifest == nil {
+                guard manifest != nil else {
                     guard name == ImageManifest.fileName else { throw ImageOpenError.notAnImage(path: path).asArchive }
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
-                    var data = Data()
-                    while true {
-                        let n = try reader.readData(into: buffer)
-                        if n == 0 { break }
-                        data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                    let file = path + ":" + name
+                    guard let mapping = try ManifestMapping.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
+                          let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList) else {
+                        // Unreadable before a manifest was had: not an image.
+                        throw ImageOpenError.notAnImage(path: path).asArchive
                     }
-                    let (decoded, found): (ImageManifest, [VerifyProblem])
-                    do { (decoded, found) = try readManifest(data, file: path + ":" + name) } catch { throw ArchiveError.malformed("\(error)") }
-                    manifest = decoded
-                    manifestBytes = data
+                    do { store = try PackedStoreCheck(mapping, file: file) } catch { throw ImageOpenError.notAnImage(path: path).asArchive }
+                    manifest = (header, count, mapping)
                     problems += found
                     continue
                 }
@@ -51,7 +52,7 @@ extension ImageVerifier {
                     signature = data
                     continue
                 }
-                let hasher = SHA256()
+                hasher.reset()
                 var size: Int64 = 0
                 while true {
                     let n = try reader.readData(into: buffer)
@@ -60,11 +61,11 @@ extension ImageVerifier {
                     size += Int64(n)
                 }
                 bytes += size
-                let digest = hasher.finalizeHex()
+                let digest = hasher.finalize()
                 if name == ImageManifest.cacheSeedFileName {
-                    seedDigest = (digest, size)
+                    seedDigest = (digest.hex, size)
                 } else if name.hasPrefix(ImageManifest.storeFolder + "/") {
-                    seen[String(name.dropFirst(ImageManifest.storeFolder.count + 1))] = (size, digest)
+                    store?.found(String(name.dropFirst(ImageManifest.storeFolder.count + 1)), size: size, digest: digest)
                 } else {
                     problems.append(VerifyProblem(kind: .extra, path: name, regions: [], detail: "entry is not part of an image"))
                 }
@@ -75,33 +76,48 @@ extension ImageVerifier {
             if manifest == nil { throw .notAnImage(path: path) }
             throw .archive(path: path, error)
         }
-        guard let manifest else { throw .notAnImage(path: path) }
-        if let problem = try checkSignature(manifestBytes: manifestBytes, signature: signature, trusted: trusted) { problems.append(problem) }
-        var owners: [BundleDigest: [RegionID]] = [:]
-        for region in manifest.regions { for bundle in region.bundles { owners[bundle, default: []].append(region.id) } }
-        let expected = Set(manifest.files.map(\.path))
-        for name in seen.keys.sorted() where !expected.contains(name) {
-            problems.append(VerifyProblem(kind: .extra, path: name, regions: [], detail: "file is not in the manifest"))
+        guard let manifest, var store else { throw .notAnImage(path: path) }
+        if !trusted.isEmpty {
+            defer { manifest.mapping.releaseAll() }
+            if let problem = try checkSignature(manifestBytes: manifest.mapping.readOnlyData, signature: signature, trusted: trusted) { problems.append(problem) }
         }
-        for file in manifest.files {
-            let regions = owners[file.bundle] ?? []
-            guard let found = seen[file.path] else {
-                problems.append(VerifyProblem(kind: .missing, path: file.path, regions: regions, detail: "file is missing")); continue
-            }
-            if found.size != file.size {
-                problems.append(VerifyProblem(kind: .sizeMismatch, path: file.path, regions: regions, detail: "size \(found.size), manifest says \(file.size)"))
-            } else if found.sha256 != file.sha256 {
-                problems.append(VerifyProblem(kind: .digestMismatch, path: file.path, regions: regions, detail: "content differs (sha256 \(found.sha256), manifest says \(file.sha256))"))
-            }
+        let owners = owners(of: manifest.header.regions)
+        problems += store.finish().map { finding in
+            VerifyProblem(kind: finding.kind, path: finding.path, regions: finding.bundle.flatMap { owners[$0] } ?? [], detail: finding.detail)
         }
-        if let seed = manifest.cacheSeed, seedDigest?.hex != seed.sha256 || seedDigest?.size != seed.size {
+        if let seed = manifest.header.cacheSeed, seedDigest?.hex != seed.sha256 || seedDigest?.size != seed.size {
             problems.append(VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
                                           detail: seedDigest == nil ? "cache seed is missing" : "cache seed differs from the manifest"))
         }
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: manifest.files.count, bytesHashed: bytes)
+        var report = VerifyReport(manifest: manifest.header, problems: problems, filesChecked: manifest.files, bytesHashed: bytes)
         report.signed = signature != nil
         return report
+    }
+
+    /// A packed image's manifest checked as a whole: the manifest (without files and bundles
+    /// unless `keepingFileList`), its own problems and the number of files; nil when it is not a
+    /// valid manifest. The order of the file list does not matter here: an unsorted one is read
+    /// the ordinary way.
+    private static func readPackedManifest(_ mapping: ManifestMapping, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)? {
+        if !keepingFileList, var reading = try? StreamedManifest(mapping, file: file) {
+            var count = 0
+            do {
+                while try reading.next({ _ in count += 1 }) {}
+                guard let (header, problems) = try? reading.finish() else { return nil }
+                return (header, problems, count)
+            } catch {
+                // Unsorted, or not valid: the whole reader says which.
+            }
+        }
+        defer { mapping.releaseAll() }
+        guard let (manifest, problems) = try? readManifest(Data(mapping.bytes), file: file) else { return nil }
+        var kept = manifest
+        if !keepingFileList {
+            kept.files = []
+            kept.bundles = []
+        }
+        return (kept, problems, manifest.files.count)
     }
 
     fileprivate static let notAnImageMarker = "first entry is not manifest.json"

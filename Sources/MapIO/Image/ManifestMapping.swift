@@ -9,6 +9,8 @@ final class ManifestMapping {
     let bytes: UnsafeRawBufferPointer
     /// Pages below this offset have been handed back.
     private var released = 0
+    /// File-backed pages can be handed back and read again; anonymous ones cannot.
+    private var releasable = true
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     /// Handing back in steps of this much keeps `madvise` calls rare.
     private static let step = 512 << 10
@@ -16,22 +18,77 @@ final class ManifestMapping {
     /// Maps the regular file at `path` of 1 to `limit` bytes; nil for anything else (empty, too
     /// large, not a regular file, not mappable), which callers read the ordinary way to get the
     /// ordinary errors.
-    init?(path: String, limit: Int) {
+    convenience init?(path: String, limit: Int) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0, info.st_size <= limit else { return nil }
-        let count = Int(info.st_size)
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+        self.init(descriptor: fd, count: Int(info.st_size))
+    }
+
+    private init?(descriptor: Int32, count: Int) {
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else { return nil }
         bytes = UnsafeRawBufferPointer(start: base, count: count)
+    }
+
+    /// Copies a manifest that `read` gives piece by piece (0 at its end; a packed image's first
+    /// entry) into an unlinked temporary file and maps that, so it too is read as a stream without
+    /// being held in memory. Without a usable temporary file the bytes stay in memory. Nil when
+    /// there are none.
+    static func copying(_ read: (UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int) throws(ArchiveError) -> ManifestMapping? {
+        var template = Array((NSTemporaryDirectory() + "/mappack-manifest-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        defer { if fd >= 0 { close(fd) } }
+        if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        // nil while the temporary file takes the bytes.
+        var memory: Data? = fd >= 0 ? nil : Data()
+        var count = 0
+        while true {
+            let n = try read(buffer)
+            if n == 0 { break }
+            if memory == nil, !writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+                // The disk is full, say: take back what the file holds and go on in memory.
+                var held = Data(count: count)
+                // The bytes so far, read back from the file.
+                let back = held.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+                memory = back == count ? held : nil
+                guard memory != nil else { throw .malformed("cannot keep manifest.json: \(String(cString: strerror(errno)))") }
+            }
+            memory?.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]).bindMemory(to: UInt8.self))
+            count += n
+        }
+        guard count > 0 else { return nil }
+        if let memory { return ManifestMapping(copyOf: memory) }
+        return ManifestMapping(descriptor: fd, count: count)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            written += n
+        }
+        return true
+    }
+
+    /// Anonymous memory holding `data`: its pages cannot be handed back (they would read as zeros).
+    private init?(copyOf data: Data) {
+        guard let base = mmap(nil, data.count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else { return nil }
+        data.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: data.count) }
+        bytes = UnsafeRawBufferPointer(start: base, count: data.count)
+        releasable = false
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 
     /// Hands back the whole pages below `offset` once a step's worth has been passed.
     func release(below offset: Int) {
-        guard offset - released >= ManifestMapping.step else { return }
+        guard releasable, offset - released >= ManifestMapping.step else { return }
         let end = offset / ManifestMapping.pageSize * ManifestMapping.pageSize
         // A fault maps a whole large folio of the page cache (up to 2 MiB), which may reach back
         // below the last step's end: go over that part again.
@@ -42,6 +99,7 @@ final class ManifestMapping {
 
     /// Hands back every page.
     func releaseAll() {
+        guard releasable else { return }
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count, MADV_DONTNEED)
         released = 0
     }

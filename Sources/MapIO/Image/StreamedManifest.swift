@@ -28,6 +28,8 @@ struct StreamedManifest {
     private var order = EntryOrder()
     /// Each bundle's files' allocated bytes, at the manifest's block size.
     private var allocated: [BundleDigest: Int64] = [:]
+    /// The bundle of the last entries, and their allocated bytes not yet in `allocated`.
+    private var running: (bundle: BundleDigest, bytes: Int64)?
     /// `blockSize` came after the files, so sizes were not summed on the way.
     private var sizesUnknown = false
 
@@ -63,12 +65,25 @@ struct StreamedManifest {
         if let stop { throw stop }
         if let sized {
             if let blockSize = stream.blockSize, blockSize > 0 {
-                allocated[sized.bundle, default: 0] += SizeOnDisk.allocated(size: sized.size, blockSize: blockSize)
+                add(SizeOnDisk.allocated(size: sized.size, blockSize: blockSize), to: sized.bundle)
             } else {
                 sizesUnknown = true
             }
         }
         return more
+    }
+
+    /// Counts `bytes` for `bundle`: in a running sum while neighbouring entries share the bundle,
+    /// as they mostly do, and in `allocated` when it changes.
+    private mutating func add(_ bytes: Int64, to bundle: BundleDigest) {
+        if let (current, sum) = running {
+            if current == bundle {
+                running = (current, sum + bytes)
+                return
+            }
+            allocated[current, default: 0] += sum
+        }
+        running = (bundle, bytes)
     }
 
     /// The rules `readManifest` applies to each entry, and the order the stream adds.
@@ -102,6 +117,7 @@ struct StreamedManifest {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
         }
+        if let (bundle, bytes) = running { allocated[bundle, default: 0] += bytes; running = nil }
         let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
         return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }

@@ -14,7 +14,7 @@ enum VerifyCommand {
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report = FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
-            : try ImageVerifier.verifyPacked(path, trusted: trusted)
+            : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
         if terminal.json {
             for problem in report.problems {
                 terminal.event(["event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])

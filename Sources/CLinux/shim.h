@@ -1,0 +1,11 @@
+// Linux calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not
+// set; typed wrappers over syscall(2), whose variadic signature Swift cannot call.
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+// getdents64(2): a directory's entries (struct linux_dirent64) read into the caller's buffer,
+// without a DIR stream (whose fdopendir costs an fstat and two fcntl per directory).
+static inline ssize_t mp_getdents64(int fd, void *buffer, size_t count) {
+    return (ssize_t)syscall(SYS_getdents64, fd, buffer, count);
+}
