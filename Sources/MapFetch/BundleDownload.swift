@@ -55,7 +55,14 @@ struct BundleDownload: Sendable {
         }
     }
 
+    /// Runs file work off the cooperative pool, on a `BlockingPool` thread, when it may block for
+    /// long (a durable cache's fsyncs); a build's cache does only quick opens and renames, which run
+    /// in place: two thread hops per bundle cost more than the calls themselves.
     private func blocking(_ body: @escaping @Sendable () throws(FileError) -> Void, attempts: Int = 0) async throws(FetchError) {
+        if !cache.durable {
+            do throws(FileError) { try body() } catch { throw self.error(.local(error), attempts: attempts) }
+            return
+        }
         let result = await BlockingPool.value { () -> FileError? in
             do throws(FileError) { try body(); return nil } catch { return error }
         }

@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import Synchronization
 
 /// What a build reports while it works.
 package enum BuildEvent: Sendable {
@@ -272,52 +273,74 @@ package struct ImageBuilder: Sendable {
 
     /// Downloads and unpacks as one pipeline: each bundle is unpacked as soon as it is verified
     /// (or found in the cache), while the other downloads continue, so the network and both
-    /// cores stay busy. The first failure cancels the rest.
+    /// cores stay busy. The first failure stops the rest.
+    ///
+    /// Fetch events put ready bundles straight into a queue that `width` worker threads drain one
+    /// bundle after another: no task hop per bundle, so the workers never wait on the scheduler.
     private func fetchAndUnpack(_ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
                                 spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
         let blockSize = plan.recipe.blockSize
         let folders = FolderCache()
-        // Each ready bundle, and whether this run just downloaded and verified it (else it was cached
-        // before and its bytes are checked again while they are unpacked).
-        let (ready, readyInput) = AsyncStream<(digest: BundleDigest, fresh: Bool)>.makeStream()
-        let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let cache = options.cache
+        // Positions, not copies: a planned bundle carries its whole catalog record.
+        let indexByDigest = Dictionary(bundles.indices.map { (bundles[$0].digest, $0) }, uniquingKeysWith: { first, _ in first })
+        // Each ready bundle (by position), and whether this run just downloaded and verified it (else
+        // it was cached before and its bytes are checked again while they are unpacked).
+        let ready = BlockingQueue<(index: Int, fresh: Bool)>()
+        let state = PipelineState(capacity: bundles.count)
+        @Sendable func enqueue(_ digest: BundleDigest, fresh: Bool) {
+            guard let index = indexByDigest[digest], state.start(digest) else { return }
+            ready.push((index, fresh))
+        }
+        let fetcher = BundleFetcher(cache: options.cache, jobs: options.jobs)
         let remote = options.remoteCache
         let fetch = Task { () throws -> [BundleDigest: String] in
-            defer { readyInput.finish() }
             do throws(FetchError) {
-                return try await fetcher.fetch(requests, remote: remote, events: { event in
+                let paths = try await fetcher.fetch(requests, remote: remote, events: { event in
                     events(.fetch(event))
                     switch event {
-                    case .verified(let digest, _): readyInput.yield((digest, true))
-                    case .alreadyCached(let digest, _): readyInput.yield((digest, false))
+                    case .verified(let digest, _): enqueue(digest, fresh: true)
+                    case .alreadyCached(let digest, _): enqueue(digest, fresh: false)
                     default: break
                     }
                 }, remoteEvents: { events(.remote($0)) })
-            } catch { throw BuildError.fetch(error) }
+                ready.close()
+                return paths
+            } catch {
+                ready.close(discarding: true)
+                throw BuildError.fetch(error)
+            }
         }
-        // Positions, not copies: a planned bundle carries its whole catalog record.
-        let indexByDigest = Dictionary(bundles.indices.map { (bundles[$0].digest, $0) }, uniquingKeysWith: { first, _ in first })
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
-        var results: [BundleDigest: UnpackedBundle] = [:]
-        results.reserveCapacity(bundles.count)
         do {
-            // The fetch runs in its own task; cancelling the build must reach it too.
+            // The fetch runs in its own task; cancelling the build must reach it and the workers too.
             try await withTaskCancellationHandler {
-                try await withThrowingTaskGroup(of: UnpackedBundle.self) { group in
-                    var started = Set<BundleDigest>()
-                    var inFlight = 0
-                    for await (digest, fresh) in ready {
-                        guard let index = indexByDigest[digest], started.insert(digest).inserted else { continue }
-                        let bundle = bundles[index]
-                        if inFlight >= width, let done = try await group.next() { results[done.digest] = done; inFlight -= 1 }
-                        group.addTask { try await BlockingPool.run { try ImageBuilder.unpack(bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
-                                                                                        blockSize: blockSize, spill: spill, folders: folders, events: events) } }
-                        inFlight += 1
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<width {
+                        group.addTask {
+                            try await BlockingPool.run {
+                                while let (index, fresh) = ready.pop() {
+                                    let bundle = bundles[index]
+                                    do {
+                                        let done = try ImageBuilder.unpack(bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
+                                                                           blockSize: blockSize, spill: spill, folders: folders, events: events)
+                                        state.finished(done)
+                                    } catch {
+                                        state.failed(error)
+                                        ready.close(discarding: true)
+                                        fetch.cancel()
+                                    }
+                                }
+                            }
+                        }
                     }
-                    while let done = try await group.next() { results[done.digest] = done }
+                    try await group.waitForAll()
                 }
-            } onCancel: { fetch.cancel() }
+            } onCancel: {
+                fetch.cancel()
+                ready.close(discarding: true)
+            }
+            if let failure = state.failure { throw failure }
             try Task.checkCancellation()
         } catch {
             fetch.cancel()
@@ -325,11 +348,32 @@ package struct ImageBuilder: Sendable {
             throw error
         }
         _ = try await fetch.value
+        let results = state.takeResults()
         for bundle in bundles where results[bundle.digest] == nil {
             // Reported neither verified nor cached: the fetcher must have failed, which `fetch.value` threw.
             throw BuildError.output("bundle \(bundle.digest) was not fetched")
         }
         return results
+    }
+
+    /// What the unpacking workers share: bundles started, results, the first failure.
+    private final class PipelineState: Sendable {
+        private let started = Mutex(Set<BundleDigest>())
+        private let outcome = Mutex<(results: [BundleDigest: UnpackedBundle], failure: (any Error)?)>(([:], nil))
+
+        init(capacity: Int) { outcome.withLock { $0.results.reserveCapacity(capacity) } }
+
+        /// True the first time `digest` is seen.
+        func start(_ digest: BundleDigest) -> Bool { started.withLock { $0.insert(digest).inserted } }
+        func finished(_ bundle: UnpackedBundle) { outcome.withLock { $0.results[bundle.digest] = bundle } }
+        func failed(_ error: any Error) { outcome.withLock { if $0.failure == nil { $0.failure = error } } }
+        var failure: (any Error)? { outcome.withLock { $0.failure } }
+        func takeResults() -> [BundleDigest: UnpackedBundle] {
+            outcome.withLock { state in
+                defer { state.results = [:] }
+                return state.results
+            }
+        }
     }
 
     /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder); with
