@@ -44,12 +44,18 @@ package struct BundleFetcher: Sendable {
         }
         if wanted.isEmpty { return paths }
 
-        let engine = CurlMulti(connectionsPerHost: jobs)
-        defer { engine.shutdown() }
+        // Each transfer thread also writes and hashes what it receives; with many bundles and
+        // several cores, two threads keep one from being the pipeline's bottleneck.
+        let engineCount = wanted.count >= 64 && jobs >= 4 && ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1
+        let engines = (0..<engineCount).map { index in CurlMulti(connectionsPerHost: (jobs + engineCount - 1 - index) / engineCount) }
+        defer { for engine in engines { engine.shutdown() } }
         let failure = await withTaskGroup(of: Result<BundleDigest, FetchError>.self) { group -> FetchError? in
             var queue = wanted.makeIterator()
+            var started = 0
             func startNext() {
                 guard let request = queue.next() else { return }
+                let engine = engines[started % engines.count]
+                started += 1
                 let download = BundleDownload(request: request, cache: cache, policy: policy, trustedCertificates: trustedCertificates, engine: engine, events: events)
                 group.addTask {
                     do throws(FetchError) { try await download.run(); return .success(request.digest) } catch { return .failure(error) }
