@@ -103,6 +103,18 @@ final class ServedWorld: @unchecked Sendable {
         #expect(try world.same("out", "reference"))
     }
 
+    @Test func unreachableCatalogIsFailedWorkNamingTheURL() throws {
+        let world = try ServedWorld()
+        // A port nothing listens on any more: the server that had it is stopped.
+        let server = try NginxServer(root: world.published)
+        let url = server.baseURL.appendingPathComponent("catalog.json").absoluteString
+        server.stop()
+        let result = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(url), "\(result.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func interruptStopsCleanlyKeepingPartials(_ number: Int32) throws {
         // Slow enough that a loaded machine still sees the build mid-download when the signal comes.

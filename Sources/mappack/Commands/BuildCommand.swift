@@ -26,10 +26,14 @@ enum BuildCommand {
         let started = Date()
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
-        if arguments.option("shard") == nil, !options.force,
-           let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: try CatalogSource.prefetch(recipe.catalogURL), options: options) {
-            print(report, started: started, terminal: terminal)
-            return 0
+        if arguments.option("shard") == nil, !options.force {
+            // Failing to read the catalog is reported as planning would (an unreachable server is failed work, exit 1).
+            let catalogBytes: Data
+            do { catalogBytes = try CatalogSource.prefetch(recipe.catalogURL) } catch { throw PlanError.catalog(error) }
+            if let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
+                announce(report, started: started, terminal: terminal)
+                return 0
+            }
         }
         let plan = try BuildPlan.make(recipe: recipe, cache: cache, keepCatalogBytes: arguments.option("shard") != nil)
         // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
@@ -87,12 +91,12 @@ enum BuildCommand {
             throw error
         }
         terminal.finishProgress()
-        print(report, started: started, terminal: terminal)
+        announce(report, started: started, terminal: terminal)
         return 0
     }
 
     /// The closing line (or `done` event) of a build.
-    static func print(_ report: BuildReport, started: Date, terminal: Terminal) {
+    static func announce(_ report: BuildReport, started: Date, terminal: Terminal) {
         if terminal.json {
             terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
                             "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
