@@ -25,7 +25,6 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     let metaPath: String
     private let events: @Sendable (FetchEvent) -> Void
     private let progressInterval: Double
-    private let durable: Bool
     private let cache: DownloadCache
     /// False while this object knows no validator file was left or written (saves an unlink per bundle).
     private var metaMayExist = false
@@ -49,7 +48,6 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         self.metaPath = cache.partialMetaPath(for: request.digest)
         self.events = events
         self.progressInterval = progressInterval
-        self.durable = cache.durable
         self.cache = cache
     }
 
@@ -110,7 +108,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
 
     /// Deletes the validator file, if there may be one.
     func removeMeta() {
-        guard metaMayExist || durable else { return }
+        guard metaMayExist || cache.durable else { return }
         try? FileSystem.removeFile(metaPath)
         metaMayExist = false
     }
@@ -182,7 +180,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         if let etag = headers["etag"], etag.hasPrefix("\"") { chosen = etag } else if let date = headers["last-modified"] { chosen = date }
         validator = chosen
         guard let chosen else { removeMeta(); return }
-        if durable {
+        if cache.durable {
             try? FileSystem.writeAtomically(Data(chosen.utf8), to: metaPath)
             metaMayExist = true
         } else if request.size >= Self.resumableSize {

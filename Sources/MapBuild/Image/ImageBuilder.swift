@@ -386,10 +386,9 @@ package struct ImageBuilder: Sendable {
         try FileSystem.makeDirectories(destination)
         let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
         let archive = cache.path(for: bundle.digest)
+        let files: [ExtractedFile]
         do throws(ArchiveError) {
-            let files = try extractor.extract(archive: archive, into: destination, expectedDigest: recheck ? bundle.digest.hex : nil, folders: folders)
-            events(.unpacked(bundle.digest, files: files.count))
-            do { return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill) } catch { throw ArchiveError.io(error) }
+            files = try extractor.extract(archive: archive, into: destination, expectedDigest: recheck ? bundle.digest.hex : nil, folders: folders)
         } catch {
             if case .digestMismatch = error {
                 try? cache.evict(bundle.digest)
@@ -400,6 +399,9 @@ package struct ImageBuilder: Sendable {
             }
             throw BuildError.bundleRejected(bundle: bundle.digest, regions: bundle.regions, reason: error)
         }
+        events(.unpacked(bundle.digest, files: files.count))
+        // A failure to record the list (the staging disk) is the build's, not the bundle's.
+        return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill)
     }
 
     /// Swaps `target` for `replacement` so readers see the old or the new one, never a mix.

@@ -11,8 +11,8 @@ import MapIO
 struct ManifestFileList {
     /// Store bundles in the order their files are written.
     private let bundles: [UnpackedBundle]
-    /// False when the lists must be merged in memory.
-    private let streamable: Bool
+    /// The whole list sorted in memory, when the bundles' lists cannot simply follow each other.
+    private var merged: [ImageFile]?
     /// Files in the image.
     let count: Int
 
@@ -28,9 +28,8 @@ struct ManifestFileList {
             disjoint = a.lastPath!.utf8.lexicographicallyPrecedes(b.firstPath!.utf8)
         }
         bundles = ordered
-        streamable = disjoint
         count = ordered.reduce(0) { $0 + $1.fileCount }
-        if !streamable { _ = try mergedInMemory() }
+        if !disjoint { merged = try mergedInMemory() }
     }
 
     /// Every file, sorted, with duplicates across bundles rejected (the interleaved case).
@@ -61,7 +60,7 @@ struct ManifestFileList {
         skeleton.regions = []
         let bytes = try CanonicalJSON.encode(skeleton)
         let idField = ImageManifest.idField("")
-        guard streamable,
+        guard merged == nil,
               let bundlesAt = bytes.range(of: Data("\"bundles\":[]".utf8)),
               let filesAt = bytes.range(of: Data("\"files\":[]".utf8)),
               let idAt = bytes.range(of: idField),
@@ -69,7 +68,7 @@ struct ManifestFileList {
               bundlesAt.upperBound <= filesAt.lowerBound, filesAt.upperBound <= idAt.lowerBound,
               idAt.upperBound <= regionsAt.lowerBound else {
             var manifest = shell
-            manifest.files = try mergedInMemory()
+            manifest.files = try merged ?? mergedInMemory()
             let (id, bytes) = try manifest.sealed(hash: SHA256.hex)
             try FileSystem.writeAtomically(bytes, to: path)
             return id

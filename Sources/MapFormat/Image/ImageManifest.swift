@@ -124,14 +124,6 @@ public struct ImageManifest: Codable, Sendable, Equatable {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// `part` (the `after` of `shellAroundFiles()`) with the empty id replaced by `id`.
-    public static func settingID(_ id: String, in part: Data) -> Data {
-        guard let range = part.range(of: idField("")) else { return part }
-        var bytes = part
-        bytes.replaceSubrange(range, with: idField(id))
-        return bytes
-    }
-
     /// The bytes the id was computed from, recovered from `manifest.json`'s own bytes by
     /// blanking the id (no re-encoding); nil when the file does not hold the id field as written.
     public static func bytesForID(fromFile data: Data, imageID: String) -> Data? {

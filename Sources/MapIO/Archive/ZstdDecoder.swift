@@ -13,6 +13,7 @@ package final class ZstdDecoder {
     private let windowLogMax: Int32
     /// SHA-256 of every compressed byte read from the file, when asked for.
     private let hasher: SHA256?
+    private var digest: String?
     /// Compressed bytes consumed so far.
     package private(set) var compressedBytesRead: Int64 = 0
 
@@ -94,9 +95,10 @@ package final class ZstdDecoder {
     }
 
     /// Reads (without decoding) and hashes whatever the decoder has not read of the file yet, and
-    /// returns the hex SHA-256 of the whole file; nil when not hashing. Call once, at the end.
+    /// returns the hex SHA-256 of the whole file; nil when not hashing. Later calls give the same value.
     package func finishDigest() throws(ArchiveError) -> String? {
         guard let hasher else { return nil }
+        if let digest { return digest }
         while !sourceDone {
             do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
             inputPosition = inputFilled
@@ -104,7 +106,8 @@ package final class ZstdDecoder {
             if inputFilled == 0 { sourceDone = true }
             hasher.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
         }
-        return hasher.finalizeHex()
+        digest = hasher.finalizeHex()
+        return digest
     }
 
     private func check(_ code: Int) throws(ArchiveError) {
