@@ -24,7 +24,9 @@ struct UnpackedBundle: Sendable {
         case spilled(FileRecordSpill, FileRecordSpill.Records)
     }
 
-    /// Summarises `files` (any order) and keeps them in `spill` when given, else in memory.
+    /// Summarises `files` (any order) and keeps them in `spill` when given, else in memory. With a
+    /// spill, the bundle's entries of the manifest's file list are encoded here too (on the
+    /// unpacking thread, while other bundles still download) and kept beside the records.
     init(digest: BundleDigest, files: [ExtractedFile], blockSize: Int64, spill: FileRecordSpill?) throws(FileError) {
         var sorted = files
         if !sorted.isSorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
@@ -37,7 +39,17 @@ struct UnpackedBundle: Sendable {
         firstPath = sorted.first?.path
         lastPath = sorted.last?.path
         needsEscaping = sorted.contains { ImageManifest.pathNeedsEscaping($0.path) }
-        if let spill { storage = .spilled(spill, try spill.append(sorted)) } else { storage = .memory(sorted) }
+        guard let spill else { storage = .memory(sorted); return }
+        var entries: [UInt8] = []
+        if !needsEscaping {
+            let bundleText = digest.description
+            entries.reserveCapacity(sorted.reduce(0) { $0 + $1.path.utf8.count + 180 })
+            for (index, file) in sorted.enumerated() {
+                ImageManifest.appendFileEntry(path: file.path, size: file.size, sha256: file.sha256, bundleText: bundleText,
+                                              first: index == 0, to: &entries)
+            }
+        }
+        storage = .spilled(spill, try spill.append(sorted, manifestEntries: needsEscaping ? nil : entries))
     }
 
     /// The files, sorted by path (bytewise).
@@ -46,6 +58,14 @@ struct UnpackedBundle: Sendable {
         case .memory(let files): files
         case .spilled(let spill, let records): try spill.read(records)
         }
+    }
+
+    /// This bundle's entries of the manifest's file list, comma-separated, as encoded when it was
+    /// spilled (see `ImageManifest.appendFileEntry`); nil when they were not (kept in memory, or a
+    /// path needs escaping).
+    func manifestEntries() throws(FileError) -> [UInt8]? {
+        guard case .spilled(let spill, let records) = storage, records.entriesLength != nil else { return nil }
+        return try spill.readEntries(records)
     }
 }
 
@@ -63,6 +83,8 @@ final class FileRecordSpill: Sendable {
         let offset: Int64
         let length: Int
         let count: Int
+        /// Bytes of encoded manifest entries right after the records, if any were given.
+        let entriesLength: Int?
     }
 
     let path: String
@@ -78,10 +100,10 @@ final class FileRecordSpill: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Appends `files`' records; safe from several threads at once.
-    func append(_ files: [ExtractedFile]) throws(FileError) -> Records {
+    /// Appends `files`' records, followed by `manifestEntries` when given; safe from several threads at once.
+    func append(_ files: [ExtractedFile], manifestEntries: [UInt8]? = nil) throws(FileError) -> Records {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(files.reduce(0) { $0 + $1.path.utf8.count + 76 })
+        bytes.reserveCapacity(files.reduce(0) { $0 + $1.path.utf8.count + 76 } + (manifestEntries?.count ?? 0))
         for file in files {
             let count = UInt32(file.path.utf8.count)
             withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
@@ -89,6 +111,8 @@ final class FileRecordSpill: Sendable {
             withUnsafeBytes(of: file.size.littleEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: file.sha256.utf8)
         }
+        let recordsLength = bytes.count
+        if let manifestEntries { bytes.append(contentsOf: manifestEntries) }
         let offset = end.withLock { end in
             let start = end
             end += Int64(bytes.count)
@@ -98,16 +122,20 @@ final class FileRecordSpill: Sendable {
             do throws(FileError) { try FileSystem.writeAll(raw, to: descriptor, at: offset, path: path); return nil } catch { return error }
         }
         if let failure { throw failure }
-        return Records(offset: offset, length: bytes.count, count: files.count)
+        return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
     }
 
-    /// The files of one `append`, in the order given.
-    func read(_ records: Records) throws(FileError) -> [ExtractedFile] {
-        var bytes = [UInt8](repeating: 0, count: records.length)
+    /// The manifest entries stored with `records` (empty when none were).
+    func readEntries(_ records: Records) throws(FileError) -> [UInt8] {
+        try bytes(at: records.offset + Int64(records.length), count: records.entriesLength ?? 0)
+    }
+
+    private func bytes(at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
         let failure = bytes.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
             var done = 0
             while done < raw.count {
-                let n = pread(descriptor, raw.baseAddress! + done, raw.count - done, off_t(records.offset) + off_t(done))
+                let n = pread(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return FileError("read", path, code: n == 0 ? EIO : errno) }
                 done += n
@@ -115,6 +143,12 @@ final class FileRecordSpill: Sendable {
             return nil
         }
         if let failure { throw failure }
+        return bytes
+    }
+
+    /// The files of one `append`, in the order given.
+    func read(_ records: Records) throws(FileError) -> [ExtractedFile] {
+        let bytes = try bytes(at: records.offset, count: records.length)
         var files: [ExtractedFile] = []
         files.reserveCapacity(records.count)
         var at = 0

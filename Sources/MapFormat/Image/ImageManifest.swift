@@ -112,9 +112,16 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     /// Appends one file entry as JSONEncoder writes it (keys sorted), preceded by a comma unless
     /// `first`. The path must not need escaping (`pathNeedsEscaping`).
     public static func appendFileEntry(path: String, size: Int64, sha256: String, bundle: BundleDigest, first: Bool, to out: inout Data) {
+        appendFileEntry(path: path, size: size, sha256: sha256, bundleText: bundle.description, first: first, to: &out)
+    }
+
+    /// `appendFileEntry` with the bundle's `sha256:…` text made once for many entries, into any byte buffer.
+    @inlinable
+    public static func appendFileEntry<Bytes: RangeReplaceableCollection>(path: String, size: Int64, sha256: String, bundleText: String,
+                                                                          first: Bool, to out: inout Bytes) where Bytes.Element == UInt8 {
         if !first { out.append(UInt8(ascii: ",")) }
         out.append(contentsOf: "{\"bundle\":\"".utf8)
-        out.append(contentsOf: bundle.description.utf8)
+        out.append(contentsOf: bundleText.utf8)
         out.append(contentsOf: "\",\"path\":\"".utf8)
         out.append(contentsOf: path.utf8)
         out.append(contentsOf: "\",\"sha256\":\"".utf8)

@@ -65,4 +65,30 @@ package final class BlockingPool: @unchecked Sendable {
             shared.submit { continuation.resume(returning: body()) }
         }
     }
+
+    /// Starts `body` on a pool thread and returns at once; `PendingResult.value()` waits for it.
+    /// For synchronous code that has a second, independent piece of work to overlap with its own.
+    package static func start<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> PendingResult<T> {
+        let pending = PendingResult<T>()
+        shared.submit { pending.deliver(Result { try body() }) }
+        return pending
+    }
+}
+
+/// The result of `BlockingPool.start`, delivered once by the pool thread.
+package final class PendingResult<T: Sendable>: Sendable {
+    private let channel = BlockingQueue<Result<T, any Error>>()
+
+    fileprivate init() {}
+
+    fileprivate func deliver(_ result: Result<T, any Error>) {
+        channel.push(result)
+        channel.close()
+    }
+
+    /// Waits for the result. Call once: a second call throws `CancellationError`.
+    package func value() throws -> T {
+        guard let result = channel.pop() else { throw CancellationError() }
+        return try result.get()
+    }
 }
