@@ -88,6 +88,10 @@ CASES = {
     "normalization": lambda: zstd(tar_bytes([file(unicodedata.normalize("NFC", "caf\u00e9")), file(unicodedata.normalize("NFD", "caf\u00e9"))])),
     "invalid_utf8": lambda: zstd(tar_bytes([file("bad\udcff.txt")], fmt=tarfile.GNU_FORMAT)),
     "under_file": lambda: zstd(tar_bytes([file("a"), file("a/b")])),
+    # Entries in a folder already checked take a shortcut past the folders above; these must still be caught.
+    "under_file_deep": lambda: zstd(tar_bytes([(info("r/", kind=tarfile.DIRTYPE), None), file("r/x/1"), file("r/x/f"), file("r/x/f/g")])),
+    "file_over_folder": lambda: zstd(tar_bytes([file("r/x/1"), file("r/x/2"), file("r/x")])),
+    "case_deep": lambda: zstd(tar_bytes([file("r/sub/Readme"), file("r/sub/x"), file("R/sub/y"), file("r/Sub/README")])),
     "setuid": lambda: zstd(tar_bytes([(info("tool", 4, mode=0o4755), b"exec")])),
     "bomb": lambda: zstd(tar_bytes([(info("zeros.bin", 256 << 20), bytes(256 << 20))]), "-19"),
     "million": lambda: zstd(million_entries(), "-1"),

@@ -69,12 +69,15 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// The lower-case hex SHA-256, without the `sha256:` prefix.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 64)
-        for (index, word) in [w0, w1, w2, w3].enumerated() {
-            for nibble in 0..<16 { out[index * 16 + nibble] = digits[Int(word >> UInt64(60 - nibble * 4) & 15)] }
+        String(unsafeUninitializedCapacity: 64) { out in
+            for (index, word) in [w0, w1, w2, w3].enumerated() {
+                for nibble in 0..<16 {
+                    let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - nibble * 4)) & 15
+                    out[index * 16 + nibble] = value < 10 ? 48 + value : 87 + value
+                }
+            }
+            return 64
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     public init(from decoder: any Decoder) throws {

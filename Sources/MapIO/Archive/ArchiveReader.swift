@@ -9,12 +9,10 @@ package struct ArchiveEntry: Sendable {
         case regular, directory, symlink, hardlink
         case other(String)
     }
-    /// The raw name bytes.
-    package let nameBytes: [UInt8]
     /// The name, or nil when it is not valid UTF-8.
-    package var name: String? { String(validating: nameBytes, as: UTF8.self) }
+    package let name: String?
     /// The name with invalid bytes replaced, for messages.
-    package var printableName: String { String(decoding: nameBytes, as: UTF8.self) }
+    package let printableName: String
     package let kind: Kind
     /// Declared size in bytes.
     package let size: Int64
@@ -76,11 +74,12 @@ package final class ArchiveReader {
         let code = archive_read_next_header(archive, &entry)
         if code == ARCHIVE_EOF { return nil }
         guard code == ARCHIVE_OK || code == ARCHIVE_WARN, let entry else { throw failure() }
-        let name: [UInt8]
+        var name: String? = ""
+        var printableName = ""
         if let raw = archive_entry_pathname(entry) {
-            name = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
-        } else {
-            name = []
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            name = String(validating: bytes, as: UTF8.self)
+            printableName = name ?? String(decoding: bytes, as: UTF8.self)
         }
         let kind: ArchiveEntry.Kind
         if archive_entry_hardlink(entry) != nil {
@@ -97,7 +96,7 @@ package final class ArchiveReader {
             default: kind = .other("file of unknown type")
             }
         }
-        return ArchiveEntry(nameBytes: name, kind: kind, size: archive_entry_size(entry))
+        return ArchiveEntry(name: name, printableName: printableName, kind: kind, size: archive_entry_size(entry))
     }
 
     /// Reads the current entry's data into `buffer` (`archive_read_data`); 0 at its end.

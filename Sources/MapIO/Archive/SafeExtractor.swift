@@ -33,12 +33,21 @@ package struct SafeExtractor {
         var folded: [String: String] = [:]
         var files = Set<String>()
         var entries = 0
+        /// The folder of the last entry admitted: it and every folder above it have been checked and
+        /// recorded, and none can become a file later (that entry would collide), so an entry in the
+        /// same folder or below it checks only the folders past this one.
+        var lastFolder = ""
 
-        /// `text` lower-cased; ASCII (nearly every path) without Unicode tables.
-        private static func fold(_ text: Substring) -> String {
-            var ascii = true
-            for byte in text.utf8 where byte >= 0x80 { ascii = false; break }
+        /// `text` lower-cased; ASCII (nearly every path) without Unicode tables, and without a copy
+        /// when it has no upper-case letter.
+        private static func fold(_ text: String) -> String {
+            var ascii = true, upper = false
+            for byte in text.utf8 {
+                if byte >= 0x80 { ascii = false; break }
+                if byte >= 0x41 && byte <= 0x5A { upper = true }
+            }
             guard ascii else { return text.lowercased() }
+            guard upper else { return text }
             return String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
                 var count = 0
                 for byte in text.utf8 {
@@ -53,7 +62,7 @@ package struct SafeExtractor {
         mutating func admit(_ path: String, isFile: Bool, limit: Int) throws(ArchiveError) {
             entries += 1
             if entries > limit { throw .tooManyEntries(limit: limit) }
-            let key = PathLedger.fold(path[...])
+            let key = PathLedger.fold(path)
             if let earlier = folded[key] {
                 if earlier.utf8.elementsEqual(path.utf8) {
                     // A folder listed twice is harmless; anything else repeated is not.
@@ -62,48 +71,86 @@ package struct SafeExtractor {
                 }
                 throw .collidingPath(entry: path, earlier: earlier)
             }
-            // Every folder above the entry: none may be a file, and each is recorded (first spelling wins).
-            var index = path.utf8.startIndex
-            while let slash = path.utf8[index...].firstIndex(of: UInt8(ascii: "/")) {
-                let prefix = path[..<slash]
-                index = path.utf8.index(after: slash)
-                if !files.isEmpty, files.contains(String(prefix)) { throw .underFile(entry: path, file: String(prefix)) }
+            // Every folder above the entry not checked yet: none may be a file, and each is recorded
+            // (first spelling wins).
+            let bytes = path.utf8
+            var index = bytes.index(bytes.startIndex, offsetBy: PathLedger.checkedPrefix(of: path, below: lastFolder))
+            var folderEnd = bytes.startIndex
+            while let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) {
+                let prefix = String(path[..<slash])
+                index = bytes.index(after: slash)
+                folderEnd = slash
+                if !files.isEmpty, files.contains(prefix) { throw .underFile(entry: path, file: prefix) }
                 let foldedPrefix = PathLedger.fold(prefix)
-                if folded[foldedPrefix] == nil { folded[foldedPrefix] = String(prefix) }
+                if folded[foldedPrefix] == nil { folded[foldedPrefix] = prefix }
             }
             folded[key] = path
-            if isFile { files.insert(path) }
+            if isFile {
+                files.insert(path)
+                if folderEnd != bytes.startIndex || lastFolder.isEmpty { lastFolder = String(path[..<folderEnd]) }
+            } else {
+                lastFolder = path
+            }
+        }
+
+        /// How many leading bytes of `path` name folders at or above `folder` (a checked folder):
+        /// the length of their common part up to a `/` of `path`, or 0.
+        private static func checkedPrefix(of path: String, below folder: String) -> Int {
+            guard !folder.isEmpty else { return 0 }
+            var common = 0, boundary = 0
+            var p = path.utf8.makeIterator(), f = folder.utf8.makeIterator()
+            while true {
+                guard let a = p.next() else { return boundary }
+                guard let b = f.next() else { return a == UInt8(ascii: "/") ? common + 1 : boundary }
+                if a != b { return boundary }
+                common += 1
+                if a == UInt8(ascii: "/") { boundary = common }
+            }
         }
     }
-
     /// Checks an entry name and returns it without a trailing slash. Works on the name's bytes:
     /// every rule is about ASCII characters (`/`, `.`, NUL, `\\`).
     package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
-        guard let name = entry.name else { throw .invalidName(entry: entry.printableName) }
-        let bytes = entry.nameBytes
+        guard var name = entry.name else { throw .invalidName(entry: entry.printableName) }
+        let checked: Result<String?, PathRule> = name.withUTF8 { bytes in
+            SafeExtractor.check(bytes).map { range in
+                range.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+        }
+        switch checked {
+        case .failure(let rule): throw .unsafePath(entry: name, reason: rule.rawValue)
+        case .success(let trimmed): return trimmed ?? name
+        }
+    }
+
+    /// A rule an entry name breaks.
+    private enum PathRule: String, Error {
+        case absolute = "absolute paths are not allowed"
+        case empty = "empty path"
+        case forbiddenByte = "NUL or backslash in path"
+        case climbs = "'..' climbs out of the destination"
+        case emptyComponent = "empty or '.' path component"
+        case tooLong = "path longer than 1024 bytes"
+    }
+
+    /// The part of `bytes` that is the path (without a leading `./` and trailing slashes), or the rule broken.
+    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, PathRule> {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
         var start = 0, end = bytes.count
         if end >= 2 && bytes[0] == dot && bytes[1] == slash { start = 2 }
         while end > start && bytes[end - 1] == slash { end -= 1 }
-        if bytes.first == slash { throw .unsafePath(entry: name, reason: "absolute paths are not allowed") }
-        if end == start { throw .unsafePath(entry: name, reason: "empty path") }
-        for byte in bytes[start..<end] where byte == 0 || byte == UInt8(ascii: "\\") {
-            throw .unsafePath(entry: name, reason: "NUL or backslash in path")
-        }
+        if bytes.first == slash { return .failure(.absolute) }
+        if end == start { return .failure(.empty) }
+        for byte in bytes[start..<end] where byte == 0 || byte == UInt8(ascii: "\\") { return .failure(.forbiddenByte) }
         var componentStart = start
         for i in start...end where i == end || bytes[i] == slash {
             let length = i - componentStart
-            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
-                throw .unsafePath(entry: name, reason: "'..' climbs out of the destination")
-            }
-            if length == 0 || (length == 1 && bytes[componentStart] == dot) {
-                throw .unsafePath(entry: name, reason: "empty or '.' path component")
-            }
+            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot { return .failure(.climbs) }
+            if length == 0 || (length == 1 && bytes[componentStart] == dot) { return .failure(.emptyComponent) }
             componentStart = i + 1
         }
-        if end - start > 1024 { throw .unsafePath(entry: name, reason: "path longer than 1024 bytes") }
-        if start == 0 && end == bytes.count { return name }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        if end - start > 1024 { return .failure(.tooLong) }
+        return .success(start..<end)
     }
 
     /// Lists and hashes every regular file of the archive without writing anything, applying the same rules.
@@ -132,14 +179,22 @@ package struct SafeExtractor {
             }
             throw error
         }
+        // Files and folders are made relative to the destination's descriptor: no long absolute
+        // path is built, or walked by the kernel, per entry.
+        var target: Target?
+        if let destination {
+            let descriptor = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if descriptor < 0 { throw .io(FileError("open", destination)) }
+            target = Target(root: destination, descriptor: descriptor, shared: shared)
+        }
+        defer { if let target { close(target.descriptor) } }
         var ledger = PathLedger()
-        var created: [String] = []
         var results: [ExtractedFile] = []
         var total: Int64 = 0
-        var knownFolders = Set<String>()
         // Bundles are mostly small: a 128 KiB buffer costs no more calls than 1 MiB and stays in the heap.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
         defer { buffer.deallocate() }
+        let hasher = SHA256()
         do throws(ArchiveError) {
             while let entry = try reader.next() {
                 let path = try SafeExtractor.cleanPath(entry)
@@ -153,38 +208,37 @@ package struct SafeExtractor {
                 try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
                 visit(entry, path)
                 if entry.kind == .directory {
-                    if let destination { try makeFolders(destination, path, created: &created, known: &knownFolders, shared: shared) }
+                    try target?.makeFolder(path, for: path)
                     continue
                 }
                 if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
-                var output: WritableFile?
-                if let destination {
-                    let parent = FileSystem.parent(path)
-                    if !parent.isEmpty { try makeFolders(destination, parent, created: &created, known: &knownFolders, shared: shared) }
-                    do { output = try WritableFile(path: destination + "/" + path, exclusive: true) } catch { throw ArchiveError.io(error) }
-                    created.append(destination + "/" + path)
-                }
-                let hasher = SHA256()
+                let output = try target?.create(path)
+                hasher.reset()
                 var size: Int64 = 0
-                while true {
-                    let n = try reader.readData(into: buffer)
-                    if n == 0 { break }
-                    size += Int64(n)
-                    total += Int64(n)
-                    if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
-                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                    hasher.update(chunk)
-                    do { try output?.write(chunk) } catch { throw ArchiveError.io(error) }
+                do throws(ArchiveError) {
+                    while true {
+                        let n = try reader.readData(into: buffer)
+                        if n == 0 { break }
+                        size += Int64(n)
+                        total += Int64(n)
+                        if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
+                        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                        hasher.update(chunk)
+                        if let output, let target { try target.write(chunk, to: output, path: path) }
+                    }
+                } catch {
+                    if let output { Foundation.close(output) }
+                    throw error
                 }
-                do { try output?.close(sync: durable) } catch { throw ArchiveError.io(error) }
+                if let output, let target { try target.finish(output, path: path, sync: durable) }
                 results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalizeHex()))
             }
             if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
                 throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
             }
-            if durable, let destination { try syncFolders(destination, created: created) }
+            if durable, let target { try target.syncFolders() }
         } catch {
-            for path in created.reversed() { try? FileSystem.removeTree(path) }
+            target?.rollBack()
             // Damage anywhere in the file can break the stream before its end: say so rather than blame the archive.
             if let expectedDigest, !error.isDigestMismatch, let actual = try? reader.compressedDigest(), actual != expectedDigest {
                 throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
@@ -194,36 +248,95 @@ package struct SafeExtractor {
         return results.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
-    /// Creates each missing folder along `relative` under `root`, recording the ones it made.
-    private func makeFolders(_ root: String, _ relative: String, created: inout [String], known: inout Set<String>,
-                             shared: FolderCache?) throws(ArchiveError) {
-        // Folders this extraction (or, with `shared`, another one into the same tree) already made or
-        // checked need no syscall again.
-        if known.contains(relative) { return }
-        if let shared, shared.contains(root + "/" + relative) { known.insert(relative); return }
-        var current = root
-        var prefix = ""
-        for component in relative.split(separator: "/") {
-            current += "/" + component
-            prefix += prefix.isEmpty ? String(component) : "/" + component
-            if known.contains(prefix) { continue }
-            defer { known.insert(prefix); shared?.insert(current) }
-            if let shared, shared.contains(current) { continue }
-            if mkdir(current, 0o755) == 0 {
-                created.append(current)
-            } else if errno == EEXIST {
-                // Only a real folder may already be there: never follow a link planted by someone else.
-                guard FileSystem.isDirectory(current) else { throw .underFile(entry: relative, file: String(current.dropFirst(root.count + 1))) }
-            } else {
-                throw .io(FileError("mkdir", current))
+    /// The destination folder of an extraction: its descriptor, the folders known to exist in it,
+    /// and everything created in it (relative paths, in order), for a rollback.
+    private struct Target {
+        let root: String
+        let descriptor: Int32
+        let shared: FolderCache?
+        var created: [String] = []
+        /// Folders this extraction made or checked (relative paths).
+        var known = Set<String>()
+        /// The folder of the last file created, known to exist.
+        var lastFolder = ""
+
+        init(root: String, descriptor: Int32, shared: FolderCache?) {
+            self.root = root; self.descriptor = descriptor; self.shared = shared
+        }
+
+        /// Creates the new file `path` (its folders first), open for writing.
+        mutating func create(_ path: String) throws(ArchiveError) -> Int32 {
+            if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                // Files of one folder come one after another: compare bytes before building a string.
+                let folder = path.utf8[..<slash]
+                if !folder.elementsEqual(lastFolder.utf8) {
+                    let name = String(path[..<slash])
+                    try makeFolder(name, for: path)
+                    lastFolder = name
+                }
+            }
+            let file = openat(descriptor, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if file < 0 { throw .io(FileError("open", root + "/" + path)) }
+            created.append(path)
+            return file
+        }
+
+        func write(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(ArchiveError) {
+            var offset = 0
+            while offset < bytes.count {
+                let n = Foundation.write(file, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw .io(FileError("write", root + "/" + path))
+                }
+                offset += n
             }
         }
-    }
 
-    private func syncFolders(_ root: String, created: [String]) throws(ArchiveError) {
-        var folders = Set([root])
-        for path in created { folders.insert(FileSystem.parent(path)) }
-        do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
+        /// Closes a file written completely, fsyncing it first when `sync`.
+        func finish(_ file: Int32, path: String, sync: Bool) throws(ArchiveError) {
+            if sync && fsync(file) != 0 {
+                let error = FileError("fsync", root + "/" + path)
+                Foundation.close(file)
+                throw .io(error)
+            }
+            if Foundation.close(file) != 0 { throw .io(FileError("close", root + "/" + path)) }
+        }
+
+        /// Makes the folder `relative` and any missing folder above it (for the archive entry
+        /// `entry`), recording the ones it made. Folders this extraction (or, with `shared`, another
+        /// one into the same tree) already made or checked need no syscall again.
+        mutating func makeFolder(_ relative: String, for entry: String) throws(ArchiveError) {
+            if known.contains(relative) { return }
+            let absolute = root + "/" + relative
+            if let shared, shared.contains(absolute) { known.insert(relative); return }
+            if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) { try makeFolder(String(relative[..<slash]), for: entry) }
+            if mkdirat(descriptor, relative, 0o755) == 0 {
+                created.append(relative)
+            } else if errno == EEXIST {
+                // Only a real folder may already be there: never follow a link planted by someone else.
+                var info = stat()
+                guard fstatat(descriptor, relative, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                    throw .underFile(entry: entry, file: relative)
+                }
+            } else {
+                throw .io(FileError("mkdir", absolute))
+            }
+            known.insert(relative)
+            shared?.insert(absolute)
+        }
+
+        /// Removes everything created, newest first.
+        func rollBack() {
+            for path in created.reversed() { try? FileSystem.removeTree(root + "/" + path) }
+        }
+
+        /// fsyncs the root and every folder holding something created.
+        func syncFolders() throws(ArchiveError) {
+            var folders = Set([root])
+            for path in created { folders.insert(FileSystem.parent(root + "/" + path)) }
+            do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
+        }
     }
 }
 

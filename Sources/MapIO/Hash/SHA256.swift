@@ -64,14 +64,20 @@ package final class SHA256 {
 
 /// Lower-case hex encoding.
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
     /// Hex of `bytes`.
     package static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var at = 0
+            for byte in bytes {
+                out[at] = digit(byte >> 4)
+                out[at + 1] = digit(byte & 15)
+                at += 2
+            }
+            return at
+        }
     }
+
+    private static func digit(_ value: UInt8) -> UInt8 { value < 10 ? 48 + value : 87 + value }
     /// Bytes of a hex string, nil when malformed.
     package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
