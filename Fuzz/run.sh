@@ -23,7 +23,8 @@ printf 'name: seed\ncatalog: catalog/catalog.json\nregions:\n  include: [europe/
 .build/debug/mappack build "$WORK/world/seed.yaml" --cache "$WORK/world/cache" --out "$WORK/world/out" >/dev/null
 cp "$WORK/world/out/seed-"*/manifest.json "$WORK/seed/manifest/"
 find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | head -20 | xargs -I{} cp {} "$WORK/seed/extractor/"
-python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good
+python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good \
+  dialect_pax dialect_gnu dialect_ustar dialect_base256 bad_pax pax_sparse
 for target in recipe catalog manifest extractor; do
   cp Fuzz/regressions/$target/* "$WORK/seed/$target/" 2>/dev/null || true
 done

@@ -76,6 +76,60 @@ def window_log_31(raw):
     return frame
 
 
+# --- tar dialects mappack's reader must understand, each with the listing it must give ---------
+
+def dialect_entries(long_name):
+    big = bytes((i * 7919) % 251 for i in range(300_000))    # spans several reader buffers
+    return [(info("d/", kind=tarfile.DIRTYPE), None), file("d/empty", b""), file("d/b512", b"x" * 512),
+            file("d/b513", b"y" * 513), file(long_name, b"long\n"), file("d/big", big), file("d/\u00fcn\u00ef.txt", b"u\n")]
+
+
+LONG = "d/" + "p" * 80 + "/" + "n" * 90     # fits ustar's prefix + name split
+LONGER = "d/" + "n" * 120 + ".bin"          # does not: needs a pax path or a GNU long name
+
+
+def set_field(raw, offset, length, value):
+    # Changes a field of the first header and writes its checksum again.
+    raw[offset:offset + length] = value
+    raw[148:156] = b" " * 8
+    raw[148:156] = b"%06o\0 " % sum(raw[:512])
+
+
+def base256_size():
+    raw = bytearray(tar_bytes([file("d/b256", b"z" * 700)], fmt=tarfile.GNU_FORMAT))
+    set_field(raw, 124, 12, b"\x80" + (700).to_bytes(11, "big"))
+    return bytes(raw)
+
+
+def bad_checksum():
+    raw = bytearray(tar_bytes([file("ok.txt")], fmt=tarfile.USTAR_FORMAT))
+    raw[0] = ord("O")    # name changed, checksum not
+    return bytes(raw)
+
+
+def record(text):
+    # "<length> <text>\n" where the length counts itself.
+    n = len(text) + 2
+    while len(b"%d %s\n" % (n, text)) != n:
+        n += 1
+    return b"%d %s\n" % (n, text)
+
+
+def listing(entries):
+    import hashlib
+    return {name: [len(data), hashlib.sha256(data).hexdigest()] for name, data in entries}
+
+
+DIALECT_FILES = [("d/empty", b""), ("d/b512", b"x" * 512), ("d/b513", b"y" * 513), ("d/big", bytes((i * 7919) % 251 for i in range(300_000))),
+                 ("d/\u00fcn\u00ef.txt", b"u\n")]
+DIALECTS = {
+    "dialect_pax": (lambda: zstd(tar_bytes(dialect_entries(LONGER), fmt=tarfile.PAX_FORMAT)), DIALECT_FILES + [(LONGER, b"long\n")]),
+    "dialect_gnu": (lambda: zstd(tar_bytes(dialect_entries(LONGER), fmt=tarfile.GNU_FORMAT)), DIALECT_FILES + [(LONGER, b"long\n")]),
+    "dialect_ustar": (lambda: zstd(tar_bytes([e for e in dialect_entries(LONG) if not e[0].name.startswith("d/\u00fc")],
+                                             fmt=tarfile.USTAR_FORMAT)), DIALECT_FILES[:-1] + [(LONG, b"long\n")]),
+    "dialect_base256": (lambda: zstd(base256_size()), [("d/b256", b"z" * 700)]),
+}
+
 CASES = {
     "dotdot": lambda: zstd(tar_bytes([file("ok.txt"), file("../evil-dotdot.txt")])),
     "absolute": lambda: zstd(tar_bytes([file("/tmp/mappack-evil-absolute.txt")])),
@@ -97,12 +151,37 @@ CASES = {
     "million": lambda: zstd(million_entries(), "-1"),
     "window31": lambda: window_log_31(tar_bytes([file("ok.txt")])),
     "truncated": lambda: zstd(tar_bytes([file("big.bin", os.urandom(200_000))]))[:-4000],
+    "bad_checksum": lambda: zstd(bad_checksum()),
+    "pax_sparse": lambda: zstd(sparse_archive()),
+    "bad_pax": lambda: zstd(bad_pax_archive()),
+    "type_S": lambda: zstd(tar_bytes([(info("old-sparse", 0, kind=b"S"), None)], fmt=tarfile.GNU_FORMAT)),
     "good": lambda: zstd(tar_bytes([file("regions/x/tiles.db", b"t" * 5000), file("regions/x/empty", b"")])),
 }
 
+def with_pax(records, name, data):
+    # A pax extended header with exactly these records, then the entry it describes (USTAR).
+    body = b"".join(records)
+    return tar_bytes([(info("PaxHeader/" + name, len(body), kind=tarfile.XHDTYPE), body), file(name, data)], fmt=tarfile.USTAR_FORMAT)
+
+
+def sparse_archive():
+    return with_pax([record(b"GNU.sparse.major=1"), record(b"GNU.sparse.minor=0"), record(b"GNU.sparse.name=holes.bin")], "holes.bin", b"data")
+
+
+def bad_pax_archive():
+    return with_pax([b"99 path=x\n"], "f.txt", b"data")
+
+
 if __name__ == "__main__":
+    import json
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
-    for name in sys.argv[2:] or CASES:
+    for name in sys.argv[2:] or list(CASES) + list(DIALECTS):
+        if name in DIALECTS:
+            make, files = DIALECTS[name]
+            with open(os.path.join(out_dir, name + ".json"), "w") as handle:
+                json.dump(listing(files), handle)
+        else:
+            make = CASES[name]
         with open(os.path.join(out_dir, name + ".tar.zst"), "wb") as handle:
-            handle.write(CASES[name]())
+            handle.write(make())

@@ -25,6 +25,10 @@ import Testing
         Case(archive: "under_file_deep") { $0 == .underFile(entry: "r/x/f/g", file: "r/x/f") },
         Case(archive: "file_over_folder") { $0 == .duplicatePath(entry: "r/x") },
         Case(archive: "case_deep") { $0 == .collidingPath(entry: "r/Sub/README", earlier: "r/sub/Readme") },
+        Case(archive: "bad_checksum") { if case .malformed = $0 { true } else { false } },
+        Case(archive: "bad_pax") { if case .malformed = $0 { true } else { false } },
+        Case(archive: "pax_sparse") { $0 == .forbiddenType(entry: "holes.bin", type: "sparse file") },
+        Case(archive: "type_S") { $0 == .forbiddenType(entry: "old-sparse", type: "file of type 'S'") },
         Case(archive: "bomb") { $0 == .tooLarge(entry: "zeros.bin", limit: 1 << 20) },
         Case(archive: "million") { if case .tooManyEntries = $0 { true } else { false } },
         Case(archive: "window31") { $0 == .windowTooLarge(limitLog: 27) },
@@ -53,6 +57,23 @@ import Testing
         #expect(try DirectoryWalker.walk(sandbox.path).map(\.relativePath) == before)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/mappack-evil-absolute.txt"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.join("evil-dotdot.txt")))
+    }
+
+    /// The tar reader understands the dialects writers produce: pax paths, GNU long names, the ustar
+    /// prefix, base-256 sizes; file data that spans its buffers and ends on and off block boundaries.
+    @Test(arguments: ["dialect_pax", "dialect_gnu", "dialect_ustar", "dialect_base256"])
+    func readsEveryTarDialect(_ name: String) throws {
+        let expected = try HostileArchives.listing(name)
+        let folder = TemporaryFolder(name)
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100), durable: false)
+            .extract(archive: HostileArchives.path(name), into: folder.path)
+        #expect(files.count == expected.count && !files.isEmpty)
+        for file in files {
+            let want = try #require(expected[file.path], "unexpected \(file.path)")
+            #expect(file.size == want.size && file.sha256 == want.sha256, "\(file.path)")
+            let written = try Data(contentsOf: URL(fileURLWithPath: folder.join(file.path)))
+            #expect(SHA256.hex(written) == want.sha256, "\(file.path) on disk")
+        }
     }
 
     @Test func setuidBitsAndOwnersAreNeverApplied() throws {

@@ -1,8 +1,8 @@
-import CArchive
 import CZstd
 import Foundation
+import Synchronization
 
-/// One entry of a tar stream as libarchive reports it.
+/// One entry of a tar stream.
 package struct ArchiveEntry: Sendable {
     /// What kind of file system object the entry is.
     package enum Kind: Sendable, Equatable {
@@ -18,91 +18,304 @@ package struct ArchiveEntry: Sendable {
     package let size: Int64
 }
 
-/// Reads a `.tar.zst` stream entry by entry: zstd is decoded here (so the window cap holds)
-/// and libarchive sees only a raw tar (`archive_read_open` with a read callback).
+/// Reads a `.tar.zst` stream entry by entry: zstd is decoded by `ZstdDecoder` (so the window cap
+/// holds) and the tar headers are parsed here, straight from the decoder's output.
+///
+/// A bundle is tens of thousands of small entries, and libarchive's reader allocated several
+/// times per entry and converted every name to wide characters; this reader allocates nothing per
+/// entry beyond the name, and hands out file data where it was decoded (`nextChunk`).
+///
+/// Understood: ustar and V7 headers (checked by their checksum), POSIX pax extended headers
+/// (`path`, `size`; a sparse file is reported as such), GNU long names (`L`) and sizes in base-256.
+/// Global pax headers and GNU long link names are skipped. The stream ends at a zero block.
 package final class ArchiveReader {
-    private let archive: OpaquePointer
-    private let source: Source
-    private var entry: OpaquePointer?
+    private let decoder: ZstdDecoder
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// The decoded bytes not consumed yet: `buffer[start..<end]`.
+    private var start = 0
+    private var end = 0
+    /// Data bytes of the current entry not handed out yet, and the padding after them.
+    private var remaining: Int64 = 0
+    private var padding = 0
+    private var finished = false
+    /// Offset in the tar stream of the header being read, for messages.
+    private var offset: Int64 = 0
 
-    /// Feeds libarchive from the zstd decoder through one reused buffer.
-    private final class Source {
-        let decoder: ZstdDecoder
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZSTD_DStreamOutSize(), alignment: 16)
-        var failure: ArchiveError?
-        init(decoder: ZstdDecoder) { self.decoder = decoder }
-        deinit { buffer.deallocate() }
-    }
+    private static let block = 512
+    private static let bufferSize = 256 << 10
+    /// Caps on metadata held in memory: a pax header and a GNU long name.
+    private static let maxExtendedHeader = 1 << 20
+    private static let maxLongName = 64 << 10
 
     /// Opens the `.tar.zst` at `path`; with `hashing`, `compressedDigest()` gives the file's SHA-256.
+    /// The first block is decoded at once, so a file that is not zstd fails here.
     package init(path: String, windowLogMax: Int32 = 27, hashing: Bool = false) throws(ArchiveError) {
-        source = Source(decoder: try ZstdDecoder(path: path, windowLogMax: windowLogMax, hashing: hashing))
-        archive = archive_read_new()
-        archive_read_support_format_tar(archive)
-        let context = Unmanaged.passUnretained(source).toOpaque()
-        if archive_read_open(archive, context, nil, { _, client, out in
-            let source = Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue()
-            do throws(ArchiveError) {
-                let n = try source.decoder.read(into: source.buffer)
-                out?.pointee = UnsafeRawPointer(source.buffer.baseAddress)
-                return n
-            } catch {
-                source.failure = error
-                return -1
-            }
-        }, nil) != ARCHIVE_OK {
-            // deinit frees the handle: every stored property is set, so a throwing init still runs it.
-            throw source.failure ?? .malformed(String(cString: archive_error_string(archive)))
-        }
+        decoder = try ZstdDecoder(path: path, windowLogMax: windowLogMax, hashing: hashing)
+        buffer = ScratchBuffers.take(ArchiveReader.bufferSize)
+        _ = try fill(atLeast: 1)
     }
 
-    deinit { archive_read_free(archive) }
+    deinit { ScratchBuffers.give(buffer) }
 
     /// Compressed bytes consumed so far.
-    package var compressedBytesRead: Int64 { source.decoder.compressedBytesRead }
+    package var compressedBytesRead: Int64 { decoder.compressedBytesRead }
 
     /// Hex SHA-256 of the whole compressed file (read to its end); nil unless opened with `hashing`.
-    package func compressedDigest() throws(ArchiveError) -> String? { try source.decoder.finishDigest() }
+    package func compressedDigest() throws(ArchiveError) -> String? { try decoder.finishDigest() }
 
-    private func failure() -> ArchiveError {
-        if let failure = source.failure { return failure }
-        return .malformed(archive_error_string(archive).map { String(cString: $0) } ?? "unknown libarchive error")
-    }
-
-    /// The next entry's header (`archive_read_next_header`), or nil at the end.
-    package func next() throws(ArchiveError) -> ArchiveEntry? {
-        let code = archive_read_next_header(archive, &entry)
-        if code == ARCHIVE_EOF { return nil }
-        guard code == ARCHIVE_OK || code == ARCHIVE_WARN, let entry else { throw failure() }
-        var name: String? = ""
-        var printableName = ""
-        if let raw = archive_entry_pathname(entry) {
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
-            name = String(validating: bytes, as: UTF8.self)
-            printableName = name ?? String(decoding: bytes, as: UTF8.self)
-        }
-        let kind: ArchiveEntry.Kind
-        if archive_entry_hardlink(entry) != nil {
-            kind = .hardlink
-        } else {
-            switch archive_entry_filetype(entry) {
-            case MP_AE_IFREG: kind = .regular
-            case MP_AE_IFDIR: kind = .directory
-            case MP_AE_IFLNK: kind = .symlink
-            case MP_AE_IFCHR: kind = .other("character device")
-            case MP_AE_IFBLK: kind = .other("block device")
-            case MP_AE_IFIFO: kind = .other("FIFO")
-            case MP_AE_IFSOCK: kind = .other("socket")
-            default: kind = .other("file of unknown type")
+    /// Decodes until at least `count` bytes are buffered (moving what is left to the front first);
+    /// false when the stream ends before that.
+    private func fill(atLeast count: Int) throws(ArchiveError) -> Bool {
+        while end - start < count {
+            if start > 0 {
+                if end > start { memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start) }
+                end -= start
+                start = 0
             }
+            let n = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+            if n == 0 { return false }
+            end += n
         }
-        return ArchiveEntry(name: name, printableName: printableName, kind: kind, size: archive_entry_size(entry))
+        return true
     }
 
-    /// Reads the current entry's data into `buffer` (`archive_read_data`); 0 at its end.
-    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        let n = archive_read_data(archive, buffer.baseAddress, buffer.count)
-        if n < 0 { throw failure() }
-        return n
+    /// Drops `count` bytes of the stream (data not read, padding).
+    private func skip(_ count: Int64) throws(ArchiveError) {
+        var left = count
+        while left > 0 {
+            if start == end {
+                start = 0; end = 0
+                guard try fill(atLeast: 1) else { throw truncated() }
+            }
+            let n = Int(min(Int64(end - start), left))
+            start += n
+            left -= Int64(n)
+        }
+        offset += count
+    }
+
+    /// The next `count` bytes of the stream as an array (a pax header, a long name).
+    private func take(_ count: Int) throws(ArchiveError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        while out.count < count {
+            if start == end {
+                start = 0; end = 0
+                guard try fill(atLeast: 1) else { throw truncated() }
+            }
+            let n = min(end - start, count - out.count)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)]))
+            start += n
+        }
+        offset += Int64(count)
+        return out
+    }
+
+    private func truncated() -> ArchiveError { .malformed("the tar stream ends inside an entry (offset \(offset))") }
+
+    private func malformed(_ what: String) -> ArchiveError { .malformed("\(what) (tar header at offset \(offset))") }
+
+    /// The next entry's header, or nil at the end of the stream.
+    package func next() throws(ArchiveError) -> ArchiveEntry? {
+        if finished { return nil }
+        // Whatever the caller did not read of the previous entry.
+        try skip(remaining + Int64(padding))
+        remaining = 0
+        padding = 0
+        var paxPath: [UInt8]?
+        var paxSize: Int64?
+        var sparse = false
+        var longName: [UInt8]?
+        while true {
+            guard try fill(atLeast: ArchiveReader.block) else {
+                if start == end { finished = true; return nil }
+                throw truncated()
+            }
+            let header = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ArchiveReader.block)])
+            if header.allSatisfy({ $0 == 0 }) {
+                // End of archive: what follows (a second zero block, padding) is not read.
+                finished = true
+                return nil
+            }
+            guard TarHeader.checksumMatches(header) else { throw malformed("header checksum does not match") }
+            guard let declared = TarHeader.number(header, at: 124, length: 12) else { throw malformed("unreadable size field") }
+            let type = header[156]
+            start += ArchiveReader.block
+            offset += Int64(ArchiveReader.block)
+            let dataBlocks = (declared + Int64(ArchiveReader.block - 1)) / Int64(ArchiveReader.block) * Int64(ArchiveReader.block)
+            switch type {
+            case UInt8(ascii: "x"):
+                guard declared <= ArchiveReader.maxExtendedHeader else { throw malformed("pax header larger than 1 MiB") }
+                let records = try take(Int(declared))
+                try skip(dataBlocks - declared)
+                guard let attributes = TarHeader.paxAttributes(records) else { throw malformed("unreadable pax header") }
+                if let path = attributes.path { paxPath = path }
+                if let size = attributes.size { paxSize = size }
+                sparse = sparse || attributes.sparse
+                continue
+            case UInt8(ascii: "L"):
+                guard declared <= ArchiveReader.maxLongName else { throw malformed("GNU long name longer than 64 KiB") }
+                var name = try take(Int(declared))
+                try skip(dataBlocks - declared)
+                if let nul = name.firstIndex(of: 0) { name.removeSubrange(nul...) }
+                longName = name
+                continue
+            case UInt8(ascii: "g"), UInt8(ascii: "K"):
+                // Global pax attributes and GNU long link names: nothing this reader uses.
+                try skip(dataBlocks)
+                continue
+            default:
+                break
+            }
+            let nameBytes = paxPath ?? longName ?? TarHeader.name(header)
+            let size = paxSize ?? declared
+            guard size >= 0 else { throw malformed("negative size") }
+            var kind = TarHeader.kind(type)
+            if sparse { kind = .other("sparse file") }
+            if kind == .regular, nameBytes.last == UInt8(ascii: "/") { kind = .directory }
+            // Folders and links carry no data; everything else is followed by `size` bytes.
+            if kind == .directory || kind == .symlink || kind == .hardlink {
+                remaining = 0
+                padding = 0
+            } else {
+                remaining = size
+                padding = Int((Int64(ArchiveReader.block) - size % Int64(ArchiveReader.block)) % Int64(ArchiveReader.block))
+            }
+            let name = String(validating: nameBytes, as: UTF8.self)
+            return ArchiveEntry(name: name, printableName: name ?? String(decoding: nameBytes, as: UTF8.self), kind: kind, size: size)
+        }
+    }
+
+    /// The next piece of the current entry's data, where it was decoded (valid until the next call
+    /// on this reader); empty at the entry's end.
+    package func nextChunk(max limit: Int = .max) throws(ArchiveError) -> UnsafeRawBufferPointer {
+        if remaining == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if start == end {
+            start = 0; end = 0
+            guard try fill(atLeast: 1) else { throw truncated() }
+        }
+        let n = Int(min(Int64(min(end - start, limit)), remaining))
+        let chunk = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])
+        start += n
+        remaining -= Int64(n)
+        offset += Int64(n)
+        return chunk
+    }
+
+    /// Copies the current entry's next data into `buffer`; 0 at its end.
+    package func readData(into output: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        let chunk = try nextChunk(max: output.count)
+        if chunk.count > 0 { output.baseAddress!.copyMemory(from: chunk.baseAddress!, byteCount: chunk.count) }
+        return chunk.count
+    }
+}
+
+/// Field readers for 512-byte tar headers.
+enum TarHeader {
+    /// The stored checksum equals the sum of the header's bytes with the checksum field as spaces
+    /// (as unsigned bytes, or as signed ones, which some old writers used).
+    static func checksumMatches(_ header: UnsafeRawBufferPointer) -> Bool {
+        guard let stored = number(header, at: 148, length: 8) else { return false }
+        var unsigned: Int64 = 0, signed: Int64 = 0
+        for index in 0..<512 {
+            let byte = (148..<156).contains(index) ? UInt8(ascii: " ") : header[index]
+            unsigned += Int64(byte)
+            signed += Int64(Int8(bitPattern: byte))
+        }
+        return stored == unsigned || stored == signed
+    }
+
+    /// An octal field (spaces or NULs around the digits), or a GNU base-256 one (high bit set).
+    static func number(_ header: UnsafeRawBufferPointer, at offset: Int, length: Int) -> Int64? {
+        let field = UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
+        if field[0] & 0x80 != 0 {
+            // Base-256, big-endian, positive only (0x80 marks it; 0xff would be negative).
+            guard field[0] == 0x80 else { return nil }
+            var value: Int64 = 0
+            for byte in field.dropFirst() {
+                guard value <= (Int64.max >> 8) else { return nil }
+                value = value << 8 | Int64(byte)
+            }
+            return value
+        }
+        var value: Int64 = 0
+        var index = 0
+        while index < length && (field[index] == UInt8(ascii: " ") || field[index] == 0) { index += 1 }
+        if index == length { return 0 }
+        while index < length, field[index] >= UInt8(ascii: "0"), field[index] <= UInt8(ascii: "7") {
+            guard value <= (Int64.max >> 3) else { return nil }
+            value = value << 3 | Int64(field[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        // Only spaces and NULs may follow the digits.
+        while index < length {
+            guard field[index] == UInt8(ascii: " ") || field[index] == 0 else { return nil }
+            index += 1
+        }
+        return value
+    }
+
+    /// The name field, with the ustar prefix in front when the header is POSIX ustar.
+    static func name(_ header: UnsafeRawBufferPointer) -> [UInt8] {
+        func string(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer {
+            let field = UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
+            return UnsafeRawBufferPointer(rebasing: field[..<(field.firstIndex(of: 0) ?? length)])
+        }
+        let name = string(0, 100)
+        // "ustar\0" then version "00": POSIX, whose prefix field extends the name (GNU's "ustar  " does not).
+        let magic = UnsafeRawBufferPointer(rebasing: header[257..<263])
+        guard magic.elementsEqual("ustar\0".utf8) else { return Array(name) }
+        let prefix = string(345, 155)
+        guard !prefix.isEmpty else { return Array(name) }
+        return Array(prefix) + [UInt8(ascii: "/")] + Array(name)
+    }
+
+    /// The kind of entry a type flag stands for.
+    static func kind(_ type: UInt8) -> ArchiveEntry.Kind {
+        switch type {
+        case 0, UInt8(ascii: "0"), UInt8(ascii: "7"): .regular
+        case UInt8(ascii: "5"): .directory
+        case UInt8(ascii: "1"): .hardlink
+        case UInt8(ascii: "2"): .symlink
+        case UInt8(ascii: "3"): .other("character device")
+        case UInt8(ascii: "4"): .other("block device")
+        case UInt8(ascii: "6"): .other("FIFO")
+        case 0x21...0x7E: .other("file of type '\(Character(Unicode.Scalar(type)))'")
+        default: .other("file of unknown type")
+        }
+    }
+
+    /// The attributes of a pax extended header that matter here; nil when its records are malformed.
+    /// Each record is `<length> <key>=<value>\n`, the length counting the whole record.
+    static func paxAttributes(_ records: [UInt8]) -> (path: [UInt8]?, size: Int64?, sparse: Bool)? {
+        var path: [UInt8]?
+        var size: Int64?
+        var sparse = false
+        var at = 0
+        while at < records.count {
+            if records[at] == 0 { break }    // NUL padding after the last record
+            var length = 0
+            var index = at
+            while index < records.count, records[index] >= UInt8(ascii: "0"), records[index] <= UInt8(ascii: "9") {
+                length = length * 10 + Int(records[index] - UInt8(ascii: "0"))
+                guard length <= records.count else { return nil }
+                index += 1
+            }
+            guard index > at, index < records.count, records[index] == UInt8(ascii: " "),
+                  length > index - at + 1, at + length <= records.count, records[at + length - 1] == UInt8(ascii: "\n") else { return nil }
+            let record = records[(index + 1)..<(at + length - 1)]
+            guard let equals = record.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            let key = record[..<equals], value = record[(equals + 1)...]
+            if key.elementsEqual("path".utf8) {
+                path = Array(value)
+            } else if key.elementsEqual("size".utf8) {
+                guard !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+                size = value.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            } else if key.starts(with: "GNU.sparse.".utf8) {
+                sparse = true
+            }
+            at += length
+        }
+        return (path, size, sparse)
     }
 }

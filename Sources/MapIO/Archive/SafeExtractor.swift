@@ -191,9 +191,6 @@ package struct SafeExtractor {
         var ledger = PathLedger()
         var results: [ExtractedFile] = []
         var total: Int64 = 0
-        // Bundles are mostly small: a 128 KiB buffer costs no more calls than 1 MiB and stays in the heap.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 16)
-        defer { buffer.deallocate() }
         let hasher = SHA256()
         do throws(ArchiveError) {
             while let entry = try reader.next() {
@@ -217,12 +214,12 @@ package struct SafeExtractor {
                 var size: Int64 = 0
                 do throws(ArchiveError) {
                     while true {
-                        let n = try reader.readData(into: buffer)
-                        if n == 0 { break }
-                        size += Int64(n)
-                        total += Int64(n)
+                        // Straight from the decoder's output: no copy before hashing and writing.
+                        let chunk = try reader.nextChunk()
+                        if chunk.isEmpty { break }
+                        size += Int64(chunk.count)
+                        total += Int64(chunk.count)
                         if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
-                        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
                         hasher.update(chunk)
                         if let output, let target { try target.write(chunk, to: output, path: path) }
                     }

@@ -25,12 +25,12 @@ package final class ZstdDecoder {
         context = ZstdDecoder.contexts.take()
         self.windowLogMax = windowLogMax
         ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
-        input = .allocate(byteCount: Int(ZSTD_DStreamInSize()), alignment: 16)
+        input = ScratchBuffers.take(Int(ZSTD_DStreamInSize()))
     }
 
     deinit {
         ZstdDecoder.contexts.give(context)
-        input.deallocate()
+        ScratchBuffers.give(input)
     }
 
     /// Decompression contexts for reuse: creating one costs more than decoding a small bundle.
