@@ -383,7 +383,10 @@ package struct ImageBuilder: Sendable {
                                blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
                                events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
-        try FileSystem.makeDirectories(destination)
+        if !folders.contains(destination) {
+            try FileSystem.makeDirectories(destination)
+            folders.insert(destination)
+        }
         let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]

@@ -34,20 +34,25 @@ package enum FileSystem {
     /// True when `path` is a directory (not following symlinks).
     package static func isDirectory(_ path: String) -> Bool { ((try? status(path)) ?? nil)?.isDirectory ?? false }
 
-    /// The folder part of `path` (`a/b/c` → `a/b`, `/a` → `/`, `a` → `.`).
+    /// The folder part of `path` (`a/b/c` → `a/b`, `/a` → `/`, `a` → `.`). On bytes: `/` is ASCII.
     package static func parent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+        let (trimmed, slash) = lastSlash(path)
+        guard let slash else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The last component of `path`.
     package static func lastComponent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
-        return String(trimmed[trimmed.index(after: slash)...])
+        let (trimmed, slash) = lastSlash(path)
+        guard let slash else { return String(path[..<trimmed.endIndex]) }
+        return String(path[trimmed.index(after: slash)..<trimmed.endIndex])
+    }
+
+    /// `path`'s bytes without trailing slashes (one kept for `/`), and the position of the last slash left.
+    private static func lastSlash(_ path: String) -> (Substring.UTF8View, String.Index?) {
+        var trimmed = path[...].utf8
+        while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
+        return (trimmed, trimmed.lastIndex(of: UInt8(ascii: "/")))
     }
 
     /// Creates `path` and missing parents (mode 0755).
