@@ -189,14 +189,13 @@ package final class CurlMulti: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
-    /// `text` without leading and trailing ASCII spaces, tabs and line ends (header values).
-    static func trimmed(_ text: Substring) -> String {
-        let bytes = text.utf8
+    /// `bytes` without leading and trailing ASCII spaces, tabs and line ends (header values), as text.
+    static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = bytes.startIndex, end = bytes.endIndex
-        while start < end && isSpace(bytes[start]) { start = bytes.index(after: start) }
-        while end > start && isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
-        return String(text[start..<end])
+        var start = 0, end = bytes.count
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     private func run() {
@@ -229,11 +228,17 @@ package final class CurlMulti: @unchecked Sendable {
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
         curl_multi_cleanup(multi)
     }
 
+    /// Easy handles of finished transfers, reset for the next one (transfer thread only): a handle
+    /// costs libcurl a dozen allocations to set up, and a build starts thousands of transfers.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+
     private func start(_ job: Job) -> Transfer {
-        let easy = curl_easy_init()!
+        let easy = idleHandles.popLast() ?? curl_easy_init()!
         let transfer = Transfer(easy: easy, job: job)
         let request = job.request
         mp_curl_setopt_str(easy, CURLOPT_URL, request.url.absoluteString)
@@ -274,13 +279,16 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
         mp_curl_setopt_datacb(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-            if line.hasPrefix("HTTP/") {
+            // On bytes: header names are ASCII, and most lines are dropped or kept as they are.
+            let line = UnsafeRawBufferPointer(start: data, count: size * count)
+            if line.starts(with: "HTTP/".utf8) {
                 transfer.headers = [:]   // a new response (after a redirect or a 100 Continue)
-            } else if let colon = line.firstIndex(of: ":") {
-                let name = line[..<colon].lowercased()
-                let value = CurlMulti.trimmed(line[line.index(after: colon)...])
-                transfer.headers[name] = value
+            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                let name = String(unsafeUninitializedCapacity: colon) { out in
+                    for index in 0..<colon { out[index] = line[index] >= 0x41 && line[index] <= 0x5A ? line[index] | 0x20 : line[index] }
+                    return colon
+                }
+                transfer.headers[name] = CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
             }
             return size * count
         }
@@ -308,7 +316,12 @@ package final class CurlMulti: @unchecked Sendable {
     private func finish(_ transfer: Transfer, ending: CurlOutcome.Ending) {
         let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
         curl_multi_remove_handle(multi, transfer.easy)
-        curl_easy_cleanup(transfer.easy)
+        if idleHandles.count < 64 {
+            curl_easy_reset(transfer.easy)
+            idleHandles.append(transfer.easy)
+        } else {
+            curl_easy_cleanup(transfer.easy)
+        }
         transfer.job.completion(CurlOutcome(ending: ending, head: head))
     }
 }
