@@ -128,8 +128,10 @@ package final class ArchiveReader {
         var longName: [UInt8]?
         while true {
             guard try fill(atLeast: ArchiveReader.block) else {
-                if start == end { finished = true; return nil }
-                throw truncated()
+                // A clean end between entries; not after a pax header or long name that describes the next one.
+                guard start == end, paxPath == nil, paxSize == nil, longName == nil, !sparse else { throw truncated() }
+                finished = true
+                return nil
             }
             let header = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ArchiveReader.block)])
             if header.allSatisfy({ $0 == 0 }) {

@@ -108,6 +108,7 @@ package struct SafeExtractor {
             }
         }
     }
+
     /// Checks an entry name and returns it without a trailing slash. Works on the name's bytes:
     /// every rule is about ASCII characters (`/`, `.`, NUL, `\\`).
     package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
