@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make fuzz: builds the libFuzzer targets (address sanitizer) and runs each for FUZZ_SECONDS
-# (default 60) from a seed corpus the project makes itself. Crashes land in Fuzz/crashes/<target>/;
+# (default 60) from a seed corpus the project makes itself; FUZZ_TARGETS picks some of the targets
+# (default: recipe catalog manifest extractor). Crashes land in Fuzz/crashes/<target>/;
 # copy each into Fuzz/regressions/<target>/ so `make test` replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
+TARGETS="${FUZZ_TARGETS:-recipe catalog manifest extractor}"
 WORK="Output/fuzz"
 BIN=".build/fuzz/release/mappack-fuzz"
 
@@ -25,12 +27,15 @@ cp "$WORK/world/out/seed-"*/manifest.json "$WORK/seed/manifest/"
 find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | head -20 | xargs -I{} cp {} "$WORK/seed/extractor/"
 python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good \
   dialect_pax dialect_gnu dialect_ustar dialect_base256 bad_pax pax_sparse
+# Raw tar seeds too (the target compresses what is not zstd), so mutations reach the tar headers.
+for archive in "$WORK/seed/extractor/"*.tar.zst; do zstd -qdc "$archive" > "${archive%.zst}" 2>/dev/null || rm -f "${archive%.zst}"; done
+rm -f "$WORK/seed/extractor/"*.json
 for target in recipe catalog manifest extractor; do
   cp Fuzz/regressions/$target/* "$WORK/seed/$target/" 2>/dev/null || true
 done
 
 status=0
-for target in recipe catalog manifest extractor; do
+for target in $TARGETS; do
   mkdir -p "$WORK/corpus/$target" "Fuzz/crashes/$target"
   echo "== fuzzing $target for ${SECONDS_PER_TARGET}s"
   if ! MAPPACK_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 \

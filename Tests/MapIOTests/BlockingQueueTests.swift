@@ -32,4 +32,28 @@ import Testing
         queue.push("c")
         #expect(queue.pop() == nil)
     }
+
+    /// `push` reports what a pool needs to decide on another thread: items queued, consumers waiting.
+    @Test func pushCountsQueuedItemsAndWaitingConsumers() async throws {
+        let queue = BlockingQueue<Int>()
+        #expect(queue.push(1) == (1, 0))
+        #expect(queue.push(2) == (2, 0))
+        #expect(queue.pop() == 1 && queue.pop() == 2)
+        // A consumer that takes items until -1: between items it waits in `pop`, which a push then sees.
+        let consumer = Task { await BlockingPool.value { () -> Int in
+            var taken = 0
+            while let item = queue.pop(), item != -1 { taken += 1 }
+            return taken
+        } }
+        var pushed = 0
+        var seenWaiting = false
+        while !seenWaiting && pushed < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            seenWaiting = queue.push(pushed).waiting == 1
+            pushed += 1
+        }
+        #expect(seenWaiting)
+        queue.push(-1)
+        #expect(await consumer.value == pushed)
+    }
 }

@@ -26,7 +26,10 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
     }
 
     /// Writes the bytes as a `.tar.zst` and extracts it with tight limits into a scratch folder.
-    private static func extract(_ data: Data) {
+    /// Bytes that are not zstd are compressed first: mutations of a raw tar reach the tar reader's
+    /// header parsing, where mutations of compressed bytes mostly stop at the zstd decoder.
+    private static func extract(_ input: Data) {
+        let data = input.starts(with: Zstd.magic) ? input : Zstd.compress(input)
         let scratch = NSTemporaryDirectory() + "/mappack-fuzz-\(getpid())"
         try? FileSystem.removeTree(scratch)
         try? FileSystem.makeDirectories(scratch + "/out")

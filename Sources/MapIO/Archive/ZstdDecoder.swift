@@ -116,3 +116,21 @@ package final class ZstdDecoder {
         throw .zstd(String(cString: ZSTD_getErrorName(code)))
     }
 }
+
+/// One-shot zstd compression (`ZSTD_compress`), for small inputs such as fuzzing's raw tar streams.
+package enum Zstd {
+    /// The zstd frame magic number's bytes, as they start a compressed file.
+    package static let magic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    /// `data` compressed at `level` into one frame.
+    package static func compress(_ data: Data, level: Int32 = 1) -> Data {
+        var out = Data(count: ZSTD_compressBound(data.count))
+        let written = out.withUnsafeMutableBytes { target in
+            data.withUnsafeBytes { source in
+                ZSTD_compress(target.baseAddress, target.count, source.baseAddress, source.count, level)
+            }
+        }
+        precondition(ZSTD_isError(written) == 0, "ZSTD_compress failed on a bound-sized buffer")
+        return out.prefix(written)
+    }
+}

@@ -1,55 +1,38 @@
 import Foundation
+import Synchronization
 
 /// Long-lived threads for blocking work (file I/O, fsync, libarchive, zstd, SQLite, curl's easy
 /// interface), so async code never blocks the cooperative pool and never pays a thread start per job.
 ///
 /// A job runs on an idle thread; when none is idle a new one starts (up to `maxThreads`, after which
 /// jobs wait in order). Threads stay for the life of the process.
-package final class BlockingPool: @unchecked Sendable {
+package final class BlockingPool: Sendable {
     /// The process-wide pool.
     package static let shared = BlockingPool(maxThreads: 64)
 
-    private let condition = NSCondition()
+    private let jobs = BlockingQueue<@Sendable () -> Void>()
     private let maxThreads: Int
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
-    private var threads = 0
-    private var idle = 0
+    private let threads = Mutex(0)
 
     init(maxThreads: Int) { self.maxThreads = max(1, maxThreads) }
 
-    /// Queues `job`.
+    /// Queues `job`; starts a thread when more jobs wait than idle threads do (up to `maxThreads`).
     package func submit(_ job: @escaping @Sendable () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        let waiting = jobs.count - head
-        let startThread = waiting > idle && threads < maxThreads
-        if startThread { threads += 1 }
-        condition.signal()
-        condition.unlock()
-        if startThread {
-            let thread = Thread { [self] in work() }
-            thread.name = "mappack-blocking"
-            thread.stackSize = 4 << 20
-            thread.start()
+        let (queued, waiting) = jobs.push(job)
+        guard queued > waiting else { return }
+        let start = threads.withLock { count -> Bool in
+            guard count < maxThreads else { return false }
+            count += 1
+            return true
         }
-    }
-
-    private func work() {
-        condition.lock()
-        while true {
-            while head == jobs.count {
-                idle += 1
-                condition.wait()
-                idle -= 1
-            }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count { jobs.removeAll(keepingCapacity: true); head = 0 }
-            condition.unlock()
-            job()
-            condition.lock()
+        guard start else { return }
+        let thread = Thread { [self] in
+            // The queue is never closed: pool threads live as long as the process.
+            while let job = jobs.pop() { job() }
         }
+        thread.name = "mappack-blocking"
+        thread.stackSize = 4 << 20
+        thread.start()
     }
 
     /// Runs `body` on a pool thread and returns its result.

@@ -8,15 +8,20 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private var items: [Element] = []
     private var head = 0
     private var closed = false
+    /// Consumers waiting in `pop` right now.
+    private var waiting = 0
 
     package init() {}
 
-    /// Adds `item`, unless the queue was closed.
-    package func push(_ item: Element) {
+    /// Adds `item`, unless the queue was closed. Returns how many items were then queued and how many
+    /// consumers were waiting for one (so a pool can tell whether to start another consumer).
+    @discardableResult
+    package func push(_ item: Element) -> (queued: Int, waiting: Int) {
         condition.lock()
+        defer { condition.unlock() }
         if !closed { items.append(item) }
         condition.signal()
-        condition.unlock()
+        return (items.count - head, waiting)
     }
 
     /// No more items: consumers get what is left, then nil. With `discarding`, what is left is dropped.
@@ -32,7 +37,11 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     package func pop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        while head == items.count && !closed { condition.wait() }
+        while head == items.count && !closed {
+            waiting += 1
+            condition.wait()
+            waiting -= 1
+        }
         guard head < items.count else { return nil }
         let item = items[head]
         head += 1
