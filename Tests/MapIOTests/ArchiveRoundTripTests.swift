@@ -1,0 +1,36 @@
+import Foundation
+import MapIO
+import TestSupport
+import Testing
+
+/// What mappack's `ArchiveWriter` (libarchive, pax restricted) packs, mappack's own tar reader reads
+/// back: long paths (ustar prefix or pax `path`), non-ASCII names, sizes on and off block boundaries,
+/// data that spans the reader's buffers.
+@Suite struct ArchiveRoundTripTests {
+    static func payload(_ count: Int, seed: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }) }
+
+    @Test func readerGivesBackWhatTheWriterPacked() throws {
+        let folder = TemporaryFolder("roundtrip")
+        let longFolder = "d/" + String(repeating: "f", count: 90)
+        let files: [(String, Data)] = [
+            ("d/empty", Data()),
+            ("d/block", Self.payload(512, seed: 1)),
+            ("d/block-and-one", Self.payload(513, seed: 2)),
+            ("d/" + String(repeating: "x", count: 98), Self.payload(7, seed: 3)),                // exactly 100 bytes
+            (longFolder + "/" + String(repeating: "y", count: 99), Self.payload(9, seed: 4)),    // ustar prefix + name
+            ("d/" + String(repeating: "z", count: 180), Self.payload(11, seed: 5)),              // needs a pax path
+            ("d/Zürich/straße.db", Self.payload(1000, seed: 6)),                                // non-ASCII
+            ("d/large.bin", Self.payload((1 << 20) + 1, seed: 7)),                              // spans several buffers
+        ]
+        let archive = folder.join("round.tar.zst")
+        let writer = try ArchiveWriter(path: archive, mtime: 0)
+        try writer.addDirectory("d")
+        for (name, data) in files { try writer.addFile(name, data: data) }
+        try writer.finish()
+
+        let listed = try SafeExtractor(limits: ExtractionLimits(maxBytes: 8 << 20, maxEntries: 100), durable: false).list(archive: archive)
+        let expected = files.map { ExtractedFile(path: $0.0, size: Int64($0.1.count), sha256: SHA256.hex($0.1)) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        #expect(listed == expected)
+    }
+}
