@@ -101,6 +101,12 @@ def base256_size():
     return bytes(raw)
 
 
+def huge_size():
+    raw = bytearray(tar_bytes([file("huge.bin", b"h" * 10)], fmt=tarfile.GNU_FORMAT))
+    set_field(raw, 124, 12, b"\x80" + ((1 << 63) - 1).to_bytes(11, "big"))
+    return bytes(raw)
+
+
 def bad_checksum():
     raw = bytearray(tar_bytes([file("ok.txt")], fmt=tarfile.USTAR_FORMAT))
     raw[0] = ord("O")    # name changed, checksum not
@@ -152,6 +158,7 @@ CASES = {
     "window31": lambda: window_log_31(tar_bytes([file("ok.txt")])),
     "truncated": lambda: zstd(tar_bytes([file("big.bin", os.urandom(200_000))]))[:-4000],
     "bad_checksum": lambda: zstd(bad_checksum()),
+    "huge_size": lambda: zstd(huge_size()),
     "pax_sparse": lambda: zstd(sparse_archive()),
     "bad_pax": lambda: zstd(bad_pax_archive()),
     "type_S": lambda: zstd(tar_bytes([(info("old-sparse", 0, kind=b"S"), None)], fmt=tarfile.GNU_FORMAT)),

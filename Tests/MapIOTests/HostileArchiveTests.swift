@@ -26,6 +26,7 @@ import Testing
         Case(archive: "file_over_folder") { $0 == .duplicatePath(entry: "r/x") },
         Case(archive: "case_deep") { $0 == .collidingPath(entry: "r/Sub/README", earlier: "r/sub/Readme") },
         Case(archive: "bad_checksum") { if case .malformed = $0 { true } else { false } },
+        Case(archive: "huge_size") { if case .malformed = $0 { true } else { false } },
         Case(archive: "bad_pax") { if case .malformed = $0 { true } else { false } },
         Case(archive: "pax_sparse") { $0 == .forbiddenType(entry: "holes.bin", type: "sparse file") },
         Case(archive: "type_S") { $0 == .forbiddenType(entry: "old-sparse", type: "file of type 'S'") },

@@ -44,6 +44,7 @@ package final class ArchiveReader {
     /// Caps on metadata held in memory: a pax header and a GNU long name.
     private static let maxExtendedHeader = 1 << 20
     private static let maxLongName = 64 << 10
+    private static let maxSize: Int64 = 1 << 62
 
     /// Opens the `.tar.zst` at `path`; with `hashing`, `compressedDigest()` gives the file's SHA-256.
     /// The first block is decoded at once, so a file that is not zstd fails here.
@@ -138,7 +139,10 @@ package final class ArchiveReader {
                 return nil
             }
             guard TarHeader.checksumMatches(header) else { throw malformed("header checksum does not match") }
-            guard let declared = TarHeader.number(header, at: 124, length: 12) else { throw malformed("unreadable size field") }
+            // Sizes past 2^62 bytes are nonsense, and would overflow the block arithmetic below.
+            guard let declared = TarHeader.number(header, at: 124, length: 12), declared <= ArchiveReader.maxSize else {
+                throw malformed("unreadable or impossible size field")
+            }
             let type = header[156]
             start += ArchiveReader.block
             offset += Int64(ArchiveReader.block)
@@ -169,7 +173,7 @@ package final class ArchiveReader {
             }
             let nameBytes = paxPath ?? longName ?? TarHeader.name(header)
             let size = paxSize ?? declared
-            guard size >= 0 else { throw malformed("negative size") }
+            guard size >= 0, size <= ArchiveReader.maxSize else { throw malformed("impossible size") }
             var kind = TarHeader.kind(type)
             if sparse { kind = .other("sparse file") }
             if kind == .regular, nameBytes.last == UInt8(ascii: "/") { kind = .directory }
