@@ -26,7 +26,7 @@ printf 'name: seed\ncatalog: catalog/catalog.json\nregions:\n  include: [europe/
 cp "$WORK/world/out/seed-"*/manifest.json "$WORK/seed/manifest/"
 find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | head -20 | xargs -I{} cp {} "$WORK/seed/extractor/"
 python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good \
-  dialect_pax dialect_gnu dialect_ustar dialect_base256 bad_pax pax_sparse
+  dialect_pax dialect_gnu dialect_ustar dialect_base256 bad_pax pax_sparse bad_checksum huge_size type_S
 # Raw tar seeds too (the target compresses what is not zstd), so mutations reach the tar headers.
 for archive in "$WORK/seed/extractor/"*.tar.zst; do zstd -qdc "$archive" > "${archive%.zst}" 2>/dev/null || rm -f "${archive%.zst}"; done
 rm -f "$WORK/seed/extractor/"*.json
