@@ -36,8 +36,9 @@ package final class ArchiveReader {
     private var remaining: Int64 = 0
     private var padding = 0
     private var finished = false
-    /// Offset in the tar stream of the header being read, for messages.
+    /// Bytes of the tar stream consumed so far, and where the header being read starts (for messages).
     private var offset: Int64 = 0
+    private var headerOffset: Int64 = 0
 
     private static let block = 512
     private static let bufferSize = 256 << 10
@@ -112,7 +113,7 @@ package final class ArchiveReader {
 
     private func truncated() -> ArchiveError { .malformed("the tar stream ends inside an entry (offset \(offset))") }
 
-    private func malformed(_ what: String) -> ArchiveError { .malformed("\(what) (tar header at offset \(offset))") }
+    private func malformed(_ what: String) -> ArchiveError { .malformed("\(what) (tar header at offset \(headerOffset))") }
 
     /// The next entry's header, or nil at the end of the stream.
     package func next() throws(ArchiveError) -> ArchiveEntry? {
@@ -132,6 +133,7 @@ package final class ArchiveReader {
                 finished = true
                 return nil
             }
+            headerOffset = offset
             let header = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ArchiveReader.block)])
             if header.allSatisfy({ $0 == 0 }) {
                 // End of archive: what follows (a second zero block, padding) is not read.
