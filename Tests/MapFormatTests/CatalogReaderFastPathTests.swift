@@ -30,14 +30,21 @@ private func spaced(_ text: String) -> String {
     return out
 }
 
-/// The catalog, or the error's reason and path (line and column move with the spacing).
-private func outcome(_ text: String) -> String {
+/// The catalog, or the error's reason and path (line and column move with the spacing). Compared
+/// as values: a catalog's text would list dictionary keys in an order that differs between two
+/// equal dictionaries.
+private enum Outcome: Equatable {
+    case catalog(Catalog)
+    case failure(String)
+}
+
+private func outcome(_ text: String) -> Outcome {
     do {
-        return "\(try CatalogReader.read(Data(text.utf8), file: "catalog.json"))"
+        return .catalog(try CatalogReader.read(Data(text.utf8), file: "catalog.json"))
     } catch let error as JSONFileError {
-        return "error at \(error.codingPath): \(error.reason)"
+        return .failure("error at \(error.codingPath): \(error.reason)")
     } catch {
-        return "error: \(error)"
+        return .failure("error: \(error)")
     }
 }
 
