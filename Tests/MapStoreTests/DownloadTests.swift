@@ -78,12 +78,17 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = ["store", "download", "europe/li", "--catalog", server.url(name).absoluteString, "--storage", device.storage, "--cache", device.cache]
+        // What the process says goes to a file, for the failure message.
+        let logFolder = TemporaryFolder("kill-download")
+        let log = logFolder.join("stderr.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
-        #expect(await eventually(60) { partialBytes(device.storage) >= 3000 })
+        let reached = await eventually(60) { partialBytes(device.storage) >= 3000 }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        #expect(reached, "partial: \(partialBytes(device.storage)) bytes; exit \(process.terminationStatus); stderr: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "?"); server: \((try? server.served(li.path)).map { "\($0)" } ?? "?")")
         #expect(partialBytes(device.storage) < li.size)
 
         let store = try openStore(device, catalog: server.url(name))
