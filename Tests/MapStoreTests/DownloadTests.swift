@@ -115,7 +115,9 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000&times=1")
+        // Slow enough (the bundle takes about 20 s) that the event watcher sees progress and the pause
+        // lands before the end, even when other suites keep the cooperative threads busy.
+        let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         let store = try openStore(device, catalog: server.url(name))
         let task = try store.download(regions: ["europe/li"])
         let states = Mutex<[RegionState]>([])
@@ -145,7 +147,8 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-cancel.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000")
+        // Slow enough (about 20 s for the bundle) that the cancel lands before the end even on a busy machine.
+        let name = try DownloadTests.faultCatalog("trickle-cancel.json", regions: ["europe/li"], query: "?fault=trickle&rate=300")
         let store = try openStore(device, catalog: server.url(name))
         let before = try store.regions()
         let task = try store.download(regions: ["europe/li"])
