@@ -408,48 +408,39 @@ struct JSONScanner {
     /// false, with nothing consumed and `buffer` as it was, for anything else.
     mutating func readPlainHex256Array<Element>(prefix: StaticString, into buffer: inout [Element],
                                                 _ make: (UInt64, UInt64, UInt64, UInt64) -> Element) -> Bool {
-        let first = buffer.count
-        guard depth < JSONScanner.maxDepth, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "[") else { return false }
-        var position = index + 1
-        if bytes[position] == UInt8(ascii: "]") {
-            index = position + 1
-            return true
-        }
-        while let digest = plainHex256(at: position, prefix: prefix), digest.end < bytes.count {
-            buffer.append(make(digest.w0, digest.w1, digest.w2, digest.w3))
-            position = digest.end + 1
-            if bytes[digest.end] == UInt8(ascii: "]") {
-                index = position
-                return true
-            }
-            if bytes[digest.end] != UInt8(ascii: ",") { break }
-        }
-        buffer.removeSubrange(first...)
-        return false
+        guard let end = compactArrayEnd(into: &buffer, { position in
+            plainHex256(at: position, prefix: prefix).map { (make($0.w0, $0.w1, $0.w2, $0.w3), $0.end) }
+        }) else { return false }
+        index = end
+        return true
     }
 
     /// The fast path of a compact array of plain decimals (see `plainDecimal`), appended to
     /// `buffer`: true with the scanner past the array; false, with nothing consumed and `buffer` as
     /// it was, for anything else.
     mutating func readPlainDecimalArray(into buffer: inout [Double]) -> Bool {
+        guard let end = compactArrayEnd(into: &buffer, { position in plainDecimal(at: position) }) else { return false }
+        index = end
+        return true
+    }
+
+    /// Reads a compact array (no whitespace) at the scanner's position whose elements `element` reads
+    /// at a position, giving the value and the position after it; appends the values to `buffer` and
+    /// returns the position past the array. Nil, with `buffer` as it was, when `element` declines
+    /// one or the array is not compact. The scanner itself does not move.
+    private func compactArrayEnd<Element>(into buffer: inout [Element], _ element: (Int) -> (Element, Int)?) -> Int? {
         let first = buffer.count
-        guard depth < JSONScanner.maxDepth, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "[") else { return false }
+        guard depth < JSONScanner.maxDepth, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
         var position = index + 1
-        if bytes[position] == UInt8(ascii: "]") {
-            index = position + 1
-            return true
-        }
-        while let (value, end) = plainDecimal(at: position), end < bytes.count {
+        if bytes[position] == UInt8(ascii: "]") { return position + 1 }
+        while let (value, end) = element(position), end < bytes.count {
             buffer.append(value)
             position = end + 1
-            if bytes[end] == UInt8(ascii: "]") {
-                index = position
-                return true
-            }
+            if bytes[end] == UInt8(ascii: "]") { return position }
             if bytes[end] != UInt8(ascii: ",") { break }
         }
         buffer.removeSubrange(first...)
-        return false
+        return nil
     }
 
     private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
