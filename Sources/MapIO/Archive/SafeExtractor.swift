@@ -280,15 +280,8 @@ package struct SafeExtractor {
         }
 
         func write(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(ArchiveError) {
-            var offset = 0
-            while offset < bytes.count {
-                let n = Foundation.write(file, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw .io(FileError("write", root + "/" + path))
-                }
-                offset += n
-            }
+            // The full path is built only for the error.
+            do { try FileSystem.writeAll(bytes, to: file, path: path) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
         }
 
         /// Closes a file written completely, fsyncing it first when `sync`.

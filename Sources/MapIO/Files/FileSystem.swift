@@ -110,6 +110,18 @@ package enum FileSystem {
         try syncDirectory(parent(path))
     }
 
+    /// Writes all of `bytes` at the current position of the open file `descriptor` (`write`, retried
+    /// until done; a write that makes no progress is an error rather than a loop).
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FileError) {
+        var done = 0
+        while done < bytes.count {
+            let n = Foundation.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { throw FileError("write", path, code: n == 0 ? EIO : errno) }
+            done += n
+        }
+    }
+
     /// Writes all of `bytes` at `offset` of the open file `descriptor` (`pwrite`, retried until done).
     package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64, path: String) throws(FileError) {
         var done = 0

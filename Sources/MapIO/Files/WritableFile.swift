@@ -20,15 +20,7 @@ package final class WritableFile {
 
     /// Writes all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError("write", path)
-            }
-            offset += n
-        }
+        try FileSystem.writeAll(bytes, to: descriptor, path: path)
     }
 
     /// Writes all of `data`.

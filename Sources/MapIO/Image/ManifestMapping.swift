@@ -49,7 +49,7 @@ final class ManifestMapping {
         while true {
             let n = try read(buffer)
             if n == 0 { break }
-            if memory == nil, !writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+            if memory == nil, (try? FileSystem.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: fd, path: "temporary copy of manifest.json")) == nil {
                 // The disk is full, say: take back what the file holds and go on in memory.
                 var held = Data(count: count)
                 // The bytes so far, read back from the file.
@@ -63,17 +63,6 @@ final class ManifestMapping {
         guard count > 0 else { return nil }
         if let memory { return ManifestMapping(copyOf: memory) }
         return ManifestMapping(descriptor: fd, count: count)
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            written += n
-        }
-        return true
     }
 
     /// Anonymous memory holding `data`: its pages cannot be handed back (they would read as zeros).
