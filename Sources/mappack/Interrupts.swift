@@ -1,4 +1,5 @@
 import Dispatch
+import MapBuild
 import Foundation
 import Synchronization
 
@@ -8,8 +9,10 @@ enum Interrupts {
     /// The signal that interrupted the work, if any.
     static let received = Mutex<Int32?>(nil)
 
-    /// Runs `work` as a task that SIGINT/SIGTERM cancel; a second signal exits at once.
-    static func cancellable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// Runs `work` as a task that SIGINT/SIGTERM cancel; a second signal exits at once. With a
+    /// `gate`, a signal that comes once the outputs are going into place no longer stops the work:
+    /// it says so, and the work completes.
+    static func cancellable<T: Sendable>(gate: PublishGate? = nil, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await work() }
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
@@ -20,7 +23,9 @@ enum Interrupts {
                     defer { previous = previous ?? number }
                     return previous == nil
                 }
-                if first {
+                if first, gate?.requestStop() == false {
+                    FileHandle.standardError.write(Data("\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8))
+                } else if first {
                     FileHandle.standardError.write(Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8))
                     task.cancel()
                 } else {
@@ -31,7 +36,10 @@ enum Interrupts {
             sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
-        return try await task.value
+        do { return try await task.value } catch {
+            if let number = received.withLock({ $0 }) { throw InterruptedError(signal: number) }
+            throw error
+        }
     }
 }
 

@@ -32,6 +32,7 @@ extension ImageBuilder {
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
             let target = root + "/" + shardName(index, of: count)
+            try options.gate.enterPublishing()
             try ImageBuilder.replace(target, with: staging, root: root)
             try FileSystem.syncDirectory(root)
             return target

@@ -55,6 +55,8 @@ package struct BuildOptions: Sendable {
     package var remoteCache: RemoteCache?
     /// Rebuild even when the outputs are up to date (`--force`).
     package var force = false
+    /// Where a stop request and the publishing of the outputs meet (SIGINT/SIGTERM in the CLI).
+    package var gate = PublishGate()
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
         self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
@@ -192,7 +194,9 @@ package struct ImageBuilder: Sendable {
         let store = staging + "/image/store"
         let seedScratch = staging + "/seed"
         let ordered = plan.bundles.filter(\.forStore) + plan.bundles.filter { !$0.forStore }
+        try Task.checkCancellation()
         events(.phase("manifest"))
+        TestPause.reach("manifest")
         var bundleRecords: [ImageBundle] = []
         var storeBundles: [UnpackedBundle] = []
         var seedCandidates: [CacheSeedWriter.Candidate] = []
@@ -216,7 +220,9 @@ package struct ImageBuilder: Sendable {
 
         var cacheSeed: ImageCacheSeed?
         if !plan.seedSelection.regions.isEmpty {
+            try Task.checkCancellation()
             events(.phase("cache seed"))
+            TestPause.reach("cache seed")
             let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
             cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
                                          regions: plan.seedSelection.regions.map(\.id))
@@ -251,13 +257,17 @@ package struct ImageBuilder: Sendable {
 
         var packedPath: String?
         if recipe.formats.contains(.tarZst) {
+            try Task.checkCancellation()
             events(.phase("pack"))
+            TestPause.reach("pack")
             let packed = staging + "/\(imageName).tar.zst"
             try ImagePacker.pack(image: staging + "/image", built: built, cacheSeed: cacheSeed, signature: signature, to: packed)
             packedPath = root + "/\(imageName).tar.zst"
         }
 
         events(.phase("publish"))
+        TestPause.reach("publish")
+        try options.gate.enterPublishing()
         let finalImage = root + "/" + imageName
         if let packedPath { try ImageBuilder.replace(packedPath, with: staging + "/\(imageName).tar.zst", root: root) }
         if recipe.formats.contains(.directory) {

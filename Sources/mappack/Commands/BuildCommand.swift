@@ -48,7 +48,7 @@ enum BuildCommand {
             guard parts.count == 2, parts[1] >= 1, parts[1] <= 1024, (1...parts[1]).contains(parts[0]) else {
                 throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(shardText)'")
             }
-            let path = try await Interrupts.cancellable { try await builder.runShard(parts[0], of: parts[1]) { event in
+            let path = try await Interrupts.cancellable(gate: options.gate) { try await builder.runShard(parts[0], of: parts[1]) { event in
                 if terminal.json { terminal.event(eventObject(event)) }
             } }
             if terminal.json { terminal.event(["event": "done", "shard": path]) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
@@ -56,7 +56,7 @@ enum BuildCommand {
         }
         let report: BuildReport
         do {
-            report = try await Interrupts.cancellable { try await builder.run { event in
+            report = try await Interrupts.cancellable(gate: options.gate) { try await builder.run { event in
             if terminal.json { terminal.event(eventObject(event)) }
             switch event {
             case .fetch(.progress(let digest, let received, _)):
@@ -87,7 +87,6 @@ enum BuildCommand {
         } }
         } catch {
             terminal.finishProgress()
-            if let number = Interrupts.received.withLock({ $0 }) { throw InterruptedError(signal: number) }
             throw error
         }
         terminal.finishProgress()

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Test hook: holds a build at the start of a named phase (`manifest`, `cache seed`, `pack`,
+/// `publish`, `merge`) so a test can signal it there, at a moment it chose rather than one it
+/// raced for.
+///
+/// Active only when the environment variable `MAPPACK_TEST_PAUSE_AT` names the phase; CI and
+/// users never set it. The pause lasts at most 30 s and ends early when the task is cancelled.
+enum TestPause {
+    /// The phase named by `MAPPACK_TEST_PAUSE_AT`, read once.
+    private static let armed: String? = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_AT"]
+
+    /// Waits while `phase` is armed and the current task is not cancelled.
+    static func reach(_ phase: String) {
+        guard let armed, armed == phase else { return }
+        for _ in 0..<3000 where !Task.isCancelled { usleep(10_000) }
+    }
+}
