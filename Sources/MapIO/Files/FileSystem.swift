@@ -101,9 +101,12 @@ package enum FileSystem {
     }
 
     /// Writes `data` to `path` durably: a temporary file beside it, fsync, rename, fsync of the folder.
-    package static func writeAtomically(_ data: Data, to path: String) throws(FileError) {
+    /// The temporary file is made afresh (`O_EXCL`), so neither a link planted at its name nor an
+    /// old file's mode carries over; the rename replaces a link at `path` rather than following it.
+    package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(FileError) {
         let temporary = path + ".tmp-\(getpid())"
-        let file = try WritableFile(path: temporary)
+        unlink(temporary)
+        let file = try WritableFile(path: temporary, exclusive: true, permissions: permissions)
         try file.write(data)
         try file.close(sync: true)
         try rename(temporary, to: path)

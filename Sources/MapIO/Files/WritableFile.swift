@@ -6,13 +6,14 @@ package final class WritableFile {
     package let path: String
     private var descriptor: Int32
 
-    /// Creates (or truncates, or appends to) `path` with mode 0644.
-    package init(path: String, append: Bool = false, exclusive: Bool = false) throws(FileError) {
+    /// Creates (or truncates, or appends to) `path`; a file it creates gets `permissions` (less the
+    /// umask) from its first byte on.
+    package init(path: String, append: Bool = false, exclusive: Bool = false, permissions: mode_t = 0o644) throws(FileError) {
         self.path = path
         var flags = O_WRONLY | O_CREAT | O_CLOEXEC
         flags |= append ? O_APPEND : O_TRUNC
         if exclusive { flags |= O_EXCL }
-        descriptor = open(path, flags, 0o644)
+        descriptor = open(path, flags, permissions)
         if descriptor < 0 { throw FileError("open", path) }
     }
 

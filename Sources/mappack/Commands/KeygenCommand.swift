@@ -12,10 +12,8 @@ enum KeygenCommand {
         if !arguments.flag("force") {
             for path in [keyPath, pubPath] where FileSystem.exists(path) { throw UsageError(message: "\(path) exists; pass --force to overwrite it") }
         }
-        let file = try WritableFile(path: keyPath)
-        fchmodPath(keyPath)
-        try file.write(Data((privateKey + "\n").utf8))
-        try file.close(sync: true)
+        // Owner-only from creation on, never a window in which the key is readable by others.
+        try FileSystem.writeAtomically(Data((privateKey + "\n").utf8), to: keyPath, permissions: 0o600)
         try FileSystem.writeAtomically(Data((publicKey + "\n").utf8), to: pubPath)
         if terminal.json { terminal.event(["event": "keygen", "private": keyPath, "public": pubPath]) } else {
             terminal.line("private key: \(keyPath) (keep it secret; sign with `mappack build --sign \(keyPath)`)")
@@ -23,8 +21,6 @@ enum KeygenCommand {
         }
         return 0
     }
-
-    private static func fchmodPath(_ path: String) { chmod(path, 0o600) }
 }
 
 /// Reads key files named on the command line.
