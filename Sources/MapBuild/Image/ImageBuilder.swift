@@ -23,6 +23,8 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     /// A bundle in the download cache no longer matches its digest (damaged after it was verified); it was removed.
     case damagedInCache(bundle: BundleDigest, path: String, reason: ArchiveError)
     case output(String)
+    /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
+    case offline(bundle: BundleDigest, url: URL)
 
     package var description: String {
         switch self {
@@ -35,6 +37,8 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
         case .damagedInCache(let bundle, let path, let reason):
             "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
         case .output(let message): message
+        case .offline(let bundle, let url):
+            "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
         }
     }
 }
@@ -57,6 +61,8 @@ package struct BuildOptions: Sendable {
     package var force = false
     /// Where a stop request and the publishing of the outputs meet (SIGINT/SIGTERM in the CLI).
     package var gate = PublishGate()
+    /// Use no network: bundles come from the download cache or `file://` URLs, any other fails the build.
+    package var offline = false
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
         self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
@@ -175,9 +181,14 @@ package struct ImageBuilder: Sendable {
             }
         }
         let remaining = bundles.filter { results[$0.digest] == nil }
-        let requests = remaining.map { bundle in
-            FetchRequest(digest: bundle.digest, url: URL(string: bundle.info.url, relativeTo: plan.recipe.catalogURL)!.absoluteURL,
-                         size: bundle.info.size, regions: bundle.regions)
+        let requests = try remaining.map { bundle throws(BuildError) in
+            guard let url = URL(string: bundle.info.url, relativeTo: plan.recipe.catalogURL)?.absoluteURL else {
+                throw BuildError.output("\(plan.recipe.catalogURL.absoluteString): bundle \(bundle.digest) has url '\(bundle.info.url)', which is not a URL; fix the catalog")
+            }
+            return FetchRequest(digest: bundle.digest, url: url, size: bundle.info.size, regions: bundle.regions)
+        }
+        if options.offline, let away = zip(remaining, requests).first(where: { !$0.0.cached && !$0.1.url.isFileURL }) {
+            throw BuildError.offline(bundle: away.0.digest, url: away.1.url)
         }
         let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, spill: spill, events: events)
         ZstdDecoder.releasePooledContexts()

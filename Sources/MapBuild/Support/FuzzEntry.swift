@@ -1,11 +1,12 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 
 /// The inputs mappack parses from untrusted sources, as fuzz entry points. The libFuzzer binary
 /// (`make fuzz`) and the regression tests run crash inputs through exactly these functions.
 package enum FuzzEntry: String, CaseIterable, Sendable {
-    case recipe, catalog, manifest, extractor
+    case recipe, catalog, manifest, extractor, build
 
     /// Parses `data` as this kind of input; any error is fine, a crash or trap is a bug.
     package func run(_ data: Data) {
@@ -22,6 +23,49 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
             }
         case .extractor:
             FuzzEntry.extract(data)
+        case .build:
+            // libFuzzer calls from its own thread, never the cooperative pool, so waiting here is safe.
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await FuzzEntry.build(data)
+                done.signal()
+            }
+            done.wait()
+        }
+    }
+
+    /// Takes the bytes as a catalog through the whole build without network: plan the first two
+    /// root regions, resolve and fetch bundle URLs (`file://` only, an offline build), verify,
+    /// unpack, write manifest, cache seed and packed image into a scratch folder.
+    ///
+    /// Relative bundle URLs resolve against the scratch folder, where `bundles` links to the
+    /// folder named by `MAPPACK_FUZZ_BUNDLES` (a published world's `bundles/`, set by `make fuzz`)
+    /// so the seed catalog builds for real.
+    /// The build's error, nil when the catalog built (the replay tests want every regression input refused).
+    @discardableResult
+    static func build(_ data: Data, bundles: String? = ProcessInfo.processInfo.environment["MAPPACK_FUZZ_BUNDLES"]) async -> (any Error)? {
+        let scratch = NSTemporaryDirectory() + "/mappack-fuzz-build-\(getpid())-\(UUID().uuidString)"
+        try? FileSystem.removeTree(scratch)
+        defer { try? FileSystem.removeTree(scratch) }
+        do {
+            try FileSystem.makeDirectories(scratch)
+            if let bundles { symlink(bundles, scratch + "/bundles") }
+            try FileSystem.writeAtomically(data, to: scratch + "/catalog.json")
+            let tree = try CatalogSource.decode(data, url: URL(fileURLWithPath: scratch + "/catalog.json"))
+            // Quoted for YAML: a root id may hold any character the catalog allows.
+            let include = tree.roots.prefix(2).map { "\"" + $0.rawValue.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+                .joined(separator: ", ")
+            let recipeText = "name: fuzz\ncatalog: catalog.json\nregions:\n  include: [\(include)]\ncacheSeed:\n  include: [\(include)]\n"
+            var recipe = try Recipe.parse(Data(recipeText.utf8), file: scratch + "/fuzz.yaml")
+            recipe.catalogURL = URL(fileURLWithPath: scratch + "/catalog.json")
+            let cache = DownloadCache(root: scratch + "/cache", durable: false)
+            var options = BuildOptions(outputRoot: scratch + "/out", cache: cache, jobs: 2, sourceDateEpoch: 0)
+            options.offline = true
+            let builder = ImageBuilder(plan: try BuildPlan.make(recipe: recipe, cache: cache), options: options)
+            _ = try await builder.run { _ in }
+            return nil
+        } catch {
+            return error
         }
     }
 
