@@ -6,10 +6,12 @@ package final class WritableFile {
     package let path: String
     private var descriptor: Int32
 
-    /// Creates (or truncates, or appends to) `path` with mode 0644.
+    /// Creates (or truncates, or appends to) `path` with mode 0644. A symbolic link at `path` is
+    /// refused (`O_NOFOLLOW`, `ELOOP`): mappack never writes through one, so a link planted in a cache
+    /// or staging folder cannot redirect a write.
     package init(path: String, append: Bool = false, exclusive: Bool = false) throws(FileError) {
         self.path = path
-        var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+        var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW
         flags |= append ? O_APPEND : O_TRUNC
         if exclusive { flags |= O_EXCL }
         descriptor = open(path, flags, 0o644)
