@@ -60,3 +60,23 @@ import Testing
         #expect(result.stderr.contains(location), "\(result.stderr)")
     }
 }
+
+/// Paths read from records mappack wrote earlier (a shard's `shard.json`) are joined to folders
+/// only when clean.
+@Suite struct ShardRecordPathTests {
+    @Test func shardRecordWithAClimbingPathIsNotAShard() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        let shard = try world.build(recipe, ["--shard", "1/1"])
+        #expect(shard.status == 0, "\(shard.stderr)")
+        let folder = world.out + "/fixture-1.0.shard-1-of-1"
+        let record = folder + "/shard.json"
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        let first = try #require(text.range(of: #""path":""#))
+        try Data(text.replacingCharacters(in: first, with: #""path":"../../../../victim/"#).utf8).write(to: URL(fileURLWithPath: record))
+        let merged = try Tool.mappack(["merge", folder, "--out", world.folder.join("merged")])
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(merged.stderr.contains("shard.json lists file '../../../../victim/") && merged.stderr.contains("climbs out"), "\(merged.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: world.folder.join("victim")))
+    }
+}

@@ -20,6 +20,7 @@ import Testing
 
     @Test func fileCatalogKeepsBundlesBelowItsFolder() {
         #expect(BundleURL.resolve("b/x.tar.zst", catalog: Self.file)?.path == "/srv/world/b/x.tar.zst")
+        #expect(BundleURL.resolve("b/x.tar.zst", catalog: URL(string: "file:///srv//world/./catalog.json")!) != nil)
         #expect(BundleURL.resolve("/etc/passwd", catalog: Self.file) == nil)
         #expect(BundleURL.resolve("file:///etc/passwd", catalog: Self.file) == nil)
         #expect(BundleURL.resolve("http://x/b.tar.zst", catalog: Self.file) == nil)

@@ -51,6 +51,14 @@ extension ImageBuilder {
             let record: ShardRecord
             do { record = try CanonicalJSON.decode(ShardRecord.self, from: data, file: file) } catch { throw MergeError.notAShard(path: path, reason: "\(error)") }
             do { try FormatTagError.check(record.format, expected: ShardRecord.formatTag) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            // Paths are joined to the shard's and the staging folder: a record must not reach outside either.
+            for bundle in record.bundles {
+                for file in bundle.files {
+                    if let reason = SafeExtractor.problem(ofStorePath: file.path) {
+                        throw MergeError.notAShard(path: path, reason: "\(ShardRecord.fileName) lists file '\(file.path)' of bundle \(bundle.digest): \(reason)")
+                    }
+                }
+            }
             records.append((path, record))
         }
         guard let first = records.first else { throw MergeError.notAShard(path: "(none)", reason: "give the shard folders to merge") }

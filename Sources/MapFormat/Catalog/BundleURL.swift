@@ -19,8 +19,9 @@ public enum BundleURL {
         let path = url.path
         guard !path.contains("\0"), !path.split(separator: "/").contains("..") else { return nil }
         if url.isFileURL {
+            // Both standardized (`//` and `.` folded; `..` was refused above), so spellings agree.
             let folder = catalog.deletingLastPathComponent().standardizedFileURL.path
-            guard path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else { return nil }
+            guard url.standardizedFileURL.path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else { return nil }
         }
         return url
     }
