@@ -79,4 +79,19 @@ import Testing
         #expect(merged.stderr.contains("shard.json lists file '../../../../victim/") && merged.stderr.contains("climbs out"), "\(merged.stderr)")
         #expect(!FileManager.default.fileExists(atPath: world.folder.join("victim")))
     }
+
+    @Test func shardStoreFileThatIsALinkIsNotCopiedThrough() throws {
+        let world = try PublishedWorld()
+        let shard = try world.build(try world.recipe(SourceFixture.recipe(catalog: world.catalog)), ["--shard", "1/1"])
+        #expect(shard.status == 0, "\(shard.stderr)")
+        let folder = world.out + "/fixture-1.0.shard-1-of-1"
+        let victim = world.folder.join("victim.db")
+        let stored = folder + "/store/regions/europe/ch/overview.db"
+        // The victim holds the very bytes the record expects: only the link gives it away.
+        try FileManager.default.moveItem(atPath: stored, toPath: victim)
+        try FileManager.default.createSymbolicLink(atPath: stored, withDestinationPath: victim)
+        let merged = try Tool.mappack(["merge", folder, "--out", world.folder.join("merged")])
+        #expect(merged.status == 2, "\(merged.stderr)")
+        #expect(merged.stderr.contains("regions/europe/ch/overview.db does not match its shard record"), "\(merged.stderr)")
+    }
 }
