@@ -22,11 +22,36 @@ package struct DownloadCache: Sendable {
     /// A cache at `root`.
     package init(root: String, durable: Bool = true) { self.root = root; self.durable = durable }
 
-    /// Creates `folder` (and parents) unless this process already did.
+    /// Creates `folder` (and parents) unless this process already did. Every folder from the root
+    /// down to `folder` must be a real folder: a symbolic link planted in the cache would send
+    /// partial files and bundles elsewhere.
     func ensureFolder(_ folder: String) throws(FileError) {
         if folders.contains(folder) { return }
         try FileSystem.makeDirectories(folder)
+        var current = folder
+        while current.count > root.count && current.hasPrefix(root + "/") {
+            guard let status = try FileSystem.status(current), status.isDirectory else {
+                throw FileError("use as a cache folder (it is a symbolic link or not a folder; remove it)", current, code: ELOOP)
+            }
+            current = FileSystem.parent(current)
+        }
         folders.insert(folder)
+    }
+
+    /// Refuses a cache that other users could write into: the root (and its `sha256` and `partial`
+    /// folders, when present) must belong to this user and not be writable by others, and the
+    /// folders inside must not be symbolic links. Nothing to check when the cache does not exist yet.
+    package func checkOwnership() throws(CacheFolderError) {
+        var info = stat()
+        for (path, follow) in [(root, true), (root + "/sha256", false), (root + "/partial", false)] {
+            let found = follow ? stat(path, &info) == 0 : lstat(path, &info) == 0
+            guard found else { continue }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFLNK { throw CacheFolderError(path: path, reason: "is a symbolic link") }
+            if type != S_IFDIR { throw CacheFolderError(path: path, reason: "is not a folder") }
+            if info.st_uid != geteuid() { throw CacheFolderError(path: path, reason: "belongs to user \(info.st_uid), not to this user (\(geteuid()))") }
+            if info.st_mode & S_IWOTH != 0 { throw CacheFolderError(path: path, reason: "is writable by other users (mode \(String(info.st_mode & 0o7777, radix: 8)))") }
+        }
     }
 
     /// `$XDG_CACHE_HOME/mappack`, or `~/.cache/mappack`.
@@ -51,13 +76,17 @@ package struct DownloadCache: Sendable {
     /// The lock file that keeps two fetchers sharing this cache from writing one partial download.
     package func lockPath(for digest: BundleDigest) -> String { "\(root)/partial/\(digest.hex).lock" }
 
-    /// True when the verified bundle is present.
-    package func contains(_ digest: BundleDigest) -> Bool { FileSystem.exists(path(for: digest)) }
+    /// True when the verified bundle is present, as a regular file (a symbolic link never counts).
+    package func contains(_ digest: BundleDigest) -> Bool { ((try? FileSystem.status(path(for: digest))) ?? nil)?.isRegular ?? false }
 
     /// Moves a verified, closed file into the cache by atomic rename (flushed first and after when durable).
     package func admit(verifiedFile: String, digest: BundleDigest) throws(FileError) {
         let target = path(for: digest)
         try ensureFolder(FileSystem.parent(target))
+        // Only a regular file enters the cache, never a link to one.
+        guard let status = try FileSystem.status(verifiedFile), status.isRegular else {
+            throw FileError("admit to the cache (not a regular file)", verifiedFile, code: ELOOP)
+        }
         if durable { try FileSystem.syncFile(verifiedFile) }
         try FileSystem.rename(verifiedFile, to: target)
         if durable { try FileSystem.syncDirectory(FileSystem.parent(target)) }

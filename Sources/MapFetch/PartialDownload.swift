@@ -60,12 +60,15 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         hasher = SHA256()
         length = 0
         validator = nil
-        if let status = try FileSystem.status(path), status.isRegular, status.size > 0, status.size <= request.size {
-            let reader = try ReadableFile(path: path)
+        let status = try FileSystem.status(path)
+        // A link planted where the partial file belongs is removed (unlink never follows it), never written through.
+        if status?.isSymlink == true { try FileSystem.removeFile(path) }
+        if let status, status.isRegular, status.size > 0, status.size <= request.size {
+            let reader = try ReadableFile(path: path, followLinks: false)
             var hashed: Int64 = 0
             try reader.forEachChunk { chunk in hasher.update(chunk); hashed += Int64(chunk.count) }
             length = hashed
-            validator = (try? ReadableFile.contents(of: metaPath, limit: 4096)).flatMap { String(data: $0, encoding: .utf8) }
+            validator = (try? ReadableFile.contents(of: metaPath, limit: 4096, followLinks: false)).flatMap { String(data: $0, encoding: .utf8) }
             metaMayExist = true
             file = try WritableFile(path: path, append: true)
         } else {

@@ -12,7 +12,7 @@ final class PartialLock: Sendable {
 
     /// Takes the lock at `path` without blocking; nil when someone else holds it.
     static func tryAcquire(_ path: String) throws(FileError) -> PartialLock? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if fd < 0 { throw FileError("open", path) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }

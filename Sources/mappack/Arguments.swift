@@ -1,3 +1,6 @@
+import Foundation
+import MapIO
+
 /// Bad command-line usage; exit code 2.
 struct UsageError: Error, CustomStringConvertible {
     let message: String
@@ -44,6 +47,18 @@ struct Arguments {
         guard let text = options[name] else { return nil }
         guard let value = Int(text), range.contains(value) else { throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'") }
         return value
+    }
+
+    /// A catalog location from the command line: a `file://`, `http://` or `https://` URL, or a
+    /// path (relative to the current folder). A text with `://` that does not parse as such a URL
+    /// is bad usage, not a crash.
+    static func catalogURL(_ location: String) throws(UsageError) -> URL {
+        guard location.contains("://") else { return URL(fileURLWithPath: FileSystem.absolute(location)).standardizedFileURL }
+        guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), ["file", "http", "https"].contains(scheme),
+              scheme == "file" || url.host?.isEmpty == false else {
+            throw UsageError(message: "'\(location)' is not a valid file://, http:// or https:// URL; percent-encode spaces and other special characters, or give a path")
+        }
+        return url
     }
 
     /// Exactly `count` positionals, named in the message when missing.

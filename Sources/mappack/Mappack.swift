@@ -64,7 +64,7 @@ struct Mappack {
     /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
     static func exitCode(for error: any Error) -> Int32 {
         switch error {
-        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError: return 2
+        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return 2
         case let error as PlanError:
             if case .capacityExceeded = error { return 1 }
             if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return 1 }

@@ -121,14 +121,22 @@ private func outcome(_ text: String) -> Outcome {
         }
     }
 
-    @Test func aRepeatedKeyKeepsItsLastValue() throws {
-        let digest = "sha256:" + String(repeating: "b", count: 64)
-        let text = compactJSON.replacingOccurrences(of: #""\#(digest)":{"size":30"#, with: #""\#(digest)":{"size":1,"unpackedSize":1,"url":"x"},"\#(digest)":{"size":30"#)
-            .replacingOccurrences(of: #""catalog":"c""#, with: #""catalog":"first","catalog":"c""#)
-        #expect(text.count > compactJSON.count + 40)
-        let catalog = try CatalogReader.read(Data(text.utf8), file: "catalog.json")
-        #expect(catalog == (try CatalogReader.read(Data(compactJSON.utf8), file: "catalog.json")))
-        #expect(catalog.bundles[BundleDigest(hex: String(repeating: "b", count: 64))]?.size == 30)
+    /// A repeated key is refused wherever it is (readers that keep the first and readers that keep
+    /// the last value would see two catalogs), naming the key.
+    @Test(arguments: [
+        (#""catalog":"c""#, #""catalog":"first","catalog":"c""#, "catalog"),
+        (#""id":"world/x""#, #""id":"world/x","id":"world/y""#, "regions[1].id"),
+        (#""url":"b/b.tar.zst""#, #""url":"b/b.tar.zst","url":"b/c.tar.zst""#, "url"),
+        (#""bundles":{"#, #""bundles":{"sha256:\#(String(repeating: "b", count: 64))":{"size":1,"unpackedSize":1,"url":"x"},"#, "sha256:bbbb"),
+        (#""names":{"#, #""names":{"en":"One","#, "names.en"),
+    ])
+    func aRepeatedKeyIsRefused(_ replace: String, _ with: String, _ named: String) throws {
+        let text = compactJSON.replacingOccurrences(of: replace, with: with)
+        #expect(text != compactJSON)
+        for form in [text, spaced(text)] {
+            let error = #expect(throws: JSONFileError.self) { try CatalogReader.read(Data(form.utf8), file: "catalog.json") }
+            #expect(error.map { "\($0)".contains("appears twice") && "\($0)".contains(named) } == true, "\(String(describing: error))")
+        }
     }
 
     @Test func everyTruncationOfTheCompactCatalogIsRefused() {

@@ -53,14 +53,23 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
             #"{"bundle":"\#(digest)","path":"18 digits","sha256":"\#(hex)","size":123456789012345678}"#,
             #"{"bundle":"\#(digest)","path":"19 digits","sha256":"\#(hex)","size":1234567890123456789}"#,
             #"{"bundle":"\#(digest)","path":"not hex","sha256":"XYZ","size":5}"#,
-            #"{"bundle":"\#(digest)","path":"first wins","path":"second","sha256":"\#(hex)","size":6}"#,
         ]
         let text = manifestText(files: 0) { $0.replacingOccurrences(of: #""files":[]"#, with: "\"files\":[\n" + entries.joined(separator: ",\n") + "\n]") }
         let whole = try ManifestReader.read(Data(text.utf8), file: "manifest.json")
         #expect(whole.files.count == entries.count)
         let streamed = try stream(text)
         #expect(streamed.files == whole.files)
-        #expect(streamed.files.map(\.size) == [0, 7, 1, 2, 3, 4, 1000, 123456789012345678, 1234567890123456789, 5, 6])
+        #expect(streamed.files.map(\.size) == [0, 7, 1, 2, 3, 4, 1000, 123456789012345678, 1234567890123456789, 5])
+    }
+
+    /// A repeated key is refused by the stream as by the whole reader, in an entry and at the top.
+    @Test(arguments: [#""path":"f/1","#, #""blockSize":4096,"#])
+    func refusesRepeatedKeysAsTheWholeReaderDoes(_ member: String) throws {
+        let text = manifestText(files: 3) { $0.replacingOccurrences(of: member, with: member + member) }
+        #expect(text != manifestText(files: 3))
+        #expect(throws: JSONFileError.self) { _ = try ManifestReader.read(Data(text.utf8), file: "manifest.json") }
+        let error = #expect(throws: JSONFileError.self) { _ = try stream(text) }
+        #expect(error?.reason.contains("appears twice") == true, "\(String(describing: error))")
     }
 
     @Test(arguments: [#""size":01}"#, #""size":99999999999999999999}"#, #""size":-}"#, #""size":1,}"#, #""path":"a\q","#])
@@ -90,10 +99,11 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
         }
     }
 
-    @Test func readsMembersInAnyOrderAndKeepsTheFirstOfRepeatedKeys() throws {
-        let text = manifestText(files: 3) { text in
-            text.replacingOccurrences(of: #"{"blockSize":4096,"#, with: #"{"files":[],"#)
-                .replacingOccurrences(of: #""name":"n","#, with: #""name":"n","blockSize":512,"blockSize":1,"future":{"files":[1]},"#)
+    @Test func readsMembersInAnyOrder() throws {
+        let text = manifestText(files: 0) { text in
+            text.replacingOccurrences(of: #"{"blockSize":4096,"#, with: #"{"#)
+                .replacingOccurrences(of: #""files":["#, with: #""future":{"files":[1]},"files":["#)
+                .replacingOccurrences(of: #""name":"n","#, with: #""name":"n","blockSize":512,"#)
         }
         let whole = try ManifestReader.read(Data(text.utf8), file: "manifest.json")
         let streamed = try stream(text)

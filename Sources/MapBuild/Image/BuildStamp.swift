@@ -95,6 +95,9 @@ struct BuildStamp: Codable, Sendable {
         guard let data = try? ReadableFile.contents(of: path, limit: 1 << 20),
               let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
               stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty else { return nil }
+        // Output names are `<image>/manifest.json` or `<image>.tar.zst`: a stamp naming anything else
+        // (outside the output folder) is not ours.
+        for recorded in stamp.outputs where SafeExtractor.problem(ofStorePath: recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }
         for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
         return stamp
     }

@@ -52,6 +52,14 @@ extension ImageBuilder {
             let record: ShardRecord
             do { record = try CanonicalJSON.decode(ShardRecord.self, from: data, file: file) } catch { throw MergeError.notAShard(path: path, reason: "\(error)") }
             do { try FormatTagError.check(record.format, expected: ShardRecord.formatTag) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            // Paths are joined to the shard's and the staging folder: a record must not reach outside either.
+            for bundle in record.bundles {
+                for file in bundle.files {
+                    if let reason = SafeExtractor.problem(ofStorePath: file.path) {
+                        throw MergeError.notAShard(path: path, reason: "\(ShardRecord.fileName) lists file '\(file.path)' of bundle \(bundle.digest): \(reason)")
+                    }
+                }
+            }
             records.append((path, record))
         }
         guard let first = records.first else { throw MergeError.notAShard(path: "(none)", reason: "give the shard folders to merge") }
@@ -98,7 +106,11 @@ extension ImageBuilder {
                 var files: [ExtractedFile] = []
                 for file in record.files {
                     try FileSystem.makeDirectories(FileSystem.parent(to + "/" + file.path))
-                    let (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path)
+                    let hex: String, size: Int64
+                    do { (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path) } catch let error as FileError where error.code == ELOOP {
+                        // A link where a shard's file belongs: never copied through.
+                        throw MergeError.damaged(path: path, file: file.path)
+                    }
                     guard hex == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
                     files.append(ExtractedFile(path: file.path, size: size, sha256: hex))
                 }

@@ -153,6 +153,10 @@ package struct ImageBuilder: Sendable {
     /// killed runs left behind; returns (output root, staging folder).
     func prepareStaging(suffix: String) throws -> (root: String, staging: String) {
         let root = FileSystem.absolute(options.outputRoot)
+        // The catalog and the recipe checked their parts (`PathName`); this guards the joined name.
+        guard FileSystem.isPlainName(imageName), !imageName.contains("..") else {
+            throw BuildError.output("refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
+        }
         try FileSystem.makeDirectories(root)
         try ImageBuilder.removeStaleStaging(in: root)
         let staging = root + "/.\(imageName).\(suffix)-\(getpid())"
@@ -181,9 +185,11 @@ package struct ImageBuilder: Sendable {
             }
         }
         let remaining = bundles.filter { results[$0.digest] == nil }
-        let requests = try remaining.map { bundle throws(BuildError) in
-            guard let url = URL(string: bundle.info.url, relativeTo: plan.recipe.catalogURL)?.absoluteURL else {
-                throw BuildError.output("\(plan.recipe.catalogURL.absoluteString): bundle \(bundle.digest) has url '\(bundle.info.url)', which is not a URL; fix the catalog")
+        let catalogURL = plan.recipe.catalogURL
+        let requests = try remaining.map { bundle in
+            guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {
+                let catalog = catalogURL.isFileURL ? catalogURL.path : catalogURL.absoluteString
+                throw BuildError.plan(.catalog(.invalid(url: catalog, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalog))))
             }
             return FetchRequest(digest: bundle.digest, url: url, size: bundle.info.size, regions: bundle.regions)
         }
@@ -429,12 +435,20 @@ package struct ImageBuilder: Sendable {
     }
 
     /// Swaps `target` for `replacement` so readers see the old or the new one, never a mix.
+    /// `target` must be one plain name directly in `root` and `replacement` must lie below `root`;
+    /// both renames run relative to `root`'s descriptor, so nothing outside it is ever renamed or
+    /// removed, whatever a catalog's map version or a recipe's name spelled.
     static func replace(_ target: String, with replacement: String, root: String) throws {
-        let aside = root + "/." + FileSystem.lastComponent(target) + ".old-\(getpid())"
-        try FileSystem.removeTree(aside)
-        if FileSystem.exists(target) { try FileSystem.rename(target, to: aside) }
-        try FileSystem.rename(replacement, to: target)
-        try FileSystem.removeTree(aside)
+        let name = FileSystem.lastComponent(target)
+        guard FileSystem.isPlainName(name), target == root + "/" + name, replacement.hasPrefix(root + "/") else {
+            throw BuildError.output("refusing to replace '\(target)': an output must be one plain name directly in the output folder \(root)")
+        }
+        let source = String(replacement.dropFirst(root.count + 1))
+        let aside = "." + name + ".old-\(getpid())"
+        try FileSystem.removeTree(root + "/" + aside)
+        if FileSystem.exists(target) { try FileSystem.rename(name, to: aside, inFolder: root) }
+        try FileSystem.rename(source, to: name, inFolder: root)
+        try FileSystem.removeTree(root + "/" + aside)
     }
 
     /// Removes staging and set-aside folders of builds whose process is gone (killed runs).

@@ -16,8 +16,10 @@ struct ImageReuse: Sendable {
         let data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes)
         let (manifest, problems) = try ImageVerifier.readManifest(data, file: path)
         store = image + "/" + ImageManifest.storeFolder
-        // An edited manifest cannot vouch for anything.
-        filesByBundle = problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
+        // An edited manifest cannot vouch for anything, nor can one with a path that could leave the
+        // old store or the new one (the id covers whatever its author wrote).
+        let unsafe = manifest.files.contains { SafeExtractor.problem(ofStorePath: $0.path) != nil }
+        filesByBundle = unsafe || problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
     }
 
     /// True when the old image holds `digest`'s files.

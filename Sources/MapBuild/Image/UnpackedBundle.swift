@@ -94,7 +94,7 @@ final class FileRecordSpill: Sendable {
     /// Creates (or truncates) the spill file at `path`.
     init(path: String) throws(FileError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 { throw FileError("open", path) }
     }
 

@@ -28,8 +28,8 @@ extension Recipe {
 
         let top = try RecipeFields(root, path: "", allowed: ["name", "catalog", "mapVersion", "language", "regions", "cacheSeed", "target", "output"], file: file)
         let name = try top.requiredText("name")
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-            throw fail(top.node("name"), "name '\(name)' may use only letters, digits, '-', '_' and '.' (it names the output folder)")
+        if let reason = PathName.problem(name) {
+            throw fail(top.node("name"), "name '\(name)' may use only ASCII letters, digits, '-', '_', '.' and '+' (it names the output folder): it \(reason); \(PathName.rule)")
         }
         let catalog = try top.requiredText("catalog")
         let catalogURL: URL
@@ -43,6 +43,9 @@ extension Recipe {
             catalogURL = URL(fileURLWithPath: (absolute as NSString).standardizingPath)
         }
         let mapVersion = try top.optionalText("mapVersion").map(MapVersion.init)
+        if let mapVersion, let reason = PathName.problem(mapVersion.rawValue) {
+            throw fail(top.node("mapVersion"), "mapVersion '\(mapVersion)' \(reason); \(PathName.rule)")
+        }
         let language = try top.optionalText("language")
 
         guard let regionsNode = top.node("regions") else { throw fail(root, "missing required key 'regions' (with 'include: [...]')") }

@@ -38,6 +38,7 @@ package enum YAMLDocument {
         defer { yaml_parser_delete(&parser) }
         var document = yaml_document_t()
         let bytes = [UInt8](data)
+        try checkFlowNesting(bytes)
         let loaded = bytes.withUnsafeBufferPointer { buffer -> Int32 in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             return yaml_parser_load(&parser, &document)
@@ -52,6 +53,26 @@ package enum YAMLDocument {
         guard let root = yaml_document_get_root_node(&document) else { return nil }
         var visited = 0
         return try convert(root, document: &document, depth: 0, visited: &visited)
+    }
+
+    /// Refuses flow collections (`[`, `{`) nested deeper than `maxDepth` before libyaml sees them:
+    /// its loader builds the whole document first, and its scanner re-checks every open flow level
+    /// at each token, so 200,000 `[` took over a minute before the depth check in `convert` ran.
+    /// One linear pass; brackets inside quotes or comments count too, which only a recipe with more
+    /// than `maxDepth` unclosed brackets in its text could notice.
+    private static func checkFlowNesting(_ bytes: [UInt8]) throws(YAMLError) {
+        var depth = 0, line = 1, column = 0
+        for byte in bytes {
+            column += 1
+            switch byte {
+            case UInt8(ascii: "\n"): line += 1; column = 0
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maxDepth { throw YAMLError(line: line, column: column, message: "nesting deeper than \(maxDepth) levels") }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
     }
 
     private static func convert(_ node: UnsafeMutablePointer<yaml_node_t>, document: inout yaml_document_t, depth: Int, visited: inout Int) throws(YAMLError) -> YAMLNode {

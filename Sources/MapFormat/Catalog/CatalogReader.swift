@@ -71,13 +71,16 @@ extension CatalogReader {
             var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
             try scanner.beginObject()
             var first = true
+            var seen: UInt32 = 0
             while true {
                 let member = try scanner.nextMember(among: catalogKeys, first: &first)
                 if member == .end { break }
-                switch member.known.flatMap(CatalogField.init(rawValue:)) {
+                let field = member.known.flatMap(CatalogField.init(rawValue:))
+                if let field { try Self.markSeen(field.rawValue, of: catalogKeys, &seen, at: scanner.offset) }
+                switch field {
                 case .format?: format = try Self.at("format") { () throws(Failure) in try scanner.readString() }
-                case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try scanner.readString() }
-                case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
+                case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try readPathName("catalog") }
+                case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try readPathName("mapVersion")) }
                 case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
                 case .supportedUntil?: supportedUntil = try Self.at("supportedUntil") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
                 case .regions?: regions = try Self.at("regions") { () throws(Failure) in try readRegions() }
@@ -118,11 +121,14 @@ extension CatalogReader {
             var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
             try scanner.beginObject()
             var first = true
+            var seen: UInt32 = 0
             while true {
                 let member = try scanner.nextMember(among: regionKeys, first: &first)
                 if member == .end { break }
-                switch member.known.flatMap(RegionField.init(rawValue:)) {
-                case .id?: id = try Self.at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
+                let field = member.known.flatMap(RegionField.init(rawValue:))
+                if let field { try Self.markSeen(field.rawValue, of: regionKeys, &seen, at: scanner.offset) }
+                switch field {
+                case .id?: id = try Self.at("id") { () throws(Failure) in try readRegionIDChecked() }
                 case .parent?:
                     parentPresent = true
                     parent = try Self.at("parent") { () throws(Failure) in try Self.optional(&scanner, Self.readRegionID) }
@@ -148,7 +154,7 @@ extension CatalogReader {
             guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of bundles by digest") }
             // Collected first, so the dictionary is sized once for the real count (a Dictionary
             // keeps a quarter to a half of its buckets empty; guessing high wastes megabytes).
-            var entries: [(digest: BundleDigest, info: BundleInfo)] = []
+            var entries: [(digest: BundleDigest, info: BundleInfo, offset: Int)] = []
             // Room for as many bundles as the bytes left could hold (≥ 112 bytes each), as in
             // `readRegions`.
             entries.reserveCapacity(scanner.remainingBytes / 112)
@@ -161,7 +167,7 @@ extension CatalogReader {
                 case .words(let w0, let w1, let w2, let w3):
                     let digest = BundleDigest(words: w0, w1, w2, w3)
                     let info = try Self.at(spelling: { digest.description }) { () throws(Failure) in try readBundle() }
-                    entries.append((digest, info))
+                    entries.append((digest, info, keyStart))
                 case .other(let key):
                     throw Failure(offset: keyStart, reason: "bundle key '\(key)' is not a digest (sha256:<64 lower-case hex digits>)")
                 }
@@ -170,9 +176,9 @@ extension CatalogReader {
             // Popped from the end, so each entry moves into the dictionary without a copy.
             while var entry = entries.popLast() {
                 if let table = entry.info.sizeOnDisk { entry.info.sizeOnDisk = tables.attached(table) }
-                if let later = bundles.updateValue(entry.info, forKey: entry.digest) {
-                    // A repeated key keeps its last value, as before: the later one goes back.
-                    bundles[entry.digest] = later
+                if bundles.updateValue(entry.info, forKey: entry.digest) != nil {
+                    // Popped from the end: the entry already there is the later one.
+                    throw Self.duplicateKey(entry.digest.description, at: entry.offset)
                 }
             }
             return bundles
@@ -184,10 +190,13 @@ extension CatalogReader {
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
             try scanner.beginObject()
             var first = true
+            var seen: UInt32 = 0
             while true {
                 let member = try scanner.nextMember(among: bundleKeys, first: &first)
                 if member == .end { break }
-                switch member.known.flatMap(BundleField.init(rawValue:)) {
+                let field = member.known.flatMap(BundleField.init(rawValue:))
+                if let field { try Self.markSeen(field.rawValue, of: bundleKeys, &seen, at: scanner.offset) }
+                switch field {
                 case .url?: url = try Self.at("url") { () throws(Failure) in try scanner.readString() }
                 case .size?: size = try Self.at("size") { () throws(Failure) in try scanner.readInt64() }
                 case .unpackedSize?: unpackedSize = try Self.at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
@@ -204,6 +213,24 @@ extension CatalogReader {
 
         // MARK: Values
 
+        /// A string that becomes part of file names (`PathName`), refused at its own position.
+        private mutating func readPathName(_ field: String) throws(Failure) -> String {
+            let start = scanner.offset
+            let text = try scanner.readString()
+            if let reason = PathName.problem(text) { throw Failure(offset: start, reason: "\(field) '\(text)' \(reason); \(PathName.rule)") }
+            return text
+        }
+
+        /// A region id, checked against `PathName.regionIDProblem` at its own position.
+        private mutating func readRegionIDChecked() throws(Failure) -> RegionID {
+            let start = scanner.offset
+            let text = try scanner.readString()
+            if let reason = PathName.regionIDProblem(text) {
+                throw Failure(offset: start, reason: "region id '\(text)' \(reason); an id is names joined by '/', and \(PathName.rule)")
+            }
+            return RegionID(text)
+        }
+
         private mutating func readNames() throws(Failure) -> [String: String] {
             guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
             namePairs.removeAll(keepingCapacity: true)
@@ -216,7 +243,9 @@ extension CatalogReader {
             }
             // Sized for the real count; a repeated language keeps its last name, as before.
             var names = [String: String](minimumCapacity: namePairs.count)
-            for pair in namePairs { names[pair.language] = pair.name }
+            for pair in namePairs where names.updateValue(pair.name, forKey: pair.language) != nil {
+                throw Self.duplicateKey(pair.language, at: scanner.offset)
+            }
             return names
         }
 

@@ -32,11 +32,21 @@ public struct RegionTree: Sendable {
     /// Largest size a catalog may declare for one bundle before it is taken as absurd.
     public static let absurdSize: Int64 = 1 << 50
 
+    /// Deepest a region may sit below its root (a root is level 1). Real trees have a handful of
+    /// levels; the cap keeps every walk up or down a chain short.
+    public static let maxDepth = 64
+
     /// Validates `catalog`: format major, unique ids, existing parents, no cycles, existing bundles, sane sizes.
     /// The checks run in that order of kinds; within a kind, the first offender in catalog order
     /// (bundles: in digest order) is reported.
     public init(_ catalog: Catalog) throws(CatalogError) {
         do { try FormatTagError.check(catalog.format, expected: Catalog.formatTag) } catch { throw .format(error) }
+        // `CatalogReader` refuses these with a line number; catalogs decoded otherwise (MapStore's
+        // updates, the publisher) are held to the same grammar here.
+        if let reason = PathName.problem(catalog.catalog) { throw .invalidName(field: "catalog", value: catalog.catalog, reason: reason) }
+        if let reason = PathName.problem(catalog.mapVersion.rawValue) {
+            throw .invalidName(field: "mapVersion", value: catalog.mapVersion.rawValue, reason: reason)
+        }
         let regions = catalog.regions
         var index: [RegionID: Int32] = [:]
         index.reserveCapacity(regions.count)
@@ -45,6 +55,7 @@ public struct RegionTree: Sendable {
         for position in regions.indices {
             let id = regions[position].id
             if id.rawValue.isEmpty { throw .emptyRegionID }
+            if let reason = PathName.regionIDProblem(id.rawValue) { throw .invalidRegionID(id, reason: reason) }
             if index.updateValue(Int32(position), forKey: id) != nil { throw .duplicateRegion(id) }
         }
         try RegionTree.checkBundles(catalog.bundles)
@@ -76,6 +87,7 @@ public struct RegionTree: Sendable {
         }
         bundleStarts.append(Int32(regionBundles.count))
         try RegionTree.checkCycles(regions, parents: parents, roots: roots)
+        try RegionTree.checkDepth(regions, parents: parents)
 
         // Children grouped by parent (counting sort), then each group sorted by id.
         var childStarts = [Int32](repeating: 0, count: regions.count + 1)
@@ -114,6 +126,22 @@ public struct RegionTree: Sendable {
             if let error = problem(info, digest) { first = (digest, error) }
         }
         if let first { throw first.error }
+        // Each size is at most `absurdSize`, but thousands of them can still pass 2^63 together;
+        // refused here, no sum over any set of this catalog's bundles can overflow later.
+        var size: Int64 = 0, unpacked: Int64 = 0, onDisk: Int64 = 0, files: Int64 = 0
+        for info in bundles.values {
+            var overflow = false
+            (size, overflow) = size.addingReportingOverflow(info.size)
+            if overflow { throw .totalTooLarge(field: "size") }
+            (unpacked, overflow) = unpacked.addingReportingOverflow(info.unpackedSize)
+            if overflow { throw .totalTooLarge(field: "unpackedSize") }
+            (files, overflow) = files.addingReportingOverflow(Int64(info.files ?? 0))
+            if overflow { throw .totalTooLarge(field: "files") }
+            if let range = info.sizeOnDisk?.bytesRange {
+                (onDisk, overflow) = onDisk.addingReportingOverflow(range.max)
+                if overflow { throw .totalTooLarge(field: "sizeOnDisk") }
+            }
+        }
     }
 
     private static func problem(_ info: BundleInfo, _ digest: BundleDigest) -> CatalogError? {
@@ -121,7 +149,13 @@ public struct RegionTree: Sendable {
         if absurd(info.size) { return .invalidSize(bundle: digest, field: "size", value: info.size) }
         if absurd(info.unpackedSize) { return .invalidSize(bundle: digest, field: "unpackedSize", value: info.unpackedSize) }
         if absurd(Int64(info.files ?? 0)) { return .invalidSize(bundle: digest, field: "files", value: Int64(info.files ?? 0)) }
-        if info.url.isEmpty || climbsOut(info.url) { return .invalidBundleURL(bundle: digest, url: info.url) }
+        if let range = info.sizeOnDisk?.bytesRange {
+            if range.min < 0 { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.min) }
+            if range.max > RegionTree.absurdSize { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.max) }
+        }
+        if info.url.isEmpty || climbsOut(info.url) || (hasPercent(info.url) && BundleURL.climbsOutDecoded(info.url)) {
+            return .invalidBundleURL(bundle: digest, url: info.url)
+        }
         return nil
     }
 
@@ -153,6 +187,27 @@ public struct RegionTree: Sendable {
         }
     }
 
+    /// Every region at most `maxDepth` levels deep; each region's depth is found once (a walk up
+    /// stops at the first region whose depth is known), so the check is linear.
+    private static func checkDepth(_ regions: [CatalogRegion], parents: [Int32]) throws(CatalogError) {
+        var depth = [Int32](repeating: 0, count: regions.count)
+        var chain: [Int32] = []
+        for start in regions.indices where depth[start] == 0 {
+            chain.removeAll(keepingCapacity: true)
+            var current = Int32(start)
+            while current >= 0 && depth[Int(current)] == 0 {
+                chain.append(current)
+                current = parents[Int(current)]
+            }
+            var level = current >= 0 ? depth[Int(current)] : 0
+            while let member = chain.popLast() {
+                level += 1
+                if level > Int32(maxDepth) { throw .tooDeep(region: regions[Int(member)].id, limit: maxDepth) }
+                depth[Int(member)] = level
+            }
+        }
+    }
+
     /// The number of `digest` (its position in the sorted `digests`), if present.
     private static func number(of digest: BundleDigest, in digests: [BundleDigest]) -> Int32? {
         var low = 0, high = digests.count
@@ -169,6 +224,12 @@ public struct RegionTree: Sendable {
         // Over the contiguous UTF-8 (iterating `utf8` costs ~30 instructions a byte here).
         var url = url
         return url.withUTF8 { bytes in climbsOut(bytes) }
+    }
+
+    /// True when `url` holds a `%` (over the contiguous UTF-8, as `climbsOut`).
+    private static func hasPercent(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { $0.contains(UInt8(ascii: "%")) }
     }
 
     private static func climbsOut<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {

@@ -74,6 +74,19 @@ public struct SizeOnDiskTable: Codable, Sendable, Equatable {
     fileprivate mutating func attach(_ shared: [Int64]) { storage = shared }
 
     /// Equal when they give the same bytes for the same block sizes, in whatever order stored.
+    /// The smallest and largest byte counts in the table (nil when it is empty), without allocating.
+    public var bytesRange: (min: Int64, max: Int64)? {
+        let count = count
+        guard count > 0 else { return nil }
+        var low = Int64.max, high = Int64.min
+        for offset in 0..<count {
+            let value = storage[Int(bytesAt) + offset]
+            low = Swift.min(low, value)
+            high = Swift.max(high, value)
+        }
+        return (low, high)
+    }
+
     public static func == (lhs: SizeOnDiskTable, rhs: SizeOnDiskTable) -> Bool {
         lhs.count == rhs.count && lhs.pairs.allSatisfy { rhs[$0.blockSize] == $0.bytes }
     }

@@ -83,6 +83,25 @@ extension JSONFieldReading {
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
 
+    /// Records the field at `bit` of `keys` in `seen` (one bit per field of an object); a key seen
+    /// before is refused: readers that keep the first and readers that keep the last of a repeated
+    /// key would see two different documents.
+    static func markSeen(_ bit: Int, of keys: [StaticString], _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
+        let mask: UInt32 = 1 << UInt32(bit)
+        guard seen & mask == 0 else { throw duplicateKey(keys[bit].description, at: offset) }
+        seen |= mask
+    }
+
+    /// `markSeen` for keys packed in `JSONKeys`.
+    static func markSeen(_ bit: Int, of keys: JSONKeys, _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
+        try markSeen(bit, of: keys.names, &seen, at: offset)
+    }
+
+    /// A key that appears twice in one object.
+    static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
+        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
+    }
+
     /// The value of a required field, or a "missing required field" failure at the object's start.
     static func required<T>(_ value: T?, _ key: String, at offset: Int) throws(JSONScanner.Failure) -> T {
         guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(key)\"", path: [.key(key)]) }

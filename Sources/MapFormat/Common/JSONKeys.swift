@@ -7,9 +7,12 @@ struct JSONKeys: Sendable {
 
     /// Each key's length and its two words.
     private let entries: [(count: Int, first: UInt64, second: UInt64)]
+    /// The keys as listed (for messages).
+    let names: [StaticString]
 
     /// Packs `keys`; their positions are what `readKey(_:)` returns.
     init(_ keys: [StaticString]) {
+        names = keys
         entries = keys.map { key in
             precondition(key.utf8CodeUnitCount <= JSONKeys.maxLength, "JSON key \(key) is longer than \(JSONKeys.maxLength) bytes")
             return key.withUTF8Buffer { utf8 in

@@ -5,31 +5,74 @@ extension ImageManifest {
         // A manifest comes from outside: a nonsensical block size must not divide by zero.
         guard blockSize > 0 else { return [:] }
         var perBundle: [BundleDigest: Int64] = [:]
-        for file in files { perBundle[file.bundle, default: 0] += SizeOnDisk.allocated(size: file.size, blockSize: blockSize) }
+        for file in files {
+            // Saturating: absurd sizes in a hostile manifest give a size that fails verification, not a trap.
+            let allocated = file.size > Int64.max - blockSize ? Int64.max : SizeOnDisk.allocated(size: file.size, blockSize: blockSize)
+            perBundle[file.bundle, default: 0] = ImageManifest.saturatingSum(perBundle[file.bundle, default: 0], allocated)
+        }
         return ImageManifest.sizesOnDisk(regions: regions, allocatedPerBundle: perBundle)
     }
 
     /// Each region's size on disk from its bundles' allocated bytes: the region's subtree within
     /// `regions`, shared bundles counted once.
+    ///
+    /// Children before parents, each region takes over its largest child's bundle set and adds the
+    /// others' (small into large), so every bundle is inserted O(log n) times: a chain of 100,000
+    /// regions costs 100,000 steps, not 5 billion. A region that no root reaches (a parent cycle in
+    /// a hostile manifest) counts its own bundles only.
     public static func sizesOnDisk(regions: [ImageRegion], allocatedPerBundle perBundle: [BundleDigest: Int64]) -> [RegionID: Int64] {
-        var children: [RegionID: [RegionID]] = [:]
-        let ids = Set(regions.map(\.id))
-        for region in regions { if let parent = region.parent, ids.contains(parent) { children[parent, default: []].append(region.id) } }
-        let byID = Dictionary(regions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var out: [RegionID: Int64] = [:]
-        for region in regions {
-            var bundles = Set<BundleDigest>()
-            var stack = [region.id]
-            var seen = Set<RegionID>()
-            // `seen` also stops a parent cycle in a hostile manifest from looping forever.
-            while let next = stack.popLast() {
-                guard seen.insert(next).inserted else { continue }
-                bundles.formUnion(byID[next]?.bundles ?? [])
-                stack.append(contentsOf: children[next] ?? [])
+        var position: [RegionID: Int] = [:]
+        position.reserveCapacity(regions.count)
+        for index in regions.indices where position[regions[index].id] == nil { position[regions[index].id] = index }
+        var children = [[Int]](repeating: [], count: regions.count)
+        var roots: [Int] = []
+        for index in regions.indices where position[regions[index].id] == index {
+            if let parent = regions[index].parent, let parentIndex = position[parent], parentIndex != index {
+                children[parentIndex].append(index)
+            } else {
+                roots.append(index)
             }
-            out[region.id] = bundles.reduce(0) { $0 + (perBundle[$1] ?? 0) }
+        }
+        // Parents before children (each region once: it has one parent), walked without recursion.
+        var order: [Int] = []
+        order.reserveCapacity(regions.count)
+        var stack = roots
+        var placed = [Bool](repeating: false, count: regions.count)
+        while let next = stack.popLast() {
+            guard !placed[next] else { continue }
+            placed[next] = true
+            order.append(next)
+            stack.append(contentsOf: children[next])
+        }
+        var sets = [Set<BundleDigest>](repeating: [], count: regions.count)
+        var totals = [Int64](repeating: 0, count: regions.count)
+        var out: [RegionID: Int64] = [:]
+        out.reserveCapacity(position.count)
+        for index in order.reversed() {
+            var largest = -1
+            for child in children[index] where largest < 0 || sets[child].count > sets[largest].count { largest = child }
+            var set: Set<BundleDigest> = []
+            var total: Int64 = 0
+            if largest >= 0 { swap(&set, &sets[largest]); total = totals[largest] }
+            for child in children[index] where child != largest {
+                for bundle in sets[child] where set.insert(bundle).inserted { total = saturatingSum(total, perBundle[bundle] ?? 0) }
+                sets[child] = []
+            }
+            for bundle in regions[index].bundles where set.insert(bundle).inserted { total = saturatingSum(total, perBundle[bundle] ?? 0) }
+            sets[index] = set
+            totals[index] = total
+            out[regions[index].id] = total
+        }
+        for (id, index) in position where !placed[index] {
+            out[id] = Set(regions[index].bundles).reduce(0) { saturatingSum($0, perBundle[$1] ?? 0) }
         }
         return out
+    }
+
+    /// `a + b`, or `Int64.max` where that overflows (sizes from a hostile manifest).
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b < 0 ? Int64.min : Int64.max) : sum
     }
 
     /// Regions (ids) whose own bundles include `bundle`.

@@ -70,9 +70,10 @@ public enum ManifestReader {
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
-            // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-            guard let field = try scanner.readKey(among: ManifestField.keys).flatMap(ManifestField.init(rawValue:)),
-                  firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            // A repeated key is refused: readers that keep the first and readers that keep the last would
+            // see two different manifests.
+            guard let field = try scanner.readKey(among: ManifestField.keys).flatMap(ManifestField.init(rawValue:)) else { try scanner.skipValue(); continue }
+            try markSeen(field.rawValue, of: ManifestField.keys, &seen, at: scanner.offset)
             if field == .files {
                 members.files = try at("files") { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
             } else {
@@ -149,9 +150,10 @@ public enum ManifestReader {
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
-            // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-            guard let field = try scanner.readKey(among: RegionField.keys).flatMap(RegionField.init(rawValue:)),
-                  firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            // A repeated key is refused: readers that keep the first and readers that keep the last would
+            // see two different manifests.
+            guard let field = try scanner.readKey(among: RegionField.keys).flatMap(RegionField.init(rawValue:)) else { try scanner.skipValue(); continue }
+            try markSeen(field.rawValue, of: RegionField.keys, &seen, at: scanner.offset)
             switch field {
             case .id: id = try at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
             case .parent: parent = try at("parent") { () throws(Failure) in try optional(&scanner, readRegionID) }
@@ -179,9 +181,10 @@ public enum ManifestReader {
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
-            // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-            guard let field = try scanner.readKey(among: BundleField.keys).flatMap(BundleField.init(rawValue:)),
-                  firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            // A repeated key is refused: readers that keep the first and readers that keep the last would
+            // see two different manifests.
+            guard let field = try scanner.readKey(among: BundleField.keys).flatMap(BundleField.init(rawValue:)) else { try scanner.skipValue(); continue }
+            try markSeen(field.rawValue, of: BundleField.keys, &seen, at: scanner.offset)
             switch field {
             case .digest: digest = try at("digest") { () throws(Failure) in try readDigest(&scanner) }
             case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
@@ -205,9 +208,10 @@ public enum ManifestReader {
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
-            // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-            guard let field = try scanner.readKey(among: FileField.keys).flatMap(FileField.init(rawValue:)),
-                  firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            // A repeated key is refused: readers that keep the first and readers that keep the last would
+            // see two different manifests.
+            guard let field = try scanner.readKey(among: FileField.keys).flatMap(FileField.init(rawValue:)) else { try scanner.skipValue(); continue }
+            try markSeen(field.rawValue, of: FileField.keys, &seen, at: scanner.offset)
             switch field {
             case .path: path = try at("path") { () throws(Failure) in try scanner.readString() }
             case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
@@ -227,9 +231,10 @@ public enum ManifestReader {
         var first = true
         var seen: UInt32 = 0
         while try scanner.nextMember(first: &first) {
-            // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-            guard let field = try scanner.readKey(among: CacheSeedField.keys).flatMap(CacheSeedField.init(rawValue:)),
-                  firstSighting(field.rawValue, &seen) else { try scanner.skipValue(); continue }
+            // A repeated key is refused: readers that keep the first and readers that keep the last would
+            // see two different manifests.
+            guard let field = try scanner.readKey(among: CacheSeedField.keys).flatMap(CacheSeedField.init(rawValue:)) else { try scanner.skipValue(); continue }
+            try markSeen(field.rawValue, of: CacheSeedField.keys, &seen, at: scanner.offset)
             switch field {
             case .sha256: sha256 = try at("sha256") { () throws(Failure) in try scanner.readString() }
             case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
@@ -261,21 +266,9 @@ public enum ManifestReader {
         var first = true
         while try scanner.nextMember(first: &first) {
             let key = try scanner.readKeyString()
-            // The first of repeated keys wins, as with JSONDecoder.
-            guard result[key] == nil else { try scanner.skipValue(); continue }
+            guard result[key] == nil else { throw duplicateKey(key, at: scanner.offset) }
             result[key] = try at(key) { () throws(Failure) in try scanner.readString() }
         }
         return result
     }
-
-    // MARK: Helpers
-
-    /// True the first time `bit` is seen in `seen` (one bit per field of an object).
-    static func firstSighting(_ bit: Int, _ seen: inout UInt32) -> Bool {
-        let mask: UInt32 = 1 << UInt32(bit)
-        guard seen & mask == 0 else { return false }
-        seen |= mask
-        return true
-    }
-
 }

@@ -138,9 +138,9 @@ package struct ManifestStream {
             finished = true
             return
         }
-        // A repeated key keeps its first value, as with JSONDecoder; later ones are skipped unchecked.
-        guard let field = try scanner.readKey(among: Field.keys).flatMap(Field.init(rawValue:)),
-              ManifestReader.firstSighting(field.rawValue, &seen) else { return try scanner.skipValue() }
+        // A repeated key is refused, as in `ManifestReader`.
+        guard let field = try scanner.readKey(among: Field.keys).flatMap(Field.init(rawValue:)) else { return try scanner.skipValue() }
+        try ManifestReader.markSeen(field.rawValue, of: Field.keys, &seen, at: scanner.offset)
         guard field == .files else { return try members.read(field, from: &scanner) }
         try ManifestReader.at("files") { () throws(Failure) in
             guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of files") }

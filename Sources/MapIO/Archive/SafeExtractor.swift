@@ -124,6 +124,19 @@ package struct SafeExtractor {
         }
     }
 
+    /// Why `path`, a store-relative path read from a record (a manifest, a shard record), may not
+    /// be joined to a folder: the rules of archive entries, and exactly as written (no `./`, no
+    /// trailing `/`). Nil when it is clean.
+    package static func problem(ofStorePath path: String) -> String? {
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            switch check(bytes) {
+            case .failure(let rule): return rule.rawValue
+            case .success(let range): return range.count == bytes.count ? nil : "not in its plain form (a leading './' or a trailing '/')"
+            }
+        }
+    }
+
     /// A rule an entry name breaks.
     private enum PathRule: String, Error {
         case absolute = "absolute paths are not allowed"

@@ -84,6 +84,28 @@ package enum FileSystem {
         if Foundation.rename(from, to) != 0 { throw FileError("rename to \(to)", from) }
     }
 
+    /// True when `name` is one plain entry name: not empty, not hidden (no leading `.`, so never `.` or
+    /// `..`), and without `/` or NUL.
+    package static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
+    }
+
+    /// Renames `from` to `to`, both relative to the folder `root` (`renameat` against the folder's
+    /// descriptor). Neither may be absolute or hold a `.`, `..` or empty component, so the rename
+    /// cannot reach outside `root`, whatever the names were built from.
+    package static func rename(_ from: String, to: String, inFolder root: String) throws(FileError) {
+        for name in [from, to] {
+            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+            guard !name.hasPrefix("/"), !name.contains("\0"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+                throw FileError("rename (not a plain name inside \(root))", name, code: EINVAL)
+            }
+        }
+        let folder = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder < 0 { throw FileError("open", root) }
+        defer { close(folder) }
+        if renameat(folder, from, folder, to) != 0 { throw FileError("rename to \(root)/\(to)", root + "/" + from) }
+    }
+
     /// Removes `path` and everything below it; nothing when absent. Never follows symlinks.
     package static func removeTree(_ path: String) throws(FileError) {
         guard let info = try status(path) else { return }

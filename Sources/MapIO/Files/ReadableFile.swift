@@ -8,10 +8,11 @@ package final class ReadableFile {
     /// Size of one read.
     package static let chunkSize = 1 << 20
 
-    /// Opens `path` read-only.
-    package init(path: String) throws(FileError) {
+    /// Opens `path` read-only; with `followLinks` false, a symbolic link at `path` is refused
+    /// (`O_NOFOLLOW`: files in caches and staging folders).
+    package init(path: String, followLinks: Bool = true) throws(FileError) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        descriptor = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
         if descriptor < 0 { throw FileError("open", path) }
     }
 
@@ -41,8 +42,8 @@ package final class ReadableFile {
 
     /// The whole file, refusing files over `limit` bytes (manifests, catalogs, recipes); one
     /// allocation of the file's size when it is a regular file.
-    package static func contents(of path: String, limit: Int) throws(FileError) -> Data {
-        let file = try ReadableFile(path: path)
+    package static func contents(of path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> Data {
+        let file = try ReadableFile(path: path, followLinks: followLinks)
         var info = stat()
         if fstat(file.descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
             let size = Int(info.st_size)

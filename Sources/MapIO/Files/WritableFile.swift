@@ -7,10 +7,12 @@ package final class WritableFile {
     private var descriptor: Int32
 
     /// Creates (or truncates, or appends to) `path`; a file it creates gets `permissions` (less the
-    /// umask) from its first byte on.
+    /// umask) from its first byte on. A symbolic link at `path` is refused (`O_NOFOLLOW`, `ELOOP`):
+    /// mappack never writes through one, so a link planted in a cache or staging folder cannot
+    /// redirect a write.
     package init(path: String, append: Bool = false, exclusive: Bool = false, permissions: mode_t = 0o644) throws(FileError) {
         self.path = path
-        var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+        var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW
         flags |= append ? O_APPEND : O_TRUNC
         if exclusive { flags |= O_EXCL }
         descriptor = open(path, flags, permissions)

@@ -98,9 +98,11 @@ package enum Hex {
 
 extension SHA256 {
     /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
-    /// bytes on the way; returns the copy's hex SHA-256 and size.
+    /// bytes on the way; returns the copy's hex SHA-256 and size. A link at `source` is refused:
+    /// store files (of a shard, of an old image) are regular files, and a planted link would copy
+    /// any file the process can read into the new image.
     package static func copyFile(_ source: String, to target: String) throws(FileError) -> (hex: String, size: Int64) {
-        let input = try ReadableFile(path: source)
+        let input = try ReadableFile(path: source, followLinks: false)
         let output = try WritableFile(path: target, exclusive: true)
         let hasher = SHA256()
         var size: Int64 = 0

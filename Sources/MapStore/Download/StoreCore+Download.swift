@@ -36,9 +36,11 @@ extension StoreCore {
             }
             regionBundles[id] = missing
         }
-        let requests = wanted.keys.sorted().compactMap { digest -> FetchRequest? in
+        let requests = try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
             guard let info = tree.catalog.bundles[digest] else { return nil }
-            return FetchRequest(digest: digest, url: CatalogLoader.bundleURL(info.url, catalog: catalogURL), size: info.size, regions: wanted[digest] ?? [])
+            let regions = wanted[digest] ?? []
+            return FetchRequest(digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
+                                size: info.size, regions: regions)
         }
         return DownloadPlan(newRegions: newRegions, requests: requests, regionBundles: regionBundles)
     }

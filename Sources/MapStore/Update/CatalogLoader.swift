@@ -43,14 +43,20 @@ enum CatalogLoader {
     /// Decodes and validates catalog bytes.
     static func tree(_ bytes: Data, source: String) throws -> RegionTree {
         do {
-            return try RegionTree(try CanonicalJSON.decode(Catalog.self, from: bytes, file: source))
+            // The build's reader: same result as `Catalog`'s Decodable, and a repeated key is refused.
+            return try RegionTree(try CatalogReader.read(bytes, file: source))
         } catch {
             throw MapStoreError.remote(url: source, httpStatus: nil, regions: [], bundle: nil, reason: "not a usable catalog: \(error)")
         }
     }
 
-    /// The absolute URL of a bundle whose catalog `url` is relative to the catalog's.
-    static func bundleURL(_ relative: String, catalog: URL) -> URL {
-        URL(string: relative, relativeTo: catalog)?.absoluteURL ?? catalog.deletingLastPathComponent().appendingPathComponent(relative)
+    /// The absolute URL of a bundle whose catalog `url` is relative to the catalog's, refused by
+    /// `BundleURL`'s rules (another host, a percent-encoded `..`) as in a build.
+    static func bundleURL(_ relative: String, catalog: URL, bundle: BundleDigest, regions: [RegionID]) throws(MapStoreError) -> URL {
+        guard let url = BundleURL.resolve(relative, catalog: catalog) else {
+            throw MapStoreError.remote(url: catalog.absoluteString, httpStatus: nil, regions: regions, bundle: bundle,
+                                       reason: CatalogError.foreignBundleURL(bundle: bundle, url: relative, catalog: catalog.absoluteString).description)
+        }
+        return url
     }
 }

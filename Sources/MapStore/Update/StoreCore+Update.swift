@@ -35,9 +35,11 @@ extension StoreCore {
             if Set(region.bundles) != Set(row.bundles) { changed.append(row.id) }
             for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
         }
-        let requests = wanted.keys.sorted().compactMap { digest -> FetchRequest? in
+        let requests = try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
             guard let info = tree.catalog.bundles[digest] else { return nil }
-            return FetchRequest(digest: digest, url: CatalogLoader.bundleURL(info.url, catalog: catalogURL), size: info.size, regions: wanted[digest] ?? [])
+            let regions = wanted[digest] ?? []
+            return FetchRequest(digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
+                                size: info.size, regions: regions)
         }
         let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta("supportedUntil")).flatMap { $0.isEmpty ? nil : $0 }
         let expired = window.map { StoreCore.isPast($0, now: now) } ?? false

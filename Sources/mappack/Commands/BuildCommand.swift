@@ -12,6 +12,7 @@ enum BuildCommand {
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
+        try cache.checkOwnership()
         let recipe = try Recipe.load(recipePath)
         var epoch: Int?
         if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !text.isEmpty {

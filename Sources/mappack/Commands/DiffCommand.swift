@@ -14,8 +14,7 @@ enum DiffCommand {
 
     static func load(_ path: String) throws -> Side {
         if path.hasSuffix(".json") || path.contains("://") {
-            let url = path.contains("://") ? URL(string: path)! : URL(fileURLWithPath: FileSystem.absolute(path))
-            let tree = try CatalogSource.load(url)
+            let tree = try CatalogSource.load(try Arguments.catalogURL(path))
             return Side(mapVersion: tree.catalog.mapVersion,
                         regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
                         bundleSizes: tree.catalog.bundles.mapValues(\.size))
@@ -24,8 +23,9 @@ enum DiffCommand {
         let report = FileSystem.isDirectory(path) ? try ImageVerifier.verifyFolder(path, hashContents: false) : try ImageVerifier.verifyPacked(path)
         let manifest = report.manifest
         return Side(mapVersion: manifest.mapVersion,
-                    regions: Dictionary(uniqueKeysWithValues: manifest.regions.map { ($0.id, Set($0.bundles)) }),
-                    bundleSizes: Dictionary(uniqueKeysWithValues: manifest.bundles.map { ($0.digest, $0.size) }))
+                    // A hostile manifest may repeat an id or a digest: the first counts, nothing traps.
+                    regions: Dictionary(manifest.regions.map { ($0.id, Set($0.bundles)) }, uniquingKeysWith: { first, _ in first }),
+                    bundleSizes: Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first }))
     }
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
@@ -38,7 +38,11 @@ enum DiffCommand {
         let oldBundles = Set(old.bundleSizes.keys), newBundles = Set(new.bundleSizes.keys)
         let kept = oldBundles.intersection(newBundles).sorted(), addedBundles = newBundles.subtracting(oldBundles).sorted()
         let dropped = oldBundles.subtracting(newBundles).sorted()
-        let download = addedBundles.reduce(Int64(0)) { $0 + new.bundleSizes[$1]! }
+        let download = addedBundles.reduce(Int64(0)) { total, digest in
+            // Sizes from an image's manifest are not bounded the way a catalog's are.
+            let (sum, overflow) = total.addingReportingOverflow(new.bundleSizes[digest] ?? 0)
+            return overflow ? Int64.max : sum
+        }
         if terminal.json {
             terminal.event(["from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
                             "regionsAdded": added.map(\.rawValue), "regionsRemoved": removed.map(\.rawValue), "regionsChanged": changed.map(\.rawValue),

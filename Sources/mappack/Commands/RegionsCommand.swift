@@ -7,17 +7,17 @@ enum RegionsCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         let arguments = try Arguments(raw, flags: ["json", "tree"], options: ["lang", "filter", "block-size"])
         let location = try arguments.expect(["catalog"])[0]
-        let url = location.contains("://") ? URL(string: location)! : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(location).standardizedFileURL
-        let tree = try CatalogSource.load(location.hasPrefix("/") ? URL(fileURLWithPath: location) : url)
+        let tree = try CatalogSource.load(try Arguments.catalogURL(location))
         let language = arguments.option("lang")
         let blockSize = Int64(try arguments.int("block-size", range: 512...(1 << 20)) ?? 4096)
         let filter = arguments.option("filter")?.lowercased()
         var rows: [(depth: Int, id: RegionID)] = []
-        func visit(_ id: RegionID, depth: Int) {
-            rows.append((depth, id))
-            for child in tree.children(of: id) { visit(child, depth: depth + 1) }
+        // Depth first, parents before children, sorted: with a stack, not recursion.
+        var pending: [(depth: Int, id: RegionID)] = tree.roots.reversed().map { (0, $0) }
+        while let next = pending.popLast() {
+            rows.append(next)
+            pending.append(contentsOf: tree.children(of: next.id).reversed().map { (next.depth + 1, $0) })
         }
-        for root in tree.roots { visit(root, depth: 0) }
         if let filter {
             rows = rows.filter { row in
                 let region = tree.region(row.id)!

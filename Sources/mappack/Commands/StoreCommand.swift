@@ -91,7 +91,7 @@ enum StoreCommand {
             return 0
         case "update":
             let store = try open()
-            let catalog = arguments.option("catalog").map(catalogURL)
+            let catalog = try arguments.option("catalog").map(Arguments.catalogURL)
             if arguments.flag("check") {
                 let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
                 terminal.line("\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
@@ -110,7 +110,7 @@ enum StoreCommand {
         case "download":
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
             let store = try open()
-            if let catalog = arguments.option("catalog").map(catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
+            if let catalog = try arguments.option("catalog").map(Arguments.catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
             let task = try store.download(regions: arguments.positionals.map { RegionID($0) })
             try waitFor {
                 for await event in task.events {
@@ -125,7 +125,7 @@ enum StoreCommand {
             return 0
         case "available":
             let store = try open()
-            if let catalog = arguments.option("catalog").map(catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
+            if let catalog = try arguments.option("catalog").map(Arguments.catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
             for region in try store.availableRegions(language: arguments.option("lang")) {
                 terminal.line("\(region.id)\t\(region.name)\t\(ByteCount.format(region.downloadBytes))\t\(region.state.rawValue)")
             }
@@ -136,12 +136,6 @@ enum StoreCommand {
         default:
             throw UsageError(message: "unknown store verb '\(verb)'\n" + usage)
         }
-    }
-
-    /// A URL from `--catalog`: a URL with a scheme, or a local path.
-    private static func catalogURL(_ text: String) -> URL {
-        if text.contains("://"), let url = URL(string: text) { return url }
-        return URL(fileURLWithPath: text)
     }
 
     /// Runs async store work from the synchronous CLI dispatch and waits for it.
