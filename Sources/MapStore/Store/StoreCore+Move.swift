@@ -26,9 +26,12 @@ extension StoreCore {
             if index == 0 { CrashPoint.reach("move.midCopy") }
         }
         try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
+        let signed = FileSystem.exists(layout.signature)
+        if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
         try FileSteps.syncFolders(staging)
         CrashPoint.reach("move.afterCopy")
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
+        if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
         try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
         try FileSystem.syncDirectory(destination.root)
         CrashPoint.reach("move.beforeCommit")
@@ -56,6 +59,7 @@ extension StoreCore {
         try FileSystem.removeTree(old.store)
         CrashPoint.reach("move.midRemoveOld")
         try FileSystem.removeFile(old.manifest)
+        try FileSystem.removeFile(old.signature)
         try FileSystem.removeFile(old.state)
         try FileSystem.removeFile(old.state + "-journal")
         try FileSystem.syncDirectory(old.root)
@@ -78,6 +82,7 @@ extension StoreCore {
         if !FileSystem.exists(destination.state) {
             try FileSystem.removeTree(destination.store)
             try FileSystem.removeFile(destination.manifest)
+            try FileSystem.removeFile(destination.signature)
         }
         try state?.clearPending()
         return .rolledBackMove

@@ -56,13 +56,15 @@ final class StoreCore {
             if case .install = pending { return .interruptedInstall }
             return .interruptedOperation
         }
-        guard let imageID = try? state.imageID else { return .interruptedInstall }
+        guard (try? state.imageID) != nil else { return .interruptedInstall }
         removeTransitionLeftovers()
         // No process is downloading at open: an interrupted download is a paused one.
         if let downloads = try? state.downloadStates() {
             try? state.setDownloadState(downloads.filter { $0.value == .downloading }.map(\.key), .paused)
         }
-        guard let manifest = try? storedManifest(), manifest.imageID == imageID, FileSystem.isDirectory(layout.store) else { return .corrupted }
+        guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
+        guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
+        let manifest = kept.manifest
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
         return .ok
@@ -72,6 +74,61 @@ final class StoreCore {
     func storedManifest() throws -> ImageManifest {
         let data = try ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes)
         return try ImageVerifier.readManifest(data, file: layout.manifest).0
+    }
+
+    /// The kept manifest with its bytes and its own problems (an id that does not match its content,
+    /// sizes that do not match its files).
+    func keptManifest() throws -> (manifest: ImageManifest, bytes: Data, problems: [VerifyProblem]) {
+        let data = try ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes)
+        let (manifest, problems) = try ImageVerifier.readManifest(data, file: layout.manifest)
+        return (manifest, data, problems)
+    }
+
+    /// What is wrong with the kept manifest and the state's record of it: its own problems, an image id
+    /// or map version the state does not record, and with trusted keys and `signature`, a kept
+    /// `manifest.sig` that does not verify (or none, for a store installed from an unsigned image).
+    func keptManifestProblems(_ kept: (manifest: ImageManifest, bytes: Data, problems: [VerifyProblem]), signature: Bool) throws -> [StoreProblem] {
+        var problems = kept.problems.map { problem in
+            problem.kind == .imageIDMismatch
+                ? StoreProblem(kind: problem.kind.rawValue, path: problem.path, regions: [],
+                               detail: "the kept manifest's image id \(kept.manifest.imageID.prefix(16)) does not match its content; it was edited after install")
+                : StoreProblem(problem)
+        }
+        guard let state else { return problems }
+        let stateFile = StoreLayout.stateFileName
+        if let recorded = try state.imageID, recorded != kept.manifest.imageID {
+            problems.append(StoreProblem(kind: "imageIDMismatch", path: stateFile, regions: [],
+                                         detail: "the state records image \(recorded.prefix(16)) but the kept manifest is image \(kept.manifest.imageID.prefix(16))"))
+        }
+        if let recorded = try state.mapVersion, recorded != kept.manifest.mapVersion {
+            problems.append(StoreProblem(kind: "mapVersionMismatch", path: stateFile, regions: [],
+                                         detail: "the state records mapVersion \(recorded) but the kept manifest is map version \(kept.manifest.mapVersion)"))
+        }
+        if signature, !trustedKeys.isEmpty {
+            switch try state.meta(StateDatabase.signatureKey) {
+            case StateDatabase.signatureKept?:
+                let signature = try? ReadableFile.contents(of: layout.signature, limit: 4096)
+                let problem: VerifyProblem?
+                do { problem = try ImageVerifier.checkSignature(manifestBytes: kept.bytes, signature: signature, trusted: trustedKeys) } catch {
+                    throw MapStoreError.io(operation: "checking the kept manifest's signature", path: layout.signature, reason: error.description)
+                }
+                if let problem {
+                    problems.append(StoreProblem(kind: problem.kind.rawValue, path: problem.path, regions: [], detail: "kept manifest: " + problem.detail))
+                }
+            case StateDatabase.signatureNone?:
+                problems.append(StoreProblem(kind: "signature", path: ImageManifest.signatureFileName, regions: [],
+                                             detail: "the store was installed from an unsigned image; no trusted key vouches for it"))
+            default:
+                break
+            }
+        }
+        return problems
+    }
+
+    /// The full check of an installed store: the kept manifest and the state's record of it, then the files.
+    func checkStore(full: Bool) throws -> [StoreProblem] {
+        let kept = try keptManifest()
+        return try keptManifestProblems(kept, signature: full) + verify(full: full, manifest: kept.manifest)
     }
 
     /// The offered image's manifest when the image is a folder (reading an archive's costs an extraction).
@@ -107,13 +164,17 @@ final class StoreCore {
             .problems.map(StoreProblem.init)
     }
 
-    /// Removes everything an install writes into the storage (not the cache).
-    func wipe() throws {
+    /// Removes everything an install writes into the storage (not the cache); with `keepingStaging`,
+    /// this process's staging folder (an image staged to replace the data) stays.
+    func wipe(keepingStaging: Bool = false) throws {
         state = nil
-        for path in [layout.store, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm", layout.staging] {
+        for path in [layout.store, layout.signature, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm"] {
             try FileSystem.removeTree(path)
         }
-        removeLeftovers()
+        if !keepingStaging {
+            try FileSystem.removeTree(layout.staging)
+            removeLeftovers()
+        }
         if FileSystem.isDirectory(layout.root) { try FileSystem.syncDirectory(layout.root) }
     }
 }
