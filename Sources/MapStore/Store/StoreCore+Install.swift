@@ -116,24 +116,34 @@ extension StoreCore {
         return (manifest, data, signature)
     }
 
-    /// Validates a folder image and copies its store into staging. Sizes and the file list are checked
-    /// first; with trusted keys or `fullValidation` every staged file is then hashed (the copy is what
-    /// gets installed, so a file changed in the image during the copy cannot slip in). The manifest
-    /// staged is the exact bytes checked, the seed a copy that is hashed and checked row by row.
+    /// Validates a folder image and copies its store into staging. With trusted keys or
+    /// `fullValidation` every file is hashed as it is copied, on all cores (`copyVerified`): the copy
+    /// holds exactly the bytes checked, so a file changed in the image meanwhile cannot slip in. Else
+    /// (and for hard links, then hashed after linking) sizes and the file list are checked first.
+    /// The manifest staged is the exact bytes checked, the seed a copy hashed and checked row by row.
     private func stageFolder(_ image: PreinstalledImage, link: Bool) throws -> StagedImage {
         let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
         let jobs = ProcessInfo.processInfo.activeProcessorCount
         let source = image.path + "/" + ImageManifest.storeFolder, staged = layout.staging + "/" + ImageManifest.storeFolder
-        let problems = ImageVerifier.verifyTree(source, manifest: manifest, hashContents: false, jobs: jobs).problems
-        if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+        let hashes = fullValidation || !trustedKeys.isEmpty
         try FileSystem.makeDirectories(staged)
-        try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: source, to: staged, link: link) { _, index in
-            if index == 0 { CrashPoint.reach("install.midStaging") }
-        }
-        if fullValidation || !trustedKeys.isEmpty {
-            let copied = ImageVerifier.verifyTree(staged, manifest: manifest, hashContents: true, jobs: jobs).problems
-            if let problem = copied.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+        if hashes && !link {
+            let (problems, copyFailure) = ImageVerifier.copyVerified(source, to: staged, manifest: manifest, jobs: jobs)
+            // A failed write (a full disk) makes its files look missing: the cause comes first.
+            if let copyFailure { throw copyFailure }
+            if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            CrashPoint.reach("install.midStaging")
+        } else {
+            let problems = ImageVerifier.verifyTree(source, manifest: manifest, hashContents: false, jobs: jobs).problems
+            if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: source, to: staged, link: link) { _, index in
+                if index == 0 { CrashPoint.reach("install.midStaging") }
+            }
+            if hashes {
+                let linked = ImageVerifier.verifyTree(staged, manifest: manifest, hashContents: true, jobs: jobs).problems
+                if let problem = linked.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            }
         }
         var seed: String?
         if let expected = manifest.cacheSeed {
