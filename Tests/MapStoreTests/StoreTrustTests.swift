@@ -225,6 +225,19 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(try await device.run(["status", "--full"]).stdout.hasPrefix("ok: "))
     }
 
+    @Test func repairWithoutImageKeepsACommittedStoreWhosePendingRowIsGarbage() async throws {
+        let device = Device()
+        #expect(try await device.run(["install", "--image", StoreFixture.shared.imageFolder]).status == 0)
+        let insert = "INSERT INTO pending_operation(id, kind, detail, started) VALUES (1, 'bogus', '', 'x')"
+        #expect(try shell("sqlite3 '\(device.storage)/state.sqlite' \"\(insert)\"").status == 0)
+        #expect(try await device.run(["status"]).status == 1)
+        let repair = try await device.run(["repair"])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(!repair.stderr.contains("rolled back"), "\(repair.stderr)")
+        #expect(FileManager.default.fileExists(atPath: device.storage + "/store/" + Self.zhTiles))
+        #expect(try await device.run(["status", "--full"]).stdout.hasPrefix("ok: "))
+    }
+
     // MARK: item 9b
 
     @Test(arguments: ["extraTopLevel", "signatureFirst"])

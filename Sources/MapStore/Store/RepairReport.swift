@@ -27,6 +27,9 @@ public struct RepairReport: Sendable, Equatable {
         /// The kept manifest (missing, edited, or with a signature that no longer verifies) was restored
         /// from the image, which is the installed one.
         case restoredManifest
+        /// A pending-operation record no interrupted work matches (unknown, or an install beside a
+        /// committed image) was dropped; the committed store was kept and checked.
+        case discardedPendingRecord
         /// The state database was rebuilt from the kept manifest and the files (`reason` says what was wrong with it).
         case rebuiltState(reason: String, regions: Int)
 
@@ -42,6 +45,7 @@ public struct RepairReport: Sendable, Equatable {
             case .rolledBackUpdate: "rolled back an interrupted update or download"
             case .restoredFiles(let count): "restored \(count) file\(count == 1 ? "" : "s") from the image"
             case .removedFiles(let count): "removed \(count) file\(count == 1 ? "" : "s") no installed region lists"
+            case .discardedPendingRecord: "dropped a pending-operation record that matches no interrupted work (the store had committed)"
             case .restoredManifest: "restored the kept manifest.json from the image"
             case .rebuiltState(let reason, let regions):
                 "rebuilt the state database from the kept manifest and the files (\(regions) region\(regions == 1 ? "" : "s")): \(reason)"

@@ -28,8 +28,8 @@ extension StoreCore {
         let committed = stateLost ? nil : try state?.imageID
         let kept = try? keptManifest()
         // An install that never committed: its files are not data anyone has used.
+        // (An install's pending row never outlives its commit: beside a committed image it is garbage.)
         var interruptedInstall = !stateLost && committed == nil
-        if case .install = pending { interruptedInstall = true }
         if stateLost, kept == nil || !FileSystem.isDirectory(layout.store) {
             // Without a state and a kept manifest nothing tells what the files are; they are replaced
             // only by a validated image.
@@ -70,7 +70,10 @@ extension StoreCore {
                 actions.append(try finishOrRollBackMove(to: destination))
             case .transition(let record)?:
                 actions.append(try finishOrRollBackTransition(record))
-            case .install?, nil:
+            case .install?:
+                try state.clearPending()
+                actions.append(.discardedPendingRecord)
+            case nil:
                 break
             }
             guard FileSystem.exists(layout.state) else {
