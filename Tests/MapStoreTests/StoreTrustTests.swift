@@ -238,6 +238,23 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(try await device.run(["status", "--full"]).stdout.hasPrefix("ok: "))
     }
 
+    @Test func repairOfAPendingMoveNeverRemovesAnotherFoldersData() async throws {
+        let device = Device()
+        #expect(try await device.run(["install", "--image", StoreFixture.shared.imageFolder]).status == 0)
+        let other = device.folder.join("other")
+        try FileManager.default.createDirectory(atPath: other + "/store", withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: other + "/store/data.bin"))
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: other + "/manifest.json"))
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
+        let insert = "INSERT INTO pending_operation(id, kind, detail, started) VALUES (1, 'move', '\(other)', 'x')"
+        #expect(try shell("sqlite3 '\(device.storage)/state.sqlite' \"\(insert)\"").status == 0)
+        let repair = try await device.run(["repair"])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(FileManager.default.fileExists(atPath: other + "/store/data.bin"))
+        #expect(FileManager.default.fileExists(atPath: other + "/manifest.json"))
+        #expect(try await device.run(["status", "--full"]).stdout.hasPrefix("ok: "))
+    }
+
     // MARK: item 9b
 
     @Test(arguments: ["extraTopLevel", "signatureFirst"])

@@ -76,10 +76,18 @@ extension StoreCore {
             state = other
             return .finishedMove(to: destination.root)
         }
-        for name in (try? DirectoryWalker.entries(of: destination.root)) ?? [] where name.hasPrefix(StoreLayout.stagingPrefix) {
-            try FileSystem.removeTree(destination.root + "/" + name)
-        }
-        if !FileSystem.exists(destination.state) {
+        // The destination comes from the state database: only what a move of this store writes into
+        // an empty folder is removed, and only when the folder holds nothing else.
+        let entries = (try? DirectoryWalker.entries(of: destination.root)) ?? []
+        let moveNames: Set<String> = [ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName]
+        let onlyOurs = entries.allSatisfy { moveNames.contains($0) || $0.hasPrefix(StoreLayout.stagingPrefix) }
+        let copiedManifest = try? ImageVerifier.readManifest(ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
+                                                             file: destination.manifest).0
+        let manifestOurs = !FileSystem.exists(destination.manifest) || (copiedManifest != nil && copiedManifest?.imageID == imageID)
+        if onlyOurs, manifestOurs, !FileSystem.exists(destination.state), destination.root != layout.root {
+            for name in entries where name.hasPrefix(StoreLayout.stagingPrefix) {
+                try FileSystem.removeTree(destination.root + "/" + name)
+            }
             try FileSystem.removeTree(destination.store)
             try FileSystem.removeFile(destination.manifest)
             try FileSystem.removeFile(destination.signature)
