@@ -105,7 +105,7 @@ extension StoreCore {
 
     /// True when the kept manifest can be trusted: its id matches its content and, with trusted keys,
     /// its kept signature verifies. Disagreements with the state are not counted: the state is rebuilt.
-    private func isSound(_ kept: (manifest: ImageManifest, bytes: Data, problems: [VerifyProblem]), stateLost: Bool) throws -> Bool {
+    private func isSound(_ kept: KeptManifest, stateLost: Bool) throws -> Bool {
         guard kept.problems.isEmpty else { return false }
         if !stateLost {
             return try keptManifestProblems(kept, signature: true).allSatisfy { $0.path == StoreLayout.stateFileName }
