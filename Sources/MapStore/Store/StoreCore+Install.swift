@@ -175,26 +175,7 @@ extension StoreCore {
     /// the extractor hashes as it writes, so complete validation costs nothing extra here. Entries
     /// are admitted by the rule `mappack verify` applies (`PackedImageEntry`).
     private func stageArchive(_ image: PreinstalledImage) throws -> StagedImage {
-        let free = (try? FileSystem.freeBytes(at: layout.root)) ?? Int64.max
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: true)
-        let extracted: [ExtractedFile]
-        var refusal: PackedImageEntry.Refusal?
-        var filesBefore = 0
-        do {
-            extracted = try extractor.extract(archive: image.path, into: layout.staging) { (entry, path) throws(ArchiveError) in
-                let isDirectory = entry.kind == .directory
-                if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
-                    refusal = refused
-                    throw ArchiveError.unsafePath(entry: path, reason: refused.description)
-                }
-                if !isDirectory { filesBefore += 1 }
-            }
-        } catch {
-            if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
-            if let full = outOfSpace(error) { throw full }
-            if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: layout.root, errno: nil) }
-            throw MapStoreError.invalidImage(path: image.path, reason: error.description)
-        }
+        let extracted = try extractImage(image, into: layout.staging, durable: true)
         CrashPoint.reach("install.midStaging")
         let checked = try checkedManifest(at: layout.staging + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
@@ -233,10 +214,32 @@ extension StoreCore {
         guard image.isArchive else { return image.path }
         try FileSystem.removeTree(scratch)
         try FileSystem.makeDirectories(scratch)
-        let free = (try? FileSystem.freeBytes(at: scratch)) ?? Int64.max
-        do { _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: false).extract(archive: image.path, into: scratch) } catch {
+        _ = try extractImage(image, into: scratch, durable: false)
+        return scratch
+    }
+
+    /// Extracts the packed `image` into the existing folder `folder`, admitting entries by the rule
+    /// `mappack verify` applies (`PackedImageEntry`) and never more bytes than the filesystem has free.
+    /// A full disk is `outOfSpace`, anything else `invalidImage`.
+    private func extractImage(_ image: PreinstalledImage, into folder: String, durable: Bool) throws -> [ExtractedFile] {
+        let free = (try? FileSystem.freeBytes(at: folder)) ?? Int64.max
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: durable)
+        var refusal: PackedImageEntry.Refusal?
+        var filesBefore = 0
+        do {
+            return try extractor.extract(archive: image.path, into: folder) { (entry, path) throws(ArchiveError) in
+                let isDirectory = entry.kind == .directory
+                if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
+                    refusal = refused
+                    throw ArchiveError.unsafePath(entry: path, reason: refused.description)
+                }
+                if !isDirectory { filesBefore += 1 }
+            }
+        } catch {
+            if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
+            if let full = outOfSpace(error) { throw full }
+            if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
         }
-        return scratch
     }
 }
