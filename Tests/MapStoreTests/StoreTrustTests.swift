@@ -175,6 +175,35 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(try await device.run(["verify", "--trust", key]).status == 1)
     }
 
+    @Test func keptSignatureOfAPackedImageTravelsWithAMove() async throws {
+        let device = Device()
+        let key = SignedStoreFixture.shared.publicKey
+        #expect(try await device.run(["install", "--image", SignedStoreFixture.shared.imageArchive, "--trust", key]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: device.storage + "/manifest.sig"))
+        let before = try Tool.mappack(["verify", device.storage, "--trust", key])
+        #expect(before.status == 0, "\(before.stdout)\(before.stderr)")
+        let moved = device.folder.join("moved")
+        #expect(try await device.run(["move", "--to", moved]).status == 0)
+        let after = try Tool.mappack(["verify", moved, "--trust", key])
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/manifest.sig"))
+    }
+
+    @Test func anUpdateEndsTheImageSignaturesSayOverTheKeptManifest() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let key = SignedStoreFixture.shared.publicKey
+        let store = try device.open(image: fixture.image)
+        // Installed from an unsigned image: no trusted key vouches for it.
+        let unsigned = try await device.run(["status", "--full", "--trust", key])
+        #expect(unsigned.status == 1, "\(unsigned.stdout)\(unsigned.stderr)")
+        try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        // The updated manifest was checked bundle by bundle against the catalog; no image signature applies.
+        let updated = try await device.run(["status", "--full", "--trust", key])
+        #expect(updated.status == 0, "\(updated.stdout)\(updated.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/manifest.sig"))
+    }
+
     // MARK: item 8: a broken state database is rebuilt; repair without an image never wipes intact files
 
     @Test(arguments: [false, true])
