@@ -10,22 +10,22 @@ extension MapStore {
 
     /// Checks an installed storage folder without changing it (no repair, no cleanup): the
     /// committed state, the kept manifest, and every installed file (with SHA-256 when `full`).
-    /// A pending operation is reported as a problem: such a store needs `repair()` first.
-    public static func verifyInstalled(storage: String, full: Bool) throws -> (mapVersion: MapVersion, imageID: String, problems: [StoreProblem]) {
+    /// A pending operation is reported as a problem: such a store needs `repair()` first. With
+    /// `trustedPublicKeys` and `full`, the kept manifest's signature must verify with one of them.
+    public static func verifyInstalled(storage: String, full: Bool, trustedPublicKeys: [String] = []) throws -> (mapVersion: MapVersion, imageID: String, problems: [StoreProblem]) {
         let core = StoreCore(storage: storage, cache: storage + "/.no-cache", image: nil, fullValidation: full)
+        core.trustedKeys = trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         let state = try StateDatabase(path: core.layout.state)
         core.state = state
         guard let imageID = try state.imageID else { throw MapStoreError.notInstalled }
-        let manifest = try core.storedManifest()
-        var problems = try core.verify(full: full, manifest: manifest)
-        if manifest.imageID != imageID {
-            problems.insert(StoreProblem(kind: "imageIDMismatch", path: ImageManifest.fileName, regions: [],
-                                         detail: "kept manifest is image \(manifest.imageID) but the state records \(imageID)"), at: 0)
-        }
+        let kept = try core.keptManifest()
+        let manifest = kept.manifest
+        let problems = try core.keptManifestProblems(kept, signature: full) + core.verify(full: full, manifest: manifest)
+        var reported = problems
         if let pending = try state.pending() {
-            problems.insert(StoreProblem(kind: "pendingOperation", path: StoreLayout.stateFileName, regions: [],
+            reported.insert(StoreProblem(kind: "pendingOperation", path: StoreLayout.stateFileName, regions: [],
                                          detail: "operation '\(pending)' did not finish; open the store and call repair() (mappack store repair)"), at: 0)
         }
-        return (manifest.mapVersion, imageID, problems)
+        return (manifest.mapVersion, imageID, reported)
     }
 }

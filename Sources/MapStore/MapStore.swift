@@ -98,12 +98,13 @@ public final class MapStore: Sendable {
         return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link) }
     }
 
-    /// Checks the installed files against the stored manifest, narrowed to installed regions:
-    /// presence, sizes, no extra files, and with `full` their SHA-256.
+    /// Checks the kept manifest (its image id against its content and the state's record; with
+    /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
+    /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
     public func verify(full: Bool) throws -> [StoreProblem] {
         try core.withLock { core throws -> [StoreProblem] in
             guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
-            return try core.verify(full: full)
+            return try core.checkStore(full: full)
         }
     }
 

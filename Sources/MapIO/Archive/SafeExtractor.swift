@@ -176,13 +176,16 @@ package struct SafeExtractor {
     /// With `expectedDigest` (hex), the archive file itself must hash to it, else everything is rolled back
     /// and `.digestMismatch` thrown: a cached bundle is re-checked on every use at the cost of one hash pass.
     /// `folders` shares the folders known to exist between extractions into one staging tree (see `FolderCache`).
+    /// `admit` sees every entry (with its clean path) before it is written and may refuse it by throwing,
+    /// which rolls the extraction back like any other refusal.
     package func extract(archive: String, into destination: String, expectedDigest: String? = nil,
-                         folders: FolderCache? = nil) throws(ArchiveError) -> [ExtractedFile] {
-        try run(archive: archive, destination: destination, expectedDigest: expectedDigest, folders: folders, visit: { _, _ in })
+                         folders: FolderCache? = nil,
+                         admit: (ArchiveEntry, String) throws(ArchiveError) -> Void = { _, _ in }) throws(ArchiveError) -> [ExtractedFile] {
+        try run(archive: archive, destination: destination, expectedDigest: expectedDigest, folders: folders, visit: admit)
     }
 
     private func run(archive: String, destination: String?, expectedDigest: String? = nil, folders shared: FolderCache? = nil,
-                     visit: (ArchiveEntry, String) -> Void) throws(ArchiveError) -> [ExtractedFile] {
+                     visit: (ArchiveEntry, String) throws(ArchiveError) -> Void) throws(ArchiveError) -> [ExtractedFile] {
         let reader: ArchiveReader
         do {
             reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax, hashing: expectedDigest != nil)
@@ -217,7 +220,7 @@ package struct SafeExtractor {
                 case .other(let type): throw ArchiveError.forbiddenType(entry: path, type: type)
                 }
                 try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
-                visit(entry, path)
+                try visit(entry, path)
                 if entry.kind == .directory {
                     try target?.makeFolder(path, for: path)
                     continue

@@ -9,10 +9,22 @@ import MapFormat
 /// `fstat` and no second `read` for the end of file. Anything unexpected (a short or long file, a
 /// failed read) takes the careful path: `fstat`, then reading to the real end of file, so the
 /// outcome is the one a stat-then-read check gives.
+///
+/// When it copies (`copy`), each file's bytes are written to the same relative path under the copy
+/// folder as they are hashed, so the copy holds exactly the bytes that were checked, read once.
 final class FileChecker {
+    /// A folder checked files are copied into: its path and an open descriptor.
+    struct CopyTarget {
+        let root: String
+        let descriptor: Int32
+    }
+
     private let store: String
     private let storeDescriptor: Int32
     private let hashContents: Bool
+    private let copy: CopyTarget?
+    /// The first failure to write a copy (a full disk shows here), when copying.
+    private(set) var copyFailure: FileError?
     private let buffer: UnsafeMutableRawBufferPointer
     private let hasher = SHA256()
     /// What differed, in no particular order.
@@ -23,10 +35,11 @@ final class FileChecker {
     /// Bytes per read.
     static let bufferSize = 128 << 10
 
-    init(store: String, storeDescriptor: Int32, hashContents: Bool) {
+    init(store: String, storeDescriptor: Int32, hashContents: Bool, copy: CopyTarget? = nil) {
         self.store = store
         self.storeDescriptor = storeDescriptor
-        self.hashContents = hashContents
+        self.hashContents = hashContents || copy != nil
+        self.copy = copy
         buffer = .allocate(byteCount: FileChecker.bufferSize, alignment: 64)
     }
 
@@ -88,6 +101,14 @@ final class FileChecker {
         if !job.listedRegular || !hashContents {
             if let found = status(descriptor, job: job, path: fullPath) { return found }
         }
+        var output: Int32 = -1
+        if let copy {
+            output = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { path in
+                openat(copy.descriptor, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            }
+            if output < 0 { return copyFailed(FileError("open", copyPath(path, job))) }
+        }
+        defer { if output >= 0 { close(output) } }
 
         // The fast path: reads that ask for at most one byte past the manifest's size.
         hasher.reset()
@@ -103,11 +124,20 @@ final class FileChecker {
             }
             total += Int64(count)
             if count == 0 || total > job.size { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            hasher.update(chunk)
+            if output >= 0 {
+                do { try FileSystem.writeAll(chunk, to: output, path: copyPath(path, job)) } catch { return copyFailed(error) }
+            }
             // A regular file reads short only at its end.
             if count < want { break }
         }
-        if readError == nil, total == job.size { return .hashed(total, hasher.finalize()) }
+        if readError == nil, total == job.size {
+            if output >= 0, fsync(output) != 0 { return copyFailed(FileError("fsync", copyPath(path, job))) }
+            return .hashed(total, hasher.finalize())
+        }
+        // The copy holds only what the fast path read: a file that reads differently is not copied whole.
+        if output >= 0 { return .failed(FileError("read", fullPath(), code: readError ?? EIO)) }
 
         // The careful path: what is it, and how long is it really?
         if job.listedRegular, let found = status(descriptor, job: nil, path: fullPath) { return found }
@@ -123,6 +153,16 @@ final class FileChecker {
             total += Int64(count)
         }
         return total == job.size ? .hashed(total, hasher.finalize()) : .size(total)
+    }
+
+    /// Records a failed write of the copy and reports the file as not checked.
+    private func copyFailed(_ error: FileError) -> Found {
+        if copyFailure == nil { copyFailure = error }
+        return .failed(error)
+    }
+
+    private func copyPath(_ path: UnsafePointer<UInt8>, _ job: FileCheckBatch.Job) -> String {
+        (copy?.root ?? "") + "/" + String(decoding: UnsafeBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
     }
 
     /// `fstat`'s verdict: not a regular file, or (for `job`) a size that settles it without reading;

@@ -20,15 +20,22 @@ extension ImageVerifier {
         var bytes: Int64 = 0
         var signature: Data?
         do throws(ArchiveError) {
+            var filesBefore = 0
             while let entry = try reader.next() {
                 let name = try SafeExtractor.cleanPath(entry)
                 switch entry.kind {
-                case .directory: continue
-                case .regular: break
+                case .directory, .regular: break
                 default: throw ArchiveError.forbiddenType(entry: name, type: "\(entry.kind)")
                 }
-                guard manifest != nil else {
-                    guard name == ImageManifest.fileName else { throw ImageOpenError.notAnImage(path: path).asArchive }
+                let role = PackedImageEntry.classify(name, isDirectory: entry.kind == .directory, filesBefore: filesBefore)
+                if entry.kind == .regular { filesBefore += 1 }
+                switch role {
+                case .failure(.manifestNotFirst): throw ImageOpenError.notAnImage(path: path).asArchive
+                case .failure(let refusal):
+                    problems.append(VerifyProblem(kind: .extra, path: name, regions: [], detail: refusal.description))
+                    if entry.kind == .directory { continue }
+                case .success(.storeFolder): continue
+                case .success(.manifest):
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name
                     guard let mapping = try ManifestMapping.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
@@ -40,8 +47,7 @@ extension ImageVerifier {
                     manifest = (header, count, mapping)
                     problems += found
                     continue
-                }
-                if name == ImageManifest.signatureFileName {
+                case .success(.signature):
                     var data = Data()
                     while true {
                         let n = try reader.readData(into: buffer)
@@ -51,6 +57,7 @@ extension ImageVerifier {
                     }
                     signature = data
                     continue
+                case .success(.cacheSeed), .success(.store): break
                 }
                 hasher.reset()
                 var size: Int64 = 0
@@ -62,12 +69,10 @@ extension ImageVerifier {
                 }
                 bytes += size
                 let digest = hasher.finalize()
-                if name == ImageManifest.cacheSeedFileName {
-                    seedDigest = (digest.hex, size)
-                } else if name.hasPrefix(ImageManifest.storeFolder + "/") {
-                    store?.found(String(name.dropFirst(ImageManifest.storeFolder.count + 1)), size: size, digest: digest)
-                } else {
-                    problems.append(VerifyProblem(kind: .extra, path: name, regions: [], detail: "entry is not part of an image"))
+                switch role {
+                case .success(.cacheSeed): seedDigest = (digest.hex, size)
+                case .success(.store(let storePath)): store?.found(storePath, size: size, digest: digest)
+                default: break
                 }
             }
         } catch {

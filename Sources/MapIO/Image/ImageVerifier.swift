@@ -180,6 +180,29 @@ package enum ImageVerifier {
         return (outcome.problems(owners: owners(of: manifest.regions)), outcome.files, outcome.bytes)
     }
 
+    /// Copies the manifest's files from the tree at `store` into the existing folder `destination`
+    /// while checking the tree in full (the check of `verifyTree` with SHA-256), on `jobs` threads:
+    /// every byte is read once, and the copy holds exactly the bytes that were hashed. Files are
+    /// fsynced, folders are not. `copyFailure` is the first write that failed (a full disk shows there).
+    package static func copyVerified(_ store: String, to destination: String, manifest: ImageManifest,
+                                     jobs: Int) -> (problems: [VerifyProblem], copyFailure: FileError?) {
+        var folders = Set<Substring>()
+        for file in manifest.files {
+            guard let slash = file.path.lastIndex(of: "/") else { continue }
+            folders.insert(file.path[..<slash])
+        }
+        for folder in folders.sorted() {
+            do { try FileSystem.makeDirectories(destination + "/" + folder) } catch { return ([], error) }
+        }
+        var files = manifest.files
+        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+        let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination).run { (merge: inout StoreTreeCheck.Merge) in
+            for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
+        }
+        return (outcome.problems(owners: owners(of: manifest.regions)), outcome.copyFailure)
+    }
+
     /// The regions whose own bundles include each bundle.
     static func owners(of regions: [ImageRegion]) -> [BundleDigest: [RegionID]] {
         var owners: [BundleDigest: [RegionID]] = [:]

@@ -29,6 +29,8 @@ package struct StoreTreeCheck {
         package let files: Int
         /// Bytes hashed in files of the right size.
         package let bytes: Int64
+        /// When copying: the first write of the copy that failed.
+        package var copyFailure: FileError?
 
         /// The problems, sorted by path, with the regions owning each file's bundle.
         package func problems(owners: [BundleDigest: [RegionID]]) -> [VerifyProblem] {
@@ -41,12 +43,16 @@ package struct StoreTreeCheck {
     private let store: String
     private let hashContents: Bool
     private let jobs: Int
+    private let copyFolder: String?
 
     /// Checks against the tree at `store` (hashing contents when `hashContents`) on `jobs` threads.
-    package init(store: String, hashContents: Bool, jobs: Int) {
+    /// With `copyingTo` (an existing folder holding every file's parent folder), each checked file
+    /// is also written there, fsynced, from the bytes that were hashed.
+    package init(store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil) {
         self.store = store
-        self.hashContents = hashContents
+        self.hashContents = hashContents || copyFolder != nil
         self.jobs = max(1, jobs)
+        self.copyFolder = copyFolder
     }
 
     /// Runs the check: `feed` passes every manifest entry, in path order, to the merge it is
@@ -59,6 +65,19 @@ package struct StoreTreeCheck {
         }
         let storeDescriptor = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if storeDescriptor >= 0 { close(storeDescriptor) } }
+        let copy: FileChecker.CopyTarget?
+        if let copyFolder {
+            let descriptor = open(copyFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if descriptor < 0 {
+                var outcome = Outcome(findings: [], files: 0, bytes: 0)
+                outcome.copyFailure = FileError("open", copyFolder)
+                return outcome
+            }
+            copy = FileChecker.CopyTarget(root: copyFolder, descriptor: descriptor)
+        } else {
+            copy = nil
+        }
+        defer { if let copy { close(copy.descriptor) } }
         let listed = BatchQueue<ListedEntries>(capacity: 4)
         let files = BatchQueue<FileCheckBatch>(capacity: 2 * jobs + 2)
         let results = Results()
@@ -66,12 +85,16 @@ package struct StoreTreeCheck {
         start("mappack-walk", done) { [store] in StoreTreeCheck.walk(store, into: listed) }
         for _ in 0..<jobs {
             start("mappack-hash", done) { [store, hashContents] in
-                let checker = FileChecker(store: store, storeDescriptor: storeDescriptor, hashContents: hashContents)
+                let checker = FileChecker(store: store, storeDescriptor: storeDescriptor, hashContents: hashContents, copy: copy)
                 while let batch = files.take() {
                     if !files.isCancelled { checker.check(batch) }
                     files.recycle(batch)
                 }
-                results.state.withLock { $0.findings += checker.findings; $0.bytes += checker.bytesHashed }
+                results.state.withLock {
+                    $0.findings += checker.findings
+                    $0.bytes += checker.bytesHashed
+                    if $0.copyFailure == nil { $0.copyFailure = checker.copyFailure }
+                }
             }
         }
         var merge = Merge(listed: listed, files: files)
@@ -87,8 +110,10 @@ package struct StoreTreeCheck {
         let own = merge.finish()
         files.close()
         done.wait()
-        let (findings, bytes) = results.state.withLock { ($0.findings, $0.bytes) }
-        return Outcome(findings: own + findings, files: merge.files, bytes: bytes)
+        let (findings, bytes, copyFailure) = results.state.withLock { ($0.findings, $0.bytes, $0.copyFailure) }
+        var outcome = Outcome(findings: own + findings, files: merge.files, bytes: bytes)
+        outcome.copyFailure = copyFailure
+        return outcome
     }
 
     /// Runs `body` on a thread of its own, in `group`.
@@ -123,7 +148,7 @@ package struct StoreTreeCheck {
 
     /// What the hashing threads found, gathered as each one ends.
     private final class Results: Sendable {
-        let state = Mutex<(findings: [Finding], bytes: Int64)>(([], 0))
+        let state = Mutex<(findings: [Finding], bytes: Int64, copyFailure: FileError?)>(([], 0, nil))
     }
 
     /// The calling thread's side: takes the walk's entries alongside the manifest's, reports what

@@ -113,11 +113,31 @@ final class MapCache {
         return MapVersion(version)
     }
 
+    /// Checks a seed's rows before they are imported: no negative size, every size the length of its
+    /// data (the LRU sums sizes), and with `entries` exactly that many rows.
+    static func checkSeedRows(at seed: String, entries: Int?) throws {
+        let counts: [SQLValue]?
+        do {
+            let reader = try SQLiteDatabase(path: seed, readOnly: true)
+            counts = try reader.query("SELECT COUNT(*), COALESCE(SUM(size < 0 OR size != length(data)), 0) FROM entries").first
+        } catch {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
+        }
+        let rows = counts?.first?.int ?? 0, bad = counts?.last?.int ?? 0
+        if bad > 0 {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(bad) of its \(rows) entries have a negative size or a size other than their data's length")
+        }
+        if let entries, rows != Int64(entries) {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: "it holds \(rows) entries, the manifest says \(entries)")
+        }
+    }
+
     /// Imports every entry of `seed` in one transaction, ranked below everything already cached
     /// (a seed is older than anything the app has used), then evicts. Returns the entries imported.
     func importSeed(_ seed: String, storeVersion: MapVersion?) throws -> Int {
         let version = try MapCache.seedVersion(at: seed)
         if let storeVersion, version < storeVersion { throw MapStoreError.seedOlderThanStore(seed: version, store: storeVersion) }
+        try MapCache.checkSeedRows(at: seed, entries: nil)
         try db.execute("ATTACH DATABASE '\(seed.replacingOccurrences(of: "'", with: "''"))' AS seed")
         defer { try? db.execute("DETACH DATABASE seed") }
         let imported = try db.transaction { () throws -> Int in

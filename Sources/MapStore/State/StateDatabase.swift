@@ -65,8 +65,9 @@ final class StateDatabase {
     func clearPending() throws { try db.query("DELETE FROM pending_operation") }
 
     /// Records the installed image and its regions and clears the pending install in one transaction;
-    /// marks the cache seed import pending when the image has a seed.
-    func commitInstall(_ manifest: ImageManifest, seedPending: Bool) throws {
+    /// marks the cache seed import pending when the image has a seed. `signed`: the image's
+    /// `manifest.sig` is kept beside the manifest.
+    func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool) throws {
         try db.transaction {
             try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
             try setMeta("format", StateDatabase.format)
@@ -74,16 +75,39 @@ final class StateDatabase {
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             try setMeta("language", manifest.language ?? "")
             try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
+            try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: [:])
             if seedPending { try markPending(.cacheImport) }
         }
     }
 
-    /// One row per region of `manifest`, sizes re-derived from its files, state `completed` unless `states` says otherwise.
-    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState]) throws {
+    /// Records `manifest` as installed with the rows of `regions` (states from `states`, else `completed`),
+    /// keeping other meta (catalog URL, …); clears any pending row. One transaction. Repair uses it when
+    /// the state was lost or disagrees with a sound kept manifest and the files.
+    func rebuild(from manifest: ImageManifest, regions: Set<RegionID>, states: [RegionID: RegionState], signed: Bool) throws {
+        try db.transaction {
+            try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
+            try setMeta("format", StateDatabase.format)
+            try setMeta("imageID", manifest.imageID)
+            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            if try meta("language") == nil { try setMeta("language", manifest.language ?? "") }
+            try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+            try insertRegions(of: manifest, states: states, only: regions)
+        }
+    }
+
+    /// Meta key saying whether the kept manifest carries the image's signature (`kept`), came from an
+    /// unsigned image (`none`), or was written by an update or download (absent: nothing to check).
+    static let signatureKey = "signature"
+    static let signatureKept = "kept"
+    static let signatureNone = "none"
+
+    /// One row per region of `manifest` (or of those in `only`), sizes re-derived from its files, state
+    /// `completed` unless `states` says otherwise.
+    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState], only: Set<RegionID>? = nil) throws {
         let sizes = manifest.derivedSizesOnDisk()
         try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           try manifest.regions.map { region in
+                           try manifest.regions.filter { only?.contains($0.id) ?? true }.map { region in
                                [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
                                 .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
                                 .text(region.bundles.map(\.description).joined(separator: " ")),
@@ -112,6 +136,7 @@ final class StateDatabase {
     func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [String: String]) throws {
         try db.transaction {
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
+            try db.query("DELETE FROM meta WHERE key = ?", [.text(StateDatabase.signatureKey)])
             try setMeta("imageID", manifest.imageID)
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             for (key, value) in meta { try setMeta(key, value) }

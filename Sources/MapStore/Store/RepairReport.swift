@@ -20,8 +20,18 @@ public struct RepairReport: Sendable, Equatable {
         case finishedUpdate(to: MapVersion)
         /// An update or download that had not staged its new tree completely was rolled back.
         case rolledBackUpdate
-        /// Missing or corrupt files were restored from the image; extra files removed.
+        /// Missing or corrupt files were restored from the image.
         case restoredFiles(count: Int)
+        /// Files that no installed region lists were removed.
+        case removedFiles(count: Int)
+        /// The kept manifest (missing, edited, or with a signature that no longer verifies) was restored
+        /// from the image, which is the installed one.
+        case restoredManifest
+        /// A pending-operation record no interrupted work matches (unknown, or an install beside a
+        /// committed image) was dropped; the committed store was kept and checked.
+        case discardedPendingRecord
+        /// The state database was rebuilt from the kept manifest and the files (`reason` says what was wrong with it).
+        case rebuiltState(reason: String, regions: Int)
 
         public var description: String {
             switch self {
@@ -34,6 +44,11 @@ public struct RepairReport: Sendable, Equatable {
             case .finishedUpdate(let version): "finished an interrupted update or download (now map version \(version))"
             case .rolledBackUpdate: "rolled back an interrupted update or download"
             case .restoredFiles(let count): "restored \(count) file\(count == 1 ? "" : "s") from the image"
+            case .removedFiles(let count): "removed \(count) file\(count == 1 ? "" : "s") no installed region lists"
+            case .discardedPendingRecord: "dropped a pending-operation record that matches no interrupted work (the store had committed)"
+            case .restoredManifest: "restored the kept manifest.json from the image"
+            case .rebuiltState(let reason, let regions):
+                "rebuilt the state database from the kept manifest and the files (\(regions) region\(regions == 1 ? "" : "s")): \(reason)"
             }
         }
     }

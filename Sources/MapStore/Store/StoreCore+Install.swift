@@ -6,30 +6,77 @@ import MapIO
 extension StoreCore {
     /// Installs `image` into the (empty) storage. On a refused image the storage is left empty.
     func install(_ image: PreinstalledImage, linkFiles: Bool) throws {
-        try FileSystem.makeDirectories(layout.root)
+        do {
+            try FileSystem.makeDirectories(layout.root)
+            let state = try StateDatabase(path: layout.state)
+            self.state = state
+            try state.markPending(.install(imageID: image.path))
+            try FileSystem.syncDirectory(layout.root)
+            CrashPoint.reach("install.afterMark")
+            let staged: StagedImage
+            do { staged = try stage(image, link: linkFiles) } catch {
+                try? wipe()
+                throw error
+            }
+            try commitStaged(staged, state: state)
+        } catch {
+            // Nothing committed: nothing may look installed (a full disk can stop even the state database).
+            if (try? state?.imageID) ?? nil == nil { try? wipe() }
+            throw outOfSpace(error) ?? error
+        }
+    }
+
+    /// Replaces whatever the storage holds with `staged`, an image validated and staged while the old
+    /// data was still in place, so a refused image never costs data that verifies.
+    func replaceWithStaged(_ staged: StagedImage) throws {
+        try wipe(keepingStaging: true)
         let state = try StateDatabase(path: layout.state)
         self.state = state
-        try state.markPending(.install(imageID: image.path))
+        try state.markPending(.install(imageID: staged.manifest.imageID))
         try FileSystem.syncDirectory(layout.root)
-        CrashPoint.reach("install.afterMark")
-        let staged: (manifest: ImageManifest, seed: String?)
+        try commitStaged(staged, state: state)
+    }
+
+    /// Validates `image` into this process's staging folder: everything in the storage stays as it was,
+    /// and on a refusal the staging folder is removed. A full disk is `outOfSpace`.
+    func stage(_ image: PreinstalledImage, link: Bool) throws -> StagedImage {
         do {
             try FileSystem.removeTree(layout.staging)
             try FileSystem.makeDirectories(layout.staging)
-            staged = image.isArchive ? try stageArchive(image) : try stageFolder(image, link: linkFiles)
+            return image.isArchive ? try stageArchive(image) : try stageFolder(image, link: link)
         } catch {
-            try? wipe()
-            throw error
+            try? FileSystem.removeTree(layout.staging)
+            throw outOfSpace(error) ?? error
         }
+    }
+
+    /// `error` as `outOfSpace` when it is a write that found the filesystem full.
+    private func outOfSpace(_ error: any Error) -> MapStoreError? {
+        var file = error as? FileError
+        if case ArchiveError.io(let inner)? = error as? ArchiveError { file = inner }
+        if case MapStoreError.local(let path, let code?, _, _, _)? = error as? MapStoreError { file = FileError("write", path, code: code) }
+        // SQLITE_FULL: the state database could not grow.
+        if let database = error as? SQLiteError, database.code == 13 { file = FileError("write", database.path, code: ENOSPC) }
+        guard let file, file.code == ENOSPC || file.code == EDQUOT else { return nil }
+        return .outOfSpace(storage: layout.root, path: file.path, errno: file.code)
+    }
+
+    /// Renames a staged image into place and commits it, then imports its cache seed.
+    private func commitStaged(_ staged: StagedImage, state: StateDatabase) throws {
         CrashPoint.reach("install.afterStaging")
         try FileSteps.syncFolders(layout.staging)
         CrashPoint.reach("install.beforeRename")
         try FileSystem.rename(layout.staging + "/" + ImageManifest.storeFolder, to: layout.store)
         CrashPoint.reach("install.afterRename")
+        if staged.signed {
+            try FileSystem.rename(layout.staging + "/" + ImageManifest.signatureFileName, to: layout.signature)
+        } else {
+            try FileSystem.removeFile(layout.signature)
+        }
         try FileSystem.rename(layout.staging + "/" + ImageManifest.fileName, to: layout.manifest)
         try FileSystem.syncDirectory(layout.root)
         CrashPoint.reach("install.beforeCommit")
-        try state.commitInstall(staged.manifest, seedPending: staged.seed != nil)
+        try state.commitInstall(staged.manifest, seedPending: staged.seed != nil, signed: staged.signed)
         CrashPoint.reach("install.afterCommit")
         if let seed = staged.seed { try importPendingSeed(seed, storeVersion: staged.manifest.mapVersion) }
         try FileSystem.removeTree(layout.staging)
@@ -46,8 +93,9 @@ extension StoreCore {
         try state?.clearPending()
     }
 
-    /// Reads and checks a manifest: format, image id, derived sizes.
-    private func checkedManifest(at path: String, image: PreinstalledImage) throws -> ImageManifest {
+    /// Reads and checks a manifest: format, image id, derived sizes, and the signature beside it
+    /// when keys are trusted. Returns the exact bytes checked and the signature, if any.
+    func checkedManifest(at path: String, image: PreinstalledImage) throws -> (manifest: ImageManifest, bytes: Data, signature: Data?) {
         let data: Data
         do { data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes) } catch {
             throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.fileName): \(error)")
@@ -60,47 +108,77 @@ extension StoreCore {
         let signature = try? ReadableFile.contents(of: FileSystem.parent(path) + "/" + ImageManifest.signatureFileName, limit: 4096)
         do {
             if let problem = try ImageVerifier.checkSignature(manifestBytes: data, signature: signature, trusted: trustedKeys) {
-                throw MapStoreError.invalidImage(path: image.path, reason: problem.detail)
+                throw MapStoreError.invalidImage(path: image.path, reason: problem.description)
             }
         } catch let error as ImageOpenError {
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
         }
-        return manifest
+        return (manifest, data, signature)
     }
 
-    /// Validates a folder image (sizes; SHA-256 with `fullValidation`) and copies its store into staging.
-    private func stageFolder(_ image: PreinstalledImage, link: Bool) throws -> (manifest: ImageManifest, seed: String?) {
-        let manifest = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
-        let problems = ImageVerifier.verifyTree(image.path + "/" + ImageManifest.storeFolder, manifest: manifest,
-                                                hashContents: fullValidation, jobs: ProcessInfo.processInfo.activeProcessorCount).problems
-        if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+    /// Validates a folder image and copies its store into staging. With trusted keys or
+    /// `fullValidation` every file is hashed as it is copied, on all cores (`copyVerified`): the copy
+    /// holds exactly the bytes checked, so a file changed in the image meanwhile cannot slip in. Else
+    /// (and for hard links, then hashed after linking) sizes and the file list are checked first.
+    /// The manifest staged is the exact bytes checked, the seed a copy hashed and checked row by row.
+    private func stageFolder(_ image: PreinstalledImage, link: Bool) throws -> StagedImage {
+        let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
+        let manifest = checked.manifest
+        let jobs = ProcessInfo.processInfo.activeProcessorCount
+        let source = image.path + "/" + ImageManifest.storeFolder, staged = layout.staging + "/" + ImageManifest.storeFolder
+        let hashes = fullValidation || !trustedKeys.isEmpty
+        try FileSystem.makeDirectories(staged)
+        if hashes && !link {
+            let (problems, copyFailure) = ImageVerifier.copyVerified(source, to: staged, manifest: manifest, jobs: jobs)
+            // A failed write (a full disk) makes its files look missing: the cause comes first.
+            if let copyFailure { throw copyFailure }
+            if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            CrashPoint.reach("install.midStaging")
+        } else {
+            let problems = ImageVerifier.verifyTree(source, manifest: manifest, hashContents: false, jobs: jobs).problems
+            if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: source, to: staged, link: link) { _, index in
+                if index == 0 { CrashPoint.reach("install.midStaging") }
+            }
+            if hashes {
+                let linked = ImageVerifier.verifyTree(staged, manifest: manifest, hashContents: true, jobs: jobs).problems
+                if let problem = linked.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            }
+        }
         var seed: String?
         if let expected = manifest.cacheSeed {
-            let path = image.path + "/" + ImageManifest.cacheSeedFileName
-            let size = try FileSystem.status(path)?.size
-            let digest = fullValidation ? (try? SHA256.hexOfFile(path))?.hex : expected.sha256
-            if size == expected.size && digest == expected.sha256 { seed = path }
+            let path = image.path + "/" + ImageManifest.cacheSeedFileName, target = layout.staging + "/" + ImageManifest.cacheSeedFileName
+            guard FileSystem.exists(path) else {
+                throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
+            }
+            try FileSystem.copyFile(path, to: target)
+            try checkStagedSeed(target, expected: expected, image: image)
+            seed = target
         }
-        try FileSystem.makeDirectories(layout.staging + "/" + ImageManifest.storeFolder)
-        try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: image.path + "/" + ImageManifest.storeFolder,
-                                to: layout.staging + "/" + ImageManifest.storeFolder, link: link) { _, index in
-            if index == 0 { CrashPoint.reach("install.midStaging") }
+        try FileSteps.writeDurably(checked.bytes, to: layout.staging + "/" + ImageManifest.fileName)
+        if let signature = checked.signature { try FileSteps.writeDurably(signature, to: layout.staging + "/" + ImageManifest.signatureFileName) }
+        return StagedImage(manifest: manifest, seed: seed, signed: checked.signature != nil)
+    }
+
+    /// Checks a staged cache seed against the manifest's record: digest and size, then its rows.
+    private func checkStagedSeed(_ seed: String, expected: ImageCacheSeed, image: PreinstalledImage) throws {
+        let (hex, size) = try SHA256.hexOfFile(seed)
+        guard hex == expected.sha256, size == expected.size else {
+            throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
         }
-        try FileSteps.writeDurably(try manifest.canonicalBytes(), to: layout.staging + "/" + ImageManifest.fileName)
-        return (manifest, seed)
+        do { try MapCache.checkSeedRows(at: seed, entries: expected.entries) } catch MapStoreError.invalidCacheSeed(_, let reason) {
+            throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): \(reason)")
+        }
     }
 
     /// Extracts a `.tar.zst` image into staging (every file fsynced) and checks it in full:
-    /// the extractor hashes as it writes, so complete validation costs nothing extra here.
-    private func stageArchive(_ image: PreinstalledImage) throws -> (manifest: ImageManifest, seed: String?) {
-        let free = (try? FileSystem.freeBytes(at: layout.root)) ?? Int64.max
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: true)
-        let extracted: [ExtractedFile]
-        do { extracted = try extractor.extract(archive: image.path, into: layout.staging) } catch {
-            throw MapStoreError.invalidImage(path: image.path, reason: error.description)
-        }
+    /// the extractor hashes as it writes, so complete validation costs nothing extra here. Entries
+    /// are admitted by the rule `mappack verify` applies (`PackedImageEntry`).
+    private func stageArchive(_ image: PreinstalledImage) throws -> StagedImage {
+        let extracted = try extractImage(image, into: layout.staging, durable: true)
         CrashPoint.reach("install.midStaging")
-        let manifest = try checkedManifest(at: layout.staging + "/" + ImageManifest.fileName, image: image)
+        let checked = try checkedManifest(at: layout.staging + "/" + ImageManifest.fileName, image: image)
+        let manifest = checked.manifest
         let prefix = ImageManifest.storeFolder + "/"
         var found: [String: ExtractedFile] = [:]
         for file in extracted where file.path.hasPrefix(prefix) { found[String(file.path.dropFirst(prefix.count))] = file }
@@ -113,11 +191,20 @@ extension StoreCore {
         if let extra = found.keys.sorted().first { throw MapStoreError.invalidImage(path: image.path, reason: "\(extra): file is not in the manifest") }
         try FileSystem.makeDirectories(layout.staging + "/" + ImageManifest.storeFolder)
         var seed: String?
-        if let expected = manifest.cacheSeed, let got = extracted.first(where: { $0.path == ImageManifest.cacheSeedFileName }),
-           got.size == expected.size, got.sha256 == expected.sha256 {
-            seed = layout.staging + "/" + ImageManifest.cacheSeedFileName
+        if let expected = manifest.cacheSeed {
+            guard let got = extracted.first(where: { $0.path == ImageManifest.cacheSeedFileName }) else {
+                throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
+            }
+            guard got.size == expected.size, got.sha256 == expected.sha256 else {
+                throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(got.sha256), \(got.size) bytes)")
+            }
+            let staged = layout.staging + "/" + ImageManifest.cacheSeedFileName
+            seed = staged
+            do { try MapCache.checkSeedRows(at: staged, entries: expected.entries) } catch MapStoreError.invalidCacheSeed(_, let reason) {
+                throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): \(reason)")
+            }
         }
-        return (manifest, seed)
+        return StagedImage(manifest: manifest, seed: seed, signed: checked.signature != nil)
     }
 
     /// A folder holding the image's `manifest.json`, `store/` and seed: the image itself, or an
@@ -127,10 +214,32 @@ extension StoreCore {
         guard image.isArchive else { return image.path }
         try FileSystem.removeTree(scratch)
         try FileSystem.makeDirectories(scratch)
-        let free = (try? FileSystem.freeBytes(at: scratch)) ?? Int64.max
-        do { _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: false).extract(archive: image.path, into: scratch) } catch {
+        _ = try extractImage(image, into: scratch, durable: false)
+        return scratch
+    }
+
+    /// Extracts the packed `image` into the existing folder `folder`, admitting entries by the rule
+    /// `mappack verify` applies (`PackedImageEntry`) and never more bytes than the filesystem has free.
+    /// A full disk is `outOfSpace`, anything else `invalidImage`.
+    private func extractImage(_ image: PreinstalledImage, into folder: String, durable: Bool) throws -> [ExtractedFile] {
+        let free = (try? FileSystem.freeBytes(at: folder)) ?? Int64.max
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: durable)
+        var refusal: PackedImageEntry.Refusal?
+        var filesBefore = 0
+        do {
+            return try extractor.extract(archive: image.path, into: folder) { (entry, path) throws(ArchiveError) in
+                let isDirectory = entry.kind == .directory
+                if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
+                    refusal = refused
+                    throw ArchiveError.unsafePath(entry: path, reason: refused.description)
+                }
+                if !isDirectory { filesBefore += 1 }
+            }
+        } catch {
+            if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
+            if let full = outOfSpace(error) { throw full }
+            if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
         }
-        return scratch
     }
 }

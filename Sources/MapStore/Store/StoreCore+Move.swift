@@ -26,9 +26,12 @@ extension StoreCore {
             if index == 0 { CrashPoint.reach("move.midCopy") }
         }
         try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
+        let signed = FileSystem.exists(layout.signature)
+        if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
         try FileSteps.syncFolders(staging)
         CrashPoint.reach("move.afterCopy")
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
+        if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
         try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
         try FileSystem.syncDirectory(destination.root)
         CrashPoint.reach("move.beforeCommit")
@@ -56,6 +59,7 @@ extension StoreCore {
         try FileSystem.removeTree(old.store)
         CrashPoint.reach("move.midRemoveOld")
         try FileSystem.removeFile(old.manifest)
+        try FileSystem.removeFile(old.signature)
         try FileSystem.removeFile(old.state)
         try FileSystem.removeFile(old.state + "-journal")
         try FileSystem.syncDirectory(old.root)
@@ -72,12 +76,21 @@ extension StoreCore {
             state = other
             return .finishedMove(to: destination.root)
         }
-        for name in (try? DirectoryWalker.entries(of: destination.root)) ?? [] where name.hasPrefix(StoreLayout.stagingPrefix) {
-            try FileSystem.removeTree(destination.root + "/" + name)
-        }
-        if !FileSystem.exists(destination.state) {
+        // The destination comes from the state database: only what a move of this store writes into
+        // an empty folder is removed, and only when the folder holds nothing else.
+        let entries = (try? DirectoryWalker.entries(of: destination.root)) ?? []
+        let moveNames: Set<String> = [ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName]
+        let onlyOurs = entries.allSatisfy { moveNames.contains($0) || $0.hasPrefix(StoreLayout.stagingPrefix) }
+        let copiedManifest = try? ImageVerifier.readManifest(ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
+                                                             file: destination.manifest).0
+        let manifestOurs = !FileSystem.exists(destination.manifest) || (copiedManifest != nil && copiedManifest?.imageID == imageID)
+        if onlyOurs, manifestOurs, !FileSystem.exists(destination.state), destination.root != layout.root {
+            for name in entries where name.hasPrefix(StoreLayout.stagingPrefix) {
+                try FileSystem.removeTree(destination.root + "/" + name)
+            }
             try FileSystem.removeTree(destination.store)
             try FileSystem.removeFile(destination.manifest)
+            try FileSystem.removeFile(destination.signature)
         }
         try state?.clearPending()
         return .rolledBackMove

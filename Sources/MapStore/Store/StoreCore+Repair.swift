@@ -2,23 +2,43 @@ import Foundation
 import MapFormat
 import MapIO
 
-/// Finishing or rolling back interrupted work, and restoring files from the image.
+/// Finishing or rolling back interrupted work, rebuilding a lost state, and restoring files from the image.
+///
+/// Repair never removes data that verifies unless an offered image has been validated (staged in
+/// full) to replace it, and never claims work it did not do.
 extension StoreCore {
     func repair(linkFiles: Bool) throws -> RepairReport {
         var actions: [RepairReport.Action] = []
         removeLeftovers()
-        if state == nil, FileSystem.exists(layout.state) { state = try StateDatabase(path: layout.state) }
-        let pending = try state?.pending()
-        let committed = try state?.imageID != nil
-        var reinstall = !committed
-        if case .install = pending { reinstall = true }
-        if !reinstall, pending == nil, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion, offered.mapVersion > installed {
-            reinstall = true
+        // A state database that cannot be read is rebuilt below from the kept manifest and the files.
+        var stateUnreadable: String?
+        if state == nil, FileSystem.exists(layout.state) {
+            do {
+                let opened = try StateDatabase(path: layout.state)
+                _ = try opened.pending()
+                _ = try opened.imageID
+                _ = try opened.regions()
+                state = opened
+            } catch {
+                stateUnreadable = "\(error)"
+            }
         }
-        var inTransition = false
-        if case .transition? = pending { inTransition = true }
-        if !reinstall, !inTransition, (try? storedManifest())?.imageID != (try state?.imageID) { reinstall = true }
-        if reinstall {
+        let stateLost = stateUnreadable != nil || !FileSystem.exists(layout.state)
+        let pending = stateLost ? nil : try state?.pending()
+        let committed = stateLost ? nil : try state?.imageID
+        let kept = try? keptManifest()
+        // An install that never committed: its files are not data anyone has used.
+        // (An install's pending row never outlives its commit: beside a committed image it is garbage.)
+        var interruptedInstall = !stateLost && committed == nil
+        if stateLost, kept == nil || !FileSystem.isDirectory(layout.store) {
+            // Without a state and a kept manifest nothing tells what the files are; they are replaced
+            // only by a validated image.
+            if FileSystem.exists(layout.store) {
+                return try replace(with: linkFiles, reason: "the state database and the kept \(ImageManifest.fileName) are both lost or unreadable")
+            }
+            interruptedInstall = true
+        }
+        if interruptedInstall {
             let hadAnything = FileSystem.exists(layout.state) || FileSystem.exists(layout.store) || FileSystem.exists(layout.manifest)
             try wipe()
             if let image {
@@ -27,51 +47,170 @@ extension StoreCore {
             }
             return RepairReport(actions: hadAnything ? [.rolledBackInstall] : [], storage: layout.root, status: .empty)
         }
-        guard let state else { throw MapStoreError.notInstalled }
-        switch pending {
-        case .delete(let ids)?:
-            let installed = try state.regions()
-            let remaining = ids.filter { id in installed.contains { $0.id == id } }
-            try removeFiles(of: remaining, installed: installed)
-            try state.commitDelete(remaining)
-            actions.append(.finishedDelete)
-        case .cacheImport?:
-            if image != nil, let version = try state.mapVersion {
-                let folder = try imageFolder(scratch: layout.staging)
-                let seed = folder + "/" + ImageManifest.cacheSeedFileName
-                if FileSystem.exists(seed) { try importPendingSeed(seed, storeVersion: version) }
+        if pending == nil, !stateLost, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion, offered.mapVersion > installed {
+            return try replace(with: linkFiles, reason: "newer image offered")
+        }
+        if let state, !stateLost {
+            switch pending {
+            case .delete(let ids)?:
+                let installed = try state.regions()
+                let remaining = ids.filter { id in installed.contains { $0.id == id } }
+                try removeFiles(of: remaining, installed: installed)
+                try state.commitDelete(remaining)
+                actions.append(.finishedDelete)
+            case .cacheImport?:
+                if image != nil, let version = try state.mapVersion {
+                    let folder = try imageFolder(scratch: layout.staging)
+                    let seed = folder + "/" + ImageManifest.cacheSeedFileName
+                    if FileSystem.exists(seed), try seedMatchesKeptManifest(seed) { try importPendingSeed(seed, storeVersion: version) }
+                }
+                try state.clearPending()
+                actions.append(.finishedCacheImport)
+            case .move(let destination)?:
+                actions.append(try finishOrRollBackMove(to: destination))
+            case .transition(let record)?:
+                actions.append(try finishOrRollBackTransition(record))
+            case .install?:
+                try state.clearPending()
+                actions.append(.discardedPendingRecord)
+            case nil:
+                break
             }
-            try state.clearPending()
-            actions.append(.finishedCacheImport)
-        case .move(let destination)?:
-            actions.append(try finishOrRollBackMove(to: destination))
-        case .transition(let record)?:
-            actions.append(try finishOrRollBackTransition(record))
-        case .install?, nil:
-            break
+            guard FileSystem.exists(layout.state) else {
+                return RepairReport(actions: actions, storage: layout.root, status: .ok)
+            }
         }
-        guard FileSystem.exists(layout.state) else {
-            return RepairReport(actions: actions, storage: layout.root, status: .ok)
+        // The kept manifest: sound, or restored from the offered image when that is the installed one.
+        var manifest: ImageManifest
+        let keptNow = pending == nil ? kept : try? keptManifest()
+        if let keptNow, try isSound(keptNow, stateLost: stateLost) {
+            manifest = keptNow.manifest
+        } else {
+            let why = keptNow == nil ? "the kept \(ImageManifest.fileName) is missing or unreadable" : "the kept \(ImageManifest.fileName) was changed after install"
+            guard image != nil else { throw MapStoreError.imageNeededForRepair(reason: why) }
+            let recorded = stateLost ? nil : try state?.imageID
+            guard let restored = try restoreKeptManifest(ifImageIs: recorded) else {
+                return try replace(with: linkFiles, reason: why)
+            }
+            manifest = restored
+            actions.append(.restoredManifest)
         }
-        let restored = try restoreFiles()
+        if let rebuilt = try rebuildStateIfNeeded(manifest, unreadable: stateUnreadable) { actions.append(rebuilt) }
+        let (restored, removed) = try restoreFiles(manifest)
         if restored > 0 { actions.append(.restoredFiles(count: restored)) }
+        if removed > 0 { actions.append(.removedFiles(count: removed)) }
         try FileSystem.removeTree(layout.staging)
         return RepairReport(actions: actions, storage: layout.root, status: .ok)
     }
 
-    /// Full verification; every missing, corrupt or extra file is restored from the image or removed.
-    /// Returns the number of files restored or removed.
-    private func restoreFiles() throws -> Int {
-        let manifest = try storedManifest()
+    /// True when the kept manifest can be trusted: its id matches its content and, with trusted keys,
+    /// its kept signature verifies. Disagreements with the state are not counted: the state is rebuilt.
+    private func isSound(_ kept: KeptManifest, stateLost: Bool) throws -> Bool {
+        guard kept.problems.isEmpty else { return false }
+        if !stateLost {
+            return try keptManifestProblems(kept, signature: true).allSatisfy { $0.path == StoreLayout.stateFileName }
+        }
+        guard !trustedKeys.isEmpty, FileSystem.exists(layout.signature) else { return true }
+        let signature = try? ReadableFile.contents(of: layout.signature, limit: 4096)
+        return (try? ImageVerifier.checkSignature(manifestBytes: kept.bytes, signature: signature, trusted: trustedKeys)) == .some(nil)
+    }
+
+    /// Replaces the storage's data with the offered image, staged and validated in full first: a
+    /// refused image throws and leaves the storage as it was.
+    private func replace(with linkFiles: Bool, reason: String) throws -> RepairReport {
+        guard let image else { throw MapStoreError.imageNeededForRepair(reason: reason) }
+        let staged = try stage(image, link: linkFiles)
+        try replaceWithStaged(staged)
+        return RepairReport(actions: [.reinstalled], storage: layout.root, status: .ok)
+    }
+
+    /// When the offered image (validated: id, sizes, signature with trusted keys) is image `imageID`,
+    /// puts its manifest and signature back as the kept ones and returns the manifest; nil when it is
+    /// another image (or `imageID` is unknown).
+    private func restoreKeptManifest(ifImageIs imageID: String?) throws -> ImageManifest? {
+        guard let image, let imageID else { return nil }
+        let folder = try imageFolder(scratch: layout.staging)
+        let checked = try checkedManifest(at: folder + "/" + ImageManifest.fileName, image: image)
+        guard checked.manifest.imageID == imageID else { return nil }
+        if let signature = checked.signature { try FileSystem.writeAtomically(signature, to: layout.signature) } else { try FileSystem.removeFile(layout.signature) }
+        try FileSystem.writeAtomically(checked.bytes, to: layout.manifest)
+        try state?.setMeta(StateDatabase.signatureKey, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+        return checked.manifest
+    }
+
+    /// Rebuilds the state from `manifest` and the files when it was lost or unreadable, names another
+    /// image or map version, or lacks rows of regions whose files are on disk.
+    private func rebuildStateIfNeeded(_ manifest: ImageManifest, unreadable: String?) throws -> RepairReport.Action? {
+        var reasons: [String] = []
+        var rows: [StoredRegion] = []
+        if let unreadable {
+            reasons.append("it could not be read (\(unreadable))")
+        } else if let state, FileSystem.exists(layout.state) {
+            rows = try state.regions()
+            if let recorded = try state.imageID, recorded != manifest.imageID { reasons.append("it named image \(recorded.prefix(16)), the kept manifest is \(manifest.imageID.prefix(16))") }
+            if let recorded = try state.mapVersion, recorded != manifest.mapVersion { reasons.append("it said map version \(recorded), the kept manifest is \(manifest.mapVersion)") }
+        } else {
+            reasons.append("it was missing")
+        }
+        let listed = Set(manifest.regions.map(\.id))
+        let present = presentRegions(manifest)
+        let known = Set(rows.map(\.id))
+        let lost = present.subtracting(known)
+        if reasons.isEmpty, !lost.isEmpty { reasons.append("it had lost the rows of \(lost.count) region\(lost.count == 1 ? "" : "s") whose files are installed") }
+        if reasons.isEmpty, !known.isSubset(of: listed) { reasons.append("it listed regions the kept manifest does not have") }
+        guard !reasons.isEmpty else { return nil }
+        if unreadable != nil || state == nil {
+            state = nil
+            for path in [layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm"] { try FileSystem.removeTree(path) }
+            state = try StateDatabase(path: layout.state)
+        }
+        guard let state else { throw MapStoreError.notInstalled }
+        let regions = known.intersection(listed).union(present)
+        let states = Dictionary(rows.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+        try state.rebuild(from: manifest, regions: regions, states: states, signed: FileSystem.exists(layout.signature))
+        return .rebuiltState(reason: reasons.joined(separator: "; "), regions: regions.count)
+    }
+
+    /// The manifest's regions whose data is on disk: a region with files no other region shares is
+    /// there when one of those files is (a deletion removes them all); a region whose bundles are all
+    /// shared is there when all their files are.
+    func presentRegions(_ manifest: ImageManifest) -> Set<RegionID> {
+        var users: [BundleDigest: Int] = [:]
+        for region in manifest.regions { for bundle in Set(region.bundles) { users[bundle, default: 0] += 1 } }
+        var files: [BundleDigest: [String]] = [:]
+        for file in manifest.files { files[file.bundle, default: []].append(file.path) }
+        let exists = { (path: String) in self.layout.storePath(path).map(FileSystem.exists) ?? false }
+        var present = Set<RegionID>()
+        for region in manifest.regions {
+            let own = region.bundles.filter { users[$0] == 1 }.flatMap { files[$0] ?? [] }
+            let there = own.isEmpty ? region.bundles.flatMap { files[$0] ?? [] }.allSatisfy(exists) : own.contains(where: exists)
+            if there { present.insert(region.id) }
+        }
+        return present
+    }
+
+    /// True when `seed` is the cache seed the kept manifest records (digest, size and rows).
+    private func seedMatchesKeptManifest(_ seed: String) throws -> Bool {
+        guard let expected = try storedManifest().cacheSeed, let (hex, size) = try? SHA256.hexOfFile(seed),
+              hex == expected.sha256, size == expected.size else { return false }
+        return (try? MapCache.checkSeedRows(at: seed, entries: expected.entries)) != nil
+    }
+
+    /// Full verification against `manifest`; every missing or corrupt file is restored from the image,
+    /// every extra one removed. Returns how many files were restored and how many removed.
+    private func restoreFiles(_ manifest: ImageManifest) throws -> (restored: Int, removed: Int) {
         if !FileSystem.isDirectory(layout.store) {
             try FileSystem.removeTree(layout.store)
             try FileSystem.makeDirectories(layout.store)
         }
         let problems = try verify(full: true, manifest: manifest)
-        guard !problems.isEmpty else { return 0 }
+        guard !problems.isEmpty else { return (0, 0) }
         let needsImage = problems.contains { $0.kind != "extra" }
         var source = ""
         if needsImage {
+            guard image != nil else {
+                throw MapStoreError.imageNeededForRepair(reason: "\(problems.filter { $0.kind != "extra" }.count) installed file(s) are missing or damaged, e.g. \(problems.first { $0.kind != "extra" }?.description ?? "")")
+            }
             source = try imageFolder(scratch: layout.staging)
             let offered = try ImageVerifier.readManifest(try ReadableFile.contents(of: source + "/" + ImageManifest.fileName, limit: ImageVerifier.maxManifestBytes),
                                                          file: source + "/" + ImageManifest.fileName).0
@@ -79,18 +218,21 @@ extension StoreCore {
                 throw MapStoreError.imageNeededForRepair(reason: "the offered image \(offered.imageID.prefix(16)) is not the installed one \(manifest.imageID.prefix(16))")
             }
         }
+        var restored = 0, removed = 0
         for problem in problems {
             guard let target = layout.storePath(problem.path) else { continue }
             if problem.kind == "extra" {
                 try FileSystem.removeTree(target)
                 FileSteps.pruneEmptyFolders(above: target, root: layout.store)
+                removed += 1
             } else {
                 try FileSteps.replaceFile(target, from: source + "/" + ImageManifest.storeFolder + "/" + problem.path)
+                restored += 1
             }
         }
         try FileSteps.syncFolders(layout.store)
         let left = try verify(full: true, manifest: manifest)
         if !left.isEmpty { throw MapStoreError.repairFailed(problems: left) }
-        return problems.count
+        return (restored, removed)
     }
 }

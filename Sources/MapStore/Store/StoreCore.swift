@@ -56,13 +56,15 @@ final class StoreCore {
             if case .install = pending { return .interruptedInstall }
             return .interruptedOperation
         }
-        guard let imageID = try? state.imageID else { return .interruptedInstall }
+        guard (try? state.imageID) != nil else { return .interruptedInstall }
         removeTransitionLeftovers()
         // No process is downloading at open: an interrupted download is a paused one.
         if let downloads = try? state.downloadStates() {
             try? state.setDownloadState(downloads.filter { $0.value == .downloading }.map(\.key), .paused)
         }
-        guard let manifest = try? storedManifest(), manifest.imageID == imageID, FileSystem.isDirectory(layout.store) else { return .corrupted }
+        guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
+        guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
+        let manifest = kept.manifest
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
         return .ok
@@ -107,13 +109,17 @@ final class StoreCore {
             .problems.map(StoreProblem.init)
     }
 
-    /// Removes everything an install writes into the storage (not the cache).
-    func wipe() throws {
+    /// Removes everything an install writes into the storage (not the cache); with `keepingStaging`,
+    /// this process's staging folder (an image staged to replace the data) stays.
+    func wipe(keepingStaging: Bool = false) throws {
         state = nil
-        for path in [layout.store, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm", layout.staging] {
+        for path in [layout.store, layout.signature, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm"] {
             try FileSystem.removeTree(path)
         }
-        removeLeftovers()
+        if !keepingStaging {
+            try FileSystem.removeTree(layout.staging)
+            removeLeftovers()
+        }
         if FileSystem.isDirectory(layout.root) { try FileSystem.syncDirectory(layout.root) }
     }
 }

@@ -41,6 +41,9 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     case unknownCatalogRegion(RegionID)
     /// The operation was cancelled (task cancelled or `DownloadTask.cancel()`).
     case cancelled
+    /// The filesystem holding the storage folder `storage` ran out of space (`path` is where a write
+    /// failed, `errno` ENOSPC or EDQUOT, or nil when the image was seen not to fit before writing it).
+    case outOfSpace(storage: String, path: String, errno: Int32?)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -56,7 +59,7 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     public var category: Category {
         switch self {
         case .remote: .remote
-        case .local, .io, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
+        case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
              .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
         }
@@ -87,6 +90,10 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
             "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"
         case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
         case .cancelled: "cancelled"
+        case .outOfSpace(let storage, let path, let code):
+            "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
+                + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
+                + "; free space on that filesystem or choose another storage folder, then install again"
         }
     }
 

@@ -10,6 +10,8 @@ struct StoreLayout: Sendable {
     var store: String { root + "/" + ImageManifest.storeFolder }
     /// The installed image's manifest, kept for verify and repair.
     var manifest: String { root + "/" + ImageManifest.fileName }
+    /// The installed image's `manifest.sig`, kept beside its manifest so the signature can be checked again.
+    var signature: String { root + "/" + ImageManifest.signatureFileName }
     /// The state database.
     var state: String { root + "/" + StoreLayout.stateFileName }
     /// The state database's file name.

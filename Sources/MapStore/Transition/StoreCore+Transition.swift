@@ -148,6 +148,8 @@ extension StoreCore {
         for (id, value) in record.states { states[RegionID(id)] = RegionState(rawValue: value) ?? .completed }
         try state.commitTransition(manifest, states: states, meta: record.meta)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }
+        // The image's signature does not cover the new manifest (the state no longer asks for it).
+        try FileSystem.removeFile(layout.signature)
         try FileSystem.removeTree(oldFolder)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).midPurge") }
         try FileSystem.removeTree(nextFolder)

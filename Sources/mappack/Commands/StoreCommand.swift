@@ -9,11 +9,13 @@ enum StoreCommand {
         usage: mappack store <verb> --storage DIR --cache DIR [options]
 
           install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
-          status  [--image PATH] [--full]   the storage's initial status
-          repair  [--image PATH]            finish or roll back interrupted work, restore files from the image
+                                            (with --trust every file is hashed; the image must be signed)
+          status  [--image PATH] [--full] [--trust PUBKEY]   the storage's initial status
+          repair  [--image PATH] [--trust PUBKEY]   finish or roll back interrupted work, rebuild a lost state,
+                                            restore the kept manifest and files from the image (validated first)
           regions [--lang L]                installed regions
           delete  ID...                     delete regions (and their installed descendants)
-          verify  [--quick]                 check installed files against the stored manifest
+          verify  [--quick] [--trust PUBKEY]   check the kept manifest (and its signature) and the installed files
           cache   size | clear | limit BYTES
           move    --to DIR                  move the persistent storage
           update  [--catalog URL] [--check] update to the catalog's newer map version (--check: only report)

@@ -10,8 +10,8 @@ enum VerifyCommand {
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
-        if MapStore.isStorage(path) { return try verifyStorage(path, full: !arguments.flag("quick"), terminal: terminal) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
+        if MapStore.isStorage(path) { return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal) }
         let report = FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
             : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
@@ -31,8 +31,8 @@ enum VerifyCommand {
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
-    static func verifyStorage(_ path: String, full: Bool, terminal: Terminal) throws -> Int32 {
-        let result = try MapStore.verifyInstalled(storage: path, full: full)
+    static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> Int32 {
+        let result = try MapStore.verifyInstalled(storage: path, full: full, trustedPublicKeys: trusted)
         if terminal.json {
             for problem in result.problems {
                 terminal.event(["event": "problem", "kind": problem.kind, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
