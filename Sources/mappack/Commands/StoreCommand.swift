@@ -9,6 +9,7 @@ enum StoreCommand {
         usage: mappack store <verb> --storage DIR --cache DIR [options]
 
           install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
+                                            (--trust PUBKEY with any verb: images and catalogs must be signed by it)
           status  [--image PATH] [--full]   the storage's initial status
           repair  [--image PATH]            finish or roll back interrupted work, restore files from the image
           regions [--lang L]                installed regions
@@ -33,8 +34,10 @@ enum StoreCommand {
         }
         let image = arguments.option("image").map { PreinstalledImage(path: $0) }
         let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
+        let now = try CommandClock.check()
         let open = { () throws -> MapStore in
-            try MapStore.open(storage: storage, cache: cache, preinstalled: image, options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted))
+            try MapStore.open(storage: storage, cache: cache, preinstalled: image,
+                              options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now))
         }
         switch verb {
         case "install":
