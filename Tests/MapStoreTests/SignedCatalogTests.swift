@@ -18,14 +18,15 @@ import Testing
             let sets = self.sets
             _ = try await offPool { (StoreFixture.shared, sets) }
             server = try CatalogAttackServer(root: sets.served)
+            // Installed from the (unsigned) fixture image first; trusted keys apply to images too.
+            _ = try device.open(image: StoreFixture.shared.image(archive: false))
         }
 
-        /// Opens the device's store (installing the image the first time) with `keys` trusted and the clock at `now`.
+        /// Opens the device's store with `keys` trusted and the clock at `now`.
         func open(keys: [String] = ["release"], now: Int = SignedCatalogSets.signedAt + 86_400) throws -> MapStore {
             let texts = try keys.map { try sets.publicKey($0) }
             let clock = Date(timeIntervalSince1970: TimeInterval(now))
-            return try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false),
-                                     options: .init(trustedPublicKeys: texts, now: { clock }))
+            return try MapStore.open(storage: device.storage, cache: device.cache, options: .init(trustedPublicKeys: texts, now: { clock }))
         }
 
         /// `checkForUpdate` at the server's catalog URL; the refusal, or nil when accepted.
