@@ -151,4 +151,20 @@ import Testing
         try setup.server.serve(catalog: "v1")
         guard case .catalogRollback = await setup.check(store) else { Issue.record("rollback accepted after migration"); return }
     }
+
+    @Test func storeCommandWithTrustRefusesUnsignedCatalog() async throws {
+        let setup = try await Setup()
+        let arguments = ["store", "update", "--check", "--catalog", setup.server.catalogURL.absoluteString, "--trust", setup.sets.key("release") + ".pub",
+                         "--storage", setup.device.storage, "--cache", setup.device.cache]
+        let environment = ["MAPPACK_NOW": SignedCatalogSets.dayLater]
+        try setup.server.serve(catalog: "v1", signature: .some(nil))
+        let refused = try await offPool { try Tool.mappack(arguments, environment: environment) }
+        #expect(refused.status == 1 && refused.stderr.contains("not signed"), "\(refused.stderr)")
+        try setup.server.serve(catalog: "v1")
+        let accepted = try await offPool { try Tool.mappack(arguments, environment: environment) }
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        try setup.server.serve(catalog: "short")
+        let expired = try await offPool { try Tool.mappack(arguments, environment: ["MAPPACK_NOW": String(SignedCatalogSets.signedAt + 7200)]) }
+        #expect(expired.status == 1 && expired.stderr.contains("expired"), "\(expired.stderr)")
+    }
 }
