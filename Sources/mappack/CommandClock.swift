@@ -17,7 +17,10 @@ enum CommandClock {
 
     private static func seconds(_ name: String) throws(UsageError) -> Date? {
         guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return nil }
-        guard let value = Int(text), value >= 0 else { throw UsageError(message: "\(name) must be whole seconds since 1970, not '\(text)'") }
+        // Up to the end of year 9999, so dates stay four-digit years and versions stay in range.
+        guard let value = Int(text), (0...253_402_300_799).contains(value) else {
+            throw UsageError(message: "\(name) must be whole seconds since 1970 (before year 10000), not '\(text)'")
+        }
         return Date(timeIntervalSince1970: TimeInterval(value))
     }
 }

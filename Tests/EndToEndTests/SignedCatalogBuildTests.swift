@@ -125,7 +125,7 @@ import Testing
         #expect(lower.status == 2, "\(lower.stderr)")
         #expect(lower.stderr.contains("--catalog-version"), "\(lower.stderr)")
         #expect(try envelope()["version"] as? Int == SignedCatalogSets.signedAt + 1)
-        for bad in [["--expires", "14"], ["--expires", "0d"], ["--catalog-version", "-1"], ["--next-key", folder.join("missing.pub")]] {
+        for bad in [["--expires", "14"], ["--expires", "0d"], ["--expires", "9223372036854775807h"], ["--expires", "3651d"], ["--catalog-version", "-1"], ["--next-key", folder.join("missing.pub")]] {
             #expect(try publish(bad).status == 2, "\(bad)")
         }
         // Without --sign there is no signature, as before.

@@ -25,7 +25,7 @@ extension CatalogSource {
     /// Checks `bytes`, the catalog read from `url`, against its signature beside it, and remembers it in
     /// the ledger when it is trusted. Refusals are `LoadError.untrusted`.
     public static func verifySignature(_ bytes: Data, url: URL, trust: Trust) throws(LoadError) {
-        let signatureURL = signatureURL(url)
+        let signatureURL = CatalogSignature.url(beside: url)
         let source = signatureURL.isFileURL ? signatureURL.path : signatureURL.absoluteString
         let name = url.isFileURL ? url.path : url.absoluteString
         let signature = try fetchSignature(signatureURL)
@@ -43,14 +43,6 @@ extension CatalogSource {
         } catch {
             throw .unreadable(url: name, reason: "\(error)")
         }
-    }
-
-    /// `catalog.json.sig` beside the catalog: `.sig` appended to the URL's path (query kept).
-    public static func signatureURL(_ url: URL) -> URL {
-        if url.isFileURL { return URL(fileURLWithPath: url.path + ".sig") }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.appendingPathExtension("sig") }
-        components.percentEncodedPath += ".sig"
-        return components.url ?? url.appendingPathExtension("sig")
     }
 
     /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410).

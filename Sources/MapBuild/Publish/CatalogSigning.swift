@@ -24,12 +24,13 @@ public struct CatalogSigning: Sendable {
     /// Parses an `--expires` value: a positive whole number of hours (`36h`) or days (`14d`), at most 10 years.
     public static func duration(_ text: String) -> TimeInterval? {
         guard let unit = text.last, let count = Int(text.dropLast()), count > 0 else { return nil }
-        let seconds: Int
+        let scale: Int
         switch unit {
-        case "h": seconds = count * 3600
-        case "d": seconds = count.multipliedReportingOverflow(by: 86_400).overflow ? Int.max : count * 86_400
+        case "h": scale = 3600
+        case "d": scale = 86_400
         default: return nil
         }
-        return seconds <= 3650 * 86_400 ? TimeInterval(seconds) : nil
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        return !overflow && seconds <= 3650 * 86_400 ? TimeInterval(seconds) : nil
     }
 }

@@ -147,8 +147,13 @@ public struct Publisher: Sendable {
         if FileSystem.exists(path), let data = try? ReadableFile.contents(of: path, limit: CatalogSignature.maxBytes) {
             previous = try? CatalogSignature.parse(data, source: path)
         }
-        let clockVersion = Int64(signing.clock.timeIntervalSince1970.rounded(.down))
-        let version = signing.version ?? max(clockVersion, (previous?.version ?? -1) + 1)
+        let seconds = signing.clock.timeIntervalSince1970.rounded(.down)
+        let clockVersion = seconds < 0 ? 0 : seconds < 9e18 ? Int64(seconds) : Int64.max
+        let (afterPrevious, overflow) = (previous?.version ?? -1).addingReportingOverflow(1)
+        if overflow, signing.version == nil, let previous {
+            throw PublishError.catalogVersionNotNewer(given: previous.version, previous: previous.version, path: path)
+        }
+        let version = signing.version ?? max(clockVersion, afterPrevious)
         if let previous, version < previous.version || (version == previous.version && SHA256.hex(catalogBytes) != previous.sha256) {
             throw PublishError.catalogVersionNotNewer(given: version, previous: previous.version, path: path)
         }

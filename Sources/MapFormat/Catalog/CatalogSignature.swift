@@ -47,6 +47,14 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         return expires.hasSuffix("Z") ? formatter.date(from: expires) : nil
     }
 
+    /// Where the signature of the catalog at `catalog` is: `.sig` appended to the URL's path (query kept).
+    public static func url(beside catalog: URL) -> URL {
+        if catalog.isFileURL { return URL(fileURLWithPath: catalog.path + ".sig") }
+        guard var components = URLComponents(url: catalog, resolvingAgainstBaseURL: true) else { return catalog.appendingPathExtension("sig") }
+        components.percentEncodedPath += ".sig"
+        return components.url ?? catalog.appendingPathExtension("sig")
+    }
+
     /// `date` as an `expires` value.
     public static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

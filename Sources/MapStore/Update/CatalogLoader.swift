@@ -23,16 +23,8 @@ enum CatalogLoader {
     static func fetchSigned(_ url: URL) async throws -> (catalog: Data, signature: Data?) {
         try await BlockingPool.run {
             let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
-            return (catalog, try fetch(signatureURL(url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
+            return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
         }
-    }
-
-    /// `catalog.json.sig` beside the catalog: `.sig` appended to the URL's path (query kept).
-    static func signatureURL(_ url: URL) -> URL {
-        if url.isFileURL { return URL(fileURLWithPath: url.path + ".sig") }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.appendingPathExtension("sig") }
-        components.percentEncodedPath += ".sig"
-        return components.url ?? url.appendingPathExtension("sig")
     }
 
     private static func missing(_ url: URL, what: String) -> MapStoreError {

@@ -15,7 +15,7 @@ extension MapStore {
         let (bytes, signature) = try await CatalogLoader.fetchSigned(url)
         let now = options.now()
         let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
-        let source = CatalogLoader.signatureURL(url).absoluteString
+        let source = CatalogSignature.url(beside: url).absoluteString
         return try core.withLock { core throws -> (tree: RegionTree, bytes: Data) in
             let state = try core.committedState()
             let accepted: SeenCatalog
