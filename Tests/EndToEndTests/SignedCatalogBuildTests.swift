@@ -7,7 +7,7 @@ import Testing
 @Suite struct SignedCatalogBuildTests {
     /// What a hostile mirror serves at the recipe's catalog URL, after `before` (served and built first, if any).
     enum Attack: String, CaseIterable, Sendable {
-        case unsigned, otherKey, signatureOfAnotherPublish, expired, rollback, mixAndMatch, tamperedNextKey, newKeyWithoutRotation
+        case unsigned, malformedSignature, otherKey, signatureOfAnotherPublish, expired, rollback, mixAndMatch, tamperedNextKey, newKeyWithoutRotation
     }
 
     /// A recipe at the server's catalog URL, a download cache and an output folder of its own.
@@ -40,6 +40,9 @@ import Testing
         case .unsigned:
             try work.server.serve(catalog: "v1", signature: .some(nil))
             expected = "not signed"
+        case .malformedSignature:
+            try work.server.serve(catalog: "v1", signature: "garbage")
+            expected = "signature is not valid"
         case .otherKey:
             try work.server.serve(catalog: "other")
             expected = "not by a trusted key"

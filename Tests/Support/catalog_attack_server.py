@@ -8,6 +8,7 @@ mirror or a network in between would: what they hold changes over time, chosen b
                                             ROOT/DIR/catalog.json.sig, bundles (/bundles/...) from the
                                             catalog's DIR. Each DIR is the output of `mappack publish`.
       signature=none                        no signature: /catalog.json.sig answers 404 (stripped)
+      signature=garbage                     a signature file that is not JSON
       next-key=TEXT                         the served signature's "nextKey" replaced by TEXT after
                                             signing (an attacker slipping in a key of their own)
 
@@ -50,6 +51,8 @@ def body_for(root, path):
     if path == "/catalog.json.sig":
         if scene["signature"] in (None, "none"):
             return None
+        if scene["signature"] == "garbage":
+            return b'{"format":"mappack-catalog-sig/1","version":'
         data = read(inside(root, scene["signature"], "catalog.json.sig"))
         if data is not None and scene["next-key"] is not None:
             envelope = json.loads(data)
