@@ -27,7 +27,7 @@ extension MapStore {
         let (kept, remembered) = core.withLock { ($0.keptCatalog(), $0.catalogURL) }
         guard let url = remembered else { throw MapStoreError.noCatalogURL }
         if let kept { return (kept, url) }
-        let (tree, bytes) = try await CatalogLoader.load(url)
+        let (tree, bytes) = try await loadCatalog(url)
         try core.withLock { core throws in try core.keepCatalog(tree, bytes: bytes) }
         return (tree, url)
     }

@@ -13,7 +13,7 @@ extension MapStore {
     /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
     /// version it is kept in the storage for region listings and downloads.
     public func setCatalogURL(_ url: URL) async throws {
-        let (tree, bytes) = try await CatalogLoader.load(url)
+        let (tree, bytes) = try await loadCatalog(url)
         try core.withLock { core throws in
             let state = try core.committedState()
             try state.setMeta("catalogURL", url.absoluteString)
@@ -41,7 +41,7 @@ extension MapStore {
     /// `update` before returning. Throws `rollbackRefused` for a catalog with an older version.
     public func checkForUpdate(catalog: URL? = nil) async throws -> UpdateInfo {
         guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
-        let (tree, bytes) = try await CatalogLoader.load(url)
+        let (tree, bytes) = try await loadCatalog(url)
         let info = try core.withLock { core throws -> UpdateInfo in
             let info = try core.planUpdate(tree: tree, catalogURL: url).info
             try core.state?.setMeta("catalogURL", url.absoluteString)
@@ -65,7 +65,7 @@ extension MapStore {
     /// (`rollbackRefused`) and nothing changes; with the same version this does nothing.
     public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws {
         guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
-        let (tree, bytes) = try await CatalogLoader.load(url)
+        let (tree, bytes) = try await loadCatalog(url)
         let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
         guard plan.info.availableVersion > plan.info.installedVersion else { return }
         guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }

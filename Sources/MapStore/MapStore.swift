@@ -21,8 +21,11 @@ public final class MapStore: Sendable {
         /// Saves space and time, but the image then shares the files' bytes, so it can no longer
         /// restore a file corrupted in place; use only when the image is read-only.
         public var linkFilesFromFolderImage: Bool
-        /// Public keys (the text of `mappack keygen`'s `.pub` files) an image must be signed with;
-        /// empty accepts unsigned images. With keys, an unsigned or wrongly signed image is refused.
+        /// Public keys (the text of `mappack keygen`'s `.pub` files) images and catalogs must be signed
+        /// with; empty accepts unsigned ones. With keys, an unsigned or wrongly signed image is refused,
+        /// and so is a catalog that is unsigned, signed by another key, older than the newest seen,
+        /// of a seen version with other bytes, or expired (see `MapStoreError.catalogUnsigned` and the
+        /// cases after it). Keys a trusted catalog names as its `nextKey` are trusted for catalogs too.
         public var trustedPublicKeys: [String]
         /// The catalog the installed data comes from; remembered at open when the store knows none yet.
         /// Bundle URLs in the catalog are relative to it.
@@ -35,14 +38,17 @@ public final class MapStore: Sendable {
         public var networkPolicy: NetworkPolicy
         /// When set, `checkForUpdate` that finds a newer version runs `update` before returning.
         public var autoUpdate: Bool
+        /// The clock that judges catalog signature expiry; tests pin it.
+        public var now: @Sendable () -> Date
 
         /// Quick validation, no cache limit, files copied, no signature required.
         public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
-                    catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(), autoUpdate: Bool = false) {
+                    catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(), autoUpdate: Bool = false,
+                    now: @escaping @Sendable () -> Date = { Date() }) {
             self.fullValidation = fullValidation; self.cacheLimitBytes = cacheLimitBytes; self.linkFilesFromFolderImage = linkFilesFromFolderImage
             self.trustedPublicKeys = trustedPublicKeys
             self.catalogURL = catalogURL; self.fetchAttempts = fetchAttempts; self.fetchRetryDelay = fetchRetryDelay
-            self.networkPolicy = networkPolicy; self.autoUpdate = autoUpdate
+            self.networkPolicy = networkPolicy; self.autoUpdate = autoUpdate; self.now = now
         }
     }
 

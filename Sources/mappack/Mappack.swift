@@ -13,6 +13,7 @@ struct Mappack {
 
           build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR] [--sign KEY]   build an image into ./Output (or --out)
                   [--from OLD_IMAGE] [--remote-cache URL [--remote-cache-readonly]] [--shard I/N] [--force]
+                  [--trust PUBKEY]                                       the catalog must be signed by PUBKEY (catalog.json.sig)
           merge   SHARD... [--out DIR] [--sign KEY]                      assemble an image from --shard outputs
           plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
           regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
@@ -22,6 +23,7 @@ struct Mappack {
           store   VERB --storage S --cache C                             drive MapStore as a device would (mappack store help)
           keygen  --out NAME                                             Ed25519 key pair for --sign / --trust
           publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
+                  [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUBKEY]]   and catalog.json.sig
           help                                                           this text
 
         exit codes: 0 ok, 1 the work failed, 2 bad usage or bad input
@@ -67,13 +69,16 @@ struct Mappack {
         case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return 2
         case let error as PlanError:
             if case .capacityExceeded = error { return 1 }
+            if case .catalog(.untrusted) = error { return 1 }
             if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return 1 }
             return 2
         case let error as BuildError:
             if case .plan(let planError) = error { return exitCode(for: planError) }
             if case .pathInTwoBundles = error { return 2 }
             return 1
-        case is CatalogSource.LoadError: return 2
+        case let error as CatalogSource.LoadError:
+            if case .untrusted = error { return 1 }
+            return 2
         case let error as MapStoreError:
             if case .notInstalled = error { return 2 }
             return 1

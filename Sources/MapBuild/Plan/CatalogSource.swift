@@ -14,12 +14,15 @@ public enum CatalogSource {
         case unreadable(url: String, reason: String)
         case malformed(JSONFileError)
         case invalid(url: String, CatalogError)
+        /// `--trust` was given and the catalog's signature does not hold (failed work: exit 1).
+        case untrusted(url: String, CatalogTrustError)
 
         public var description: String {
             switch self {
             case .unreadable(let url, let reason): "catalog \(url): \(reason)"
             case .malformed(let error): "catalog \(error)"
             case .invalid(let url, let error): "catalog \(url): \(error)"
+            case .untrusted(let url, let error): "catalog \(url): \(error)"
             }
         }
     }

@@ -10,6 +10,10 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
     case badBundleFolder(bundle: String, reason: String)
     case invalidCatalog(CatalogError)
     case io(String)
+    /// The signing key cannot sign (not a mappack private key).
+    case badSigningKey(path: String, reason: String)
+    /// `--catalog-version` is not above the version already signed in the output folder (or equal to it with other bytes).
+    case catalogVersionNotNewer(given: Int64, previous: Int64, path: String)
 
     public var description: String {
         switch self {
@@ -19,6 +23,9 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
         case .badBundleFolder(let bundle, let reason): "bundle '\(bundle)': \(reason)"
         case .invalidCatalog(let error): "the source describes an invalid catalog: \(error)"
         case .io(let message): message
+        case .badSigningKey(let path, let reason): "\(path): cannot sign the catalog: \(reason)"
+        case .catalogVersionNotNewer(let given, let previous, let path):
+            "--catalog-version \(given) is not above version \(previous) signed in \(path); devices that saw \(previous) would refuse it as a rollback (or mix-and-match): give a larger --catalog-version or leave it out"
         }
     }
 }
@@ -32,6 +39,8 @@ public struct Publisher: Sendable {
     public let output: String
     /// Parallel bundle writers.
     public let jobs: Int
+    /// When set, `catalog.json.sig` is written beside the catalog.
+    public var signing: CatalogSigning?
 
     /// A publisher from `source` to `output`.
     public init(source: String, output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -44,6 +53,8 @@ public struct Publisher: Sendable {
         public let regions: Int
         public let bundles: Int
         public let bytes: Int64
+        /// The signature's version, when the catalog was signed.
+        public var signedVersion: Int64?
     }
 
     private struct PackedBundle: Sendable {
@@ -107,6 +118,13 @@ public struct Publisher: Sendable {
             do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }
             let catalogBytes = try CanonicalJSON.encode(catalog)
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
+            var signedVersion: Int64?
+            if let signing {
+                let (signature, version) = try Self.sign(catalogBytes, catalog: catalog.catalog, with: signing,
+                                                         previousAt: absoluteOutput + "/" + CatalogSignature.fileName)
+                try FileSystem.writeAtomically(signature, to: staging + "/" + CatalogSignature.fileName)
+                signedVersion = version
+            }
             try FileSystem.syncDirectory(staging)
             // Swap in: the old output (if any) is moved aside, then removed.
             let aside = parent + "/." + FileSystem.lastComponent(absoluteOutput) + ".old-\(getpid())"
@@ -115,10 +133,37 @@ public struct Publisher: Sendable {
             try FileSystem.syncDirectory(parent)
             try FileSystem.removeTree(aside)
             return Result(catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
-                          bytes: infos.values.reduce(0) { $0 + $1.size })
+                          bytes: infos.values.reduce(0) { $0 + $1.size }, signedVersion: signedVersion)
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
+        }
+    }
+
+    /// The signature file for `catalogBytes` and its version. The version never goes below the one
+    /// signed at `previousAt` (the output folder's signature, when there is one).
+    private static func sign(_ catalogBytes: Data, catalog: String, with signing: CatalogSigning, previousAt path: String) throws -> (Data, Int64) {
+        var previous: CatalogSignature?
+        if FileSystem.exists(path), let data = try? ReadableFile.contents(of: path, limit: CatalogSignature.maxBytes) {
+            previous = try? CatalogSignature.parse(data, source: path)
+        }
+        let seconds = signing.clock.timeIntervalSince1970.rounded(.down)
+        let clockVersion = seconds < 0 ? 0 : seconds < 9e18 ? Int64(seconds) : Int64.max
+        let (afterPrevious, overflow) = (previous?.version ?? -1).addingReportingOverflow(1)
+        if overflow, signing.version == nil, let previous {
+            throw PublishError.catalogVersionNotNewer(given: previous.version, previous: previous.version, path: path)
+        }
+        let version = signing.version ?? max(clockVersion, afterPrevious)
+        if let previous, version < previous.version || (version == previous.version && SHA256.hex(catalogBytes) != previous.sha256) {
+            throw PublishError.catalogVersionNotNewer(given: version, previous: previous.version, path: path)
+        }
+        do {
+            let bytes = try CatalogTrust.sign(catalogBytes: catalogBytes, catalog: catalog, version: version,
+                                              expires: signing.clock.addingTimeInterval(signing.validFor), nextKey: signing.nextKey,
+                                              privateKey: signing.privateKey, path: signing.keyPath)
+            return (bytes, version)
+        } catch {
+            throw PublishError.badSigningKey(path: signing.keyPath, reason: error.description)
         }
     }
 

@@ -48,6 +48,16 @@ package enum Ed25519 {
         return [UInt8](bytes)
     }
 
+    /// The public key text (`mappack-ed25519-public:…`) of the private key text read from `path`.
+    package static func publicKey(ofPrivate text: String, path: String) throws(SignatureError) -> String {
+        publicPrefix + Data(publicKey(seed: try decode(text, prefix: privatePrefix, path: path))).base64EncodedString()
+    }
+
+    /// The raw 32 bytes of the public key text read from `path`.
+    package static func rawPublicKey(_ text: String, path: String) throws(SignatureError) -> [UInt8] {
+        try decode(text, prefix: publicPrefix, path: path)
+    }
+
     /// Signs `message` with the private key text read from `path`.
     package static func sign(_ message: Data, privateKey text: String, path: String) throws(SignatureError) -> Data {
         let seed = try decode(text, prefix: privatePrefix, path: path)

@@ -44,6 +44,16 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     /// The filesystem holding the storage folder `storage` ran out of space (`path` is where a write
     /// failed, `errno` ENOSPC or EDQUOT, or nil when the image was seen not to fit before writing it).
     case outOfSpace(storage: String, path: String, errno: Int32?)
+    /// Trusted keys are configured but the catalog at `url` has no signature (`catalog.json.sig`).
+    case catalogUnsigned(url: String)
+    /// The catalog's signature is malformed, by a key not trusted, edited after signing, or for other catalog bytes.
+    case catalogSignatureInvalid(url: String, reason: String)
+    /// The catalog's version is lower than the newest this device has seen (a replayed old catalog).
+    case catalogRollback(url: String, seen: Int64, offered: Int64)
+    /// The catalog has the version this device saw before, but other bytes.
+    case catalogMixAndMatch(url: String, version: Int64)
+    /// The catalog's signature has expired (a frozen mirror, or a wrong device clock).
+    case catalogExpired(url: String, expires: String)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -58,7 +68,7 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     /// The side this failure is on.
     public var category: Category {
         switch self {
-        case .remote: .remote
+        case .remote, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
              .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
@@ -94,6 +104,23 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
             "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
                 + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
                 + "; free space on that filesystem or choose another storage folder, then install again"
+        case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
+        case .catalogSignatureInvalid(let url, let reason): "catalog \(url): \(CatalogTrustError.signatureInvalid(reason: reason))"
+        case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"
+        case .catalogMixAndMatch(let url, let version): "catalog \(url): \(CatalogTrustError.mixAndMatch(version: version))"
+        case .catalogExpired(let url, let expires): "catalog \(url): \(CatalogTrustError.expired(expires: expires))"
+        }
+    }
+
+    /// The store's case for a catalog refused by its signature check.
+    static func catalogRefused(_ error: CatalogTrustError, url: URL) -> MapStoreError {
+        let url = url.absoluteString
+        switch error {
+        case .unsigned: return .catalogUnsigned(url: url)
+        case .signatureInvalid(let reason): return .catalogSignatureInvalid(url: url, reason: reason)
+        case .rollback(let seen, let offered): return .catalogRollback(url: url, seen: seen, offered: offered)
+        case .mixAndMatch(let version): return .catalogMixAndMatch(url: url, version: version)
+        case .expired(let expires): return .catalogExpired(url: url, expires: expires)
         }
     }
 

@@ -4,7 +4,7 @@ import MapFormat
 import MapIO
 
 /// Reads and validates a `catalog.json` from a `file://` or `http(s)://` URL (MapStore cannot use
-/// the build's catalog source).
+/// the build's catalog source), and its detached signature `catalog.json.sig` beside it.
 enum CatalogLoader {
     /// Largest catalog accepted.
     static let maxBytes = 64 << 20
@@ -15,29 +15,47 @@ enum CatalogLoader {
     }
 
     static func loadBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let bytes: Data
-        if url.isFileURL {
-            do { bytes = try ReadableFile.contents(of: url.path, limit: maxBytes) } catch {
-                throw MapStoreError.local(path: url.path, errno: nil, regions: [], bundle: nil, reason: "cannot read the catalog: \(error)")
-            }
-        } else {
-            var body = Data()
-            var tooLarge = false
-            let outcome = CurlTransfer().get(url) { chunk in
-                body.append(contentsOf: chunk)
-                tooLarge = body.count > maxBytes
-                return !tooLarge
-            }
-            if tooLarge { throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "catalog larger than \(maxBytes) bytes") }
-            if let error = outcome.error, !outcome.aborted {
-                throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: nil, reason: error)
-            }
-            guard outcome.status == 200 else {
-                throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "HTTP status \(outcome.status) for the catalog")
-            }
-            bytes = body
-        }
+        let bytes = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
         return (try tree(bytes, source: url.absoluteString), bytes)
+    }
+
+    /// The catalog's bytes and its signature's (nil when the server has none: 404 or no file), not decoded.
+    static func fetchSigned(_ url: URL) async throws -> (catalog: Data, signature: Data?) {
+        try await BlockingPool.run {
+            let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
+            return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
+        }
+    }
+
+    private static func missing(_ url: URL, what: String) -> MapStoreError {
+        url.isFileURL ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read \(what): no such file")
+            : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for \(what)")
+    }
+
+    /// The body at `url`, at most `limit` bytes; nil when there is none (no such file, HTTP 404 or 410).
+    private static func fetch(_ url: URL, limit: Int, what: String) throws -> Data? {
+        if url.isFileURL {
+            do { return try ReadableFile.contents(of: url.path, limit: limit) } catch {
+                if error.isNotFound { return nil }
+                throw MapStoreError.local(path: url.path, errno: nil, regions: [], bundle: nil, reason: "cannot read \(what): \(error)")
+            }
+        }
+        var body = Data()
+        var tooLarge = false
+        let outcome = CurlTransfer().get(url) { chunk in
+            body.append(contentsOf: chunk)
+            tooLarge = body.count > limit
+            return !tooLarge
+        }
+        if tooLarge { throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "\(what) is larger than \(limit) bytes") }
+        if outcome.status == 404 || outcome.status == 410 { return nil }
+        if let error = outcome.error, !outcome.aborted {
+            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: nil, reason: error)
+        }
+        guard outcome.status == 200 else {
+            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "HTTP status \(outcome.status) for \(what)")
+        }
+        return body
     }
 
     /// Decodes and validates catalog bytes.

@@ -8,7 +8,7 @@ import Synchronization
 /// `mappack build RECIPE`.
 enum BuildCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly", "force"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard"])
+        let arguments = try Arguments(raw, flags: ["json", "remote-cache-readonly", "force"], options: ["jobs", "cache", "out", "sign", "from", "remote-cache", "shard", "trust"])
         let recipePath = try arguments.expect(["recipe"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
@@ -27,11 +27,17 @@ enum BuildCommand {
         let started = Date()
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
-        if arguments.option("shard") == nil, !options.force {
+        let trust = try catalogTrust(arguments, cache: cache)
+        let mayBeUpToDate = arguments.option("shard") == nil && !options.force
+        if mayBeUpToDate || trust != nil {
             // Failing to read the catalog is reported as planning would (an unreachable server is failed work, exit 1).
+            // The bytes checked here are the ones the plan uses (prefetch keeps them).
             let catalogBytes: Data
-            do { catalogBytes = try CatalogSource.prefetch(recipe.catalogURL) } catch { throw PlanError.catalog(error) }
-            if let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
+            do {
+                catalogBytes = try CatalogSource.prefetch(recipe.catalogURL)
+                if let trust { try CatalogSource.verifySignature(catalogBytes, url: recipe.catalogURL, trust: trust) }
+            } catch { throw PlanError.catalog(error) }
+            if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
                 announce(report, started: started, terminal: terminal)
                 return 0
             }
@@ -93,6 +99,14 @@ enum BuildCommand {
         terminal.finishProgress()
         announce(report, started: started, terminal: terminal)
         return 0
+    }
+
+    /// With `--trust PUBKEY`: the key, the ledger in the download cache, and the check clock.
+    static func catalogTrust(_ arguments: Arguments, cache: DownloadCache) throws -> CatalogSource.Trust? {
+        guard let path = arguments.option("trust") else { return nil }
+        let text = try KeyFiles.read(path)
+        do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--trust: \(error)") }
+        return CatalogSource.Trust(keys: [(path, text)], ledger: CatalogTrustLedger(folder: cache.root + "/catalog-trust"), now: try CommandClock.check()())
     }
 
     /// The closing line (or `done` event) of a build.

@@ -1,19 +1,51 @@
 import Foundation
 import MapBuild
+import MapIO
 
-/// `mappack publish SOURCE --out DIR`.
+/// `mappack publish SOURCE --out DIR [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
 enum PublishCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["out", "jobs"])
+        let arguments = try Arguments(raw, flags: ["json"], options: ["out", "jobs", "sign", "catalog-version", "expires", "next-key"])
         let source = try arguments.expect(["source_dir"])[0]
         guard let out = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
-        let result = try await Publisher(source: source, output: out, jobs: jobs).run()
+        var publisher = Publisher(source: source, output: out, jobs: jobs)
+        publisher.signing = try signing(arguments)
+        let result = try await publisher.run()
         if terminal.json {
-            terminal.event(["event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes])
+            terminal.event(["event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
+                            "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull()])
         } else {
-            terminal.line("published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)")
+            terminal.line("published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"
+                          + (result.signedVersion.map { ", signed as version \($0)" } ?? ""))
         }
         return 0
+    }
+
+    /// The catalog signing options; nil without `--sign` (the other signing options need it).
+    private static func signing(_ arguments: Arguments) throws -> CatalogSigning? {
+        guard let keyPath = arguments.option("sign") else {
+            for name in ["catalog-version", "expires", "next-key"] where arguments.option(name) != nil {
+                throw UsageError(message: "--\(name) needs --sign KEY (it describes the catalog's signature)")
+            }
+            return nil
+        }
+        var signing = CatalogSigning(privateKey: try KeyFiles.read(keyPath), keyPath: keyPath, clock: try CommandClock.build())
+        if let text = arguments.option("catalog-version") {
+            guard let version = Int64(text), version >= 0 else { throw UsageError(message: "--catalog-version must be a whole number ≥ 0, not '\(text)'") }
+            signing.version = version
+        }
+        if let text = arguments.option("expires") {
+            guard let seconds = CatalogSigning.duration(text) else {
+                throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
+            }
+            signing.validFor = seconds
+        }
+        if let path = arguments.option("next-key") {
+            let text = try KeyFiles.read(path)
+            do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--next-key: \(error)") }
+            signing.nextKey = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return signing
     }
 }

@@ -9,7 +9,8 @@ enum StoreCommand {
         usage: mappack store <verb> --storage DIR --cache DIR [options]
 
           install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
-                                            (with --trust every file is hashed; the image must be signed)
+                                            (with --trust every file is hashed; the image must be signed;
+                                            --trust PUBKEY with any verb: images and catalogs must be signed by it)
           status  [--image PATH] [--full] [--trust PUBKEY]   the storage's initial status
           repair  [--image PATH] [--trust PUBKEY]   finish or roll back interrupted work, rebuild a lost state,
                                             restore the kept manifest and files from the image (validated first)
@@ -29,14 +30,16 @@ enum StoreCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
         if verb == "help" || verb == "--help" { print(usage); return 0 }
-        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick"], options: ["storage", "cache", "image", "lang", "to", "trust", "catalog"])
+        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick", "check"], options: ["storage", "cache", "image", "lang", "to", "trust", "catalog"])
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
         }
         let image = arguments.option("image").map { PreinstalledImage(path: $0) }
         let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
+        let now = try CommandClock.check()
         let open = { () throws -> MapStore in
-            try MapStore.open(storage: storage, cache: cache, preinstalled: image, options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted))
+            try MapStore.open(storage: storage, cache: cache, preinstalled: image,
+                              options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now))
         }
         switch verb {
         case "install":

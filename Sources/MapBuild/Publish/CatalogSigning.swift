@@ -1,0 +1,36 @@
+import Foundation
+
+/// How `Publisher` signs the catalog it writes (`catalog.json.sig`, see `CatalogSignature`).
+public struct CatalogSigning: Sendable {
+    /// The private key's text (`mappack keygen`'s `.key`) and the file it came from.
+    public var privateKey: String
+    public var keyPath: String
+    /// The catalog version; nil takes the larger of the previous signature's version + 1 (when the output
+    /// folder has one) and the build clock in whole seconds since 1970.
+    public var version: Int64?
+    /// How long the signature is valid after `clock`.
+    public var validFor: TimeInterval
+    /// The build clock (`SOURCE_DATE_EPOCH` or now).
+    public var clock: Date
+    /// The public key text that signs the next catalogs, for key rotation.
+    public var nextKey: String?
+
+    /// A signing configuration.
+    public init(privateKey: String, keyPath: String, version: Int64? = nil, validFor: TimeInterval = 30 * 86_400, clock: Date, nextKey: String? = nil) {
+        self.privateKey = privateKey; self.keyPath = keyPath; self.version = version; self.validFor = validFor
+        self.clock = clock; self.nextKey = nextKey
+    }
+
+    /// Parses an `--expires` value: a positive whole number of hours (`36h`) or days (`14d`), at most 10 years.
+    public static func duration(_ text: String) -> TimeInterval? {
+        guard let unit = text.last, let count = Int(text.dropLast()), count > 0 else { return nil }
+        let scale: Int
+        switch unit {
+        case "h": scale = 3600
+        case "d": scale = 86_400
+        default: return nil
+        }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        return !overflow && seconds <= 3650 * 86_400 ? TimeInterval(seconds) : nil
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// `catalog.json.sig`: a detached Ed25519 signature over a catalog, in the manner of TUF's
+/// timestamp/targets metadata. The signed fields say which catalog bytes (`sha256`), which catalog
+/// (`catalog`), how new (`version`, only ever grows), until when (`expires`), who signed (`keyID`)
+/// and, for key rotation, which key signs next (`nextKey`); `signature` is Ed25519 over `signedBytes`.
+public struct CatalogSignature: Codable, Equatable, Sendable {
+    /// `mappack-catalog-sig/1`.
+    public static let formatTag = FormatTag(name: "mappack-catalog-sig", major: 1)
+    /// The signature file's name beside `catalog.json`.
+    public static let fileName = "catalog.json.sig"
+    /// Largest signature file accepted (a real one is well under 1 KiB).
+    public static let maxBytes = 64 << 10
+
+    public var format: String
+    /// The signed catalog's `catalog` id.
+    public var catalog: String
+    /// The catalog version; a device refuses one lower than the newest it has seen.
+    public var version: Int64
+    /// When the signature stops being valid, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+    public var expires: String
+    /// Hex SHA-256 of the exact `catalog.json` bytes.
+    public var sha256: String
+    /// The key that signs the next catalogs (`mappack-ed25519-public:…`), when the publisher rotates keys.
+    public var nextKey: String?
+    /// The first 16 hex digits of the SHA-256 of the signing public key's raw 32 bytes.
+    public var keyID: String
+    /// Base64 Ed25519 signature over `signedBytes`.
+    public var signature: String
+
+    /// Builds a signature record (the `signature` field filled in by the signer).
+    public init(catalog: String, version: Int64, expires: String, sha256: String, nextKey: String?, keyID: String, signature: String = "") {
+        self.format = Self.formatTag.description
+        self.catalog = catalog; self.version = version; self.expires = expires; self.sha256 = sha256
+        self.nextKey = nextKey; self.keyID = keyID; self.signature = signature
+    }
+
+    /// The bytes the signature covers: canonical JSON of every field but `signature` (`nextKey` as null when absent).
+    public var signedBytes: Data {
+        get throws { try CanonicalJSON.encode(Signed(catalog: catalog, expires: expires, format: format, keyID: keyID, nextKey: nextKey, sha256: sha256, version: version)) }
+    }
+
+    /// `expires` as a date; nil when it is not a UTC timestamp of the form above.
+    public var expiryDate: Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return expires.hasSuffix("Z") ? formatter.date(from: expires) : nil
+    }
+
+    /// Where the signature of the catalog at `catalog` is: `.sig` appended to the URL's path (query kept).
+    public static func url(beside catalog: URL) -> URL {
+        if catalog.isFileURL { return URL(fileURLWithPath: catalog.path + ".sig") }
+        guard var components = URLComponents(url: catalog, resolvingAgainstBaseURL: true) else { return catalog.appendingPathExtension("sig") }
+        components.percentEncodedPath += ".sig"
+        return components.url ?? catalog.appendingPathExtension("sig")
+    }
+
+    /// `date` as an `expires` value.
+    public static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Parses a signature file; `source` names it in errors.
+    public static func parse(_ data: Data, source: String) throws(CatalogTrustError) -> CatalogSignature {
+        guard data.count <= maxBytes else { throw .signatureInvalid(reason: "\(source) is larger than \(maxBytes) bytes") }
+        let parsed: CatalogSignature
+        do { parsed = try CanonicalJSON.decode(CatalogSignature.self, from: data, file: source) } catch {
+            throw .signatureInvalid(reason: "\(error)")
+        }
+        do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }
+        guard parsed.version >= 0 else { throw .signatureInvalid(reason: "\(source): version \(parsed.version) is negative") }
+        guard parsed.expiryDate != nil else { throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z") }
+        guard parsed.sha256.utf8.count == 64, parsed.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")
+        }
+        return parsed
+    }
+
+    /// The signed fields in canonical key order; `nextKey` is always present so its absence is signed too.
+    private struct Signed: Encodable {
+        let catalog: String, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(catalog, forKey: .catalog)
+            try container.encode(expires, forKey: .expires)
+            try container.encode(format, forKey: .format)
+            try container.encode(keyID, forKey: .keyID)
+            try container.encode(nextKey, forKey: .nextKey)
+            try container.encode(sha256, forKey: .sha256)
+            try container.encode(version, forKey: .version)
+        }
+
+        enum CodingKeys: String, CodingKey { case catalog, expires, format, keyID, nextKey, sha256, version }
+    }
+}

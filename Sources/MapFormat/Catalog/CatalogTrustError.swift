@@ -1,0 +1,29 @@
+/// Why a catalog was not trusted (with trusted keys configured): the attacks TUF's timestamp and
+/// targets roles guard against, each its own case.
+public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No `catalog.json.sig` beside the catalog.
+    case unsigned
+    /// The signature file is malformed, made by a key not trusted, does not verify, or names other catalog bytes.
+    case signatureInvalid(reason: String)
+    /// The catalog's version is lower than the newest one seen (a replayed old catalog).
+    case rollback(seen: Int64, offered: Int64)
+    /// The version seen before, but other catalog bytes (two catalogs signed with one version).
+    case mixAndMatch(version: Int64)
+    /// The signature's expiry has passed (a frozen mirror keeps serving an old catalog).
+    case expired(expires: String)
+
+    public var description: String {
+        switch self {
+        case .unsigned:
+            "the catalog is not signed (no catalog.json.sig beside it), but trusted keys are configured; publish it with `mappack publish --sign KEY`"
+        case .signatureInvalid(let reason):
+            "the catalog's signature is not valid: \(reason); the catalog or its catalog.json.sig was changed or replaced, or signed by a key not trusted here"
+        case .rollback(let seen, let offered):
+            "rollback refused: the catalog is version \(offered), older than version \(seen) seen before; the server replays an old catalog (check the mirror)"
+        case .mixAndMatch(let version):
+            "mix-and-match refused: the catalog is version \(version), the same version seen before but with other bytes; the publisher must give every catalog a new --catalog-version"
+        case .expired(let expires):
+            "the catalog's signature expired at \(expires); the server serves a stale catalog (a frozen mirror?), or this device's clock is wrong; publish a fresh signature"
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import MapFormat
+
+/// Signs catalogs and decides whether to trust one: signature by a trusted key over the exact bytes,
+/// no rollback, no mix-and-match, not expired (the checks of a TUF client on timestamp/targets).
+package enum CatalogTrust {
+    /// The key id of a public key text: the first 16 hex digits of the SHA-256 of its raw bytes.
+    package static func keyID(publicKey text: String, path: String) throws(SignatureError) -> String {
+        String(SHA256.hex(Data(try Ed25519.rawPublicKey(text, path: path))).prefix(16))
+    }
+
+    /// The `catalog.json.sig` bytes for `catalogBytes`, signed with the private key text read from `path`.
+    package static func sign(catalogBytes: Data, catalog: String, version: Int64, expires: Date, nextKey: String?,
+                             privateKey: String, path: String) throws(SignatureError) -> Data {
+        let publicKey = try Ed25519.publicKey(ofPrivate: privateKey, path: path)
+        var record = CatalogSignature(catalog: catalog, version: version, expires: CatalogSignature.timestamp(expires), sha256: SHA256.hex(catalogBytes),
+                                      nextKey: nextKey, keyID: try keyID(publicKey: publicKey, path: path))
+        do {
+            record.signature = try Ed25519.sign(try record.signedBytes, privateKey: privateKey, path: path).base64EncodedString()
+            return try CanonicalJSON.encode(record)
+        } catch let error as SignatureError { throw error } catch {
+            throw .malformedKey(path: path, reason: "cannot encode the signature: \(error)")
+        }
+    }
+
+    /// Trusts `catalogBytes` with `signature` (nil when the server had none) from `source`, or says why not.
+    /// `trusted` are the configured keys; `seen` the newest catalog trusted before (its keys are trusted too).
+    /// Returns what to remember from now on.
+    package static func check(catalogBytes: Data, signature: Data?, source: String, trusted: [TrustedKey], seen: SeenCatalog?,
+                              now: Date) throws(CatalogTrustError) -> SeenCatalog {
+        guard let signature else { throw .unsigned }
+        let record = try CatalogSignature.parse(signature, source: source)
+        var keys: [(id: String, key: TrustedKey)] = []
+        for key in trusted + (seen?.keys ?? []).map({ TrustedKey(path: "a key named by an earlier catalog", text: $0) }) {
+            do { keys.append((try keyID(publicKey: key.text, path: key.path), key)) } catch { throw .signatureInvalid(reason: error.description) }
+        }
+        let candidates = keys.filter { $0.id == record.keyID }
+        guard !candidates.isEmpty else {
+            let ids = Set(keys.map(\.id)).sorted().joined(separator: ", ")
+            throw .signatureInvalid(reason: "signed by key \(record.keyID), not by a trusted key (\(ids))")
+        }
+        guard let raw = Data(base64Encoded: record.signature), let signed = try? record.signedBytes else {
+            throw .signatureInvalid(reason: "the signature field is not base64")
+        }
+        var signer: TrustedKey?
+        for candidate in candidates where signer == nil {
+            if (try? Ed25519.verify(signed, signature: raw, publicKey: candidate.key.text, path: candidate.key.path)) == true { signer = candidate.key }
+        }
+        guard let signer else {
+            throw .signatureInvalid(reason: "the signature does not match its signed fields for key \(record.keyID) (a field was edited after signing)")
+        }
+        let actual = SHA256.hex(catalogBytes)
+        guard actual == record.sha256 else {
+            throw .signatureInvalid(reason: "the catalog's sha256 \(actual.prefix(16))… is not the \(record.sha256.prefix(16))… the signature names (catalog and signature from different publishes)")
+        }
+        if let seen {
+            if record.version < seen.version { throw .rollback(seen: seen.version, offered: record.version) }
+            if record.version == seen.version && actual != seen.sha256 { throw .mixAndMatch(version: record.version) }
+        }
+        if let expiry = record.expiryDate, now > expiry { throw .expired(expires: record.expires) }
+        var remembered = [signer.text.trimmingCharacters(in: .whitespacesAndNewlines)]
+        if let next = record.nextKey {
+            guard (try? Ed25519.rawPublicKey(next, path: "nextKey")) != nil else {
+                throw .signatureInvalid(reason: "its nextKey is not a mappack Ed25519 public key")
+            }
+            remembered.append(next.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return SeenCatalog(version: record.version, sha256: actual, keys: remembered)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import MapFormat
+import MapIO
+import Synchronization
+
+/// Every catalog the store fetches (checks, updates, the catalog URL, downloads) passes here: with
+/// trusted keys it must carry a valid `catalog.json.sig` (see `CatalogTrust`), and what was trusted is
+/// remembered in `state.sqlite` before the catalog is used.
+extension MapStore {
+    /// The catalog at `url`, decoded; refused with a `MapStoreError.catalog…` case when trusted keys
+    /// are configured and its signature does not hold. Without trusted keys, unsigned catalogs are used as before.
+    func loadCatalog(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
+        let configured = options.trustedPublicKeys
+        guard !configured.isEmpty else { return try await CatalogLoader.load(url) }
+        let (bytes, signature) = try await CatalogLoader.fetchSigned(url)
+        let now = options.now()
+        let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
+        let source = CatalogSignature.url(beside: url).absoluteString
+        return try core.withLock { core throws -> (tree: RegionTree, bytes: Data) in
+            let state = try core.committedState()
+            let accepted: SeenCatalog
+            do {
+                accepted = try CatalogTrust.check(catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
+                                                  seen: try state.seenCatalog(), now: now)
+            } catch let error as CatalogTrustError {
+                throw MapStoreError.catalogRefused(error, url: url)
+            }
+            let tree = try CatalogLoader.tree(bytes, source: url.absoluteString)
+            try state.setSeenCatalog(accepted)
+            return (tree, bytes)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The signed-catalog attack server (`Tests/Support/catalog_attack_server.py`) on a free 127.0.0.1 port:
+/// one catalog URL whose catalog and signature the test swaps between `mappack publish` outputs under
+/// `root`, as a hostile mirror or network would; stopped when released.
+public final class CatalogAttackServer: @unchecked Sendable {
+    /// The folder holding one `mappack publish` output per sub-folder.
+    public let root: String
+    /// The port it listens on.
+    public let port: Int
+    private let process: Process
+
+    /// The script, found beside this source file so tests run from any working directory.
+    public static let script: String = {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        return here.deletingLastPathComponent().appendingPathComponent("Support/catalog_attack_server.py").path
+    }()
+
+    /// The one catalog URL devices and builds are pointed at.
+    public var catalogURL: URL { URL(string: "http://127.0.0.1:\(port)/catalog.json")! }
+
+    /// Starts the server serving publish outputs under `root`; returns once the port answers.
+    public init(root: String) throws {
+        self.root = root
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script, "--root", root, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let piece = output.fileHandleForReading.availableData
+            if piece.isEmpty { break }
+            line.append(piece)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), LoopbackPort.waitUntilAnswering(port, while: { process.isRunning }) else {
+            LoopbackPort.stop(process)
+            throw TestServerError(description: "catalog attack server did not start (said '\(text)')")
+        }
+        self.port = port
+        self.process = process
+    }
+
+    deinit { stop() }
+
+    /// Stops the server and waits for it.
+    public func stop() { LoopbackPort.stop(process) }
+
+    /// From now on `/catalog.json` (and the bundles) come from `root/catalog`, `/catalog.json.sig` from
+    /// `root/signature` (default: the catalog's folder; nil strips it), its `nextKey` replaced by
+    /// `nextKey` when given.
+    public func serve(catalog: String, signature: String?? = .none, nextKey: String? = nil) throws {
+        var components = URLComponents()
+        components.path = "/__serve"
+        var items = [URLQueryItem(name: "catalog", value: catalog)]
+        switch signature {
+        case .none: break
+        case .some(.none): items.append(URLQueryItem(name: "signature", value: "none"))
+        case .some(.some(let folder)): items.append(URLQueryItem(name: "signature", value: folder))
+        }
+        if let nextKey { items.append(URLQueryItem(name: "next-key", value: nextKey)) }
+        components.queryItems = items
+        let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
+        _ = try LoopbackPort.get(port: port, path: "/__serve?" + query)
+    }
+
+    /// Requests the server answered for `path` so far.
+    public func requests(_ path: String) throws -> Int {
+        let body = try LoopbackPort.get(port: port, path: "/__stats")
+        let json = try JSONSerialization.jsonObject(with: body) as? [String: [String: Int]]
+        return json?[path]?["requests"] ?? 0
+    }
+}

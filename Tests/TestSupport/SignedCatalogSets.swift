@@ -1,0 +1,57 @@
+import Foundation
+
+/// Signed publishes of the small source fixture, one folder each, for the signed-catalog attack tests:
+/// three keys (`release`, `other`, `next`) and catalogs signed at fixed versions and a fixed build clock.
+///
+/// | folder  | source              | key     | version | other                          |
+/// |---------|---------------------|---------|---------|--------------------------------|
+/// | `v1`    | fixture             | release | 1       |                                |
+/// | `v2`    | fixture             | release | 2       |                                |
+/// | `v2b`   | fixture, `li` changed | release | 2     | same version, other bytes      |
+/// | `other` | fixture             | other   | 3       |                                |
+/// | `short` | fixture             | release | 3       | expires 1 h after `signedAt`   |
+/// | `rot3`  | fixture             | release | 3       | next key: `next`               |
+/// | `rot4`  | fixture             | next    | 4       |                                |
+public final class SignedCatalogSets: @unchecked Sendable {
+    /// Built once per test process.
+    public static let shared = SignedCatalogSets()
+
+    public let folder = TemporaryFolder("signed-catalogs")
+    /// The build clock of every publish (`SOURCE_DATE_EPOCH`): 2027-01-15T08:00:00Z.
+    public static let signedAt = 1_800_000_000
+    /// A device or build clock a day later, when nothing has expired (30-day default expiry).
+    public static let dayLater = String(signedAt + 86_400)
+    /// The published folders, served by `CatalogAttackServer(root:)`.
+    public var served: String { folder.join("served") }
+    /// `release.pub`, `other.pub`, `next.pub` (and `.key`).
+    public func key(_ name: String) -> String { folder.join("keys/\(name)") }
+    /// The text of a public key file.
+    public func publicKey(_ name: String) throws -> String {
+        try String(contentsOfFile: key(name) + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private init() {
+        do {
+            try FileManager.default.createDirectory(atPath: folder.join("keys"), withIntermediateDirectories: true)
+            for name in ["release", "other", "next"] {
+                let made = try Tool.mappack(["keygen", "--out", key(name)])
+                precondition(made.status == 0, made.stderr)
+            }
+            try SourceFixture.write(to: folder.join("source"))
+            try SourceFixture.write(to: folder.join("source-b"), changed: ["li"])
+            let sets: [(String, String, String, String, [String])] = [
+                ("v1", "source", "release", "1", []), ("v2", "source", "release", "2", []), ("v2b", "source-b", "release", "2", []),
+                ("other", "source", "other", "3", []), ("short", "source", "release", "3", ["--expires", "1h"]),
+                ("rot3", "source", "release", "3", ["--next-key", key("next") + ".pub"]), ("rot4", "source", "next", "4", []),
+            ]
+            for (name, source, signer, version, extra) in sets {
+                let publish = try Tool.mappack(["publish", folder.join(source), "--out", served + "/" + name, "--sign", key(signer) + ".key",
+                                                "--catalog-version", version] + extra,
+                                               environment: ["SOURCE_DATE_EPOCH": String(Self.signedAt)])
+                precondition(publish.status == 0, "publish \(name): \(publish.stderr)")
+            }
+        } catch {
+            preconditionFailure("signed catalog sets: \(error)")
+        }
+    }
+}
