@@ -81,6 +81,8 @@ struct Mappack {
             return 2
         case let error as MapStoreError:
             if case .notInstalled = error { return 2 }
+            // A catalog file named on the command line is input; one a server sent is failed work.
+            if case .invalidCatalog(let url, _) = error, url.hasPrefix("/") || url.hasPrefix("file:") { return 2 }
             return 1
         default: return 1
         }

@@ -29,6 +29,9 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     /// A failure of the server or the network: HTTP status, timeout, refused or reset connection,
     /// content that does not match the catalog. Retrying later may help.
     case remote(url: String, httpStatus: Int?, regions: [RegionID], bundle: BundleDigest?, reason: String)
+    /// The catalog at `url` was read but is not a usable catalog (malformed, sizes that overflow,
+    /// names that are no plain names, …); the store keeps nothing of it.
+    case invalidCatalog(url: String, reason: String)
     /// The catalog offers an older map version than the installed one; updates never go back.
     case rollbackRefused(installed: MapVersion, offered: MapVersion)
     /// The network policy forbids metered networks and the app says the current one is metered.
@@ -68,7 +71,7 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     /// The side this failure is on.
     public var category: Category {
         switch self {
-        case .remote, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
+        case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
              .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
@@ -104,6 +107,7 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
             "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
                 + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
                 + "; free space on that filesystem or choose another storage folder, then install again"
+        case .invalidCatalog(let url, let reason): "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
         case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
         case .catalogSignatureInvalid(let url, let reason): "catalog \(url): \(CatalogTrustError.signatureInvalid(reason: reason))"
         case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"

@@ -64,7 +64,7 @@ enum CatalogLoader {
             // The build's reader: same result as `Catalog`'s Decodable, and a repeated key is refused.
             return try RegionTree(try CatalogReader.read(bytes, file: source))
         } catch {
-            throw MapStoreError.remote(url: source, httpStatus: nil, regions: [], bundle: nil, reason: "not a usable catalog: \(error)")
+            throw MapStoreError.invalidCatalog(url: source, reason: "\(error)")
         }
     }
 
