@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make fuzz: builds the libFuzzer targets (address sanitizer) and runs each for FUZZ_SECONDS
 # (default 60) from a seed corpus the project makes itself; FUZZ_TARGETS picks some of the targets
-# (default: recipe catalog manifest extractor build). The build target takes its input as a catalog
+# (default: recipe catalog manifest extractor build catalogSignature). The build target takes its input as a catalog
 # through plan and an offline build whose relative bundle URLs reach a published demo world's bundles. Crashes land in Fuzz/crashes/<target>/;
 # copy each into Fuzz/regressions/<target>/ so `make test` replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
-TARGETS="${FUZZ_TARGETS:-recipe catalog manifest extractor build}"
+TARGETS="${FUZZ_TARGETS:-recipe catalog manifest extractor build catalogSignature}"
 WORK="Output/fuzz"
 BIN=".build/fuzz/release/mappack-fuzz"
 
@@ -17,10 +17,12 @@ swift build --product mappack --product demo-world
 
 # Seed corpora: real recipes, a real catalog and manifest, real and hostile archives.
 rm -rf "$WORK/seed"
-mkdir -p "$WORK/seed"/{recipe,catalog,manifest,extractor,build} "$WORK/world"
+mkdir -p "$WORK/seed"/{recipe,catalog,manifest,extractor,build,catalogSignature} "$WORK/world"
 cp Recipes/*.yaml "$WORK/seed/recipe/"
 .build/debug/demo-world --out "$WORK/world/src" --only europe/li --scale 0.05 >/dev/null
-.build/debug/mappack publish "$WORK/world/src" --out "$WORK/world/catalog" >/dev/null
+.build/debug/mappack keygen --out "$WORK/world/release" --force >/dev/null
+.build/debug/mappack publish "$WORK/world/src" --out "$WORK/world/catalog" --sign "$WORK/world/release.key" >/dev/null
+cp "$WORK/world/catalog/catalog.json.sig" "$WORK/seed/catalogSignature/"
 cp "$WORK/world/catalog/catalog.json" "$WORK/seed/catalog/"
 cp "$WORK/world/catalog/catalog.json" "$WORK/seed/build/"
 printf 'name: seed\ncatalog: catalog/catalog.json\nregions:\n  include: [europe/li]\n' > "$WORK/world/seed.yaml"
@@ -32,7 +34,7 @@ python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink
 # Raw tar seeds too (the target compresses what is not zstd), so mutations reach the tar headers.
 for archive in "$WORK/seed/extractor/"*.tar.zst; do zstd -qdc "$archive" > "${archive%.zst}" 2>/dev/null || rm -f "${archive%.zst}"; done
 rm -f "$WORK/seed/extractor/"*.json
-for target in recipe catalog manifest extractor build; do
+for target in recipe catalog manifest extractor build catalogSignature; do
   cp Fuzz/regressions/$target/* "$WORK/seed/$target/" 2>/dev/null || true
 done
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MapBuild
+import MapFormat
 import MapIO
 import TestSupport
 import Testing
@@ -30,6 +31,7 @@ import Testing
         case .manifest: #expect(throws: (any Error).self) { _ = try ImageVerifier.readManifest(data, file: input) }
         case .extractor: break
         case .build: #expect(await FuzzEntry.build(data) != nil)
+        case .catalogSignature: #expect(throws: CatalogTrustError.self) { _ = try FuzzEntry.checkCatalogSignature(data) }
         }
     }
 

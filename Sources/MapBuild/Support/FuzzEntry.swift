@@ -6,7 +6,7 @@ import MapIO
 /// The inputs mappack parses from untrusted sources, as fuzz entry points. The libFuzzer binary
 /// (`make fuzz`) and the regression tests run crash inputs through exactly these functions.
 package enum FuzzEntry: String, CaseIterable, Sendable {
-    case recipe, catalog, manifest, extractor, build
+    case recipe, catalog, manifest, extractor, build, catalogSignature
 
     /// Parses `data` as this kind of input; any error is fine, a crash or trap is a bug.
     package func run(_ data: Data) {
@@ -23,6 +23,8 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
             }
         case .extractor:
             FuzzEntry.extract(data)
+        case .catalogSignature:
+            _ = try? FuzzEntry.checkCatalogSignature(data)
         case .build:
             // libFuzzer calls from its own thread, never the cooperative pool, so waiting here is safe.
             let done = DispatchSemaphore(value: 0)
@@ -32,6 +34,18 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
             }
             done.wait()
         }
+    }
+
+    /// A key the fuzzed signatures are checked against, made once per process.
+    private static let trustedKey = TrustedKey(path: "fuzz.pub", text: Ed25519.generate().publicKey)
+
+    /// Checks the bytes as a `catalog.json.sig` over a fixed catalog, against a trusted key and a
+    /// catalog seen before (so the rollback, mix-and-match and expiry checks are reached too).
+    static func checkCatalogSignature(_ data: Data) throws(CatalogTrustError) -> SeenCatalog {
+        let catalog = Data("{}".utf8)
+        let seen = SeenCatalog(version: 5, sha256: SHA256.hex(catalog), keys: [])
+        return try CatalogTrust.check(catalogBytes: catalog, signature: data, source: "fuzz/catalog.json.sig", trusted: [trustedKey], seen: seen,
+                                      now: Date(timeIntervalSince1970: 1_790_000_000))
     }
 
     /// Takes the bytes as a catalog through the whole build without network: plan the first two
