@@ -88,8 +88,20 @@ rows = {
                                  % (find_bundles, ncpu, half, q(work + "/l-store"))),
     "limitSha": dict(label="limit: sha256sum of local bundles, xargs -P%d" % ncpu, prepare="",
                      command="%s | xargs -0 -P%d -n%d sha256sum > /dev/null" % (find_bundles, ncpu, half)),
+    # First-start install on a device: the quick check (sizes, ids) and the full one (every byte hashed
+    # while it is copied, what trusted keys ask for), against a plain copy of the same store.
+    "install": dict(label="mappack store install (folder image, quick check)",
+                    prepare="rm -rf %s %s" % (q(work + "/i-store"), q(work + "/i-cache")),
+                    command="%s store install --image %s --storage %s --cache %s"
+                            % (q(mappack), q(image), q(work + "/i-store"), q(work + "/i-cache"))),
+    "installFull": dict(label="mappack store install --full (every byte hashed)",
+                        prepare="rm -rf %s %s" % (q(work + "/i-store"), q(work + "/i-cache")),
+                        command="%s store install --full --image %s --storage %s --cache %s"
+                                % (q(mappack), q(image), q(work + "/i-store"), q(work + "/i-cache"))),
+    "copy": dict(label="cp -r of the image (the floor of an install)", prepare="rm -rf %s" % q(work + "/c-store"),
+                 command="cp -r %s %s && sync -f %s" % (q(image), q(work + "/c-store"), q(work + "/c-store"))),
 }
-order = ["cold", "noop", "verify", "sha256c", "baseline", "limitExtract", "limitSha"]
+order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitSha"]
 for key in order:
     rows[key]["seconds"] = []
     rows[key]["cpuSeconds"] = []
@@ -124,7 +136,7 @@ for round_number in range(1, runs + 1):
                 for entry in manifest["files"]:
                     f.write("%s  %s\n" % (entry["sha256"].split(":")[-1], entry["path"]))
 
-for key in ("b-store", "l-store"):
+for key in ("b-store", "l-store", "i-store", "i-cache", "c-store"):
     shutil.rmtree(work + "/" + key, ignore_errors=True)
 
 
@@ -161,6 +173,8 @@ ratios = {
     "verifySpeedup": med["sha256c"] / med["verify"],
     "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()),
     "planMs": plan_ms,
+    "installFullOverInstall": med["installFull"] / med["install"],
+    "installOverCopy": med["install"] / med["copy"],
 }
 targets = [
     ("cold build / baseline", "coldOverBaseline", "<=", 0.5, "%.2fx"),
@@ -196,11 +210,13 @@ for key in order:
     row = rows[key]
     print("%-58s %9.2f %9.2f %9.2f %8.1f %9.0f" % (row["label"][:58], med[key], min(row["seconds"]), max(row["seconds"]),
                                                 statistics.median(row["cpuSeconds"]),
-                                                (mib if key not in ("verify", "sha256c") else main["unpackedBytes"] / 2**20) / med[key]))
+                                                (mib if key not in ("verify", "sha256c", "install", "installFull", "copy") else main["unpackedBytes"] / 2**20) / med[key]))
 print("%-58s %9.1f ms (hyperfine, %d runs, ± %.1f ms)" % ("mappack plan, --full catalog (%d regions)" % full["regions"], plan_ms,
                                                         len(plan["times"]), plan["stddev"] * 1000))
 for name, r in rss.items():
     print("%-58s build %6.1f MiB   verify %6.1f MiB" % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"]))
+print("%-58s %8.2fx" % ("install --full / quick install", ratios["installFullOverInstall"]))
+print("%-58s %8.2fx" % ("quick install / cp -r", ratios["installOverCopy"]))
 print()
 for v, (name, key, op, goal, fmt) in zip(verdicts, targets):
     extra = "" if v["pass"] else "   (%.2fx off the target)" % v["missFactor"]
