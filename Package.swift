@@ -30,10 +30,13 @@ let package = Package(
 
         .target(name: "MapFormat"),
         .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CSQLite", "CCrypto", "CMalloc", "CLinux"]),
+        // Checking images and installed stores: used by the CLI (`verify`, `inspect`), the build
+        // (`--from`) and MapStore (install, status, repair).
+        .target(name: "MapVerify", dependencies: ["MapIO", "MapFormat"]),
         .target(name: "MapFetch", dependencies: ["MapIO", "MapFormat", "CCurl"]),
-        .target(name: "MapBuild", dependencies: ["MapFetch", "MapIO", "MapFormat", "CYAML"]),
-        .target(name: "MapStore", dependencies: ["MapFetch", "MapIO", "MapFormat"]),
-        .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapIO", "MapFormat"]),
+        .target(name: "MapBuild", dependencies: ["MapFetch", "MapVerify", "MapIO", "MapFormat", "CYAML"]),
+        .target(name: "MapStore", dependencies: ["MapFetch", "MapVerify", "MapIO", "MapFormat"]),
+        .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
         // libFuzzer targets (`make fuzz`) or, built normally, a replayer of fuzz inputs.
         .executableTarget(name: "mappack-fuzz", dependencies: ["MapBuild"]),
@@ -42,10 +45,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["MapIO", "MapFormat"], path: "Tests/TestSupport"),
 
         .testTarget(name: "MapFormatTests", dependencies: ["MapFormat"]),
-        .testTarget(name: "MapIOTests", dependencies: ["TestSupport", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapIOTests", dependencies: ["TestSupport", "MapVerify", "MapIO", "MapFormat"]),
         .testTarget(name: "MapFetchTests", dependencies: ["TestSupport", "MapFetch", "MapIO", "MapFormat"]),
-        .testTarget(name: "MapBuildTests", dependencies: ["TestSupport", "MapBuild", "MapFetch", "MapIO", "MapFormat"]),
-        .testTarget(name: "MapStoreTests", dependencies: ["TestSupport", "MapStore", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapBuildTests", dependencies: ["TestSupport", "MapBuild", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),
+        .testTarget(name: "MapStoreTests", dependencies: ["TestSupport", "MapStore", "MapVerify", "MapIO", "MapFormat"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MapIO", "MapFormat"]),
     ],
     swiftLanguageModes: [.v6]

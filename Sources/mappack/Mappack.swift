@@ -4,6 +4,7 @@ import MapFetch
 import MapFormat
 import MapIO
 import MapStore
+import MapVerify
 
 /// `mappack`: build, plan, browse, publish and verify preinstalled offline map images.
 @main

@@ -2,6 +2,7 @@ import Foundation
 @testable import MapBuild
 import MapFormat
 import MapIO
+import MapVerify
 import TestSupport
 import Testing
 

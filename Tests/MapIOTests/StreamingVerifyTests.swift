@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 import TestSupport
 import Testing
 

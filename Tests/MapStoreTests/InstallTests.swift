@@ -2,6 +2,7 @@ import Foundation
 import MapFormat
 import MapIO
 import MapStore
+import MapVerify
 import TestSupport
 import Testing
 

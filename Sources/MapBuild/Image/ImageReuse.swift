@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// Reuses an earlier image's unpacked files for bundles a new build still needs
 /// (`mappack build --from OLD_IMAGE`): each file is copied and re-hashed against the old

@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import MapVerify
 
 /// The inputs mappack parses from untrusted sources, as fuzz entry points. The libFuzzer binary
 /// (`make fuzz`) and the regression tests run crash inputs through exactly these functions.

@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// First-start install: validate, stage, fsync, rename into place, commit, import the cache seed.
 extension StoreCore {

@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// The manifest kept in the storage, checked against its own bytes, the state's record and its signature.
 extension StoreCore {

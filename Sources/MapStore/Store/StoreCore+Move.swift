@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// Moving the persistent storage to another folder, atomically from the app's point of view:
 /// the destination's `state.sqlite` appearing (one rename) is the commit.

@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// Finishing or rolling back interrupted work, rebuilding a lost state, and restoring files from the image.
 ///

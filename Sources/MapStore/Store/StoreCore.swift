@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// The store's state and operations; always used under `MapStore`'s lock.
 final class StoreCore {

@@ -1,5 +1,6 @@
 import MapFormat
 import MapIO
+import MapVerify
 
 /// One way the installed store differs from its manifest.
 public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {

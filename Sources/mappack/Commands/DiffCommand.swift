@@ -2,6 +2,7 @@ import Foundation
 import MapBuild
 import MapFormat
 import MapIO
+import MapVerify
 
 /// `mappack diff OLD NEW`: regions and bundles between two images or catalogs, and what a device downloads.
 enum DiffCommand {

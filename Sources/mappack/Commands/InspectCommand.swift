@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// `mappack inspect IMAGE`: what an image holds, from its manifest (quick checks only).
 enum InspectCommand {

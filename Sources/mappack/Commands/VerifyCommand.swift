@@ -2,6 +2,7 @@ import Foundation
 import MapFormat
 import MapIO
 import MapStore
+import MapVerify
 
 /// `mappack verify PATH`: an image folder against its manifest.
 enum VerifyCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 extension ImageVerifier {
     /// Verifies the image folder at `path` as `verifyFolder` does, with the same problems and

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// One hashing thread's tools and findings: a read buffer and a SHA-256 context reused for every
 /// file, and what differed from the manifest. Used by one thread at a time.

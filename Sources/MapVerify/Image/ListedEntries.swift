@@ -1,3 +1,5 @@
+import MapIO
+
 /// A run of what the walk of a store found, in path order, handed from the thread that walks to
 /// the one that compares with the manifest: listing folders is about half the work of reading
 /// a manifest and walking the store, so it gets a thread of its own.

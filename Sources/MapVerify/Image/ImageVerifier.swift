@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 import Synchronization
 
 /// One way an image or store differs from its manifest.
@@ -34,13 +35,6 @@ package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
         case .archive(let path, let error): "\(path): \(error)"
         }
     }
-}
-
-/// A public key an image must be signed with, as read from a key file.
-package struct TrustedKey: Sendable {
-    package let path: String
-    package let text: String
-    package init(path: String, text: String) { self.path = path; self.text = text }
 }
 
 /// The outcome of a verification.

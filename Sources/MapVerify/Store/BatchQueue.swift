@@ -1,4 +1,5 @@
 import Dispatch
+import MapIO
 import Synchronization
 
 /// A batch of work a `BatchQueue` carries and hands back for reuse.

@@ -1,4 +1,5 @@
 import Foundation
+import MapIO
 
 /// `manifest.json` mapped read-only (`mmap`), so a large manifest can be read as a stream by a
 /// reader that wants contiguous bytes: the pages a reader has passed are handed back

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 extension ImageVerifier {
     /// Verifies a packed image (`.tar.zst`) in one streaming pass, without unpacking to disk:

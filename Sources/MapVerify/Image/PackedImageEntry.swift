@@ -1,4 +1,5 @@
 import MapFormat
+import MapIO
 
 /// What an entry of a packed image (`.tar.zst`) is, by the one rule `mappack verify` and
 /// MapStore's install both apply: the first regular file is `manifest.json`; after it only

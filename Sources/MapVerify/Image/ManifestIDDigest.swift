@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// The image id of a manifest read front to back: the SHA-256 of its bytes with the id blanked,
 /// as `ImageManifest.bytesForID(fromFile:imageID:)` gives them (the first `"imageID":"<id>"`

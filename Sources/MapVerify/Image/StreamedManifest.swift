@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// A folder image's `manifest.json` read once, front to back, for `verifyFolderStreaming`: file
 /// entries come out one at a time, checked as `ImageVerifier.readManifest` checks them, and what

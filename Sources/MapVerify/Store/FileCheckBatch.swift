@@ -1,4 +1,5 @@
 import MapFormat
+import MapIO
 
 /// A run of manifest files for one worker to check, with their paths in one buffer: handing
 /// files over in batches keeps locking rare, and one buffer per batch keeps the hot path free of

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 import Synchronization
 
 /// Compares a store tree with a manifest's file entries given in path order (bytewise UTF-8, the

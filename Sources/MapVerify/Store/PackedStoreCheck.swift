@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// Compares a packed image's `store/` entries, as they stream out of the archive, with the
 /// manifest's file entries, read alongside from the manifest's bytes. mappack packs the store in
