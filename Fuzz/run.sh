@@ -28,7 +28,7 @@ cp "$WORK/world/catalog/catalog.json" "$WORK/seed/build/"
 printf 'name: seed\ncatalog: catalog/catalog.json\nregions:\n  include: [europe/li]\n' > "$WORK/world/seed.yaml"
 .build/debug/mappack build "$WORK/world/seed.yaml" --cache "$WORK/world/cache" --out "$WORK/world/out" >/dev/null
 cp "$WORK/world/out/seed-"*/manifest.json "$WORK/seed/manifest/"
-find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | head -20 | xargs -I{} cp {} "$WORK/seed/extractor/"
+find "$WORK/world/catalog/bundles" -name '*.tar.zst' -size -64k | sed -n 1,20p | xargs -I{} cp {} "$WORK/seed/extractor/"
 python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink hardlink duplicate case normalization under_file window31 truncated good \
   dialect_pax dialect_gnu dialect_ustar dialect_base256 bad_pax pax_sparse bad_checksum huge_size type_S
 # Raw tar seeds too (the target compresses what is not zstd), so mutations reach the tar headers.
