@@ -24,9 +24,9 @@ enum Interrupts {
                     return previous == nil
                 }
                 if first, gate?.requestStop() == false {
-                    FileHandle.standardError.write(Data("\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8))
+                    Terminal.write(Data("\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8), to: STDERR_FILENO)
                 } else if first {
-                    FileHandle.standardError.write(Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8))
+                    Terminal.write(Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8), to: STDERR_FILENO)
                     task.cancel()
                 } else {
                     exit(128 + number)

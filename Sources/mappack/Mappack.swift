@@ -35,7 +35,7 @@ struct Mappack {
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())
-        guard !arguments.isEmpty else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        guard !arguments.isEmpty else { Terminal.write(Data(usage.utf8), to: STDERR_FILENO); exit(2) }
         let verb = arguments.removeFirst()
         let json = arguments.contains("--json")
         let terminal = Terminal(json: json)

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// Writes human output, progress lines and JSON events.
 final class Terminal: @unchecked Sendable {
@@ -20,7 +21,7 @@ final class Terminal: @unchecked Sendable {
     func line(_ text: String) {
         lock.withLock {
             clearProgress()
-            FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
+            Terminal.write(Data((text + "\n").utf8), to: STDOUT_FILENO)
         }
     }
 
@@ -28,7 +29,7 @@ final class Terminal: @unchecked Sendable {
     func note(_ text: String) {
         lock.withLock {
             clearProgress()
-            FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+            Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO)
         }
     }
 
@@ -40,7 +41,7 @@ final class Terminal: @unchecked Sendable {
     /// One JSON object on its own line (standard output).
     func event(_ object: [String: any Sendable]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        lock.withLock { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+        lock.withLock { Terminal.write(data + Data("\n".utf8), to: STDOUT_FILENO) }
     }
 
     /// A progress line, redrawn in place on a TTY at most 10 times a second; nothing otherwise.
@@ -50,14 +51,30 @@ final class Terminal: @unchecked Sendable {
             let now = Date()
             guard force || now.timeIntervalSince(lastProgress) >= 0.1 else { return }
             lastProgress = now
-            FileHandle.standardError.write(("\r\u{1B}[2K" + text()).data(using: .utf8)!)
+            Terminal.write(Data(("\r\u{1B}[2K" + text()).utf8), to: STDERR_FILENO)
             progressShown = true
         }
     }
 
     private func clearProgress() {
-        if progressShown { FileHandle.standardError.write("\r\u{1B}[2K".data(using: .utf8)!); progressShown = false }
+        if progressShown { Terminal.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO); progressShown = false }
     }
 
     func finishProgress() { lock.withLock { clearProgress() } }
+
+    /// Writes all of `data` to standard output or error. Output that nobody reads any more
+    /// (`mappack regions … | head -1`: EPIPE, since SIGPIPE is ignored) ends the process quietly
+    /// with 141, as a shell reports a death by SIGPIPE; `FileHandle.write` would trap there. Any
+    /// other failure of standard output (a full disk) is failed work, exit 1; a standard error that
+    /// cannot be written to is given up on.
+    static func write(_ data: Data, to descriptor: Int32) {
+        let failure: FileError? = data.withUnsafeBytes { bytes in
+            do throws(FileError) { try FileSystem.writeAll(bytes, to: descriptor, path: descriptor == STDOUT_FILENO ? "standard output" : "standard error"); return nil } catch { return error }
+        }
+        if let failure, descriptor == STDOUT_FILENO {
+            if failure.code == EPIPE { exit(128 + SIGPIPE) }
+            write(Data("error: \(failure)\n".utf8), to: STDERR_FILENO)
+            exit(1)
+        }
+    }
 }
