@@ -69,7 +69,12 @@ package final class CurlTransfer {
         for line in headers { list = curl_slist_append(list, line) }
         defer { curl_slist_free_all(list) }
         if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+        // The same protocols as bundle transfers: a URL or a redirect never reaches dict://, ftp://,
+        // smb:// or (by redirect) a local file.
+        mp_curl_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        mp_curl_setopt_str(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         mp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        mp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 10)
         mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
