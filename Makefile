@@ -8,7 +8,7 @@ DEMO_VERSION := 2026.11.0
 DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
 
-.PHONY: deps build demo test bench fuzz clean
+.PHONY: deps build demo test bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -40,6 +40,10 @@ test: deps
 ## bench: benchmarks (not part of test)
 bench: build
 	bash Benchmarks/run.sh
+
+## man: the man page, made from the verbs' declarations
+man: build
+	mkdir -p Output && $(RELEASE)/mappack help --man > Output/mappack.1 && echo "man page: Output/mappack.1 (man -l Output/mappack.1)"
 
 clean:
 	rm -rf .build Output/*/ Output/*.tar.zst

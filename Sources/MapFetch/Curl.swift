@@ -330,3 +330,8 @@ package final class CurlMulti: @unchecked Sendable {
         transfer.job.completion(CurlOutcome(ending: ending, head: head))
     }
 }
+
+extension CurlTransfer {
+    /// The linked libcurl's version and features (`curl_version`).
+    package static var libraryVersion: String { String(cString: curl_version()) }
+}

@@ -9,36 +9,14 @@ import MapVerify
 /// `mappack`: build, plan, browse, publish and verify preinstalled offline map images.
 @main
 struct Mappack {
-    static let usage = """
-        usage: mappack <command> [options]
-
-          build   RECIPE [--json] [--jobs N] [--cache DIR] [--out DIR] [--sign KEY]   build an image into ./Output (or --out)
-                  [--from OLD_IMAGE] [--remote-cache URL [--remote-cache-readonly]] [--shard I/N] [--force]
-                  [--trust PUBKEY]                                       the catalog must be signed by PUBKEY (catalog.json.sig)
-          merge   SHARD... [--out DIR] [--sign KEY]                      assemble an image from --shard outputs
-          plan    RECIPE [--json] [--cache DIR]                          what a build would do, with exact sizes
-          regions CATALOG [--lang L] [--tree] [--json] [--filter TEXT]   browse a catalog's region tree
-          verify  PATH [--quick] [--trust PUBKEY] [--json]               check an image folder, .tar.zst or installed store
-          inspect IMAGE [--trust PUBKEY] [--lang L] [--json]             what an image holds
-          diff    OLD NEW [--json]                                       two images or catalogs: regions, bundles, bytes
-          store   VERB --storage S --cache C                             drive MapStore as a device would (mappack store help)
-          keygen  --out NAME                                             Ed25519 key pair for --sign / --trust
-          publish SOURCE_DIR --out DIR [--jobs N]                        region source folders → catalog + bundles
-                  [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUBKEY]]   and catalog.json.sig
-          help                                                           this text
-
-        exit codes: 0 ok, 1 the work failed, 2 bad usage or bad input
-        """
-
     static func main() async {
         setlocale(LC_CTYPE, "C.UTF-8")
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())
-        guard !arguments.isEmpty else { Terminal.write(Data(usage.utf8), to: STDERR_FILENO); exit(2) }
+        guard !arguments.isEmpty else { Terminal.write(Data((Help.usage + "\n").utf8), to: STDERR_FILENO); exit(2) }
         let verb = arguments.removeFirst()
-        let json = arguments.contains("--json")
-        let terminal = Terminal(json: json)
+        let terminal = Terminal(arguments: arguments)
         do {
             let code: Int32
             switch verb {
@@ -52,16 +30,39 @@ struct Mappack {
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
             case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
-            case "help", "--help", "-h": print(usage); code = 0
-            default: throw UsageError(message: "unknown command '\(verb)'")
+            case "completions":
+                let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
+                terminal.line(try Help.completions(shell))
+                code = 0
+            case "help", "--help", "-h":
+                let parsed = try Arguments(arguments, verb: Verbs.named("help")!)
+                if parsed.flag("man") { terminal.line(Help.manPage) } else if let name = parsed.positionals.first {
+                    guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
+                    terminal.line(Help.verb(spec))
+                } else { terminal.line(Help.usage) }
+                code = 0
+            case "--version", "-V", "version":
+                terminal.line(Help.version(libraries: [CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
+                                                       SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion]))
+                code = 0
+            default: throw unknownVerb(verb)
             }
             exit(code)
+        } catch let request as UsageError where request.help != nil {
+            terminal.line(Help.verb(request.help!))
+            exit(0)
         } catch {
             let code = exitCode(for: error)
-            if json { terminal.event(["event": "failed", "error": "\(error)", "exitCode": Int(code)]) }
+            if terminal.json { terminal.event(["event": "failed", "error": "\(error)", "exitCode": Int(code)]) }
             terminal.error("\(error)")
             exit(code)
         }
+    }
+
+    /// An unknown command, with the nearest known one.
+    static func unknownVerb(_ verb: String) -> UsageError {
+        let suggestion = Spelling.nearest(to: verb, among: Verbs.all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+        return UsageError(message: "unknown command '\(verb)'\(suggestion)")
     }
 
     /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.

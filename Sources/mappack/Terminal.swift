@@ -11,8 +11,19 @@ final class Terminal: @unchecked Sendable {
     private var lastProgress = Date.distantPast
     private var progressShown = false
 
-    init(json: Bool) {
-        self.json = json
+    /// Print only results and errors (`--quiet`): no progress, warnings or notes.
+    let quiet: Bool
+    /// Print phase changes as lines even off a terminal (`--verbose`).
+    let verbose: Bool
+
+    /// Reads `--json`, `--quiet`/`-q` and `--verbose`/`-v` (also in a group like `-qv`) from a
+    /// verb's arguments before they are parsed, so even a parse error is printed as asked.
+    init(arguments: [String]) {
+        let options = arguments.prefix { $0 != "--" }
+        let shortGroups = options.filter { $0.hasPrefix("-") && !$0.hasPrefix("--") }
+        json = options.contains("--json")
+        quiet = options.contains("--quiet") || shortGroups.contains { $0.contains("q") }
+        verbose = options.contains("--verbose") || shortGroups.contains { $0.contains("v") }
         isTTY = isatty(STDERR_FILENO) == 1
         color = isTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
@@ -25,8 +36,9 @@ final class Terminal: @unchecked Sendable {
         }
     }
 
-    /// A message on standard error.
+    /// A message on standard error (warnings, notes); nothing with `--quiet`.
     func note(_ text: String) {
+        guard !quiet else { return }
         lock.withLock {
             clearProgress()
             Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO)
@@ -35,7 +47,11 @@ final class Terminal: @unchecked Sendable {
 
     /// An error on standard error (red on a colour TTY).
     func error(_ text: String) {
-        note(color ? "\u{1B}[31merror:\u{1B}[0m \(text)" : "error: \(text)")
+        let line = color ? "\u{1B}[31merror:\u{1B}[0m \(text)" : "error: \(text)"
+        lock.withLock {
+            clearProgress()
+            Terminal.write(Data((line + "\n").utf8), to: STDERR_FILENO)
+        }
     }
 
     /// One JSON object on its own line (standard output).
@@ -46,7 +62,12 @@ final class Terminal: @unchecked Sendable {
 
     /// A progress line, redrawn in place on a TTY at most 10 times a second; nothing otherwise.
     func progress(_ text: @autoclosure () -> String, force: Bool = false) {
-        guard isTTY, !json else { return }
+        guard !json, !quiet else { return }
+        // Off a terminal nothing is redrawn; with --verbose each forced line (a phase) is printed.
+        if !isTTY {
+            if verbose && force { let line = text(); lock.withLock { Terminal.write(Data((line + "\n").utf8), to: STDERR_FILENO) } }
+            return
+        }
         lock.withLock {
             let now = Date()
             guard force || now.timeIntervalSince(lastProgress) >= 0.1 else { return }

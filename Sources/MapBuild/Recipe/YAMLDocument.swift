@@ -114,3 +114,8 @@ package enum YAMLDocument {
         }
     }
 }
+
+extension YAMLDocument {
+    /// The linked libyaml's version (`yaml_get_version_string`).
+    package static var libraryVersion: String { "libyaml " + String(cString: yaml_get_version_string()) }
+}

@@ -100,3 +100,8 @@ package final class ArchiveWriter {
         do { try FileSystem.syncFile(path) } catch { throw .io(error) }
     }
 }
+
+extension ArchiveWriter {
+    /// The linked libarchive's version (`archive_version_string`).
+    package static var libraryVersion: String { String(cString: archive_version_string()) }
+}

@@ -134,3 +134,8 @@ package enum Zstd {
         return out.prefix(written)
     }
 }
+
+extension Zstd {
+    /// The linked libzstd's version (`ZSTD_versionString`).
+    package static var libraryVersion: String { "zstd " + String(cString: ZSTD_versionString()) }
+}

@@ -150,3 +150,8 @@ extension SHA256 {
         return .regular(size: size, hex: hasher.finalizeHex())
     }
 }
+
+extension SHA256 {
+    /// The linked libcrypto's version (`OpenSSL_version`).
+    package static var libraryVersion: String { String(cString: OpenSSL_version(0)) }
+}

@@ -153,3 +153,8 @@ extension SQLValue {
     /// The bytes, when this is a blob.
     package var data: Data? { if case .blob(let v) = self { v } else { nil } }
 }
+
+extension SQLiteDatabase {
+    /// The linked SQLite's version (`sqlite3_libversion`).
+    package static var libraryVersion: String { "SQLite " + String(cString: sqlite3_libversion()) }
+}

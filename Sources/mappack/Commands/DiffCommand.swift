@@ -30,7 +30,7 @@ enum DiffCommand {
     }
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: [])
+        let arguments = try Arguments(raw, verb: Verbs.named("diff")!)
         let paths = try arguments.expect(["old", "new"])
         let old = try load(paths[0]), new = try load(paths[1])
         let oldIDs = Set(old.regions.keys), newIDs = Set(new.regions.keys)

@@ -6,7 +6,7 @@ import MapVerify
 /// `mappack inspect IMAGE`: what an image holds, from its manifest (quick checks only).
 enum InspectCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["trust", "lang"])
+        let arguments = try Arguments(raw, verb: Verbs.named("inspect")!)
         let path = try arguments.expect(["image"])[0]
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []

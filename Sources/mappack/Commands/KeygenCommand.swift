@@ -4,7 +4,7 @@ import MapIO
 /// `mappack keygen --out NAME`: writes `NAME.key` (private, mode 0600) and `NAME.pub`.
 enum KeygenCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "force"], options: ["out"])
+        let arguments = try Arguments(raw, verb: Verbs.named("keygen")!)
         _ = try arguments.expect([])
         guard let out = arguments.option("out") else { throw UsageError(message: "keygen needs --out NAME (writes NAME.key and NAME.pub)") }
         let (privateKey, publicKey) = Ed25519.generate()

@@ -7,7 +7,7 @@ import MapIO
 /// `mappack merge SHARD...`: assembles an image from the shards of one build.
 enum MergeCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["out", "sign", "jobs"])
+        let arguments = try Arguments(raw, verb: Verbs.named("merge")!)
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "merge needs the shard folders: mappack merge OUT/x.shard-1-of-3 OUT/x.shard-2-of-3 …") }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),

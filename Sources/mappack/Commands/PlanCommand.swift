@@ -7,7 +7,7 @@ import MapIO
 /// `mappack plan RECIPE`: everything a build would do, with sizes, without downloading.
 enum PlanCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["cache"])
+        let arguments = try Arguments(raw, verb: Verbs.named("plan")!)
         let recipePath = try arguments.expect(["recipe"])[0]
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)

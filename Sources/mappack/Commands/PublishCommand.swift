@@ -5,7 +5,7 @@ import MapIO
 /// `mappack publish SOURCE --out DIR [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
 enum PublishCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["out", "jobs", "sign", "catalog-version", "expires", "next-key"])
+        let arguments = try Arguments(raw, verb: Verbs.named("publish")!)
         let source = try arguments.expect(["source_dir"])[0]
         guard let out = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount

@@ -5,7 +5,7 @@ import MapFormat
 /// `mappack regions CATALOG`: the region tree with localized names and subtree sizes.
 enum RegionsCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "tree"], options: ["lang", "filter", "block-size"])
+        let arguments = try Arguments(raw, verb: Verbs.named("regions")!)
         let location = try arguments.expect(["catalog"])[0]
         let tree = try CatalogSource.load(try Arguments.catalogURL(location))
         let language = arguments.option("lang")

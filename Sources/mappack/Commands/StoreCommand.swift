@@ -29,8 +29,8 @@ enum StoreCommand {
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
-        if verb == "help" || verb == "--help" { print(usage); return 0 }
-        let arguments = try Arguments(Array(raw.dropFirst()), flags: ["json", "full", "quick", "check"], options: ["storage", "cache", "image", "lang", "to", "trust", "catalog"])
+        if ["help", "--help", "-h"].contains(verb) { terminal.line(Help.verb(Verbs.named("store")!)); return 0 }
+        let arguments = try Arguments(Array(raw.dropFirst()), verb: Verbs.named("store")!)
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
         }

@@ -7,7 +7,7 @@ import MapVerify
 /// `mappack verify PATH`: an image folder against its manifest.
 enum VerifyCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json", "quick", "full"], options: ["jobs", "trust"])
+        let arguments = try Arguments(raw, verb: Verbs.named("verify")!)
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }

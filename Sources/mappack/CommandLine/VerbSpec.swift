@@ -1,0 +1,45 @@
+/// What one verb takes, declared once: parsing, `--help`, `mappack help`, "did you mean",
+/// shell completions and the man page are all made from it.
+struct VerbSpec: Sendable {
+    /// One `--option` (with a value) or `--flag` (without).
+    struct Option: Sendable {
+        let name: String
+        let short: Character?
+        /// The value's placeholder (`DIR`, `N`), nil for a flag.
+        let value: String?
+        let help: String
+        /// What a shell should complete the value with.
+        let completion: Completion
+
+        enum Completion: Sendable { case none, file, directory }
+
+        init(_ name: String, short: Character? = nil, value: String? = nil, _ help: String, completion: Completion = .none) {
+            self.name = name; self.short = short; self.value = value; self.help = help; self.completion = completion
+        }
+
+        var isFlag: Bool { value == nil }
+        /// `-j, --jobs N` as help shows it.
+        var synopsis: String { (short.map { "-\($0), " } ?? "") + "--" + name + (value.map { " " + $0 } ?? "") }
+    }
+
+    let name: String
+    /// The positional arguments as help shows them (`RECIPE`, `SHARD...`).
+    let positionals: String
+    let summary: String
+    let options: [Option]
+
+    /// The options every verb takes besides its own.
+    static let common: [Option] = [
+        Option("json", "Print JSON: one object per line (build, publish, merge) or one object (the other verbs)"),
+        Option("quiet", short: "q", "Print only results and errors: no progress, warnings or notes"),
+        Option("verbose", short: "v", "Print more: each phase as a line even when standard error is not a terminal"),
+        Option("help", short: "h", "Show this verb's options and exit"),
+    ]
+
+    /// The verb's own options followed by the common ones it does not redefine.
+    var allOptions: [Option] { options + VerbSpec.common.filter { common in !options.contains { $0.name == common.name } } }
+
+    /// The option with this long name or short letter.
+    func option(named name: String) -> Option? { allOptions.first { $0.name == name } }
+    func option(short: Character) -> Option? { allOptions.first { $0.short == short } }
+}

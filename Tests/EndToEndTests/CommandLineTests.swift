@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The command line behaves as users of cargo, git and curl expect (issue 19 items 2 and 3):
+/// `--version`, `--help`/`-h` on every verb, short options, "did you mean", completions, and a
+/// README whose command list says what `mappack help` says.
+@Suite struct CommandLineTests {
+    static let verbs = ["build", "merge", "plan", "regions", "verify", "inspect", "diff", "store", "keygen", "publish", "completions", "help"]
+
+    @Test func versionNamesMappackAndTheLibrariesItLinks() throws {
+        let result = try Tool.mappack(["--version"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in ["mappack ", "libcurl", "libarchive", "zstd", "SQLite", "libyaml", "OpenSSL"] {
+            #expect(result.stdout.contains(name), "\(name) missing from: \(result.stdout)")
+        }
+    }
+
+    @Test(arguments: verbs)
+    func everyVerbAnswersHelpAndH(_ verb: String) throws {
+        for flag in ["--help", "-h"] {
+            let result = try Tool.mappack([verb, flag])
+            #expect(result.status == 0, "\(verb) \(flag): \(result.stderr)")
+            #expect(result.stdout.contains("usage: mappack \(verb)") || verb == "help", "\(verb) \(flag): \(result.stdout)")
+            #expect(result.stdout.contains("--quiet") || verb == "help", "\(verb) \(flag): \(result.stdout)")
+        }
+    }
+
+    @Test func shortOptionsWorkAndTyposGetASuggestion() throws {
+        let world = try ServedWorld()
+        let recipe = try world.recipe(catalog: world.published + "/catalog.json")
+        let built = try Tool.mappack(["build", recipe, "-j", "4", "-q", "-o", world.folder.join("out"), "--cache", world.folder.join("cache")])
+        #expect(built.status == 0, "\(built.stderr)")
+        #expect(FileManager.default.fileExists(atPath: world.folder.join("out/net-2026.11.0/manifest.json")))
+        let grouped = try Tool.mappack(["plan", recipe, "-qv", "--cache", world.folder.join("cache")])
+        #expect(grouped.status == 0, "\(grouped.stderr)")
+        let typo = try Tool.mappack(["build", recipe, "--jsno"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("did you mean --json?"), "\(typo.stderr)")
+        let verb = try Tool.mappack(["biuld", recipe])
+        #expect(verb.status == 2)
+        #expect(verb.stderr.contains("did you mean 'build'?"), "\(verb.stderr)")
+        let check = try Tool.mappack(["store", "update", "--check", "--storage", world.folder.join("s"), "--cache", world.folder.join("c")])
+        #expect(!check.stderr.contains("unknown option"), "\(check.stderr)")
+    }
+
+    @Test func bashCompletionsLoad() throws {
+        let script = try Tool.mappack(["completions", "bash"])
+        #expect(script.status == 0)
+        let folder = TemporaryFolder("completions")
+        try Data(script.stdout.utf8).write(to: URL(fileURLWithPath: folder.join("mappack.bash")))
+        let loaded = try Tool.run("/bin/bash", ["-c", "source \(folder.join("mappack.bash")) && complete -p mappack"])
+        #expect(loaded.status == 0 && loaded.stdout.contains("_mappack"), "\(loaded.stdout)\(loaded.stderr)")
+        // What it completes for `mappack build --j`.
+        let words = try Tool.run("/bin/bash", ["-c", "source \(folder.join("mappack.bash")); COMP_WORDS=(mappack build --j); COMP_CWORD=2; _mappack; echo ${COMPREPLY[@]}"])
+        #expect(words.stdout.contains("--jobs") && words.stdout.contains("--json"), "\(words.stdout)")
+        for shell in ["zsh", "fish"] { #expect(try Tool.mappack(["completions", shell]).status == 0) }
+        #expect(try Tool.mappack(["completions", "tcsh"]).status == 2)
+    }
+
+    @Test func readmeCommandListAgreesWithHelp() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let help = try Tool.mappack(["help"]).stdout
+        for verb in CommandLineTests.verbs {
+            #expect(help.contains("  \(verb) "), "mappack help does not list \(verb)")
+            #expect(readme.contains("mappack \(verb)"), "README does not list mappack \(verb)")
+            // Every option a verb takes is in the README.
+            let options = try Tool.mappack([verb, "--help"]).stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: "--") else { return nil }
+                return String(line[range.lowerBound...].prefix { !$0.isWhitespace })
+            }
+            for option in options { #expect(readme.contains(option), "README does not mention \(option) (mappack \(verb))") }
+        }
+    }
+
+    @Test func manPageIsRoff() throws {
+        let page = try Tool.mappack(["help", "--man"])
+        #expect(page.status == 0 && page.stdout.hasPrefix(".TH MAPPACK 1"))
+        #expect(page.stdout.contains(".SS build"))
+    }
+}
