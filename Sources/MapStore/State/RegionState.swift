@@ -28,7 +28,7 @@ public enum RegionState: String, Sendable, Equatable, CaseIterable {
     /// The state a stored value names. A value this library does not know (written by a newer
     /// library, or damaged) reads as `needUpdate`, never as installed and usable: the store then opens
     /// as `corrupted`, and `repair()` checks the region's files and records it `completed` again.
-    public init(stored value: String) {
+    init(stored value: String) {
         self = RegionState(rawValue: value) ?? .needUpdate
     }
 

@@ -121,7 +121,8 @@ final class StateDatabase {
 
     func regions() throws -> [StoredRegion] {
         try db.query("SELECT id, parent, name, names, bundles, size, state FROM regions ORDER BY id").map { row in
-            let names = (try? JSONDecoder().decode([String: String].self, from: Data((try row["names", as: String?.self] ?? "{}").utf8))) ?? [:]
+            let namesJSON = try row["names", as: String?.self] ?? "{}"
+            let names = (try? JSONDecoder().decode([String: String].self, from: Data(namesJSON.utf8))) ?? [:]
             return StoredRegion(id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
                                 name: try row["name", as: String?.self] ?? "", names: names,
                                 bundles: (try row["bundles", as: String?.self] ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
