@@ -4,7 +4,7 @@ import MapFormat
 import MapIO
 import Synchronization
 
-/// Run-time downloads, region details, space, paths and the version report.
+/// Run-time downloads: starting them, the catalog regions they offer (with details) and the space they need.
 extension MapStore {
     /// Downloads `regions` (with their descendants) from the store's catalog and installs them
     /// atomically beside what is installed; bundles already on the device are not fetched again.
@@ -139,9 +139,7 @@ extension MapStore {
     private func details(_ id: RegionID, tree: RegionTree, core: StoreCore, language: String?) throws -> RegionDetails {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
         let state = try core.committedState()
-        let row = try state.regions().first { $0.id == id }
-        let downloading = try state.downloadStates()[id]
-        let regionState = row?.state ?? downloading ?? .available
+        let regionState = try state.currentStates()[id] ?? .available
         let onDevice = Set(try core.installedManifest(core.storedManifest()).bundles.map(\.digest))
         let missing = tree.subtreeBundles(id).subtracting(onDevice)
         return RegionDetails(id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
@@ -176,43 +174,5 @@ extension MapStore {
     /// (also true when the space cannot be computed).
     public func mayBeOutOfSpace(for regions: [RegionID]) -> Bool {
         (try? spaceNeeded(for: regions).mayBeOutOfSpace) ?? true
-    }
-
-    /// The storage folder in use (same as `storage`).
-    public var storagePath: String { storage }
-
-    /// Switches this store to the storage folder `path`: adopts the store there when there is one
-    /// (returning its status, which may ask for `repair()`), or starts an empty storage. Nothing is
-    /// copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
-    @discardableResult
-    public func setStoragePath(_ path: String) throws -> StoreStatus {
-        try core.withLock { core throws -> StoreStatus in
-            core.layout = StoreLayout(root: FileSystem.absolute(path))
-            core.state = nil
-            try FileSystem.makeDirectories(core.layout.root)
-            return core.diagnose()
-        }
-    }
-
-    /// One line for logs: the store's map version, image and regions, the cache's version and
-    /// entries, and whether they agree (the cache must never be older than the store), e.g.
-    /// `offline: store=2026.12.0 image=3f2a9c1b0d4e regions=4 catalog=demo-world | cache=2026.12.0 entries=2 | consistent`.
-    public var versionReport: String {
-        core.withLock { core -> String in
-            let version = (try? core.state?.mapVersion) ?? nil
-            let image = ((try? core.state?.imageID) ?? nil).map { String($0.prefix(12)) } ?? "none"
-            let regions = ((try? core.state?.regions()) ?? []).count
-            let catalog = (try? core.storedManifest().catalog) ?? "?"
-            let cacheVersion = (try? core.cache().mapVersion()) ?? nil
-            let entries = (try? core.cache().count()) ?? 0
-            let verdict: String
-            switch (version, cacheVersion) {
-            case (nil, _): verdict = "no store"
-            case (_, nil): verdict = entries == 0 ? "consistent (cache empty)" : "cache version unknown"
-            case (let store?, let cache?): verdict = cache < store ? "INCONSISTENT: cache older than store" : "consistent"
-            }
-            return "offline: store=\(version?.rawValue ?? "none") image=\(image) regions=\(regions) catalog=\(catalog) | "
-                + "cache=\(cacheVersion?.rawValue ?? "none") entries=\(entries) | \(verdict)"
-        }
     }
 }

@@ -21,7 +21,7 @@ extension MapStore {
         let kept = try core.keptManifest()
         let manifest = kept.manifest
         let problems = try core.keptManifestProblems(kept, signature: full) + core.verify(full: full, manifest: manifest)
-        var reported = problems
+        var reported = try core.regionStateProblems() + problems
         if let pending = try state.pending() {
             reported.insert(StoreProblem(kind: "pendingOperation", path: StoreLayout.stateFileName, regions: [],
                                          detail: "operation '\(pending)' did not finish; open the store and call repair() (mappack store repair)"), at: 0)

@@ -18,16 +18,26 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
 /// A value bound to or read from a statement.
 package enum SQLValue: Sendable, Equatable {
     case integer(Int64)
+    /// A REAL (floating point) value; never read back as an integer (see `SQLRow`).
+    case real(Double)
     case text(String)
     case blob(Data)
     case null
 }
 
 /// One SQLite connection (`sqlite3_open_v2`), used from one task at a time.
+///
+/// Statements are prepared once per SQL text and kept (`sqlite3_reset` between uses), as GRDB's
+/// cached statements are; a statement in use when the same SQL runs again (a query inside
+/// `forEachRow`'s body) is not shared: the inner run prepares its own.
 package final class SQLiteDatabase {
     /// The file.
     package let path: String
     private var handle: OpaquePointer?
+    /// Prepared statements not in use, by SQL text.
+    private var cachedStatements: [String: OpaquePointer] = [:]
+    /// More distinct statements than any caller runs; a bound in case SQL text is ever built at run time.
+    private static let statementCacheLimit = 64
 
     /// Opens (and creates, unless `readOnly`) the database at `path`.
     package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
@@ -42,7 +52,10 @@ package final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, 5000)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in cachedStatements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     private func failure(_ operation: String, _ code: Int32) -> SQLiteError {
         SQLiteError(path: path, operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
@@ -56,29 +69,37 @@ package final class SQLiteDatabase {
 
     /// Runs one statement with `parameters`, returning every row.
     @discardableResult
-    package func query(_ sql: String, _ parameters: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
-        var rows: [[SQLValue]] = []
-        try forEachRow(sql, parameters) { rows.append($0) }
+    package func query(_ sql: String, _ parameters: [SQLValue] = []) throws(SQLiteError) -> [SQLRow] {
+        var rows: [SQLRow] = []
+        try forEachRow(sql, parameters) { row throws(SQLiteError) in rows.append(row) }
         return rows
     }
 
+    /// Runs one statement with `parameters`, returning its first row (nil when it has none).
+    package func firstRow(_ sql: String, _ parameters: [SQLValue] = []) throws(SQLiteError) -> SQLRow? {
+        try query(sql, parameters).first
+    }
+
     /// Runs one statement with `parameters`, calling `body` with each row.
-    package func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: ([SQLValue]) -> Void) throws(SQLiteError) {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
+    package func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (SQLRow) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try checkOut(sql)
+        defer { checkIn(statement, sql: sql) }
         try bind(parameters, to: statement, sql: sql)
+        var columns: SQLRow.Columns?
         while true {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw failure(sql, code) }
-            body(row(statement))
+            let names = columns ?? columnNames(statement)
+            columns = names
+            try body(SQLRow(columns: names, values: values(statement), path: path, sql: sql))
         }
     }
 
     /// Prepares `sql` once and runs it for each parameter list (bulk inserts).
     package func executeMany(_ sql: String, _ parameterRows: [[SQLValue]]) throws(SQLiteError) {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
+        let statement = try checkOut(sql)
+        defer { checkIn(statement, sql: sql) }
         for parameters in parameterRows {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
@@ -104,11 +125,27 @@ package final class SQLiteDatabase {
     /// Number of rows the last statement changed.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
-    private func prepare(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+    /// The cached statement for `sql`, taken out of the cache while in use, else a new one (`sqlite3_prepare_v2`).
+    private func checkOut(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+        if let cached = cachedStatements.removeValue(forKey: sql) { return cached }
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        if code != SQLITE_OK { throw failure(sql, code) }
+        if code != SQLITE_OK {
+            sqlite3_finalize(statement)
+            throw failure(sql, code)
+        }
         return statement
+    }
+
+    /// Resets `statement` (ending its read, dropping its bindings) and keeps it for the next run of `sql`.
+    private func checkIn(_ statement: OpaquePointer?, sql: String) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        if cachedStatements[sql] == nil, cachedStatements.count < SQLiteDatabase.statementCacheLimit, let statement {
+            cachedStatements[sql] = statement
+        } else {
+            sqlite3_finalize(statement)
+        }
     }
 
     /// SQLite's "this memory may change" destructor, so it copies bound bytes.
@@ -120,6 +157,7 @@ package final class SQLiteDatabase {
             let code: Int32
             switch value {
             case .integer(let v): code = sqlite3_bind_int64(statement, index, v)
+            case .real(let v): code = sqlite3_bind_double(statement, index, v)
             case .text(let v): code = sqlite3_bind_text(statement, index, v, -1, SQLiteDatabase.transient)
             case .blob(let v):
                 code = v.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress, sqlite3_uint64($0.count), SQLiteDatabase.transient) }
@@ -129,7 +167,18 @@ package final class SQLiteDatabase {
         }
     }
 
-    private func row(_ statement: OpaquePointer?) -> [SQLValue] {
+    /// Column names of `statement`'s rows (`sqlite3_column_name`) → their index.
+    private func columnNames(_ statement: OpaquePointer?) -> SQLRow.Columns {
+        var names: [String: Int] = [:]
+        for column in 0..<sqlite3_column_count(statement) {
+            guard let name = sqlite3_column_name(statement, column) else { continue }
+            let key = String(cString: name)
+            if names[key] == nil { names[key] = Int(column) }
+        }
+        return SQLRow.Columns(indexes: names)
+    }
+
+    private func values(_ statement: OpaquePointer?) -> [SQLValue] {
         (0..<sqlite3_column_count(statement)).map { column in
             switch sqlite3_column_type(statement, column) {
             case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
@@ -138,20 +187,11 @@ package final class SQLiteDatabase {
                 let count = Int(sqlite3_column_bytes(statement, column))
                 guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
                 return .blob(Data(bytes: bytes, count: count))
-            case SQLITE_FLOAT: return .integer(Int64(sqlite3_column_double(statement, column)))
+            case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
             default: return .null
             }
         }
     }
-}
-
-extension SQLValue {
-    /// The integer, when this is one.
-    package var int: Int64? { if case .integer(let v) = self { v } else { nil } }
-    /// The text, when this is text.
-    package var string: String? { if case .text(let v) = self { v } else { nil } }
-    /// The bytes, when this is a blob.
-    package var data: Data? { if case .blob(let v) = self { v } else { nil } }
 }
 
 extension SQLiteDatabase {

@@ -24,14 +24,15 @@ final class MapCache {
     }
 
     /// Sum of the entries' data bytes (what the limit bounds).
-    func size() throws -> Int64 { try db.query("SELECT COALESCE(SUM(size), 0) FROM entries").first?.first?.int ?? 0 }
+    func size() throws -> Int64 { try db.firstRow("SELECT COALESCE(SUM(size), 0) AS total FROM entries")?["total", as: Int64.self] ?? 0 }
 
     /// Number of entries.
-    func count() throws -> Int { Int(try db.query("SELECT COUNT(*) FROM entries").first?.first?.int ?? 0) }
+    func count() throws -> Int { try db.firstRow("SELECT COUNT(*) AS count FROM entries")?["count", as: Int.self] ?? 0 }
 
     /// The byte limit, when one is set.
     func limit() throws -> Int64? {
-        try db.query("SELECT value FROM meta WHERE key = 'limitBytes'").first?.first?.string.flatMap { Int64($0) }
+        guard let row = try db.firstRow("SELECT value FROM meta WHERE key = 'limitBytes'") else { return nil }
+        return Int64(try row["value", as: String.self])
     }
 
     /// Sets or removes the limit and evicts down to it.
@@ -51,10 +52,10 @@ final class MapCache {
         var total = try size()
         guard total > limit else { return 0 }
         var victims: [[SQLValue]] = []
-        try db.forEachRow("SELECT key, size FROM entries ORDER BY accessed ASC, key ASC") { row in
+        try db.forEachRow("SELECT key, size FROM entries ORDER BY accessed ASC, key ASC") { row throws(SQLiteError) in
             guard total > limit else { return }
-            total -= row[1].int ?? 0
-            victims.append([row[0]])
+            total -= try row["size", as: Int64.self]
+            victims.append([try row["key"]])
         }
         try db.transaction { try db.executeMany("DELETE FROM entries WHERE key = ?", victims) }
         return victims.count
@@ -62,7 +63,7 @@ final class MapCache {
 
     /// The entry's data, marking it most recently used.
     func data(for key: String) throws -> Data? {
-        guard let data = try db.query("SELECT data FROM entries WHERE key = ?", [.text(key)]).first?.first?.data else { return nil }
+        guard let data = try db.firstRow("SELECT data FROM entries WHERE key = ?", [.text(key)])?["data", as: Data.self] else { return nil }
         try db.query("UPDATE entries SET accessed = (SELECT COALESCE(MAX(accessed), 0) + 1 FROM entries) WHERE key = ?", [.text(key)])
         return data
     }
@@ -84,7 +85,8 @@ final class MapCache {
 
     /// The map version the cached data belongs to, nil when unknown (never seeded nor reset).
     func mapVersion() throws -> MapVersion? {
-        try db.query("SELECT value FROM meta WHERE key = 'mapVersion'").first?.first?.string.map { MapVersion($0) }
+        guard let row = try db.firstRow("SELECT value FROM meta WHERE key = 'mapVersion'") else { return nil }
+        return MapVersion(try row["value", as: String.self])
     }
 
     /// Removes every entry and stamps the cache with `mapVersion`, in one transaction, so the
@@ -102,10 +104,12 @@ final class MapCache {
         do { reader = try SQLiteDatabase(path: seed, readOnly: true) } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
         }
-        let meta: [[SQLValue]]
-        do { meta = try reader.query("SELECT key, value FROM meta") } catch { throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)") }
         var values: [String: String] = [:]
-        for row in meta { if let key = row[0].string, let value = row[1].string { values[key] = value } }
+        do {
+            for row in try reader.query("SELECT key, value FROM meta") {
+                if let key = try row["key", as: String?.self], let value = try row["value", as: String?.self] { values[key] = value }
+            }
+        } catch { throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)") }
         do { try FormatTagError.check(values["format"], expected: CacheSchema.formatTag) } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: error.description)
         }
@@ -116,14 +120,15 @@ final class MapCache {
     /// Checks a seed's rows before they are imported: no negative size, every size the length of its
     /// data (the LRU sums sizes), and with `entries` exactly that many rows.
     static func checkSeedRows(at seed: String, entries: Int?) throws {
-        let counts: [SQLValue]?
+        let rows: Int64, bad: Int64
         do {
             let reader = try SQLiteDatabase(path: seed, readOnly: true)
-            counts = try reader.query("SELECT COUNT(*), COALESCE(SUM(size < 0 OR size != length(data)), 0) FROM entries").first
+            let counts = try reader.firstRow("SELECT COUNT(*) AS count, COALESCE(SUM(size < 0 OR size != length(data)), 0) AS bad FROM entries")
+            rows = try counts?["count", as: Int64.self] ?? 0
+            bad = try counts?["bad", as: Int64.self] ?? 0
         } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
         }
-        let rows = counts?.first?.int ?? 0, bad = counts?.last?.int ?? 0
         if bad > 0 {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(bad) of its \(rows) entries have a negative size or a size other than their data's length")
         }
@@ -141,8 +146,8 @@ final class MapCache {
         try db.execute("ATTACH DATABASE '\(seed.replacingOccurrences(of: "'", with: "''"))' AS seed")
         defer { try? db.execute("DETACH DATABASE seed") }
         let imported = try db.transaction { () throws -> Int in
-            let low = try db.query("SELECT COALESCE(MIN(accessed), 0) FROM entries").first?.first?.int ?? 0
-            let top = try db.query("SELECT COALESCE(MAX(accessed), 0) FROM seed.entries").first?.first?.int ?? 0
+            let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM entries")?["low", as: Int64.self] ?? 0
+            let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
             try db.query("""
                 INSERT OR IGNORE INTO entries(key, region, data, size, sha256, accessed)
                 SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries

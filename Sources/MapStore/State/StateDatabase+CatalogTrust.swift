@@ -6,10 +6,10 @@ import MapIO
 extension StateDatabase {
     /// What was seen, nil before the first trusted catalog.
     func seenCatalog() throws -> SeenCatalog? {
-        guard try db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'catalog_trust'").first != nil,
-              let row = try db.query("SELECT version, sha256, keys FROM catalog_trust WHERE id = 1").first,
-              let version = row[0].int, let sha256 = row[1].string, let keys = row[2].string else { return nil }
-        return SeenCatalog(version: version, sha256: sha256, keys: keys.split(separator: "\n").map(String.init))
+        guard try db.firstRow("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'catalog_trust'") != nil,
+              let row = try db.firstRow("SELECT version, sha256, keys FROM catalog_trust WHERE id = 1") else { return nil }
+        return SeenCatalog(version: try row["version", as: Int64.self], sha256: try row["sha256", as: String.self],
+                           keys: try row["keys", as: String.self].split(separator: "\n").map(String.init))
     }
 
     /// Records `seen` durably (`synchronous=FULL`), before the catalog is used.

@@ -37,7 +37,7 @@ final class StateDatabase {
     }
 
     func meta(_ key: String) throws -> String? {
-        try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.string
+        try db.firstRow("SELECT value FROM meta WHERE key = ?", [.text(key)])?["value", as: String.self]
     }
 
     func setMeta(_ key: String, _ value: String) throws {
@@ -51,8 +51,8 @@ final class StateDatabase {
 
     /// The operation under way, if one started and never committed.
     func pending() throws -> PendingOperation? {
-        guard let row = try db.query("SELECT kind, detail FROM pending_operation WHERE id = 1").first,
-              let kind = row[0].string, let detail = row[1].string else { return nil }
+        guard let row = try db.firstRow("SELECT kind, detail FROM pending_operation WHERE id = 1"),
+              let kind = try row["kind", as: String?.self], let detail = try row["detail", as: String?.self] else { return nil }
         return PendingOperation(kind: kind, detail: detail) ?? .install(imageID: "")
     }
 
@@ -76,7 +76,7 @@ final class StateDatabase {
             try setMeta("language", manifest.language ?? "")
             try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
             try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
-            try insertRegions(of: manifest, states: [:])
+            try insertRegions(of: manifest, states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }
         }
     }
@@ -86,13 +86,14 @@ final class StateDatabase {
     /// the state was lost or disagrees with a sound kept manifest and the files.
     func rebuild(from manifest: ImageManifest, regions: Set<RegionID>, states: [RegionID: RegionState], signed: Bool) throws {
         try db.transaction {
+            let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try setMeta("format", StateDatabase.format)
             try setMeta("imageID", manifest.imageID)
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             if try meta("language") == nil { try setMeta("language", manifest.language ?? "") }
             try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
-            try insertRegions(of: manifest, states: states, only: regions)
+            try insertRegions(of: manifest, states: states, from: current, only: regions)
         }
     }
 
@@ -103,25 +104,45 @@ final class StateDatabase {
     static let signatureNone = "none"
 
     /// One row per region of `manifest` (or of those in `only`), sizes re-derived from its files, state
-    /// `completed` unless `states` says otherwise.
-    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState], only: Set<RegionID>? = nil) throws {
+    /// `completed` unless `states` says otherwise; each state checked as a transition from `current`
+    /// (a region without a current state is `available`).
+    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState], from current: [RegionID: RegionState],
+                               only: Set<RegionID>? = nil) throws {
         let sizes = manifest.derivedSizesOnDisk()
         try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            try manifest.regions.filter { only?.contains($0.id) ?? true }.map { region in
-                               [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                                .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
-                                .text(region.bundles.map(\.description).joined(separator: " ")),
-                                .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text((states[region.id] ?? .completed).rawValue)]
+                               let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
+                               return [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                                       .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                                       .text(region.bundles.map(\.description).joined(separator: " ")),
+                                       .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue)]
                            })
     }
 
     func regions() throws -> [StoredRegion] {
         try db.query("SELECT id, parent, name, names, bundles, size, state FROM regions ORDER BY id").map { row in
-            let names = (try? JSONDecoder().decode([String: String].self, from: Data((row[3].string ?? "{}").utf8))) ?? [:]
-            return StoredRegion(id: RegionID(row[0].string ?? ""), parent: row[1].string.map { RegionID($0) }, name: row[2].string ?? "",
-                                names: names, bundles: (row[4].string ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
-                                sizeOnDisk: row[5].int ?? 0, state: RegionState(rawValue: row[6].string ?? "") ?? .unsupported)
+            let namesJSON = try row["names", as: String?.self] ?? "{}"
+            let names = (try? JSONDecoder().decode([String: String].self, from: Data(namesJSON.utf8))) ?? [:]
+            return StoredRegion(id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
+                                name: try row["name", as: String?.self] ?? "", names: names,
+                                bundles: (try row["bundles", as: String?.self] ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
+                                sizeOnDisk: try row["size", as: Int64?.self] ?? 0, state: RegionState(stored: try row["state", as: String?.self] ?? ""))
         }
+    }
+
+    /// Installed regions whose stored state is not one this library knows (they read as `needUpdate`).
+    func regionsWithUnknownState() throws -> [RegionID] {
+        try db.query("SELECT id, state FROM regions ORDER BY id").compactMap { row in
+            let state = try row["state", as: String?.self] ?? ""
+            return RegionState.isKnown(stored: state) ? nil : RegionID(try row["id", as: String?.self] ?? "")
+        }
+    }
+
+    /// Every region's stored state: its installed row's, else its download row's (absent: `available`).
+    func currentStates() throws -> [RegionID: RegionState] {
+        var states = try downloadStates()
+        for row in try regions() { states[row.id] = row.state }
+        return states
     }
 
     /// Removes `ids` and clears the pending delete in one transaction.
@@ -135,20 +156,26 @@ final class StateDatabase {
     /// Records a switch to `manifest`: regions, their states, meta; clears the pending row; one transaction.
     func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [String: String]) throws {
         try db.transaction {
+            let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateDatabase.signatureKey)])
             try setMeta("imageID", manifest.imageID)
             try setMeta("mapVersion", manifest.mapVersion.rawValue)
             for (key, value) in meta { try setMeta(key, value) }
-            try insertRegions(of: manifest, states: states)
+            try insertRegions(of: manifest, states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }
     }
 
-    /// Sets the state of installed regions.
+    /// Sets the state of installed regions (ids without a row are left out), each a checked transition.
     func setStates(_ states: [RegionID: RegionState]) throws {
         try db.transaction {
-            try db.executeMany("UPDATE regions SET state = ? WHERE id = ?", states.map { [.text($0.value.rawValue), .text($0.key.rawValue)] })
+            let current = Dictionary(try regions().map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+            let rows = try states.compactMap { id, next throws -> [SQLValue]? in
+                guard let from = current[id] else { return nil }
+                return [.text(try from.transition(to: next, region: id).storedValue), .text(id.rawValue)]
+            }
+            try db.executeMany("UPDATE regions SET state = ? WHERE id = ?", rows)
         }
     }
 
@@ -156,15 +183,21 @@ final class StateDatabase {
     func downloadStates() throws -> [RegionID: RegionState] {
         var out: [RegionID: RegionState] = [:]
         for row in try db.query("SELECT id, state FROM downloads") {
-            if let id = row[0].string, let state = row[1].string.flatMap(RegionState.init(rawValue:)) { out[RegionID(id)] = state }
+            // Only download states belong here; any other (an unknown value reads as `needUpdate`) is no download.
+            guard let id = try row["id", as: String?.self], let stored = try row["state", as: String?.self] else { continue }
+            let state = RegionState(stored: stored)
+            if state == .downloading || state == .paused { out[RegionID(id)] = state }
         }
         return out
     }
 
-    /// Sets (or with nil removes) the download state of not-yet-installed regions.
+    /// Sets (or with nil removes, back to `available`) the download state of not-yet-installed regions,
+    /// each a checked transition from its current download state.
     func setDownloadState(_ ids: [RegionID], _ state: RegionState?) throws {
+        let current = try downloadStates()
+        for id in ids { _ = try (current[id] ?? .available).transition(to: state ?? .available, region: id) }
         if let state {
-            try db.executeMany("INSERT OR REPLACE INTO downloads(id, state) VALUES (?, ?)", ids.map { [.text($0.rawValue), .text(state.rawValue)] })
+            try db.executeMany("INSERT OR REPLACE INTO downloads(id, state) VALUES (?, ?)", ids.map { [.text($0.rawValue), .text(state.storedValue)] })
         } else {
             try db.executeMany("DELETE FROM downloads WHERE id = ?", ids.map { [.text($0.rawValue)] })
         }

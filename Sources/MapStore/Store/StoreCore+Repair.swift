@@ -159,6 +159,10 @@ extension StoreCore {
         let lost = present.subtracting(known)
         if reasons.isEmpty, !lost.isEmpty { reasons.append("it had lost the rows of \(lost.count) region\(lost.count == 1 ? "" : "s") whose files are installed") }
         if reasons.isEmpty, !known.isSubset(of: listed) { reasons.append("it listed regions the kept manifest does not have") }
+        // A state this library does not know reads as `needUpdate`; the full check of the files below
+        // (`restoreFiles`) is what lets the rebuilt row say `completed` again.
+        let unknownStates = unreadable == nil && state != nil ? Set(try state?.regionsWithUnknownState() ?? []) : []
+        if !unknownStates.isEmpty { reasons.append("it held states this library does not know for \(unknownStates.sorted().map(\.rawValue).joined(separator: ", "))") }
         guard !reasons.isEmpty else { return nil }
         if unreadable != nil || state == nil {
             state = nil
@@ -167,7 +171,7 @@ extension StoreCore {
         }
         guard let state else { throw MapStoreError.notInstalled }
         let regions = known.intersection(listed).union(present)
-        let states = Dictionary(rows.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+        let states = Dictionary(rows.filter { !unknownStates.contains($0.id) }.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
         try state.rebuild(from: manifest, regions: regions, states: states, signed: FileSystem.exists(layout.signature))
         return .rebuiltState(reason: reasons.joined(separator: "; "), regions: regions.count)
     }

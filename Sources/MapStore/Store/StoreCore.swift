@@ -63,12 +63,22 @@ final class StoreCore {
         if let downloads = try? state.downloadStates() {
             try? state.setDownloadState(downloads.filter { $0.value == .downloading }.map(\.key), .paused)
         }
+        guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
         guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
         guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
         let manifest = kept.manifest
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
         return .ok
+    }
+
+    /// Installed regions whose stored state this library does not know, as one problem (none when all are known):
+    /// they read as `needUpdate`, and `repair()` records them again from their files.
+    func regionStateProblems() throws -> [StoreProblem] {
+        guard let unknown = try state?.regionsWithUnknownState(), !unknown.isEmpty else { return [] }
+        return [StoreProblem(kind: "unknownRegionState", path: StoreLayout.stateFileName, regions: unknown,
+                             detail: "\(unknown.count) region state\(unknown.count == 1 ? " is" : "s are") not one this library knows; "
+                                 + "call repair() (mappack store repair)")]
     }
 
     /// The manifest kept in the storage.

@@ -15,21 +15,3 @@ public enum StoreStatus: String, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { rawValue }
 }
-
-/// A region's state, as in map SDKs' offline region lists.
-public enum RegionState: String, Sendable, Equatable, CaseIterable {
-    /// Offered but not installed.
-    case available
-    /// Being fetched.
-    case downloading
-    /// Fetch paused.
-    case paused
-    /// Installed and usable.
-    case completed
-    /// Installed, and a newer map version exists.
-    case outdated
-    /// Not usable with this version of the library.
-    case unsupported
-    /// Installed data must be updated before use.
-    case needUpdate
-}

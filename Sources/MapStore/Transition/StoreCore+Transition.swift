@@ -104,7 +104,7 @@ extension StoreCore {
             try FileSteps.syncFolders(staging)
             CrashPoint.reach("\(kind).afterStaging")
             let record = TransitionRecord(kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
-                                          states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.rawValue) }),
+                                          states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.storedValue) }),
                                           meta: target.meta)
             try state.markPending(.transition(record))
             CrashPoint.reach("\(kind).beforeNext")
@@ -145,7 +145,7 @@ extension StoreCore {
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
         let manifest = try storedManifest()
         var states: [RegionID: RegionState] = [:]
-        for (id, value) in record.states { states[RegionID(id)] = RegionState(rawValue: value) ?? .completed }
+        for (id, value) in record.states { states[RegionID(id)] = RegionState(stored: value) }
         try state.commitTransition(manifest, states: states, meta: record.meta)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }
         // The image's signature does not cover the new manifest (the state no longer asks for it).

@@ -1,0 +1,76 @@
+import Foundation
+import MapFormat
+import MapIO
+@testable import MapStore
+import TestSupport
+import Testing
+
+@Suite struct RegionStateTests {
+    @Test(arguments: RegionState.allCases)
+    func storedValueReadsBackAsTheSameState(state: RegionState) {
+        #expect(RegionState(stored: state.storedValue) == state)
+        #expect(state.allows(state))
+    }
+
+    @Test(arguments: ["archived", "", "Completed", "completed "])
+    func unknownStoredValueReadsAsNeedUpdateNeverAsUsable(value: String) {
+        #expect(RegionState(stored: value) == .needUpdate)
+        #expect(!RegionState.isKnown(stored: value))
+    }
+
+    /// Every move a writer makes (install, run-time download, pause, cancel, update check, update, repair).
+    static let allowed: [(RegionState, RegionState)] = [
+        (.available, .completed), (.available, .downloading), (.available, .paused),
+        (.downloading, .paused), (.downloading, .available), (.downloading, .completed), (.downloading, .outdated), (.downloading, .unsupported),
+        (.paused, .downloading), (.paused, .available), (.paused, .completed),
+        (.completed, .outdated), (.completed, .needUpdate), (.completed, .downloading), (.completed, .unsupported),
+        (.outdated, .completed), (.outdated, .needUpdate), (.outdated, .downloading), (.outdated, .unsupported),
+        (.needUpdate, .completed), (.needUpdate, .outdated), (.needUpdate, .downloading), (.needUpdate, .unsupported),
+    ]
+
+    @Test func transitionTableAllowsExactlyTheWritersMoves() throws {
+        for from in RegionState.allCases {
+            for to in RegionState.allCases {
+                let expected = from == to || RegionStateTests.allowed.contains { $0 == (from, to) }
+                #expect(from.allows(to) == expected, "\(from) → \(to)")
+                if expected {
+                    #expect(try from.transition(to: to, region: "europe/ch") == to)
+                } else {
+                    #expect(throws: RegionStateTransitionError(region: "europe/ch", from: from, to: to)) {
+                        try from.transition(to: to, region: "europe/ch")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func refusedTransitionWritesNothing() throws {
+        let device = Device()
+        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let id = try #require(try store.regions().first?.id)
+        try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
+            .execute("UPDATE regions SET state = 'unsupported' WHERE id = '\(id.rawValue)'")
+        let state = try StateDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
+        #expect(throws: RegionStateTransitionError(region: id, from: .unsupported, to: .completed)) {
+            try state.setStates([id: .completed])
+        }
+        #expect(try state.regions().first { $0.id == id }?.state == .unsupported)
+    }
+
+    @Test func unknownStoredStateOpensCorruptedAndRepairRecordsItFromTheFiles() throws {
+        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        _ = try device.open(image: image)
+        try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
+            .execute("UPDATE regions SET state = 'archived' WHERE id = 'europe/ch/zh'")
+        let store = try device.open(image: image)
+        #expect(store.initialStatus == .corrupted)
+        #expect(try store.regions().first { $0.id == "europe/ch/zh" }?.state == .needUpdate)
+        let verified = try MapStore.verifyInstalled(storage: device.storage, full: false)
+        #expect(verified.problems.map(\.kind) == ["unknownRegionState"])
+        #expect(verified.problems.first?.regions == ["europe/ch/zh"])
+        let report = try store.repair()
+        #expect(report.actions.contains { if case .rebuiltState = $0 { true } else { false } })
+        #expect(try store.regions().allSatisfy { $0.state == .completed })
+        #expect(try device.open(full: true).initialStatus == .ok)
+    }
+}
