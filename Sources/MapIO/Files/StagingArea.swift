@@ -23,7 +23,7 @@ package struct StagingArea: Sendable {
         case aside
 
         /// The kind's word in an entry name.
-        var label: String {
+        package var label: String {
             switch self {
             case .staging: "staging"
             case .shard(let index, let count): "shard-\(index)-of-\(count)"
@@ -49,7 +49,7 @@ package struct StagingArea: Sendable {
     /// The entry's path.
     package var path: String { folder + "/" + name }
 
-    /// The staging entry of this process for `what` (a name in `folder`, or empty) of `kind`.
+    /// The staging entry of this process for `what` (one name in `folder`, or empty) of `kind`.
     /// Nothing is created.
     package init(for what: String, kind: Kind, in folder: String) {
         self.folder = folder
@@ -64,6 +64,8 @@ package struct StagingArea: Sendable {
     /// earlier run of this process left under its name.
     @discardableResult
     package func makeFolder(_ subfolders: String? = nil) throws(FileError) -> StagingArea {
+        // `what` is meant to be one name; joined into a longer path it would stage somewhere else.
+        guard !name.contains("/"), !name.contains("\0") else { throw FileError("mkdir (not one name in \(folder))", path, code: EINVAL) }
         try FileSystem.removeTree(path)
         try FileSystem.makeDirectories(subfolders.map { path + "/" + $0 } ?? path)
         return self
@@ -78,18 +80,19 @@ package struct StagingArea: Sendable {
     /// `folder`, replacing what was there; then fsyncs `folder` unless `sync` is false (the caller
     /// commits more and syncs once).
     ///
-    /// Readers see the complete old or the complete new `target`, never a mix: a folder in the way
-    /// is first renamed aside (`.<target>.old-<pid>`) and removed afterwards; a file is replaced by
-    /// the rename itself. Every rename runs relative to `folder`'s descriptor (`renameat`), so
+    /// Readers see the complete old or the complete new `target`, never a mix: a staged file replaces
+    /// by the rename itself (which, as `rename(2)`, fails on a folder in the way); before a staged
+    /// folder, whatever is at `target` is renamed aside (`.<target>.old-<pid>`) and removed after.
+    /// Every rename runs relative to `folder`'s descriptor (`renameat`), so
     /// nothing outside it is ever renamed or removed, whatever the names were built from.
     package func commit(_ entry: String? = nil, as target: String, sync: Bool = true) throws(FileError) {
+        guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
+            throw FileError("commit (not one name in \(folder))", target, code: EINVAL)
+        }
         let source = entry.map { name + "/" + $0 } ?? name
         let aside = StagingArea(for: target, kind: .aside, in: folder)
-        var setAside = false
-        if let existing = try FileSystem.status(folder + "/" + target) {
-            // `rename` replaces a file in one step, but not a folder, nor a file by a folder.
-            setAside = try existing.isDirectory ? true : FileSystem.status(folder + "/" + source)?.isDirectory == true
-        }
+        // `rename` replaces a file in one step, but a folder only when the one in the way is empty.
+        let setAside = try FileSystem.status(folder + "/" + source)?.isDirectory == true && FileSystem.exists(folder + "/" + target)
         if setAside {
             aside.discard()
             try FileSystem.rename(target, to: aside.name, inFolder: folder)
