@@ -46,12 +46,13 @@ struct DemoWorld {
         let tree = try WorldTree(isoCodes: try IsoCodes(), options: options)
 
         // Build beside the target so the final rename stays on one filesystem, and so a killed run
-        // leaves only a `.tmp-PID` folder, never a half-written world under the real name.
-        let staging = output + ".tmp-\(getpid())"
+        // leaves only a hidden `.NAME.staging-PID` folder, never a half-written world under the real
+        // name; what killed runs left is removed first (a concurrent run's folders are kept).
+        let area = StagingArea(for: name, kind: .staging, in: FileSystem.parent(output))
+        let staging = area.path
         try wrap { () throws(FileError) in
-            try removeAbandonedFolders(of: output)
-            try FileSystem.removeTree(staging)
-            try FileSystem.makeDirectories(staging + "/bundles")
+            try StagingArea.sweepStale(in: area.folder, for: name)
+            try area.makeFolder("bundles")
         }
         do throws(DemoWorldError) {
             try writeBundles(tree.bundles, writer: PayloadWriter(bundlesRoot: staging + "/bundles", seed: options.seed, scale: options.scale))
@@ -60,9 +61,11 @@ struct DemoWorld {
                 throw DemoWorldError.bundle(name: "source.json", reason: "\(error)")
             }
             try wrap { () throws(FileError) in try FileSystem.writeAtomically(json + Data("\n".utf8), to: staging + "/source.json") }
-            try replace(output, with: staging)
+            // An existing world is renamed aside first, so at every instant `output` is either the
+            // complete old world or the complete new one.
+            try wrap { () throws(FileError) in try area.commit(as: name) }
         } catch {
-            try? FileSystem.removeTree(staging)
+            area.discard()
             throw error
         }
 
@@ -88,37 +91,6 @@ struct DemoWorld {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-    }
-
-    /// Moves `staging` to `output`, replacing an existing world: the old one is renamed aside first,
-    /// so at every instant `output` is either the complete old world or the complete new one.
-    private static func replace(_ output: String, with staging: String) throws(DemoWorldError) {
-        try wrap { () throws(FileError) in
-            let parent = (output as NSString).deletingLastPathComponent
-            if FileSystem.exists(output) {
-                let old = output + ".old-\(getpid())"
-                try FileSystem.rename(output, to: old)
-                try FileSystem.rename(staging, to: output)
-                try FileSystem.removeTree(old)
-            } else {
-                try FileSystem.rename(staging, to: output)
-            }
-            try FileSystem.syncDirectory(parent.isEmpty ? "/" : parent)
-        }
-    }
-
-    /// Removes `<output>.tmp-PID` and `<output>.old-PID` folders left by runs that were killed,
-    /// recognised by a PID that no longer names a live process; a concurrent run's folders are kept.
-    private static func removeAbandonedFolders(of output: String) throws(FileError) {
-        let parent = (output as NSString).deletingLastPathComponent
-        let name = (output as NSString).lastPathComponent
-        guard FileSystem.isDirectory(parent) else { return }
-        for entry in try DirectoryWalker.entries(of: parent) {
-            for marker in [".tmp-", ".old-"] where entry.hasPrefix(name + marker) {
-                guard let pid = Int32(entry.dropFirst(name.count + marker.count)), pid > 0 else { continue }
-                if kill(pid, 0) != 0 && errno == ESRCH { try FileSystem.removeTree(parent + "/" + entry) }
-            }
-        }
     }
 
     private static func wrap<T>(_ body: () throws(FileError) -> T) throws(DemoWorldError) -> T {

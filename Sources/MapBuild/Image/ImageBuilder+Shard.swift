@@ -11,7 +11,8 @@ extension ImageBuilder {
     /// `<name>-<mapVersion>.shard-I-of-N/` for `mappack merge`. Returns the shard's path.
     package func runShard(_ index: Int, of count: Int, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> String {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
-        let (root, staging) = try prepareStaging(suffix: "shard-\(index)-of-\(count)")
+        let area = try prepareStaging(.shard(index: index, count: count))
+        let staging = area.path, root = area.folder
         do {
             let mine = ShardAssignment.bundles(plan.bundles, index: index, count: count)
             events(.planned(bundles: mine.count, downloadBytes: mine.filter { !$0.cached }.reduce(0) { $0 + $1.info.size }))
@@ -31,13 +32,13 @@ extension ImageBuilder {
             guard let catalogBytes = plan.catalogBytes else { throw BuildError.output("a shard needs the catalog's bytes: plan it with keepCatalogBytes") }
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
-            let target = root + "/" + shardName(index, of: count)
+            TestPause.reach("publish")
             try options.gate.enterPublishing()
-            try ImageBuilder.replace(target, with: staging, root: root)
+            try ImageBuilder.replace(shardName(index, of: count), with: nil, of: area)
             try FileSystem.syncDirectory(root)
-            return target
+            return root + "/" + shardName(index, of: count)
         } catch {
-            try? FileSystem.removeTree(staging)
+            area.discard()
             throw error
         }
     }
@@ -94,7 +95,8 @@ extension ImageBuilder {
         let missing = plan.bundles.map(\.digest).filter { owner[$0] == nil }
         if !missing.isEmpty { throw MergeError.incomplete(missing: missing) }
 
-        let (root, staging) = try builder.prepareStaging(suffix: "merge")
+        let area = try builder.prepareStaging(.merge)
+        let staging = area.path
         do {
             events(.phase("merge"))
             let store = staging + "/image/store", seedScratch = staging + "/seed"
@@ -117,9 +119,9 @@ extension ImageBuilder {
                 return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }
             let unpacked = Dictionary(uniqueKeysWithValues: copied.map { ($0.digest, $0) })
-            return try builder.finish(staging: staging, root: root, unpacked: unpacked, built: first.record.built, events: events)
+            return try builder.finish(staging: area, unpacked: unpacked, built: first.record.built, events: events)
         } catch {
-            try? FileSystem.removeTree(staging)
+            area.discard()
             throw error
         }
     }

@@ -4,87 +4,6 @@ import MapFormat
 import MapIO
 import Synchronization
 
-/// What a build reports while it works.
-package enum BuildEvent: Sendable {
-    case planned(bundles: Int, downloadBytes: Int64)
-    case fetch(FetchEvent)
-    case unpacked(BundleDigest, files: Int)
-    case reused(BundleDigest, files: Int)
-    case remote(RemoteCacheEvent)
-    case phase(String)
-}
-
-/// Why a build failed.
-package enum BuildError: Error, Sendable, CustomStringConvertible {
-    case plan(PlanError)
-    case fetch(FetchError)
-    case bundleRejected(bundle: BundleDigest, regions: [RegionID], reason: ArchiveError)
-    case pathInTwoBundles(path: String, bundles: [BundleDigest])
-    /// A bundle in the download cache no longer matches its digest (damaged after it was verified); it was removed.
-    case damagedInCache(bundle: BundleDigest, path: String, reason: ArchiveError)
-    case output(String)
-    /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
-    case offline(bundle: BundleDigest, url: URL)
-
-    package var description: String {
-        switch self {
-        case .plan(let error): error.description
-        case .fetch(let error): error.description
-        case .bundleRejected(let bundle, let regions, let reason):
-            "bundle \(bundle) (regions \(regions.map(\.rawValue).joined(separator: ", "))) rejected: \(reason)"
-        case .pathInTwoBundles(let path, let bundles):
-            "store path '\(path)' is written by bundles \(bundles.map(\.description).joined(separator: " and ")); the catalog is invalid (a path belongs to one bundle)"
-        case .damagedInCache(let bundle, let path, let reason):
-            "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
-        case .output(let message): message
-        case .offline(let bundle, let url):
-            "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
-        }
-    }
-}
-
-/// Settings of one build run.
-package struct BuildOptions: Sendable {
-    /// Folder that receives `<name>-<mapVersion>/` (default `./Output`).
-    package var outputRoot: String
-    package var cache: DownloadCache
-    package var jobs: Int
-    /// Seconds since 1970 stamped as build time (`SOURCE_DATE_EPOCH`); the catalog's release time when nil.
-    package var sourceDateEpoch: Int?
-    /// Private key (file path, text) that signs the manifest, when given.
-    package var signingKey: (path: String, text: String)?
-    /// An earlier image whose unpacked files may be reused for unchanged bundles (`--from`).
-    package var fromImage: String?
-    /// A shared remote bundle cache consulted before the origin (`--remote-cache`).
-    package var remoteCache: RemoteCache?
-    /// Rebuild even when the outputs are up to date (`--force`).
-    package var force = false
-    /// Where a stop request and the publishing of the outputs meet (SIGINT/SIGTERM in the CLI).
-    package var gate = PublishGate()
-    /// Use no network: bundles come from the download cache or `file://` URLs, any other fails the build.
-    package var offline = false
-
-    package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
-        self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
-    }
-}
-
-/// What a successful build produced.
-package struct BuildReport: Sendable {
-    package let imagePath: String
-    package let packedPath: String?
-    package let summary: ImageSummary
-    package let downloadedBytes: Int64
-    package let bundles: Int
-    /// True when nothing changed since the last build and nothing was rebuilt.
-    package var upToDate = false
-}
-
-/// The version stamped into manifests.
-package enum MappackVersion {
-    package static let current = "0.1.0"
-}
-
 /// Builds a preinstall image from a plan: fetch, verify, unpack into a staging folder, measure,
 /// write manifest and cache seed, and only then rename the staging folder into place.
 package struct ImageBuilder: Sendable {
@@ -101,21 +20,24 @@ package struct ImageBuilder: Sendable {
         let key = BuildStamp.key(recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
                                  formats: plan.recipe.formats, signingKey: options.signingKey?.text)
         if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
+            // Nothing to build, but what killed runs left in the output folder still goes.
+            try StagingArea.sweepStale(in: root)
             events(.phase("up to date"))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
-        let (_, staging) = try prepareStaging(suffix: "staging")
+        let area = try prepareStaging(.staging)
+        let staging = area.path
         do {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
             // File lists wait on disk, not in memory, until the manifest is written.
             let spill = try FileRecordSpill(path: staging + "/files.records")
             let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: events)
-            let report = try finish(staging: staging, root: root, unpacked: unpacked, built: built, events: events)
+            let report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
             try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
                                  bundles: plan.bundles.count)
             return report
         } catch {
-            try? FileSystem.removeTree(staging)
+            area.discard()
             throw error
         }
     }
@@ -129,13 +51,16 @@ package struct ImageBuilder: Sendable {
 
     /// Whether a build of `recipe` over a catalog with exactly `catalogBytes` would find its outputs
     /// up to date, decided before the catalog is decoded or planned (the no-op rebuild's fast path);
-    /// the report to give if so. Nil with `force`.
+    /// the report to give if so. Nil with `force`. When up to date, what killed runs left in the
+    /// output folder is removed (as far as it can be: a real build reports what cannot).
     package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions) -> BuildReport? {
         guard !options.force else { return nil }
         let root = FileSystem.absolute(options.outputRoot)
         let key = BuildStamp.key(recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
                                  formats: recipe.formats, signingKey: options.signingKey?.text)
-        return BuildStamp.upToDate(root: root, key: key).map { report(upToDate: $0, root: root, formats: recipe.formats) }
+        guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
+        try? StagingArea.sweepStale(in: root)
+        return report(upToDate: stamp, root: root, formats: recipe.formats)
     }
 
     /// The files and folders under the output root a build writes, by name.
@@ -149,20 +74,17 @@ package struct ImageBuilder: Sendable {
     /// `<name>-<mapVersion>`, the image's file name stem.
     var imageName: String { "\(plan.recipe.name)-\(plan.tree.catalog.mapVersion)" }
 
-    /// Makes a fresh staging folder (with `image/store`) under the output root, removing what
-    /// killed runs left behind; returns (output root, staging folder).
-    func prepareStaging(suffix: String) throws -> (root: String, staging: String) {
+    /// Makes a fresh staging folder of `kind` (with `image/store`) in the output root, removing what
+    /// killed runs left behind.
+    func prepareStaging(_ kind: StagingArea.Kind) throws -> StagingArea {
         let root = FileSystem.absolute(options.outputRoot)
         // The catalog and the recipe checked their parts (`PathName`); this guards the joined name.
         guard FileSystem.isPlainName(imageName), !imageName.contains("..") else {
             throw BuildError.output("refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
         }
         try FileSystem.makeDirectories(root)
-        try ImageBuilder.removeStaleStaging(in: root)
-        let staging = root + "/.\(imageName).\(suffix)-\(getpid())"
-        try FileSystem.removeTree(staging)
-        try FileSystem.makeDirectories(staging + "/image/store")
-        return (root, staging)
+        try StagingArea.sweepStale(in: root)
+        return try StagingArea(for: imageName, kind: kind, in: root).makeFolder("image/store")
     }
 
     /// Puts `bundles`' files in place: store bundles under `store`, seed-only bundles under
@@ -203,9 +125,10 @@ package struct ImageBuilder: Sendable {
     }
 
     /// Writes the manifest, cache seed, signature and packed form from the unpacked bundles in
-    /// `staging`, then renames the results into place under `root`.
-    func finish(staging: String, root: String, unpacked byDigest: [BundleDigest: UnpackedBundle], built: String,
+    /// `area`, then renames the results into place in its folder, the output root.
+    func finish(staging area: StagingArea, unpacked byDigest: [BundleDigest: UnpackedBundle], built: String,
                 events: @escaping @Sendable (BuildEvent) -> Void) throws -> BuildReport {
+        let staging = area.path, root = area.folder
         let recipe = plan.recipe
         let catalog = plan.tree.catalog
         let store = staging + "/image/store"
@@ -286,9 +209,9 @@ package struct ImageBuilder: Sendable {
         TestPause.reach("publish")
         try options.gate.enterPublishing()
         let finalImage = root + "/" + imageName
-        if let packedPath { try ImageBuilder.replace(packedPath, with: staging + "/\(imageName).tar.zst", root: root) }
+        if packedPath != nil { try ImageBuilder.replace(imageName + ".tar.zst", with: imageName + ".tar.zst", of: area) }
         if recipe.formats.contains(.directory) {
-            try ImageBuilder.replace(finalImage, with: staging + "/image", root: root)
+            try ImageBuilder.replace(imageName, with: "image", of: area)
         }
         try FileSystem.syncDirectory(root)
         try FileSystem.removeTree(staging)
@@ -434,31 +357,16 @@ package struct ImageBuilder: Sendable {
         return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: blockSize, spill: spill)
     }
 
-    /// Swaps `target` for `replacement` so readers see the old or the new one, never a mix.
-    /// `target` must be one plain name directly in `root` and `replacement` must lie below `root`;
-    /// both renames run relative to `root`'s descriptor, so nothing outside it is ever renamed or
-    /// removed, whatever a catalog's map version or a recipe's name spelled.
-    static func replace(_ target: String, with replacement: String, root: String) throws {
-        let name = FileSystem.lastComponent(target)
-        guard FileSystem.isPlainName(name), target == root + "/" + name, replacement.hasPrefix(root + "/") else {
-            throw BuildError.output("refusing to replace '\(target)': an output must be one plain name directly in the output folder \(root)")
+    /// Renames `entry` of `staging` (the staging folder itself when nil) to the output `name` in the
+    /// output root, replacing what was there, so readers see the old or the new one, never a mix
+    /// (`StagingArea.commit`; the caller fsyncs the root). `name` must be one plain name: the renames
+    /// run relative to the root's descriptor, so nothing outside it is ever renamed or removed,
+    /// whatever a catalog's map version or a recipe's name spelled.
+    static func replace(_ name: String, with entry: String?, of staging: StagingArea) throws {
+        guard FileSystem.isPlainName(name) else {
+            throw BuildError.output("refusing to replace '\(staging.folder)/\(name)': an output must be one plain name directly in the output folder \(staging.folder)")
         }
-        let source = String(replacement.dropFirst(root.count + 1))
-        let aside = "." + name + ".old-\(getpid())"
-        try FileSystem.removeTree(root + "/" + aside)
-        if FileSystem.exists(target) { try FileSystem.rename(name, to: aside, inFolder: root) }
-        try FileSystem.rename(source, to: name, inFolder: root)
-        try FileSystem.removeTree(root + "/" + aside)
-    }
-
-    /// Removes staging and set-aside folders of builds whose process is gone (killed runs).
-    private static func removeStaleStaging(in root: String) throws {
-        for name in try DirectoryWalker.entries(of: root) where name.hasPrefix(".") {
-            for marker in [".staging-", ".old-"] {
-                guard let range = name.range(of: marker, options: .backwards), let pid = Int32(name[range.upperBound...]) else { continue }
-                if pid == getpid() || kill(pid, 0) != 0 { try FileSystem.removeTree(root + "/" + name) }
-            }
-        }
+        try staging.commit(entry, as: name, sync: false)
     }
 
     /// ISO 8601 build time from `SOURCE_DATE_EPOCH`, else the catalog's release time, never the clock.

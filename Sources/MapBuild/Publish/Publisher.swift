@@ -82,9 +82,10 @@ public struct Publisher: Sendable {
         let absoluteOutput = FileSystem.absolute(output)
         let parent = FileSystem.parent(absoluteOutput)
         try FileSystem.makeDirectories(parent)
-        let staging = parent + "/." + FileSystem.lastComponent(absoluteOutput) + ".publish-\(getpid())"
-        try FileSystem.removeTree(staging)
-        try FileSystem.makeDirectories(staging + "/bundles")
+        let outputName = FileSystem.lastComponent(absoluteOutput)
+        try StagingArea.sweepStale(in: parent, for: outputName)
+        let area = try StagingArea(for: outputName, kind: .publish, in: parent).makeFolder("bundles")
+        let staging = area.path
         do {
             let names = world.bundles.keys.sorted()
             let sourceRoot = source
@@ -127,15 +128,11 @@ public struct Publisher: Sendable {
             }
             try FileSystem.syncDirectory(staging)
             // Swap in: the old output (if any) is moved aside, then removed.
-            let aside = parent + "/." + FileSystem.lastComponent(absoluteOutput) + ".old-\(getpid())"
-            if FileSystem.exists(absoluteOutput) { try FileSystem.rename(absoluteOutput, to: aside) }
-            try FileSystem.rename(staging, to: absoluteOutput)
-            try FileSystem.syncDirectory(parent)
-            try FileSystem.removeTree(aside)
+            try area.commit(as: outputName)
             return Result(catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
                           bytes: infos.values.reduce(0) { $0 + $1.size }, signedVersion: signedVersion)
         } catch {
-            try? FileSystem.removeTree(staging)
+            area.discard()
             throw error
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Test hook: holds a build at the start of a named phase (`manifest`, `cache seed`, `pack`,
-/// `publish`, `merge`) so a test can signal it there, at a moment it chose rather than one it
-/// raced for.
+/// `publish`; a `--shard` run has only `publish`) so a test can signal it there, at a moment it
+/// chose rather than one it raced for.
 ///
 /// Active only when the environment variable `MAPPACK_TEST_PAUSE_AT` names the phase; CI and
 /// users never set it. The pause lasts at most 30 s and ends early when the task is cancelled.

@@ -126,13 +126,13 @@ package enum FileSystem {
     /// The temporary file is made afresh (`O_EXCL`), so neither a link planted at its name nor an
     /// old file's mode carries over; the rename replaces a link at `path` rather than following it.
     package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(FileError) {
-        let temporary = path + ".tmp-\(getpid())"
-        unlink(temporary)
-        let file = try WritableFile(path: temporary, exclusive: true, permissions: permissions)
+        let name = lastComponent(path)
+        let temporary = StagingArea(for: name, kind: .temporary, in: parent(path))
+        unlink(temporary.path)
+        let file = try WritableFile(path: temporary.path, exclusive: true, permissions: permissions)
         try file.write(data)
         try file.close(sync: true)
-        try rename(temporary, to: path)
-        try syncDirectory(parent(path))
+        try temporary.commit(as: name)
     }
 
     /// Writes all of `bytes` at the current position of the open file `descriptor` (`write`, retried

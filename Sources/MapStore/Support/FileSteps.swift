@@ -33,11 +33,10 @@ enum FileSteps {
         let parent = FileSystem.parent(target)
         if let info = try FileSystem.status(parent), !info.isDirectory { try FileSystem.removeTree(parent) }
         try FileSystem.makeDirectories(parent)
-        let temporary = target + ".tmp-\(getpid())"
-        try FileSystem.copyFile(source, to: temporary)
+        let temporary = StagingArea(for: FileSystem.lastComponent(target), kind: .temporary, in: parent)
+        try FileSystem.copyFile(source, to: temporary.path)
         if let info = try FileSystem.status(target), info.isDirectory { try FileSystem.removeTree(target) }
-        try FileSystem.rename(temporary, to: target)
-        try FileSystem.syncDirectory(parent)
+        try temporary.commit(as: FileSystem.lastComponent(target))
     }
 
     /// Removes `path`'s now-empty parent folders up to (not including) `root`.

@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// Where things live inside a persistent storage folder.
 struct StoreLayout: Sendable {
@@ -17,10 +18,10 @@ struct StoreLayout: Sendable {
     /// The state database's file name.
     static let stateFileName = "state.sqlite"
     /// This process's staging folder for installs, moves and repairs.
-    var staging: String { root + "/" + StoreLayout.stagingPrefix + "\(getpid())" }
+    var staging: String { StagingArea(for: "", kind: .staging, in: root).path }
 
     /// Names starting with this are staging leftovers, removed at open.
-    static let stagingPrefix = ".staging-"
+    static let stagingPrefix = "." + StagingArea.Kind.staging.label + "-"
 
     /// Store-relative `path` under `store`, or nil when it climbs out or is not clean.
     func storePath(_ relative: String) -> String? {

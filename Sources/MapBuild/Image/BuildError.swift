@@ -1,0 +1,33 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+
+/// Why a build failed.
+package enum BuildError: Error, Sendable, CustomStringConvertible {
+    case plan(PlanError)
+    case fetch(FetchError)
+    case bundleRejected(bundle: BundleDigest, regions: [RegionID], reason: ArchiveError)
+    case pathInTwoBundles(path: String, bundles: [BundleDigest])
+    /// A bundle in the download cache no longer matches its digest (damaged after it was verified); it was removed.
+    case damagedInCache(bundle: BundleDigest, path: String, reason: ArchiveError)
+    case output(String)
+    /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
+    case offline(bundle: BundleDigest, url: URL)
+
+    package var description: String {
+        switch self {
+        case .plan(let error): error.description
+        case .fetch(let error): error.description
+        case .bundleRejected(let bundle, let regions, let reason):
+            "bundle \(bundle) (regions \(regions.map(\.rawValue).joined(separator: ", "))) rejected: \(reason)"
+        case .pathInTwoBundles(let path, let bundles):
+            "store path '\(path)' is written by bundles \(bundles.map(\.description).joined(separator: " and ")); the catalog is invalid (a path belongs to one bundle)"
+        case .damagedInCache(let bundle, let path, let reason):
+            "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
+        case .output(let message): message
+        case .offline(let bundle, let url):
+            "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
+        }
+    }
+}

@@ -1,0 +1,4 @@
+/// The version stamped into manifests.
+package enum MappackVersion {
+    package static let current = "0.1.0"
+}

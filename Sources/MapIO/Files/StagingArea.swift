@@ -1,0 +1,125 @@
+import Foundation
+
+/// A hidden entry, owned by one process, in which a folder or file is written in full before one
+/// rename puts it in place, so nothing half-done ever sits under the real name.
+///
+/// It is named `.<what>.<kind>-<pid>` (`.<kind>-<pid>` when `what` is empty) and lives in the
+/// folder of the thing it becomes, so the final rename stays on one filesystem. The PID in the
+/// name is how `sweepStale(in:for:)` tells a killed run's leftovers from a live run's work.
+package struct StagingArea: Sendable {
+    /// What a staging entry is for: the part of its name before the PID.
+    package enum Kind: Sendable, Equatable {
+        /// An image (or a store's install, move or repair) being built: `.staging-`.
+        case staging
+        /// Shard `index` of `count` of a fleet build: `.shard-I-of-N-`.
+        case shard(index: Int, count: Int)
+        /// An image assembled from shards: `.merge-`.
+        case merge
+        /// A catalog and its bundles being published: `.publish-`.
+        case publish
+        /// A file written, then renamed over its target: `.tmp-`.
+        case temporary
+        /// A replaced folder, set aside until its successor is in place: `.old-`.
+        case aside
+
+        /// The kind's word in an entry name.
+        package var label: String {
+            switch self {
+            case .staging: "staging"
+            case .shard(let index, let count): "shard-\(index)-of-\(count)"
+            case .merge: "merge"
+            case .publish: "publish"
+            case .temporary: "tmp"
+            case .aside: "old"
+            }
+        }
+
+        /// True when `label` names a kind in use (any shard numbers).
+        static func isKnown(_ label: Substring) -> Bool {
+            if ["staging", "merge", "publish", "tmp", "old"].contains(label) { return true }
+            let parts = label.split(separator: "-", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "shard" && parts[2] == "of" && Int(parts[1]) != nil && Int(parts[3]) != nil
+        }
+    }
+
+    /// The folder that holds the staging entry and the thing it becomes.
+    package let folder: String
+    /// The entry's name in `folder`.
+    package let name: String
+    /// The entry's path.
+    package var path: String { folder + "/" + name }
+
+    /// The staging entry of this process for `what` (one name in `folder`, or empty) of `kind`.
+    /// Nothing is created.
+    package init(for what: String, kind: Kind, in folder: String) {
+        self.folder = folder
+        self.name = StagingArea.name(for: what, label: kind.label, pid: getpid())
+    }
+
+    private static func name(for what: String, label: String, pid: Int32) -> String {
+        what.isEmpty ? ".\(label)-\(pid)" : ".\(what).\(label)-\(pid)"
+    }
+
+    /// Creates the entry as an empty folder (with the relative `subfolders`), first removing what an
+    /// earlier run of this process left under its name.
+    @discardableResult
+    package func makeFolder(_ subfolders: String? = nil) throws(FileError) -> StagingArea {
+        // `what` is meant to be one name; joined into a longer path it would stage somewhere else.
+        guard !name.contains("/"), !name.contains("\0") else { throw FileError("mkdir (not one name in \(folder))", path, code: EINVAL) }
+        try FileSystem.removeTree(path)
+        try FileSystem.makeDirectories(subfolders.map { path + "/" + $0 } ?? path)
+        return self
+    }
+
+    /// Removes the entry and everything below it; nothing when absent.
+    package func discard() {
+        try? FileSystem.removeTree(path)
+    }
+
+    /// Renames the staging entry (or `entry`, a relative path inside it) to `target`, one name in
+    /// `folder`, replacing what was there; then fsyncs `folder` unless `sync` is false (the caller
+    /// commits more and syncs once).
+    ///
+    /// Readers see the complete old or the complete new `target`, never a mix: a staged file replaces
+    /// by the rename itself (which, as `rename(2)`, fails on a folder in the way); before a staged
+    /// folder, whatever is at `target` is renamed aside (`.<target>.old-<pid>`) and removed after.
+    /// Every rename runs relative to `folder`'s descriptor (`renameat`), so
+    /// nothing outside it is ever renamed or removed, whatever the names were built from.
+    package func commit(_ entry: String? = nil, as target: String, sync: Bool = true) throws(FileError) {
+        guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
+            throw FileError("commit (not one name in \(folder))", target, code: EINVAL)
+        }
+        let source = entry.map { name + "/" + $0 } ?? name
+        let aside = StagingArea(for: target, kind: .aside, in: folder)
+        // `rename` replaces a file in one step, but a folder only when the one in the way is empty.
+        let setAside = try FileSystem.status(folder + "/" + source)?.isDirectory == true && FileSystem.exists(folder + "/" + target)
+        if setAside {
+            aside.discard()
+            try FileSystem.rename(target, to: aside.name, inFolder: folder)
+        }
+        try FileSystem.rename(source, to: target, inFolder: folder)
+        if sync { try FileSystem.syncDirectory(folder) }
+        if setAside { try FileSystem.removeTree(aside.path) }
+    }
+
+    /// Removes the staging entries in `folder` (of every kind; with `what`, only those for it) whose
+    /// process is gone: what runs killed outright (`kill -9`, power loss) left behind. Entries of
+    /// live processes, this one included, stay; so does everything not named like a staging entry.
+    package static func sweepStale(in folder: String, for what: String? = nil) throws(FileError) {
+        guard FileSystem.isDirectory(folder) else { return }
+        for entry in try DirectoryWalker.entries(of: folder) where entry.hasPrefix(".") {
+            guard let dash = entry.lastIndex(of: "-"), let pid = Int32(entry[entry.index(after: dash)...]), pid > 0, pid != getpid() else { continue }
+            let stem = entry[entry.index(after: entry.startIndex)..<dash]
+            let label: Substring
+            if let what {
+                guard stem.hasPrefix(what + ".") else { continue }
+                label = stem.dropFirst(what.count + 1)
+            } else {
+                // `.<kind>` alone, or `.<what>.<kind>`: the kind follows the last dot.
+                label = stem.lastIndex(of: ".").map { stem[stem.index(after: $0)...] } ?? stem
+            }
+            guard Kind.isKnown(label), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try FileSystem.removeTree(folder + "/" + entry)
+        }
+    }
+}

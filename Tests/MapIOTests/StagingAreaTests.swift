@@ -1,0 +1,75 @@
+import Foundation
+import MapIO
+import TestSupport
+import Testing
+
+@Suite struct StagingAreaTests {
+    /// The PID of a process that has exited and been reaped.
+    private func deadPID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+
+    private func make(_ path: String, folder: Bool) throws {
+        if folder {
+            try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
+        } else {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    @Test func sweepRemovesEveryKindLeftByAGoneProcessAndNothingElse() throws {
+        let folder = TemporaryFolder("staging-sweep")
+        let dead = try deadPID(), live = getppid(), mine = getpid()
+        let stale = [".img-1.0.staging-\(dead)", ".img-1.0.shard-2-of-3-\(dead)", ".img-1.0.merge-\(dead)", ".www.publish-\(dead)",
+                     ".img-1.0.tar.zst.old-\(dead)", ".catalog.json.tmp-\(dead)", ".staging-\(dead)"]
+        let kept = [".img-1.0.staging-\(live)", ".img-1.0.merge-\(mine)", "img-1.0.shard-2-of-3", ".img-1.0.build.json",
+                    ".notes.backup-\(dead)", "img.staging-\(dead)", ".img.shard-x-of-3-\(dead)", ".img.staging-0", ".img.staging-"]
+        for (index, name) in (stale + kept).enumerated() { try make(folder.join(name), folder: index % 2 == 0) }
+        try StagingArea.sweepStale(in: folder.path)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(left == Set(kept))
+    }
+
+    @Test func sweepForOneNameLeavesOtherNamesAlone() throws {
+        let folder = TemporaryFolder("staging-sweep-for")
+        let dead = try deadPID()
+        for name in [".world.staging-\(dead)", ".world.old-\(dead)", ".other.staging-\(dead)", ".world.x.staging-\(dead)"] {
+            try make(folder.join(name), folder: true)
+        }
+        try StagingArea.sweepStale(in: folder.path, for: "world")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(left == [".other.staging-\(dead)", ".world.x.staging-\(dead)"])
+    }
+
+    @Test func commitReplacesAFolderWholeAndLeavesNothingAside() throws {
+        let folder = TemporaryFolder("staging-commit")
+        try make(folder.join("out"), folder: true)
+        let area = try StagingArea(for: "out", kind: .publish, in: folder.path).makeFolder("new")
+        #expect(area.name == ".out.publish-\(getpid())")
+        try area.commit(as: "out")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.join("out")) == ["new"])
+
+        // A part of the staging folder may be committed instead of the whole; a file replaces a file.
+        let again = try StagingArea(for: "out", kind: .staging, in: folder.path).makeFolder("image")
+        try Data("new".utf8).write(to: URL(fileURLWithPath: again.path + "/packed"))
+        try Data("old".utf8).write(to: URL(fileURLWithPath: folder.join("packed")))
+        try again.commit("packed", as: "packed")
+        try again.commit("image", as: "out")
+        again.discard()
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["out", "packed"])
+        #expect(try String(contentsOfFile: folder.join("packed"), encoding: .utf8) == "new")
+    }
+
+    @Test(arguments: ["..", ".", "a/b", "", "/etc"])
+    func commitRefusesATargetThatIsNotOneNameInTheFolder(_ target: String) throws {
+        let folder = TemporaryFolder("staging-refuse")
+        let area = try StagingArea(for: "out", kind: .staging, in: folder.join("inner")).makeFolder()
+        #expect(throws: FileError.self) { try area.commit(as: target) }
+        #expect(FileManager.default.fileExists(atPath: area.path))
+    }
+}
