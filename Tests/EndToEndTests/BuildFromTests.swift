@@ -30,6 +30,11 @@ import Testing
         #expect(changed > 0)
         #expect(fetched == changed, "fetched \(fetched), changed \(changed)")
         #expect(reusedCount > 0)
+        // What was fetched, not the plan's total (issue 19 item 7).
+        let verifiedBytes = events.filter { $0["event"] as? String == "bundle-verified" }.compactMap { ($0["size"] as? NSNumber)?.int64Value }.reduce(0, +)
+        let done = try #require(events.first { $0["event"] as? String == "done" })
+        #expect((done["downloadedBytes"] as? NSNumber)?.int64Value == verifiedBytes, "\(done)")
+        #expect(verifiedBytes > 0)
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.join("clean/ch-2026.12.0.tar.zst"))) == Data(contentsOf: URL(fileURLWithPath: folder.join("reused/ch-2026.12.0.tar.zst"))))
         #expect(try Tool.run("/usr/bin/diff", ["-r", folder.join("clean/ch-2026.12.0"), folder.join("reused/ch-2026.12.0")]).status == 0)

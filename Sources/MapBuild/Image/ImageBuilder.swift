@@ -31,8 +31,15 @@ package struct ImageBuilder: Sendable {
             events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
             // File lists wait on disk, not in memory, until the manifest is written.
             let spill = try FileRecordSpill(path: staging + "/files.records")
-            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: events)
-            let report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
+            // Counted from what was verified: reused (--from) and cached bundles cost no download.
+            let fetched = Mutex<Int64>(0)
+            let counting: @Sendable (BuildEvent) -> Void = { event in
+                if case .fetch(.verified(_, let size)) = event { fetched.withLock { $0 += size } }
+                events(event)
+            }
+            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: counting)
+            var report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
+            report.downloadedBytes = fetched.withLock { $0 }
             try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
                                  bundles: plan.bundles.count)
             return report
