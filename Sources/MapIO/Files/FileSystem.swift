@@ -11,6 +11,17 @@ package enum FileSystem {
         /// Allocated bytes (`st_blocks * 512`).
         package let allocated: Int64
         package let device: UInt64
+
+        /// The fields of `info` (from `lstat`, `fstat` or `fstatat`).
+        init(_ info: stat) {
+            let type = info.st_mode & S_IFMT
+            isDirectory = type == S_IFDIR
+            isRegular = type == S_IFREG
+            isSymlink = type == S_IFLNK
+            size = Int64(info.st_size)
+            allocated = Int64(info.st_blocks) * 512
+            device = UInt64(info.st_dev)
+        }
     }
 
     /// `lstat` of `path`, nil when it does not exist.
@@ -20,9 +31,7 @@ package enum FileSystem {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw FileError("lstat", path)
         }
-        let type = info.st_mode & S_IFMT
-        return Status(isDirectory: type == S_IFDIR, isRegular: type == S_IFREG, isSymlink: type == S_IFLNK,
-                      size: Int64(info.st_size), allocated: Int64(info.st_blocks) * 512, device: UInt64(info.st_dev))
+        return Status(info)
     }
 
     /// True when something exists at `path`.
