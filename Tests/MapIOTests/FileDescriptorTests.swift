@@ -75,4 +75,15 @@ import Testing
         #expect(try first.tryLock())
         #expect(try !second.tryLock())
     }
+
+    @Test func unnamedTemporaryFileLeavesNoName() throws {
+        let folder = TemporaryFolder("fd-scratch")
+        let file = try FileDescriptor.unnamedTemporaryFile(in: folder.path, prefix: "scratch-")
+        defer { try? file.close() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try Array("kept".utf8).withUnsafeBytes { raw in try file.writeAll(toAbsoluteOffset: 0, raw) }
+        var back = [UInt8](repeating: 0, count: 4)
+        try back.withUnsafeMutableBytes { raw in try file.readAll(fromAbsoluteOffset: 0, into: raw) }
+        #expect(back == Array("kept".utf8))
+    }
 }

@@ -90,6 +90,16 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return FileDescriptor(rawValue: try retryOnInterrupt { openat(directory.rawValue, path, flags, permissions) })
     }
 
+    /// A new file in `folder` with no name left (`mkstemp`, then `unlink`): scratch space that
+    /// disappears with its last descriptor, whatever happens to the process.
+    package static func unnamedTemporaryFile(in folder: String, prefix: String) throws(Errno) -> FileDescriptor {
+        var template = Array((folder + "/" + prefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if made < 0 { throw Errno(errno) }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        return FileDescriptor(rawValue: made)
+    }
+
     /// Calls `call` (a system call returning -1 and setting `errno` on failure) again as long as it
     /// fails with `EINTR`; any other failure is thrown.
     @inlinable @inline(__always)

@@ -35,11 +35,8 @@ final class ManifestMapping {
     /// being held in memory. Without a usable temporary file the bytes stay in memory. Nil when
     /// there are none.
     static func copying(_ read: (UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int) throws(ArchiveError) -> ManifestMapping? {
-        var template = Array((NSTemporaryDirectory() + "/mappack-manifest-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let file = made >= 0 ? FileDescriptor(rawValue: made) : nil
+        let file = try? FileDescriptor.unnamedTemporaryFile(in: NSTemporaryDirectory(), prefix: "mappack-manifest-")
         defer { try? file?.close() }
-        if file != nil { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         // nil while the temporary file takes the bytes.
