@@ -61,7 +61,8 @@ final class FileChecker {
         batch.paths.withUnsafeBufferPointer { paths in
             for job in batch.jobs {
                 let path = paths.baseAddress! + Int(job.pathStart)
-                compare(job, found: inspect(job, path: path), batch: batch)
+                let found = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { inspect(job, path: $0) }
+                compare(job, found: found, batch: batch)
             }
         }
     }
@@ -84,21 +85,19 @@ final class FileChecker {
         }
     }
 
-    private func inspect(_ job: FileCheckBatch.Job, path: UnsafePointer<UInt8>) -> Found {
-        let opened = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { path -> Result<FileDescriptor, Errno> in
-            Result { () throws(Errno) in
-                if let directory = job.directory {
-                    return try FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
-                }
-                if let storeDescriptor { return try FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking) }
-                return try FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
-            }
-        }
-        let fullPath = { self.store + "/" + String(decoding: UnsafeBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
+    /// `path`: the job's path relative to the store, NUL-terminated.
+    private func inspect(_ job: FileCheckBatch.Job, path: UnsafePointer<CChar>) -> Found {
+        let fullPath = { self.store + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
         let descriptor: FileDescriptor
-        switch opened {
-        case .success(let opened): descriptor = opened
-        case .failure(let error):
+        do {
+            if let directory = job.directory {
+                descriptor = try FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
+            } else if let storeDescriptor {
+                descriptor = try FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking)
+            } else {
+                descriptor = try FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
+            }
+        } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
             if error.code == ELOOP { return .notRegular }
             return .failed(FileError("open", fullPath(), code: error.code))
@@ -109,12 +108,8 @@ final class FileChecker {
         }
         var output: FileDescriptor?
         if let copy {
-            let created = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { path in
-                Result { () throws(Errno) in try FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) }
-            }
-            switch created {
-            case .success(let created): output = created
-            case .failure(let error): return copyFailed(FileError("open", copyPath(path, job), code: error.code))
+            do { output = try FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) } catch {
+                return copyFailed(FileError("open", copyPath(path, job), code: error.code))
             }
         }
         defer { try? output?.close() }
@@ -166,8 +161,8 @@ final class FileChecker {
         return .failed(error)
     }
 
-    private func copyPath(_ path: UnsafePointer<UInt8>, _ job: FileCheckBatch.Job) -> String {
-        (copy?.root ?? "") + "/" + String(decoding: UnsafeBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
+    private func copyPath(_ path: UnsafePointer<CChar>, _ job: FileCheckBatch.Job) -> String {
+        (copy?.root ?? "") + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
     }
 
     /// `fstat`'s verdict: not a regular file, or (for `job`) a size that settles it without reading;
