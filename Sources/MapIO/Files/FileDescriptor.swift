@@ -2,33 +2,39 @@ import CLinux
 import Foundation
 
 /// An open file or folder: a typed POSIX descriptor, in swift-system's manner. Every file and
-/// folder mappack opens goes through `open(at:_:_:options:permissions:)`, so links are refused
+/// folder mappack opens with a system call (not through SQLite, libarchive's writer or `opendir`)
+/// goes through `open(at:_:_:options:permissions:)`, so links are refused
 /// (`O_NOFOLLOW`) and descriptors do not leak into child processes (`O_CLOEXEC`) unless a caller
 /// says otherwise, and every call that `EINTR` can interrupt is retried in one place
 /// (`retryOnInterrupt`). It is a plain value holding the number: no allocation, calls inline to the
 /// system call. It does not close itself; the type that owns it does (`close()`, or `deinit` of a
 /// class such as `ReadableFile`, `WritableFile`, `DirectoryWalker.OpenDirectory`).
 ///
-/// `Unsafe*` outside the C wrapper files, and why it stays there:
-/// - MapIO/Files/FileDescriptor.swift, ReadableFile.swift, WritableFile.swift: the raw buffers
-///   `read`/`write` take (callers pass one reused buffer; no copy).
-/// - MapIO/Files/DirectoryWalker.swift, DirectoryWalker+Sorted.swift: `getdents64` records and
-///   `readdir`'s `d_name` are parsed in place; names are compared with `memcmp`.
-/// - MapIO/Archive/*: the tar reader, zstd decoder, scratch buffers and libarchive writer hand
-///   decoded bytes on without copying (the extraction hot path); SafeExtractor writes those chunks.
-/// - MapIO/Hash/SHA256.swift, SHA256+Digest.swift, SHA256+Files.swift: libcrypto takes and fills
-///   raw bytes; file hashing reads into the caller's reused buffer.
-/// - MapIO/Image/FileChecker.swift, FileCheckBatch.swift, ListedEntries.swift, StoreTreeCheck.swift,
-///   PackedStoreCheck.swift, ManifestIDDigest.swift: verification keeps paths as NUL-terminated
-///   bytes in one batch buffer and opens them with `openat` straight from there (the verify hot path).
-/// - MapIO/Image/ManifestMapping.swift, StreamedManifest.swift, ImageVerifier+Packed.swift: the
-///   manifest is `mmap`ed and read in place.
-/// - MapIO/SQLite/SQLite.swift, MapFetch/Curl.swift, CurlRequest.swift, MapBuild/Recipe/YAMLDocument.swift:
-///   the C library wrappers themselves.
-/// - MapFetch/PartialDownload.swift: libcurl's write callback hands it a raw chunk.
-/// - MapBuild/Image/ManifestFileList.swift, UnpackedBundle.swift: fixed-width integers are encoded
-///   into byte arrays (`withUnsafeBytes(of:)`).
-/// - MapFormat/*: the JSON scanner and readers parse bytes in place (catalog reading hot path).
+/// Where `Unsafe*` is still written, and why (no file opens, reads or writes a descriptor by hand
+/// any more; what is left is bytes handed on in place, which the hot paths need):
+/// - The wrappers of C libraries and calls: MapIO/Files/FileDescriptor.swift (the buffers `read`,
+///   `write`, `pread`, `pwrite` take; `mkstemp`'s template), MapIO/Hash/SHA256.swift and
+///   SHA256+Digest.swift (libcrypto), MapIO/Archive/ZstdDecoder.swift and ArchiveWriter.swift
+///   (libzstd, libarchive), MapIO/SQLite/SQLite.swift, MapFetch/Curl.swift,
+///   MapBuild/Recipe/YAMLDocument.swift (libyaml).
+/// - File streaming through one reused buffer: MapIO/Files/ReadableFile.swift and WritableFile.swift
+///   (the buffer or a `Data`'s bytes go to the descriptor), MapIO/Hash/SHA256+Files.swift (hashing
+///   through the caller's buffer), MapFetch/CurlRequest.swift and PartialDownload.swift (libcurl
+///   hands each body chunk over as a raw buffer).
+/// - Directory walking: MapIO/Files/DirectoryWalker.swift (`readdir`'s `d_name`),
+///   DirectoryWalker+Sorted.swift (`getdents64` records parsed in place, names compared with `memcmp`).
+/// - Extraction: MapIO/Archive/ArchiveReader.swift, TarHeader.swift, ScratchBuffers.swift and
+///   SafeExtractor.swift (tar headers parsed in the decoder's buffer, chunks hashed and written
+///   without a copy).
+/// - Verification: MapIO/Image/FileChecker.swift, FileCheckBatch.swift, ListedEntries.swift,
+///   StoreTreeCheck.swift, PackedStoreCheck.swift (paths kept as NUL-terminated bytes in one batch
+///   buffer, opened with `openat` straight from there, compared bytewise), ManifestMapping.swift,
+///   StreamedManifest.swift, ImageVerifier+Packed.swift and ManifestIDDigest.swift (the manifest is
+///   `mmap`ed and read in place).
+/// - Manifest and catalog bytes: MapFormat's CatalogReader.swift, ManifestReader.swift,
+///   JSONScanner.swift, ManifestStream.swift, PathName.swift and Identifiers.swift (parsed in place);
+///   MapBuild/Image/ManifestFileList.swift and UnpackedBundle.swift (entries and fixed-width
+///   integers encoded into byte arrays, spill records read back with `pread`).
 /// - mappack-fuzz/FuzzMain.swift: libFuzzer's entry point takes a raw pointer.
 package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// The descriptor's number.
