@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 
 extension DirectoryWalker {
