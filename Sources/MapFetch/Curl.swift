@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import MapIO
 import Synchronization
 
 /// One libcurl easy handle (`curl_easy_init`) streaming a response body to a closure.
@@ -29,9 +30,10 @@ package final class CurlTransfer {
 
     /// PUTs the file at `path` (`size` bytes) to `url` with extra `headers` (`CURLOPT_UPLOAD`).
     package func put(_ url: URL, file path: String, size: Int64, headers: [String] = [], timeoutSeconds: Int = 120) -> Outcome {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return Outcome(status: 0, error: "cannot open \(path)", aborted: false) }
-        defer { close(fd) }
+        guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else {
+            return Outcome(status: 0, error: "cannot open \(path)", aborted: false)
+        }
+        defer { try? file.close() }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
@@ -42,7 +44,7 @@ package final class CurlTransfer {
         for line in headers { list = curl_slist_append(list, line) }
         defer { curl_slist_free_all(list) }
         if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
-        mp_curl_upload_fd(handle, fd, curl_off_t(size))
+        mp_curl_upload_fd(handle, file.rawValue, curl_off_t(size))
         self.sink = { _ in true }
         let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)

@@ -4,23 +4,23 @@ import MapIO
 /// An exclusive `flock` on `<partial>.lock`, so two fetchers (threads or processes) sharing one cache
 /// never write the same partial file; the second waits and then finds the bundle cached.
 final class PartialLock: Sendable {
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
+    private init(descriptor: FileDescriptor) { self.descriptor = descriptor }
 
-    deinit { close(descriptor) }
+    deinit { try? descriptor.close() }
 
     /// Takes the lock at `path` without blocking; nil when someone else holds it.
     static func tryAcquire(_ path: String) throws(FileError) -> PartialLock? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        if fd < 0 { throw FileError("open", path) }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            let code = errno
-            close(fd)
-            if code == EWOULDBLOCK { return nil }
-            throw FileError("flock", path, code: code)
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readWrite, options: .create) } catch { throw FileError("open", path, code: error.code) }
+        do {
+            if try file.tryLock() { return PartialLock(descriptor: file) }
+            try? file.close()
+            return nil
+        } catch {
+            try? file.close()
+            throw FileError("flock", path, code: error.code)
         }
-        return PartialLock(descriptor: fd)
     }
 }

@@ -88,17 +88,18 @@ final class FileRecordSpill: Sendable {
     }
 
     let path: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let end = Mutex<Int64>(0)
 
     /// Creates (or truncates) the spill file at `path`.
     init(path: String) throws(FileError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if descriptor < 0 { throw FileError("open", path) }
+        do { descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate], permissions: 0o600) } catch {
+            throw FileError("open", path, code: error.code)
+        }
     }
 
-    deinit { close(descriptor) }
+    deinit { try? descriptor.close() }
 
     /// Appends `files`' records, followed by `manifestEntries` when given; safe from several threads at once.
     func append(_ files: [ExtractedFile], manifestEntries: [UInt8]? = nil) throws(FileError) -> Records {
@@ -119,7 +120,7 @@ final class FileRecordSpill: Sendable {
             return start
         }
         let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(FileError) { try FileSystem.writeAll(raw, to: descriptor, at: offset, path: path); return nil } catch { return error }
+            do throws(Errno) { try descriptor.writeAll(toAbsoluteOffset: offset, raw); return nil } catch { return FileError("write", path, code: error.code) }
         }
         if let failure { throw failure }
         return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
@@ -133,14 +134,7 @@ final class FileRecordSpill: Sendable {
     private func bytes(at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let failure = bytes.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
-            var done = 0
-            while done < raw.count {
-                let n = pread(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return FileError("read", path, code: n == 0 ? EIO : errno) }
-                done += n
-            }
-            return nil
+            do throws(Errno) { try descriptor.readAll(fromAbsoluteOffset: offset, into: raw); return nil } catch { return FileError("read", path, code: error.code) }
         }
         if let failure { throw failure }
         return bytes

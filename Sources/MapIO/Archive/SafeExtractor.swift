@@ -200,11 +200,13 @@ package struct SafeExtractor {
         // path is built, or walked by the kernel, per entry.
         var target: Target?
         if let destination {
-            let descriptor = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if descriptor < 0 { throw .io(FileError("open", destination)) }
+            let descriptor: FileDescriptor
+            do { descriptor = try FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
+                throw .io(FileError("open", destination, code: error.code))
+            }
             target = Target(root: destination, descriptor: descriptor, shared: shared)
         }
-        defer { if let target { close(target.descriptor) } }
+        defer { try? target?.descriptor.close() }
         var ledger = PathLedger()
         var results: [ExtractedFile] = []
         var total: Int64 = 0
@@ -241,7 +243,7 @@ package struct SafeExtractor {
                         if let output, let target { try target.write(chunk, to: output, path: path) }
                     }
                 } catch {
-                    if let output { Foundation.close(output) }
+                    try? output?.close()
                     throw error
                 }
                 if let output, let target { try target.finish(output, path: path, sync: durable) }
@@ -266,7 +268,7 @@ package struct SafeExtractor {
     /// and everything created in it (relative paths, in order), for a rollback.
     private struct Target {
         let root: String
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         let shared: FolderCache?
         var created: [String] = []
         /// Folders this extraction made or checked (relative paths).
@@ -274,12 +276,12 @@ package struct SafeExtractor {
         /// The folder of the last file created, known to exist.
         var lastFolder = ""
 
-        init(root: String, descriptor: Int32, shared: FolderCache?) {
+        init(root: String, descriptor: FileDescriptor, shared: FolderCache?) {
             self.root = root; self.descriptor = descriptor; self.shared = shared
         }
 
         /// Creates the new file `path` (its folders first), open for writing.
-        mutating func create(_ path: String) throws(ArchiveError) -> Int32 {
+        mutating func create(_ path: String) throws(ArchiveError) -> FileDescriptor {
             if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
                 // Files of one folder come one after another: compare bytes before building a string.
                 let folder = path.utf8[..<slash]
@@ -289,25 +291,28 @@ package struct SafeExtractor {
                     lastFolder = name
                 }
             }
-            let file = openat(descriptor, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if file < 0 { throw .io(FileError("open", root + "/" + path)) }
+            let file: FileDescriptor
+            do { file = try FileDescriptor.open(at: descriptor, path, .writeOnly, options: [.create, .exclusive]) } catch {
+                throw .io(FileError("open", root + "/" + path, code: error.code))
+            }
             created.append(path)
             return file
         }
 
-        func write(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(ArchiveError) {
+        func write(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor, path: String) throws(ArchiveError) {
             // The full path is built only for the error.
-            do { try FileSystem.writeAll(bytes, to: file, path: path) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
+            do { try file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
         }
 
         /// Closes a file written completely, fsyncing it first when `sync`.
-        func finish(_ file: Int32, path: String, sync: Bool) throws(ArchiveError) {
-            if sync && fsync(file) != 0 {
-                let error = FileError("fsync", root + "/" + path)
-                Foundation.close(file)
-                throw .io(error)
+        func finish(_ file: FileDescriptor, path: String, sync: Bool) throws(ArchiveError) {
+            if sync {
+                do { try file.sync() } catch {
+                    try? file.close()
+                    throw .io(FileError("fsync", root + "/" + path, code: error.code))
+                }
             }
-            if Foundation.close(file) != 0 { throw .io(FileError("close", root + "/" + path)) }
+            do { try file.close() } catch { throw .io(FileError("close", root + "/" + path, code: error.code)) }
         }
 
         /// Makes the folder `relative` and any missing folder above it (for the archive entry
@@ -318,16 +323,16 @@ package struct SafeExtractor {
             let absolute = root + "/" + relative
             if let shared, shared.contains(absolute) { known.insert(relative); return }
             if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) { try makeFolder(String(relative[..<slash]), for: entry) }
-            if mkdirat(descriptor, relative, 0o755) == 0 {
+            do {
+                try descriptor.makeDirectory(relative)
                 created.append(relative)
-            } else if errno == EEXIST {
+            } catch where error.code == EEXIST {
                 // Only a real folder may already be there: never follow a link planted by someone else.
-                var info = stat()
-                guard fstatat(descriptor, relative, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                guard let info = try? descriptor.status(ofEntry: relative), info.isDirectory else {
                     throw .underFile(entry: entry, file: relative)
                 }
-            } else {
-                throw .io(FileError("mkdir", absolute))
+            } catch {
+                throw .io(FileError("mkdir", absolute, code: error.code))
             }
             known.insert(relative)
             shared?.insert(absolute)

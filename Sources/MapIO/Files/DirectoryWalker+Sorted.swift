@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 
 extension DirectoryWalker {
@@ -6,11 +5,11 @@ extension DirectoryWalker {
     /// relative to it (`openat`) can outlive the walk's visit.
     package final class OpenDirectory: Sendable {
         /// The descriptor (`O_RDONLY | O_DIRECTORY`).
-        package let descriptor: Int32
+        package let descriptor: FileDescriptor
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        init(descriptor: FileDescriptor) { self.descriptor = descriptor }
 
-        deinit { close(descriptor) }
+        deinit { try? descriptor.close() }
     }
 
     /// A depth-first walk that yields every entry below a root except folders, in the bytewise
@@ -62,8 +61,10 @@ extension DirectoryWalker {
         /// Opens `root` (a folder); call `next()` for the first entry.
         package init(root: String) throws(FileError) {
             self.root = root
-            let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw FileError("opendir", root) }
+            let descriptor: FileDescriptor
+            do { descriptor = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
+                throw FileError("opendir", root, code: error.code)
+            }
             try enter(OpenDirectory(descriptor: descriptor))
         }
 
@@ -85,10 +86,16 @@ extension DirectoryWalker {
                 }
                 if name.isDirectory {
                     let parent = listings[depth].directory!.descriptor
-                    let descriptor = listings[depth].bytes.withUnsafeBytes { bytes in
-                        openat(parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    let opened = listings[depth].bytes.withUnsafeBytes { bytes in
+                        Result { () throws(Errno) in
+                            try FileDescriptor.open(at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), .readOnly, options: .directory)
+                        }
                     }
-                    guard descriptor >= 0 else { throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self)) }
+                    let descriptor: FileDescriptor
+                    switch opened {
+                    case .success(let opened): descriptor = opened
+                    case .failure(let error): throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self), code: error.code)
+                    }
                     path.append(UInt8(ascii: "/"))
                     try enter(OpenDirectory(descriptor: descriptor))
                     continue
@@ -126,10 +133,8 @@ extension DirectoryWalker {
                 // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
                 let lengthOffset = 16, typeOffset = 18, nameOffset = 19
                 while true {
-                    let filled = mp_getdents64(directory.descriptor, entries.baseAddress, entries.count)
-                    if filled < 0 && errno == EINTR { continue }
                     // An error ends the listing, as it ends `readdir`'s.
-                    guard filled > 0 else { break }
+                    guard let filled = try? directory.descriptor.readDirectoryEntries(into: entries), filled > 0 else { break }
                     var record = 0
                     while record < filled {
                         let entry = UnsafeRawPointer(entries.baseAddress! + record)
@@ -140,13 +145,12 @@ extension DirectoryWalker {
                         if bytes[0] == UInt8(ascii: "."), length == 1 || (length == 2 && bytes[1] == UInt8(ascii: ".")) { continue }
                         var type = entry.load(fromByteOffset: typeOffset, as: UInt8.self)
                         if type == UInt8(DT_UNKNOWN) {
-                            var info = stat()
-                            if fstatat(directory.descriptor, name.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) != 0 {
-                                if errno == ENOENT || errno == ENOTDIR { continue }
-                                return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self))
+                            let info: FileSystem.Status
+                            do throws(Errno) { info = try directory.descriptor.status(ofEntry: name.assumingMemoryBound(to: CChar.self)) } catch {
+                                if error.code == ENOENT || error.code == ENOTDIR { continue }
+                                return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
                             }
-                            let mode = info.st_mode & S_IFMT
-                            type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_LNK)
+                            type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
                         }
                         listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
                                                   isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))

@@ -11,6 +11,17 @@ package enum FileSystem {
         /// Allocated bytes (`st_blocks * 512`).
         package let allocated: Int64
         package let device: UInt64
+
+        /// The fields of `info` (from `lstat`, `fstat` or `fstatat`).
+        init(_ info: stat) {
+            let type = info.st_mode & S_IFMT
+            isDirectory = type == S_IFDIR
+            isRegular = type == S_IFREG
+            isSymlink = type == S_IFLNK
+            size = Int64(info.st_size)
+            allocated = Int64(info.st_blocks) * 512
+            device = UInt64(info.st_dev)
+        }
     }
 
     /// `lstat` of `path`, nil when it does not exist.
@@ -20,9 +31,7 @@ package enum FileSystem {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw FileError("lstat", path)
         }
-        let type = info.st_mode & S_IFMT
-        return Status(isDirectory: type == S_IFDIR, isRegular: type == S_IFREG, isSymlink: type == S_IFLNK,
-                      size: Int64(info.st_size), allocated: Int64(info.st_blocks) * 512, device: UInt64(info.st_dev))
+        return Status(info)
     }
 
     /// True when something exists at `path`.
@@ -65,18 +74,19 @@ package enum FileSystem {
 
     /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
     package static func syncDirectory(_ path: String) throws(FileError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 { throw FileError("open", path) }
-        defer { close(fd) }
-        if fsync(fd) != 0 { throw FileError("fsync", path) }
+        try sync(path, options: [.directory, .followLinks])
     }
 
     /// Flushes a regular file's data.
     package static func syncFile(_ path: String) throws(FileError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw FileError("open", path) }
-        defer { close(fd) }
-        if fsync(fd) != 0 { throw FileError("fsync", path) }
+        try sync(path, options: .followLinks)
+    }
+
+    private static func sync(_ path: String, options: FileDescriptor.OpenOptions) throws(FileError) {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readOnly, options: options) } catch { throw FileError("open", path, code: error.code) }
+        defer { try? file.close() }
+        do { try file.sync() } catch { throw FileError("fsync", path, code: error.code) }
     }
 
     /// `rename(2)`: atomic replacement of a file or an empty directory.
@@ -100,10 +110,10 @@ package enum FileSystem {
                 throw FileError("rename (not a plain name inside \(root))", name, code: EINVAL)
             }
         }
-        let folder = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder < 0 { throw FileError("open", root) }
-        defer { close(folder) }
-        if renameat(folder, from, folder, to) != 0 { throw FileError("rename to \(root)/\(to)", root + "/" + from) }
+        let folder: FileDescriptor
+        do { folder = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch { throw FileError("open", root, code: error.code) }
+        defer { try? folder.close() }
+        do { try folder.rename(from, to: to) } catch { throw FileError("rename to \(root)/\(to)", root + "/" + from, code: error.code) }
     }
 
     /// Removes `path` and everything below it; nothing when absent. Never follows symlinks.
@@ -133,31 +143,6 @@ package enum FileSystem {
         try file.write(data)
         try file.close(sync: true)
         try temporary.commit(as: name)
-    }
-
-    /// Writes all of `bytes` at the current position of the open file `descriptor` (`write`, retried
-    /// until done; a write that makes no progress is an error rather than a loop).
-    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FileError) {
-        var done = 0
-        while done < bytes.count {
-            let n = Foundation.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { throw FileError("write", path, code: n == 0 ? EIO : errno) }
-            done += n
-        }
-    }
-
-    /// Writes all of `bytes` at `offset` of the open file `descriptor` (`pwrite`, retried until done).
-    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64, path: String) throws(FileError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError("write", path)
-            }
-            done += n
-        }
     }
 
     /// Free bytes available to unprivileged users on the filesystem holding `path`.

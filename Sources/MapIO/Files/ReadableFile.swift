@@ -4,7 +4,7 @@ import Foundation
 package final class ReadableFile {
     /// The path it was opened from.
     package let path: String
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     /// Size of one read.
     package static let chunkSize = 1 << 20
 
@@ -12,19 +12,16 @@ package final class ReadableFile {
     /// (`O_NOFOLLOW`: files in caches and staging folders).
     package init(path: String, followLinks: Bool = true) throws(FileError) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
-        if descriptor < 0 { throw FileError("open", path) }
+        do { descriptor = try FileDescriptor.open(path, .readOnly, options: followLinks ? .followLinks : []) } catch {
+            throw FileError("open", path, code: error.code)
+        }
     }
 
-    deinit { close(descriptor) }
+    deinit { try? descriptor.close() }
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
-        while true {
-            let n = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            if errno != EINTR { throw FileError("read", path) }
-        }
+        do { return try descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
     }
 
     /// Calls `body` with each chunk of the file in order.
@@ -44,9 +41,8 @@ package final class ReadableFile {
     /// allocation of the file's size when it is a regular file.
     package static func contents(of path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> Data {
         let file = try ReadableFile(path: path, followLinks: followLinks)
-        var info = stat()
-        if fstat(file.descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
-            let size = Int(info.st_size)
+        if let info = try? file.descriptor.status(), info.isRegular, info.size > 0 {
+            let size = Int(info.size)
             if size > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
             var data = Data(count: size)
             let failure = data.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in

@@ -4,7 +4,8 @@ import Foundation
 package final class WritableFile {
     /// Where it is being written.
     package let path: String
-    private var descriptor: Int32
+    /// Open until `close`, then -1.
+    private var descriptor: FileDescriptor
 
     /// Creates (or truncates, or appends to) `path`; a file it creates gets `permissions` (less the
     /// umask) from its first byte on. A symbolic link at `path` is refused (`O_NOFOLLOW`, `ELOOP`):
@@ -12,18 +13,18 @@ package final class WritableFile {
     /// redirect a write.
     package init(path: String, append: Bool = false, exclusive: Bool = false, permissions: mode_t = 0o644) throws(FileError) {
         self.path = path
-        var flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW
-        flags |= append ? O_APPEND : O_TRUNC
-        if exclusive { flags |= O_EXCL }
-        descriptor = open(path, flags, permissions)
-        if descriptor < 0 { throw FileError("open", path) }
+        var options: FileDescriptor.OpenOptions = [.create, append ? .append : .truncate]
+        if exclusive { options.insert(.exclusive) }
+        do { descriptor = try FileDescriptor.open(path, .writeOnly, options: options, permissions: permissions) } catch {
+            throw FileError("open", path, code: error.code)
+        }
     }
 
-    deinit { if descriptor >= 0 { Foundation.close(descriptor) } }
+    deinit { if descriptor.rawValue >= 0 { try? descriptor.close() } }
 
     /// Writes all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        try FileSystem.writeAll(bytes, to: descriptor, path: path)
+        do { try descriptor.writeAll(bytes) } catch { throw FileError("write", path, code: error.code) }
     }
 
     /// Writes all of `data`.
@@ -37,21 +38,21 @@ package final class WritableFile {
     /// Overwrites bytes at `offset` (`pwrite`), leaving the append position alone.
     package func write(_ data: Data, at offset: Int64) throws(FileError) {
         let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(FileError) { try FileSystem.writeAll(raw, to: descriptor, at: offset, path: path); return nil } catch { return error }
+            do throws(Errno) { try descriptor.writeAll(toAbsoluteOffset: offset, raw); return nil } catch { return FileError("write", path, code: error.code) }
         }
         if let failure { throw failure }
     }
 
     /// Flushes the file's data to stable storage (`fsync`).
     package func sync() throws(FileError) {
-        if fsync(descriptor) != 0 { throw FileError("fsync", path) }
+        do { try descriptor.sync() } catch { throw FileError("fsync", path, code: error.code) }
     }
 
     /// Closes the file, fsyncing first when `sync`.
     package func close(sync: Bool) throws(FileError) {
         if sync { try self.sync() }
-        let fd = descriptor
-        descriptor = -1
-        if Foundation.close(fd) != 0 { throw FileError("close", path) }
+        let file = descriptor
+        descriptor = FileDescriptor(rawValue: -1)
+        do { try file.close() } catch { throw FileError("close", path, code: error.code) }
     }
 }

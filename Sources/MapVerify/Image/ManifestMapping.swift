@@ -20,16 +20,14 @@ final class ManifestMapping {
     /// large, not a regular file, not mappable), which callers read the ordinary way to get the
     /// ordinary errors.
     convenience init?(path: String, limit: Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0, info.st_size <= limit else { return nil }
-        self.init(descriptor: fd, count: Int(info.st_size))
+        guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else { return nil }
+        defer { try? file.close() }
+        guard let info = try? file.status(), info.isRegular, info.size > 0, info.size <= limit else { return nil }
+        self.init(file, count: Int(info.size))
     }
 
-    private init?(descriptor: Int32, count: Int) {
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else { return nil }
+    private init?(_ file: FileDescriptor, count: Int) {
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, file.rawValue, 0), base != MAP_FAILED else { return nil }
         bytes = UnsafeRawBufferPointer(start: base, count: count)
     }
 
@@ -38,24 +36,22 @@ final class ManifestMapping {
     /// being held in memory. Without a usable temporary file the bytes stay in memory. Nil when
     /// there are none.
     static func copying(_ read: (UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int) throws(ArchiveError) -> ManifestMapping? {
-        var template = Array((NSTemporaryDirectory() + "/mappack-manifest-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        defer { if fd >= 0 { close(fd) } }
-        if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        let file = try? FileDescriptor.unnamedTemporaryFile(in: NSTemporaryDirectory(), prefix: "mappack-manifest-")
+        defer { try? file?.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         // nil while the temporary file takes the bytes.
-        var memory: Data? = fd >= 0 ? nil : Data()
+        var memory: Data? = file != nil ? nil : Data()
         var count = 0
         while true {
             let n = try read(buffer)
             if n == 0 { break }
-            if memory == nil, (try? FileSystem.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: fd, path: "temporary copy of manifest.json")) == nil {
+            if memory == nil, let file, (try? file.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))) == nil {
                 // The disk is full, say: take back what the file holds and go on in memory.
                 var held = Data(count: count)
                 // The bytes so far, read back from the file.
-                let back = held.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
-                memory = back == count ? held : nil
+                let back = held.withUnsafeMutableBytes { (try? file.readAll(fromAbsoluteOffset: 0, into: $0)) != nil }
+                memory = back ? held : nil
                 guard memory != nil else { throw .malformed("cannot keep manifest.json: \(String(cString: strerror(errno)))") }
             }
             memory?.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]).bindMemory(to: UInt8.self))
@@ -63,7 +59,8 @@ final class ManifestMapping {
         }
         guard count > 0 else { return nil }
         if let memory { return ManifestMapping(copyOf: memory) }
-        return ManifestMapping(descriptor: fd, count: count)
+        guard let file else { return nil }
+        return ManifestMapping(file, count: count)
     }
 
     /// Anonymous memory holding `data`: its pages cannot be handed back (they would read as zeros).

@@ -17,11 +17,12 @@ final class FileChecker {
     /// A folder checked files are copied into: its path and an open descriptor.
     struct CopyTarget {
         let root: String
-        let descriptor: Int32
+        let descriptor: FileDescriptor
     }
 
     private let store: String
-    private let storeDescriptor: Int32
+    /// The store folder, opened; nil when it could not be (files are then opened by full path).
+    private let storeDescriptor: FileDescriptor?
     private let hashContents: Bool
     private let copy: CopyTarget?
     /// The first failure to write a copy (a full disk shows here), when copying.
@@ -36,7 +37,7 @@ final class FileChecker {
     /// Bytes per read.
     static let bufferSize = 128 << 10
 
-    init(store: String, storeDescriptor: Int32, hashContents: Bool, copy: CopyTarget? = nil) {
+    init(store: String, storeDescriptor: FileDescriptor?, hashContents: Bool, copy: CopyTarget? = nil) {
         self.store = store
         self.storeDescriptor = storeDescriptor
         self.hashContents = hashContents || copy != nil
@@ -61,7 +62,8 @@ final class FileChecker {
         batch.paths.withUnsafeBufferPointer { paths in
             for job in batch.jobs {
                 let path = paths.baseAddress! + Int(job.pathStart)
-                compare(job, found: inspect(job, path: path), batch: batch)
+                let found = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { inspect(job, path: $0) }
+                compare(job, found: found, batch: batch)
             }
         }
     }
@@ -84,32 +86,34 @@ final class FileChecker {
         }
     }
 
-    private func inspect(_ job: FileCheckBatch.Job, path: UnsafePointer<UInt8>) -> Found {
-        let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        let descriptor = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { path in
-            if let directory = job.directory { return openat(directory.descriptor, path + Int(job.nameOffset), flags) }
-            if storeDescriptor >= 0 { return openat(storeDescriptor, path, flags) }
-            return open(store + "/" + String(cString: path), flags)
+    /// `path`: the job's path relative to the store, NUL-terminated.
+    private func inspect(_ job: FileCheckBatch.Job, path: UnsafePointer<CChar>) -> Found {
+        let fullPath = { self.store + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
+        let descriptor: FileDescriptor
+        do {
+            if let directory = job.directory {
+                descriptor = try FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
+            } else if let storeDescriptor {
+                descriptor = try FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking)
+            } else {
+                descriptor = try FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
+            }
+        } catch {
+            if error.code == ENOENT || error.code == ENOTDIR { return .missing }
+            if error.code == ELOOP { return .notRegular }
+            return .failed(FileError("open", fullPath(), code: error.code))
         }
-        let fullPath = { self.store + "/" + String(decoding: UnsafeBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
-        if descriptor < 0 {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return .missing }
-            if code == ELOOP { return .notRegular }
-            return .failed(FileError("open", fullPath(), code: code))
-        }
-        defer { close(descriptor) }
+        defer { try? descriptor.close() }
         if !job.listedRegular || !hashContents {
             if let found = status(descriptor, job: job, path: fullPath) { return found }
         }
-        var output: Int32 = -1
+        var output: FileDescriptor?
         if let copy {
-            output = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { path in
-                openat(copy.descriptor, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            do { output = try FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) } catch {
+                return copyFailed(FileError("open", copyPath(path, job), code: error.code))
             }
-            if output < 0 { return copyFailed(FileError("open", copyPath(path, job))) }
         }
-        defer { if output >= 0 { close(output) } }
+        defer { try? output?.close() }
 
         // The fast path: reads that ask for at most one byte past the manifest's size.
         hasher.reset()
@@ -117,38 +121,34 @@ final class FileChecker {
         var readError: Int32?
         while true {
             let want = Int(max(0, min(Int64(buffer.count), job.size - total + 1)))
-            let count = read(descriptor, buffer.baseAddress, want)
-            if count < 0 {
-                if errno == EINTR { continue }
-                readError = errno
+            let count: Int
+            do { count = try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
+                readError = error.code
                 break
             }
             total += Int64(count)
             if count == 0 || total > job.size { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             hasher.update(chunk)
-            if output >= 0 {
-                do { try FileSystem.writeAll(chunk, to: output, path: copyPath(path, job)) } catch { return copyFailed(error) }
+            if let output {
+                do { try output.writeAll(chunk) } catch { return copyFailed(FileError("write", copyPath(path, job), code: error.code)) }
             }
             // A regular file reads short only at its end.
             if count < want { break }
         }
         if readError == nil, total == job.size {
-            if output >= 0, fsync(output) != 0 { return copyFailed(FileError("fsync", copyPath(path, job))) }
+            do { try output?.sync() } catch { return copyFailed(FileError("fsync", copyPath(path, job), code: error.code)) }
             return .hashed(total, hasher.finalize())
         }
         // The copy holds only what the fast path read: a file that reads differently is not copied whole.
-        if output >= 0 { return .failed(FileError("read", fullPath(), code: readError ?? EIO)) }
+        if output != nil { return .failed(FileError("read", fullPath(), code: readError ?? EIO)) }
 
         // The careful path: what is it, and how long is it really?
         if job.listedRegular, let found = status(descriptor, job: nil, path: fullPath) { return found }
         if let readError { return .failed(FileError("read", fullPath(), code: readError)) }
         while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(FileError("read", fullPath()))
-            }
+            let count: Int
+            do { count = try descriptor.read(into: buffer) } catch { return .failed(FileError("read", fullPath(), code: error.code)) }
             if count == 0 { break }
             if total + Int64(count) <= job.size { hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
             total += Int64(count)
@@ -162,18 +162,18 @@ final class FileChecker {
         return .failed(error)
     }
 
-    private func copyPath(_ path: UnsafePointer<UInt8>, _ job: FileCheckBatch.Job) -> String {
-        (copy?.root ?? "") + "/" + String(decoding: UnsafeBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
+    private func copyPath(_ path: UnsafePointer<CChar>, _ job: FileCheckBatch.Job) -> String {
+        (copy?.root ?? "") + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
     }
 
     /// `fstat`'s verdict: not a regular file, or (for `job`) a size that settles it without reading;
     /// nil to go on reading.
-    private func status(_ descriptor: Int32, job: FileCheckBatch.Job?, path: () -> String) -> Found? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return .failed(FileError("fstat", path())) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .notRegular }
+    private func status(_ descriptor: FileDescriptor, job: FileCheckBatch.Job?, path: () -> String) -> Found? {
+        let info: FileSystem.Status
+        do { info = try descriptor.status() } catch { return .failed(FileError("fstat", path(), code: error.code)) }
+        guard info.isRegular else { return .notRegular }
         guard let job else { return nil }
-        if !hashContents || Int64(info.st_size) != job.size { return .size(Int64(info.st_size)) }
+        if !hashContents || info.size != job.size { return .size(info.size) }
         return nil
     }
 }

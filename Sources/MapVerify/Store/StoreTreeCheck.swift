@@ -64,21 +64,21 @@ package struct StoreTreeCheck {
             try feed(&merge)
             return Outcome(findings: [Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: "store folder is missing")], files: 0, bytes: 0)
         }
-        let storeDescriptor = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if storeDescriptor >= 0 { close(storeDescriptor) } }
+        let storeDescriptor = try? FileDescriptor.open(store, .readOnly, options: [.directory, .followLinks])
+        defer { try? storeDescriptor?.close() }
         let copy: FileChecker.CopyTarget?
         if let copyFolder {
-            let descriptor = open(copyFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if descriptor < 0 {
+            do {
+                copy = FileChecker.CopyTarget(root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]))
+            } catch {
                 var outcome = Outcome(findings: [], files: 0, bytes: 0)
-                outcome.copyFailure = FileError("open", copyFolder)
+                outcome.copyFailure = FileError("open", copyFolder, code: error.code)
                 return outcome
             }
-            copy = FileChecker.CopyTarget(root: copyFolder, descriptor: descriptor)
         } else {
             copy = nil
         }
-        defer { if let copy { close(copy.descriptor) } }
+        defer { if let copy { try? copy.descriptor.close() } }
         let listed = BatchQueue<ListedEntries>(capacity: 4)
         let files = BatchQueue<FileCheckBatch>(capacity: 2 * jobs + 2)
         let results = Results()

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Hashing files: a file's digest, a copy hashed on the way, and the one-open check of a store file.
+extension SHA256 {
+    /// Hex SHA-256 and size of the regular file at `path`, streamed through one buffer.
+    package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        switch try checkFile(path, hash: true, buffer: buffer) {
+        case .regular(let size, let hex?): return (hex, size)
+        case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
+        case .missing: throw FileError("open", path, code: ENOENT)
+        }
+    }
+
+    /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
+    /// bytes on the way; returns the copy's hex SHA-256 and size. A link at `source` is refused:
+    /// store files (of a shard, of an old image) are regular files, and a planted link would copy
+    /// any file the process can read into the new image.
+    package static func copyFile(_ source: String, to target: String) throws(FileError) -> (hex: String, size: Int64) {
+        let input = try ReadableFile(path: source, followLinks: false)
+        let output = try WritableFile(path: target, exclusive: true)
+        let hasher = SHA256()
+        var size: Int64 = 0
+        try input.forEachChunk { chunk in
+            hasher.update(chunk)
+            size += Int64(chunk.count)
+            try output.write(chunk)
+        }
+        try output.close(sync: false)
+        return (hasher.finalizeHex(), size)
+    }
+
+    /// What `checkFile` found.
+    package enum FileCheck: Sendable, Equatable {
+        case missing
+        case notRegular
+        case regular(size: Int64, hex: String?)
+    }
+
+    /// Opens `path` without following a link, checks it is a regular file (`fstat`), and hashes
+    /// it when `hash`: one open per file, no separate stat pass.
+    package static func checkFile(_ path: String, hash: Bool, buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> FileCheck {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readOnly, options: .nonBlocking) } catch {
+            if error.code == ENOENT || error.code == ENOTDIR { return .missing }
+            if error.code == ELOOP { return .notRegular }
+            throw FileError("open", path, code: error.code)
+        }
+        defer { try? file.close() }
+        let info: FileSystem.Status
+        do { info = try file.status() } catch { throw FileError("fstat", path, code: error.code) }
+        guard info.isRegular else { return .notRegular }
+        guard hash else { return .regular(size: info.size, hex: nil) }
+        let hasher = SHA256()
+        var size: Int64 = 0
+        while true {
+            let n: Int
+            do { n = try file.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            size += Int64(n)
+        }
+        return .regular(size: size, hex: hasher.finalizeHex())
+    }
+}
