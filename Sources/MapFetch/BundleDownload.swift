@@ -42,12 +42,12 @@ struct BundleDownload: Sendable {
 
     /// Waits (cancellably) for any other fetcher writing this bundle's partial file to finish.
     /// `flock(LOCK_NB)` and `mkdir` do not block, so this polls from the task itself.
-    private func acquireLock() async throws(FetchError) -> PartialLock {
+    private func acquireLock() async throws(FetchError) -> FileLock {
         let path = cache.lockPath(for: request.digest)
         while true {
             do throws(FileError) {
                 try cache.ensureFolder(FileSystem.parent(path))
-                if let lock = try PartialLock.tryAcquire(path) { return lock }
+                if let lock = try FileLock.tryAcquire(path) { return lock }
             } catch {
                 throw self.error(.local(error), attempts: 0)
             }

@@ -25,6 +25,9 @@ enum BuildCommand {
         options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
+        // One mappack at a time in an output folder, from the up-to-date check to the last rename.
+        let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
+        defer { withExtendedLifetime(outputLock) {} }
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
         let trust = try catalogTrust(arguments, cache: cache)

@@ -13,6 +13,8 @@ enum MergeCommand {
         let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
                                    jobs: try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
                                    sourceDateEpoch: nil, signingKey: signingKey)
+        let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
+        defer { withExtendedLifetime(outputLock) {} }
         let report = try await Interrupts.cancellable(gate: options.gate) {
             try await ImageBuilder.merge(shards: arguments.positionals, options: options) { event in
                 if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
