@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 
 /// The demo world's region tree and bundle plan, built from iso-codes and the command line.
 ///
@@ -213,7 +214,7 @@ struct WorldTree: Sendable {
         let wanted = Array(id.utf8)
         var best: (id: String, distance: Int)?
         for candidate in all.keys.sorted() where candidate.split(separator: "/").count == depth {
-            let distance = editDistance(wanted, Array(candidate.utf8))
+            let distance = EditDistance.between(wanted, Array(candidate.utf8))
             if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
         }
         // Codes are two or three letters, so only a one-letter slip in them is a convincing match.
@@ -226,18 +227,5 @@ struct WorldTree: Sendable {
             (region.parent ?? "") == parent && prefix.count == 3 && (region.names["en"] ?? "").lowercased().hasPrefix(prefix)
         }.map(\.id).sorted().first
         return .unknownRegion(id: id, suggestion: byPrefix, needsFull: false)
-    }
-
-    /// Levenshtein distance, for "did you mean".
-    private static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, y) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
