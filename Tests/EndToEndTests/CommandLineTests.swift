@@ -80,3 +80,16 @@ import Testing
         #expect(page.stdout.contains(".SS build"))
     }
 }
+
+/// A file that is no image, given where an image goes, is called that (issue 19 item 9), not a
+/// zstd decoding error.
+@Suite struct NotAnImageTests {
+    @Test(arguments: ["verify", "inspect"])
+    func aRecipeGivenAsAnImageIsNotAnImage(_ verb: String) throws {
+        let folder = TemporaryFolder("not-an-image")
+        try Data("name: x\ncatalog: c.json\nregions:\n  include: [a]\n".utf8).write(to: URL(fileURLWithPath: folder.join("r.yaml")))
+        let result = try Tool.mappack([verb, folder.join("r.yaml")])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("not a mappack image") && !result.stderr.contains("zstd"), "\(result.stderr)")
+    }
+}

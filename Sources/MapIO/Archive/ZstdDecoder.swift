@@ -136,6 +136,17 @@ package enum Zstd {
 }
 
 extension Zstd {
+    /// Whether the file at `path` starts with the zstd magic number (as every `.tar.zst` does):
+    /// a recipe or any other file given where an image goes is then "not an image", not a
+    /// decoder error.
+    package static func startsWithMagic(_ path: String) -> Bool {
+        guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else { return false }
+        defer { try? file.close() }
+        var head = [UInt8](repeating: 0, count: magic.count)
+        let count = head.withUnsafeMutableBytes { (try? file.read(into: $0)) ?? 0 }
+        return count == magic.count && head == magic
+    }
+
     /// The linked libzstd's version (`ZSTD_versionString`).
     package static var libraryVersion: String { "zstd " + String(cString: ZSTD_versionString()) }
 }

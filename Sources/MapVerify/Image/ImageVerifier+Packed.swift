@@ -9,6 +9,7 @@ extension ImageVerifier {
     /// file, mapped, and read as a stream; without `keepingFileList`, `report.manifest` has no
     /// files and no bundles, and memory does not grow with the file count.
     package static func verifyPacked(_ path: String, trusted: [TrustedKey] = [], keepingFileList: Bool = true) throws(ImageOpenError) -> VerifyReport {
+        guard Zstd.startsWithMagic(path) else { throw .notAnImage(path: path) }
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
