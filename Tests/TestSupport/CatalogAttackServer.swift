@@ -22,26 +22,7 @@ public final class CatalogAttackServer: @unchecked Sendable {
     /// Starts the server serving publish outputs under `root`; returns once the port answers.
     public init(root: String) throws {
         self.root = root
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, "--root", root, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let piece = output.fileHandleForReading.availableData
-            if piece.isEmpty { break }
-            line.append(piece)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), LoopbackPort.waitUntilAnswering(port, while: { process.isRunning }) else {
-            LoopbackPort.stop(process)
-            throw TestServerError(description: "catalog attack server did not start (said '\(text)')")
-        }
-        self.port = port
-        self.process = process
+        (process, port) = try LoopbackPort.startScript(Self.script, root: root, name: "catalog attack server")
     }
 
     deinit { stop() }

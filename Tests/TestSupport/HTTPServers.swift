@@ -172,27 +172,7 @@ public final class FaultServer: @unchecked Sendable {
     /// Starts the server serving `root`; returns once the port answers.
     public init(root: String) throws {
         self.root = root
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, "--root", root, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The script prints "PORT <n>" once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let piece = output.fileHandleForReading.availableData
-            if piece.isEmpty { break }
-            line.append(piece)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), LoopbackPort.waitUntilAnswering(port, while: { process.isRunning }) else {
-            LoopbackPort.stop(process)
-            throw TestServerError(description: "fault server did not start (said '\(text)')")
-        }
-        self.port = port
-        self.process = process
+        (process, port) = try LoopbackPort.startScript(Self.script, root: root, name: "fault server")
     }
 
     deinit { stop() }
@@ -231,6 +211,30 @@ public final class FaultServer: @unchecked Sendable {
 
 /// Loopback socket helpers for the test servers.
 enum LoopbackPort {
+    /// Starts a Python test server `script` serving `root` on a free port, waits for its
+    /// "PORT <n>" line and for the port to answer; returns the process and the port.
+    static func startScript(_ script: String, root: String, name: String) throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--root", root, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let piece = output.fileHandleForReading.availableData
+            if piece.isEmpty { break }
+            line.append(piece)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), waitUntilAnswering(port, while: { process.isRunning }) else {
+            stop(process)
+            throw TestServerError(description: "\(name) did not start (said '\(text)')")
+        }
+        return (process, port)
+    }
+
     /// SIGTERM, then SIGKILL if the child is still there after 3 s, then reap it.
     static func stop(_ process: Process) {
         guard process.isRunning else { return }
