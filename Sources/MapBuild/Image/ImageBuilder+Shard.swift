@@ -16,9 +16,9 @@ extension ImageBuilder {
         do {
             let mine = ShardAssignment.bundles(plan.bundles, index: index, count: count)
             events(.planned(bundles: mine.count, downloadBytes: mine.filter { !$0.cached }.reduce(0) { $0 + $1.info.size }))
-            let unpacked = try await produce(mine, store: staging + "/image/store", seedScratch: staging + "/seed", events: events)
-            try FileSystem.rename(staging + "/image/store", to: staging + "/store")
-            try FileSystem.removeTree(staging + "/image")
+            let unpacked = try await produce(mine, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", events: events)
+            try FileSystem.rename(area.imageFolder + "/" + ImageManifest.storeFolder, to: staging + "/store")
+            try FileSystem.removeTree(area.imageFolder)
             let record = ShardRecord(
                 format: ShardRecord.formatTag.description, index: index, count: count, recipeName: plan.recipe.name,
                 recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: plan.catalogSHA256,
@@ -99,7 +99,7 @@ extension ImageBuilder {
         let staging = area.path
         do {
             events(.phase("merge"))
-            let store = staging + "/image/store", seedScratch = staging + "/seed"
+            let store = area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch = staging + "/seed"
             let work = plan.bundles.map { ($0, owner[$0.digest]!) }
             let copied = try await BlockingWork.map(work, width: options.jobs) { item -> UnpackedBundle in
                 let (bundle, (path, record)) = item

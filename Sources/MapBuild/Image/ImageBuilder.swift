@@ -37,7 +37,7 @@ package struct ImageBuilder: Sendable {
                 if case .fetch(.verified(_, let size)) = event { fetched.withLock { $0 += size } }
                 events(event)
             }
-            let unpacked = try await produce(plan.bundles, store: staging + "/image/store", seedScratch: staging + "/seed", spill: spill, events: counting)
+            let unpacked = try await produce(plan.bundles, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", spill: spill, events: counting)
             var report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
             report.downloadedBytes = fetched.withLock { $0 }
             try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
@@ -52,8 +52,13 @@ package struct ImageBuilder: Sendable {
     /// The report of a build that found its outputs up to date.
     private static func report(upToDate stamp: BuildStamp, root: String, formats: [Recipe.OutputFormat]) -> BuildReport {
         let imageName = "\(stamp.summary.name)-\(stamp.summary.mapVersion)"
-        return BuildReport(imagePath: root + "/" + imageName, packedPath: formats.contains(.tarZst) ? root + "/\(imageName).tar.zst" : nil,
+        return BuildReport(imagePath: root + "/" + imageName, packedPath: packedPath(root: root, imageName: imageName, formats: formats),
                            summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
+    }
+
+    /// Where the packed form is published, when the recipe asks for it.
+    private static func packedPath(root: String, imageName: String, formats: [Recipe.OutputFormat]) -> String? {
+        formats.contains(.tarZst) ? root + "/" + PackedOutput().publishedName(imageName: imageName) : nil
     }
 
     /// Whether a build of `recipe` over a catalog with exactly `catalogBytes` would find its outputs
@@ -72,10 +77,7 @@ package struct ImageBuilder: Sendable {
 
     /// The files and folders under the output root a build writes, by name.
     func outputNames() -> [String] {
-        var names: [String] = []
-        if plan.recipe.formats.contains(.directory) { names.append(imageName + "/" + ImageManifest.fileName) }
-        if plan.recipe.formats.contains(.tarZst) { names.append(imageName + ".tar.zst") }
-        return names
+        plan.recipe.outputs.map { $0.stampedPath(imageName: imageName) }
     }
 
     /// `<name>-<mapVersion>`, the image's file name stem.
@@ -91,7 +93,7 @@ package struct ImageBuilder: Sendable {
         }
         try FileSystem.makeDirectories(root)
         try StagingArea.sweepStale(in: root)
-        return try StagingArea(for: imageName, kind: kind, in: root).makeFolder("image/store")
+        return try StagingArea(for: imageName, kind: kind, in: root).makeFolder(ImageOutputSource.imageEntry + "/store")
     }
 
     /// Puts `bundles`' files in place: store bundles under `store`, seed-only bundles under
@@ -138,7 +140,7 @@ package struct ImageBuilder: Sendable {
         let staging = area.path, root = area.folder
         let recipe = plan.recipe
         let catalog = plan.tree.catalog
-        let store = staging + "/image/store"
+        let store = area.imageFolder + "/" + ImageManifest.storeFolder
         let seedScratch = staging + "/seed"
         let ordered = plan.bundles.filter(\.forStore) + plan.bundles.filter { !$0.forStore }
         try Task.checkCancellation()
@@ -171,7 +173,7 @@ package struct ImageBuilder: Sendable {
             events(.phase("cache seed"))
             TestPause.reach("cache seed")
             let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
-            cacheSeed = try writer.write(seedCandidates, to: staging + "/image/" + ImageManifest.cacheSeedFileName, scratch: staging,
+            cacheSeed = try writer.write(seedCandidates, to: area.imageFolder + "/" + ImageManifest.cacheSeedFileName, scratch: staging,
                                          regions: plan.seedSelection.regions.map(\.id))
         }
         seedCandidates = []
@@ -190,41 +192,40 @@ package struct ImageBuilder: Sendable {
         let shell = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
                                   mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
                                   regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
-        let manifestPath = staging + "/image/" + ImageManifest.fileName
+        let manifestPath = area.imageFolder + "/" + ImageManifest.fileName
         let imageID = try fileList.writeManifest(shell, to: manifestPath)
         var signature: Data?
         if let key = options.signingKey {
             // Ed25519 signs the whole message at once, so a signed build reads its manifest back.
             let manifestBytes = try ReadableFile.contents(of: manifestPath, limit: Int.max)
             signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
-            try FileSystem.writeAtomically(signature!, to: staging + "/image/" + ImageManifest.signatureFileName)
+            try FileSystem.writeAtomically(signature!, to: area.imageFolder + "/" + ImageManifest.signatureFileName)
         }
         let summary = ImageSummary(name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
                                    files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })
 
-        var packedPath: String?
-        if recipe.formats.contains(.tarZst) {
-            try Task.checkCancellation()
-            events(.phase("pack"))
-            TestPause.reach("pack")
-            let packed = staging + "/\(imageName).tar.zst"
-            try ImagePacker.pack(image: staging + "/image", built: built, cacheSeed: cacheSeed, signature: signature, to: packed)
-            packedPath = root + "/\(imageName).tar.zst"
+        let source = ImageOutputSource(stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature)
+        var staged: [(output: any ImageOutput, entry: String)] = []
+        for output in recipe.outputs {
+            if let phase = output.phase {
+                try Task.checkCancellation()
+                events(.phase(phase))
+                TestPause.reach(phase)
+            }
+            staged.append((output, try output.stage(source)))
         }
 
         events(.phase("publish"))
         TestPause.reach("publish")
         try options.gate.enterPublishing()
-        let finalImage = root + "/" + imageName
-        if packedPath != nil { try ImageBuilder.replace(imageName + ".tar.zst", with: imageName + ".tar.zst", of: area) }
-        if recipe.formats.contains(.directory) {
-            try ImageBuilder.replace(imageName, with: "image", of: area)
+        for (output, entry) in staged {
+            try ImageBuilder.replace(output.publishedName(imageName: imageName), with: entry, of: area)
         }
         try FileSystem.syncDirectory(root)
         try FileSystem.removeTree(staging)
         // A stamp from an earlier build no longer describes these outputs.
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
-        return BuildReport(imagePath: finalImage, packedPath: packedPath, summary: summary,
+        return BuildReport(imagePath: root + "/" + imageName, packedPath: ImageBuilder.packedPath(root: root, imageName: imageName, formats: recipe.formats), summary: summary,
                            downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 

@@ -1,0 +1,56 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// One form a build writes its image in (a recipe's `output.formats` entry). A build first stages
+/// every output from the finished image folder, then renames each staged result into the output
+/// root. A new format is one more conforming type and its case in `Recipe.OutputFormat`.
+protocol ImageOutput: Sendable {
+    /// The build phase announced while `stage` runs (nil for an output that costs nothing).
+    var phase: String? { get }
+    /// The name the output is published under in the output root, for the image `imageName`.
+    func publishedName(imageName: String) -> String
+    /// The path, relative to the output root, the build stamp records to notice a changed output.
+    func stampedPath(imageName: String) -> String
+    /// Writes the output from `source.imageFolder` into the staging folder; returns the name of the
+    /// staged result inside it (renamed to `publishedName` at publish).
+    func stage(_ source: ImageOutputSource) throws -> String
+}
+
+/// What an output is made from: the finished image folder in a staging area.
+struct ImageOutputSource {
+    /// The staging folder (outputs are written directly in it).
+    let stagingFolder: String
+    /// The image stem, `<name>-<mapVersion>`.
+    let imageName: String
+    /// The build time (also the packed form's file times).
+    let built: String
+    let cacheSeed: ImageCacheSeed?
+    let signature: Data?
+
+    /// The complete image (manifest, signature, cache seed, `store/`), inside the staging folder.
+    static let imageEntry = "image"
+    var imageFolder: String { stagingFolder + "/" + ImageOutputSource.imageEntry }
+}
+
+extension Recipe.OutputFormat {
+    /// How this format is written.
+    var output: any ImageOutput {
+        switch self {
+        case .directory: FolderOutput()
+        case .tarZst: PackedOutput()
+        }
+    }
+}
+
+extension Recipe {
+    /// The outputs the recipe asks for, in the order they are staged and published.
+    var outputs: [any ImageOutput] {
+        Recipe.OutputFormat.allCases.filter(formats.contains).map(\.output)
+    }
+}
+
+extension StagingArea {
+    /// The image a build assembles in its staging folder; every output is staged from it.
+    var imageFolder: String { path + "/" + ImageOutputSource.imageEntry }
+}
