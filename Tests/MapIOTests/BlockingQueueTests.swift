@@ -1,5 +1,6 @@
 import Foundation
 import MapIO
+import Synchronization
 import Testing
 
 @Suite struct BlockingQueueTests {
@@ -36,8 +37,8 @@ import Testing
     /// `push` reports what a pool needs to decide on another thread: items queued, consumers waiting.
     @Test func pushCountsQueuedItemsAndWaitingConsumers() async throws {
         let queue = BlockingQueue<Int>()
-        #expect(queue.push(1) == (1, 0))
-        #expect(queue.push(2) == (2, 0))
+        #expect(queue.push(1) == (true, 1, 0))
+        #expect(queue.push(2) == (true, 2, 0))
         #expect(queue.pop() == 1 && queue.pop() == 2)
         // A consumer that takes items until -1: between items it waits in `pop`, which a push then sees.
         let consumer = Task { await BlockingPool.value { () -> Int in
@@ -55,5 +56,42 @@ import Testing
         #expect(seenWaiting)
         queue.push(-1)
         #expect(await consumer.value == pushed)
+    }
+
+    /// A bounded queue holds a producer back until a consumer makes room, and keeps the order.
+    @Test func boundedQueueMakesTheProducerWaitForRoom() async throws {
+        let queue = BlockingQueue<Int>(capacity: 2)
+        let pushed = Atomic<Int>(0)
+        let producer = Task { await BlockingPool.value { () -> Int in
+            var taken = 0
+            for item in 0..<10 where queue.push(item).taken {
+                taken += 1
+                pushed.add(1, ordering: .sequentiallyConsistent)
+            }
+            queue.close()
+            return taken
+        } }
+        // Nothing is taken yet: the producer gets two items in, and no third however long it runs.
+        for _ in 0..<500 where pushed.load(ordering: .sequentiallyConsistent) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(pushed.load(ordering: .sequentiallyConsistent) == 2)
+        var got: [Int] = []
+        while let item = queue.pop() { got.append(item) }
+        #expect(got == Array(0..<10))
+        #expect(await producer.value == 10)
+    }
+
+    /// Cancelling wakes a producer waiting for room: its item is dropped, consumers still get what waits.
+    @Test func cancelReleasesAWaitingProducerAndKeepsWhatWaits() async throws {
+        let queue = BlockingQueue<Int>(capacity: 1)
+        #expect(queue.push(1).taken)
+        let producer = Task { await BlockingPool.value { queue.push(2).taken } }
+        try await Task.sleep(for: .milliseconds(50))
+        queue.cancel()
+        #expect(await producer.value == false)
+        #expect(queue.isCancelled)
+        queue.close()
+        #expect(queue.pop() == 1)
+        #expect(queue.pop() == nil)
     }
 }

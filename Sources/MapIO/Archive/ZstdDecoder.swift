@@ -40,27 +40,22 @@ package final class ZstdDecoder {
     package static func releasePooledContexts() { contexts.drain() }
 
     private final class ContextPool: Sendable {
-        private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
-        private let idle = Mutex<[Context]>([])
+        private let idle = IdlePool<OpaquePointer>(keeping: 4)
 
-        func take() -> OpaquePointer {
-            idle.withLock { $0.popLast()?.pointer } ?? ZSTD_createDCtx()
-        }
+        func take() -> OpaquePointer { idle.take() ?? ZSTD_createDCtx() }
 
         func drain() {
-            for context in idle.withLock({ list in defer { list.removeAll() }; return list }) { ZSTD_freeDCtx(context.pointer) }
+            for context in idle.removeAll() { ZSTD_freeDCtx(context) }
         }
 
         func give(_ context: OpaquePointer) {
             // Back to a fresh state: parameters (the window cap) are set again by the next user.
             ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
             // A context that decoded a large window keeps that buffer: not worth holding on to.
-            let kept = ZSTD_sizeof_DCtx(context) <= 4 << 20 && idle.withLock { list -> Bool in
-                guard list.count < 4 else { return false }
-                list.append(Context(pointer: context))
-                return true
+            guard ZSTD_sizeof_DCtx(context) <= 4 << 20, idle.keep(context) else {
+                ZSTD_freeDCtx(context)
+                return
             }
-            if !kept { ZSTD_freeDCtx(context) }
         }
     }
 

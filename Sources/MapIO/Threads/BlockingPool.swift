@@ -18,7 +18,7 @@ package final class BlockingPool: Sendable {
 
     /// Queues `job`; starts a thread when more jobs wait than idle threads do (up to `maxThreads`).
     package func submit(_ job: @escaping @Sendable () -> Void) {
-        let (queued, waiting) = jobs.push(job)
+        let (_, queued, waiting) = jobs.push(job)
         guard queued > waiting else { return }
         let start = threads.withLock { count -> Bool in
             guard count < maxThreads else { return false }
