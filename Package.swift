@@ -44,7 +44,7 @@ let package = Package(
         // Shared test fixtures (servers, temp folders, running the built binaries); never shipped.
         .target(name: "TestSupport", dependencies: ["MapIO", "MapFormat"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "MapFormatTests", dependencies: ["MapFormat"]),
+        .testTarget(name: "MapFormatTests", dependencies: ["TestSupport", "MapFormat"]),
         .testTarget(name: "MapIOTests", dependencies: ["TestSupport", "MapVerify", "MapIO", "MapFormat"]),
         .testTarget(name: "MapFetchTests", dependencies: ["TestSupport", "MapFetch", "MapIO", "MapFormat"]),
         .testTarget(name: "MapBuildTests", dependencies: ["TestSupport", "MapBuild", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),

@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import Testing
+import TestSupport
 
 /// A catalog using every field, with awkward doubles and non-ASCII names.
 private func richCatalog(regions count: Int = 200) -> Catalog {
@@ -268,19 +269,10 @@ private func readError(_ data: Data) throws -> JSONFileError {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let expected = try JSONDecoder().decode(Catalog.self, from: data)
         #expect(try CatalogReader.read(data, file: path) == expected)
-        let clock = ContinuousClock()
-        func median(_ body: () throws -> Void) rethrows -> Double {
-            var times: [Double] = []
-            for _ in 0..<7 {
-                let elapsed = try clock.measure(body)
-                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-            }
-            return times.sorted()[3]
-        }
         // Results are kept so the timings leave out freeing the catalog, as `plan` never frees it.
         var kept: [Catalog] = []
-        let reader = try median { kept.append(try CatalogReader.read(data, file: path)) }
-        let decoder = try median { kept.append(try JSONDecoder().decode(Catalog.self, from: data)) }
+        let reader = try MedianTiming.milliseconds { kept.append(try CatalogReader.read(data, file: path)) }
+        let decoder = try MedianTiming.milliseconds { kept.append(try JSONDecoder().decode(Catalog.self, from: data)) }
         #expect(kept.count == 14)
         print("catalog \(data.count) bytes, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
             + "CatalogReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "

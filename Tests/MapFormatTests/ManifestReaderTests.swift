@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import Testing
+import TestSupport
 
 private func manifestDigest(_ n: Int) -> BundleDigest {
     let hex = String(n, radix: 16)
@@ -392,19 +393,10 @@ private func readError(_ data: Data) throws -> JSONFileError {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let expected = try JSONDecoder().decode(ImageManifest.self, from: data)
         #expect(try ManifestReader.read(data, file: path) == expected)
-        let clock = ContinuousClock()
-        func median(_ body: () throws -> Void) rethrows -> Double {
-            var times: [Double] = []
-            for _ in 0..<7 {
-                let elapsed = try clock.measure(body)
-                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-            }
-            return times.sorted()[3]
-        }
         // Results are kept so the timings leave out freeing the manifest.
         var kept: [ImageManifest] = []
-        let reader = try median { kept.append(try ManifestReader.read(data, file: path)) }
-        let decoder = try median { kept.append(try JSONDecoder().decode(ImageManifest.self, from: data)) }
+        let reader = try MedianTiming.milliseconds { kept.append(try ManifestReader.read(data, file: path)) }
+        let decoder = try MedianTiming.milliseconds { kept.append(try JSONDecoder().decode(ImageManifest.self, from: data)) }
         #expect(kept.count == 14)
         print("manifest \(data.count) bytes, \(expected.files.count) files, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
             + "ManifestReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "
