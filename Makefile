@@ -37,9 +37,10 @@ test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
 
-## bench: benchmarks (not part of test)
+## bench: benchmarks (not part of test); options through BENCH, e.g.
+##   make bench BENCH="--size 0.1 --against /path/to/older/release/mappack"
 bench: build
-	bash Benchmarks/run.sh
+	bash Benchmarks/run.sh $(BENCH)
 
 ## man: the man page, made from the verbs' declarations
 man: build

@@ -10,6 +10,7 @@ import argparse, datetime, json, os, re, resource, shutil, statistics, subproces
 p = argparse.ArgumentParser()
 for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "work", "work-fs"):
     p.add_argument("--" + name, required=True)
+p.add_argument("--against", default="", help="an older mappack binary to time side by side with this one")
 args = p.parse_args()
 runs = int(args.runs)
 root, bench = args.root, args.bench
@@ -102,6 +103,23 @@ rows = {
                  command="cp -r %s %s && sync -f %s" % (q(image), q(work + "/c-store"), q(work + "/c-store"))),
 }
 order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitSha"]
+
+# --against OLD: the mappack rows again with the older binary (own output and cache folders), in the
+# same rounds, so both see the same machine; reported as new / old.
+compared = ["cold", "noop", "verify", "install"] if args.against else []
+old_image = work + "/o-out/bench-" + main["mapVersion"]
+if compared:
+    old_build = "%s build %s --cache %s --out %s" % (q(args.against), q(recipe_main), q(work + "/o-cache"), q(work + "/o-out"))
+    rows["old:cold"] = dict(label="(old) " + rows["cold"]["label"], prepare="rm -rf %s %s" % (q(work + "/o-cache"), q(work + "/o-out")),
+                            command=old_build)
+    rows["old:noop"] = dict(label="(old) " + rows["noop"]["label"], prepare="", command=old_build)
+    rows["old:verify"] = dict(label="(old) " + rows["verify"]["label"], prepare="", command="%s verify %s" % (q(args.against), q(old_image)))
+    rows["old:install"] = dict(label="(old) " + rows["install"]["label"],
+                               prepare="rm -rf %s %s" % (q(work + "/i-store"), q(work + "/i-cache")),
+                               command="%s store install --image %s --storage %s --cache %s"
+                                       % (q(args.against), q(old_image), q(work + "/i-store"), q(work + "/i-cache")))
+    for key in compared:
+        order.insert(order.index(key) + 1, "old:" + key)
 for key in order:
     rows[key]["seconds"] = []
     rows[key]["cpuSeconds"] = []
@@ -160,8 +178,11 @@ for name, world, path in (("size", main, recipe_main), ("quarter", small, recipe
 # --- plan on the full world catalog (hyperfine) -------------------------------------------------
 plan_json = work + "/plan-hyperfine.json"
 plan_cmd = "%s plan %s --cache %s" % (mappack, recipe_full, work + "/plan-cache")
-sh("hyperfine -N --style none --warmup 2 --runs %d --export-json %s %s" % (max(10, runs), q(plan_json), q(plan_cmd)))
+old_plan_cmd = "%s plan %s --cache %s" % (args.against, recipe_full, work + "/plan-cache") if compared else ""
+sh("hyperfine -N --style none --warmup 2 --runs %d --export-json %s %s %s"
+   % (max(10, runs), q(plan_json), q(plan_cmd), q(old_plan_cmd) if compared else ""))
 plan = json.load(open(plan_json))["results"][0]
+old_plan = json.load(open(plan_json))["results"][1] if compared else None
 plan_ms = plan["median"] * 1000
 
 # --- report -------------------------------------------------------------------------------------
@@ -217,6 +238,14 @@ for name, r in rss.items():
     print("%-58s build %6.1f MiB   verify %6.1f MiB" % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"]))
 print("%-58s %8.2fx" % ("install --full / quick install", ratios["installFullOverInstall"]))
 print("%-58s %8.2fx" % ("quick install / cp -r", ratios["installOverCopy"]))
+if compared:
+    print()
+    print("side by side with %s (medians of the same rounds)" % args.against)
+    print("%-58s %9s %9s %9s" % ("row", "new s", "old s", "new/old"))
+    for key in compared:
+        print("%-58s %9.2f %9.2f %8.2fx" % (rows[key]["label"][:58], med[key], med["old:" + key], med[key] / med["old:" + key]))
+    print("%-58s %9.1f %9.1f %8.2fx" % ("mappack plan, --full catalog (ms)", plan_ms, old_plan["median"] * 1000,
+                                        plan["median"] / old_plan["median"]))
 print()
 for v, (name, key, op, goal, fmt) in zip(verdicts, targets):
     extra = "" if v["pass"] else "   (%.2fx off the target)" % v["missFactor"]
@@ -236,6 +265,9 @@ report = {
     "ratios": ratios,
     "targets": verdicts,
 }
+if compared:
+    report["against"] = {"binary": args.against, "newOverOld": {key: med[key] / med["old:" + key] for key in compared},
+                         "planNewOverOld": plan["median"] / old_plan["median"]}
 with open(bench + "/report.json", "w") as f:
     json.dump(report, f, indent=2, sort_keys=True)
     f.write("\n")

@@ -2,11 +2,13 @@
 # make bench: mappack against the shell pipeline a user would write (Benchmarks/baseline.sh) and
 # against what this machine physically allows. See Benchmarks/README.md.
 #
-#   bash Benchmarks/run.sh [--size GIB] [--runs N]
+#   bash Benchmarks/run.sh [--size GIB] [--runs N] [--against OLD_MAPPACK]
 #
 # --size  compressed bundles of the benchmark world, in GiB (default 1); the RSS rows also use a
 #         world of a quarter of that size.
 # --runs  timed runs per command, alternating between commands; medians are reported (default 3).
+# --against  an older mappack binary (e.g. a release build of the commit before a change): its
+#         build, no-op, verify, install and plan rows run in the same rounds, reported as new/old.
 #
 # Worlds are generated once and kept under Output/bench/world-<size>/ (delete them to regenerate).
 # Results: a table on stdout and Output/bench/report.json. A missed target prints MISS but does
@@ -15,19 +17,23 @@ set -euo pipefail
 
 size=1
 runs=3
+against=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --size) size=${2:?--size needs a value}; shift 2 ;;
         --size=*) size=${1#*=}; shift ;;
         --runs) runs=${2:?--runs needs a value}; shift 2 ;;
         --runs=*) runs=${1#*=}; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N)" >&2; exit 2 ;;
+        --against) against=${2:?--against needs a mappack binary}; shift 2 ;;
+        --against=*) against=${1#*=}; shift ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N, --against OLD_MAPPACK)" >&2; exit 2 ;;
     esac
 done
 python3 -c "import sys; s=float(sys.argv[1]); assert 0 < s <= 64" "$size" 2>/dev/null \
     || { echo "run.sh: --size '$size': expected GiB, a number above 0 (at most 64)" >&2; exit 2; }
 [[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "run.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
+[ -z "$against" ] || [ -x "$against" ] || { echo "run.sh: --against '$against': not an executable mappack binary" >&2; exit 2; }
 [ "$runs" -ge 3 ] || echo "run.sh: note: fewer than 3 runs; medians are not robust" >&2
 
 cd "$(dirname "$0")/.."
@@ -190,4 +196,4 @@ say "timed work on: $workfs"
 
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
     --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" \
-    --work "$work" --work-fs "$workfs"
+    --work "$work" --work-fs "$workfs" ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
