@@ -8,7 +8,7 @@ DEMO_VERSION := 2026.11.0
 DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
 
-.PHONY: deps build demo test bench fuzz man clean
+.PHONY: deps build demo test portable bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -33,9 +33,13 @@ demo: build
 	@echo "demo image: $$(pwd)/Output/demo-$(DEMO_VERSION)  (packed: $$(pwd)/Output/demo-$(DEMO_VERSION).tar.zst)"
 
 ## test: the whole suite (unit, nginx-backed network tests, end-to-end CLI tests)
-test: deps
+test: deps portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
+
+## portable: MapStore built with the non-Linux fallbacks forced on (see ARCHITECTURE.md, Portability)
+portable:
+	swift build --target MapStore --scratch-path .build/portable -Xswiftc -DMAPPACK_PORTABLE -Xcc -DMAPPACK_PORTABLE $(SWIFT_FLAGS)
 
 ## bench: benchmarks (not part of test); options through BENCH, e.g.
 ##   make bench BENCH="--size 0.1 --against /path/to/older/release/mappack"

@@ -1,5 +1,8 @@
 // Linux calls that glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not
 // set; typed wrappers over syscall(2), whose variadic signature Swift cannot call.
+// Linux only: other systems (and builds with -DMAPPACK_PORTABLE) see an empty module and the
+// Swift side uses its POSIX fallback (see MapIO/Files/DirectoryEntryReader.swift).
+#if defined(__linux__) && !defined(MAPPACK_PORTABLE)
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -9,3 +12,4 @@
 static inline ssize_t mp_getdents64(int fd, void *buffer, size_t count) {
     return (ssize_t)syscall(SYS_getdents64, fd, buffer, count);
 }
+#endif

@@ -248,6 +248,27 @@ private let trickyFiles: [String: Data] = [
         #expect(seen.count == trickyFiles.count + 1)
     }
 
+    /// The POSIX listing a non-Linux build uses (`-DMAPPACK_PORTABLE`) walks the same tree in the
+    /// same order, with the same kinds, as `getdents64` does.
+    @Test func portableFolderListingWalksLikeGetdents() throws {
+        let image = try ImageFixture(trickyFiles)
+        try FileManager.default.createSymbolicLink(atPath: image.store + "/a/link", withDestinationPath: "x")
+        try FileManager.default.createDirectory(atPath: image.store + "/hollow/inside", withIntermediateDirectories: true)
+        func walked() throws -> [String] {
+            var walk = try DirectoryWalker.SortedWalk(root: image.store)
+            var seen: [String] = []
+            while try walk.next() { seen.append(String(decoding: walk.path, as: UTF8.self) + (walk.kind == .regular ? "" : "@")) }
+            return seen
+        }
+        let native = try walked()
+        DirectoryEntryReader.forcePortable = true
+        defer { DirectoryEntryReader.forcePortable = false }
+        #expect(!DirectoryEntryReader.usesGetdents)
+        let portable = try walked()
+        #expect(portable == native)
+        #expect(portable.count == trickyFiles.count + 1)
+    }
+
     @Test(arguments: [["--sort=name"], []])
     func packedImageInAnyEntryOrderReportsWhatTheFolderDoes(_ order: [String]) throws {
         let image = try ImageFixture(trickyFiles)

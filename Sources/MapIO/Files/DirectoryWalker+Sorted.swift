@@ -46,8 +46,8 @@ extension DirectoryWalker {
         /// Listings from the root down; entries past `depth` are kept for their buffers.
         private var listings: [Listing] = []
         private var depth = -1
-        /// Where `getdents64` puts a folder's entries.
-        private var entries = [UInt8](repeating: 0, count: 32 << 10)
+        /// Reads each folder's entries (`getdents64` on Linux).
+        private var reader = DirectoryEntryReader()
 
         /// The current entry's path relative to the root, `/`-separated.
         package private(set) var path: [UInt8] = []
@@ -129,35 +129,21 @@ extension DirectoryWalker {
 
         private mutating func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
             let root = self.root, path = self.path
-            let failure = entries.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
-                // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
-                let lengthOffset = 16, typeOffset = 18, nameOffset = 19
-                while true {
-                    // An error ends the listing, as it ends `readdir`'s.
-                    guard let filled = try? directory.descriptor.readDirectoryEntries(into: entries), filled > 0 else { break }
-                    var record = 0
-                    while record < filled {
-                        let entry = UnsafeRawPointer(entries.baseAddress! + record)
-                        record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
-                        let name = entry + nameOffset
-                        let length = strlen(name.assumingMemoryBound(to: CChar.self))
-                        let bytes = UnsafeRawBufferPointer(start: name, count: length)
-                        if bytes[0] == UInt8(ascii: "."), length == 1 || (length == 2 && bytes[1] == UInt8(ascii: ".")) { continue }
-                        var type = entry.load(fromByteOffset: typeOffset, as: UInt8.self)
-                        if type == UInt8(DT_UNKNOWN) {
-                            let info: FileSystem.Status
-                            do throws(Errno) { info = try directory.descriptor.status(ofEntry: name.assumingMemoryBound(to: CChar.self)) } catch {
-                                if error.code == ENOENT || error.code == ENOTDIR { continue }
-                                return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
-                            }
-                            type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
-                        }
-                        listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
-                                                  isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
-                        listing.bytes.append(contentsOf: bytes)
-                        listing.bytes.append(0)
+            let failure = reader.forEachEntry(of: directory.descriptor) { name, length, reportedType -> FileError? in
+                let bytes = UnsafeRawBufferPointer(start: name, count: length)
+                var type = reportedType
+                if type == UInt8(DT_UNKNOWN) {
+                    let info: FileSystem.Status
+                    do throws(Errno) { info = try directory.descriptor.status(ofEntry: name) } catch {
+                        if error.code == ENOENT || error.code == ENOTDIR { return nil }
+                        return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
                     }
+                    type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
                 }
+                listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
+                                          isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
+                listing.bytes.append(contentsOf: bytes)
+                listing.bytes.append(0)
                 return nil
             }
             if let failure { throw failure }

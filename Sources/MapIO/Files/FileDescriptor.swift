@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 
 /// An open file or folder: a typed POSIX descriptor, in swift-system's manner. Every file and
@@ -209,11 +208,5 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         } catch where error.code == EWOULDBLOCK {
             return false
         }
-    }
-
-    /// Reads this folder's next entries as `struct linux_dirent64` records into `buffer`
-    /// (`getdents64`); 0 when all were read.
-    package func readDirectoryEntries(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try FileDescriptor.retryOnInterrupt { mp_getdents64(rawValue, buffer.baseAddress, buffer.count) }
     }
 }
