@@ -1,7 +1,7 @@
 # mappack — make demo · make test · make bench · make deps
 SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
-                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 openssl
+                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 openssl minisign
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0

@@ -200,6 +200,11 @@ package struct ImageBuilder: Sendable {
             let manifestBytes = try ReadableFile.contents(of: manifestPath, limit: Int.max)
             signature = Data((try Ed25519.sign(manifestBytes, privateKey: key.text, path: key.path).base64EncodedString() + "\n").utf8)
             try FileSystem.writeAtomically(signature!, to: area.imageFolder + "/" + ImageManifest.signatureFileName)
+            // The same key, in minisign's format, so stock `minisign -V` checks the manifest too. Only
+            // in the folder form: a packed image keeps the entries every installed reader accepts.
+            let comment = "image:\(imageName)\timageID:\(imageID)\tbuilt:\(built)\tfile:\(ImageManifest.fileName)"
+            let minisig = try Minisign.signature(of: manifestBytes, privateKey: key.text, path: key.path, trustedComment: comment)
+            try FileSystem.writeAtomically(Data(minisig.utf8), to: area.imageFolder + "/" + ImageManifest.fileName + Minisign.signatureExtension)
         }
         let summary = ImageSummary(name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
                                    files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })

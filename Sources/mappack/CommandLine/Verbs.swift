@@ -40,7 +40,8 @@ enum Verbs {
             VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with"),
         ]),
         VerbSpec(name: "keygen", positionals: "", summary: "Ed25519 key pair for --sign / --trust", options: [
-            VerbSpec.Option("out", short: "o", value: "NAME", "Write NAME.key (private, 0600) and NAME.pub", completion: .file),
+            VerbSpec.Option("out", short: "o", value: "NAME", "Write NAME.key (private, 0600), NAME.pub and NAME.minisign.pub", completion: .file),
+            VerbSpec.Option("from", value: "KEY", "Write only the public files again, from an existing private key", completion: .file),
             VerbSpec.Option("force", "Overwrite existing key files"),
         ]),
         VerbSpec(name: "publish", positionals: "SOURCE_DIR", summary: "region source folders → catalog + bundles", options: [

@@ -1,23 +1,41 @@
 import Foundation
 import MapIO
 
-/// `mappack keygen --out NAME`: writes `NAME.key` (private, mode 0600) and `NAME.pub`.
+/// `mappack keygen --out NAME`: writes `NAME.key` (private, mode 0600), `NAME.pub` and the same
+/// public key in minisign's format, `NAME.minisign.pub` (for `minisign -V`). With `--from KEY`, only
+/// the two public files, from an existing private key.
 enum KeygenCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("keygen")!)
         _ = try arguments.expect([])
         guard let out = arguments.option("out") else { throw UsageError(message: "keygen needs --out NAME (writes NAME.key and NAME.pub)") }
-        let (privateKey, publicKey) = Ed25519.generate()
-        let keyPath = out + ".key", pubPath = out + ".pub"
+        let privateKey: String?, publicKey: String
+        if let from = arguments.option("from") {
+            do { publicKey = try Ed25519.publicKey(ofPrivate: try KeyFiles.read(from), path: from) } catch let error as SignatureError {
+                throw UsageError(message: "--from: \(error)")
+            }
+            privateKey = nil
+        } else {
+            let pair = Ed25519.generate()
+            (privateKey, publicKey) = (pair.privateKey, pair.publicKey)
+        }
+        let keyPath = out + ".key", pubPath = out + ".pub", minisignPath = out + ".minisign.pub"
+        let written = (privateKey == nil ? [] : [keyPath]) + [pubPath, minisignPath]
         if !arguments.flag("force") {
-            for path in [keyPath, pubPath] where FileSystem.exists(path) { throw UsageError(message: "\(path) exists; pass --force to overwrite it") }
+            for path in written where FileSystem.exists(path) { throw UsageError(message: "\(path) exists; pass --force to overwrite it") }
         }
         // Owner-only from creation on, never a window in which the key is readable by others.
-        try FileSystem.writeAtomically(Data((privateKey + "\n").utf8), to: keyPath, permissions: 0o600)
+        if let privateKey { try FileSystem.writeAtomically(Data((privateKey + "\n").utf8), to: keyPath, permissions: 0o600) }
         try FileSystem.writeAtomically(Data((publicKey + "\n").utf8), to: pubPath)
-        if terminal.json { terminal.event(["event": "keygen", "private": keyPath, "public": pubPath]) } else {
-            terminal.line("private key: \(keyPath) (keep it secret; sign with `mappack build --sign \(keyPath)`)")
+        try FileSystem.writeAtomically(Data(try Minisign.publicKeyFile(publicKey, path: pubPath).utf8), to: minisignPath)
+        if terminal.json {
+            var event = ["event": "keygen", "public": pubPath, "minisignPublic": minisignPath]
+            if privateKey != nil { event["private"] = keyPath }
+            terminal.event(event)
+        } else {
+            if privateKey != nil { terminal.line("private key: \(keyPath) (keep it secret; sign with `mappack build --sign \(keyPath)`)") }
             terminal.line("public key:  \(pubPath) (ship it; check with `mappack verify --trust \(pubPath)`)")
+            terminal.line("minisign:    \(minisignPath) (the same key for `minisign -V -p \(minisignPath) -m IMAGE/manifest.json`)")
         }
         return 0
     }
