@@ -5,9 +5,9 @@ struct BundlePlan: Sendable {
         /// `overview/world/…`: low-zoom tiles of the whole world, a style and an empty notices file.
         case worldOverview
         /// `regions/<R>/overview.db` of a region with children.
-        case regionOverview(region: String, tileOrigin: TileOrigin)
+        case regionOverview(region: String, area: TileArea)
         /// `regions/<R>/tiles.db` of a leaf, seeded by `version` (the map or the base version).
-        case tiles(region: String, version: String, large: Bool, tileOrigin: TileOrigin)
+        case tiles(region: String, version: String, large: Bool, area: TileArea)
         /// `regions/<R>/search.db` of a leaf, seeded by `version`.
         case search(region: String, version: String, names: [String: String], cities: [String], center: [Double])
         /// `regions/<R>/routing/<a>/<b>/<n>.rt` of a leaf; never changes between versions.
@@ -16,10 +16,13 @@ struct BundlePlan: Sendable {
         case border(folder: String)
     }
 
-    /// The z8 tile (Web Mercator) a region's tile pyramid starts from.
-    struct TileOrigin: Sendable {
-        let x: Int
-        let y: Int
+    /// The area a region's tiles cover: its bounding box in degrees (Web Mercator tiles over it,
+    /// zoom after zoom, until the bundle's byte budget is spent).
+    struct TileArea: Sendable {
+        let west: Double
+        let south: Double
+        let east: Double
+        let north: Double
     }
 
     /// Folder name under `bundles/` (and the name `source.json` lists); never contains `/`.

@@ -21,18 +21,17 @@ struct PayloadWriter: Sendable {
             switch plan.content {
             case .worldOverview:
                 try writeWorldOverview(folder + "/overview/world")
-            case .regionOverview(let region, let origin):
+            case .regionOverview(let region, let area):
                 var random = SeededRandom("overview", region, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
-                try writeTiles(folder + "/regions/\(region)/overview.db", metadata: [("region", region)],
-                               firstZoom: 5, origin: (origin.x >> 3, origin.y >> 3), budget: scaled(24 << 10),
-                               tileSizes: 512...3072, random: &random)
-            case .tiles(let region, let version, let large, let origin):
+                try writeTiles(folder + "/regions/\(region)/overview.db", name: region + " overview", metadata: [("region", region)],
+                               firstZoom: 5, area: area, budget: scaled(24 << 10), tileSizes: 512...3072, random: &random)
+            case .tiles(let region, let version, let large, let area):
                 var random = SeededRandom("tiles", region, version, seed: seed)
                 let budget = scaled(random.inRange(22 << 10...44 << 10) * (large ? 10 : 1))
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
-                try writeTiles(folder + "/regions/\(region)/tiles.db", metadata: [("region", region), ("version", version)],
-                               firstZoom: 8, origin: (origin.x, origin.y), budget: budget, tileSizes: 256...2560, random: &random)
+                try writeTiles(folder + "/regions/\(region)/tiles.db", name: region, metadata: [("region", region), ("version", version)],
+                               firstZoom: 8, area: area, budget: budget, tileSizes: 256...2560, random: &random)
             case .search(let region, let version, let names, let cities, let center):
                 var random = SeededRandom("search", region, version, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
@@ -43,8 +42,8 @@ struct PayloadWriter: Sendable {
             case .border(let path):
                 var random = SeededRandom("border", path, seed: seed)
                 try FileSystem.makeDirectories(folder + "/" + path)
-                let origin = (random.below(1 << 10), random.below(1 << 10))
-                try writeTiles(folder + "/\(path)/tiles.db", metadata: [("border", path)], firstZoom: 10, origin: origin,
+                let area = PayloadWriter.tileBounds(zoom: 10, x: random.below(1 << 10), y: random.below(1 << 10))
+                try writeTiles(folder + "/\(path)/tiles.db", name: path, metadata: [("border", path)], firstZoom: 10, area: area,
                                budget: scaled(16 << 10), tileSizes: 256...2048, random: &random)
             }
         } catch let error as DemoWorldError {
@@ -68,21 +67,23 @@ struct PayloadWriter: Sendable {
         return database
     }
 
-    /// A tile pyramid from `origin` at `firstZoom` downwards, zoom by zoom, until `budget` blob bytes are written.
-    private func writeTiles(_ path: String, metadata: [(String, String)], firstZoom: Int, origin: (Int, Int),
+    /// Tiles over `area` in an MBTiles 1.3 database (`metadata`, and `tiles` with TMS rows), zoom after
+    /// zoom from `firstZoom`, until `budget` blob bytes are written. A tile's bytes start with its
+    /// address: 0x1A, the zoom, then x and y (XYZ, y down from the north) as little-endian UInt32.
+    private func writeTiles(_ path: String, name: String, metadata: [(String, String)], firstZoom: Int, area: BundlePlan.TileArea,
                             budget: Int, tileSizes: ClosedRange<Int>, random: inout SeededRandom) throws {
         var rows: [[SQLValue]] = []
         var written = 0
         var zoom = firstZoom
         pyramid: while zoom < 22 {
-            let side = 1 << (zoom - firstZoom)
-            for dy in 0..<side {
-                for dx in 0..<side {
-                    let x = origin.0 * side + dx, y = origin.1 * side + dy
+            let (xs, ys) = PayloadWriter.tileRange(area, zoom: zoom)
+            for y in ys {
+                for x in xs {
                     let size = min(random.inRange(tileSizes), max(budget - written, 16))
                     let header: [UInt8] = [0x1A, UInt8(zoom)] + littleEndian(UInt32(x)) + littleEndian(UInt32(y))
                     let blob = SyntheticBytes.make(count: size, header: header, noise: 18, random: &random)
-                    rows.append([.integer(Int64(zoom)), .integer(Int64(x)), .integer(Int64(y)), .blob(Data(blob))])
+                    let tmsRow = (1 << zoom) - 1 - y
+                    rows.append([.integer(Int64(zoom)), .integer(Int64(x)), .integer(Int64(tmsRow)), .blob(Data(blob))])
                     written += size
                     if written >= budget { break pyramid }
                 }
@@ -91,15 +92,51 @@ struct PayloadWriter: Sendable {
         }
         let database = try createDatabase(path)
         try database.execute("""
-            CREATE TABLE metadata(name TEXT PRIMARY KEY, value TEXT);
-            CREATE TABLE tiles(zoom INTEGER, x INTEGER, y INTEGER, data BLOB, PRIMARY KEY(zoom, x, y));
+            CREATE TABLE metadata(name TEXT, value TEXT);
+            CREATE UNIQUE INDEX metadata_name ON metadata(name);
+            CREATE TABLE tiles(zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+            CREATE UNIQUE INDEX tile_index ON tiles(zoom_level, tile_column, tile_row);
             """)
-        let meta = ([("format", "demo-tiles/1"), ("minzoom", "\(firstZoom)"), ("maxzoom", "\(zoom)")] + metadata)
+        let maxZoom = min(zoom, 21)
+        let centerLon = (area.west + area.east) / 2, centerLat = (area.south + area.north) / 2
+        let meta = ([("name", name), ("format", PayloadWriter.tileMediaType), ("type", "baselayer"),
+                     ("bounds", [area.west, area.south, area.east, area.north].map(PayloadWriter.degrees).joined(separator: ",")),
+                     ("center", "\(PayloadWriter.degrees(centerLon)),\(PayloadWriter.degrees(centerLat)),\(firstZoom)"),
+                     ("minzoom", "\(firstZoom)"), ("maxzoom", "\(maxZoom)"), ("description", "demo-world synthetic tiles")] + metadata)
             .map { [SQLValue.text($0.0), .text($0.1)] }
         try database.transaction {
             try database.executeMany("INSERT INTO metadata(name, value) VALUES (?, ?)", meta)
-            try database.executeMany("INSERT INTO tiles(zoom, x, y, data) VALUES (?, ?, ?, ?)", rows)
+            try database.executeMany("INSERT INTO tiles(zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)", rows)
         }
+    }
+
+    /// The media type of the demo world's tiles (MBTiles' `format`: not an image or vector format).
+    static let tileMediaType = "application/vnd.mappack.demo-tile"
+
+    private static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
+
+    /// The XYZ tile columns and rows covering `area` at `zoom` (Web Mercator, latitudes clamped to ±85.0511).
+    static func tileRange(_ area: BundlePlan.TileArea, zoom: Int) -> (ClosedRange<Int>, ClosedRange<Int>) {
+        let count = 1 << zoom
+        func column(_ lon: Double) -> Int { min(max(Int(((lon + 180) / 360 * Double(count)).rounded(.down)), 0), count - 1) }
+        func row(_ lat: Double) -> Int {
+            let radians = min(max(lat, -85.0511), 85.0511) * .pi / 180
+            return min(max(Int(((1 - log(tan(radians) + 1 / cos(radians)) / .pi) / 2 * Double(count)).rounded(.down)), 0), count - 1)
+        }
+        let west = min(area.west, area.east), east = max(area.west, area.east)
+        let south = min(area.south, area.north), north = max(area.south, area.north)
+        return (column(west)...column(east), row(north)...row(south))
+    }
+
+    /// The bounds of the XYZ tile `x`, `y` at `zoom`.
+    static func tileBounds(zoom: Int, x: Int, y: Int) -> BundlePlan.TileArea {
+        let count = Double(1 << zoom)
+        func lon(_ x: Double) -> Double { x / count * 360 - 180 }
+        func lat(_ y: Double) -> Double { atan(sinh(.pi * (1 - 2 * y / count))) * 180 / .pi }
+        // Nudged inside so the range of the bounds is the one tile.
+        let inset = 1e-9
+        return BundlePlan.TileArea(west: lon(Double(x)) + inset, south: lat(Double(y + 1)) + inset,
+                                   east: lon(Double(x + 1)) - inset, north: lat(Double(y)) - inset)
     }
 
     /// The region's names in every language, its cities and synthetic points of interest around its centre.
@@ -142,7 +179,8 @@ struct PayloadWriter: Sendable {
     private func writeWorldOverview(_ folder: String) throws {
         var random = SeededRandom("world", seed: seed)
         try FileSystem.makeDirectories(folder)
-        try writeTiles(folder + "/tiles.db", metadata: [("region", WorldTree.worldID)], firstZoom: 0, origin: (0, 0),
+        try writeTiles(folder + "/tiles.db", name: "world overview", metadata: [("region", WorldTree.worldID)], firstZoom: 0,
+                       area: BundlePlan.TileArea(west: -180, south: -85.0511, east: 180, north: 85.0511),
                        budget: scaled(256 << 10), tileSizes: 1024...6144, random: &random)
         let style = """
             {"format":"demo-style/1","layers":[{"id":"water","color":"#a0c8f0"},{"id":"land","color":"#f2efe9"},\

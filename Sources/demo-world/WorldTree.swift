@@ -73,7 +73,7 @@ struct WorldTree: Sendable {
             if id == WorldTree.worldID {
                 own.append(BundlePlan(name: "world.overview", kind: "overview", content: .worldOverview))
             } else if !region.children.isEmpty {
-                own.append(BundlePlan(name: region.bundleStem + ".overview", kind: "overview", content: .regionOverview(region: id, tileOrigin: WorldTree.tileOrigin(region.center ?? [0, 0]))))
+                own.append(BundlePlan(name: region.bundleStem + ".overview", kind: "overview", content: .regionOverview(region: id, area: WorldTree.tileArea(region))))
             } else {
                 leafCount += 1
                 // Only tiles and search data change between versions: routing graphs and overviews are
@@ -84,7 +84,7 @@ struct WorldTree: Sendable {
                 let large = SeededRandom.fraction("large", id, seed: options.seed) < WorldTree.largeShare
                 let center = region.center ?? [0, 0]
                 own.append(BundlePlan(name: region.bundleStem + ".tiles", kind: "tiles",
-                                      content: .tiles(region: id, version: version, large: large, tileOrigin: WorldTree.tileOrigin(center))))
+                                      content: .tiles(region: id, version: version, large: large, area: WorldTree.tileArea(region))))
                 own.append(BundlePlan(name: region.bundleStem + ".search", kind: "search",
                                       content: .search(region: id, version: version, names: region.names,
                                                        cities: region.cities ?? [], center: center)))
@@ -183,12 +183,11 @@ struct WorldTree: Sendable {
         return pairs
     }
 
-    /// The z8 tile (Web Mercator) under a `[lat, lon]` centre, where a leaf's tile pyramid starts.
-    private static func tileOrigin(_ center: [Double]) -> BundlePlan.TileOrigin {
-        let lat = min(max(center[0], -85), 85) * .pi / 180, lon = center[1]
-        let x = Int(((lon + 180) / 360 * 256).rounded(.down))
-        let y = Int(((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * 256).rounded(.down))
-        return BundlePlan.TileOrigin(x: min(max(x, 0), 255), y: min(max(y, 0), 255))
+    /// The area a region's tiles cover: its bounding box, or a small box around its centre.
+    private static func tileArea(_ region: DemoRegion) -> BundlePlan.TileArea {
+        if let box = region.bbox, box.count == 4 { return BundlePlan.TileArea(west: box[0], south: box[1], east: box[2], north: box[3]) }
+        let center = region.center ?? [0, 0]
+        return BundlePlan.TileArea(west: center[1] - 0.5, south: center[0] - 0.5, east: center[1] + 0.5, north: center[0] + 0.5)
     }
 
     private static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

@@ -209,7 +209,17 @@ package struct ImageBuilder: Sendable {
         let summary = ImageSummary(name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
                                    files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })
 
-        let source = ImageOutputSource(stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature)
+        let tree = plan.tree, selection = plan.selection
+        let storeFiles = Dictionary(storeBundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        let source = ImageOutputSource(stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature,
+                                       catalog: catalog.catalog, mapVersion: catalog.mapVersion, regions: {
+            try selection.regions.map { entry in
+                let region = tree.region(entry.id)!
+                let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { try $0.files().map(\.path) }
+                return OutputRegion(id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
+                                    files: files.sorted())
+            }
+        })
         var staged: [(output: any ImageOutput, entry: String)] = []
         for output in recipe.outputs {
             if let phase = output.phase {

@@ -7,6 +7,10 @@ public struct Recipe: Sendable {
     public enum OutputFormat: String, Sendable, CaseIterable {
         case directory
         case tarZst = "tar.zst"
+        /// The image's tiles as one MBTiles 1.3 file (`<image>.mbtiles`).
+        case mbtiles
+        /// The image's tiles as a MapLibre Native offline database (`<image>.maplibre.db`, schema 6).
+        case maplibreOffline = "maplibre-offline"
     }
 
     /// The recipe file it was read from.

@@ -27,10 +27,29 @@ struct ImageOutputSource {
     let built: String
     let cacheSeed: ImageCacheSeed?
     let signature: Data?
+    /// The catalog id and the image's map version.
+    let catalog: String
+    let mapVersion: MapVersion
+    /// The image's regions with the store files of their own bundles (read when an output asks).
+    let regions: @Sendable () throws -> [OutputRegion]
 
     /// The complete image (manifest, signature, cache seed, `store/`), inside the staging folder.
     static let imageEntry = "image"
     var imageFolder: String { stagingFolder + "/" + ImageOutputSource.imageEntry }
+    /// The image's store folder.
+    var storeFolder: String { imageFolder + "/" + ImageManifest.storeFolder }
+}
+
+/// One region of an image as outputs that regroup data by region see it.
+struct OutputRegion: Sendable {
+    let id: RegionID
+    /// The recipe's `include` entry that brought it.
+    let broughtBy: RegionID
+    let name: String
+    /// `[west, south, east, north]`, when the catalog has it.
+    let bbox: [Double]?
+    /// Store-relative paths of the files of the region's own bundles, sorted.
+    let files: [String]
 }
 
 extension Recipe.OutputFormat {
@@ -39,6 +58,8 @@ extension Recipe.OutputFormat {
         switch self {
         case .directory: FolderOutput()
         case .tarZst: PackedOutput()
+        case .mbtiles: MBTilesOutput()
+        case .maplibreOffline: MapLibreOfflineOutput()
         }
     }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// The image's tiles as one MBTiles 1.3 file, `<image>.mbtiles`: every tile of the image's tile
+/// databases (see `TileDatabases`; where two hold the same tile, the region first by id wins),
+/// with the metadata the spec asks for (`name`, `format`) and recommends (`bounds`, `center`,
+/// `minzoom`, `maxzoom`, `type`, `version`, `description`).
+struct MBTilesOutput: ImageOutput {
+    static let fileExtension = ".mbtiles"
+
+    var phase: String? { "mbtiles" }
+
+    func publishedName(imageName: String) -> String { imageName + MBTilesOutput.fileExtension }
+
+    func stampedPath(imageName: String) -> String { publishedName(imageName: imageName) }
+
+    func stage(_ source: ImageOutputSource) throws -> String {
+        let name = publishedName(imageName: source.imageName)
+        let regions = try source.regions()
+        let tiles = try TileDatabases(regions: regions, store: source.storeFolder)
+        let path = source.stagingFolder + "/" + name
+        let database = try TileDatabases.create(path)
+        try database.execute("""
+            CREATE TABLE metadata (name TEXT, value TEXT);
+            CREATE UNIQUE INDEX name ON metadata (name);
+            CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+            CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+            """)
+        for tileSource in tiles.sources {
+            try TileDatabases.attached(tileSource, to: database) {
+                try database.execute("""
+                    INSERT OR IGNORE INTO tiles (zoom_level, tile_column, tile_row, tile_data)
+                    SELECT zoom_level, tile_column, tile_row, tile_data FROM src.tiles ORDER BY zoom_level, tile_column, tile_row
+                    """)
+            }
+        }
+        try database.transaction {
+            let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
+            let low = try zooms?["low", as: Int64?.self] ?? 0, high = try zooms?["high", as: Int64?.self] ?? 0
+            let bounds = TileDatabases.union(regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
+            let center = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2]
+            let metadata: [(String, String)] = [
+                ("name", source.imageName),
+                ("format", try tiles.commonFormat() ?? "application/octet-stream"),
+                ("type", "baselayer"),
+                ("version", source.mapVersion.rawValue),
+                ("description", "Tiles of \(source.imageName) (catalog \(source.catalog)), written by mappack"),
+                ("bounds", bounds.map(MBTilesOutput.degrees).joined(separator: ",")),
+                ("center", center.map(MBTilesOutput.degrees).joined(separator: ",") + ",\(low)"),
+                ("minzoom", "\(low)"),
+                ("maxzoom", "\(high)"),
+            ]
+            try database.executeMany("INSERT INTO metadata (name, value) VALUES (?, ?)", metadata.map { [.text($0.0), .text($0.1)] })
+        }
+        try TileDatabases.finish(database, path: path)
+        return name
+    }
+
+    static func degrees(_ value: Double) -> String { String(format: "%.6f", value) }
+}
