@@ -57,15 +57,15 @@ final class BuildProgress: Sendable {
     /// Takes one of the builder's events.
     func take(_ event: BuildEvent) {
         guard terminal.showsProgress else { return }
-        var started: String?
-        let line = state.withLock { state -> String? in
+        var started: [String] = []
+        let now = state.withLock { state -> State in
             switch event {
             case .planned(let bundles, let bytes):
+                // Fetching starts with the first fetch event: a --from build reuses bundles first.
                 state.bundles = bundles
                 state.downloadBytes = bytes
-                if state.phase != "reuse" { started = enter("fetch", &state) }
             case .phase(let name):
-                started = enter(name, &state)
+                started.append(enter(name, &state))
             case .reused(let digest, let files):
                 state.reused += 1
                 state.files += files
@@ -75,7 +75,7 @@ final class BuildProgress: Sendable {
                 state.files += files
                 count(digest, files: files, &state)
             case .fetch(let fetch):
-                if state.phase == "reuse" { started = enter("fetch", &state) }
+                if state.phase == "plan" || state.phase == "reuse" { started.append(enter("fetch", &state)) }
                 switch fetch {
                 case .progress(let digest, let received, _): state.inFlight[digest] = received
                 case .verified(let digest, let size):
@@ -87,12 +87,14 @@ final class BuildProgress: Sendable {
                     state.fetched += 1
                 default: break
                 }
-                if state.phase == "fetch", state.fetched >= state.bundles - state.reused { started = enter("unpack", &state) }
+                if state.phase == "fetch", state.fetched >= state.bundles - state.reused { started.append(enter("unpack", &state)) }
             case .remote: break
             }
-            return started == nil ? status(state) : nil
+            return state
         }
-        if let started { ticker?.started(started) } else if let line { ticker?.update(line) }
+        // The status line is only made when a terminal redraws it (at most 10 times a second).
+        for headline in started { ticker?.started(headline) }
+        if started.isEmpty { ticker?.update(self.status(now)) }
     }
 
     /// Counts a bundle put in place toward the image's store when it is one of its bundles.

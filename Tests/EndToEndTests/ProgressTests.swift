@@ -37,6 +37,21 @@ import Testing
         #expect(order == order.sorted() && order.count == 6, "\(build.stderr)")
     }
 
+    /// On a terminal (a pseudo-terminal from `script`) the redrawn line shows each phase, and its
+    /// seconds keep moving while a phase that reports nothing lasts, instead of freezing.
+    @Test func onATerminalTheLineKeepsMovingThroughEveryPhase() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        let command = [Tool.path("mappack"), "build", recipe, "--cache", world.cache, "--out", world.out].joined(separator: " ")
+        let run = try Tool.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
+                               environment: ["MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "1.5", "NO_COLOR": "1"])
+        #expect(run.status == 0, "\(run.stdout)")
+        let screen = run.stdout
+        for phase in ["fetch: ", "unpack: ", "manifest: ", "pack: ", "publish: "] { #expect(screen.contains(phase), "\(phase) missing: \(screen)") }
+        #expect(screen.contains("fixture-1.0.tar.zst · 1 s"), "the pack line did not move: \(screen)")
+        #expect(screen.contains("built fixture"), "\(screen)")
+    }
+
     @Test func quietAndJSONPrintNoProgress() throws {
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
