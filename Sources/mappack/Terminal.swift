@@ -13,7 +13,7 @@ final class Terminal: @unchecked Sendable {
 
     /// Print only results and errors (`--quiet`): no progress, warnings or notes.
     let quiet: Bool
-    /// Print phase changes as lines even off a terminal (`--verbose`).
+    /// Print more (`--verbose`): off a terminal, progress lines more often.
     let verbose: Bool
 
     /// Reads `--json`, `--quiet`/`-q` and `--verbose`/`-v` (also in a group like `-qv`) from a
@@ -80,14 +80,10 @@ final class Terminal: @unchecked Sendable {
         lock.withLock { Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO) }
     }
 
-    /// A progress line, redrawn in place on a TTY at most 10 times a second; nothing otherwise.
+    /// A progress line, redrawn in place on a TTY at most 10 times a second (always with `force`);
+    /// nothing otherwise (`log` writes lines off a terminal).
     func progress(_ text: @autoclosure () -> String, force: Bool = false) {
-        guard !json, !quiet else { return }
-        // Off a terminal nothing is redrawn; with --verbose each forced line (a phase) is printed.
-        if !isTTY {
-            if verbose && force { let line = text(); lock.withLock { Terminal.write(Data((line + "\n").utf8), to: STDERR_FILENO) } }
-            return
-        }
+        guard showsProgress, isTTY else { return }
         lock.withLock {
             let now = Date()
             guard force || now.timeIntervalSince(lastProgress) >= 0.1 else { return }

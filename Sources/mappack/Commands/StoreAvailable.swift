@@ -22,7 +22,9 @@ struct StoreAvailable {
     /// Why the list is empty or not downloadable as it is; nil when it is.
     let note: String?
 
-    init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String) throws {
+    /// `check` fetches a catalog through the store, which refuses it as any catalog it loads (with
+    /// trusted keys: unsigned, rolled back, …); it has been done already for a `given` one.
+    init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String, check: (URL) throws -> Void) throws {
         storeVersion = store.mapVersion
         let url = given ?? store.catalogURL
         catalog = url.map { $0.isFileURL ? $0.path : $0.absoluteString }
@@ -39,6 +41,7 @@ struct StoreAvailable {
             note = "no catalog is known for this store: give --catalog URL (the store remembers it)"
             return
         }
+        if given == nil { try check(url) }
         let tree = try CatalogSource.load(url)
         catalogVersion = tree.catalog.mapVersion
         let installed = Set(try store.regions().map(\.id))

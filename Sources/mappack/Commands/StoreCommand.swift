@@ -159,7 +159,9 @@ enum StoreCommand {
             let store = try open()
             let given = try arguments.option("catalog").map(Arguments.catalogURL)
             if let given { try waitFor { try await store.setCatalogURL(given) } }
-            try StoreAvailable(store: store, catalog: given, language: arguments.option("lang"), storage: storage, cache: cache).print(to: terminal)
+            // A remembered catalog is fetched (and, with --trust, checked) only when the kept one offers nothing.
+            let check = { (url: URL) throws in try waitFor { try await store.setCatalogURL(url) } }
+            try StoreAvailable(store: store, catalog: given, language: arguments.option("lang"), storage: storage, cache: cache, check: check).print(to: terminal)
             return 0
         case "version":
             let store = try open()
@@ -227,15 +229,18 @@ enum StoreCommand {
     /// What to do about a store that is not ok, as a command to run.
     static func advice(for status: StoreStatus, storage: String, cache: String) -> String? {
         let repair = "mappack store repair --image IMAGE --storage \(storage) --cache \(cache)"
-        switch status {
-        case .ok, .empty: return nil
-        case .corrupted:
+        // Not a switch: a status added to MapStore gets the general advice instead of breaking the build.
+        if status == .ok || status == .empty { return nil }
+        if status == .corrupted {
             return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
-        case .interruptedInstall, .interruptedOperation:
+        }
+        if status == .interruptedInstall || status == .interruptedOperation {
             return "work was interrupted; finish or roll it back: \(repair) (the --image is needed to finish an install)"
-        case .versionMismatch:
+        }
+        if status == .versionMismatch {
             return "the state database is of an unknown format, or the image offered has another map version than the store; "
                 + "offer the image of the store's version (\(repair)) or update the store (mappack store update)"
         }
+        return "the store is not ok (\(status)); run \(repair)"
     }
 }
