@@ -6,7 +6,7 @@ import Testing
 /// Progress off a terminal (CI logs; issue 19 item 6): a line per phase with its own counts, and a
 /// progress line every few seconds while a phase lasts, so no phase is silent. Standard error is a
 /// pipe here, as in CI. `MAPPACK_PROGRESS_INTERVAL` shortens the interval, and the build is held at
-/// the start of `pack` (`MAPPACK_TEST_PAUSE_AT`) for a second and a half, a phase that reports
+/// the start of `pack` (`MAPPACK_TEST_PAUSE_AT`) for two seconds, a phase that reports
 /// nothing by itself.
 @Suite struct ProgressTests {
     @Test func eachPhaseHasALineWithItsCountsAndLongPhasesKeepTalking() throws {
@@ -17,7 +17,7 @@ import Testing
         let bundles = try #require(planned["bundles"] as? Int)
         let build = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.out],
                                      environment: ["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_PROGRESS_INTERVAL": "0.3",
-                                                   "MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "1.5"])
+                                                   "MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2"])
         #expect(build.status == 0, "\(build.stderr)")
         let lines = build.stderr.split(separator: "\n").map(String.init)
         func first(_ prefix: String) -> String? { lines.first { $0.hasPrefix(prefix) } }
@@ -30,7 +30,7 @@ import Testing
         #expect(first("cache seed: ") != nil, "\(build.stderr)")
         #expect(first("pack: ")?.contains("fixture-1.0.tar.zst") == true, "\(build.stderr)")
         #expect(first("publish: ") != nil, "\(build.stderr)")
-        // Held 1.5 s in pack with a line every 0.3 s: more lines follow the phase's first.
+        // Held 2 s in pack with a line every 0.3 s: more lines follow the phase's first.
         #expect(lines.filter { $0.hasPrefix("pack: ") }.count >= 3, "\(build.stderr)")
         // The phases come in the order the build runs them.
         let order = ["fetch: ", "unpack: ", "manifest: ", "cache seed: ", "pack: ", "publish: "].compactMap { prefix in lines.firstIndex { $0.hasPrefix(prefix) } }
@@ -44,7 +44,7 @@ import Testing
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         let command = [Tool.path("mappack"), "build", recipe, "--cache", world.cache, "--out", world.out].joined(separator: " ")
         let run = try Tool.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
-                               environment: ["MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "1.5", "NO_COLOR": "1"])
+                               environment: ["MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2", "NO_COLOR": "1"])
         #expect(run.status == 0, "\(run.stdout)")
         let screen = run.stdout
         for phase in ["fetch: ", "unpack: ", "manifest: ", "pack: ", "publish: "] { #expect(screen.contains(phase), "\(phase) missing: \(screen)") }
