@@ -10,7 +10,9 @@ final class ProgressTicker: Sendable {
     private let terminal: Terminal
     private let interval: TimeInterval
     private let lastLine = Mutex(Date())
-    private let status: @Sendable () -> String?
+    private let status: (@Sendable () -> String?)?
+    /// The line last given to `set`, for tickers made without a status closure.
+    private let latest = Mutex<String?>(nil)
     /// Nil when no progress is shown; made only then, since libdispatch traps on releasing a
     /// source that was never resumed.
     private nonisolated(unsafe) let timer: (any DispatchSourceTimer)?
@@ -22,8 +24,9 @@ final class ProgressTicker: Sendable {
         return terminal.verbose ? 1 : 5
     }
 
-    /// Starts ticking; `status` gives the current line, nil while there is nothing to say.
-    init(terminal: Terminal, status: @escaping @Sendable () -> String?) {
+    /// Starts ticking; `status` gives the current line, nil while there is nothing to say. Without
+    /// it, the line is the last one given to `set`.
+    init(terminal: Terminal, status: (@Sendable () -> String?)? = nil) {
         self.terminal = terminal
         self.status = status
         interval = ProgressTicker.interval(terminal: terminal)
@@ -49,6 +52,12 @@ final class ProgressTicker: Sendable {
         if terminal.isTTY { terminal.progress(line()) }
     }
 
+    /// A new status, kept for the ticks off a terminal and redrawn on one.
+    func set(_ line: String) {
+        latest.withLock { $0 = line }
+        update(line)
+    }
+
     /// Stops ticking and clears a redrawn line.
     func finish() {
         timer?.cancel()
@@ -64,7 +73,7 @@ final class ProgressTicker: Sendable {
             }
             guard due else { return }
         }
-        guard let line = status() else { return }
+        guard let line = status?() ?? latest.withLock({ $0 }) else { return }
         if terminal.isTTY { terminal.progress(line) } else { terminal.log(line) }
     }
 }

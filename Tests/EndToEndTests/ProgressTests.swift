@@ -61,6 +61,23 @@ import Testing
         #expect(json.status == 0 && json.stderr.isEmpty, "\(json.stderr)")
     }
 
+    /// The store verbs that take a while (download, update, move) say so off a terminal too.
+    @Test func storeVerbsThatTakeAWhileSayWhatTheyDo() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe).status == 0)
+        let device = ["--storage", world.folder.join("device/maps"), "--cache", world.folder.join("device/cache")]
+        #expect(try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0"] + device).status == 0)
+        #expect(try Tool.mappack(["store", "delete", "europe/ch/zh"] + device).status == 0)
+        let environment = ["MAPPACK_PROGRESS_INTERVAL": "0.01"]
+        let download = try Tool.mappack(["store", "download", "europe/ch/zh", "--catalog", world.catalog] + device, environment: environment)
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stderr.hasPrefix("download: europe/ch/zh"), "\(download.stderr)")
+        let move = try Tool.mappack(["store", "move", "--to", world.folder.join("moved")] + device, environment: environment)
+        #expect(move.status == 0, "\(move.stderr)")
+        #expect(move.stderr.hasPrefix("move: "), "\(move.stderr)")
+    }
+
     @Test func publishSaysWhatItDoes() throws {
         let folder = TemporaryFolder("publish-progress")
         try SourceFixture.write(to: folder.join("source"))

@@ -104,8 +104,15 @@ enum StoreCommand {
         case "move":
             guard let destination = arguments.option("to") else { throw UsageError(message: "mappack store move needs --to DIR") }
             let store = try open()
-            try store.moveData(to: destination) { fraction in terminal.progress("moving \(Int(fraction * 100))%") }
-            terminal.finishProgress()
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("move: \(store.storage) → \(destination)")
+            do {
+                try store.moveData(to: destination) { fraction in ticker.set("move \(Int(fraction * 100))%") }
+            } catch {
+                ticker.finish()
+                throw error
+            }
+            ticker.finish()
             if terminal.json { terminal.event(["event": "moved", "storage": store.storage]) } else { terminal.line("moved to \(store.storage)") }
             return 0
         case "update":
@@ -125,13 +132,20 @@ enum StoreCommand {
                               + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
                 return 0
             }
-            try waitFor {
-                try await store.update(catalog: catalog) { step in
-                    if terminal.json { terminal.event(["event": "update-progress", "phase": step.phase.rawValue, "fraction": step.fraction]) }
-                    if step.phase == .fetching { terminal.progress("fetching \(Int(step.fraction * 100))%") }
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("update: \(store.storage) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+            do {
+                try waitFor {
+                    try await store.update(catalog: catalog) { step in
+                        if terminal.json { terminal.event(["event": "update-progress", "phase": step.phase.rawValue, "fraction": step.fraction]) }
+                        ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
+                    }
                 }
+            } catch {
+                ticker.finish()
+                throw error
             }
-            terminal.finishProgress()
+            ticker.finish()
             if terminal.json { terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage]) } else {
                 terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
             }
@@ -141,16 +155,23 @@ enum StoreCommand {
             let store = try open()
             if let catalog = try arguments.option("catalog").map(Arguments.catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
             let task = try store.download(regions: arguments.positionals.map { RegionID($0) })
-            try waitFor {
-                for await event in task.events {
-                    if case .progress(let region, let received, let total) = event {
-                        if terminal.json { terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total]) }
-                        terminal.progress("\(region) \(total > 0 ? Int(Double(received) / Double(total) * 100) : 100)%")
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("download: \(arguments.positionals.joined(separator: " "))")
+            do {
+                try waitFor {
+                    for await event in task.events {
+                        if case .progress(let region, let received, let total) = event {
+                            if terminal.json { terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total]) }
+                            ticker.set("download: \(region) \(ByteCount.format(received))/\(ByteCount.format(total))")
+                        }
                     }
+                    try await task.wait()
                 }
-                try await task.wait()
+            } catch {
+                ticker.finish()
+                throw error
             }
-            terminal.finishProgress()
+            ticker.finish()
             if terminal.json { terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage]) } else {
                 terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
             }
