@@ -1,14 +1,20 @@
 # mappack — make demo · make test · make bench · make deps
 SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
-                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 openssl minisign
+                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
+                minisign chromium
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
-DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
-DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
+# Where demo-world puts the demo world and its published catalog, and extra demo-world options
+# (tests make a small world elsewhere).
+DEMO_OUT := Output
+DEMO_WORLD_OPTIONS :=
+DEMO_SOURCE := $(DEMO_OUT)/demo-world-source/$(DEMO_VERSION)
+DEMO_CATALOG := $(DEMO_OUT)/demo-world/$(DEMO_VERSION)
+DEMO_STAMP := $(DEMO_OUT)/demo-world-$(DEMO_VERSION).stamp
 
-.PHONY: deps build demo test portable bench fuzz man clean
+.PHONY: deps build demo demo-world test portable bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -24,13 +30,27 @@ build: deps
 	swift build -c release $(SWIFT_FLAGS) --product mappack
 	swift build -c release $(SWIFT_FLAGS) --product demo-world
 
-## demo: generate the demo world, publish it, build Recipes/demo.yaml, verify the image
+## demo: generate the demo world and publish it (unless unchanged), build Recipes/demo.yaml, verify the image
+# The build uses the default download cache, the one `mappack plan Recipes/demo.yaml` looks in.
 demo: build
-	$(RELEASE)/demo-world --out $(DEMO_SOURCE) --map-version $(DEMO_VERSION)
-	$(RELEASE)/mappack publish $(DEMO_SOURCE) --out $(DEMO_CATALOG)
-	$(RELEASE)/mappack build Recipes/demo.yaml --cache Output/download-cache
+	@$(MAKE) -s demo-world
+	$(RELEASE)/mappack build Recipes/demo.yaml
 	$(RELEASE)/mappack verify Output/demo-$(DEMO_VERSION)
 	@echo "demo image: $$(pwd)/Output/demo-$(DEMO_VERSION)  (packed: $$(pwd)/Output/demo-$(DEMO_VERSION).tar.zst)"
+
+## demo-world: generate and publish the demo world, unless the published one came from the same
+## binaries, map version and options and its catalog is untouched (a stamp records them)
+demo-world:
+	@inputs="$(DEMO_VERSION) [$(DEMO_WORLD_OPTIONS)] $$(cat $(RELEASE)/demo-world $(RELEASE)/mappack | sha256sum | cut -c1-64)"; \
+	catalog="$(DEMO_CATALOG)/catalog.json"; \
+	if [ -f "$$catalog" ] && [ "$$(cat "$(DEMO_STAMP)" 2>/dev/null)" = "$$inputs $$(sha256sum < "$$catalog" | cut -c1-64)" ]; then \
+	  echo "demo world: $(DEMO_CATALOG) is up to date (same binaries, version and options; rm $(DEMO_STAMP) to remake it)"; \
+	else \
+	  rm -f "$(DEMO_STAMP)" && \
+	  $(RELEASE)/demo-world --out $(DEMO_SOURCE) --map-version $(DEMO_VERSION) $(DEMO_WORLD_OPTIONS) && \
+	  $(RELEASE)/mappack publish $(DEMO_SOURCE) --out $(DEMO_CATALOG) && \
+	  echo "$$inputs $$(sha256sum < "$$catalog" | cut -c1-64)" > "$(DEMO_STAMP)"; \
+	fi
 
 ## test: the whole suite (unit, nginx-backed network tests, end-to-end CLI tests)
 test: deps portable

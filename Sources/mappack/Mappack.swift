@@ -32,18 +32,28 @@ struct Mappack {
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "completions":
                 let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
-                terminal.line(try Help.completions(shell))
+                let script = try Help.completions(shell)
+                if terminal.json { terminal.record(["shell": shell, "script": script], schema: JSONSchemas.completions) } else { terminal.line(script) }
                 code = 0
             case "help", "--help", "-h":
                 let parsed = try Arguments(arguments, verb: Verbs.named("help")!)
-                if parsed.flag("man") { terminal.line(Help.manPage) } else if let name = parsed.positionals.first {
+                if terminal.json {
+                    let verbs = try parsed.positionals.map { name throws(UsageError) -> VerbSpec in
+                        guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
+                        return spec
+                    }
+                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs), schema: JSONSchemas.help)
+                } else if parsed.flag("man") { terminal.line(Help.manPage) } else if let name = parsed.positionals.first {
                     guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
                     terminal.line(Help.verb(spec))
                 } else { terminal.line(Help.usage) }
                 code = 0
             case "--version", "-V", "version":
-                terminal.line(Help.version(libraries: [CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
-                                                       SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion]))
+                let libraries = [CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
+                                 SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion]
+                if terminal.json { terminal.record(["version": MappackVersion.current, "libraries": libraries], schema: JSONSchemas.version) } else {
+                    terminal.line(Help.version(libraries: libraries))
+                }
                 code = 0
             default: throw unknownVerb(verb)
             }

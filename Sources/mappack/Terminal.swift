@@ -13,7 +13,7 @@ final class Terminal: @unchecked Sendable {
 
     /// Print only results and errors (`--quiet`): no progress, warnings or notes.
     let quiet: Bool
-    /// Print phase changes as lines even off a terminal (`--verbose`).
+    /// Print more (`--verbose`): off a terminal, progress lines more often.
     let verbose: Bool
 
     /// Reads `--json`, `--quiet`/`-q` and `--verbose`/`-v` (also in a group like `-qv`) from a
@@ -54,20 +54,36 @@ final class Terminal: @unchecked Sendable {
         }
     }
 
-    /// One JSON object on its own line (standard output).
+    /// One event of a verb that reports its work as it goes (`build`, `publish`, `verify`, store
+    /// verbs that change the store, …), on its own line of standard output, tagged with the event
+    /// schema (`Schemas/mappack-events.schema.json`).
     func event(_ object: [String: any Sendable]) {
+        record(object, schema: JSONSchemas.events)
+    }
+
+    /// One JSON object on its own line of standard output, tagged `"schema": schema` (the name and
+    /// version of its file in `Schemas/`): a verb's one answer, or one row of a listing.
+    func record(_ object: [String: any Sendable], schema: String) {
+        var object = object
+        object["schema"] = schema
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         lock.withLock { Terminal.write(data + Data("\n".utf8), to: STDOUT_FILENO) }
     }
 
-    /// A progress line, redrawn in place on a TTY at most 10 times a second; nothing otherwise.
+    /// Whether progress is shown at all: not with `--json` (the events say it) or `--quiet`.
+    var showsProgress: Bool { !json && !quiet }
+
+    /// A progress line off a terminal (CI logs), on standard error; nothing on a terminal (where
+    /// `progress` redraws one line), with `--json` or with `--quiet`.
+    func log(_ text: String) {
+        guard showsProgress, !isTTY else { return }
+        lock.withLock { Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO) }
+    }
+
+    /// A progress line, redrawn in place on a TTY at most 10 times a second (always with `force`);
+    /// nothing otherwise (`log` writes lines off a terminal).
     func progress(_ text: @autoclosure () -> String, force: Bool = false) {
-        guard !json, !quiet else { return }
-        // Off a terminal nothing is redrawn; with --verbose each forced line (a phase) is printed.
-        if !isTTY {
-            if verbose && force { let line = text(); lock.withLock { Terminal.write(Data((line + "\n").utf8), to: STDERR_FILENO) } }
-            return
-        }
+        guard showsProgress, isTTY else { return }
         lock.withLock {
             let now = Date()
             guard force || now.timeIntervalSince(lastProgress) >= 0.1 else { return }

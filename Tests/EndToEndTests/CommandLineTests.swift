@@ -72,6 +72,11 @@ import Testing
             }
             for option in options { #expect(readme.contains(option), "README does not mention \(option) (mappack \(verb))") }
         }
+        // And every store verb `mappack help --json` declares.
+        let described = try #require(try JSONSerialization.jsonObject(with: Data(try Tool.mappack(["help", "store", "--json"]).stdout.utf8)) as? [String: Any])
+        let storeVerbs = try #require((described["verbs"] as? [[String: Any]])?.first?["verbs"] as? [String])
+        #expect(storeVerbs.count >= 12)
+        for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }
     }
 
     @Test func manPageIsRoff() throws {

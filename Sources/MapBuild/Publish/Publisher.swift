@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import Synchronization
 
 /// Why a source folder could not be published.
 public enum PublishError: Error, Sendable, CustomStringConvertible {
@@ -41,6 +42,9 @@ public struct Publisher: Sendable {
     public let jobs: Int
     /// When set, `catalog.json.sig` is written beside the catalog.
     public var signing: CatalogSigning?
+    /// Told what the publish is doing: `("pack", bundles packed, bundles)` at the start and after
+    /// each bundle, then `("catalog", regions, bundles)`.
+    public var progress: (@Sendable (_ phase: String, _ done: Int, _ total: Int) -> Void)?
 
     /// A publisher from `source` to `output`.
     public init(source: String, output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -90,9 +94,14 @@ public struct Publisher: Sendable {
             let names = world.bundles.keys.sorted()
             let sourceRoot = source
             let mtime = 0
+            let progress = self.progress
+            let packedCount = Mutex(0)
+            progress?("pack", 0, names.count)
             let packed = try await BlockingWork.map(names, width: jobs) { name in
-                try Publisher.pack(name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
-                                   temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime)
+                let bundle = try Publisher.pack(name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
+                                                temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime)
+                if let progress { progress("pack", packedCount.withLock { $0 += 1; return $0 }, names.count) }
+                return bundle
             }
             var owner: [String: String] = [:]
             for bundle in packed {
@@ -114,6 +123,7 @@ public struct Publisher: Sendable {
                 CatalogRegion(id: region.id, parent: region.parent, names: region.names, bundles: region.bundles.map { digests[$0]! },
                               center: region.center, bbox: region.bbox, cities: region.cities, released: region.released ?? world.released)
             }
+            progress?("catalog", regions.count, infos.count)
             var catalog = Catalog(catalog: world.catalog, mapVersion: world.mapVersion, released: world.released, regions: regions, bundles: infos)
             catalog.supportedUntil = world.supportedUntil
             do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }

@@ -10,7 +10,13 @@ extension Recipe {
     public static func load(_ path: String) throws(RecipeError) -> Recipe {
         let data: Data
         do { data = try ReadableFile.contents(of: path, limit: maxFileBytes) } catch {
-            throw RecipeError(file: path, line: 0, column: 0, message: error.code == ENOENT ? "no such recipe file" : error.description)
+            // The error names the file already; its message must not repeat the path.
+            let message = switch error.code {
+            case ENOENT: "no such recipe file"
+            case EISDIR: "is a folder, not a recipe file; give the recipe's .yaml file"
+            default: "cannot read the recipe: \(error.operation) failed: \(String(cString: strerror(error.code)))"
+            }
+            throw RecipeError(file: path, line: 0, column: 0, message: message)
         }
         return try parse(data, file: path)
     }

@@ -5,14 +5,20 @@ import Foundation
 /// chose rather than one it raced for.
 ///
 /// Active only when the environment variable `MAPPACK_TEST_PAUSE_AT` names the phase; CI and
-/// users never set it. The pause lasts at most 30 s and ends early when the task is cancelled.
+/// users never set it. The pause lasts 30 s (or `MAPPACK_TEST_PAUSE_SECONDS`, at most 30) and ends
+/// early when the task is cancelled.
 enum TestPause {
     /// The phase named by `MAPPACK_TEST_PAUSE_AT`, read once.
     private static let armed: String? = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_AT"]
+    /// The pause in hundredths of a second.
+    private static let ticks: Int = {
+        guard let text = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_SECONDS"], let seconds = Double(text), seconds >= 0 else { return 3000 }
+        return Int(min(seconds, 30) * 100)
+    }()
 
     /// Waits while `phase` is armed and the current task is not cancelled.
     static func reach(_ phase: String) {
         guard let armed, armed == phase else { return }
-        for _ in 0..<3000 where !Task.isCancelled { usleep(10_000) }
+        for _ in 0..<ticks where !Task.isCancelled { usleep(10_000) }
     }
 }

@@ -33,6 +33,23 @@ enum Help {
         return text
     }
 
+    /// `mappack help --json`: the verbs as declared, for tools that drive mappack (the store's
+    /// own verbs under `verbs`).
+    static func json(_ verbs: [VerbSpec]) -> [String: any Sendable] {
+        let described = verbs.map { verb -> [String: any Sendable] in
+            var object: [String: any Sendable] = [
+                "name": verb.name, "positionals": verb.positionals, "summary": verb.summary,
+                "options": verb.allOptions.map { option -> [String: any Sendable] in
+                    ["name": option.name, "short": option.short.map { String($0) as any Sendable } ?? NSNull(),
+                     "value": option.value ?? NSNull(), "help": option.help]
+                },
+            ]
+            if verb.name == "store" { object["verbs"] = StoreCommand.verbs }
+            return object
+        }
+        return ["verbs": described]
+    }
+
     /// `mappack --version`.
     static func version(libraries: [String]) -> String {
         "mappack \(MappackVersion.current)\n" + libraries.map { "  " + $0 }.joined(separator: "\n")

@@ -30,9 +30,9 @@ struct VerbSpec: Sendable {
 
     /// The options every verb takes besides its own.
     static let common: [Option] = [
-        Option("json", "Print JSON: one object per line (build, publish, merge) or one object (the other verbs)"),
+        Option("json", "Print JSON lines tagged with their schema in Schemas/: events as work goes, or one object per answer"),
         Option("quiet", short: "q", "Print only results and errors: no progress, warnings or notes"),
-        Option("verbose", short: "v", "Print more: each phase as a line even when standard error is not a terminal"),
+        Option("verbose", short: "v", "Print more: off a terminal, a progress line every second instead of every 5"),
         Option("help", short: "h", "Show this verb's options and exit"),
     ]
 

@@ -3,7 +3,6 @@ import MapBuild
 import MapFetch
 import MapFormat
 import MapIO
-import Synchronization
 
 /// `mappack build RECIPE`.
 enum BuildCommand {
@@ -49,57 +48,56 @@ enum BuildCommand {
         // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
         Allocator.trim()
         for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
-        let progress = Mutex<(done: Int64, bundles: Int, inFlight: [BundleDigest: Int64])>((0, 0, [:]))
-        let total = plan.downloadBytes
-        let bundleCount = plan.bundles.count
+        for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let builder = ImageBuilder(plan: plan, options: options)
+        let root = FileSystem.absolute(options.outputRoot)
+        let imageName = "\(recipe.name)-\(plan.tree.catalog.mapVersion)"
+        var descriptions = BuildProgress.Descriptions()
+        let seedRegions = plan.seedSelection.regions.count
+        descriptions.cacheSeed = "up to \(ByteCount.format(plan.cacheSeedBytes)) from \(seedRegions) region\(seedRegions == 1 ? "" : "s")"
+        descriptions.pack = imageName + ".tar.zst"
+        descriptions.publish = root
+        descriptions.storeBundles = Set(plan.bundles.filter(\.forStore).map(\.digest))
+        let progress = BuildProgress(terminal: terminal, descriptions: descriptions)
         if let shardText = arguments.option("shard") {
             let parts = shardText.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, parts[1] <= 1024, (1...parts[1]).contains(parts[0]) else {
                 throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(shardText)'")
             }
-            let path = try await Interrupts.cancellable(gate: options.gate) { try await builder.runShard(parts[0], of: parts[1]) { event in
-                if terminal.json { terminal.event(eventObject(event)) }
-            } }
+            let path: String
+            do {
+                path = try await Interrupts.cancellable(gate: options.gate) { try await builder.runShard(parts[0], of: parts[1]) { event in
+                    if terminal.json { terminal.event(eventObject(event)) }
+                    progress.take(event)
+                } }
+            } catch {
+                progress.finish()
+                throw error
+            }
+            progress.finish()
             if terminal.json { terminal.event(["event": "done", "shard": path]) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
             return 0
         }
         let report: BuildReport
         do {
             report = try await Interrupts.cancellable(gate: options.gate) { try await builder.run { event in
-            if terminal.json { terminal.event(eventObject(event)) }
-            switch event {
-            case .fetch(.progress(let digest, let received, _)):
-                progress.withLock { $0.inFlight[digest] = received }
-            case .fetch(.verified(let digest, let size)), .fetch(.alreadyCached(let digest, let size)):
-                progress.withLock {
-                    $0.inFlight[digest] = nil
-                    $0.bundles += 1
-                    if case .fetch(.verified) = event { $0.done += size }
+                if terminal.json { terminal.event(eventObject(event)) }
+                switch event {
+                case .remote(.rejected(_, let url, let reason)):
+                    terminal.note("warning: remote cache entry \(url) rejected (\(reason)); fetching from the origin instead")
+                case .remote(.uploadFailed(let digest, let reason)):
+                    terminal.note("warning: could not upload \(digest.short) to the remote cache: \(reason) (the build goes on)")
+                case .fetch(.retry(let digest, let attempt, let reason, let delay)):
+                    terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
+                default: break
                 }
-            case .remote(.rejected(_, let url, let reason)):
-                terminal.note("warning: remote cache entry \(url) rejected (\(reason)); fetching from the origin instead")
-            case .remote(.uploadFailed(let digest, let reason)):
-                terminal.note("warning: could not upload \(digest.short) to the remote cache: \(reason) (the build goes on)")
-            case .fetch(.retry(let digest, let attempt, let reason, let delay)):
-                terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
-            case .phase(let name):
-                terminal.progress("\(name)…", force: true)
-                return
-            default: break
-            }
-            let state = progress.withLock { $0 }
-            let received = state.done + state.inFlight.values.reduce(0, +)
-            let elapsed = max(0.001, Date().timeIntervalSince(started))
-            let rate = Double(received) / elapsed
-            let eta = rate > 0 ? Double(total - received) / rate : 0
-            terminal.progress("fetch \(state.bundles)/\(bundleCount) bundles  \(ByteCount.format(received))/\(ByteCount.format(total))  \(ByteCount.format(Int64(rate)))/s  ETA \(Int(eta)) s")
-        } }
+                progress.take(event)
+            } }
         } catch {
-            terminal.finishProgress()
+            progress.finish()
             throw error
         }
-        terminal.finishProgress()
+        progress.finish()
         announce(report, started: started, terminal: terminal)
         return 0
     }

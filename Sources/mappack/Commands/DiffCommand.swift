@@ -45,10 +45,10 @@ enum DiffCommand {
             return overflow ? Int64.max : sum
         }
         if terminal.json {
-            terminal.event(["from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
+            terminal.record(["from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
                             "regionsAdded": added.map(\.rawValue), "regionsRemoved": removed.map(\.rawValue), "regionsChanged": changed.map(\.rawValue),
                             "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
-                            "bundlesDropped": dropped.map(\.description), "downloadBytes": download])
+                            "bundlesDropped": dropped.map(\.description), "downloadBytes": download], schema: JSONSchemas.diff)
         } else {
             terminal.line("\(old.mapVersion) → \(new.mapVersion)")
             terminal.line("regions: \(added.count) added, \(removed.count) removed, \(changed.count) changed")

@@ -18,7 +18,7 @@ enum InspectCommand {
             : report.problems.contains { $0.kind == .signature } ? "signature INVALID" : "signed, verified with \(trusted[0].path)"
         let language = arguments.option("lang") ?? manifest.language
         if terminal.json {
-            terminal.event([
+            terminal.record([
                 "format": manifest.format, "name": manifest.name, "imageID": manifest.imageID, "catalog": manifest.catalog,
                 "mapVersion": manifest.mapVersion.rawValue, "built": manifest.built, "mappackVersion": manifest.mappackVersion,
                 "blockSize": manifest.blockSize, "bundles": manifest.bundles.count, "files": manifest.files.count,
@@ -26,7 +26,7 @@ enum InspectCommand {
                 "regions": manifest.regions.map { ["id": $0.id.rawValue, "name": LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
                                                    "sizeOnDiskInBytes": $0.sizeOnDiskInBytes] as [String: any Sendable] },
                 "cacheSeed": manifest.cacheSeed.map { ["entries": $0.entries, "size": $0.size, "sha256": $0.sha256, "regions": $0.regions.map(\.rawValue)] as [String: any Sendable] } ?? NSNull(),
-            ])
+            ], schema: JSONSchemas.inspect)
         } else {
             terminal.line("image \(manifest.name) — \(manifest.format), id \(manifest.imageID)")
             terminal.line("catalog \(manifest.catalog), map version \(manifest.mapVersion), built \(manifest.built) by mappack \(manifest.mappackVersion)")

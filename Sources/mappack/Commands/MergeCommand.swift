@@ -15,11 +15,23 @@ enum MergeCommand {
                                    sourceDateEpoch: nil, signingKey: signingKey)
         let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
         defer { withExtendedLifetime(outputLock) {} }
-        let report = try await Interrupts.cancellable(gate: options.gate) {
-            try await ImageBuilder.merge(shards: arguments.positionals, options: options) { event in
-                if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
+        var descriptions = BuildProgress.Descriptions()
+        descriptions.pack = "the packed image"
+        descriptions.publish = FileSystem.absolute(options.outputRoot)
+        let progress = BuildProgress(terminal: terminal, descriptions: descriptions)
+        let report: BuildReport
+        do {
+            report = try await Interrupts.cancellable(gate: options.gate) {
+                try await ImageBuilder.merge(shards: arguments.positionals, options: options) { event in
+                    if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
+                    progress.take(event)
+                }
             }
+        } catch {
+            progress.finish()
+            throw error
         }
+        progress.finish()
         if terminal.json {
             terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID])
         } else {

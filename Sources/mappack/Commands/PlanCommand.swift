@@ -12,6 +12,7 @@ enum PlanCommand {
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let language = recipe.language
         let over = plan.capacityOvershoot
         if terminal.json {
@@ -21,7 +22,7 @@ enum PlanCommand {
                 "bundles": plan.bundles.count, "bundlesCached": plan.bundles.filter(\.cached).count,
                 "sizeOnDiskInBytes": plan.sizeOnDisk.map { $0 as any Sendable } ?? NSNull(),
                 "cacheSeedBytes": plan.cacheSeedBytes, "capacity": recipe.capacity.map { $0 as any Sendable } ?? NSNull(),
-                "fits": over == nil, "overshootBytes": over.map { $0 as any Sendable } ?? NSNull(),
+                "fits": over == nil, "overshootBytes": over.map { $0 as any Sendable } ?? NSNull(), "cache": cache.root,
             ]
             let regions = plan.tree.catalog.regions
             object["regions"] = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map { index, pair -> [String: any Sendable] in
@@ -32,7 +33,7 @@ enum PlanCommand {
             object["bundleList"] = plan.bundles.map { b -> [String: any Sendable] in
                 ["digest": b.digest.description, "size": b.info.size, "cached": b.cached, "forStore": b.forStore, "regions": b.regions.map(\.rawValue)]
             }
-            terminal.event(object)
+            terminal.record(object, schema: JSONSchemas.plan)
         } else {
             // One write for the whole table: a planet plan has thousands of rows.
             var out = TextBuffer()
@@ -50,7 +51,7 @@ enum PlanCommand {
                 out.append("\n")
             }
             let cached = plan.bundles.filter(\.cached).count
-            out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache, \(plan.bundles.count - cached) to fetch)\n")
+            out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache \(cache.root), \(plan.bundles.count - cached) to fetch)\n")
             out.append("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n")
             out.append("size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n")
             out.append("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")

@@ -1,6 +1,7 @@
 import Foundation
 import MapBuild
 import MapIO
+import Synchronization
 
 /// `mappack publish SOURCE --out DIR [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
 enum PublishCommand {
@@ -11,7 +12,36 @@ enum PublishCommand {
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
-        let result = try await publisher.run()
+        // Packing a big world takes a while: say which phase it is in and how far.
+        let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
+        let ticker = ProgressTicker(terminal: terminal) {
+            state.withLock { state in
+                state.phase == "pack" ? "pack \(state.done)/\(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
+                    : state.phase.isEmpty ? nil : "catalog: \(state.done) regions, \(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
+            }
+        }
+        publisher.progress = { phase, done, total in
+            let entered = state.withLock { state -> Bool in
+                defer { (state.phase, state.done, state.total) = (phase, done, total) }
+                guard state.phase != phase else { return false }
+                state.started = Date()
+                return true
+            }
+            if terminal.json {
+                if entered { terminal.event(["event": "phase", "phase": phase]) }
+                if phase == "pack" { terminal.event(["event": "publish-progress", "bundles": done, "total": total]) }
+            } else if entered {
+                ticker.started(phase == "pack" ? "pack: \(total) bundles from \(source)" : "catalog: \(done) regions, \(total) bundles → \(out)")
+            } else {
+                ticker.update("pack \(done)/\(total) bundles")
+            }
+        }
+        let result: Publisher.Result
+        do { result = try await publisher.run() } catch {
+            ticker.finish()
+            throw error
+        }
+        ticker.finish()
         if terminal.json {
             terminal.event(["event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
                             "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull()])

@@ -31,20 +31,20 @@ enum RegionsCommand {
         }
         if terminal.json {
             for r in records {
-                terminal.event(["id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
-                                "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
-                                "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull()])
+                terminal.record(["id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
+                                 "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
+                                 "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull()],
+                                schema: JSONSchemas.region)
             }
             return 0
         }
-        let tree_ = arguments.flag("tree")
-        let labels = records.map { r in tree_ ? String(repeating: "  ", count: r.depth) + r.name : r.region.id.rawValue }
-        let width = min(60, labels.map(\.count).max() ?? 10)
-        terminal.line("\("REGION".rightPadded(width))  \(tree_ ? "ID" : "NAME")  CHILDREN  DOWNLOAD  ON DISK")
-        for (r, label) in zip(records, labels) {
-            let other = tree_ ? r.region.id.rawValue : r.name
-            terminal.line("\(label.rightPadded(width))  \(other)  \(String(r.children).leftPadded(3))  \(ByteCount.format(r.download).leftPadded(10))  \((r.onDisk.map(ByteCount.format) ?? "?").leftPadded(10))")
+        let asTree = arguments.flag("tree")
+        var table = TextTable([("REGION", .left), (asTree ? "ID" : "NAME", .left), ("CHILDREN", .right), ("DOWNLOAD", .right), ("ON DISK", .right)])
+        for r in records {
+            table.add([asTree ? String(repeating: "  ", count: r.depth) + r.name : r.region.id.rawValue, asTree ? r.region.id.rawValue : r.name,
+                       String(r.children), ByteCount.format(r.download), r.onDisk.map(ByteCount.format) ?? "?"])
         }
+        terminal.line(table.text)
         return 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MapBuild
 import MapFormat
 import MapStore
 import Synchronization
@@ -27,6 +28,9 @@ enum StoreCommand {
         exit codes: 0 ok, 1 not ok or the work failed, 2 bad usage
         """
 
+    /// The store's verbs, as `mappack help --json` lists them.
+    static let verbs = ["install", "status", "repair", "regions", "delete", "verify", "cache", "move", "update", "download", "available", "version"]
+
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
         if ["help", "--help", "-h"].contains(verb) { terminal.line(Help.verb(Verbs.named("store")!)); return 0 }
@@ -45,11 +49,11 @@ enum StoreCommand {
         case "install":
             guard image != nil else { throw UsageError(message: "mappack store install needs --image PATH") }
             let store = try open()
-            report(store, terminal: terminal)
+            report(store, terminal: terminal, cache: cache)
             return store.initialStatus == .ok ? 0 : 1
         case "status":
             let store = try open()
-            report(store, terminal: terminal)
+            report(store, terminal: terminal, cache: cache)
             return store.initialStatus == .ok ? 0 : 1
         case "repair":
             let store = try open()
@@ -64,79 +68,130 @@ enum StoreCommand {
             return 0
         case "regions":
             let store = try open()
-            for region in try store.regions(language: arguments.option("lang")) {
-                if terminal.json {
-                    terminal.event(["id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
-                                    "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue])
-                } else {
-                    terminal.line("\(region.id)\t\(region.name)\t\(ByteCount.format(region.sizeOnDiskInBytes))\t\(region.state.rawValue)")
+            let regions = try store.regions(language: arguments.option("lang"))
+            if terminal.json {
+                for region in regions {
+                    terminal.record(["id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
+                                     "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue], schema: JSONSchemas.storeRegion)
                 }
+            } else {
+                var table = TextTable([("REGION", .left), ("NAME", .left), ("ON DISK", .right), ("STATE", .left)])
+                for region in regions { table.add([region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), region.state.rawValue]) }
+                terminal.line(table.text)
             }
             return 0
         case "delete":
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store delete needs region ids") }
             let store = try open()
             try store.deleteRegions(arguments.positionals.map { RegionID($0) })
-            terminal.line("deleted \(arguments.positionals.joined(separator: " "))")
+            if terminal.json { terminal.event(["event": "deleted", "regions": arguments.positionals, "storage": store.storage]) } else {
+                terminal.line("deleted \(arguments.positionals.joined(separator: " "))")
+            }
             return 0
         case "verify":
             let store = try open()
             let problems = try store.verify(full: !arguments.flag("quick"))
-            for problem in problems { terminal.error(problem.description) }
-            terminal.line(problems.isEmpty ? "ok: \(store.storage)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+            if terminal.json {
+                for problem in problems { terminal.event(["event": "problem", "detail": problem.description]) }
+                terminal.event(["event": "done", "ok": problems.isEmpty, "store": true, "storage": store.storage, "problems": problems.count])
+            } else {
+                for problem in problems { terminal.error(problem.description) }
+                terminal.line(problems.isEmpty ? "ok: \(store.storage)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+            }
             return problems.isEmpty ? 0 : 1
         case "cache":
             return try cacheVerb(arguments.positionals, store: try open(), terminal: terminal)
         case "move":
             guard let destination = arguments.option("to") else { throw UsageError(message: "mappack store move needs --to DIR") }
             let store = try open()
-            try store.moveData(to: destination) { fraction in terminal.progress("moving \(Int(fraction * 100))%") }
-            terminal.finishProgress()
-            terminal.line("moved to \(store.storage)")
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("move: \(store.storage) → \(destination)")
+            do {
+                try store.moveData(to: destination) { fraction in ticker.set("move \(Int(fraction * 100))%") }
+            } catch {
+                ticker.finish()
+                throw error
+            }
+            ticker.finish()
+            if terminal.json { terminal.event(["event": "moved", "storage": store.storage]) } else { terminal.line("moved to \(store.storage)") }
             return 0
         case "update":
             let store = try open()
             let catalog = try arguments.option("catalog").map(Arguments.catalogURL)
             if arguments.flag("check") {
                 let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
+                if terminal.json {
+                    terminal.record(["status": info.status.rawValue, "installedVersion": info.installedVersion.rawValue,
+                                     "availableVersion": info.availableVersion.rawValue, "bundlesToFetch": info.bundlesToFetch,
+                                     "updateBytes": info.updateBytes, "unsupportedRegions": info.unsupportedRegions.map(\.rawValue)],
+                                    schema: JSONSchemas.updateCheck)
+                    return 0
+                }
                 terminal.line("\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
                               + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
                               + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
                 return 0
             }
-            try waitFor {
-                try await store.update(catalog: catalog) { step in
-                    if step.phase == .fetching { terminal.progress("fetching \(Int(step.fraction * 100))%") }
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("update: \(store.storage) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+            do {
+                try waitFor {
+                    try await store.update(catalog: catalog) { step in
+                        if terminal.json { terminal.event(["event": "update-progress", "phase": step.phase.rawValue, "fraction": step.fraction]) }
+                        ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
+                    }
                 }
+            } catch {
+                ticker.finish()
+                throw error
             }
-            terminal.finishProgress()
-            terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
+            ticker.finish()
+            if terminal.json { terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage]) } else {
+                terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
+            }
             return 0
         case "download":
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
             let store = try open()
             if let catalog = try arguments.option("catalog").map(Arguments.catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
             let task = try store.download(regions: arguments.positionals.map { RegionID($0) })
-            try waitFor {
-                for await event in task.events {
-                    if case .progress(let region, let received, let total) = event {
-                        terminal.progress("\(region) \(total > 0 ? Int(Double(received) / Double(total) * 100) : 100)%")
+            let ticker = ProgressTicker(terminal: terminal)
+            ticker.started("download: \(arguments.positionals.joined(separator: " "))")
+            do {
+                try waitFor {
+                    for await event in task.events {
+                        if case .progress(let region, let received, let total) = event {
+                            if terminal.json { terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total]) }
+                            ticker.set("download: \(region) \(ByteCount.format(received))/\(ByteCount.format(total))")
+                        }
                     }
+                    try await task.wait()
                 }
-                try await task.wait()
+            } catch {
+                ticker.finish()
+                throw error
             }
-            terminal.finishProgress()
-            terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
+            ticker.finish()
+            if terminal.json { terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage]) } else {
+                terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
+            }
             return 0
         case "available":
             let store = try open()
-            if let catalog = try arguments.option("catalog").map(Arguments.catalogURL) { try waitFor { try await store.setCatalogURL(catalog) } }
-            for region in try store.availableRegions(language: arguments.option("lang")) {
-                terminal.line("\(region.id)\t\(region.name)\t\(ByteCount.format(region.downloadBytes))\t\(region.state.rawValue)")
-            }
+            let given = try arguments.option("catalog").map(Arguments.catalogURL)
+            if let given { try waitFor { try await store.setCatalogURL(given) } }
+            // A remembered catalog is fetched (and, with --trust, checked) only when the kept one offers nothing.
+            let check = { (url: URL) throws in try waitFor { try await store.setCatalogURL(url) } }
+            try StoreAvailable(store: store, catalog: given, language: arguments.option("lang"), storage: storage, cache: cache, check: check).print(to: terminal)
             return 0
         case "version":
-            terminal.line(try open().versionReport)
+            let store = try open()
+            if terminal.json {
+                terminal.record(["report": store.versionReport, "storage": store.storage, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
+                                 "imageID": store.imageID ?? NSNull()], schema: JSONSchemas.storeVersion)
+            } else {
+                terminal.line(store.versionReport)
+            }
             return 0
         default:
             throw UsageError(message: "unknown store verb '\(verb)'\n" + usage)
@@ -161,26 +216,52 @@ enum StoreCommand {
         switch words.first {
         case "size":
             let size = try store.computeCacheSize()
-            terminal.line(terminal.json ? "{\"bytes\":\(size)}" : "\(size) bytes (\(ByteCount.format(size))), \(try store.cacheEntryCount()) entries")
+            let entries = try store.cacheEntryCount()
+            if terminal.json { terminal.record(["bytes": size, "entries": entries], schema: JSONSchemas.storeCache) } else {
+                terminal.line("\(size) bytes (\(ByteCount.format(size))), \(entries) entries")
+            }
         case "clear":
             try store.clearCache()
-            terminal.line("cache cleared")
+            if terminal.json { terminal.event(["event": "cache-cleared", "bytes": try store.computeCacheSize()]) } else { terminal.line("cache cleared") }
         case "limit":
             guard words.count == 2, let bytes = ByteCount.parse(words[1]) else { throw UsageError(message: "mappack store cache limit needs BYTES (e.g. 64MiB)") }
             try store.setCacheLimit(bytes)
-            terminal.line("cache limit \(ByteCount.format(bytes)); now \(try store.computeCacheSize()) bytes")
+            let now = try store.computeCacheSize()
+            if terminal.json { terminal.event(["event": "cache-limit", "limit": bytes, "bytes": now]) } else {
+                terminal.line("cache limit \(ByteCount.format(bytes)); now \(now) bytes")
+            }
         default:
             throw UsageError(message: "mappack store cache needs size, clear or limit BYTES")
         }
         return 0
     }
 
-    private static func report(_ store: MapStore, terminal: Terminal) {
+    private static func report(_ store: MapStore, terminal: Terminal, cache: String) {
+        let advice = advice(for: store.initialStatus, storage: store.storage, cache: cache)
         if terminal.json {
             terminal.event(["event": "status", "status": store.initialStatus.rawValue, "storage": store.storage,
-                            "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? ""])
+                            "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull()])
         } else {
             terminal.line("\(store.initialStatus): \(store.storage)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
+            if let advice { terminal.note(advice) }
         }
+    }
+
+    /// What to do about a store that is not ok, as a command to run.
+    static func advice(for status: StoreStatus, storage: String, cache: String) -> String? {
+        let repair = "mappack store repair --image IMAGE --storage \(storage) --cache \(cache)"
+        // Not a switch: a status added to MapStore gets the general advice instead of breaking the build.
+        if status == .ok || status == .empty { return nil }
+        if status == .corrupted {
+            return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
+        }
+        if status == .interruptedInstall || status == .interruptedOperation {
+            return "work was interrupted; finish or roll it back: \(repair) (the --image is needed to finish an install)"
+        }
+        if status == .versionMismatch {
+            return "the state database is of an unknown format, or the image offered has another map version than the store; "
+                + "offer the image of the store's version (\(repair)) or update the store (mappack store update)"
+        }
+        return "the store is not ok (\(status)); run \(repair)"
     }
 }

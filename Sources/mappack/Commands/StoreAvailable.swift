@@ -1,0 +1,77 @@
+import Foundation
+import MapBuild
+import MapFormat
+import MapStore
+
+/// `mappack store available`: the catalog's regions a store does not hold, or, when there are none
+/// to list, why. A catalog of another map version than the store's offers nothing to download
+/// into it; its regions are listed as what an update would make available.
+struct StoreAvailable {
+    struct Row {
+        let id: RegionID
+        let name: String
+        let downloadBytes: Int64
+        let state: String
+    }
+
+    let rows: [Row]
+    /// The store's map version and the catalog's (nil when no catalog is known).
+    let storeVersion: MapVersion?
+    let catalogVersion: MapVersion?
+    let catalog: String?
+    /// Why the list is empty or not downloadable as it is; nil when it is.
+    let note: String?
+
+    /// `check` fetches a catalog through the store, which refuses it as any catalog it loads (with
+    /// trusted keys: unsigned, rolled back, …); it has been done already for a `given` one.
+    init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String, check: (URL) throws -> Void) throws {
+        storeVersion = store.mapVersion
+        let url = given ?? store.catalogURL
+        catalog = url.map { $0.isFileURL ? $0.path : $0.absoluteString }
+        let offered = try store.availableRegions(language: language)
+        if !offered.isEmpty {
+            rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadBytes, state: $0.state.rawValue) }
+            catalogVersion = offered.first?.mapVersion
+            note = nil
+            return
+        }
+        guard let url, let catalog else {
+            rows = []
+            catalogVersion = nil
+            note = "no catalog is known for this store: give --catalog URL (the store remembers it)"
+            return
+        }
+        if given == nil { try check(url) }
+        let tree = try CatalogSource.load(url)
+        catalogVersion = tree.catalog.mapVersion
+        let installed = Set(try store.regions().map(\.id))
+        let missing = tree.regions.map(\.id).filter { !installed.contains($0) }.sorted()
+        if let storeVersion, tree.catalog.mapVersion != storeVersion {
+            rows = missing.map { id in
+                Row(id: id, name: tree.region(id)?.name(in: language) ?? id.rawValue, downloadBytes: tree.downloadSize(tree.subtreeBundles(id)),
+                    state: "afterUpdate")
+            }
+            note = "the catalog \(catalog) is map version \(tree.catalog.mapVersion) and this store holds \(storeVersion); a store downloads "
+                + "regions of its own version only. To get these, update first: mappack store update --catalog \(catalog) --storage \(storage) --cache \(cache)"
+        } else {
+            rows = []
+            note = storeVersion == nil ? "nothing is installed in this store: install an image first (mappack store install --image IMAGE)"
+                : "every region of the catalog \(catalog) (map version \(tree.catalog.mapVersion)) is installed"
+        }
+    }
+
+    func print(to terminal: Terminal) {
+        if terminal.json {
+            terminal.record(["storeMapVersion": storeVersion?.rawValue ?? NSNull(), "catalogMapVersion": catalogVersion?.rawValue ?? NSNull(),
+                             "catalog": catalog ?? NSNull(), "note": note ?? NSNull(),
+                             "regions": rows.map { ["id": $0.id.rawValue, "name": $0.name, "downloadBytes": $0.downloadBytes, "state": $0.state] as [String: any Sendable] }],
+                            schema: JSONSchemas.storeAvailable)
+            return
+        }
+        if let note { terminal.note(note) }
+        guard !rows.isEmpty else { return }
+        var table = TextTable([("REGION", .left), ("NAME", .left), ("DOWNLOAD", .right), ("STATE", .left)])
+        for row in rows { table.add([row.id.rawValue, row.name, ByteCount.format(row.downloadBytes), row.state]) }
+        terminal.line(table.text)
+    }
+}
