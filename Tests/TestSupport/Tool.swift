@@ -20,6 +20,10 @@ public enum Tool {
         return url.path
     }
 
+    /// The repository's root folder (found from this source file, so tests run from anywhere).
+    public static let repositoryRoot: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
     /// Path of one of the package's executables.
     public static func path(_ name: String) -> String { buildFolder + "/" + name }
 

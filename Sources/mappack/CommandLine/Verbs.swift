@@ -6,6 +6,8 @@ enum Verbs {
     static let lang = VerbSpec.Option("lang", value: "L", "Names in language L (falls back de-CH → de → en → id)")
     static let cache = VerbSpec.Option("cache", value: "DIR", "Download cache (default $XDG_CACHE_HOME/mappack or ~/.cache/mappack)", completion: .directory)
     static let out = VerbSpec.Option("out", short: "o", value: "DIR", "Output folder (default ./Output)", completion: .directory)
+    static let html = VerbSpec.Option("html", value: "FILE", "Also write a self-contained HTML report (treemap, region tree)", completion: .file)
+    static let markdown = VerbSpec.Option("markdown", value: "FILE", "Also append a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY; - for stdout)", completion: .file)
 
     static let all: [VerbSpec] = [
         VerbSpec(name: "build", positionals: "RECIPE", summary: "build an image into ./Output (or --out)", options: [
@@ -18,7 +20,7 @@ enum Verbs {
             VerbSpec.Option("trust", value: "PUBKEY", "The catalog must be signed by this key (catalog.json.sig)", completion: .file),
         ]),
         VerbSpec(name: "merge", positionals: "SHARD...", summary: "assemble an image from --shard outputs", options: [out, sign, jobs]),
-        VerbSpec(name: "plan", positionals: "RECIPE", summary: "what a build would do, with exact sizes", options: [cache]),
+        VerbSpec(name: "plan", positionals: "RECIPE", summary: "what a build would do, with exact sizes", options: [cache, html, markdown]),
         VerbSpec(name: "regions", positionals: "CATALOG", summary: "browse a catalog's region tree", options: [
             lang, VerbSpec.Option("tree", "Show the regions as a tree"),
             VerbSpec.Option("filter", value: "TEXT", "Only regions whose id or name contains TEXT"),
@@ -28,8 +30,8 @@ enum Verbs {
             VerbSpec.Option("quick", "Check sizes and structure only, without hashing"),
             VerbSpec.Option("full", "Hash every file (the default; kept for scripts)"), jobs, trust,
         ]),
-        VerbSpec(name: "inspect", positionals: "IMAGE", summary: "what an image holds", options: [trust, lang]),
-        VerbSpec(name: "diff", positionals: "OLD NEW", summary: "two images or catalogs: regions, bundles, bytes", options: []),
+        VerbSpec(name: "inspect", positionals: "IMAGE", summary: "what an image holds", options: [trust, lang, html, markdown]),
+        VerbSpec(name: "diff", positionals: "OLD NEW", summary: "two images or catalogs: regions, bundles, bytes", options: [html, markdown]),
         VerbSpec(name: "store", positionals: "VERB", summary: "drive MapStore as a device would (mappack store help)", options: [
             VerbSpec.Option("storage", value: "DIR", "The device's persistent map storage", completion: .directory),
             VerbSpec.Option("cache", value: "DIR", "The device's map cache", completion: .directory),

@@ -11,22 +11,40 @@ enum DiffCommand {
         var mapVersion: MapVersion
         var regions: [RegionID: Set<BundleDigest>]
         var bundleSizes: [BundleDigest: Int64]
+        /// For the report: each region's parent and name, each bundle's kind.
+        var parents: [RegionID: RegionID] = [:]
+        var names: [RegionID: String] = [:]
+        var kinds: [BundleDigest: String] = [:]
     }
 
     static func load(_ path: String) throws -> Side {
         if path.hasSuffix(".json") || path.contains("://") {
             let tree = try CatalogSource.load(try Arguments.catalogURL(path))
-            return Side(mapVersion: tree.catalog.mapVersion,
-                        regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
-                        bundleSizes: tree.catalog.bundles.mapValues(\.size))
+            var side = Side(mapVersion: tree.catalog.mapVersion,
+                            regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
+                            bundleSizes: tree.catalog.bundles.mapValues(\.size))
+            for region in tree.regions {
+                side.parents[region.id] = region.parent
+                side.names[region.id] = region.name(in: nil)
+            }
+            side.kinds = tree.catalog.bundles.compactMapValues(\.kind)
+            return side
         }
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let report = FileSystem.isDirectory(path) ? try ImageVerifier.verifyFolder(path, hashContents: false) : try ImageVerifier.verifyPacked(path)
         let manifest = report.manifest
-        return Side(mapVersion: manifest.mapVersion,
-                    // A hostile manifest may repeat an id or a digest: the first counts, nothing traps.
-                    regions: Dictionary(manifest.regions.map { ($0.id, Set($0.bundles)) }, uniquingKeysWith: { first, _ in first }),
-                    bundleSizes: Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first }))
+        var side = Side(mapVersion: manifest.mapVersion,
+                        // A hostile manifest may repeat an id or a digest: the first counts, nothing traps.
+                        regions: Dictionary(manifest.regions.map { ($0.id, Set($0.bundles)) }, uniquingKeysWith: { first, _ in first }),
+                        bundleSizes: Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first }))
+        for region in manifest.regions where side.names[region.id] == nil {
+            side.parents[region.id] = region.parent
+            side.names[region.id] = region.name
+        }
+        var files: [BundleDigest: [(path: String, size: Int64)]] = [:]
+        for file in manifest.files { files[file.bundle, default: []].append((file.path, file.size)) }
+        side.kinds = files.mapValues { SizeReport.kindLabel(files: $0) }
+        return side
     }
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
@@ -58,6 +76,28 @@ enum DiffCommand {
             terminal.line("bundles: \(kept.count) kept, \(addedBundles.count) added, \(dropped.count) dropped")
             terminal.line("a device downloads \(ByteCount.format(download)) (\(download) bytes) to go from old to new")
         }
+        try ReportFiles.write(report(old: old, new: new, added: Set(addedBundles), download: download), arguments: arguments, terminal: terminal)
         return 0
+    }
+
+    /// What a device downloads per region of the new side: the bundles it lists that the old side
+    /// lacks (a bundle two regions list counts at the first by id).
+    static func report(old: Side, new: Side, added: Set<BundleDigest>, download: Int64) -> SizeReport {
+        var counted = Set<BundleDigest>()
+        let regions = new.regions.keys.sorted().map { id -> SizeReport.Region in
+            var parts: [String: SizeReport.Part] = [:]
+            for digest in new.regions[id]!.sorted() where added.contains(digest) && counted.insert(digest).inserted {
+                let kind = new.kinds[digest] ?? "other"
+                parts[kind, default: SizeReport.Part(kind: kind, onDisk: 0, download: 0)].download &+= new.bundleSizes[digest] ?? 0
+            }
+            return SizeReport.Region(id: id.rawValue, parent: new.parents[id]?.rawValue, name: new.names[id] ?? id.rawValue,
+                                     parts: parts.values.sorted { $0.kind < $1.kind })
+        }
+        let changed = new.regions.keys.filter { old.regions[$0] != nil && old.regions[$0] != new.regions[$0] }.count
+        return SizeReport(kind: "diff", title: "Update \(old.mapVersion) → \(new.mapVersion)",
+                          summary: [["from", old.mapVersion.rawValue], ["to", new.mapVersion.rawValue],
+                                    ["regions changed", "\(changed)"], ["new bundles", "\(added.count)"],
+                                    ["a device downloads", ByteCount.format(download)]],
+                          measures: [.download], regions: regions)
     }
 }

@@ -42,6 +42,7 @@ enum InspectCommand {
             }
             for problem in report.problems { terminal.error(problem.description) }
         }
+        try ReportFiles.write(SizeReport(manifest: manifest, language: language), arguments: arguments, terminal: terminal)
         return report.ok ? 0 : 1
     }
 }

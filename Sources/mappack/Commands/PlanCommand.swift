@@ -60,6 +60,8 @@ enum PlanCommand {
             }
             terminal.line(out.text)
         }
+        // Written before the capacity check, so a plan that does not fit shows where the bytes go.
+        try ReportFiles.write(SizeReport(plan: plan), arguments: arguments, terminal: terminal)
         try plan.checkCapacity()
         return 0
     }

@@ -72,6 +72,9 @@ enum HTMLReport {
             }
             svg += "</g>\n"
         }
+        if regions.isEmpty {
+            svg += "<text x=\"\(Int(width / 2))\" y=\"\(Int(height / 2))\" text-anchor=\"middle\">nothing</text>"
+        }
         return svg + "</svg></section>\n"
     }
 

@@ -10,7 +10,7 @@ struct SizeReport: Encodable {
         var title: String {
             switch self {
             case .onDisk: "on disk"
-            case .download: "downloaded"
+            case .download: "download (compressed)"
             }
         }
     }

@@ -1,0 +1,64 @@
+import Foundation
+import MapBuild
+import MapFormat
+
+extension SizeReport {
+    /// What a build of `plan` would write and download, per selected region and bundle kind. On
+    /// disk is the catalog's size for the recipe's block size (the unpacked size where it has none);
+    /// download is the compressed bundles' size (the summary says how much the cache already holds).
+    init(plan: BuildPlan) {
+        let recipe = plan.recipe
+        let bundles = Dictionary(plan.bundles.filter(\.forStore).map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        var counted = Set<BundleDigest>()
+        var regions: [Region] = []
+        for entry in plan.selection.regions {
+            guard let region = plan.tree.region(entry.id) else { continue }
+            var parts: [String: Part] = [:]
+            for digest in region.bundles where counted.insert(digest).inserted {
+                guard let bundle = bundles[digest] else { continue }
+                let kind = bundle.info.kind ?? "other"
+                let onDisk = bundle.info.sizeOnDisk?[recipe.blockSize] ?? bundle.info.unpackedSize
+                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].onDisk &+= onDisk
+                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= bundle.info.size
+            }
+            regions.append(Region(id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name(in: recipe.language),
+                                  parts: parts.values.sorted { $0.kind < $1.kind }))
+        }
+        let cached = plan.bundles.filter(\.cached).count
+        self.init(kind: "plan", title: "Plan for \(recipe.name): \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion)",
+                  summary: [["recipe", recipe.file], ["regions", "\(plan.selection.regions.count)"],
+                            ["bundles", "\(plan.bundles.count) (\(cached) in the download cache)"],
+                            ["download", "\(ByteCount.format(plan.totalBundleBytes)) (\(ByteCount.format(plan.downloadBytes)) not in the cache)"],
+                            ["size on disk", plan.sizeOnDisk.map(ByteCount.format) ?? "unknown for this block size"],
+                            ["block size", "\(recipe.blockSize)"]],
+                  measures: [.onDisk, .download], regions: regions)
+    }
+
+    /// What an image holds, per region and bundle kind: on disk from its files (allocated blocks),
+    /// download from its bundles' sizes. A manifest names no kinds: each bundle is labelled from
+    /// its files (`kindLabel`).
+    init(manifest: ImageManifest, language: String?) {
+        var files: [BundleDigest: [(path: String, size: Int64)]] = [:]
+        for file in manifest.files { files[file.bundle, default: []].append((file.path, file.size)) }
+        let sizes = Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
+        var counted = Set<BundleDigest>()
+        let regions = manifest.regions.map { region -> Region in
+            var parts: [String: Part] = [:]
+            for digest in region.bundles where counted.insert(digest).inserted {
+                let bundleFiles = files[digest] ?? []
+                let kind = SizeReport.kindLabel(files: bundleFiles)
+                let onDisk = bundleFiles.reduce(Int64(0)) { $0 &+ SizeOnDisk.allocated(size: $1.size, blockSize: manifest.blockSize) }
+                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].onDisk &+= onDisk
+                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= sizes[digest] ?? 0
+            }
+            return Region(id: region.id.rawValue, parent: region.parent?.rawValue,
+                          name: LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue),
+                          parts: parts.values.sorted { $0.kind < $1.kind })
+        }
+        self.init(kind: "inspect", title: "Image \(manifest.name) \(manifest.mapVersion)",
+                  summary: [["image id", manifest.imageID], ["catalog", manifest.catalog], ["built", manifest.built],
+                            ["regions", "\(manifest.regions.count)"], ["bundles", "\(manifest.bundles.count)"], ["files", "\(manifest.files.count)"],
+                            ["block size", "\(manifest.blockSize)"]],
+                  measures: [.onDisk, .download], regions: regions)
+    }
+}
