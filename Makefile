@@ -14,7 +14,7 @@ DEMO_SOURCE := $(DEMO_OUT)/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := $(DEMO_OUT)/demo-world/$(DEMO_VERSION)
 DEMO_STAMP := $(DEMO_OUT)/demo-world-$(DEMO_VERSION).stamp
 
-.PHONY: deps build demo demo-world test portable bench fuzz man clean
+.PHONY: deps build demo demo-world test portable format format-check bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -56,6 +56,13 @@ demo-world:
 test: deps portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
+
+## format: reformat every Swift file with the toolchain's swift-format (.swift-format: 4 spaces,
+## lines up to 150 columns); format-check: fail when a file is not formatted (part of make test)
+format:
+	swift format format --in-place --recursive --parallel Package.swift Sources Tests
+format-check:
+	swift format lint --strict --recursive --parallel Package.swift Sources Tests
 
 ## portable: MapStore built with the non-Linux fallbacks forced on (see ARCHITECTURE.md, Portability)
 portable:
