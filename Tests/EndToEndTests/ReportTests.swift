@@ -12,16 +12,12 @@ struct ReportTests {
         let folder = TemporaryFolder("report")
 
         init() throws {
-            for (version, base) in [("2026.11.0", "2026.11.0"), ("2026.12.0", "2026.11.0")] {
-                let generate = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch,europe/at",
-                                                                      "--scale", "0.2", "--map-version", version, "--base-version", base,
-                                                                      "--change-fraction", "0.3"])
-                #expect(generate.status == 0, "\(generate.stderr)")
-                let publish = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", folder.join("cat-\(version)")])
-                #expect(publish.status == 0, "\(publish.stderr)")
+            for version in ["2026.11.0", "2026.12.0"] {
+                let catalog = try DemoWorldFixture.publish(in: folder, only: "europe/ch,europe/at", scale: 0.2, mapVersion: version,
+                                                           baseVersion: "2026.11.0", changeFraction: 0.3)
                 try """
                     name: alps
-                    catalog: \(folder.join("cat-\(version)/catalog.json"))
+                    catalog: \(catalog)
                     regions:
                       include: [europe/ch, europe/at]
                     """.write(toFile: recipe(version), atomically: true, encoding: .utf8)

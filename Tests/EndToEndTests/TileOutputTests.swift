@@ -13,13 +13,10 @@ import Testing
         var image: String { out + "/alps-2026.11.0" }
 
         init() throws {
-            let generate = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("source"), "--only", "europe/ch,europe/at", "--scale", "0.3"])
-            #expect(generate.status == 0, "\(generate.stderr)")
-            let publish = try Tool.mappack(["publish", folder.join("source"), "--out", folder.join("catalog")])
-            #expect(publish.status == 0, "\(publish.stderr)")
+            let catalog = try DemoWorldFixture.publish(in: folder, only: "europe/ch,europe/at", scale: 0.3)
             try """
                 name: alps
-                catalog: \(folder.join("catalog/catalog.json"))
+                catalog: \(catalog)
                 regions:
                   include: [europe/ch, europe/at]
                 output:

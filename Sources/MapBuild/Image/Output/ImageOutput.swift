@@ -17,6 +17,17 @@ protocol ImageOutput: Sendable {
     func stage(_ source: ImageOutputSource) throws -> String
 }
 
+/// An output that is one file beside the image folder, `<image><fileExtension>`.
+protocol SingleFileOutput: ImageOutput {
+    static var fileExtension: String { get }
+}
+
+extension SingleFileOutput {
+    func publishedName(imageName: String) -> String { imageName + Self.fileExtension }
+
+    func stampedPath(imageName: String) -> String { publishedName(imageName: imageName) }
+}
+
 /// What an output is made from: the finished image folder in a staging area.
 struct ImageOutputSource {
     /// The staging folder (outputs are written directly in it).

@@ -6,14 +6,10 @@ import MapIO
 /// databases (see `TileDatabases`; where two hold the same tile, the region first by id wins),
 /// with the metadata the spec asks for (`name`, `format`) and recommends (`bounds`, `center`,
 /// `minzoom`, `maxzoom`, `type`, `version`, `description`).
-struct MBTilesOutput: ImageOutput {
+struct MBTilesOutput: SingleFileOutput {
     static let fileExtension = ".mbtiles"
 
     var phase: String? { "mbtiles" }
-
-    func publishedName(imageName: String) -> String { imageName + MBTilesOutput.fileExtension }
-
-    func stampedPath(imageName: String) -> String { publishedName(imageName: imageName) }
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)

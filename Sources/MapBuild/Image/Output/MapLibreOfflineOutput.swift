@@ -8,16 +8,12 @@ import MapIO
 /// regions and the zoom range of their tiles. Tiles are stored under the URL template
 /// `mappack://<catalog>/{z}/{x}/{y}` (the app's style names the same template for its source);
 /// the style itself is the app's (no `resources` rows).
-struct MapLibreOfflineOutput: ImageOutput {
+struct MapLibreOfflineOutput: SingleFileOutput {
     static let fileExtension = ".maplibre.db"
     /// The schema version MapLibre Native's offline database has (`PRAGMA user_version`).
     static let schemaVersion = 6
 
     var phase: String? { "maplibre-offline" }
-
-    func publishedName(imageName: String) -> String { imageName + MapLibreOfflineOutput.fileExtension }
-
-    func stampedPath(imageName: String) -> String { publishedName(imageName: imageName) }
 
     static func urlTemplate(catalog: String) -> String { "mappack://\(catalog)/{z}/{x}/{y}" }
 
