@@ -26,28 +26,13 @@ public enum CatalogReader {
 extension CatalogReader {
     private typealias Failure = JSONScanner.Failure
 
-    private enum CatalogField: Int {
-        case format, catalog, mapVersion, released, supportedUntil, regions, bundles
-        static let keys = JSONKeys(["format", "catalog", "mapVersion", "released", "supportedUntil", "regions", "bundles"])
-    }
-
-    private enum RegionField: Int {
-        case id, parent, names, center, bbox, bundles, cities, released
-        static let keys = JSONKeys(["id", "parent", "names", "center", "bbox", "bundles", "cities", "released"])
-    }
-
-    private enum BundleField: Int {
-        case url, size, unpackedSize, files, kind, sizeOnDisk
-        static let keys = JSONKeys(["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk"])
-    }
-
     /// One read's state: the scanner and the scratch buffers its values pass through.
     private struct Reader: JSONFieldReading {
         var scanner: JSONScanner
-        // Key tables copied out of their statics once, not fetched for every member.
-        private let catalogKeys = CatalogField.keys
-        private let regionKeys = RegionField.keys
-        private let bundleKeys = BundleField.keys
+        // Field tables copied out of their statics once, not fetched for every member.
+        private let catalogFields = Catalog.Field.table
+        private let regionFields = CatalogRegion.Field.table
+        private let bundleFields = BundleInfo.Field.table
         private var digests: [BundleDigest] = []
         private var doubles: [Double] = []
         private var strings: [String] = []
@@ -72,28 +57,26 @@ extension CatalogReader {
             try scanner.beginObject()
             var first = true
             var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: catalogKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(CatalogField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: catalogKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .format?: format = try Self.at("format") { () throws(Failure) in try scanner.readString() }
-                case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try readPathName("catalog") }
-                case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try readPathName("mapVersion")) }
-                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
-                case .supportedUntil?: supportedUntil = try Self.at("supportedUntil") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
-                case .regions?: regions = try Self.at("regions") { () throws(Failure) in try readRegions() }
-                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readBundles() }
-                case nil: try scanner.skipValue()
+            while let field = try Self.nextField(&scanner, of: catalogFields, first: &first, seen: &seen) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .format: format = try scanner.readString()
+                    case .catalog: name = try readPathName(field)
+                    case .mapVersion: mapVersion = MapVersion(try readPathName(field))
+                    case .released: released = try readOptionalReleased()
+                    case .supportedUntil: supportedUntil = try Self.optional(&scanner, Self.readStringValue)
+                    case .regions: regions = try readRegions()
+                    case .bundles: bundles = try readBundles()
+                    }
                 }
             }
             // Syntax errors anywhere come before missing fields, as with JSONDecoder.
             try scanner.expectEnd()
-            var catalog = Catalog(catalog: try Self.required(name, "catalog", at: start), mapVersion: try Self.required(mapVersion, "mapVersion", at: start),
-                                  released: released, regions: try Self.required(regions, "regions", at: start),
-                                  bundles: try Self.required(bundles, "bundles", at: start))
-            catalog.format = try Self.required(format, "format", at: start)
+            typealias Field = Catalog.Field
+            var catalog = Catalog(catalog: try Self.required(name, Field.catalog, at: start), mapVersion: try Self.required(mapVersion, Field.mapVersion, at: start),
+                                  released: released, regions: try Self.required(regions, Field.regions, at: start),
+                                  bundles: try Self.required(bundles, Field.bundles, at: start))
+            catalog.format = try Self.required(format, Field.format, at: start)
             catalog.supportedUntil = supportedUntil
             return catalog
         }
@@ -122,31 +105,30 @@ extension CatalogReader {
             try scanner.beginObject()
             var first = true
             var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: regionKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(RegionField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: regionKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .id?: id = try Self.at("id") { () throws(Failure) in try readRegionIDChecked() }
-                case .parent?:
-                    parentPresent = true
-                    parent = try Self.at("parent") { () throws(Failure) in try Self.optional(&scanner, Self.readRegionID) }
-                case .names?: names = try Self.at("names") { () throws(Failure) in try readNames() }
-                case .center?: center = try Self.at("center") { () throws(Failure) in try readOptionalDoubles() }
-                case .bbox?: bbox = try Self.at("bbox") { () throws(Failure) in try readOptionalDoubles() }
-                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readDigests() }
-                case .cities?: cities = try Self.at("cities") { () throws(Failure) in try readOptionalStrings() }
-                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
-                case nil: try scanner.skipValue()
+            while let field = try Self.nextField(&scanner, of: regionFields, first: &first, seen: &seen) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .id: id = try readRegionIDChecked()
+                    case .parent:
+                        parentPresent = true
+                        parent = try Self.optional(&scanner, Self.readRegionID)
+                    case .names: names = try readNames()
+                    case .center: center = try readOptionalDoubles()
+                    case .bbox: bbox = try readOptionalDoubles()
+                    case .bundles: bundles = try readDigests()
+                    case .cities: cities = try readOptionalStrings()
+                    case .released: released = try readOptionalReleased()
+                    }
                 }
             }
-            let regionID = try Self.required(id, "id", at: start)
+            typealias Field = CatalogRegion.Field
+            let regionID = try Self.required(id, Field.id, at: start)
             guard parentPresent else {
-                throw Failure(offset: start, reason: "missing required field \"parent\" (region '\(regionID)'; use null at a root)", path: [.key("parent")])
+                let parent = Field.parent.rawValue
+                throw Failure(offset: start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)", path: [.key(parent)])
             }
-            return CatalogRegion(id: regionID, parent: parent, names: try Self.required(names, "names", at: start),
-                                 bundles: try Self.required(bundles, "bundles", at: start),
+            return CatalogRegion(id: regionID, parent: parent, names: try Self.required(names, Field.names, at: start),
+                                 bundles: try Self.required(bundles, Field.bundles, at: start),
                                  center: center, bbox: bbox, cities: cities, released: released)
         }
 
@@ -191,33 +173,31 @@ extension CatalogReader {
             try scanner.beginObject()
             var first = true
             var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: bundleKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(BundleField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: bundleKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .url?: url = try Self.at("url") { () throws(Failure) in try scanner.readString() }
-                case .size?: size = try Self.at("size") { () throws(Failure) in try scanner.readInt64() }
-                case .unpackedSize?: unpackedSize = try Self.at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
-                case .files?: files = try Self.at("files") { () throws(Failure) in try scanner.readNull() ? nil : Int(try scanner.readInt64()) }
-                case .kind?: kind = try Self.at("kind") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
-                case .sizeOnDisk?: sizeOnDisk = try Self.at("sizeOnDisk") { () throws(Failure) in try readOptionalSizeOnDiskTable() }
-                case nil: try scanner.skipValue()
+            while let field = try Self.nextField(&scanner, of: bundleFields, first: &first, seen: &seen) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .url: url = try scanner.readString()
+                    case .size: size = try scanner.readInt64()
+                    case .unpackedSize: unpackedSize = try scanner.readInt64()
+                    case .files: files = try scanner.readNull() ? nil : Int(try scanner.readInt64())
+                    case .kind: kind = try Self.optional(&scanner, Self.readStringValue)
+                    case .sizeOnDisk: sizeOnDisk = try readOptionalSizeOnDiskTable()
+                    }
                 }
             }
-            return BundleInfo(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
-                              unpackedSize: try Self.required(unpackedSize, "unpackedSize", at: start),
+            typealias Field = BundleInfo.Field
+            return BundleInfo(url: try Self.required(url, Field.url, at: start), size: try Self.required(size, Field.size, at: start),
+                              unpackedSize: try Self.required(unpackedSize, Field.unpackedSize, at: start),
                               files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
         }
 
         // MARK: Values
 
         /// A string that becomes part of file names (`PathName`), refused at its own position.
-        private mutating func readPathName(_ field: String) throws(Failure) -> String {
+        private mutating func readPathName(_ field: Catalog.Field) throws(Failure) -> String {
             let start = scanner.offset
             let text = try scanner.readString()
-            if let reason = PathName.problem(text) { throw Failure(offset: start, reason: "\(field) '\(text)' \(reason); \(PathName.rule)") }
+            if let reason = PathName.problem(text) { throw Failure(offset: start, reason: "\(field.rawValue) '\(text)' \(reason); \(PathName.rule)") }
             return text
         }
 

@@ -72,7 +72,7 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }
         guard parsed.version >= 0 else { throw .signatureInvalid(reason: "\(source): version \(parsed.version) is negative") }
         guard parsed.expiryDate != nil else { throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z") }
-        guard parsed.sha256.utf8.count == 64, parsed.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        guard Hex.isDigits(parsed.sha256.utf8, count: 64) else {
             throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")
         }
         return parsed

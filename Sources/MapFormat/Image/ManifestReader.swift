@@ -30,37 +30,6 @@ public enum ManifestReader {
 
     typealias Failure = JSONScanner.Failure
 
-    // MARK: Fields
-
-    // Key tables list keys in canonical (sorted) order, the order `manifest.json` is written in,
-    // so the common case matches early.
-
-    enum ManifestField: Int {
-        case blockSize, built, bundles, cacheSeed, catalog, files, format, imageID, language, mapVersion, mappackVersion, name, regions
-        static let keys: [StaticString] = ["blockSize", "built", "bundles", "cacheSeed", "catalog", "files", "format", "imageID",
-                                           "language", "mapVersion", "mappackVersion", "name", "regions"]
-    }
-
-    private enum RegionField: Int {
-        case bbox, bundles, center, cities, id, name, names, parent, released, sizeOnDiskInBytes
-        static let keys: [StaticString] = ["bbox", "bundles", "center", "cities", "id", "name", "names", "parent", "released", "sizeOnDiskInBytes"]
-    }
-
-    private enum BundleField: Int {
-        case digest, files, size, unpackedSize, url
-        static let keys: [StaticString] = ["digest", "files", "size", "unpackedSize", "url"]
-    }
-
-    private enum FileField: Int {
-        case bundle, path, sha256, size
-        static let keys: [StaticString] = ["bundle", "path", "sha256", "size"]
-    }
-
-    private enum CacheSeedField: Int {
-        case entries, regions, sha256, size
-        static let keys: [StaticString] = ["entries", "regions", "sha256", "size"]
-    }
-
     // MARK: Objects
 
     private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
@@ -69,13 +38,9 @@ public enum ManifestReader {
         var members = Members()
         var first = true
         var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: ManifestField.keys).flatMap(ManifestField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: ManifestField.keys, &seen, at: scanner.offset)
+        while let field = try nextField(&scanner, of: ImageManifest.Field.table, first: &first, seen: &seen) {
             if field == .files {
-                members.files = try at("files") { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
+                members.files = try at(field) { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
             } else {
                 try members.read(field, from: &scanner)
             }
@@ -94,6 +59,7 @@ public enum ManifestReader {
     /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
     /// `ManifestStream` hands its entries out one by one.
     struct Members {
+        private typealias Field = ImageManifest.Field
         var format: String?, imageID: String?, name: String?, catalog: String?, mapVersion: MapVersion?, built: String?
         var mappackVersion: String?, blockSize: Int64?, language: String?
         var regions: [ImageRegion]?, bundles: [ImageBundle]?, files: [ImageFile]?, cacheSeed: ImageCacheSeed?
@@ -101,40 +67,40 @@ public enum ManifestReader {
         var keepsBundles = true
 
         /// Reads the value of `field`, which is not `files`.
-        mutating func read(_ field: ManifestField, from scanner: inout JSONScanner) throws(Failure) {
-            switch field {
-            case .format: format = try at("format") { () throws(Failure) in try scanner.readString() }
-            case .imageID: imageID = try at("imageID") { () throws(Failure) in try scanner.readString() }
-            case .name: name = try at("name") { () throws(Failure) in try scanner.readString() }
-            case .catalog: catalog = try at("catalog") { () throws(Failure) in try scanner.readString() }
-            case .mapVersion: mapVersion = try at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
-            case .built: built = try at("built") { () throws(Failure) in try scanner.readString() }
-            case .mappackVersion: mappackVersion = try at("mappackVersion") { () throws(Failure) in try scanner.readString() }
-            case .blockSize: blockSize = try at("blockSize") { () throws(Failure) in try scanner.readInt64() }
-            case .language: language = try at("language") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .regions: regions = try at("regions") { () throws(Failure) in try readArray(&scanner, of: "regions", readRegion) }
-            case .bundles where keepsBundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundles", readBundle) }
-            case .bundles:
-                _ = try at("bundles") { () throws(Failure) in
-                    try readArray(&scanner, of: "bundles") { (scanner: inout JSONScanner) throws(Failure) in _ = try readBundle(&scanner) }
+        mutating func read(_ field: ImageManifest.Field, from scanner: inout JSONScanner) throws(Failure) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .format: format = try scanner.readString()
+                case .imageID: imageID = try scanner.readString()
+                case .name: name = try scanner.readString()
+                case .catalog: catalog = try scanner.readString()
+                case .mapVersion: mapVersion = MapVersion(try scanner.readString())
+                case .built: built = try scanner.readString()
+                case .mappackVersion: mappackVersion = try scanner.readString()
+                case .blockSize: blockSize = try scanner.readInt64()
+                case .language: language = try optional(&scanner, readStringValue)
+                case .regions: regions = try readArray(&scanner, of: "regions", readRegion)
+                case .bundles where keepsBundles: bundles = try readArray(&scanner, of: "bundles", readBundle)
+                case .bundles:
+                    _ = try readArray(&scanner, of: "bundles") { (scanner: inout JSONScanner) throws(Failure) in _ = try readBundle(&scanner) }
+                    bundles = []
+                case .files: preconditionFailure("the caller reads files")
+                case .cacheSeed: cacheSeed = try optional(&scanner, readCacheSeed)
                 }
-                bundles = []
-            case .files: preconditionFailure("the caller reads files")
-            case .cacheSeed: cacheSeed = try at("cacheSeed") { () throws(Failure) in try optional(&scanner, readCacheSeed) }
             }
         }
 
         /// The manifest, or the first missing required field, checked in the order the synthesized
         /// `init(from:)` decodes them (declaration order); `start` is the object's offset.
         func manifest(at start: Int) throws(Failure) -> ImageManifest {
-            let formatValue = try required(format, "format", at: start)
-            let imageIDValue = try required(imageID, "imageID", at: start)
-            var manifest = ImageManifest(name: try required(name, "name", at: start), catalog: try required(catalog, "catalog", at: start),
-                                         mapVersion: try required(mapVersion, "mapVersion", at: start), built: try required(built, "built", at: start),
-                                         mappackVersion: try required(mappackVersion, "mappackVersion", at: start),
-                                         blockSize: try required(blockSize, "blockSize", at: start), language: language,
-                                         regions: try required(regions, "regions", at: start), bundles: try required(bundles, "bundles", at: start),
-                                         files: try required(files, "files", at: start), cacheSeed: cacheSeed)
+            let formatValue = try required(format, Field.format, at: start)
+            let imageIDValue = try required(imageID, Field.imageID, at: start)
+            var manifest = ImageManifest(name: try required(name, Field.name, at: start), catalog: try required(catalog, Field.catalog, at: start),
+                                         mapVersion: try required(mapVersion, Field.mapVersion, at: start), built: try required(built, Field.built, at: start),
+                                         mappackVersion: try required(mappackVersion, Field.mappackVersion, at: start),
+                                         blockSize: try required(blockSize, Field.blockSize, at: start), language: language,
+                                         regions: try required(regions, Field.regions, at: start), bundles: try required(bundles, Field.bundles, at: start),
+                                         files: try required(files, Field.files, at: start), cacheSeed: cacheSeed)
             manifest.format = formatValue
             manifest.imageID = imageIDValue
             return manifest
@@ -149,27 +115,26 @@ public enum ManifestReader {
         try scanner.beginObject()
         var first = true
         var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: RegionField.keys).flatMap(RegionField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: RegionField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .id: id = try at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
-            case .parent: parent = try at("parent") { () throws(Failure) in try optional(&scanner, readRegionID) }
-            case .name: name = try at("name") { () throws(Failure) in try scanner.readString() }
-            case .names: names = try at("names") { () throws(Failure) in try readStringDictionary(&scanner) }
-            case .bundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundle digests", readDigest) }
-            case .sizeOnDiskInBytes: sizeOnDisk = try at("sizeOnDiskInBytes") { () throws(Failure) in try scanner.readInt64() }
-            case .center: center = try at("center") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .bbox: bbox = try at("bbox") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .cities: cities = try at("cities") { () throws(Failure) in try optional(&scanner, readStrings) }
-            case .released: released = try at("released") { () throws(Failure) in try optional(&scanner, readStringValue) }
+        while let field = try nextField(&scanner, of: ImageRegion.Field.table, first: &first, seen: &seen) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .id: id = RegionID(try scanner.readString())
+                case .parent: parent = try optional(&scanner, readRegionID)
+                case .name: name = try scanner.readString()
+                case .names: names = try readStringDictionary(&scanner)
+                case .bundles: bundles = try readArray(&scanner, of: "bundle digests", readDigest)
+                case .sizeOnDiskInBytes: sizeOnDisk = try scanner.readInt64()
+                case .center: center = try optional(&scanner, readDoubles)
+                case .bbox: bbox = try optional(&scanner, readDoubles)
+                case .cities: cities = try optional(&scanner, readStrings)
+                case .released: released = try optional(&scanner, readStringValue)
+                }
             }
         }
-        return ImageRegion(id: try required(id, "id", at: start), parent: parent, name: try required(name, "name", at: start),
-                           names: try required(names, "names", at: start), bundles: try required(bundles, "bundles", at: start),
-                           sizeOnDiskInBytes: try required(sizeOnDisk, "sizeOnDiskInBytes", at: start),
+        typealias Field = ImageRegion.Field
+        return ImageRegion(id: try required(id, Field.id, at: start), parent: parent, name: try required(name, Field.name, at: start),
+                           names: try required(names, Field.names, at: start), bundles: try required(bundles, Field.bundles, at: start),
+                           sizeOnDiskInBytes: try required(sizeOnDisk, Field.sizeOnDiskInBytes, at: start),
                            center: center, bbox: bbox, cities: cities, released: released)
     }
 
@@ -180,22 +145,21 @@ public enum ManifestReader {
         try scanner.beginObject()
         var first = true
         var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: BundleField.keys).flatMap(BundleField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: BundleField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .digest: digest = try at("digest") { () throws(Failure) in try readDigest(&scanner) }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .url: url = try at("url") { () throws(Failure) in try scanner.readString() }
-            case .files: files = try at("files") { () throws(Failure) in Int(try scanner.readInt64()) }
-            case .unpackedSize: unpackedSize = try at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
+        while let field = try nextField(&scanner, of: ImageBundle.Field.table, first: &first, seen: &seen) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .digest: digest = try readDigest(&scanner)
+                case .size: size = try scanner.readInt64()
+                case .url: url = try scanner.readString()
+                case .files: files = Int(try scanner.readInt64())
+                case .unpackedSize: unpackedSize = try scanner.readInt64()
+                }
             }
         }
-        return ImageBundle(digest: try required(digest, "digest", at: start), size: try required(size, "size", at: start),
-                           url: try required(url, "url", at: start), files: try required(files, "files", at: start),
-                           unpackedSize: try required(unpackedSize, "unpackedSize", at: start))
+        typealias Field = ImageBundle.Field
+        return ImageBundle(digest: try required(digest, Field.digest, at: start), size: try required(size, Field.size, at: start),
+                           url: try required(url, Field.url, at: start), files: try required(files, Field.files, at: start),
+                           unpackedSize: try required(unpackedSize, Field.unpackedSize, at: start))
     }
 
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
@@ -207,20 +171,19 @@ public enum ManifestReader {
         try scanner.beginObject()
         var first = true
         var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: FileField.keys).flatMap(FileField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: FileField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .path: path = try at("path") { () throws(Failure) in try scanner.readString() }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .sha256: sha256 = try at("sha256") { () throws(Failure) in try scanner.readString() }
-            case .bundle: bundle = try at("bundle") { () throws(Failure) in try readDigest(&scanner) }
+        while let field = try nextField(&scanner, of: ImageFile.Field.table, first: &first, seen: &seen) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .path: path = try scanner.readString()
+                case .size: size = try scanner.readInt64()
+                case .sha256: sha256 = try scanner.readString()
+                case .bundle: bundle = try readDigest(&scanner)
+                }
             }
         }
-        return ImageFile(path: try required(path, "path", at: start), size: try required(size, "size", at: start),
-                         sha256: try required(sha256, "sha256", at: start), bundle: try required(bundle, "bundle", at: start))
+        typealias Field = ImageFile.Field
+        return ImageFile(path: try required(path, Field.path, at: start), size: try required(size, Field.size, at: start),
+                         sha256: try required(sha256, Field.sha256, at: start), bundle: try required(bundle, Field.bundle, at: start))
     }
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
@@ -230,20 +193,19 @@ public enum ManifestReader {
         try scanner.beginObject()
         var first = true
         var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: CacheSeedField.keys).flatMap(CacheSeedField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: CacheSeedField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .sha256: sha256 = try at("sha256") { () throws(Failure) in try scanner.readString() }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .entries: entries = try at("entries") { () throws(Failure) in Int(try scanner.readInt64()) }
-            case .regions: regions = try at("regions") { () throws(Failure) in try readArray(&scanner, of: "region ids", readRegionID) }
+        while let field = try nextField(&scanner, of: ImageCacheSeed.Field.table, first: &first, seen: &seen) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .sha256: sha256 = try scanner.readString()
+                case .size: size = try scanner.readInt64()
+                case .entries: entries = Int(try scanner.readInt64())
+                case .regions: regions = try readArray(&scanner, of: "region ids", readRegionID)
+                }
             }
         }
-        return ImageCacheSeed(sha256: try required(sha256, "sha256", at: start), size: try required(size, "size", at: start),
-                              entries: try required(entries, "entries", at: start), regions: try required(regions, "regions", at: start))
+        typealias Field = ImageCacheSeed.Field
+        return ImageCacheSeed(sha256: try required(sha256, Field.sha256, at: start), size: try required(size, Field.size, at: start),
+                              entries: try required(entries, Field.entries, at: start), regions: try required(regions, Field.regions, at: start))
     }
 
     // MARK: Values

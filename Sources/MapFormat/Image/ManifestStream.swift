@@ -42,7 +42,6 @@ package struct ManifestStream {
     }
 
     private typealias Failure = JSONScanner.Failure
-    private typealias Field = ManifestReader.ManifestField
 
     private let bytes: UnsafeRawBufferPointer
     private let file: String
@@ -60,6 +59,9 @@ package struct ManifestStream {
     /// The last bundle digest read straight from the bytes, and its hex digits.
     private var lastBundle: BundleDigest?
     private var lastBundleHex: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The fixed bytes of a canonical file entry, copied out of their statics once.
+    private let entryOpening = ImageFile.Field.entryOpening, afterBundle = ImageFile.Field.afterBundle
+    private let afterPath = ImageFile.Field.afterPath, afterSHA256 = ImageFile.Field.afterSHA256
     /// Decoded strings of an entry read by `ManifestReader`.
     private var pathScratch: [UInt8] = [], sha256Scratch: [UInt8] = []
 
@@ -133,16 +135,14 @@ package struct ManifestStream {
 
     /// Reads one member other than `files`, or opens `files`.
     private mutating func nextMember() throws(Failure) {
-        guard try scanner.nextMember(first: &firstMember) else {
+        // A repeated key is refused, as in `ManifestReader`.
+        guard let field = try ManifestReader.nextField(&scanner, of: ImageManifest.Field.table, first: &firstMember, seen: &seen) else {
             try scanner.expectEnd()
             finished = true
             return
         }
-        // A repeated key is refused, as in `ManifestReader`.
-        guard let field = try scanner.readKey(among: Field.keys).flatMap(Field.init(rawValue:)) else { return try scanner.skipValue() }
-        try ManifestReader.markSeen(field.rawValue, of: Field.keys, &seen, at: scanner.offset)
         guard field == .files else { return try members.read(field, from: &scanner) }
-        try ManifestReader.at("files") { () throws(Failure) in
+        try ManifestReader.at(field) { () throws(Failure) in
             guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of files") }
             try scanner.beginArray()
         }
@@ -178,17 +178,18 @@ package struct ManifestStream {
         return true
     }
 
-    /// Reads an entry as mappack writes it, straight from the bytes:
+    /// Reads an entry as mappack writes it (`ImageFile.Field.entryOpening`), straight from the bytes:
     /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<ASCII>","size":<digits>}`.
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
-        guard literal("{\"bundle\":\"sha256:", &position), position + 64 <= bytes.count,
+        guard literal(entryOpening, &position), literal("sha256:", &position), position + 64 <= bytes.count,
               let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
         position += 64
-        guard literal("\",\"path\":\"", &position), let path = plainString(&position),
-              literal(",\"sha256\":\"", &position), let sha256 = plainString(&position),
-              literal(",\"size\":", &position), let size = plainInteger(&position),
+        // `plainString` consumes the closing quote each piece starts with.
+        guard literal(afterBundle, &position), let path = plainString(&position),
+              literal(afterPath, from: 1, &position), let sha256 = plainString(&position),
+              literal(afterSHA256, from: 1, &position), let size = plainInteger(&position),
               position < bytes.count, bytes[position] == UInt8(ascii: "}") else { return nil }
         body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
         return position + 1
@@ -212,7 +213,7 @@ package struct ManifestStream {
         var reader = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         let entry: ImageFile
         do throws(Failure) {
-            entry = try ManifestReader.at("files") { () throws(Failure) in
+            entry = try ManifestReader.at(ImageManifest.Field.files) { () throws(Failure) in
                 try ManifestReader.at(index) { () throws(Failure) in try ManifestReader.readFile(&reader) }
             }
         } catch {
@@ -283,6 +284,15 @@ package struct ManifestStream {
     private func literal(_ text: StaticString, _ position: inout Int) -> Bool {
         let count = text.utf8CodeUnitCount
         guard bytes.count - position >= count, memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
+        position += count
+        return true
+    }
+
+    /// Consumes `text[skipping...]` when the bytes at `position` are exactly that.
+    private func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
+        let count = text.count - skipping
+        guard bytes.count - position >= count,
+              text.withUnsafeBytes({ memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0 else { return false }
         position += count
         return true
     }

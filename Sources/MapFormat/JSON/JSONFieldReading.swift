@@ -3,6 +3,11 @@
 protocol JSONFieldReading {}
 
 extension JSONFieldReading {
+    /// Runs `body`, adding `field`'s key to the path of an error it throws.
+    static func at<T, Field: JSONField>(_ field: Field, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        try at(field.rawValue, body)
+    }
+
     /// Runs `body`, adding `key` to the path of an error it throws.
     static func at<T>(_ key: String, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
         do { return try body() } catch {
@@ -83,18 +88,25 @@ extension JSONFieldReading {
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
 
-    /// Records the field at `bit` of `keys` in `seen` (one bit per field of an object); a key seen
-    /// before is refused: readers that keep the first and readers that keep the last of a repeated
-    /// key would see two different documents.
-    static func markSeen(_ bit: Int, of keys: [StaticString], _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
-        let mask: UInt32 = 1 << UInt32(bit)
-        guard seen & mask == 0 else { throw duplicateKey(keys[bit].description, at: offset) }
-        seen |= mask
-    }
-
-    /// `markSeen` for keys packed in `JSONKeys`.
-    static func markSeen(_ bit: Int, of keys: JSONKeys, _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
-        try markSeen(bit, of: keys.names, &seen, at: offset)
+    /// Reads up to the value of the object's next member that `table` declares, skipping the
+    /// values of other members; nil after the closing `}`. A declared key seen before (`seen`
+    /// keeps one bit per field) is refused: readers that keep the first and readers that keep the
+    /// last of a repeated key would see two different documents.
+    @inline(__always)
+    static func nextField<Field>(_ scanner: inout JSONScanner, of table: JSONFieldTable<Field>, first: inout Bool,
+                                 seen: inout UInt32) throws(JSONScanner.Failure) -> Field? {
+        while true {
+            let member = try scanner.nextMember(among: table.keys, first: &first)
+            guard let position = member.known else {
+                if member == .end { return nil }
+                try scanner.skipValue()
+                continue
+            }
+            let mask: UInt32 = 1 << UInt32(position)
+            guard seen & mask == 0 else { throw duplicateKey(table.keys.names[position], at: scanner.offset) }
+            seen |= mask
+            return table.field(at: position)
+        }
     }
 
     /// A key that appears twice in one object.
@@ -103,8 +115,8 @@ extension JSONFieldReading {
     }
 
     /// The value of a required field, or a "missing required field" failure at the object's start.
-    static func required<T>(_ value: T?, _ key: String, at offset: Int) throws(JSONScanner.Failure) -> T {
-        guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(key)\"", path: [.key(key)]) }
+    static func required<T, Field: JSONField>(_ value: T?, _ field: Field, at offset: Int) throws(JSONScanner.Failure) -> T {
+        guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(field.rawValue)\"", path: [.key(field.rawValue)]) }
         return value
     }
 
