@@ -50,14 +50,10 @@ extension CatalogReader {
         // MARK: Objects
 
         mutating func readCatalog() throws(Failure) -> Catalog {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a catalog)") }
+            var object = try JSONObjectFields(&scanner, expected: "a catalog", fields: catalogFields)
             var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
             var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while let field = try Self.nextField(&scanner, of: catalogFields, first: &first, seen: &seen) {
+            while let field = try object.next(&scanner) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .format: format = try scanner.readString()
@@ -72,11 +68,10 @@ extension CatalogReader {
             }
             // Syntax errors anywhere come before missing fields, as with JSONDecoder.
             try scanner.expectEnd()
-            typealias Field = Catalog.Field
-            var catalog = Catalog(catalog: try Self.required(name, Field.catalog, at: start), mapVersion: try Self.required(mapVersion, Field.mapVersion, at: start),
-                                  released: released, regions: try Self.required(regions, Field.regions, at: start),
-                                  bundles: try Self.required(bundles, Field.bundles, at: start))
-            catalog.format = try Self.required(format, Field.format, at: start)
+            var catalog = Catalog(catalog: try object.required(name, .catalog), mapVersion: try object.required(mapVersion, .mapVersion),
+                                  released: released, regions: try object.required(regions, .regions),
+                                  bundles: try object.required(bundles, .bundles))
+            catalog.format = try object.required(format, .format)
             catalog.supportedUntil = supportedUntil
             return catalog
         }
@@ -98,14 +93,10 @@ extension CatalogReader {
         }
 
         private mutating func readRegion() throws(Failure) -> CatalogRegion {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
+            var object = try JSONObjectFields(&scanner, expected: "a region", fields: regionFields)
             var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
             var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while let field = try Self.nextField(&scanner, of: regionFields, first: &first, seen: &seen) {
+            while let field = try object.next(&scanner) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .id: id = try readRegionIDChecked()
@@ -121,14 +112,13 @@ extension CatalogReader {
                     }
                 }
             }
-            typealias Field = CatalogRegion.Field
-            let regionID = try Self.required(id, Field.id, at: start)
+            let regionID = try object.required(id, .id)
             guard parentPresent else {
-                let parent = Field.parent.rawValue
-                throw Failure(offset: start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)", path: [.key(parent)])
+                let parent = CatalogRegion.Field.parent.rawValue
+                throw Failure(offset: object.start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)", path: [.key(parent)])
             }
-            return CatalogRegion(id: regionID, parent: parent, names: try Self.required(names, Field.names, at: start),
-                                 bundles: try Self.required(bundles, Field.bundles, at: start),
+            return CatalogRegion(id: regionID, parent: parent, names: try object.required(names, .names),
+                                 bundles: try object.required(bundles, .bundles),
                                  center: center, bbox: bbox, cities: cities, released: released)
         }
 
@@ -160,20 +150,16 @@ extension CatalogReader {
                 if let table = entry.info.sizeOnDisk { entry.info.sizeOnDisk = tables.attached(table) }
                 if bundles.updateValue(entry.info, forKey: entry.digest) != nil {
                     // Popped from the end: the entry already there is the later one.
-                    throw Self.duplicateKey(entry.digest.description, at: entry.offset)
+                    throw Failure.duplicateKey(entry.digest.description, at: entry.offset)
                 }
             }
             return bundles
         }
 
         private mutating func readBundle() throws(Failure) -> BundleInfo {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
+            var object = try JSONObjectFields(&scanner, expected: "a bundle", fields: bundleFields)
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while let field = try Self.nextField(&scanner, of: bundleFields, first: &first, seen: &seen) {
+            while let field = try object.next(&scanner) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .url: url = try scanner.readString()
@@ -185,9 +171,8 @@ extension CatalogReader {
                     }
                 }
             }
-            typealias Field = BundleInfo.Field
-            return BundleInfo(url: try Self.required(url, Field.url, at: start), size: try Self.required(size, Field.size, at: start),
-                              unpackedSize: try Self.required(unpackedSize, Field.unpackedSize, at: start),
+            return BundleInfo(url: try object.required(url, .url), size: try object.required(size, .size),
+                              unpackedSize: try object.required(unpackedSize, .unpackedSize),
                               files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
         }
 
@@ -224,7 +209,7 @@ extension CatalogReader {
             // Sized for the real count; a repeated language keeps its last name, as before.
             var names = [String: String](minimumCapacity: namePairs.count)
             for pair in namePairs where names.updateValue(pair.name, forKey: pair.language) != nil {
-                throw Self.duplicateKey(pair.language, at: scanner.offset)
+                throw Failure.duplicateKey(pair.language, at: scanner.offset)
             }
             return names
         }

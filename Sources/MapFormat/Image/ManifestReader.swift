@@ -33,12 +33,9 @@ public enum ManifestReader {
     // MARK: Objects
 
     private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
-        let start = scanner.offset
-        try beginManifest(&scanner)
+        var object = try beginManifest(&scanner)
         var members = Members()
-        var first = true
-        var seen: UInt32 = 0
-        while let field = try nextField(&scanner, of: ImageManifest.Field.table, first: &first, seen: &seen) {
+        while let field = try object.next(&scanner) {
             if field == .files {
                 members.files = try at(field) { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
             } else {
@@ -47,19 +44,17 @@ public enum ManifestReader {
         }
         // Syntax errors anywhere come before missing fields, as with JSONDecoder.
         try scanner.expectEnd()
-        return try members.manifest(at: start)
+        return try members.manifest(of: object)
     }
 
     /// Checks the document is an object and opens it.
-    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) {
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (an image manifest)") }
-        try scanner.beginObject()
+    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) -> JSONObjectFields<ImageManifest.Field> {
+        try JSONObjectFields(&scanner, expected: "an image manifest", fields: ImageManifest.Field.table)
     }
 
     /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
     /// `ManifestStream` hands its entries out one by one.
     struct Members {
-        private typealias Field = ImageManifest.Field
         var format: String?, imageID: String?, name: String?, catalog: String?, mapVersion: MapVersion?, built: String?
         var mappackVersion: String?, blockSize: Int64?, language: String?
         var regions: [ImageRegion]?, bundles: [ImageBundle]?, files: [ImageFile]?, cacheSeed: ImageCacheSeed?
@@ -91,16 +86,16 @@ public enum ManifestReader {
         }
 
         /// The manifest, or the first missing required field, checked in the order the synthesized
-        /// `init(from:)` decodes them (declaration order); `start` is the object's offset.
-        func manifest(at start: Int) throws(Failure) -> ImageManifest {
-            let formatValue = try required(format, Field.format, at: start)
-            let imageIDValue = try required(imageID, Field.imageID, at: start)
-            var manifest = ImageManifest(name: try required(name, Field.name, at: start), catalog: try required(catalog, Field.catalog, at: start),
-                                         mapVersion: try required(mapVersion, Field.mapVersion, at: start), built: try required(built, Field.built, at: start),
-                                         mappackVersion: try required(mappackVersion, Field.mappackVersion, at: start),
-                                         blockSize: try required(blockSize, Field.blockSize, at: start), language: language,
-                                         regions: try required(regions, Field.regions, at: start), bundles: try required(bundles, Field.bundles, at: start),
-                                         files: try required(files, Field.files, at: start), cacheSeed: cacheSeed)
+        /// `init(from:)` decodes them (declaration order); `object` is the manifest's object.
+        func manifest(of object: JSONObjectFields<ImageManifest.Field>) throws(Failure) -> ImageManifest {
+            let formatValue = try object.required(format, .format)
+            let imageIDValue = try object.required(imageID, .imageID)
+            var manifest = ImageManifest(name: try object.required(name, .name), catalog: try object.required(catalog, .catalog),
+                                         mapVersion: try object.required(mapVersion, .mapVersion), built: try object.required(built, .built),
+                                         mappackVersion: try object.required(mappackVersion, .mappackVersion),
+                                         blockSize: try object.required(blockSize, .blockSize), language: language,
+                                         regions: try object.required(regions, .regions), bundles: try object.required(bundles, .bundles),
+                                         files: try object.required(files, .files), cacheSeed: cacheSeed)
             manifest.format = formatValue
             manifest.imageID = imageIDValue
             return manifest
@@ -108,14 +103,10 @@ public enum ManifestReader {
     }
 
     private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> ImageRegion {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
+        var object = try JSONObjectFields(&scanner, expected: "a region", fields: ImageRegion.Field.table)
         var id: RegionID?, parent: RegionID?, name: String?, names: [String: String]?, bundles: [BundleDigest]?, sizeOnDisk: Int64?
         var center: [Double]?, bbox: [Double]?, cities: [String]?, released: String?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while let field = try nextField(&scanner, of: ImageRegion.Field.table, first: &first, seen: &seen) {
+        while let field = try object.next(&scanner) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .id: id = RegionID(try scanner.readString())
@@ -131,21 +122,16 @@ public enum ManifestReader {
                 }
             }
         }
-        typealias Field = ImageRegion.Field
-        return ImageRegion(id: try required(id, Field.id, at: start), parent: parent, name: try required(name, Field.name, at: start),
-                           names: try required(names, Field.names, at: start), bundles: try required(bundles, Field.bundles, at: start),
-                           sizeOnDiskInBytes: try required(sizeOnDisk, Field.sizeOnDiskInBytes, at: start),
+        return ImageRegion(id: try object.required(id, .id), parent: parent, name: try object.required(name, .name),
+                           names: try object.required(names, .names), bundles: try object.required(bundles, .bundles),
+                           sizeOnDiskInBytes: try object.required(sizeOnDisk, .sizeOnDiskInBytes),
                            center: center, bbox: bbox, cities: cities, released: released)
     }
 
     private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> ImageBundle {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
+        var object = try JSONObjectFields(&scanner, expected: "a bundle", fields: ImageBundle.Field.table)
         var digest: BundleDigest?, size: Int64?, url: String?, files: Int?, unpackedSize: Int64?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while let field = try nextField(&scanner, of: ImageBundle.Field.table, first: &first, seen: &seen) {
+        while let field = try object.next(&scanner) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .digest: digest = try readDigest(&scanner)
@@ -156,22 +142,17 @@ public enum ManifestReader {
                 }
             }
         }
-        typealias Field = ImageBundle.Field
-        return ImageBundle(digest: try required(digest, Field.digest, at: start), size: try required(size, Field.size, at: start),
-                           url: try required(url, Field.url, at: start), files: try required(files, Field.files, at: start),
-                           unpackedSize: try required(unpackedSize, Field.unpackedSize, at: start))
+        return ImageBundle(digest: try object.required(digest, .digest), size: try object.required(size, .size),
+                           url: try object.required(url, .url), files: try object.required(files, .files),
+                           unpackedSize: try object.required(unpackedSize, .unpackedSize))
     }
 
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
     /// kept (the digest's hex is a short-lived one).
     static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a file)") }
+        var object = try JSONObjectFields(&scanner, expected: "a file", fields: ImageFile.Field.table)
         var path: String?, size: Int64?, sha256: String?, bundle: BundleDigest?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while let field = try nextField(&scanner, of: ImageFile.Field.table, first: &first, seen: &seen) {
+        while let field = try object.next(&scanner) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .path: path = try scanner.readString()
@@ -181,19 +162,14 @@ public enum ManifestReader {
                 }
             }
         }
-        typealias Field = ImageFile.Field
-        return ImageFile(path: try required(path, Field.path, at: start), size: try required(size, Field.size, at: start),
-                         sha256: try required(sha256, Field.sha256, at: start), bundle: try required(bundle, Field.bundle, at: start))
+        return ImageFile(path: try object.required(path, .path), size: try object.required(size, .size),
+                         sha256: try object.required(sha256, .sha256), bundle: try object.required(bundle, .bundle))
     }
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a cache seed)") }
+        var object = try JSONObjectFields(&scanner, expected: "a cache seed", fields: ImageCacheSeed.Field.table)
         var sha256: String?, size: Int64?, entries: Int?, regions: [RegionID]?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while let field = try nextField(&scanner, of: ImageCacheSeed.Field.table, first: &first, seen: &seen) {
+        while let field = try object.next(&scanner) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .sha256: sha256 = try scanner.readString()
@@ -203,9 +179,8 @@ public enum ManifestReader {
                 }
             }
         }
-        typealias Field = ImageCacheSeed.Field
-        return ImageCacheSeed(sha256: try required(sha256, Field.sha256, at: start), size: try required(size, Field.size, at: start),
-                              entries: try required(entries, Field.entries, at: start), regions: try required(regions, Field.regions, at: start))
+        return ImageCacheSeed(sha256: try object.required(sha256, .sha256), size: try object.required(size, .size),
+                              entries: try object.required(entries, .entries), regions: try object.required(regions, .regions))
     }
 
     // MARK: Values
@@ -228,7 +203,7 @@ public enum ManifestReader {
         var first = true
         while try scanner.nextMember(first: &first) {
             let key = try scanner.readKeyString()
-            guard result[key] == nil else { throw duplicateKey(key, at: scanner.offset) }
+            guard result[key] == nil else { throw Failure.duplicateKey(key, at: scanner.offset) }
             result[key] = try at(key) { () throws(Failure) in try scanner.readString() }
         }
         return result

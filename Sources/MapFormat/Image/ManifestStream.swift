@@ -48,10 +48,9 @@ package struct ManifestStream {
     /// Reads the members around `files`, from `base` on.
     private var scanner: JSONScanner
     private var base = 0
-    private let start: Int
+    /// The manifest's top-level object.
+    private var object: JSONObjectFields<ImageManifest.Field>
     private var members = ManifestReader.Members()
-    private var seen: UInt32 = 0
-    private var firstMember = true
     /// Inside the `files` array: where the next element (or separator) is, whether it is the
     /// first, and its index.
     private var files: (position: Int, first: Bool, index: Int)?
@@ -72,9 +71,8 @@ package struct ManifestStream {
         self.bytes = bytes
         scanner = JSONScanner(bytes)
         self.file = file
-        start = scanner.offset
         members.keepsBundles = keepingBundles
-        do throws(Failure) { try ManifestReader.beginManifest(&scanner) } catch { throw fileError(error) }
+        do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch { throw ManifestReader.fileError(error, in: scanner, file: file) }
     }
 
     /// Offset of the next unread byte: everything before it has been read and may be let go of.
@@ -104,7 +102,7 @@ package struct ManifestStream {
     package mutating func finish() throws(JSONFileError) -> ImageManifest {
         do throws(Failure) {
             while try advance({ _ in }) {}
-            return try members.manifest(at: start)
+            return try members.manifest(of: object)
         } catch {
             throw fileError(error)
         }
@@ -136,7 +134,7 @@ package struct ManifestStream {
     /// Reads one member other than `files`, or opens `files`.
     private mutating func nextMember() throws(Failure) {
         // A repeated key is refused, as in `ManifestReader`.
-        guard let field = try ManifestReader.nextField(&scanner, of: ImageManifest.Field.table, first: &firstMember, seen: &seen) else {
+        guard let field = try object.next(&scanner) else {
             try scanner.expectEnd()
             finished = true
             return

@@ -88,38 +88,6 @@ extension JSONFieldReading {
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
 
-    /// Reads up to the value of the object's next member that `table` declares, skipping the
-    /// values of other members; nil after the closing `}`. A declared key seen before (`seen`
-    /// keeps one bit per field) is refused: readers that keep the first and readers that keep the
-    /// last of a repeated key would see two different documents.
-    @inline(__always)
-    static func nextField<Field>(_ scanner: inout JSONScanner, of table: JSONFieldTable<Field>, first: inout Bool,
-                                 seen: inout UInt32) throws(JSONScanner.Failure) -> Field? {
-        while true {
-            let member = try scanner.nextMember(among: table.keys, first: &first)
-            guard let position = member.known else {
-                if member == .end { return nil }
-                try scanner.skipValue()
-                continue
-            }
-            let mask: UInt32 = 1 << UInt32(position)
-            guard seen & mask == 0 else { throw duplicateKey(table.keys.names[position], at: scanner.offset) }
-            seen |= mask
-            return table.field(at: position)
-        }
-    }
-
-    /// A key that appears twice in one object.
-    static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
-        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
-    }
-
-    /// The value of a required field, or a "missing required field" failure at the object's start.
-    static func required<T, Field: JSONField>(_ value: T?, _ field: Field, at offset: Int) throws(JSONScanner.Failure) -> T {
-        guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(field.rawValue)\"", path: [.key(field.rawValue)]) }
-        return value
-    }
-
     /// A reader's failure as the `JSONFileError` callers see: path, reason, line and column.
     static func fileError(_ failure: JSONScanner.Failure, in scanner: JSONScanner, file: String) -> JSONFileError {
         var error = JSONFileError(file: file, codingPath: render(failure.path), reason: failure.reason)
@@ -144,3 +112,10 @@ extension JSONFieldReading {
 
 extension CatalogReader: JSONFieldReading {}
 extension ManifestReader: JSONFieldReading {}
+
+extension JSONScanner.Failure {
+    /// A key that appears twice in one object.
+    static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
+        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
+    }
+}
