@@ -50,10 +50,10 @@ extension CatalogReader {
         // MARK: Objects
 
         mutating func readCatalog() throws(Failure) -> Catalog {
-            var object = try JSONObjectFields(&scanner, expected: "a catalog", fields: catalogFields)
+            var object = try JSONObjectFields<Catalog.Field>(&scanner, expected: "a catalog")
             var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
             var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
-            while let field = try object.next(&scanner) {
+            while let field = try object.next(&scanner, catalogFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .format: format = try scanner.readString()
@@ -93,10 +93,10 @@ extension CatalogReader {
         }
 
         private mutating func readRegion() throws(Failure) -> CatalogRegion {
-            var object = try JSONObjectFields(&scanner, expected: "a region", fields: regionFields)
+            var object = try JSONObjectFields<CatalogRegion.Field>(&scanner, expected: "a region")
             var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
             var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
-            while let field = try object.next(&scanner) {
+            while let field = try object.next(&scanner, regionFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .id: id = try readRegionIDChecked()
@@ -157,9 +157,9 @@ extension CatalogReader {
         }
 
         private mutating func readBundle() throws(Failure) -> BundleInfo {
-            var object = try JSONObjectFields(&scanner, expected: "a bundle", fields: bundleFields)
+            var object = try JSONObjectFields<BundleInfo.Field>(&scanner, expected: "a bundle")
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
-            while let field = try object.next(&scanner) {
+            while let field = try object.next(&scanner, bundleFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
                     case .url: url = try scanner.readString()

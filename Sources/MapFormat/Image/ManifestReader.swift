@@ -35,7 +35,7 @@ public enum ManifestReader {
     private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
         var object = try beginManifest(&scanner)
         var members = Members()
-        while let field = try object.next(&scanner) {
+        while let field = try object.next(&scanner, ImageManifest.Field.table) {
             if field == .files {
                 members.files = try at(field) { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
             } else {
@@ -49,7 +49,7 @@ public enum ManifestReader {
 
     /// Checks the document is an object and opens it.
     static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) -> JSONObjectFields<ImageManifest.Field> {
-        try JSONObjectFields(&scanner, expected: "an image manifest", fields: ImageManifest.Field.table)
+        try JSONObjectFields(&scanner, expected: "an image manifest")
     }
 
     /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
@@ -103,10 +103,11 @@ public enum ManifestReader {
     }
 
     private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> ImageRegion {
-        var object = try JSONObjectFields(&scanner, expected: "a region", fields: ImageRegion.Field.table)
+        var object = try JSONObjectFields<ImageRegion.Field>(&scanner, expected: "a region")
         var id: RegionID?, parent: RegionID?, name: String?, names: [String: String]?, bundles: [BundleDigest]?, sizeOnDisk: Int64?
         var center: [Double]?, bbox: [Double]?, cities: [String]?, released: String?
-        while let field = try object.next(&scanner) {
+        let fields = ImageRegion.Field.table
+        while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .id: id = RegionID(try scanner.readString())
@@ -129,9 +130,10 @@ public enum ManifestReader {
     }
 
     private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> ImageBundle {
-        var object = try JSONObjectFields(&scanner, expected: "a bundle", fields: ImageBundle.Field.table)
+        var object = try JSONObjectFields<ImageBundle.Field>(&scanner, expected: "a bundle")
         var digest: BundleDigest?, size: Int64?, url: String?, files: Int?, unpackedSize: Int64?
-        while let field = try object.next(&scanner) {
+        let fields = ImageBundle.Field.table
+        while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .digest: digest = try readDigest(&scanner)
@@ -150,9 +152,10 @@ public enum ManifestReader {
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
     /// kept (the digest's hex is a short-lived one).
     static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
-        var object = try JSONObjectFields(&scanner, expected: "a file", fields: ImageFile.Field.table)
+        var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
         var path: String?, size: Int64?, sha256: String?, bundle: BundleDigest?
-        while let field = try object.next(&scanner) {
+        let fields = ImageFile.Field.table
+        while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .path: path = try scanner.readString()
@@ -167,9 +170,10 @@ public enum ManifestReader {
     }
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
-        var object = try JSONObjectFields(&scanner, expected: "a cache seed", fields: ImageCacheSeed.Field.table)
+        var object = try JSONObjectFields<ImageCacheSeed.Field>(&scanner, expected: "a cache seed")
         var sha256: String?, size: Int64?, entries: Int?, regions: [RegionID]?
-        while let field = try object.next(&scanner) {
+        let fields = ImageCacheSeed.Field.table
+        while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
                 switch field {
                 case .sha256: sha256 = try scanner.readString()

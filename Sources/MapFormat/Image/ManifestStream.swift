@@ -134,7 +134,7 @@ package struct ManifestStream {
     /// Reads one member other than `files`, or opens `files`.
     private mutating func nextMember() throws(Failure) {
         // A repeated key is refused, as in `ManifestReader`.
-        guard let field = try object.next(&scanner) else {
+        guard let field = try object.next(&scanner, ImageManifest.Field.table) else {
             try scanner.expectEnd()
             finished = true
             return

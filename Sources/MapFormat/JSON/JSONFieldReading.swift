@@ -4,8 +4,14 @@ protocol JSONFieldReading {}
 
 extension JSONFieldReading {
     /// Runs `body`, adding `field`'s key to the path of an error it throws.
+    /// The key is spelled only on failure.
+    @inline(__always)
     static func at<T, Field: JSONField>(_ field: Field, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
-        try at(field.rawValue, body)
+        do { return try body() } catch {
+            var error = error
+            error.path.insert(.key(field.rawValue), at: 0)
+            throw error
+        }
     }
 
     /// Runs `body`, adding `key` to the path of an error it throws.

@@ -2,32 +2,30 @@
 /// where it starts (for "missing required field" errors) and which declared fields it has had.
 ///
 /// ```swift
-/// var object = try JSONObjectFields(&scanner, expected: "a file", fields: ImageFile.Field.table)
-/// while let field = try object.next(&scanner) { switch field { … } }
+/// var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
+/// while let field = try object.next(&scanner, ImageFile.Field.table) { switch field { … } }
 /// return ImageFile(path: try object.required(path, .path), …)
 /// ```
 struct JSONObjectFields<Field: JSONField> {
     /// Offset of the object's `{`.
     let start: Int
-    private let table: JSONFieldTable<Field>
     private var first = true
     /// One bit per field of `table`, set once its member has been read.
     private var seen: UInt32 = 0
 
     /// Opens the object at the scanner's position; `what` names it when it is not an object.
-    init(_ scanner: inout JSONScanner, expected what: String, fields table: JSONFieldTable<Field>) throws(JSONScanner.Failure) {
+    init(_ scanner: inout JSONScanner, expected what: String) throws(JSONScanner.Failure) {
         start = scanner.offset
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (\(what))") }
         try scanner.beginObject()
-        self.table = table
     }
 
-    /// Reads up to the value of the next member that `table` declares, skipping the values of
-    /// other members; nil after the closing `}`. A declared key seen before is refused: readers
+    /// Reads up to the value of the next member that `table` (`Field.table`, passed in so that hot
+    /// loops fetch it once) declares, skipping the values of other members; nil after the closing `}`. A declared key seen before is refused: readers
     /// that keep the first and readers that keep the last of a repeated key would see two
     /// different documents.
     @inline(__always)
-    mutating func next(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Field? {
+    mutating func next(_ scanner: inout JSONScanner, _ table: JSONFieldTable<Field>) throws(JSONScanner.Failure) -> Field? {
         while true {
             let member = try scanner.nextMember(among: table.keys, first: &first)
             guard let position = member.known else {

@@ -6,6 +6,12 @@ import Foundation
 /// The one place in MapFormat that touches raw memory: every read is bounds-checked by hand,
 /// because `UnsafeRawBufferPointer` only checks in debug builds. Any input, however hostile,
 /// ends in a `Failure`, never a trap.
+///
+/// Not a `RawSpan`: on Swift 6.3.1 a struct can hold one only as a `~Escapable` type with
+/// `@_lifetime` initializers, which needs the experimental `Lifetimes` feature, and every holder
+/// (`CatalogReader`'s reader, `ManifestStream` and its users in MapVerify) would have to become
+/// `~Escapable` too. RawSpan's own checks would also stay on in release builds, in the loops
+/// whose hand checks are already there (the word loads of keys, digests and numbers).
 struct JSONScanner {
     /// Deepest nesting of arrays and objects accepted (the same limit as Foundation's parser).
     static let maxDepth = 512
