@@ -81,6 +81,17 @@ import Testing
         #expect(try Self.fullManifest.canonicalBytesWithoutIDForTests() == (try Self.fullManifest.bytesForID()))
     }
 
+    /// `catalog.json.sig` writes every declared field, signs all but `signature`, and reads back.
+    @Test func catalogSignatureWritesEveryDeclaredFieldAndSignsAllButTheSignature() throws {
+        let signature = CatalogSignature(catalog: "demo-world", version: 3, expires: "2027-01-15T08:00:00Z", sha256: String(repeating: "a", count: 64),
+                                         nextKey: "mappack-ed25519-public:next", keyID: "0123456789abcdef", signature: "c2ln")
+        let bytes = try CanonicalJSON.encode(signature)
+        _ = keys(try object(try JSONSerialization.jsonObject(with: bytes)), CatalogSignature.Field.self)
+        let signed = try object(try JSONSerialization.jsonObject(with: try signature.signedBytes))
+        #expect(Set(signed.keys) == Set(CatalogSignature.Field.allCases.filter { $0 != .signature }.map(\.rawValue)))
+        #expect(try CatalogSignature.parse(bytes, source: "catalog.json.sig") == signature)
+    }
+
     /// The id field that the build splices and verification blanks is the declared key.
     @Test func idFieldIsTheDeclaredKey() throws {
         let manifest = Self.fullManifest

@@ -5,6 +5,8 @@ import Foundation
 /// (`catalog`), how new (`version`, only ever grows), until when (`expires`), who signed (`keyID`)
 /// and, for key rotation, which key signs next (`nextKey`); `signature` is Ed25519 over `signedBytes`.
 public struct CatalogSignature: Codable, Equatable, Sendable {
+    typealias CodingKeys = Field
+
     /// `mappack-catalog-sig/1`.
     public static let formatTag = FormatTag(name: "mappack-catalog-sig", major: 1)
     /// The signature file's name beside `catalog.json`.
@@ -78,12 +80,12 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         return parsed
     }
 
-    /// The signed fields in canonical key order; `nextKey` is always present so its absence is signed too.
+    /// The signed fields (every `Field` but `signature`); `nextKey` is always present so its absence is signed too.
     private struct Signed: Encodable {
         let catalog: String, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
+            var container = encoder.container(keyedBy: Field.self)
             try container.encode(catalog, forKey: .catalog)
             try container.encode(expires, forKey: .expires)
             try container.encode(format, forKey: .format)
@@ -92,7 +94,5 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
             try container.encode(sha256, forKey: .sha256)
             try container.encode(version, forKey: .version)
         }
-
-        enum CodingKeys: String, CodingKey { case catalog, expires, format, keyID, nextKey, sha256, version }
     }
 }

@@ -1,4 +1,5 @@
-// The members of `catalog.json` (`mappack-catalog/1`), declared once; see `JSONField`.
+// The members of `catalog.json` (`mappack-catalog/1`) and of its signature `catalog.json.sig`
+// (`mappack-catalog-sig/1`), declared once; see `JSONField`.
 
 extension Catalog {
     /// The top-level members.
@@ -24,5 +25,12 @@ extension BundleInfo {
         case url, size, unpackedSize, files, kind, sizeOnDisk
 
         static let table = JSONFieldTable<Field>()
+    }
+}
+
+extension CatalogSignature {
+    /// The members of `catalog.json.sig`; all but `signature` are signed (`signedBytes`).
+    package enum Field: String, JSONField {
+        case format, catalog, version, expires, sha256, nextKey, keyID, signature
     }
 }
