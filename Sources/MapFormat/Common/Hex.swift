@@ -95,7 +95,9 @@ package enum Hex {
 
     // MARK: Writing
 
-    /// Lower-case hex of `bytes`.
+    /// Lower-case hex of `bytes`. Inlinable: every hashed file's digest is spelled through it
+    /// (`SHA256.finalizeHex`), and a generic call across modules would not be specialized.
+    @inlinable
     package static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             var at = 0
@@ -113,6 +115,7 @@ package enum Hex {
         withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { encode($0) }
     }
 
-    @inline(__always)
-    private static func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value }
+    /// The lower-case digit of a value below 16.
+    @inlinable @inline(__always)
+    package static func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value }
 }
