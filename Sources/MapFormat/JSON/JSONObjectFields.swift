@@ -14,6 +14,7 @@ struct JSONObjectFields<Field: JSONField> {
     private var seen: UInt32 = 0
 
     /// Opens the object at the scanner's position; `what` names it when it is not an object.
+    @inline(__always)
     init(_ scanner: inout JSONScanner, expected what: String) throws(JSONScanner.Failure) {
         start = scanner.offset
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (\(what))") }
@@ -41,8 +42,15 @@ struct JSONObjectFields<Field: JSONField> {
     }
 
     /// The value of a required field, or a "missing required field" failure at the object's start.
+    @inline(__always)
     func required<T>(_ value: T?, _ field: Field) throws(JSONScanner.Failure) -> T {
-        guard let value else { throw JSONScanner.Failure(offset: start, reason: "missing required field \"\(field.rawValue)\"", path: [.key(field.rawValue)]) }
+        guard let value else { throw missing(field) }
         return value
+    }
+
+    /// Out of line, so that `required` is a test and a branch where it is inlined.
+    @inline(never)
+    private func missing(_ field: Field) -> JSONScanner.Failure {
+        JSONScanner.Failure(offset: start, reason: "missing required field \"\(field.rawValue)\"", path: [.key(field.rawValue)])
     }
 }
