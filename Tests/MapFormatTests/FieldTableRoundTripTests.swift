@@ -92,6 +92,21 @@ import Testing
         #expect(try CatalogSignature.parse(bytes, source: "catalog.json.sig") == signature)
     }
 
+    /// Keys longer than the 16 bytes matched as two words (`sizeOnDiskInBytes`) are matched byte
+    /// by byte: escaped or not, unknown ones skipped, repeated ones refused.
+    @Test func longKeysMatchByTheirBytes() throws {
+        let manifest = Self.fullManifest
+        let text = String(decoding: try manifest.canonicalBytes(), as: UTF8.self)
+        let key = "\"\(ImageRegion.Field.sizeOnDiskInBytes.rawValue)\""
+        #expect(key.utf8.count > 18)
+        let escaped = text.replacingOccurrences(of: key, with: #""sizeOnDisk\u0049nBytes""#)
+        #expect(try ManifestReader.read(Data(escaped.utf8), file: "manifest.json") == manifest)
+        let unknown = text.replacingOccurrences(of: key, with: #""sizeOnDiskInBytesToo":1,"# + key)
+        #expect(try ManifestReader.read(Data(unknown.utf8), file: "manifest.json") == manifest)
+        let twice = text.replacingOccurrences(of: key, with: key + ":1," + key)
+        #expect(throws: JSONFileError.self) { try ManifestReader.read(Data(twice.utf8), file: "manifest.json") }
+    }
+
     /// The id field that the build splices and verification blanks is the declared key.
     @Test func idFieldIsTheDeclaredKey() throws {
         let manifest = Self.fullManifest
