@@ -240,14 +240,7 @@ extension CatalogReader {
             if try scanner.peekKind() == .array, scanner.readPlainHex256Array(prefix: "sha256:", into: &digests, BundleDigest.init(words:_:_:_:)) {
                 return Self.exactCopy(digests)
             }
-            try Self.readArray(&scanner, of: "bundle digests", into: &digests) { (scanner: inout JSONScanner) throws(Failure) in
-                let start = scanner.offset
-                guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-                switch try scanner.readPrefixedHex256(prefix: "sha256:") {
-                case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
-                case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
-                }
-            }
+            try Self.readArray(&scanner, of: "bundle digests", into: &digests, Self.readDigest)
             return Self.exactCopy(digests)
         }
 

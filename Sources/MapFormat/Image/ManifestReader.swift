@@ -189,16 +189,6 @@ public enum ManifestReader {
 
     // MARK: Values
 
-    /// The same rule as `BundleDigest(_:)`, checked on the bytes without its copies.
-    private static func readDigest(_ scanner: inout JSONScanner) throws(Failure) -> BundleDigest {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-        switch try scanner.readPrefixedHex(prefix: "sha256:", digits: 64) {
-        case .hex(let hex): return BundleDigest(hex: hex)
-        case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
-        }
-    }
-
     private static func readStringDictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: String] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
         var result: [String: String] = [:]

@@ -91,6 +91,16 @@ extension JSONFieldReading {
         try readArray(&scanner, of: "numbers") { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in try scanner.readDouble() }
     }
 
+    /// A bundle digest: the same rule as `BundleDigest(_:)`, checked on the bytes without copies.
+    static func readDigest(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BundleDigest {
+        let start = scanner.offset
+        guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
+        switch try scanner.readPrefixedHex256(prefix: "sha256:") {
+        case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
+        case .other(let text): throw JSONScanner.Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+        }
+    }
+
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
 

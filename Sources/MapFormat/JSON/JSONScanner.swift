@@ -276,22 +276,6 @@ struct JSONScanner {
         return string(span)
     }
 
-    /// What `readPrefixedHex` found.
-    enum PrefixedHex {
-        /// The hex digits after the prefix.
-        case hex(String)
-        /// A string of another shape, as written.
-        case other(String)
-    }
-
-    /// Reads a string value that must be `prefix` followed by exactly `digits` lower-case hex
-    /// digits; checks the bytes in place, so only the hex part becomes a `String`.
-    mutating func readPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
-        try requireKind(.string)
-        let span = try scanString(expectingKey: false)
-        return prefixedHex(span, prefix: prefix, digits: digits)
-    }
-
     /// What `readPrefixedHex256` found.
     enum PrefixedHex256 {
         /// The 64 hex digits as four 64-bit words, most significant digits first.
@@ -405,6 +389,16 @@ struct JSONScanner {
         return nil
     }
 
+    /// What `prefixedHex` found.
+    private enum PrefixedHex {
+        /// The hex digits after the prefix.
+        case hex(String)
+        /// A string of another shape, as written.
+        case other(String)
+    }
+
+    /// The general path of `prefixedHex256` (escaped digests): `prefix` followed by exactly
+    /// `digits` lower-case hex digits, checked byte by byte.
     private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
         let prefixCount = prefix.utf8CodeUnitCount
         guard span.count == prefixCount + digits,
