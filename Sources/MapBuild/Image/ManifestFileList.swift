@@ -55,6 +55,7 @@ struct ManifestFileList {
     /// with those lists empty). The id field comes before the regions, so the file gets a
     /// placeholder there, filled in once the hash is known.
     func writeManifest(_ shell: ImageManifest, to path: String) throws -> String {
+        typealias Field = ImageManifest.Field
         var skeleton = shell
         skeleton.imageID = ""
         skeleton.files = []
@@ -63,10 +64,10 @@ struct ManifestFileList {
         let bytes = try CanonicalJSON.encode(skeleton)
         let idField = ImageManifest.idField("")
         guard merged == nil,
-              let bundlesAt = bytes.range(of: Data("\"bundles\":[]".utf8)),
-              let filesAt = bytes.range(of: Data("\"files\":[]".utf8)),
+              let bundlesAt = bytes.range(of: Field.bundles.emptyList),
+              let filesAt = bytes.range(of: Field.files.emptyList),
               let idAt = bytes.range(of: idField),
-              let regionsAt = bytes.range(of: Data("\"regions\":[]".utf8), options: .backwards),
+              let regionsAt = bytes.range(of: Field.regions.emptyList, options: .backwards),
               bundlesAt.upperBound <= filesAt.lowerBound, filesAt.upperBound <= idAt.lowerBound,
               idAt.upperBound <= regionsAt.lowerBound else {
             var manifest = shell
@@ -80,11 +81,11 @@ struct ManifestFileList {
         let encodedRegions = BlockingPool.start { try ManifestFileList.encodeElements(regions) }
         let out = try ManifestStream(path: path)
         out.emit(bytes[..<bundlesAt.lowerBound])
-        out.emit(Data("\"bundles\":[".utf8))
+        out.emit(Field.bundles.listStart)
         try ManifestFileList.encodeElements(shell.bundles) { out.emit($0); try out.flushIfFull() }
         out.emit(Data("]".utf8))
         out.emit(bytes[bundlesAt.upperBound..<filesAt.lowerBound])
-        out.emit(Data("\"files\":[".utf8))
+        out.emit(Field.files.listStart)
         var first = true
         for bundle in bundles {
             if let entries = try bundle.manifestEntries() {
@@ -107,7 +108,7 @@ struct ManifestFileList {
         out.emit(bytes[filesAt.upperBound..<idAt.lowerBound])
         try out.emitIDPlaceholder()
         out.emit(bytes[idAt.upperBound..<regionsAt.lowerBound])
-        out.emit(Data("\"regions\":[".utf8))
+        out.emit(Field.regions.listStart)
         out.emit(try encodedRegions.value())
         out.emit(Data("]".utf8))
         out.emit(bytes[regionsAt.upperBound...])
@@ -176,7 +177,7 @@ private final class ManifestStream {
     /// Hashes `"imageID":""` and writes `"imageID":"` + 64 placeholder bytes + `"`.
     func emitIDPlaceholder() throws {
         hasher.update(ImageManifest.idField(""))
-        let start = Data("\"imageID\":\"".utf8)
+        let start = ImageManifest.Field.idFieldStart
         idOffset = written + Int64(pending.count + start.count)
         pending.append(start)
         pending.append(Data(repeating: UInt8(ascii: "0"), count: 64))

@@ -28,7 +28,7 @@ public struct Catalog: Codable, Sendable, Equatable {
         self.regions = regions; self.bundles = bundles
     }
 
-    enum CodingKeys: String, CodingKey { case format, catalog, mapVersion, released, supportedUntil, regions, bundles }
+    typealias CodingKeys = Field
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -87,7 +87,7 @@ public struct CatalogRegion: Codable, Sendable, Equatable {
         self.center = center; self.bbox = bbox; self.cities = cities; self.released = released
     }
 
-    enum CodingKeys: String, CodingKey { case id, parent, names, center, bbox, bundles, cities, released }
+    typealias CodingKeys = Field
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -120,6 +120,8 @@ public struct CatalogRegion: Codable, Sendable, Equatable {
 
 /// Where a bundle lives and how big it is, as the catalog declares.
 public struct BundleInfo: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
+
     /// Location relative to the catalog's URL.
     public var url: String
     /// Compressed bytes.

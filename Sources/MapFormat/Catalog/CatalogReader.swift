@@ -26,28 +26,13 @@ public enum CatalogReader {
 extension CatalogReader {
     private typealias Failure = JSONScanner.Failure
 
-    private enum CatalogField: Int {
-        case format, catalog, mapVersion, released, supportedUntil, regions, bundles
-        static let keys = JSONKeys(["format", "catalog", "mapVersion", "released", "supportedUntil", "regions", "bundles"])
-    }
-
-    private enum RegionField: Int {
-        case id, parent, names, center, bbox, bundles, cities, released
-        static let keys = JSONKeys(["id", "parent", "names", "center", "bbox", "bundles", "cities", "released"])
-    }
-
-    private enum BundleField: Int {
-        case url, size, unpackedSize, files, kind, sizeOnDisk
-        static let keys = JSONKeys(["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk"])
-    }
-
     /// One read's state: the scanner and the scratch buffers its values pass through.
     private struct Reader: JSONFieldReading {
         var scanner: JSONScanner
-        // Key tables copied out of their statics once, not fetched for every member.
-        private let catalogKeys = CatalogField.keys
-        private let regionKeys = RegionField.keys
-        private let bundleKeys = BundleField.keys
+        // Field tables copied out of their statics once, not fetched for every member.
+        private let catalogFields = Catalog.Field.table
+        private let regionFields = CatalogRegion.Field.table
+        private let bundleFields = BundleInfo.Field.table
         private var digests: [BundleDigest] = []
         private var doubles: [Double] = []
         private var strings: [String] = []
@@ -65,35 +50,28 @@ extension CatalogReader {
         // MARK: Objects
 
         mutating func readCatalog() throws(Failure) -> Catalog {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a catalog)") }
+            var object = try JSONObjectFields<Catalog.Field>(&scanner, expected: "a catalog")
             var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
             var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: catalogKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(CatalogField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: catalogKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .format?: format = try Self.at("format") { () throws(Failure) in try scanner.readString() }
-                case .catalog?: name = try Self.at("catalog") { () throws(Failure) in try readPathName("catalog") }
-                case .mapVersion?: mapVersion = try Self.at("mapVersion") { () throws(Failure) in MapVersion(try readPathName("mapVersion")) }
-                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
-                case .supportedUntil?: supportedUntil = try Self.at("supportedUntil") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
-                case .regions?: regions = try Self.at("regions") { () throws(Failure) in try readRegions() }
-                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readBundles() }
-                case nil: try scanner.skipValue()
+            while let field = try object.next(&scanner, catalogFields) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .format: format = try scanner.readString()
+                    case .catalog: name = try readPathName(field)
+                    case .mapVersion: mapVersion = MapVersion(try readPathName(field))
+                    case .released: released = try readOptionalReleased()
+                    case .supportedUntil: supportedUntil = try Self.optional(&scanner, Self.readStringValue)
+                    case .regions: regions = try readRegions()
+                    case .bundles: bundles = try readBundles()
+                    }
                 }
             }
             // Syntax errors anywhere come before missing fields, as with JSONDecoder.
             try scanner.expectEnd()
-            var catalog = Catalog(catalog: try Self.required(name, "catalog", at: start), mapVersion: try Self.required(mapVersion, "mapVersion", at: start),
-                                  released: released, regions: try Self.required(regions, "regions", at: start),
-                                  bundles: try Self.required(bundles, "bundles", at: start))
-            catalog.format = try Self.required(format, "format", at: start)
+            var catalog = Catalog(catalog: try object.required(name, .catalog), mapVersion: try object.required(mapVersion, .mapVersion),
+                                  released: released, regions: try object.required(regions, .regions),
+                                  bundles: try object.required(bundles, .bundles))
+            catalog.format = try object.required(format, .format)
             catalog.supportedUntil = supportedUntil
             return catalog
         }
@@ -115,38 +93,32 @@ extension CatalogReader {
         }
 
         private mutating func readRegion() throws(Failure) -> CatalogRegion {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
+            var object = try JSONObjectFields<CatalogRegion.Field>(&scanner, expected: "a region")
             var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
             var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: regionKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(RegionField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: regionKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .id?: id = try Self.at("id") { () throws(Failure) in try readRegionIDChecked() }
-                case .parent?:
-                    parentPresent = true
-                    parent = try Self.at("parent") { () throws(Failure) in try Self.optional(&scanner, Self.readRegionID) }
-                case .names?: names = try Self.at("names") { () throws(Failure) in try readNames() }
-                case .center?: center = try Self.at("center") { () throws(Failure) in try readOptionalDoubles() }
-                case .bbox?: bbox = try Self.at("bbox") { () throws(Failure) in try readOptionalDoubles() }
-                case .bundles?: bundles = try Self.at("bundles") { () throws(Failure) in try readDigests() }
-                case .cities?: cities = try Self.at("cities") { () throws(Failure) in try readOptionalStrings() }
-                case .released?: released = try Self.at("released") { () throws(Failure) in try readOptionalReleased() }
-                case nil: try scanner.skipValue()
+            while let field = try object.next(&scanner, regionFields) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .id: id = try readRegionIDChecked()
+                    case .parent:
+                        parentPresent = true
+                        parent = try Self.optional(&scanner, Self.readRegionID)
+                    case .names: names = try readNames()
+                    case .center: center = try readOptionalDoubles()
+                    case .bbox: bbox = try readOptionalDoubles()
+                    case .bundles: bundles = try readDigests()
+                    case .cities: cities = try readOptionalStrings()
+                    case .released: released = try readOptionalReleased()
+                    }
                 }
             }
-            let regionID = try Self.required(id, "id", at: start)
+            let regionID = try object.required(id, .id)
             guard parentPresent else {
-                throw Failure(offset: start, reason: "missing required field \"parent\" (region '\(regionID)'; use null at a root)", path: [.key("parent")])
+                let parent = CatalogRegion.Field.parent.rawValue
+                throw Failure(offset: object.start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)", path: [.key(parent)])
             }
-            return CatalogRegion(id: regionID, parent: parent, names: try Self.required(names, "names", at: start),
-                                 bundles: try Self.required(bundles, "bundles", at: start),
+            return CatalogRegion(id: regionID, parent: parent, names: try object.required(names, .names),
+                                 bundles: try object.required(bundles, .bundles),
                                  center: center, bbox: bbox, cities: cities, released: released)
         }
 
@@ -178,46 +150,39 @@ extension CatalogReader {
                 if let table = entry.info.sizeOnDisk { entry.info.sizeOnDisk = tables.attached(table) }
                 if bundles.updateValue(entry.info, forKey: entry.digest) != nil {
                     // Popped from the end: the entry already there is the later one.
-                    throw Self.duplicateKey(entry.digest.description, at: entry.offset)
+                    throw Failure.duplicateKey(entry.digest.description, at: entry.offset)
                 }
             }
             return bundles
         }
 
         private mutating func readBundle() throws(Failure) -> BundleInfo {
-            let start = scanner.offset
-            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
+            var object = try JSONObjectFields<BundleInfo.Field>(&scanner, expected: "a bundle")
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
-            try scanner.beginObject()
-            var first = true
-            var seen: UInt32 = 0
-            while true {
-                let member = try scanner.nextMember(among: bundleKeys, first: &first)
-                if member == .end { break }
-                let field = member.known.flatMap(BundleField.init(rawValue:))
-                if let field { try Self.markSeen(field.rawValue, of: bundleKeys, &seen, at: scanner.offset) }
-                switch field {
-                case .url?: url = try Self.at("url") { () throws(Failure) in try scanner.readString() }
-                case .size?: size = try Self.at("size") { () throws(Failure) in try scanner.readInt64() }
-                case .unpackedSize?: unpackedSize = try Self.at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
-                case .files?: files = try Self.at("files") { () throws(Failure) in try scanner.readNull() ? nil : Int(try scanner.readInt64()) }
-                case .kind?: kind = try Self.at("kind") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
-                case .sizeOnDisk?: sizeOnDisk = try Self.at("sizeOnDisk") { () throws(Failure) in try readOptionalSizeOnDiskTable() }
-                case nil: try scanner.skipValue()
+            while let field = try object.next(&scanner, bundleFields) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .url: url = try scanner.readString()
+                    case .size: size = try scanner.readInt64()
+                    case .unpackedSize: unpackedSize = try scanner.readInt64()
+                    case .files: files = try scanner.readNull() ? nil : Int(try scanner.readInt64())
+                    case .kind: kind = try Self.optional(&scanner, Self.readStringValue)
+                    case .sizeOnDisk: sizeOnDisk = try readOptionalSizeOnDiskTable()
+                    }
                 }
             }
-            return BundleInfo(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
-                              unpackedSize: try Self.required(unpackedSize, "unpackedSize", at: start),
+            return BundleInfo(url: try object.required(url, .url), size: try object.required(size, .size),
+                              unpackedSize: try object.required(unpackedSize, .unpackedSize),
                               files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
         }
 
         // MARK: Values
 
         /// A string that becomes part of file names (`PathName`), refused at its own position.
-        private mutating func readPathName(_ field: String) throws(Failure) -> String {
+        private mutating func readPathName(_ field: Catalog.Field) throws(Failure) -> String {
             let start = scanner.offset
             let text = try scanner.readString()
-            if let reason = PathName.problem(text) { throw Failure(offset: start, reason: "\(field) '\(text)' \(reason); \(PathName.rule)") }
+            if let reason = PathName.problem(text) { throw Failure(offset: start, reason: "\(field.rawValue) '\(text)' \(reason); \(PathName.rule)") }
             return text
         }
 
@@ -244,7 +209,7 @@ extension CatalogReader {
             // Sized for the real count; a repeated language keeps its last name, as before.
             var names = [String: String](minimumCapacity: namePairs.count)
             for pair in namePairs where names.updateValue(pair.name, forKey: pair.language) != nil {
-                throw Self.duplicateKey(pair.language, at: scanner.offset)
+                throw Failure.duplicateKey(pair.language, at: scanner.offset)
             }
             return names
         }
@@ -275,14 +240,7 @@ extension CatalogReader {
             if try scanner.peekKind() == .array, scanner.readPlainHex256Array(prefix: "sha256:", into: &digests, BundleDigest.init(words:_:_:_:)) {
                 return Self.exactCopy(digests)
             }
-            try Self.readArray(&scanner, of: "bundle digests", into: &digests) { (scanner: inout JSONScanner) throws(Failure) in
-                let start = scanner.offset
-                guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-                switch try scanner.readPrefixedHex256(prefix: "sha256:") {
-                case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
-                case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
-                }
-            }
+            try Self.readArray(&scanner, of: "bundle digests", into: &digests, Self.readDigest)
             return Self.exactCopy(digests)
         }
 

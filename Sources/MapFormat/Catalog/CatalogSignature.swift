@@ -5,6 +5,8 @@ import Foundation
 /// (`catalog`), how new (`version`, only ever grows), until when (`expires`), who signed (`keyID`)
 /// and, for key rotation, which key signs next (`nextKey`); `signature` is Ed25519 over `signedBytes`.
 public struct CatalogSignature: Codable, Equatable, Sendable {
+    typealias CodingKeys = Field
+
     /// `mappack-catalog-sig/1`.
     public static let formatTag = FormatTag(name: "mappack-catalog-sig", major: 1)
     /// The signature file's name beside `catalog.json`.
@@ -72,18 +74,18 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }
         guard parsed.version >= 0 else { throw .signatureInvalid(reason: "\(source): version \(parsed.version) is negative") }
         guard parsed.expiryDate != nil else { throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z") }
-        guard parsed.sha256.utf8.count == 64, parsed.sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        guard Hex.isDigits(parsed.sha256.utf8, count: 64) else {
             throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")
         }
         return parsed
     }
 
-    /// The signed fields in canonical key order; `nextKey` is always present so its absence is signed too.
+    /// The signed fields (every `Field` but `signature`); `nextKey` is always present so its absence is signed too.
     private struct Signed: Encodable {
         let catalog: String, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
+            var container = encoder.container(keyedBy: Field.self)
             try container.encode(catalog, forKey: .catalog)
             try container.encode(expires, forKey: .expires)
             try container.encode(format, forKey: .format)
@@ -92,7 +94,5 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
             try container.encode(sha256, forKey: .sha256)
             try container.encode(version, forKey: .version)
         }
-
-        enum CodingKeys: String, CodingKey { case catalog, expires, format, keyID, nextKey, sha256, version }
     }
 }

@@ -37,21 +37,9 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         (w0, w1, w2, w3) = parsed
     }
 
-    /// The four words of 64 hex digits, without allocating.
+    /// The four words of 64 lower-case hex digits, without allocating.
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
-        guard bytes.count == 64 else { return nil }
-        func word(_ start: Int) -> UInt64? {
-            var value: UInt64 = 0
-            for index in start..<(start + 16) {
-                let byte = bytes[index]
-                let nibble: UInt8
-                if byte >= 48 && byte <= 57 { nibble = byte &- 48 } else if byte >= 97 && byte <= 102 { nibble = byte &- 87 } else { return nil }
-                value = value << 4 | UInt64(nibble)
-            }
-            return value
-        }
-        guard let a = word(0), let b = word(16), let c = word(32), let d = word(48) else { return nil }
-        return (a, b, c, d)
+        Hex.words256(UnsafeRawBufferPointer(bytes))
     }
 
     /// Wraps the four 64-bit words of 64 hex digits already checked (by `JSONScanner`), most
@@ -68,17 +56,7 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
     }
 
     /// The lower-case hex SHA-256, without the `sha256:` prefix.
-    public var hex: String {
-        String(unsafeUninitializedCapacity: 64) { out in
-            for (index, word) in [w0, w1, w2, w3].enumerated() {
-                for nibble in 0..<16 {
-                    let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - nibble * 4)) & 15
-                    out[index * 16 + nibble] = value < 10 ? 48 + value : 87 + value
-                }
-            }
-            return 64
-        }
-    }
+    public var hex: String { Hex.encode(words: w0, w1, w2, w3) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

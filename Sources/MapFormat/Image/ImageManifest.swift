@@ -2,6 +2,7 @@ import Foundation
 
 /// What a preinstall image holds and how to check it (`manifest.json`, format `mappack-image/1`).
 public struct ImageManifest: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
     /// The format this reader understands.
     public static let formatTag = FormatTag(name: "mappack-image", major: 1)
     /// The manifest's file name inside an image.
@@ -61,7 +62,7 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
     /// `"imageID":"<id>"` as it appears in canonical bytes.
-    public static func idField(_ id: String) -> Data { Data("\"imageID\":\"\(id)\"".utf8) }
+    public static func idField(_ id: String) -> Data { Field.idField(id) }
 
     /// The canonical bytes with `imageID` set, from one encoding: encode with the id empty,
     /// hash those bytes with `hash`, splice the id in. Returns (id, bytes).
@@ -100,8 +101,8 @@ public struct ImageManifest: Codable, Sendable, Equatable {
         shell.imageID = ""
         shell.files = []
         let bytes = try CanonicalJSON.encode(shell)
-        guard let range = bytes.range(of: Data("\"files\":[]".utf8)) else { return nil }
-        return (bytes[..<range.lowerBound] + Data("\"files\":[".utf8), Data("]".utf8) + bytes[range.upperBound...])
+        guard let range = bytes.range(of: Field.files.emptyList) else { return nil }
+        return (bytes[..<range.lowerBound] + Field.files.listStart, Data("]".utf8) + bytes[range.upperBound...])
     }
 
     /// True when JSON would escape something in `path` (control characters, `"` or `\`).
@@ -120,13 +121,13 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public static func appendFileEntry<Bytes: RangeReplaceableCollection>(path: String, size: Int64, sha256: String, bundleText: String,
                                                                           first: Bool, to out: inout Bytes) where Bytes.Element == UInt8 {
         if !first { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: "{\"bundle\":\"".utf8)
+        out.append(contentsOf: ImageFile.Field.entryOpening)
         out.append(contentsOf: bundleText.utf8)
-        out.append(contentsOf: "\",\"path\":\"".utf8)
+        out.append(contentsOf: ImageFile.Field.afterBundle)
         out.append(contentsOf: path.utf8)
-        out.append(contentsOf: "\",\"sha256\":\"".utf8)
+        out.append(contentsOf: ImageFile.Field.afterPath)
         out.append(contentsOf: sha256.utf8)
-        out.append(contentsOf: "\",\"size\":".utf8)
+        out.append(contentsOf: ImageFile.Field.afterSHA256)
         out.append(contentsOf: String(size).utf8)
         out.append(UInt8(ascii: "}"))
     }
@@ -146,6 +147,8 @@ public struct ImageManifest: Codable, Sendable, Equatable {
 
 /// One region of an image.
 public struct ImageRegion: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
+
     /// Catalog id.
     public var id: RegionID
     /// Parent id (nil at a root of the image's catalog).
@@ -174,6 +177,8 @@ public struct ImageRegion: Codable, Sendable, Equatable {
 
 /// One bundle of an image.
 public struct ImageBundle: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
+
     /// Content address of the compressed bundle.
     public var digest: BundleDigest
     /// Compressed size (what a device downloads for it).
@@ -193,6 +198,8 @@ public struct ImageBundle: Codable, Sendable, Equatable {
 
 /// One regular file of the store.
 public struct ImageFile: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
+
     /// Path relative to the store root, `/`-separated.
     public var path: String
     /// Bytes.
@@ -210,6 +217,8 @@ public struct ImageFile: Codable, Sendable, Equatable {
 
 /// The cache seed's identity.
 public struct ImageCacheSeed: Codable, Sendable, Equatable {
+    typealias CodingKeys = Field
+
     /// Hex SHA-256 of `cache-seed.sqlite`.
     public var sha256: String
     /// Its size in bytes.

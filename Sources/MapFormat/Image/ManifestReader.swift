@@ -30,65 +30,26 @@ public enum ManifestReader {
 
     typealias Failure = JSONScanner.Failure
 
-    // MARK: Fields
-
-    // Key tables list keys in canonical (sorted) order, the order `manifest.json` is written in,
-    // so the common case matches early.
-
-    enum ManifestField: Int {
-        case blockSize, built, bundles, cacheSeed, catalog, files, format, imageID, language, mapVersion, mappackVersion, name, regions
-        static let keys: [StaticString] = ["blockSize", "built", "bundles", "cacheSeed", "catalog", "files", "format", "imageID",
-                                           "language", "mapVersion", "mappackVersion", "name", "regions"]
-    }
-
-    private enum RegionField: Int {
-        case bbox, bundles, center, cities, id, name, names, parent, released, sizeOnDiskInBytes
-        static let keys: [StaticString] = ["bbox", "bundles", "center", "cities", "id", "name", "names", "parent", "released", "sizeOnDiskInBytes"]
-    }
-
-    private enum BundleField: Int {
-        case digest, files, size, unpackedSize, url
-        static let keys: [StaticString] = ["digest", "files", "size", "unpackedSize", "url"]
-    }
-
-    private enum FileField: Int {
-        case bundle, path, sha256, size
-        static let keys: [StaticString] = ["bundle", "path", "sha256", "size"]
-    }
-
-    private enum CacheSeedField: Int {
-        case entries, regions, sha256, size
-        static let keys: [StaticString] = ["entries", "regions", "sha256", "size"]
-    }
-
     // MARK: Objects
 
     private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
-        let start = scanner.offset
-        try beginManifest(&scanner)
+        var object = try beginManifest(&scanner)
         var members = Members()
-        var first = true
-        var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: ManifestField.keys).flatMap(ManifestField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: ManifestField.keys, &seen, at: scanner.offset)
+        while let field = try object.next(&scanner, ImageManifest.Field.table) {
             if field == .files {
-                members.files = try at("files") { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
+                members.files = try at(field) { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
             } else {
                 try members.read(field, from: &scanner)
             }
         }
         // Syntax errors anywhere come before missing fields, as with JSONDecoder.
         try scanner.expectEnd()
-        return try members.manifest(at: start)
+        return try members.manifest(of: object)
     }
 
     /// Checks the document is an object and opens it.
-    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) {
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (an image manifest)") }
-        try scanner.beginObject()
+    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) -> JSONObjectFields<ImageManifest.Field> {
+        try JSONObjectFields(&scanner, expected: "an image manifest")
     }
 
     /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
@@ -101,40 +62,40 @@ public enum ManifestReader {
         var keepsBundles = true
 
         /// Reads the value of `field`, which is not `files`.
-        mutating func read(_ field: ManifestField, from scanner: inout JSONScanner) throws(Failure) {
-            switch field {
-            case .format: format = try at("format") { () throws(Failure) in try scanner.readString() }
-            case .imageID: imageID = try at("imageID") { () throws(Failure) in try scanner.readString() }
-            case .name: name = try at("name") { () throws(Failure) in try scanner.readString() }
-            case .catalog: catalog = try at("catalog") { () throws(Failure) in try scanner.readString() }
-            case .mapVersion: mapVersion = try at("mapVersion") { () throws(Failure) in MapVersion(try scanner.readString()) }
-            case .built: built = try at("built") { () throws(Failure) in try scanner.readString() }
-            case .mappackVersion: mappackVersion = try at("mappackVersion") { () throws(Failure) in try scanner.readString() }
-            case .blockSize: blockSize = try at("blockSize") { () throws(Failure) in try scanner.readInt64() }
-            case .language: language = try at("language") { () throws(Failure) in try optional(&scanner, readStringValue) }
-            case .regions: regions = try at("regions") { () throws(Failure) in try readArray(&scanner, of: "regions", readRegion) }
-            case .bundles where keepsBundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundles", readBundle) }
-            case .bundles:
-                _ = try at("bundles") { () throws(Failure) in
-                    try readArray(&scanner, of: "bundles") { (scanner: inout JSONScanner) throws(Failure) in _ = try readBundle(&scanner) }
+        mutating func read(_ field: ImageManifest.Field, from scanner: inout JSONScanner) throws(Failure) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .format: format = try scanner.readString()
+                case .imageID: imageID = try scanner.readString()
+                case .name: name = try scanner.readString()
+                case .catalog: catalog = try scanner.readString()
+                case .mapVersion: mapVersion = MapVersion(try scanner.readString())
+                case .built: built = try scanner.readString()
+                case .mappackVersion: mappackVersion = try scanner.readString()
+                case .blockSize: blockSize = try scanner.readInt64()
+                case .language: language = try optional(&scanner, readStringValue)
+                case .regions: regions = try readArray(&scanner, of: "regions", readRegion)
+                case .bundles where keepsBundles: bundles = try readArray(&scanner, of: "bundles", readBundle)
+                case .bundles:
+                    _ = try readArray(&scanner, of: "bundles") { (scanner: inout JSONScanner) throws(Failure) in _ = try readBundle(&scanner) }
+                    bundles = []
+                case .files: preconditionFailure("the caller reads files")
+                case .cacheSeed: cacheSeed = try optional(&scanner, readCacheSeed)
                 }
-                bundles = []
-            case .files: preconditionFailure("the caller reads files")
-            case .cacheSeed: cacheSeed = try at("cacheSeed") { () throws(Failure) in try optional(&scanner, readCacheSeed) }
             }
         }
 
         /// The manifest, or the first missing required field, checked in the order the synthesized
-        /// `init(from:)` decodes them (declaration order); `start` is the object's offset.
-        func manifest(at start: Int) throws(Failure) -> ImageManifest {
-            let formatValue = try required(format, "format", at: start)
-            let imageIDValue = try required(imageID, "imageID", at: start)
-            var manifest = ImageManifest(name: try required(name, "name", at: start), catalog: try required(catalog, "catalog", at: start),
-                                         mapVersion: try required(mapVersion, "mapVersion", at: start), built: try required(built, "built", at: start),
-                                         mappackVersion: try required(mappackVersion, "mappackVersion", at: start),
-                                         blockSize: try required(blockSize, "blockSize", at: start), language: language,
-                                         regions: try required(regions, "regions", at: start), bundles: try required(bundles, "bundles", at: start),
-                                         files: try required(files, "files", at: start), cacheSeed: cacheSeed)
+        /// `init(from:)` decodes them (declaration order); `object` is the manifest's object.
+        func manifest(of object: JSONObjectFields<ImageManifest.Field>) throws(Failure) -> ImageManifest {
+            let formatValue = try object.required(format, .format)
+            let imageIDValue = try object.required(imageID, .imageID)
+            var manifest = ImageManifest(name: try object.required(name, .name), catalog: try object.required(catalog, .catalog),
+                                         mapVersion: try object.required(mapVersion, .mapVersion), built: try object.required(built, .built),
+                                         mappackVersion: try object.required(mappackVersion, .mappackVersion),
+                                         blockSize: try object.required(blockSize, .blockSize), language: language,
+                                         regions: try object.required(regions, .regions), bundles: try object.required(bundles, .bundles),
+                                         files: try object.required(files, .files), cacheSeed: cacheSeed)
             manifest.format = formatValue
             manifest.imageID = imageIDValue
             return manifest
@@ -142,121 +103,91 @@ public enum ManifestReader {
     }
 
     private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> ImageRegion {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a region)") }
+        var object = try JSONObjectFields<ImageRegion.Field>(&scanner, expected: "a region")
         var id: RegionID?, parent: RegionID?, name: String?, names: [String: String]?, bundles: [BundleDigest]?, sizeOnDisk: Int64?
         var center: [Double]?, bbox: [Double]?, cities: [String]?, released: String?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: RegionField.keys).flatMap(RegionField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: RegionField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .id: id = try at("id") { () throws(Failure) in RegionID(try scanner.readString()) }
-            case .parent: parent = try at("parent") { () throws(Failure) in try optional(&scanner, readRegionID) }
-            case .name: name = try at("name") { () throws(Failure) in try scanner.readString() }
-            case .names: names = try at("names") { () throws(Failure) in try readStringDictionary(&scanner) }
-            case .bundles: bundles = try at("bundles") { () throws(Failure) in try readArray(&scanner, of: "bundle digests", readDigest) }
-            case .sizeOnDiskInBytes: sizeOnDisk = try at("sizeOnDiskInBytes") { () throws(Failure) in try scanner.readInt64() }
-            case .center: center = try at("center") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .bbox: bbox = try at("bbox") { () throws(Failure) in try optional(&scanner, readDoubles) }
-            case .cities: cities = try at("cities") { () throws(Failure) in try optional(&scanner, readStrings) }
-            case .released: released = try at("released") { () throws(Failure) in try optional(&scanner, readStringValue) }
+        let fields = ImageRegion.Field.table
+        while let field = try object.next(&scanner, fields) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .id: id = RegionID(try scanner.readString())
+                case .parent: parent = try optional(&scanner, readRegionID)
+                case .name: name = try scanner.readString()
+                case .names: names = try readStringDictionary(&scanner)
+                case .bundles: bundles = try readArray(&scanner, of: "bundle digests", readDigest)
+                case .sizeOnDiskInBytes: sizeOnDisk = try scanner.readInt64()
+                case .center: center = try optional(&scanner, readDoubles)
+                case .bbox: bbox = try optional(&scanner, readDoubles)
+                case .cities: cities = try optional(&scanner, readStrings)
+                case .released: released = try optional(&scanner, readStringValue)
+                }
             }
         }
-        return ImageRegion(id: try required(id, "id", at: start), parent: parent, name: try required(name, "name", at: start),
-                           names: try required(names, "names", at: start), bundles: try required(bundles, "bundles", at: start),
-                           sizeOnDiskInBytes: try required(sizeOnDisk, "sizeOnDiskInBytes", at: start),
+        return ImageRegion(id: try object.required(id, .id), parent: parent, name: try object.required(name, .name),
+                           names: try object.required(names, .names), bundles: try object.required(bundles, .bundles),
+                           sizeOnDiskInBytes: try object.required(sizeOnDisk, .sizeOnDiskInBytes),
                            center: center, bbox: bbox, cities: cities, released: released)
     }
 
     private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> ImageBundle {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
+        var object = try JSONObjectFields<ImageBundle.Field>(&scanner, expected: "a bundle")
         var digest: BundleDigest?, size: Int64?, url: String?, files: Int?, unpackedSize: Int64?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: BundleField.keys).flatMap(BundleField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: BundleField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .digest: digest = try at("digest") { () throws(Failure) in try readDigest(&scanner) }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .url: url = try at("url") { () throws(Failure) in try scanner.readString() }
-            case .files: files = try at("files") { () throws(Failure) in Int(try scanner.readInt64()) }
-            case .unpackedSize: unpackedSize = try at("unpackedSize") { () throws(Failure) in try scanner.readInt64() }
+        let fields = ImageBundle.Field.table
+        while let field = try object.next(&scanner, fields) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .digest: digest = try readDigest(&scanner)
+                case .size: size = try scanner.readInt64()
+                case .url: url = try scanner.readString()
+                case .files: files = Int(try scanner.readInt64())
+                case .unpackedSize: unpackedSize = try scanner.readInt64()
+                }
             }
         }
-        return ImageBundle(digest: try required(digest, "digest", at: start), size: try required(size, "size", at: start),
-                           url: try required(url, "url", at: start), files: try required(files, "files", at: start),
-                           unpackedSize: try required(unpackedSize, "unpackedSize", at: start))
+        return ImageBundle(digest: try object.required(digest, .digest), size: try object.required(size, .size),
+                           url: try object.required(url, .url), files: try object.required(files, .files),
+                           unpackedSize: try object.required(unpackedSize, .unpackedSize))
     }
 
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
     /// kept (the digest's hex is a short-lived one).
     static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a file)") }
+        var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
         var path: String?, size: Int64?, sha256: String?, bundle: BundleDigest?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: FileField.keys).flatMap(FileField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: FileField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .path: path = try at("path") { () throws(Failure) in try scanner.readString() }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .sha256: sha256 = try at("sha256") { () throws(Failure) in try scanner.readString() }
-            case .bundle: bundle = try at("bundle") { () throws(Failure) in try readDigest(&scanner) }
+        let fields = ImageFile.Field.table
+        while let field = try object.next(&scanner, fields) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .path: path = try scanner.readString()
+                case .size: size = try scanner.readInt64()
+                case .sha256: sha256 = try scanner.readString()
+                case .bundle: bundle = try readDigest(&scanner)
+                }
             }
         }
-        return ImageFile(path: try required(path, "path", at: start), size: try required(size, "size", at: start),
-                         sha256: try required(sha256, "sha256", at: start), bundle: try required(bundle, "bundle", at: start))
+        return ImageFile(path: try object.required(path, .path), size: try object.required(size, .size),
+                         sha256: try object.required(sha256, .sha256), bundle: try object.required(bundle, .bundle))
     }
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a cache seed)") }
+        var object = try JSONObjectFields<ImageCacheSeed.Field>(&scanner, expected: "a cache seed")
         var sha256: String?, size: Int64?, entries: Int?, regions: [RegionID]?
-        try scanner.beginObject()
-        var first = true
-        var seen: UInt32 = 0
-        while try scanner.nextMember(first: &first) {
-            // A repeated key is refused: readers that keep the first and readers that keep the last would
-            // see two different manifests.
-            guard let field = try scanner.readKey(among: CacheSeedField.keys).flatMap(CacheSeedField.init(rawValue:)) else { try scanner.skipValue(); continue }
-            try markSeen(field.rawValue, of: CacheSeedField.keys, &seen, at: scanner.offset)
-            switch field {
-            case .sha256: sha256 = try at("sha256") { () throws(Failure) in try scanner.readString() }
-            case .size: size = try at("size") { () throws(Failure) in try scanner.readInt64() }
-            case .entries: entries = try at("entries") { () throws(Failure) in Int(try scanner.readInt64()) }
-            case .regions: regions = try at("regions") { () throws(Failure) in try readArray(&scanner, of: "region ids", readRegionID) }
+        let fields = ImageCacheSeed.Field.table
+        while let field = try object.next(&scanner, fields) {
+            try at(field) { () throws(Failure) in
+                switch field {
+                case .sha256: sha256 = try scanner.readString()
+                case .size: size = try scanner.readInt64()
+                case .entries: entries = Int(try scanner.readInt64())
+                case .regions: regions = try readArray(&scanner, of: "region ids", readRegionID)
+                }
             }
         }
-        return ImageCacheSeed(sha256: try required(sha256, "sha256", at: start), size: try required(size, "size", at: start),
-                              entries: try required(entries, "entries", at: start), regions: try required(regions, "regions", at: start))
+        return ImageCacheSeed(sha256: try object.required(sha256, .sha256), size: try object.required(size, .size),
+                              entries: try object.required(entries, .entries), regions: try object.required(regions, .regions))
     }
 
     // MARK: Values
-
-    /// The same rule as `BundleDigest(_:)`, checked on the bytes without its copies.
-    private static func readDigest(_ scanner: inout JSONScanner) throws(Failure) -> BundleDigest {
-        let start = scanner.offset
-        guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
-        switch try scanner.readPrefixedHex(prefix: "sha256:", digits: 64) {
-        case .hex(let hex): return BundleDigest(hex: hex)
-        case .other(let text): throw Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
-        }
-    }
 
     private static func readStringDictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: String] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
@@ -266,7 +197,7 @@ public enum ManifestReader {
         var first = true
         while try scanner.nextMember(first: &first) {
             let key = try scanner.readKeyString()
-            guard result[key] == nil else { throw duplicateKey(key, at: scanner.offset) }
+            guard result[key] == nil else { throw Failure.duplicateKey(key, at: scanner.offset) }
             result[key] = try at(key) { () throws(Failure) in try scanner.readString() }
         }
         return result

@@ -42,17 +42,15 @@ package struct ManifestStream {
     }
 
     private typealias Failure = JSONScanner.Failure
-    private typealias Field = ManifestReader.ManifestField
 
     private let bytes: UnsafeRawBufferPointer
     private let file: String
     /// Reads the members around `files`, from `base` on.
     private var scanner: JSONScanner
     private var base = 0
-    private let start: Int
+    /// The manifest's top-level object.
+    private var object: JSONObjectFields<ImageManifest.Field>
     private var members = ManifestReader.Members()
-    private var seen: UInt32 = 0
-    private var firstMember = true
     /// Inside the `files` array: where the next element (or separator) is, whether it is the
     /// first, and its index.
     private var files: (position: Int, first: Bool, index: Int)?
@@ -60,6 +58,9 @@ package struct ManifestStream {
     /// The last bundle digest read straight from the bytes, and its hex digits.
     private var lastBundle: BundleDigest?
     private var lastBundleHex: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The fixed bytes of a canonical file entry, copied out of their statics once.
+    private let entryOpening = ImageFile.Field.entryOpening, afterBundle = ImageFile.Field.afterBundle
+    private let afterPath = ImageFile.Field.afterPath, afterSHA256 = ImageFile.Field.afterSHA256
     /// Decoded strings of an entry read by `ManifestReader`.
     private var pathScratch: [UInt8] = [], sha256Scratch: [UInt8] = []
 
@@ -70,9 +71,8 @@ package struct ManifestStream {
         self.bytes = bytes
         scanner = JSONScanner(bytes)
         self.file = file
-        start = scanner.offset
         members.keepsBundles = keepingBundles
-        do throws(Failure) { try ManifestReader.beginManifest(&scanner) } catch { throw fileError(error) }
+        do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch { throw ManifestReader.fileError(error, in: scanner, file: file) }
     }
 
     /// Offset of the next unread byte: everything before it has been read and may be let go of.
@@ -102,7 +102,7 @@ package struct ManifestStream {
     package mutating func finish() throws(JSONFileError) -> ImageManifest {
         do throws(Failure) {
             while try advance({ _ in }) {}
-            return try members.manifest(at: start)
+            return try members.manifest(of: object)
         } catch {
             throw fileError(error)
         }
@@ -133,16 +133,14 @@ package struct ManifestStream {
 
     /// Reads one member other than `files`, or opens `files`.
     private mutating func nextMember() throws(Failure) {
-        guard try scanner.nextMember(first: &firstMember) else {
+        // A repeated key is refused, as in `ManifestReader`.
+        guard let field = try object.next(&scanner, ImageManifest.Field.table) else {
             try scanner.expectEnd()
             finished = true
             return
         }
-        // A repeated key is refused, as in `ManifestReader`.
-        guard let field = try scanner.readKey(among: Field.keys).flatMap(Field.init(rawValue:)) else { return try scanner.skipValue() }
-        try ManifestReader.markSeen(field.rawValue, of: Field.keys, &seen, at: scanner.offset)
         guard field == .files else { return try members.read(field, from: &scanner) }
-        try ManifestReader.at("files") { () throws(Failure) in
+        try ManifestReader.at(field) { () throws(Failure) in
             guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of files") }
             try scanner.beginArray()
         }
@@ -178,17 +176,18 @@ package struct ManifestStream {
         return true
     }
 
-    /// Reads an entry as mappack writes it, straight from the bytes:
+    /// Reads an entry as mappack writes it (`ImageFile.Field.entryOpening`), straight from the bytes:
     /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<ASCII>","size":<digits>}`.
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
-        guard literal("{\"bundle\":\"sha256:", &position), position + 64 <= bytes.count,
+        guard literal(entryOpening, &position), literal("sha256:", &position), position + 64 <= bytes.count,
               let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
         position += 64
-        guard literal("\",\"path\":\"", &position), let path = plainString(&position),
-              literal(",\"sha256\":\"", &position), let sha256 = plainString(&position),
-              literal(",\"size\":", &position), let size = plainInteger(&position),
+        // `plainString` consumes the closing quote each piece starts with.
+        guard literal(afterBundle, &position), let path = plainString(&position),
+              literal(afterPath, from: 1, &position), let sha256 = plainString(&position),
+              literal(afterSHA256, from: 1, &position), let size = plainInteger(&position),
               position < bytes.count, bytes[position] == UInt8(ascii: "}") else { return nil }
         body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
         return position + 1
@@ -212,7 +211,7 @@ package struct ManifestStream {
         var reader = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         let entry: ImageFile
         do throws(Failure) {
-            entry = try ManifestReader.at("files") { () throws(Failure) in
+            entry = try ManifestReader.at(ImageManifest.Field.files) { () throws(Failure) in
                 try ManifestReader.at(index) { () throws(Failure) in try ManifestReader.readFile(&reader) }
             }
         } catch {
@@ -283,6 +282,15 @@ package struct ManifestStream {
     private func literal(_ text: StaticString, _ position: inout Int) -> Bool {
         let count = text.utf8CodeUnitCount
         guard bytes.count - position >= count, memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
+        position += count
+        return true
+    }
+
+    /// Consumes `text[skipping...]` when the bytes at `position` are exactly that.
+    private func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
+        let count = text.count - skipping
+        guard bytes.count - position >= count,
+              text.withUnsafeBytes({ memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0 else { return false }
         position += count
         return true
     }

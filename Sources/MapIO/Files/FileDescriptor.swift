@@ -31,7 +31,8 @@ import Foundation
 ///   StreamedManifest.swift, ImageVerifier+Packed.swift and ManifestIDDigest.swift (the manifest is
 ///   `mmap`ed and read in place).
 /// - Manifest and catalog bytes: MapFormat's CatalogReader.swift, ManifestReader.swift,
-///   JSONScanner.swift, ManifestStream.swift, PathName.swift and Identifiers.swift (parsed in place);
+///   JSON/JSONScanner.swift, ManifestStream.swift, PathName.swift, Identifiers.swift and Hex.swift
+///   (parsed in place);
 ///   MapBuild/Image/ManifestFileList.swift and UnpackedBundle.swift (entries and fixed-width
 ///   integers encoded into byte arrays, spill records read back with `pread`).
 /// - mappack-fuzz/FuzzMain.swift: libFuzzer's entry point takes a raw pointer.

@@ -1,3 +1,5 @@
+import MapFormat
+
 extension SHA256 {
     /// A SHA-256 digest's 32 bytes, compared and stored without allocating; `hex` for people.
     package struct Digest: Hashable, Sendable, CustomStringConvertible {
@@ -21,28 +23,11 @@ extension SHA256 {
         }
 
         private static func parse(_ hex: UnsafeRawBufferPointer) -> Digest? {
-            guard hex.count == 64 else { return nil }
+            guard let (w0, w1, w2, w3) = Hex.words256(hex) else { return nil }
             var digest = Digest()
-            var invalid: UInt8 = 0
-            withUnsafeMutableBytes(of: &digest.bytes) { out in
-                nibbles.withUnsafeBufferPointer { nibbles in
-                    for index in 0..<32 {
-                        let high = nibbles[Int(hex[2 * index])], low = nibbles[Int(hex[2 * index + 1])]
-                        invalid |= high | low
-                        out[index] = high << 4 | low
-                    }
-                }
-            }
-            return invalid & 0xF0 == 0 ? digest : nil
-        }
-
-        /// Each byte's value as a lower-case hex digit, 0xFF for other bytes.
-        private static let nibbles: [UInt8] = (0...255).map { byte in
-            switch UInt8(byte) {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-            default: 0xFF
-            }
+            // Digest order in memory: the first two digits are the first byte.
+            digest.bytes = (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)
+            return digest
         }
 
         /// Lower-case hex.

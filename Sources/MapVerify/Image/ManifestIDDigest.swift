@@ -25,7 +25,9 @@ struct ManifestIDDigest {
     private var state = State.seekingKey
     /// Bytes before this offset are hashed.
     private var hashed = 0
-    private static let key = Array(#""imageID":""#.utf8)
+    private static let key = Array(ImageManifest.Field.idFieldStart)
+    /// Where in the key `find` anchors its search: the capital `I` of `imageID`.
+    private static let anchor = key.firstIndex(of: UInt8(ascii: "I")) ?? 0
     /// Hashing in steps of this much keeps searches few.
     private static let step = 256 << 10
 
@@ -69,10 +71,10 @@ struct ManifestIDDigest {
         return hasher.finalizeHex()
     }
 
-    private static func field(_ imageID: String) -> [UInt8] { Array("\"imageID\":\"\(imageID)\"".utf8) }
+    private static func field(_ imageID: String) -> [UInt8] { Array(ImageManifest.Field.idField(imageID)) }
 
     private mutating func blank(_ field: [UInt8]) {
-        Array("\"imageID\":\"\"".utf8).withUnsafeBytes { hasher.update($0) }
+        hasher.update(ImageManifest.Field.idField(""))
         hashed += field.count
         state = .pastField
     }
@@ -97,7 +99,7 @@ struct ManifestIDDigest {
     /// Offset of the first `needle` starting in `start..<end` and ending by `end`. Both needles
     /// start with `"imageID":"`; its capital `I` is rare in manifests, so `memchr` looks for that.
     private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
-        let anchor = 6
+        let anchor = ManifestIDDigest.anchor
         var position = start + anchor
         let last = end - needle.count + anchor
         while position <= last {

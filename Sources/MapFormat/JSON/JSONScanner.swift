@@ -6,6 +6,12 @@ import Foundation
 /// The one place in MapFormat that touches raw memory: every read is bounds-checked by hand,
 /// because `UnsafeRawBufferPointer` only checks in debug builds. Any input, however hostile,
 /// ends in a `Failure`, never a trap.
+///
+/// Not a `RawSpan`: on Swift 6.3.1 a struct can hold one only as a `~Escapable` type with
+/// `@_lifetime` initializers, which needs the experimental `Lifetimes` feature, and every holder
+/// (`CatalogReader`'s reader, `ManifestStream` and its users in MapVerify) would have to become
+/// `~Escapable` too. RawSpan's own checks would also stay on in release builds, in the loops
+/// whose hand checks are already there (the word loads of keys, digests and numbers).
 struct JSONScanner {
     /// Deepest nesting of arrays and objects accepted (the same limit as Foundation's parser).
     static let maxDepth = 512
@@ -184,25 +190,22 @@ struct JSONScanner {
         return try readKey(keys).map(Member.known) ?? .other
     }
 
-    /// Reads a member's key and its `:`; the index of the matching candidate, nil for any other key.
-    /// Compares bytes in place, so known keys cost no allocation.
-    mutating func readKey(among candidates: [StaticString]) throws(Failure) -> Int? {
-        let span = try scanString(expectingKey: true)
-        try expectColon()
-        for (position, candidate) in candidates.enumerated() where candidate.utf8CodeUnitCount == span.count {
-            if equals(span, candidate) { return position }
-        }
-        return nil
-    }
-
     /// Reads a member's key and its `:`; the position of the matching key in `keys`, nil for any
     /// other key. Compares one or two machine words per candidate rather than byte by byte.
     mutating func readKey(_ keys: JSONKeys) throws(Failure) -> Int? {
         let span = try scanString(expectingKey: true)
         try expectColon()
-        guard span.count <= JSONKeys.maxLength else { return nil }
+        guard span.count <= JSONKeys.maxLength else { return longKeyPosition(span, in: keys) }
         let (first, second) = words(of: span)
         return keys.position(count: span.count, first: first, second: second)
+    }
+
+    /// `readKey`'s match for a key longer than `JSONKeys.maxLength`, byte by byte.
+    private func longKeyPosition(_ span: StringSpan, in keys: JSONKeys) -> Int? {
+        for (position, name) in keys.names.enumerated() where name.utf8.count == span.count {
+            if name.utf8.enumerated().allSatisfy({ byte(of: span, at: $0.offset) == $0.element }) { return position }
+        }
+        return nil
     }
 
     /// Reads a member's key and its `:` as a string (for dictionaries).
@@ -273,29 +276,6 @@ struct JSONScanner {
         return string(span)
     }
 
-    /// What `readPrefixedHex` found.
-    enum PrefixedHex {
-        /// The hex digits after the prefix.
-        case hex(String)
-        /// A string of another shape, as written.
-        case other(String)
-    }
-
-    /// Reads a string value that must be `prefix` followed by exactly `digits` lower-case hex
-    /// digits; checks the bytes in place, so only the hex part becomes a `String`.
-    mutating func readPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
-        try requireKind(.string)
-        let span = try scanString(expectingKey: false)
-        return prefixedHex(span, prefix: prefix, digits: digits)
-    }
-
-    /// `readPrefixedHex` for a member's key (and its `:`).
-    mutating func readKeyPrefixedHex(prefix: StaticString, digits: Int) throws(Failure) -> PrefixedHex {
-        let span = try scanString(expectingKey: true)
-        try expectColon()
-        return prefixedHex(span, prefix: prefix, digits: digits)
-    }
-
     /// What `readPrefixedHex256` found.
     enum PrefixedHex256 {
         /// The 64 hex digits as four 64-bit words, most significant digits first.
@@ -335,21 +315,15 @@ struct JSONScanner {
         if !span.escaped, span.count == prefixCount + 64,
            equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix) {
             let hex = span.start + prefixCount
-            if let w0 = hexWord(at: hex), let w1 = hexWord(at: hex + 16), let w2 = hexWord(at: hex + 32), let w3 = hexWord(at: hex + 48) {
-                return .words(w0, w1, w2, w3)
-            }
+            if let (w0, w1, w2, w3) = Hex.words256(bytes, at: hex) { return .words(w0, w1, w2, w3) }
             return .other(string(span))
         }
         switch prefixedHex(span, prefix: prefix, digits: 64) {
         case .other(let text): return .other(text)
-        case .hex(let hex):
-            let digits = Array(hex.utf8)
-            var words: [UInt64] = [0, 0, 0, 0]
-            for (position, byte) in digits.enumerated() {
-                let nibble = byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : byte &- UInt8(ascii: "a") &+ 10
-                words[position / 16] = words[position / 16] << 4 | UInt64(nibble)
-            }
-            return .words(words[0], words[1], words[2], words[3])
+        case .hex(var hex):
+            // `prefixedHex` checked the digits.
+            guard let (w0, w1, w2, w3) = hex.withUTF8({ Hex.words256(UnsafeRawBufferPointer($0)) }) else { return .other(string(span)) }
+            return .words(w0, w1, w2, w3)
         }
     }
 
@@ -371,36 +345,8 @@ struct JSONScanner {
         } else {
             for offset in 0..<prefixCount where bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
         }
-        guard let w0 = hexWord(at: hex), let w1 = hexWord(at: hex + 16), let w2 = hexWord(at: hex + 32), let w3 = hexWord(at: hex + 48) else { return nil }
+        guard let (w0, w1, w2, w3) = Hex.words256(bytes, at: hex) else { return nil }
         return (w0, w1, w2, w3, close + 1)
-    }
-
-    /// The value of the 16 lower-case hex digits at `position` (the first digit is the top
-    /// nibble); nil when any of them is not `0-9` or `a-f`. The caller guarantees the bytes exist.
-    @inline(__always)
-    private func hexWord(at position: Int) -> UInt64? {
-        let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-        let low = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self))
-        guard let first = JSONScanner.hexValue(of: high), let second = JSONScanner.hexValue(of: low) else { return nil }
-        return UInt64(first) << 32 | UInt64(second)
-    }
-
-    /// Eight hex digits at once (SWAR), the first in the lowest byte: nibble = low four bits, plus
-    /// 9 for letters (bit 6 set); the digits are valid exactly when the nibbles, spelled again in
-    /// lower-case hex, give back the same bytes.
-    @inline(__always)
-    private static func hexValue(of word: UInt64) -> UInt32? {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let nibbles = (word & (ones &* 0x0F)) &+ ((word >> 6) & ones) &* 9
-        // Each byte's nibble is at most 24 here, so no lane carries into the next.
-        guard (nibbles &+ ones &* 0x70) & (ones &* 0x80) == 0 else { return nil }
-        let letters = ((nibbles &+ ones &* 0x76) >> 7) & ones
-        guard nibbles &+ ones &* 0x30 &+ letters &* 0x27 == word else { return nil }
-        // Gather the eight nibbles (first byte = most significant) into 32 bits.
-        var packed = ((nibbles & 0x000F_000F_000F_000F) << 4) | ((nibbles & 0x0F00_0F00_0F00_0F00) >> 8)
-        packed = ((packed & 0x0000_00FF_0000_00FF) << 8) | ((packed & 0x00FF_0000_00FF_0000) >> 16)
-        packed = ((packed & 0x0000_0000_0000_FFFF) << 16) | ((packed & 0x0000_FFFF_0000_0000) >> 32)
-        return UInt32(truncatingIfNeeded: packed)
     }
 
     /// The fast path of a compact array of digest strings (see `plainHex256`), each appended to
@@ -443,17 +389,22 @@ struct JSONScanner {
         return nil
     }
 
+    /// What `prefixedHex` found.
+    private enum PrefixedHex {
+        /// The hex digits after the prefix.
+        case hex(String)
+        /// A string of another shape, as written.
+        case other(String)
+    }
+
+    /// The general path of `prefixedHex256` (escaped digests): `prefix` followed by exactly
+    /// `digits` lower-case hex digits, checked byte by byte.
     private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
         let prefixCount = prefix.utf8CodeUnitCount
         guard span.count == prefixCount + digits,
               equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix) else { return .other(string(span)) }
         let hex = StringSpan(start: span.start + prefixCount, count: digits, escaped: span.escaped)
-        for position in 0..<digits {
-            let byte = byte(of: hex, at: position)
-            guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else {
-                return .other(string(span))
-            }
-        }
+        for position in 0..<digits where Hex.value(of: byte(of: hex, at: position)) == nil { return .other(string(span)) }
         return .hex(string(hex))
     }
 
@@ -869,13 +820,8 @@ struct JSONScanner {
         guard bytes.count - index >= 4 else { throw failure("unterminated string; the file is truncated") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw Failure(offset: escapeStart, reason: "invalid \\u escape; expected 4 hex digits")
+            guard let digit = Hex.value(of: bytes[index], letters: .anyCase) else {
+                throw Failure(offset: escapeStart, reason: "invalid \\u escape; expected 4 hex digits")
             }
             value = value << 4 | UInt32(digit)
             index += 1

@@ -3,6 +3,17 @@
 protocol JSONFieldReading {}
 
 extension JSONFieldReading {
+    /// Runs `body`, adding `field`'s key to the path of an error it throws.
+    /// The key is spelled only on failure.
+    @inline(__always)
+    static func at<T, Field: JSONField>(_ field: Field, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        do { return try body() } catch {
+            var error = error
+            error.path.insert(.key(field.rawValue), at: 0)
+            throw error
+        }
+    }
+
     /// Runs `body`, adding `key` to the path of an error it throws.
     static func at<T>(_ key: String, _ body: () throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
         do { return try body() } catch {
@@ -80,33 +91,18 @@ extension JSONFieldReading {
         try readArray(&scanner, of: "numbers") { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in try scanner.readDouble() }
     }
 
+    /// A bundle digest: the same rule as `BundleDigest(_:)`, checked on the bytes without copies.
+    static func readDigest(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BundleDigest {
+        let start = scanner.offset
+        guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
+        switch try scanner.readPrefixedHex256(prefix: "sha256:") {
+        case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
+        case .other(let text): throw JSONScanner.Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+        }
+    }
+
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
-
-    /// Records the field at `bit` of `keys` in `seen` (one bit per field of an object); a key seen
-    /// before is refused: readers that keep the first and readers that keep the last of a repeated
-    /// key would see two different documents.
-    static func markSeen(_ bit: Int, of keys: [StaticString], _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
-        let mask: UInt32 = 1 << UInt32(bit)
-        guard seen & mask == 0 else { throw duplicateKey(keys[bit].description, at: offset) }
-        seen |= mask
-    }
-
-    /// `markSeen` for keys packed in `JSONKeys`.
-    static func markSeen(_ bit: Int, of keys: JSONKeys, _ seen: inout UInt32, at offset: Int) throws(JSONScanner.Failure) {
-        try markSeen(bit, of: keys.names, &seen, at: offset)
-    }
-
-    /// A key that appears twice in one object.
-    static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
-        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
-    }
-
-    /// The value of a required field, or a "missing required field" failure at the object's start.
-    static func required<T>(_ value: T?, _ key: String, at offset: Int) throws(JSONScanner.Failure) -> T {
-        guard let value else { throw JSONScanner.Failure(offset: offset, reason: "missing required field \"\(key)\"", path: [.key(key)]) }
-        return value
-    }
 
     /// A reader's failure as the `JSONFileError` callers see: path, reason, line and column.
     static func fileError(_ failure: JSONScanner.Failure, in scanner: JSONScanner, file: String) -> JSONFileError {
@@ -132,3 +128,10 @@ extension JSONFieldReading {
 
 extension CatalogReader: JSONFieldReading {}
 extension ManifestReader: JSONFieldReading {}
+
+extension JSONScanner.Failure {
+    /// A key that appears twice in one object.
+    static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
+        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
+    }
+}

@@ -1,0 +1,36 @@
+// The members of `catalog.json` (`mappack-catalog/1`) and of its signature `catalog.json.sig`
+// (`mappack-catalog-sig/1`), declared once; see `JSONField`.
+
+extension Catalog {
+    /// The top-level members.
+    package enum Field: String, JSONField {
+        case format, catalog, mapVersion, released, supportedUntil, regions, bundles
+
+        static let table = JSONFieldTable<Field>()
+    }
+}
+
+extension CatalogRegion {
+    /// The members of an element of `regions`.
+    package enum Field: String, JSONField {
+        case id, parent, names, center, bbox, bundles, cities, released
+
+        static let table = JSONFieldTable<Field>()
+    }
+}
+
+extension BundleInfo {
+    /// The members of a value of `bundles` (keyed by digest).
+    package enum Field: String, JSONField {
+        case url, size, unpackedSize, files, kind, sizeOnDisk
+
+        static let table = JSONFieldTable<Field>()
+    }
+}
+
+extension CatalogSignature {
+    /// The members of `catalog.json.sig`; all but `signature` are signed (`signedBytes`).
+    package enum Field: String, JSONField {
+        case format, catalog, version, expires, sha256, nextKey, keyID, signature
+    }
+}
