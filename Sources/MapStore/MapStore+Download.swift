@@ -18,6 +18,7 @@ extension MapStore {
         _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
         guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
         let task = DownloadTask(store: self, regions: regions)
+        liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
         task.start()
         return task
     }
@@ -69,6 +70,7 @@ extension MapStore {
             for id in task.regions { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
+            settlePausedTasks()
         } catch {
             activeDownloads.withLock { $0[key] = nil }
             let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storage, reason: "\(error)")
@@ -87,6 +89,26 @@ extension MapStore {
                 try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
                 task.finish(.failure(failure))
             }
+        }
+    }
+
+    /// Finishes paused tasks whose regions (with their catalog descendants) are all installed now,
+    /// e.g. by another task: their `wait()` returns and their events end with `.completed`.
+    func settlePausedTasks() {
+        let paused = liveTasks.withLock { live in live.values.compactMap(\.task).filter { $0.phase == .paused } }
+        guard !paused.isEmpty else { return }
+        let done = core.withLock { core -> [DownloadTask] in
+            guard let rows = try? core.state?.regions() else { return [] }
+            let installed = Set(rows.map(\.id))
+            let tree = core.keptCatalog()
+            return paused.filter { task in
+                task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
+            }
+        }
+        for task in done where task.completeElsewhere() {
+            for id in task.regions { task.emit(.stateChanged(id, .completed)) }
+            task.emit(.completed(task.regions))
+            task.finish(.success(()))
         }
     }
 

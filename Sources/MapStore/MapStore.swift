@@ -60,6 +60,8 @@ public final class MapStore: Sendable {
     let settings: Mutex<(networkPolicy: NetworkPolicy, autoUpdate: Bool)>
     /// Bundles that live download tasks still need from the download cache.
     let activeDownloads = Mutex<[ObjectIdentifier: Set<BundleDigest>]>([:])
+    /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
+    let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
         self.core = Mutex(core); self.initialStatus = status; self.options = options
@@ -78,13 +80,32 @@ public final class MapStore: Sendable {
         let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
         core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         var status = core.diagnose()
+        var installed = false
         if status == .empty, let preinstalled {
             try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
             status = .ok
+            installed = true
         }
         if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
-        if let url = options.catalogURL, status == .ok, core.catalogURL == nil { try core.state?.setMeta("catalogURL", url.absoluteString) }
-        return MapStore(core: core, status: status, options: options)
+        var remembered = false
+        if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
+            try core.state?.setMeta("catalogURL", url.absoluteString)
+            remembered = true
+        }
+        let store = MapStore(core: core, status: status, options: options)
+        if installed || remembered { store.keepInstalledVersionCatalog() }
+        return store
+    }
+
+    /// Keeps the catalog the install came with, so regions can be listed and downloaded at the installed
+    /// version before any update check (and after the server moved on to a newer version). The image
+    /// does not carry its catalog: this reads the remembered catalog URL once, at the first start (or when
+    /// `Options.catalogURL` is first remembered); when that fails or the catalog is of another version,
+    /// nothing is kept and the first check or `setCatalogURL` keeps one.
+    func keepInstalledVersionCatalog() {
+        guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
+              let (tree, bytes) = try? loadCatalogBlocking(url) else { return }
+        core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
     }
 
     /// The storage folder in use (changes after `moveData(to:)` or a repair that finished a move).
@@ -97,11 +118,15 @@ public final class MapStore: Sendable {
     public var imageID: String? { core.withLock { (try? $0.state?.imageID) ?? nil } }
 
     /// Finishes or rolls back an interrupted operation (re-installing from the offered image when an
-    /// install never committed), then verifies every file in full and restores missing or corrupt
-    /// ones from the image and removes extra ones. Afterwards the storage verifies.
+    /// install never committed), then verifies every file in full, removes extra ones and restores
+    /// missing or corrupt ones from what can provide them: the offered image (files it shipped,
+    /// unchanged since), a verified bundle in the download cache, or the bundle fetched again by digest
+    /// from the store's catalog (when the network policy allows). The report says which
+    /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies.
     public func repair() throws -> RepairReport {
         let link = options.linkFilesFromFolderImage
-        return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link) }
+        let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+        return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
     }
 
     /// Checks the kept manifest (its image id against its content and the state's record; with

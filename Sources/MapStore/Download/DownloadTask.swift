@@ -88,9 +88,20 @@ public final class DownloadTask: Sendable {
 
     func markPaused() { control.withLock { $0.phase = .paused } }
 
+    /// Claims a paused task for finishing because its regions were installed by other work; false
+    /// when it is no longer paused (resumed or cancelled meanwhile: that path finishes it).
+    func completeElsewhere() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .paused else { return false }
+            control.phase = .finished
+            return true
+        }
+    }
+
     func emit(_ event: DownloadEvent) { continuation.yield(event) }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
+        store.liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
         let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
             control.phase = .finished
             control.outcome = outcome

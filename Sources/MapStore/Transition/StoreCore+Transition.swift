@@ -17,9 +17,9 @@ extension StoreCore {
     var nextFolder: String { layout.root + "/" + StoreCore.nextFolderName }
     var oldFolder: String { layout.root + "/" + StoreCore.oldFolderName }
     /// Bundles fetched for updates and downloads, with partial files for resuming.
-    var downloadFolder: String { layout.root + "/downloads" }
+    var downloadFolder: String { layout.root + "/" + StoreLayout.downloadsFolderName }
     /// The catalog of the installed map version, kept for region listings and downloads.
-    var keptCatalogPath: String { layout.root + "/catalog.json" }
+    var keptCatalogPath: String { layout.root + "/" + StoreLayout.catalogFileName }
 
     /// What a transition installs.
     struct TransitionTarget {
@@ -189,6 +189,10 @@ extension StoreCore {
     func localFailure(_ error: any Error, regions: [RegionID]) -> any Error {
         if let file = error as? FileError {
             return MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: nil, reason: file.description)
+        }
+        if let database = error as? SQLiteError {
+            // SQLITE_FULL: the state database could not grow (its journal included): the disk is full.
+            return MapStoreError.local(path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
         }
         return error
     }
