@@ -64,7 +64,7 @@ extension MapStore {
             }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
             try await BlockingPool.run { [self] in
-                try core.withLock { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
+                try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
             activeDownloads.withLock { $0[key] = nil }
             for id in task.regions { task.emit(.stateChanged(id, .completed)) }

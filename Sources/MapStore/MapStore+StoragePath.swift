@@ -11,7 +11,7 @@ extension MapStore {
     /// copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
     @discardableResult
     public func setStoragePath(_ path: String) throws -> StoreStatus {
-        try core.withLock { core throws -> StoreStatus in
+        try write { core throws -> StoreStatus in
             core.layout = StoreLayout(root: FileSystem.absolute(path))
             core.state = nil
             try FileSystem.makeDirectories(core.layout.root)

@@ -42,7 +42,7 @@ extension MapStore {
     public func checkForUpdate(catalog: URL? = nil) async throws -> UpdateInfo {
         guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
         let (tree, bytes) = try await loadCatalog(url)
-        let info = try core.withLock { core throws -> UpdateInfo in
+        let info = try write { core throws -> UpdateInfo in
             let info = try core.planUpdate(tree: tree, catalogURL: url).info
             try core.state?.setMeta("catalogURL", url.absoluteString)
             try core.markChecked(info)
@@ -70,20 +70,20 @@ extension MapStore {
         guard plan.info.availableVersion > plan.info.installedVersion else { return }
         guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
         let changing = plan.supported
-        try core.withLock { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
+        try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
         let archives: [BundleDigest: String]
         do {
             archives = try await fetch(plan.requests) { received, total in
                 progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
             }
         } catch {
-            try? core.withLock { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
+            try? write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
             throw error
         }
         CrashPoint.reach("update.afterFetch")
         progress(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
         _ = try await BlockingPool.run { [self] in
-            try core.withLock { core throws -> ImageManifest in
+            try write { core throws -> ImageManifest in
                 try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
             }
         }

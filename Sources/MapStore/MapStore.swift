@@ -63,7 +63,11 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
+    /// What readers see: replaced when a write ends; readers copy it and never wait for a write.
+    let published: Mutex<StoreSnapshot>
+
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
+        self.published = Mutex(core.snapshot())
         self.core = Mutex(core); self.initialStatus = status; self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
@@ -109,13 +113,13 @@ public final class MapStore: Sendable {
     }
 
     /// The storage folder in use (changes after `moveData(to:)` or a repair that finished a move).
-    public var storage: String { core.withLock { $0.layout.root } }
+    public var storage: String { snapshot.root }
 
     /// The installed image's map version, nil when nothing is installed.
-    public var mapVersion: MapVersion? { core.withLock { (try? $0.state?.mapVersion) ?? nil } }
+    public var mapVersion: MapVersion? { snapshot.mapVersion }
 
     /// The installed image's id, nil when nothing is installed.
-    public var imageID: String? { core.withLock { (try? $0.state?.imageID) ?? nil } }
+    public var imageID: String? { snapshot.imageID }
 
     /// Finishes or rolls back an interrupted operation (re-installing from the offered image when an
     /// install never committed), then verifies every file in full, removes extra ones and restores
@@ -126,7 +130,7 @@ public final class MapStore: Sendable {
     public func repair() throws -> RepairReport {
         let link = options.linkFilesFromFolderImage
         let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-        return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+        return try write { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
     }
 
     /// Checks the kept manifest (its image id against its content and the state's record; with
@@ -140,27 +144,31 @@ public final class MapStore: Sendable {
     }
 
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
-    /// the image's language, English, then the id.
+    /// the image's language, English, then the id. Never waits for a write in progress (an update,
+    /// a move, a repair): it answers from the state the last finished write left.
     public func regions(language: String? = nil) throws -> [InstalledRegion] {
-        try core.withLock { core throws -> [InstalledRegion] in try core.regions(language: language) }
+        snapshot.installedRegions(language: language)
     }
 
     /// Deletes regions and their installed descendants, removing files no remaining region uses.
     public func deleteRegions(_ ids: [RegionID]) throws {
-        try core.withLock { core throws in try core.deleteRegions(ids) }
+        try write { core throws in try core.deleteRegions(ids) }
     }
 
     /// The absolute path of an installed file for readers, by its store-relative path; nil when
-    /// no installed region holds it.
+    /// no installed region holds it. Like `regions`, never waits for a write in progress.
     public func path(of storePath: String) throws -> String? {
-        try core.withLock { core throws -> String? in try core.path(of: storePath) }
+        let snapshot = snapshot
+        guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
+              FileSystem.exists(full) else { return nil }
+        return full
     }
 
     /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
     /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
     /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1.
     public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws {
-        try core.withLock { core throws in try core.moveData(to: newStorage, progress: progress) }
+        try write { core throws in try core.moveData(to: newStorage, progress: progress) }
     }
 
     /// True when the filesystem holding the storage has fewer than `bytes` free.
@@ -173,6 +181,20 @@ public final class MapStore: Sendable {
 }
 
 extension MapStore {
+    /// The installed state as the last write left it; never waits for a write in progress.
+    var snapshot: StoreSnapshot { published.withLock { $0 } }
+
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers see.
+    func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
+        try core.withLock { core throws -> T in
+            defer {
+                let snapshot = core.snapshot()
+                published.withLock { $0 = snapshot }
+            }
+            return try body(core)
+        }
+    }
+
     /// Runs `body` with the cache under the store's lock.
     func withCache<T: Sendable>(_ body: (MapCache) throws -> T) throws -> T {
         try core.withLock { core throws -> T in try body(core.cache()) }

@@ -174,4 +174,45 @@ import Testing
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
         #expect(try store.verify(full: true).isEmpty)
     }
+
+    // MARK: readers never wait for a writer
+
+    @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let store = try device.open(image: fixture.image)
+        let shipped = try #require(try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files.first)
+        let root = FileSystem.absolute(device.storage)
+        let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        CrashPoint.pauseHook.withLock {
+            $0 = { name, storage in
+                guard storage == root, name == "update.midStaging" else { return }
+                reached.signal()
+                release.wait()
+            }
+        }
+        defer { CrashPoint.pauseHook.withLock { $0 = nil } }
+        let update = Task { try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion)) }
+        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        try #require(held, "the update never reached update.midStaging")
+
+        // The update holds still inside its transition; readers on a thread of their own must answer
+        // before it is released (a reader stuck behind it is given 30 s, then the update goes on).
+        let answered = DispatchSemaphore(value: 0)
+        let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
+        Thread {
+            let path = try? store.path(of: shipped.path), regions = (try? store.regions().count) ?? -1, version = store.mapVersion
+            answers.withLock { $0 = (path, regions, version) }
+            answered.signal()
+        }.start()
+        let inTime = try await offPool { answered.wait(timeout: .now() + 30) == .success }
+        release.signal()
+        try await update.value
+        #expect(inTime, "a reader waited for the update")
+        let seen = answers.withLock { $0 }
+        #expect(seen?.path == root + "/store/" + shipped.path)
+        #expect(seen?.regions == fixture.manifestRegionCount)
+        #expect(seen?.version == UpdateFixture.oldVersion)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try store.verify(full: true).isEmpty)
+    }
 }

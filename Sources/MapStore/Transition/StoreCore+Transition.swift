@@ -95,7 +95,7 @@ extension StoreCore {
             try state.markPending(.transition(TransitionRecord(kind: kind, imageID: "", mapVersion: "", states: [:], meta: [:])))
             CrashPoint.reach("\(kind).afterMark")
             target = try build(staging + "/" + ImageManifest.storeFolder)
-            CrashPoint.reach("\(kind).midStaging")
+            CrashPoint.reach("\(kind).midStaging", storage: layout.root)
             let newBundles = Set(target.archives.keys)
             let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             let linked = target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 }
