@@ -12,12 +12,14 @@ extension MapStore {
 
     /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
     /// version it is kept in the storage for region listings and downloads.
-    public func setCatalogURL(_ url: URL) async throws {
-        let (tree, bytes) = try await loadCatalog(url)
-        try core.withLock { core throws in
-            let state = try core.committedState()
-            try state.setMeta("catalogURL", url.absoluteString)
-            try core.keepCatalog(tree, bytes: bytes)
+    public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
+        try await MapStoreError.boundary("setCatalogURL", path: storage) {
+            let (tree, bytes) = try await loadCatalog(url)
+            try core.withLock { core throws in
+                let state = try core.committedState()
+                try state.setMeta("catalogURL", url.absoluteString)
+                try core.keepCatalog(tree, bytes: bytes)
+            }
         }
     }
 
@@ -39,18 +41,20 @@ extension MapStore {
     /// `UpdateInfo` for the status rule. Marks installed regions `outdated` (newer version) or
     /// `needUpdate` (support window passed). With `autoUpdate` on and a newer version found, runs
     /// `update` before returning. Throws `rollbackRefused` for a catalog with an older version.
-    public func checkForUpdate(catalog: URL? = nil) async throws -> UpdateInfo {
-        guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
-        let (tree, bytes) = try await loadCatalog(url)
-        let info = try write { core throws -> UpdateInfo in
-            let info = try core.planUpdate(tree: tree, catalogURL: url).info
-            try core.state?.setMeta("catalogURL", url.absoluteString)
-            try core.markChecked(info)
-            if info.availableVersion == info.installedVersion { try core.keepCatalog(tree, bytes: bytes) }
+    public func checkForUpdate(catalog: URL? = nil) async throws(MapStoreError) -> UpdateInfo {
+        try await MapStoreError.boundary("checkForUpdate", path: storage) {
+            guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            let (tree, bytes) = try await loadCatalog(url)
+            let info = try write { core throws -> UpdateInfo in
+                let info = try core.planUpdate(tree: tree, catalogURL: url).info
+                try core.state?.setMeta("catalogURL", url.absoluteString)
+                try core.markChecked(info)
+                if info.availableVersion == info.installedVersion { try core.keepCatalog(tree, bytes: bytes) }
+                return info
+            }
+            if autoUpdate, info.availableVersion > info.installedVersion { try await update(catalog: url) }
             return info
         }
-        if autoUpdate, info.availableVersion > info.installedVersion { try await update(catalog: url) }
-        return info
     }
 
     /// Updates the installed regions to the catalog's map version.
@@ -63,31 +67,33 @@ extension MapStore {
     /// old tree. Regions the catalog dropped become `unsupported`. The cache is cleared and stamped
     /// with the new version before the switch. A catalog with an older version is refused
     /// (`rollbackRefused`) and nothing changes; with the same version this does nothing.
-    public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws {
-        guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
-        let (tree, bytes) = try await loadCatalog(url)
-        let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
-        guard plan.info.availableVersion > plan.info.installedVersion else { return }
-        guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
-        let changing = plan.supported
-        try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
-        let archives: [BundleDigest: String]
-        do {
-            archives = try await fetch(plan.requests) { received, total in
-                progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
+    public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws(MapStoreError) {
+        try await MapStoreError.boundary("update", path: storage) {
+            guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            let (tree, bytes) = try await loadCatalog(url)
+            let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
+            guard plan.info.availableVersion > plan.info.installedVersion else { return }
+            guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
+            let changing = plan.supported
+            try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
+            let archives: [BundleDigest: String]
+            do {
+                archives = try await fetch(plan.requests) { received, total in
+                    progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
+                }
+            } catch {
+                try? write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
+                throw error
             }
-        } catch {
-            try? write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
-            throw error
-        }
-        CrashPoint.reach("update.afterFetch")
-        progress(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
-        _ = try await BlockingPool.run { [self] in
-            try write { core throws -> ImageManifest in
-                try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+            CrashPoint.reach("update.afterFetch")
+            progress(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
+            _ = try await BlockingPool.run { [self] in
+                try write { core throws -> ImageManifest in
+                    try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                }
             }
+            progress(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
         }
-        progress(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
     }
 
     /// Fetches `requests` into the storage's download cache; `progress` gets (received, total) bytes.

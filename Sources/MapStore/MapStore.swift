@@ -80,25 +80,27 @@ public final class MapStore: Sendable {
     /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
     /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
     /// not repaired: call `repair()`.
-    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws -> MapStore {
-        let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
-        core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
-        var status = core.diagnose()
-        var installed = false
-        if status == .empty, let preinstalled {
-            try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
-            status = .ok
-            installed = true
+    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws(MapStoreError) -> MapStore {
+        try MapStoreError.boundary("open", path: storage) {
+            let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+            core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
+            var status = core.diagnose()
+            var installed = false
+            if status == .empty, let preinstalled {
+                try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+                status = .ok
+                installed = true
+            }
+            if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
+            var remembered = false
+            if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
+                try core.state?.setMeta("catalogURL", url.absoluteString)
+                remembered = true
+            }
+            let store = MapStore(core: core, status: status, options: options)
+            if installed || remembered { store.keepInstalledVersionCatalog() }
+            return store
         }
-        if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
-        var remembered = false
-        if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
-            try core.state?.setMeta("catalogURL", url.absoluteString)
-            remembered = true
-        }
-        let store = MapStore(core: core, status: status, options: options)
-        if installed || remembered { store.keepInstalledVersionCatalog() }
-        return store
     }
 
     /// Keeps the catalog the install came with, so regions can be listed and downloaded at the installed
@@ -127,48 +129,60 @@ public final class MapStore: Sendable {
     /// unchanged since), a verified bundle in the download cache, or the bundle fetched again by digest
     /// from the store's catalog (when the network policy allows). The report says which
     /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies.
-    public func repair() throws -> RepairReport {
-        let link = options.linkFilesFromFolderImage
-        let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-        return try write { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+    public func repair() throws(MapStoreError) -> RepairReport {
+        try MapStoreError.boundary("repair", path: storage) {
+            let link = options.linkFilesFromFolderImage
+            let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+            return try write { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+        }
     }
 
     /// Checks the kept manifest (its image id against its content and the state's record; with
     /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
     /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
-    public func verify(full: Bool) throws -> [StoreProblem] {
-        try core.withLock { core throws -> [StoreProblem] in
-            guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
-            return try core.checkStore(full: full)
+    public func verify(full: Bool) throws(MapStoreError) -> [StoreProblem] {
+        try MapStoreError.boundary("verify", path: storage) {
+            try core.withLock { core throws -> [StoreProblem] in
+                guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
+                return try core.checkStore(full: full)
+            }
         }
     }
 
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
     /// the image's language, English, then the id. Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.
-    public func regions(language: String? = nil) throws -> [InstalledRegion] {
-        snapshot.installedRegions(language: language)
+    public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
+        try MapStoreError.boundary("regions", path: storage) {
+            snapshot.installedRegions(language: language)
+        }
     }
 
     /// Deletes regions and their installed descendants, removing files no remaining region uses.
-    public func deleteRegions(_ ids: [RegionID]) throws {
-        try write { core throws in try core.deleteRegions(ids) }
+    public func deleteRegions(_ ids: [RegionID]) throws(MapStoreError) {
+        try MapStoreError.boundary("deleteRegions", path: storage) {
+            try write { core throws in try core.deleteRegions(ids) }
+        }
     }
 
     /// The absolute path of an installed file for readers, by its store-relative path; nil when
     /// no installed region holds it. Like `regions`, never waits for a write in progress.
-    public func path(of storePath: String) throws -> String? {
-        let snapshot = snapshot
-        guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
-              FileSystem.exists(full) else { return nil }
-        return full
+    public func path(of storePath: String) throws(MapStoreError) -> String? {
+        try MapStoreError.boundary("path", path: storage) {
+            let snapshot = snapshot
+            guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
+                  FileSystem.exists(full) else { return nil }
+            return full
+        }
     }
 
     /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
     /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
     /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1.
-    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws {
-        try write { core throws in try core.moveData(to: newStorage, progress: progress) }
+    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws(MapStoreError) {
+        try MapStoreError.boundary("moveData", path: storage) {
+            try write { core throws in try core.moveData(to: newStorage, progress: progress) }
+        }
     }
 
     /// True when the filesystem holding the storage has fewer than `bytes` free.

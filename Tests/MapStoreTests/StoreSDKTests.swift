@@ -215,4 +215,23 @@ import Testing
         #expect(store.mapVersion == UpdateFixture.newVersion)
         #expect(try store.verify(full: true).isEmpty)
     }
+
+    // MARK: typed errors at the boundary
+
+    @Test func failuresBelowArriveAsMapStoreErrorsThatSayWhatToDo() throws {
+        let device = Device()
+        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let blocker = device.folder.join("blocker")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
+        let failure: (any Error)? = { () -> (any Error)? in
+            do { try store.setStoragePath(blocker + "/storage"); return nil } catch { return error }
+        }()
+        let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
+        #expect(error.category == .local)
+        #expect(error.errorDescription?.contains(blocker) == true, "\(error)")
+        #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
+        #expect(store.storage == FileSystem.absolute(device.storage))
+        #expect(try store.verify(full: false).isEmpty)
+    }
 }

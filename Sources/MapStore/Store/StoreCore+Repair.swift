@@ -221,7 +221,7 @@ extension StoreCore {
         var damaged: [ImageFile] = []
         for problem in problems {
             guard let target = layout.storePath(problem.path) else { continue }
-            if problem.kind == "extra" {
+            if problem.kind == .extra {
                 try FileSystem.removeTree(target)
                 FileSteps.pruneEmptyFolders(above: target, root: layout.store)
                 removed += 1

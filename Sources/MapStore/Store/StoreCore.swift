@@ -76,7 +76,7 @@ final class StoreCore {
     /// they read as `needUpdate`, and `repair()` records them again from their files.
     func regionStateProblems() throws -> [StoreProblem] {
         guard let unknown = try state?.regionsWithUnknownState(), !unknown.isEmpty else { return [] }
-        return [StoreProblem(kind: "unknownRegionState", path: StoreLayout.stateFileName, regions: unknown,
+        return [StoreProblem(kind: .unknownRegionState, path: StoreLayout.stateFileName, regions: unknown,
                              detail: "\(unknown.count) region state\(unknown.count == 1 ? " is" : "s are") not one this library knows; "
                                  + "call repair() (mappack store repair)")]
     }
