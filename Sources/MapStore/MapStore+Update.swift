@@ -20,6 +20,7 @@ extension MapStore {
                 try state.setMeta("catalogURL", url.absoluteString)
                 try core.keepCatalog(tree, bytes: bytes)
             }
+            broadcaster.send(.availableRegionsChanged)
         }
     }
 
@@ -52,6 +53,7 @@ extension MapStore {
                 if info.availableVersion == info.installedVersion { try core.keepCatalog(tree, bytes: bytes) }
                 return info
             }
+            if info.availableVersion == info.installedVersion { broadcaster.send(.availableRegionsChanged) }
             if autoUpdate, info.availableVersion > info.installedVersion { try await update(catalog: url) }
             return info
         }
@@ -68,6 +70,21 @@ extension MapStore {
     /// with the new version before the switch. A catalog with an older version is refused
     /// (`rollbackRefused`) and nothing changes; with the same version this does nothing.
     public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws(MapStoreError) {
+        let broadcaster = broadcaster
+        let report: @Sendable (UpdateProgress) -> Void = { step in
+            progress(step)
+            broadcaster.send(.updateProgress(step))
+        }
+        do {
+            try await runUpdate(catalog: catalog, progress: report)
+        } catch {
+            broadcaster.send(.updateFailed(error))
+            throw error
+        }
+    }
+
+    /// The body of `update`; the caller reports failures to the event consumers.
+    private func runUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) async throws(MapStoreError) {
         try await MapStoreError.boundary("update", path: storage) {
             guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
@@ -76,6 +93,7 @@ extension MapStore {
             guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
             let changing = plan.supported
             try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
+            for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             do {
                 archives = try await fetch(plan.requests) { received, total in
@@ -83,6 +101,7 @@ extension MapStore {
                 }
             } catch {
                 try? write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
+                for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 throw error
             }
             CrashPoint.reach("update.afterFetch")
@@ -92,6 +111,10 @@ extension MapStore {
                     try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
                 }
             }
+            for id in plan.supported { broadcaster.send(.regionStateChanged(id, .completed)) }
+            for id in plan.unsupported { broadcaster.send(.regionStateChanged(id, .unsupported)) }
+            broadcaster.send(.updateFinished(tree.catalog.mapVersion))
+            broadcaster.send(.availableRegionsChanged)
             progress(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
         }
     }

@@ -63,6 +63,10 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
+    /// Consumers of `events()`.
+    let broadcaster = EventBroadcaster()
+    /// Latest progress per region being downloaded, for `progress(of:)`.
+    let regionProgress = Mutex<[RegionID: RegionProgress]>([:])
     /// What readers see: replaced when a write ends; readers copy it and never wait for a write.
     let published: Mutex<StoreSnapshot>
 

@@ -234,4 +234,46 @@ import Testing
         #expect(store.storage == FileSystem.absolute(device.storage))
         #expect(try store.verify(full: false).isEmpty)
     }
+
+    // MARK: one store-wide event stream, several consumers; progress by polling
+
+    @Test func everyConsumerOfTheStoreEventsSeesADownloadAndProgressCanBePolled() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let consumers = (0..<2).map { _ in
+            let events = store.events()
+            return Task { () -> [StoreEvent] in
+                var seen: [StoreEvent] = []
+                for await event in events {
+                    seen.append(event)
+                    if case .downloadFinished = event { break }
+                }
+                return seen
+            }
+        }
+        let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
+        let polled = try #require(store.progress(of: "europe/li"))
+        #expect(polled.receivedBytes > 0 && polled.receivedBytes < polled.totalBytes)
+        paused.task.resume()
+        try await paused.task.wait()
+        #expect(store.progress(of: "europe/li") == nil)
+        for consumer in consumers {
+            let seen = await consumer.value
+            let states = seen.compactMap { event -> RegionState? in
+                if case .regionStateChanged("europe/li", let state) = event { state } else { nil }
+            }
+            #expect(states == [.downloading, .paused, .downloading, .completed], "\(seen)")
+            #expect(seen.contains { if case .progress("europe/li", let got, let total) = event(of: $0) { got > 0 && got <= total } else { false } })
+            if case .downloadFinished(let ids)? = seen.last { #expect(ids == ["europe/li"]) } else { Issue.record("\(seen)") }
+        }
+    }
 }
+
+/// `event` itself (lets a pattern in a closure name the enum's cases).
+private func event(of event: StoreEvent) -> StoreEvent { event }

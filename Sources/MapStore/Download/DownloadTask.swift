@@ -100,7 +100,10 @@ public final class DownloadTask: Sendable {
         }
     }
 
-    func emit(_ event: DownloadEvent) { continuation.yield(event) }
+    func emit(_ event: DownloadEvent) {
+        continuation.yield(event)
+        store.forward(event, of: self)
+    }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
         store.liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
