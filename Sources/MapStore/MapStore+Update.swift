@@ -123,7 +123,13 @@ extension MapStore {
     /// Maps fetch failures to `MapStoreError.remote`, `.local` or `.cancelled`.
     func fetch(_ requests: [FetchRequest], onBundle: @escaping @Sendable (FetchEvent) -> Void = { _ in },
                progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> [BundleDigest: String] {
-        let folder = core.withLock { $0.downloadFolder }
+        // Counted under the store's lock, so a move (which checks the count under it) never starts
+        // while a fetcher writes into the download cache, and no fetch starts during a move.
+        let folder = core.withLock { core -> String in
+            fetching.withLock { $0 += 1 }
+            return core.downloadFolder
+        }
+        defer { fetching.withLock { $0 -= 1 } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
         let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: options.fetchRetryDelay, maxDelay: max(options.fetchRetryDelay, 30))

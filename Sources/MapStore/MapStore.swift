@@ -63,6 +63,8 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
+    /// Fetches (downloads and updates) writing into the download cache now.
+    let fetching = Mutex(0)
     /// Consumers of `events()`.
     let broadcaster = EventBroadcaster()
     /// Latest progress per region being downloaded, for `progress(of:)`.
@@ -182,10 +184,18 @@ public final class MapStore: Sendable {
 
     /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
     /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
-    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1.
+    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1. The kept
+    /// catalog and the download cache (paused downloads) move too. Refused with `busy` while a
+    /// download or an update is fetching.
     public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws(MapStoreError) {
         try MapStoreError.boundary("moveData", path: storage) {
-            try write { core throws in try core.moveData(to: newStorage, progress: progress) }
+            try write { core throws in
+                guard fetching.withLock({ $0 }) == 0 else {
+                    throw MapStoreError.busy(operation: "moveData", reason: "downloads or an update are fetching into the storage; "
+                                             + "pause the downloads (DownloadTask.pause()) or let them finish, cancel the update, then move")
+                }
+                try core.moveData(to: newStorage, progress: progress)
+            }
         }
     }
 

@@ -64,6 +64,33 @@ import Testing
         #expect(try store.verify(full: true).isEmpty)
     }
 
+    @Test func moveDataWaitsForNoFetchAndSaysSo() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let task = try store.download(regions: ["europe/li"])
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
+        let failure: (any Error)? = { () -> (any Error)? in
+            do { try store.moveData(to: device.folder.join("moved")); return nil } catch { return error }
+        }()
+        if case .busy(let operation, let reason)? = failure as? MapStoreError {
+            #expect(operation == "moveData" && reason.contains("pause"), "\(reason)")
+        } else {
+            Issue.record("moveData during a download: \(String(describing: failure))")
+        }
+        #expect(!FileSystem.exists(device.folder.join("moved/store")))
+        task.cancel()
+        _ = try? await task.wait()
+        try store.moveData(to: device.folder.join("moved"))
+        #expect(try store.verify(full: true).isEmpty)
+    }
+
     // MARK: a paused task learns that another one installed its regions
 
     @Test func pausedTaskWaitReturnsWhenAnotherTaskCompletesTheRegion() async throws {

@@ -48,6 +48,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case unknownCatalogRegion(RegionID)
     /// The operation was cancelled (task cancelled or `DownloadTask.cancel()`).
     case cancelled
+    /// `operation` cannot run now (`reason` says what is under way and what to do).
+    case busy(operation: String, reason: String)
     /// The filesystem holding the storage folder `storage` ran out of space (`path` is where a write
     /// failed, `errno` ENOSPC or EDQUOT, or nil when the image was seen not to fit before writing it).
     case outOfSpace(storage: String, path: String, errno: Int32?)
@@ -78,7 +80,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
-             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
+             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy: .request
         }
     }
 
@@ -107,6 +109,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .noCatalogURL: "no catalog URL is known for this storage; pass --catalog URL (or setCatalogURL / Options.catalogURL)"
         case .updateRequired(let store, let catalog):
             "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"
+        case .busy(let operation, let reason): "\(operation) cannot run now: \(reason)"
         case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
         case .cancelled: "cancelled; start the operation again to continue (fetched bytes are kept unless a download was cancelled)"
         case .outOfSpace(let storage, let path, let code):
