@@ -24,19 +24,25 @@ extension MapStore {
         }
     }
 
-    /// The network policy downloads and updates obey.
+    /// The network policy downloads, updates and repair's fetches obey; setting it applies to work started afterwards.
     public var networkPolicy: NetworkPolicy {
         get { settings.withLock { $0.networkPolicy } }
+        set { settings.withLock { $0.networkPolicy = newValue } }
     }
 
-    /// Replaces the network policy (applies to downloads and updates started afterwards).
-    public func setNetworkPolicy(_ policy: NetworkPolicy) { settings.withLock { $0.networkPolicy = policy } }
+    /// Replaces the network policy (same as setting `networkPolicy`).
+    @available(*, deprecated, message: "set networkPolicy")
+    public func setNetworkPolicy(_ policy: NetworkPolicy) { networkPolicy = policy }
 
     /// Whether `checkForUpdate` runs `update` when it finds a newer version.
-    public var autoUpdate: Bool { settings.withLock { $0.autoUpdate } }
+    public var autoUpdate: Bool {
+        get { settings.withLock { $0.autoUpdate } }
+        set { settings.withLock { $0.autoUpdate = newValue } }
+    }
 
-    /// Turns automatic updates on or off.
-    public func setAutoUpdate(_ enabled: Bool) { settings.withLock { $0.autoUpdate = enabled } }
+    /// Turns automatic updates on or off (same as setting `autoUpdate`).
+    @available(*, deprecated, message: "set autoUpdate")
+    public func setAutoUpdate(_ enabled: Bool) { autoUpdate = enabled }
 
     /// Compares the installed data with the catalog at `catalog` (or the remembered one); see
     /// `UpdateInfo` for the status rule. Marks installed regions `outdated` (newer version) or

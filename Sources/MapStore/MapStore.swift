@@ -72,8 +72,12 @@ public final class MapStore: Sendable {
     /// What readers see: replaced when a write ends; readers copy it and never wait for a write.
     let published: Mutex<StoreSnapshot>
 
+    /// The cache's access, shared with the core (which resets the cache in an update).
+    let cacheAccess: CacheAccess
+
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
         self.published = Mutex(core.snapshot())
+        self.cacheAccess = core.caches
         self.core = Mutex(core); self.initialStatus = status; self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
@@ -97,7 +101,7 @@ public final class MapStore: Sendable {
                 status = .ok
                 installed = true
             }
-            if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
+            if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
             var remembered = false
             if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
                 try core.state?.setMeta("catalogURL", url.absoluteString)
@@ -223,8 +227,11 @@ extension MapStore {
         }
     }
 
-    /// Runs `body` with the cache under the store's lock.
+    /// The map cache, behind its own lock: cache calls never wait for a storage write.
+    var caches: CacheAccess { cacheAccess }
+
+    /// Runs `body` with the cache under the cache's lock (not the store's).
     func withCache<T: Sendable>(_ body: (MapCache) throws -> T) throws -> T {
-        try core.withLock { core throws -> T in try body(core.cache()) }
+        try caches.with(body)
     }
 }

@@ -172,7 +172,7 @@ import Testing
             #expect(regions == ["europe/li"])
             #expect(MapStoreError.meteredNetworkDisallowed(regions: regions).description.contains("metered"))
         }
-        store.setNetworkPolicy(NetworkPolicy(allowMetered: true, isNetworkMetered: { true }))
+        store.networkPolicy = NetworkPolicy(allowMetered: true, isNetworkMetered: { true })
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" })
     }

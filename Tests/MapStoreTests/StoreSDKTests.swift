@@ -228,6 +228,9 @@ import Testing
         let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
         Thread {
             let path = try? store.path(of: shipped.path), regions = (try? store.regions().count) ?? -1, version = store.mapVersion
+            // The map cache is the hottest reader of all: it has a lock of its own.
+            _ = try? store.cachedData(for: "tiles/1/2/3")
+            _ = try? store.computeCacheSize()
             answers.withLock { $0 = (path, regions, version) }
             answered.signal()
         }.start()

@@ -6,29 +6,22 @@ import MapVerify
 /// The store's state and operations; always used under `MapStore`'s lock.
 final class StoreCore {
     var layout: StoreLayout
-    let cacheFolder: String
+    /// The map cache, behind its own lock (shared with `MapStore` for cache readers).
+    let caches: CacheAccess
     let image: PreinstalledImage?
     let fullValidation: Bool
     /// Keys an offered image must be signed with (none: signatures are not required).
     var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
     var state: StateDatabase?
-    private var openedCache: MapCache?
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
-        cacheFolder = FileSystem.absolute(cache)
+        caches = CacheAccess(folder: FileSystem.absolute(cache))
         self.image = image
         self.fullValidation = fullValidation
     }
 
-    /// The cache database, opened on first use.
-    func cache() throws -> MapCache {
-        if let openedCache { return openedCache }
-        let cache = try MapCache(folder: cacheFolder)
-        openedCache = cache
-        return cache
-    }
 
     /// Removes staging folders and temporary files a killed process left; true when there were any.
     @discardableResult
