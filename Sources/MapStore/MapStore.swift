@@ -143,7 +143,7 @@ public final class MapStore: Sendable {
         try MapStoreError.boundary("repair", path: storage) {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            return try write { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+            return try write(rereadManifest: true) { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
         }
     }
 
@@ -216,11 +216,14 @@ extension MapStore {
     /// The installed state as the last write left it; never waits for a write in progress.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
-    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers see.
-    func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
+    /// see. `rereadManifest`: the write may have replaced the kept manifest without changing the image
+    /// id or the installed regions (repair), so the file list is read again.
+    func write<T: Sendable>(rereadManifest: Bool = false, _ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
             defer {
-                let snapshot = core.snapshot()
+                let previous = rereadManifest ? nil : published.withLock { $0 }
+                let snapshot = core.snapshot(previous: previous)
                 published.withLock { $0 = snapshot }
             }
             return try body(core)

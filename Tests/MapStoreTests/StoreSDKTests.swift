@@ -61,7 +61,7 @@ import Testing
         task.resume()
         try await task.wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
     @Test func moveDataWaitsForNoFetchAndSaysSo() async throws {
@@ -88,7 +88,7 @@ import Testing
         task.cancel()
         _ = try? await task.wait()
         try store.moveData(to: device.folder.join("moved"))
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
     // MARK: a paused task learns that another one installed its regions
@@ -142,10 +142,10 @@ import Testing
         #expect(try store.verify(full: true).count == 2)
 
         let reopened = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: image, options: options)
-        let report = try reopened.repair()
+        let report = try await offPool { try reopened.repair() }
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try reopened.verify(full: true).isEmpty)
+        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
 
         // A verified archive in the storage's download cache (a paused or failed download left it) serves without the network.
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
@@ -153,15 +153,15 @@ import Testing
         try FileManager.default.createDirectory(atPath: FileSystem.parent(cached), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: DownloadTests.catalogFolder + li.path, toPath: cached)
         let requests = nginx.requests(path: li.path)
-        let again = try reopened.repair()
+        let again = try await offPool { try reopened.repair() }
         #expect(again.actions == [.restoredFiles(count: 1, from: .downloadCache)], "\(again.actions)")
         #expect(nginx.requests(path: li.path) == requests)
-        #expect(try reopened.verify(full: true).isEmpty)
+        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
     }
 
     @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
         let fixture = try await UpdateFixture.ready(), device = Device()
-        let store = try device.open(image: fixture.image)
+        let store = try await offPool { try device.open(image: fixture.image) }
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
         #expect(store.mapVersion == UpdateFixture.newVersion)
         let changed = Set(try fixture.changedBundles().keys)
@@ -171,10 +171,10 @@ import Testing
         try flipBit(in: device.storage + "/store/" + unchanged.path)
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + updated.path)
 
-        let report = try device.open(image: fixture.image).repair()
+        let report = try await offPool { try device.open(image: fixture.image).repair() }
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
     // MARK: regions to download right after the first start, also while an update is pending
@@ -199,14 +199,14 @@ import Testing
         #expect(try await store.checkForUpdate().status == .oldData)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
     // MARK: readers never wait for a writer
 
     @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
         let fixture = try await UpdateFixture.ready(), device = Device()
-        let store = try device.open(image: fixture.image)
+        let store = try await offPool { try device.open(image: fixture.image) }
         let shipped = try #require(try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files.first)
         let root = FileSystem.absolute(device.storage)
         let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
@@ -243,7 +243,7 @@ import Testing
         #expect(seen?.regions == fixture.manifestRegionCount)
         #expect(seen?.version == UpdateFixture.oldVersion)
         #expect(store.mapVersion == UpdateFixture.newVersion)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
     // MARK: typed errors at the boundary

@@ -5,14 +5,26 @@ import MapIO
 /// Installed regions: listing, deletion, file paths for readers.
 extension StoreCore {
     /// What readers see now (see `StoreSnapshot`); empty parts when the state or manifest cannot be read.
-    func snapshot() -> StoreSnapshot {
+    /// The installed file list is taken from `previous` when it is of the same storage, image and
+    /// installed regions (a write that only changed states), else from the manifest `diagnose` read
+    /// at open, else from the kept manifest read again: no manifest parse for a state-only write.
+    func snapshot(previous: StoreSnapshot? = nil) -> StoreSnapshot {
+        defer { diagnosedManifest = nil }
         guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
             return .empty(root: layout.root)
         }
-        let files = ((try? installedManifest(storedManifest()))?.files.map(\.path)).map(Set.init) ?? []
+        let rows = (try? state.regions()) ?? []
         let language = (try? state.meta("language")) ?? nil
-        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language,
-                             regions: (try? state.regions()) ?? [], files: files)
+        let files: Set<String>
+        if let previous, previous.root == layout.root, previous.imageID == imageID, previous.regions.map(\.id) == rows.map(\.id) {
+            files = previous.files
+        } else {
+            let ids = Set(rows.map(\.id))
+            let bundles = Set(rows.filter { ids.contains($0.id) }.flatMap(\.bundles))
+            let manifest = (diagnosedManifest?.imageID == imageID ? diagnosedManifest : nil) ?? (try? storedManifest())
+            files = Set((manifest?.files ?? []).filter { bundles.contains($0.bundle) }.map(\.path))
+        }
+        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows, files: files)
     }
 
     /// `ids` and every installed region below them.

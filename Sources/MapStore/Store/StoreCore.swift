@@ -14,6 +14,8 @@ final class StoreCore {
     var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
     var state: StateDatabase?
+    /// The kept manifest `diagnose` read and checked, for the first snapshot (saves a second parse at open).
+    var diagnosedManifest: ImageManifest?
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
@@ -60,6 +62,7 @@ final class StoreCore {
         guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
         guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
         let manifest = kept.manifest
+        diagnosedManifest = manifest
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
         return .ok
