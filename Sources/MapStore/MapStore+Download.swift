@@ -14,12 +14,15 @@ extension MapStore {
     /// Throws at once when nothing is installed or the network policy forbids the current network
     /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
     /// and from `wait()`.
-    public func download(regions: [RegionID]) throws -> DownloadTask {
-        _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
-        guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
-        let task = DownloadTask(store: self, regions: regions)
-        task.start()
-        return task
+    public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
+        try MapStoreError.boundary("download", path: storage) {
+            _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+            guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
+            let task = DownloadTask(store: self, regions: regions)
+            liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
+            task.start()
+            return task
+        }
     }
 
     /// The catalog downloads use: the kept one of the installed version, else the remembered URL's.
@@ -63,12 +66,13 @@ extension MapStore {
             }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
             try await BlockingPool.run { [self] in
-                try core.withLock { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
+                try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
             activeDownloads.withLock { $0[key] = nil }
             for id in task.regions { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
+            settlePausedTasks()
         } catch {
             activeDownloads.withLock { $0[key] = nil }
             let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storage, reason: "\(error)")
@@ -87,6 +91,26 @@ extension MapStore {
                 try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
                 task.finish(.failure(failure))
             }
+        }
+    }
+
+    /// Finishes paused tasks whose regions (with their catalog descendants) are all installed now,
+    /// e.g. by another task: their `wait()` returns and their events end with `.completed`.
+    func settlePausedTasks() {
+        let paused = liveTasks.withLock { live in live.values.compactMap(\.task).filter { $0.phase == .paused } }
+        guard !paused.isEmpty else { return }
+        let done = core.withLock { core -> [DownloadTask] in
+            guard let rows = try? core.state?.regions() else { return [] }
+            let installed = Set(rows.map(\.id))
+            let tree = core.keptCatalog()
+            return paused.filter { task in
+                task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
+            }
+        }
+        for task in done where task.completeElsewhere() {
+            for id in task.regions { task.emit(.stateChanged(id, .completed)) }
+            task.emit(.completed(task.regions))
+            task.finish(.success(()))
         }
     }
 
@@ -114,25 +138,29 @@ extension MapStore {
     /// Catalog regions not installed, with names in `language`, their state (`available`,
     /// `downloading`, `paused`) and the bytes still to download. Uses the kept catalog of the
     /// installed version (see `setCatalogURL`); empty when none is kept.
-    public func availableRegions(language: String? = nil) throws -> [RegionDetails] {
-        try core.withLock { core throws -> [RegionDetails] in
-            guard let tree = core.keptCatalog() else { return [] }
-            let installed = Set(try core.committedState().regions().map(\.id))
-            return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map { try details($0, tree: tree, core: core, language: language) }
+    public func availableRegions(language: String? = nil) throws(MapStoreError) -> [RegionDetails] {
+        try MapStoreError.boundary("availableRegions", path: storage) {
+            try core.withLock { core throws -> [RegionDetails] in
+                guard let tree = core.keptCatalog() else { return [] }
+                let installed = Set(try core.committedState().regions().map(\.id))
+                return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map { try details($0, tree: tree, core: core, language: language) }
+            }
         }
     }
 
     /// Details of a catalog or installed region: names, cities, release time, centre, bounding box, state.
-    public func regionDetails(_ id: RegionID, language: String? = nil) throws -> RegionDetails {
-        try core.withLock { core throws -> RegionDetails in
-            if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
-            let state = try core.committedState()
-            guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
-                throw MapStoreError.unknownRegion(id)
+    public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
+        try MapStoreError.boundary("regionDetails", path: storage) {
+            try core.withLock { core throws -> RegionDetails in
+                if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
+                let state = try core.committedState()
+                guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
+                    throw MapStoreError.unknownRegion(id)
+                }
+                return RegionDetails(id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
+                                     names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
+                                     state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
             }
-            return RegionDetails(id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
-                                 names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
-                                 state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
         }
     }
 
@@ -150,23 +178,25 @@ extension MapStore {
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
     /// bytes the extracted files allocate, archives kept until the commit, and the free space now.
     /// Needs the kept catalog (see `setCatalogURL`).
-    public func spaceNeeded(for regions: [RegionID]) throws -> SpaceEstimate {
-        try core.withLock { core throws -> SpaceEstimate in
-            guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
-            let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)
-            let blockSize = try core.storedManifest().blockSize
-            var fetch: Int64 = 0, write: Int64 = 0, temporary: Int64 = 0
-            for request in plan.requests {
-                let have = core.downloadedBytes(request.digest)
-                fetch += max(0, request.size - have)
-                temporary += have
-                let info = tree.catalog.bundles[request.digest]
-                write += info?.sizeOnDisk(blockSize: blockSize) ?? SizeOnDisk.allocated(size: info?.unpackedSize ?? 0, blockSize: blockSize)
+    public func spaceNeeded(for regions: [RegionID]) throws(MapStoreError) -> SpaceEstimate {
+        try MapStoreError.boundary("spaceNeeded", path: storage) {
+            try core.withLock { core throws -> SpaceEstimate in
+                guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
+                let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)
+                let blockSize = try core.storedManifest().blockSize
+                var fetch: Int64 = 0, write: Int64 = 0, temporary: Int64 = 0
+                for request in plan.requests {
+                    let have = core.downloadedBytes(request.digest)
+                    fetch += max(0, request.size - have)
+                    temporary += have
+                    let info = tree.catalog.bundles[request.digest]
+                    write += info?.sizeOnDisk(blockSize: blockSize) ?? SizeOnDisk.allocated(size: info?.unpackedSize ?? 0, blockSize: blockSize)
+                }
+                var folder = core.layout.root
+                while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
+                let free = (try? FileSystem.freeBytes(at: folder)) ?? 0
+                return SpaceEstimate(fetchBytes: fetch, writeBytes: write, temporaryBytes: temporary, freeBytes: free)
             }
-            var folder = core.layout.root
-            while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
-            let free = (try? FileSystem.freeBytes(at: folder)) ?? 0
-            return SpaceEstimate(fetchBytes: fetch, writeBytes: write, temporaryBytes: temporary, freeBytes: free)
         }
     }
 

@@ -10,12 +10,16 @@ extension MapStore {
     /// (returning its status, which may ask for `repair()`), or starts an empty storage. Nothing is
     /// copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
     @discardableResult
-    public func setStoragePath(_ path: String) throws -> StoreStatus {
-        try core.withLock { core throws -> StoreStatus in
-            core.layout = StoreLayout(root: FileSystem.absolute(path))
-            core.state = nil
-            try FileSystem.makeDirectories(core.layout.root)
-            return core.diagnose()
+    public func setStoragePath(_ path: String) throws(MapStoreError) -> StoreStatus {
+        try MapStoreError.boundary("setStoragePath", path: path) {
+            try write { core throws -> StoreStatus in
+                // The folder first: when it cannot be made, the store stays where it was.
+                let layout = StoreLayout(root: FileSystem.absolute(path))
+                try FileSystem.makeDirectories(layout.root)
+                core.layout = layout
+                core.state = nil
+                return core.diagnose()
+            }
         }
     }
 }

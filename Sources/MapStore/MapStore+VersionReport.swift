@@ -13,8 +13,8 @@ extension MapStore {
             let image = ((try? core.state?.imageID) ?? nil).map { String($0.prefix(12)) } ?? "none"
             let regions = ((try? core.state?.regions()) ?? []).count
             let catalog = (try? core.storedManifest().catalog) ?? "?"
-            let cacheVersion = (try? core.cache().mapVersion()) ?? nil
-            let entries = (try? core.cache().count()) ?? 0
+            let cacheVersion = (try? core.caches.with { try $0.mapVersion() }) ?? nil
+            let entries = (try? core.caches.with { try $0.count() }) ?? 0
             let verdict: String
             switch (version, cacheVersion) {
             case (nil, _): verdict = "no store"

@@ -60,8 +60,24 @@ public final class MapStore: Sendable {
     let settings: Mutex<(networkPolicy: NetworkPolicy, autoUpdate: Bool)>
     /// Bundles that live download tasks still need from the download cache.
     let activeDownloads = Mutex<[ObjectIdentifier: Set<BundleDigest>]>([:])
+    /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
+    let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
+
+    /// Fetches (downloads and updates) writing into the download cache now.
+    let fetching = Mutex(0)
+    /// Consumers of `events()`.
+    let broadcaster = EventBroadcaster()
+    /// Latest progress per region being downloaded, for `progress(of:)`.
+    let regionProgress = Mutex<[RegionID: RegionProgress]>([:])
+    /// What readers see: replaced when a write ends; readers copy it and never wait for a write.
+    let published: Mutex<StoreSnapshot>
+
+    /// The cache's access, shared with the core (which resets the cache in an update).
+    let cacheAccess: CacheAccess
 
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
+        self.published = Mutex(core.snapshot())
+        self.cacheAccess = core.caches
         self.core = Mutex(core); self.initialStatus = status; self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
@@ -74,68 +90,117 @@ public final class MapStore: Sendable {
     /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
     /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
     /// not repaired: call `repair()`.
-    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws -> MapStore {
-        let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
-        core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
-        var status = core.diagnose()
-        if status == .empty, let preinstalled {
-            try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
-            status = .ok
+    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws(MapStoreError) -> MapStore {
+        try MapStoreError.boundary("open", path: storage) {
+            let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+            core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
+            var status = core.diagnose()
+            var installed = false
+            if status == .empty, let preinstalled {
+                try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+                status = .ok
+                installed = true
+            }
+            if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
+            var remembered = false
+            if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
+                try core.state?.setMeta("catalogURL", url.absoluteString)
+                remembered = true
+            }
+            let store = MapStore(core: core, status: status, options: options)
+            if installed || remembered { store.keepInstalledVersionCatalog() }
+            return store
         }
-        if let limit = options.cacheLimitBytes { try core.cache().setLimit(limit) }
-        if let url = options.catalogURL, status == .ok, core.catalogURL == nil { try core.state?.setMeta("catalogURL", url.absoluteString) }
-        return MapStore(core: core, status: status, options: options)
+    }
+
+    /// Keeps the catalog the install came with, so regions can be listed and downloaded at the installed
+    /// version before any update check (and after the server moved on to a newer version). The image
+    /// does not carry its catalog: this reads the remembered catalog URL once, at the first start (or when
+    /// `Options.catalogURL` is first remembered); when that fails or the catalog is of another version,
+    /// nothing is kept and the first check or `setCatalogURL` keeps one.
+    func keepInstalledVersionCatalog() {
+        guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
+              let (tree, bytes) = try? loadCatalogBlocking(url) else { return }
+        core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
     }
 
     /// The storage folder in use (changes after `moveData(to:)` or a repair that finished a move).
-    public var storage: String { core.withLock { $0.layout.root } }
+    public var storage: String { snapshot.root }
 
     /// The installed image's map version, nil when nothing is installed.
-    public var mapVersion: MapVersion? { core.withLock { (try? $0.state?.mapVersion) ?? nil } }
+    public var mapVersion: MapVersion? { snapshot.mapVersion }
 
     /// The installed image's id, nil when nothing is installed.
-    public var imageID: String? { core.withLock { (try? $0.state?.imageID) ?? nil } }
+    public var imageID: String? { snapshot.imageID }
 
     /// Finishes or rolls back an interrupted operation (re-installing from the offered image when an
-    /// install never committed), then verifies every file in full and restores missing or corrupt
-    /// ones from the image and removes extra ones. Afterwards the storage verifies.
-    public func repair() throws -> RepairReport {
-        let link = options.linkFilesFromFolderImage
-        return try core.withLock { core throws -> RepairReport in try core.repair(linkFiles: link) }
+    /// install never committed), then verifies every file in full, removes extra ones and restores
+    /// missing or corrupt ones from what can provide them: the offered image (files it shipped,
+    /// unchanged since), a verified bundle in the download cache, or the bundle fetched again by digest
+    /// from the store's catalog (when the network policy allows). The report says which
+    /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies.
+    public func repair() throws(MapStoreError) -> RepairReport {
+        try MapStoreError.boundary("repair", path: storage) {
+            let link = options.linkFilesFromFolderImage
+            let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+            return try write(rereadManifest: true) { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+        }
     }
 
     /// Checks the kept manifest (its image id against its content and the state's record; with
     /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
     /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
-    public func verify(full: Bool) throws -> [StoreProblem] {
-        try core.withLock { core throws -> [StoreProblem] in
-            guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
-            return try core.checkStore(full: full)
+    public func verify(full: Bool) throws(MapStoreError) -> [StoreProblem] {
+        try MapStoreError.boundary("verify", path: storage) {
+            try core.withLock { core throws -> [StoreProblem] in
+                guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
+                return try core.checkStore(full: full)
+            }
         }
     }
 
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
-    /// the image's language, English, then the id.
-    public func regions(language: String? = nil) throws -> [InstalledRegion] {
-        try core.withLock { core throws -> [InstalledRegion] in try core.regions(language: language) }
+    /// the image's language, English, then the id. Never waits for a write in progress (an update,
+    /// a move, a repair): it answers from the state the last finished write left.
+    public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
+        try MapStoreError.boundary("regions", path: storage) {
+            snapshot.installedRegions(language: language)
+        }
     }
 
     /// Deletes regions and their installed descendants, removing files no remaining region uses.
-    public func deleteRegions(_ ids: [RegionID]) throws {
-        try core.withLock { core throws in try core.deleteRegions(ids) }
+    public func deleteRegions(_ ids: [RegionID]) throws(MapStoreError) {
+        try MapStoreError.boundary("deleteRegions", path: storage) {
+            try write { core throws in try core.deleteRegions(ids) }
+        }
     }
 
     /// The absolute path of an installed file for readers, by its store-relative path; nil when
-    /// no installed region holds it.
-    public func path(of storePath: String) throws -> String? {
-        try core.withLock { core throws -> String? in try core.path(of: storePath) }
+    /// no installed region holds it. Like `regions`, never waits for a write in progress.
+    public func path(of storePath: String) throws(MapStoreError) -> String? {
+        try MapStoreError.boundary("path", path: storage) {
+            let snapshot = snapshot
+            guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
+                  FileSystem.exists(full) else { return nil }
+            return full
+        }
     }
 
     /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
     /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
-    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1.
-    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws {
-        try core.withLock { core throws in try core.moveData(to: newStorage, progress: progress) }
+    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1. The kept
+    /// catalog and the download cache (paused downloads) move too. Refused with `busy` while a
+    /// download or an update is fetching.
+    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws(MapStoreError) {
+        try MapStoreError.boundary("moveData", path: storage) {
+            try write { core throws in
+                guard fetching.withLock({ $0 }) == 0 else {
+                    throw MapStoreError.busy(operation: "moveData", reason: "downloads or an update are fetching into the storage; "
+                                             + "pause the downloads (DownloadTask.pause()) or let them finish, cancel the update, then move")
+                }
+                try core.moveData(to: newStorage, progress: progress)
+            }
+        }
     }
 
     /// True when the filesystem holding the storage has fewer than `bytes` free.
@@ -148,8 +213,28 @@ public final class MapStore: Sendable {
 }
 
 extension MapStore {
-    /// Runs `body` with the cache under the store's lock.
+    /// The installed state as the last write left it; never waits for a write in progress.
+    var snapshot: StoreSnapshot { published.withLock { $0 } }
+
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
+    /// see. `rereadManifest`: the write may have replaced the kept manifest without changing the image
+    /// id or the installed regions (repair), so the file list is read again.
+    func write<T: Sendable>(rereadManifest: Bool = false, _ body: (StoreCore) throws -> T) throws -> T {
+        try core.withLock { core throws -> T in
+            defer {
+                let previous = rereadManifest ? nil : published.withLock { $0 }
+                let snapshot = core.snapshot(previous: previous)
+                published.withLock { $0 = snapshot }
+            }
+            return try body(core)
+        }
+    }
+
+    /// The map cache, behind its own lock: cache calls never wait for a storage write.
+    var caches: CacheAccess { cacheAccess }
+
+    /// Runs `body` with the cache under the cache's lock (not the store's).
     func withCache<T: Sendable>(_ body: (MapCache) throws -> T) throws -> T {
-        try core.withLock { core throws -> T in try body(core.cache()) }
+        try caches.with(body)
     }
 }

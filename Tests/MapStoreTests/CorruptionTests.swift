@@ -24,7 +24,7 @@ import Testing
         #expect(problems.count == 1)
         if damage != .addFile { #expect(problems.first?.regions == ["europe/ch/zh"]) }
         let report = try store.repair()
-        #expect(report.actions == [damage == .addFile ? .removedFiles(count: 1) : .restoredFiles(count: 1)])
+        #expect(report.actions == [damage == .addFile ? .removedFiles(count: 1) : .restoredFiles(count: 1, from: .image)])
         #expect(try store.verify(full: true).isEmpty)
         #expect(try device.open(full: true).initialStatus == .ok)
         #expect(store.initialStatus == .corrupted)

@@ -167,11 +167,12 @@ import Testing
         let device = Device()
         let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
         let store = try openStore(device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
-        do { _ = try store.download(regions: ["europe/li"]); Issue.record("metered download was not refused") } catch MapStoreError.meteredNetworkDisallowed(let regions) {
+        do { _ = try store.download(regions: ["europe/li"]); Issue.record("metered download was not refused") } catch {
+            guard case .meteredNetworkDisallowed(let regions) = error else { throw error }
             #expect(regions == ["europe/li"])
             #expect(MapStoreError.meteredNetworkDisallowed(regions: regions).description.contains("metered"))
         }
-        store.setNetworkPolicy(NetworkPolicy(allowMetered: true, isNetworkMetered: { true }))
+        store.networkPolicy = NetworkPolicy(allowMetered: true, isNetworkMetered: { true })
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" })
     }
@@ -183,7 +184,7 @@ import Testing
         let device = Device()
         let name = try DownloadTests.faultCatalog("status-500.json", regions: ["europe/li"], query: "?fault=status&code=500")
         let store = try openStore(device, catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
-        do { try await store.download(regions: ["europe/li"]).wait(); Issue.record("download succeeded against HTTP 500") } catch let error as MapStoreError {
+        do { try await store.download(regions: ["europe/li"]).wait(); Issue.record("download succeeded against HTTP 500") } catch {
             #expect(error.category == .remote)
             guard case .remote(let url, let status, let regions, let bundle, _) = error else { Issue.record("not remote: \(error)"); return }
             #expect(url.contains(try DownloadTests.bundle(of: "europe/li").path))
@@ -211,7 +212,7 @@ import Testing
         // Leave room for the state database's journal, not for Europe's bundles.
         let free = try FileSystem.freeBytes(at: mountPoint)
         try Data(count: Int(free) - 24 * 1024).write(to: URL(fileURLWithPath: mountPoint + "/filler"))
-        do { try await store.download(regions: ["europe"]).wait(); Issue.record("download fit into a full disk") } catch let error as MapStoreError {
+        do { try await store.download(regions: ["europe"]).wait(); Issue.record("download fit into a full disk") } catch {
             #expect(error.category == .local, "\(error)")
             if case .local(_, let code, let regions, _, _) = error {
                 #expect(code == ENOSPC)

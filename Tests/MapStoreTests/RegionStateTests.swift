@@ -66,7 +66,7 @@ import Testing
         #expect(store.initialStatus == .corrupted)
         #expect(try store.regions().first { $0.id == "europe/ch/zh" }?.state == .needUpdate)
         let verified = try MapStore.verifyInstalled(storage: device.storage, full: false)
-        #expect(verified.problems.map(\.kind) == ["unknownRegionState"])
+        #expect(verified.problems.map(\.kind) == [.unknownRegionState])
         #expect(verified.problems.first?.regions == ["europe/ch/zh"])
         let report = try store.repair()
         #expect(report.actions.contains { if case .rebuiltState = $0 { true } else { false } })

@@ -44,6 +44,11 @@ final class UpdateFixture: @unchecked Sendable {
 
     var image: PreinstalledImage { PreinstalledImage(path: imageFolder) }
 
+    /// Regions in the old image.
+    var manifestRegionCount: Int {
+        ((try? JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))) ?? nil)?.regions.count ?? -1
+    }
+
     func catalog(_ version: MapVersion) throws -> Catalog {
         try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: catalogURL(version)))
     }

@@ -73,13 +73,15 @@ public final class DownloadTask: Sendable {
 
     /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.
     /// While paused, keeps waiting for `resume()` or `cancel()`.
-    public func wait() async throws {
-        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
-                if control.outcome == nil { control.waiters.append(waiter) }
-                return control.outcome
+    public func wait() async throws(MapStoreError) {
+        try await MapStoreError.boundary("wait", path: store.storage) {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
+                    if control.outcome == nil { control.waiters.append(waiter) }
+                    return control.outcome
+                }
+                if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
             }
-            if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
         }
     }
 
@@ -88,9 +90,23 @@ public final class DownloadTask: Sendable {
 
     func markPaused() { control.withLock { $0.phase = .paused } }
 
-    func emit(_ event: DownloadEvent) { continuation.yield(event) }
+    /// Claims a paused task for finishing because its regions were installed by other work; false
+    /// when it is no longer paused (resumed or cancelled meanwhile: that path finishes it).
+    func completeElsewhere() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .paused else { return false }
+            control.phase = .finished
+            return true
+        }
+    }
+
+    func emit(_ event: DownloadEvent) {
+        continuation.yield(event)
+        store.forward(event, of: self)
+    }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
+        store.liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
         let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
             control.phase = .finished
             control.outcome = outcome

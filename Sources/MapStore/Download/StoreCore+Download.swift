@@ -57,7 +57,7 @@ extension StoreCore {
         for digest in needed.keys where archives[digest] == nil {
             throw MapStoreError.local(path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
         }
-        _ = try transition(kind: "download", regions: plan.newRegions) { store in
+        _ = try transition(kind: "download", regions: ids) { store in
             var extracted: [BundleDigest: [ExtractedFile]] = [:]
             for digest in needed.keys.sorted() {
                 guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }

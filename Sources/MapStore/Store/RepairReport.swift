@@ -20,8 +20,8 @@ public struct RepairReport: Sendable, Equatable {
         case finishedUpdate(to: MapVersion)
         /// An update or download that had not staged its new tree completely was rolled back.
         case rolledBackUpdate
-        /// Missing or corrupt files were restored from the image.
-        case restoredFiles(count: Int)
+        /// Missing or corrupt files were restored from `source`.
+        case restoredFiles(count: Int, from: Source)
         /// Files that no installed region lists were removed.
         case removedFiles(count: Int)
         /// The kept manifest (missing, edited, or with a signature that no longer verifies) was restored
@@ -43,12 +43,30 @@ public struct RepairReport: Sendable, Equatable {
             case .rolledBackMove: "rolled back an interrupted move"
             case .finishedUpdate(let version): "finished an interrupted update or download (now map version \(version))"
             case .rolledBackUpdate: "rolled back an interrupted update or download"
-            case .restoredFiles(let count): "restored \(count) file\(count == 1 ? "" : "s") from the image"
+            case .restoredFiles(let count, let source): "restored \(count) file\(count == 1 ? "" : "s") from \(source)"
             case .removedFiles(let count): "removed \(count) file\(count == 1 ? "" : "s") no installed region lists"
             case .discardedPendingRecord: "dropped a pending-operation record that matches no interrupted work (the store had committed)"
             case .restoredManifest: "restored the kept manifest.json from the image"
             case .rebuiltState(let reason, let regions):
                 "rebuilt the state database from the kept manifest and the files (\(regions) region\(regions == 1 ? "" : "s")): \(reason)"
+            }
+        }
+    }
+
+    /// Where repair found an installed file's bytes.
+    public enum Source: String, Sendable, Equatable, CustomStringConvertible {
+        /// The offered preinstall image (files it shipped, unchanged since).
+        case image
+        /// A verified bundle archive in the storage's download cache.
+        case downloadCache
+        /// The bundle fetched again by digest from the store's catalog (obeying the network policy).
+        case network
+
+        public var description: String {
+            switch self {
+            case .image: "the image"
+            case .downloadCache: "the download cache"
+            case .network: "bundles fetched again from the catalog"
             }
         }
     }

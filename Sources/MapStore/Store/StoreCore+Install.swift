@@ -86,7 +86,7 @@ extension StoreCore {
     /// Imports the seed and clears the pending import; a seed older than the store is skipped, not fatal.
     func importPendingSeed(_ seed: String, storeVersion: MapVersion) throws {
         do {
-            _ = try cache().importSeed(seed, storeVersion: storeVersion)
+            _ = try caches.with { try $0.importSeed(seed, storeVersion: storeVersion) }
         } catch MapStoreError.seedOlderThanStore {
             // The store is usable without its seed; an older seed would only serve stale data.
         }

@@ -21,17 +21,33 @@ extension StoreCore {
         try FileSystem.removeTree(staging)
         try FileSystem.makeDirectories(staging + "/" + ImageManifest.storeFolder)
         let files = try DirectoryWalker.walk(layout.store).filter(\.isRegular).map { (path: $0.relativePath, size: $0.size) }
-        let total = max(1, files.reduce(Int64(0)) { $0 + $1.size })
+        // The download cache (fetched and partial bundles of paused downloads) and the kept catalog go along;
+        // lock files are per process and made again on use.
+        let downloads = FileSystem.isDirectory(downloadFolder)
+            ? try DirectoryWalker.walk(downloadFolder).filter { $0.isRegular && !$0.relativePath.hasSuffix(".lock") }.map { (path: $0.relativePath, size: $0.size) }
+            : []
+        let total = max(1, (files + downloads).reduce(Int64(0)) { $0 + $1.size })
         try FileSteps.copyFiles(files, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: false) { bytes, index in
             progress(Double(bytes) / Double(total) * 0.95)
             if index == 0 { CrashPoint.reach("move.midCopy") }
         }
+        let copied = files.reduce(Int64(0)) { $0 + $1.size }
+        if !downloads.isEmpty {
+            try FileSystem.makeDirectories(staging + "/" + StoreLayout.downloadsFolderName)
+            try FileSteps.copyFiles(downloads, from: downloadFolder, to: staging + "/" + StoreLayout.downloadsFolderName, link: false) { bytes, _ in
+                progress(Double(copied + bytes) / Double(total) * 0.95)
+            }
+        }
+        let keepsCatalog = FileSystem.exists(keptCatalogPath)
+        if keepsCatalog { try FileSystem.copyFile(keptCatalogPath, to: staging + "/" + StoreLayout.catalogFileName) }
         try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
         let signed = FileSystem.exists(layout.signature)
         if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
         try FileSteps.syncFolders(staging)
         CrashPoint.reach("move.afterCopy")
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
+        if !downloads.isEmpty { try FileSystem.rename(staging + "/" + StoreLayout.downloadsFolderName, to: destination.root + "/" + StoreLayout.downloadsFolderName) }
+        if keepsCatalog { try FileSystem.rename(staging + "/" + StoreLayout.catalogFileName, to: destination.root + "/" + StoreLayout.catalogFileName) }
         if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
         try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
         try FileSystem.syncDirectory(destination.root)
@@ -59,6 +75,8 @@ extension StoreCore {
         state = nil
         try FileSystem.removeTree(old.store)
         CrashPoint.reach("move.midRemoveOld")
+        try FileSystem.removeTree(old.root + "/" + StoreLayout.downloadsFolderName)
+        try FileSystem.removeFile(old.root + "/" + StoreLayout.catalogFileName)
         try FileSystem.removeFile(old.manifest)
         try FileSystem.removeFile(old.signature)
         try FileSystem.removeFile(old.state)
@@ -80,7 +98,8 @@ extension StoreCore {
         // The destination comes from the state database: only what a move of this store writes into
         // an empty folder is removed, and only when the folder holds nothing else.
         let entries = (try? DirectoryWalker.entries(of: destination.root)) ?? []
-        let moveNames: Set<String> = [ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName]
+        let moveNames: Set<String> = [ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName,
+                                      StoreLayout.downloadsFolderName, StoreLayout.catalogFileName]
         let onlyOurs = entries.allSatisfy { moveNames.contains($0) || $0.hasPrefix(StoreLayout.stagingPrefix) }
         let copiedManifest = try? ImageVerifier.readManifest(ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
                                                              file: destination.manifest).0
@@ -90,6 +109,8 @@ extension StoreCore {
                 try FileSystem.removeTree(destination.root + "/" + name)
             }
             try FileSystem.removeTree(destination.store)
+            try FileSystem.removeTree(destination.root + "/" + StoreLayout.downloadsFolderName)
+            try FileSystem.removeFile(destination.root + "/" + StoreLayout.catalogFileName)
             try FileSystem.removeFile(destination.manifest)
             try FileSystem.removeFile(destination.signature)
         }

@@ -4,22 +4,27 @@ import MapIO
 
 /// Installed regions: listing, deletion, file paths for readers.
 extension StoreCore {
-    func regions(language: String?) throws -> [InstalledRegion] {
-        guard let state, let version = try state.mapVersion else { return [] }
-        let imageLanguage = try state.meta("language")
-        return try state.regions().map { region in
-            var candidates: [String] = []
-            if let language {
-                candidates.append(language)
-                if let base = language.split(separator: "-").first.map(String.init), base != language { candidates.append(base) }
-            }
-            let name = candidates.lazy.compactMap { region.names[$0] }.first
-                ?? (region.name.isEmpty ? nil : region.name)
-                ?? imageLanguage.flatMap { region.names[$0] }
-                ?? region.names["en"] ?? region.id.rawValue
-            return InstalledRegion(id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
-                                   state: region.state, mapVersion: version)
+    /// What readers see now (see `StoreSnapshot`); empty parts when the state or manifest cannot be read.
+    /// The installed file list is taken from `previous` when it is of the same storage, image and
+    /// installed regions (a write that only changed states), else from the manifest `diagnose` read
+    /// at open, else from the kept manifest read again: no manifest parse for a state-only write.
+    func snapshot(previous: StoreSnapshot? = nil) -> StoreSnapshot {
+        defer { diagnosedManifest = nil }
+        guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
+            return .empty(root: layout.root)
         }
+        let rows = (try? state.regions()) ?? []
+        let language = (try? state.meta("language")) ?? nil
+        let files: Set<String>
+        if let previous, previous.root == layout.root, previous.imageID == imageID, previous.regions.map(\.id) == rows.map(\.id) {
+            files = previous.files
+        } else {
+            let ids = Set(rows.map(\.id))
+            let bundles = Set(rows.filter { ids.contains($0.id) }.flatMap(\.bundles))
+            let manifest = (diagnosedManifest?.imageID == imageID ? diagnosedManifest : nil) ?? (try? storedManifest())
+            files = Set((manifest?.files ?? []).filter { bundles.contains($0.bundle) }.map(\.path))
+        }
+        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows, files: files)
     }
 
     /// `ids` and every installed region below them.
@@ -61,13 +66,5 @@ extension StoreCore {
         }
         for file in files { if let path = layout.storePath(file.path) { FileSteps.pruneEmptyFolders(above: path, root: layout.store) } }
         try FileSystem.syncDirectory(layout.store)
-    }
-
-    /// The absolute path of an installed store file, nil when it is not part of an installed region.
-    func path(of storePath: String) throws -> String? {
-        guard let state, try state.imageID != nil, let full = layout.storePath(storePath) else { return nil }
-        let manifest = try installedManifest(storedManifest())
-        guard manifest.files.contains(where: { $0.path == storePath }), FileSystem.exists(full) else { return nil }
-        return full
     }
 }

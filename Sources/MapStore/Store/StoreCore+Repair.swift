@@ -1,4 +1,5 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 import MapVerify
@@ -8,7 +9,7 @@ import MapVerify
 /// Repair never removes data that verifies unless an offered image has been validated (staged in
 /// full) to replace it, and never claims work it did not do.
 extension StoreCore {
-    func repair(linkFiles: Bool) throws -> RepairReport {
+    func repair(linkFiles: Bool, fetcher: RepairFetcher?) throws -> RepairReport {
         var actions: [RepairReport.Action] = []
         removeLeftovers()
         // A state database that cannot be read is rebuilt below from the kept manifest and the files.
@@ -97,8 +98,10 @@ extension StoreCore {
             actions.append(.restoredManifest)
         }
         if let rebuilt = try rebuildStateIfNeeded(manifest, unreadable: stateUnreadable) { actions.append(rebuilt) }
-        let (restored, removed) = try restoreFiles(manifest)
-        if restored > 0 { actions.append(.restoredFiles(count: restored)) }
+        let (restored, removed) = try restoreFiles(manifest, fetcher: fetcher)
+        for source in [RepairReport.Source.image, .downloadCache, .network] {
+            if let count = restored[source], count > 0 { actions.append(.restoredFiles(count: count, from: source)) }
+        }
         if removed > 0 { actions.append(.removedFiles(count: removed)) }
         try FileSystem.removeTree(layout.staging)
         return RepairReport(actions: actions, storage: layout.root, status: .ok)
@@ -201,43 +204,126 @@ extension StoreCore {
         return (try? MapCache.checkSeedRows(at: seed, entries: expected.entries)) != nil
     }
 
-    /// Full verification against `manifest`; every missing or corrupt file is restored from the image,
-    /// every extra one removed. Returns how many files were restored and how many removed.
-    private func restoreFiles(_ manifest: ImageManifest) throws -> (restored: Int, removed: Int) {
+    /// Full verification against `manifest`; every extra file is removed and every missing or corrupt one
+    /// restored from what can provide it, in this order: the offered image (a file it shipped with the
+    /// same SHA-256), a verified archive of the file's bundle in the download cache, or the bundle fetched
+    /// again by digest from the catalog (`fetcher`, obeying the network policy). Each restored file is
+    /// hashed before it counts. Returns how many files came from each source and how many were removed.
+    private func restoreFiles(_ manifest: ImageManifest, fetcher: RepairFetcher?) throws -> (restored: [RepairReport.Source: Int], removed: Int) {
         if !FileSystem.isDirectory(layout.store) {
             try FileSystem.removeTree(layout.store)
             try FileSystem.makeDirectories(layout.store)
         }
         let problems = try verify(full: true, manifest: manifest)
-        guard !problems.isEmpty else { return (0, 0) }
-        let needsImage = problems.contains { $0.kind != "extra" }
-        var source = ""
-        if needsImage {
-            guard image != nil else {
-                throw MapStoreError.imageNeededForRepair(reason: "\(problems.filter { $0.kind != "extra" }.count) installed file(s) are missing or damaged, e.g. \(problems.first { $0.kind != "extra" }?.description ?? "")")
-            }
-            source = try imageFolder(scratch: layout.staging)
-            let offered = try ImageVerifier.readManifest(try ReadableFile.contents(of: source + "/" + ImageManifest.fileName, limit: ImageVerifier.maxManifestBytes),
-                                                         file: source + "/" + ImageManifest.fileName).0
-            guard offered.imageID == manifest.imageID else {
-                throw MapStoreError.imageNeededForRepair(reason: "the offered image \(offered.imageID.prefix(16)) is not the installed one \(manifest.imageID.prefix(16))")
-            }
-        }
-        var restored = 0, removed = 0
+        guard !problems.isEmpty else { return ([:], 0) }
+        let records = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var removed = 0
+        var damaged: [ImageFile] = []
         for problem in problems {
             guard let target = layout.storePath(problem.path) else { continue }
-            if problem.kind == "extra" {
+            if problem.kind == .extra {
                 try FileSystem.removeTree(target)
                 FileSteps.pruneEmptyFolders(above: target, root: layout.store)
                 removed += 1
-            } else {
-                try FileSteps.replaceFile(target, from: source + "/" + ImageManifest.storeFolder + "/" + problem.path)
-                restored += 1
+            } else if let record = records[problem.path] {
+                damaged.append(record)
             }
         }
+        var restored: [RepairReport.Source: Int] = [:]
+        var why: [String] = []
+        if !damaged.isEmpty {
+            if image != nil {
+                do { damaged = try restoreFromImage(damaged, restored: &restored) } catch { why.append("the offered image: \(error)") }
+            } else {
+                why.append("no preinstalled image was offered")
+            }
+        }
+        if !damaged.isEmpty { damaged = try restoreFromBundles(damaged, manifest: manifest, fetcher: fetcher, restored: &restored, why: &why) }
         try FileSteps.syncFolders(layout.store)
+        if !damaged.isEmpty {
+            let reason = "\(damaged.count) installed file(s) are missing or damaged, e.g. \(damaged[0].path); \(why.joined(separator: "; "))"
+            if image == nil { throw MapStoreError.imageNeededForRepair(reason: reason) }
+        }
         let left = try verify(full: true, manifest: manifest)
         if !left.isEmpty { throw MapStoreError.repairFailed(problems: left) }
         return (restored, removed)
+    }
+
+    /// Restores the `files` the offered image ships with the same SHA-256 and size; returns the others.
+    private func restoreFromImage(_ files: [ImageFile], restored: inout [RepairReport.Source: Int]) throws -> [ImageFile] {
+        let source = try imageFolder(scratch: layout.staging)
+        let offered = try ImageVerifier.readManifest(try ReadableFile.contents(of: source + "/" + ImageManifest.fileName, limit: ImageVerifier.maxManifestBytes),
+                                                     file: source + "/" + ImageManifest.fileName).0
+        let shipped = Dictionary(offered.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var left: [ImageFile] = []
+        for file in files {
+            guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256, candidate.size == file.size,
+                  try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file) else {
+                left.append(file)
+                continue
+            }
+            restored[.image, default: 0] += 1
+        }
+        return left
+    }
+
+    /// Restores `files` from their bundles: a verified archive in the download cache, else one fetched
+    /// by digest (when `fetcher` and a catalog URL allow); returns the files still not restored and adds
+    /// why to `why`. Archives used are removed from the download cache afterwards (their files are installed).
+    private func restoreFromBundles(_ files: [ImageFile], manifest: ImageManifest, fetcher: RepairFetcher?,
+                                    restored: inout [RepairReport.Source: Int], why: inout [String]) throws -> [ImageFile] {
+        let cache = DownloadCache(root: downloadFolder)
+        let scratch = layout.staging + "-bundles"
+        defer { try? FileSystem.removeTree(scratch) }
+        let records = Dictionary(manifest.bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
+        let catalog = keptCatalog()
+        var byBundle: [BundleDigest: [ImageFile]] = [:]
+        for file in files { byBundle[file.bundle, default: []].append(file) }
+        var left: [ImageFile] = []
+        var used = Set<BundleDigest>()
+        for digest in byBundle.keys.sorted() {
+            let wanted = byBundle[digest] ?? []
+            guard let record = records[digest] else { left += wanted; continue }
+            var archive: String?
+            var source = RepairReport.Source.downloadCache
+            if cache.contains(digest), let (hex, size) = try? SHA256.hexOfFile(cache.path(for: digest)), hex == digest.hex, size == record.size {
+                archive = cache.path(for: digest)
+            } else if let fetcher {
+                source = .network
+                do {
+                    guard let catalogURL else { throw MapStoreError.noCatalogURL }
+                    let relative = catalog?.catalog.bundles[digest]?.url ?? record.url
+                    let url = try CatalogLoader.bundleURL(relative, catalog: catalogURL, bundle: digest, regions: [])
+                    archive = try fetcher.fetch(digest, size: record.size, from: url, into: cache, scratch: scratch)
+                } catch {
+                    why.append("bundle \(digest.short): \(error)")
+                }
+            }
+            guard let archive else { left += wanted; continue }
+            let info = BundleInfo(url: record.url, size: record.size, unpackedSize: record.unpackedSize, files: record.files, kind: nil)
+            let folder = scratch + "/" + digest.hex
+            try FileSystem.removeTree(folder)
+            try FileSystem.makeDirectories(folder)
+            _ = try extractBundle(digest, archive: archive, info: info, into: folder, regions: [])
+            for file in wanted {
+                if let target = layout.storePath(file.path), try restore(target, from: folder + "/" + file.path, expecting: file) {
+                    restored[source, default: 0] += 1
+                } else {
+                    left.append(file)
+                }
+            }
+            try FileSystem.removeTree(folder)
+            used.insert(digest)
+        }
+        if !left.isEmpty, fetcher == nil { why.append("the download cache does not hold their bundles") }
+        purgeDownloads(used)
+        return left
+    }
+
+    /// Puts `source` in place at `target` when it has `file`'s size and SHA-256; false (target untouched) otherwise.
+    private func restore(_ target: String, from source: String, expecting file: ImageFile) throws -> Bool {
+        guard let (hex, size) = try? SHA256.hexOfFile(source), hex == file.sha256, size == file.size else { return false }
+        try FileSteps.replaceFile(target, from: source)
+        return true
     }
 }

@@ -6,29 +6,24 @@ import MapVerify
 /// The store's state and operations; always used under `MapStore`'s lock.
 final class StoreCore {
     var layout: StoreLayout
-    let cacheFolder: String
+    /// The map cache, behind its own lock (shared with `MapStore` for cache readers).
+    let caches: CacheAccess
     let image: PreinstalledImage?
     let fullValidation: Bool
     /// Keys an offered image must be signed with (none: signatures are not required).
     var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
     var state: StateDatabase?
-    private var openedCache: MapCache?
+    /// The kept manifest `diagnose` read and checked, for the first snapshot (saves a second parse at open).
+    var diagnosedManifest: ImageManifest?
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
-        cacheFolder = FileSystem.absolute(cache)
+        caches = CacheAccess(folder: FileSystem.absolute(cache))
         self.image = image
         self.fullValidation = fullValidation
     }
 
-    /// The cache database, opened on first use.
-    func cache() throws -> MapCache {
-        if let openedCache { return openedCache }
-        let cache = try MapCache(folder: cacheFolder)
-        openedCache = cache
-        return cache
-    }
 
     /// Removes staging folders and temporary files a killed process left; true when there were any.
     @discardableResult
@@ -67,6 +62,7 @@ final class StoreCore {
         guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
         guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
         let manifest = kept.manifest
+        diagnosedManifest = manifest
         guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
         if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
         return .ok
@@ -76,7 +72,7 @@ final class StoreCore {
     /// they read as `needUpdate`, and `repair()` records them again from their files.
     func regionStateProblems() throws -> [StoreProblem] {
         guard let unknown = try state?.regionsWithUnknownState(), !unknown.isEmpty else { return [] }
-        return [StoreProblem(kind: "unknownRegionState", path: StoreLayout.stateFileName, regions: unknown,
+        return [StoreProblem(kind: .unknownRegionState, path: StoreLayout.stateFileName, regions: unknown,
                              detail: "\(unknown.count) region state\(unknown.count == 1 ? " is" : "s are") not one this library knows; "
                                  + "call repair() (mappack store repair)")]
     }

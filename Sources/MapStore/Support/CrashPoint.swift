@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 
 /// Test hook: named points in install, delete, move and cache import where a test can have the
 /// process killed with SIGKILL, to prove every interruption is detected and repaired.
 ///
 /// Active only when the environment variable `MAPSTORE_CRASH_AT` names the point; apps never set
 /// it, and when it is unset `reach` is a dictionary-free string comparison against nil.
-enum CrashPoint {
+package enum CrashPoint {
     /// The point named by `MAPSTORE_CRASH_AT`, read once.
     private static let armed: String? = ProcessInfo.processInfo.environment["MAPSTORE_CRASH_AT"]
 
@@ -13,5 +14,15 @@ enum CrashPoint {
     static func reach(_ name: String) {
         guard let armed, armed == name else { return }
         kill(getpid(), SIGKILL)
+    }
+
+    /// Test hook, called with the point's name and the storage folder at points that name one; a test
+    /// blocks in it to hold an operation midway (e.g. to show readers do not wait for it). Nil in apps.
+    package static let pauseHook = Mutex<(@Sendable (_ name: String, _ storage: String) -> Void)?>(nil)
+
+    /// `reach(name)`, then the pause hook when one is set.
+    static func reach(_ name: String, storage: String) {
+        reach(name)
+        if let hook = pauseHook.withLock({ $0 }) { hook(name, storage) }
     }
 }

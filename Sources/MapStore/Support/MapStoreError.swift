@@ -2,7 +2,11 @@ import Foundation
 import MapFormat
 
 /// Why a MapStore operation was refused or failed.
-public enum MapStoreError: Error, Sendable, CustomStringConvertible {
+///
+/// Every public MapStore call throws only this type (`throws(MapStoreError)`): failures of the
+/// layers below (files, the state database, archives) arrive wrapped in `.local` or `.io` with their
+/// description. Each message says what failed, where, and what to do.
+public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConvertible {
     /// The offered image is not a usable mappack image (`reason` says why).
     case invalidImage(path: String, reason: String)
     /// An interrupted operation or corruption must be repaired first.
@@ -44,6 +48,8 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
     case unknownCatalogRegion(RegionID)
     /// The operation was cancelled (task cancelled or `DownloadTask.cancel()`).
     case cancelled
+    /// `operation` cannot run now (`reason` says what is under way and what to do).
+    case busy(operation: String, reason: String)
     /// The filesystem holding the storage folder `storage` ran out of space (`path` is where a write
     /// failed, `errno` ENOSPC or EDQUOT, or nil when the image was seen not to fit before writing it).
     case outOfSpace(storage: String, path: String, errno: Int32?)
@@ -74,26 +80,28 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
-             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled: .request
+             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy: .request
         }
     }
 
     public var description: String {
         switch self {
-        case .invalidImage(let path, let reason): "\(path): not a usable preinstall image: \(reason)"
+        case .invalidImage(let path, let reason): "\(path): not a usable preinstall image: \(reason); offer an intact image (`mappack verify IMAGE` says what is wrong)"
         case .repairNeeded(let status): "the map storage is \(status); call repair() (or `mappack store repair`) first"
         case .imageNeededForRepair(let reason): "repair needs the preinstalled image: \(reason); offer it with --image / preinstalled:"
-        case .repairFailed(let problems): "repair could not restore the store: \(problems.prefix(5).map(\.description).joined(separator: "; "))"
+        case .repairFailed(let problems):
+            "repair could not restore the store: \(problems.prefix(5).map(\.description).joined(separator: "; ")); "
+                + "offer the preinstalled image or allow the network (the catalog serves the bundles), then call repair() again"
         case .notInstalled: "no map data is installed in this storage; install a preinstall image first"
         case .unknownRegion(let id): "region '\(id)' is not installed; list installed regions with `mappack store regions`"
-        case .seedOlderThanStore(let seed, let store): "cache seed is for map version \(seed), older than the store's \(store); refused"
-        case .invalidCacheSeed(let path, let reason): "\(path): not a mappack cache seed: \(reason)"
+        case .seedOlderThanStore(let seed, let store): "cache seed is for map version \(seed), older than the store's \(store); refused: import the seed of map version \(store) or newer"
+        case .invalidCacheSeed(let path, let reason): "\(path): not a mappack cache seed: \(reason); import the cache-seed.sqlite of a mappack image"
         case .destinationNotEmpty(let path): "\(path): destination for moveData is not empty; choose a new or empty folder"
-        case .io(let operation, let path, let reason): "\(path): \(operation) failed: \(reason)"
+        case .io(let operation, let path, let reason): "\(path): \(operation) failed: \(reason); check the storage folder (access, free space) and retry, or call repair() if the store reports a problem"
         case .local(let path, _, let regions, let bundle, let reason):
-            "local failure\(Self.context(regions, bundle)) at \(path): \(reason)"
+            "local failure\(Self.context(regions, bundle)) at \(path): \(reason); free space or fix access on this device, then retry"
         case .remote(let url, _, let regions, let bundle, let reason):
-            "remote failure\(Self.context(regions, bundle)) from \(url): \(reason)"
+            "remote failure\(Self.context(regions, bundle)) from \(url): \(reason); retry later (fetched bytes are kept)"
         case .rollbackRefused(let installed, let offered):
             "the catalog offers map version \(offered), older than the installed \(installed); refused (updates never go back)"
         case .meteredNetworkDisallowed(let regions):
@@ -101,8 +109,9 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
         case .noCatalogURL: "no catalog URL is known for this storage; pass --catalog URL (or setCatalogURL / Options.catalogURL)"
         case .updateRequired(let store, let catalog):
             "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"
+        case .busy(let operation, let reason): "\(operation) cannot run now: \(reason)"
         case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
-        case .cancelled: "cancelled"
+        case .cancelled: "cancelled; start the operation again to continue (fetched bytes are kept unless a download was cancelled)"
         case .outOfSpace(let storage, let path, let code):
             "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
                 + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
@@ -115,6 +124,9 @@ public enum MapStoreError: Error, Sendable, CustomStringConvertible {
         case .catalogExpired(let url, let expires): "catalog \(url): \(CatalogTrustError.expired(expires: expires))"
         }
     }
+
+    /// The message (`LocalizedError`): what failed, where, and what to do.
+    public var errorDescription: String? { description }
 
     /// The store's case for a catalog refused by its signature check.
     static func catalogRefused(_ error: CatalogTrustError, url: URL) -> MapStoreError {

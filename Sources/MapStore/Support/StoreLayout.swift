@@ -17,6 +17,10 @@ struct StoreLayout: Sendable {
     var state: String { root + "/" + StoreLayout.stateFileName }
     /// The state database's file name.
     static let stateFileName = "state.sqlite"
+    /// The download cache's folder name (fetched and partial bundles).
+    static let downloadsFolderName = "downloads"
+    /// The kept catalog's file name (the installed map version's catalog).
+    static let catalogFileName = "catalog.json"
     /// This process's staging folder for installs, moves and repairs.
     var staging: String { StagingArea(for: "", kind: .staging, in: root).path }
 

@@ -17,9 +17,9 @@ extension StoreCore {
     var nextFolder: String { layout.root + "/" + StoreCore.nextFolderName }
     var oldFolder: String { layout.root + "/" + StoreCore.oldFolderName }
     /// Bundles fetched for updates and downloads, with partial files for resuming.
-    var downloadFolder: String { layout.root + "/downloads" }
+    var downloadFolder: String { layout.root + "/" + StoreLayout.downloadsFolderName }
     /// The catalog of the installed map version, kept for region listings and downloads.
-    var keptCatalogPath: String { layout.root + "/catalog.json" }
+    var keptCatalogPath: String { layout.root + "/" + StoreLayout.catalogFileName }
 
     /// What a transition installs.
     struct TransitionTarget {
@@ -95,7 +95,7 @@ extension StoreCore {
             try state.markPending(.transition(TransitionRecord(kind: kind, imageID: "", mapVersion: "", states: [:], meta: [:])))
             CrashPoint.reach("\(kind).afterMark")
             target = try build(staging + "/" + ImageManifest.storeFolder)
-            CrashPoint.reach("\(kind).midStaging")
+            CrashPoint.reach("\(kind).midStaging", storage: layout.root)
             let newBundles = Set(target.archives.keys)
             let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             let linked = target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 }
@@ -110,7 +110,7 @@ extension StoreCore {
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
                 // Before the switch: a cache newer than the store is harmless, an older one is not.
-                try cache().reset(mapVersion: target.manifest.mapVersion)
+                try caches.with { try $0.reset(mapVersion: target.manifest.mapVersion) }
                 CrashPoint.reach("\(kind).afterCacheReset")
             }
         } catch {
@@ -189,6 +189,10 @@ extension StoreCore {
     func localFailure(_ error: any Error, regions: [RegionID]) -> any Error {
         if let file = error as? FileError {
             return MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: nil, reason: file.description)
+        }
+        if let database = error as? SQLiteError {
+            // SQLITE_FULL: the state database could not grow (its journal included): the disk is full.
+            return MapStoreError.local(path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
         }
         return error
     }

@@ -21,10 +21,12 @@ enum CatalogLoader {
 
     /// The catalog's bytes and its signature's (nil when the server has none: 404 or no file), not decoded.
     static func fetchSigned(_ url: URL) async throws -> (catalog: Data, signature: Data?) {
-        try await BlockingPool.run {
-            let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
-            return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
-        }
+        try await BlockingPool.run { try fetchSignedBlocking(url) }
+    }
+
+    static func fetchSignedBlocking(_ url: URL) throws -> (catalog: Data, signature: Data?) {
+        let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
+        return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
     }
 
     private static func missing(_ url: URL, what: String) -> MapStoreError {

@@ -10,9 +10,14 @@ extension MapStore {
     /// The catalog at `url`, decoded; refused with a `MapStoreError.catalog…` case when trusted keys
     /// are configured and its signature does not hold. Without trusted keys, unsigned catalogs are used as before.
     func loadCatalog(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
+        try await BlockingPool.run { [self] in try loadCatalogBlocking(url) }
+    }
+
+    /// `loadCatalog` on the calling thread (for `open`, which is synchronous).
+    func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
         let configured = options.trustedPublicKeys
-        guard !configured.isEmpty else { return try await CatalogLoader.load(url) }
-        let (bytes, signature) = try await CatalogLoader.fetchSigned(url)
+        guard !configured.isEmpty else { return try CatalogLoader.loadBlocking(url) }
+        let (bytes, signature) = try CatalogLoader.fetchSignedBlocking(url)
         let now = options.now()
         let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         let source = CatalogSignature.url(beside: url).absoluteString

@@ -36,7 +36,7 @@ enum VerifyCommand {
         let result = try MapStore.verifyInstalled(storage: path, full: full, trustedPublicKeys: trusted)
         if terminal.json {
             for problem in result.problems {
-                terminal.event(["event": "problem", "kind": problem.kind, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
+                terminal.event(["event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
             }
             terminal.event(["event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count])
         } else {

@@ -1,0 +1,21 @@
+import MapFormat
+
+/// What `MapStore.events()` reports, store-wide: every download task's and every update's changes.
+public enum StoreEvent: Sendable {
+    /// A region changed state (downloading, paused, completed, outdated, available after a cancel, …).
+    case regionStateChanged(RegionID, RegionState)
+    /// Bytes of a region being downloaded (with its descendants) on the device so far, of `totalBytes`.
+    case progress(RegionID, receivedBytes: Int64, totalBytes: Int64)
+    /// An update's progress (all regions together).
+    case updateProgress(UpdateProgress)
+    /// A download task installed these regions.
+    case downloadFinished([RegionID])
+    /// A download task failed (fetched bytes are kept: the regions are paused).
+    case downloadFailed([RegionID], MapStoreError)
+    /// An update installed this map version.
+    case updateFinished(MapVersion)
+    /// An update failed; the installed version stays.
+    case updateFailed(MapStoreError)
+    /// The catalog regions on offer changed (a catalog of the installed version was kept).
+    case availableRegionsChanged
+}

@@ -1,0 +1,31 @@
+import MapFormat
+import Synchronization
+
+/// Observation: one store-wide event stream for any number of consumers, and progress by polling.
+extension MapStore {
+    /// A new stream of every store event from now on (region states, download progress, downloads and
+    /// updates finished or failed, the regions on offer changing). Each call returns a stream of its own;
+    /// several consumers each see every event. Stop consuming (or cancel the consuming task) to end it.
+    public func events() -> AsyncStream<StoreEvent> { broadcaster.stream() }
+
+    /// The latest progress of a region being downloaded or paused (with its descendants); nil when none is under way.
+    public func progress(of region: RegionID) -> RegionProgress? { regionProgress.withLock { $0[region] } }
+
+    /// Passes a download task's event on to the store's consumers and the progress table.
+    func forward(_ event: DownloadEvent, of task: DownloadTask) {
+        switch event {
+        case .stateChanged(let id, let state):
+            // A paused region keeps its bytes so far; an installed or cancelled one has no progress.
+            if state == .completed || state == .available { regionProgress.withLock { _ = $0.removeValue(forKey: id) } }
+            broadcaster.send(.regionStateChanged(id, state))
+        case .progress(let id, let received, let total):
+            regionProgress.withLock { $0[id] = RegionProgress(receivedBytes: received, totalBytes: total) }
+            broadcaster.send(.progress(id, receivedBytes: received, totalBytes: total))
+        case .completed(let ids):
+            regionProgress.withLock { table in for id in ids { table[id] = nil } }
+            broadcaster.send(.downloadFinished(ids))
+        case .failed(let error):
+            broadcaster.send(.downloadFailed(task.regions, error))
+        }
+    }
+}

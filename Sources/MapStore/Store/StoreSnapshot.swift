@@ -1,0 +1,41 @@
+import MapFormat
+
+/// The installed state readers see: published by every write when it ends, read without waiting for
+/// a write in progress (a reader copies a reference under a lock held only for that copy).
+struct StoreSnapshot: Sendable {
+    /// The storage folder.
+    var root: String
+    /// The committed map version and image id; nil when nothing is installed.
+    var mapVersion: MapVersion?
+    var imageID: String?
+    /// The image's language (names fall back to it).
+    var language: String?
+    /// Installed region rows.
+    var regions: [StoredRegion]
+    /// Store-relative paths of the installed regions' files.
+    var files: Set<String>
+
+    /// Nothing installed at `root`.
+    static func empty(root: String) -> StoreSnapshot {
+        StoreSnapshot(root: root, mapVersion: nil, imageID: nil, language: nil, regions: [], files: [])
+    }
+
+    /// Installed regions with names in `language` (BCP 47), falling back to the base language, the
+    /// region's own name, the image's language, English, then the id.
+    func installedRegions(language: String?) -> [InstalledRegion] {
+        guard let mapVersion else { return [] }
+        var candidates: [String] = []
+        if let language {
+            candidates.append(language)
+            if let base = language.split(separator: "-").first.map(String.init), base != language { candidates.append(base) }
+        }
+        return regions.map { region in
+            let name = candidates.lazy.compactMap { region.names[$0] }.first
+                ?? (region.name.isEmpty ? nil : region.name)
+                ?? self.language.flatMap { region.names[$0] }
+                ?? region.names["en"] ?? region.id.rawValue
+            return InstalledRegion(id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
+                                   state: region.state, mapVersion: mapVersion)
+        }
+    }
+}

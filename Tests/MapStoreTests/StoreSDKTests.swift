@@ -1,0 +1,309 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import Synchronization
+import TestSupport
+import Testing
+
+/// Issue 18's reproduced problems: what an app hits when it puts MapStore behind its UI.
+@Suite struct StoreSDKTests {
+    /// A download of `europe/li` paused once bytes arrived, with what its events said so far.
+    final class PausedDownload: Sendable {
+        let task: DownloadTask
+        let events = Mutex<[DownloadEvent]>([])
+        let watcher: Mutex<Task<Void, Never>?> = Mutex(nil)
+        init(task: DownloadTask) { self.task = task }
+    }
+
+    /// Starts a download of `europe/li` that trickles (first request only) and pauses it once bytes arrived.
+    static func pausedDownload(_ store: MapStore, storage: String) async throws -> PausedDownload {
+        let task = try store.download(regions: ["europe/li"])
+        let paused = PausedDownload(task: task)
+        let watcher = Task { for await event in task.events { paused.events.withLock { $0.append(event) } } }
+        paused.watcher.withLock { $0 = watcher }
+        #expect(await eventually(60) { partialBytes(storage) > 0 })
+        task.pause()
+        #expect(await eventually(60) {
+            paused.events.withLock { $0.contains { if case .stateChanged(_, .paused) = $0 { true } else { false } } }
+        })
+        return paused
+    }
+
+    // MARK: moveData carries everything the store owns
+
+    @Test func moveDataCarriesTheCatalogAndPausedDownloadsAndMovesBack() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-move.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        try await store.setCatalogURL(server.url(name))
+        let task = try await StoreSDKTests.pausedDownload(store, storage: device.storage).task
+        let available = try store.availableRegions()
+        #expect(available.first { $0.id == "europe/li" }?.state == .paused)
+        let fetched = partialBytes(device.storage)
+
+        let moved = device.folder.join("moved")
+        try store.moveData(to: moved)
+        #expect(try store.availableRegions() == available)
+        #expect(partialBytes(moved) == fetched)
+        let left = try DirectoryWalker.entries(of: device.storage)
+        #expect(left.isEmpty, "\(left)")
+
+        try store.moveData(to: device.storage)
+        #expect(store.storage == FileSystem.absolute(device.storage))
+        #expect(try store.availableRegions() == available)
+        #expect(partialBytes(device.storage) == fetched)
+        task.resume()
+        try await task.wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+    }
+
+    @Test func moveDataWaitsForNoFetchAndSaysSo() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let task = try store.download(regions: ["europe/li"])
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
+        let failure: (any Error)? = { () -> (any Error)? in
+            do { try store.moveData(to: device.folder.join("moved")); return nil } catch { return error }
+        }()
+        if case .busy(let operation, let reason)? = failure as? MapStoreError {
+            #expect(operation == "moveData" && reason.contains("pause"), "\(reason)")
+        } else {
+            Issue.record("moveData during a download: \(String(describing: failure))")
+        }
+        #expect(!FileSystem.exists(device.folder.join("moved/store")))
+        task.cancel()
+        _ = try? await task.wait()
+        try store.moveData(to: device.folder.join("moved"))
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+    }
+
+    // MARK: a paused task learns that another one installed its regions
+
+    @Test func pausedTaskWaitReturnsWhenAnotherTaskCompletesTheRegion() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-twice.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        try await store.setCatalogURL(server.url(name))
+        let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
+        try await store.download(regions: ["europe/li"]).wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        let task = paused.task
+        // A waiter that never returns must fail the test, not hang the suite: it waits in a task of its own.
+        let waited = Mutex(false)
+        Task { try? await task.wait(); waited.withLock { $0 = true } }
+        let returned = await eventually(30) { waited.withLock { $0 } }
+        #expect(returned, "the paused task's wait() did not return after another task installed its region")
+        guard returned else { return }
+        await paused.watcher.withLock { $0 }?.value
+        let last = paused.events.withLock { $0.last }
+        if case .completed(let ids)? = last { #expect(ids == ["europe/li"]) } else { Issue.record("last event \(String(describing: last))") }
+    }
+
+    // MARK: repair after a download or an update
+
+    @Test func repairAfterADownloadRestoresImageFilesFromTheImageAndDownloadedOnesByDigest() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let nginx = try NginxServer(root: DownloadTests.catalogFolder)
+        defer { nginx.stop() }
+        let device = Device()
+        let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        var options = MapStore.Options()
+        options.catalogURL = catalog
+        let image = StoreFixture.shared.image(archive: false)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: image, options: options)
+        try await store.setCatalogURL(catalog)
+        try await store.download(regions: ["europe/li"]).wait()
+
+        let shipped = try #require(try StoreFixture.shared.manifest().files.first)
+        let li = try DownloadTests.bundle(of: "europe/li")
+        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
+        try flipBit(in: device.storage + "/store/" + shipped.path)
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
+        #expect(try store.verify(full: true).count == 2)
+
+        let reopened = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: image, options: options)
+        let report = try await offPool { try reopened.repair() }
+        #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
+        #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
+        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+
+        // A verified archive in the storage's download cache (a paused or failed download left it) serves without the network.
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
+        let cached = device.storage + "/downloads/sha256/" + li.digest.hex.prefix(2) + "/" + li.digest.hex
+        try FileManager.default.createDirectory(atPath: FileSystem.parent(cached), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: DownloadTests.catalogFolder + li.path, toPath: cached)
+        let requests = nginx.requests(path: li.path)
+        let again = try await offPool { try reopened.repair() }
+        #expect(again.actions == [.restoredFiles(count: 1, from: .downloadCache)], "\(again.actions)")
+        #expect(nginx.requests(path: li.path) == requests)
+        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+    }
+
+    @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let store = try await offPool { try device.open(image: fixture.image) }
+        try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let changed = Set(try fixture.changedBundles().keys)
+        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let unchanged = try #require(manifest.files.first { !changed.contains($0.bundle) })
+        let updated = try #require(manifest.files.first { changed.contains($0.bundle) })
+        try flipBit(in: device.storage + "/store/" + unchanged.path)
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + updated.path)
+
+        let report = try await offPool { try device.open(image: fixture.image).repair() }
+        #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
+        #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+    }
+
+    // MARK: regions to download right after the first start, also while an update is pending
+
+    @Test func regionsAreOfferedAfterInstallAndDownloadableWhileAnUpdateIsPending() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let site = TemporaryFolder("sdk-site")
+        try FileManager.default.copyItem(atPath: DownloadTests.catalogFolder, toPath: site.join("cat"))
+        let nginx = try NginxServer(root: site.join("cat"))
+        defer { nginx.stop() }
+        let device = Device()
+        let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        var options = MapStore.Options()
+        options.catalogURL = catalog
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
+
+        // The server moves on to a newer map version (same bundles): the installed version's regions stay downloadable.
+        var newer = try DownloadTests.catalog()
+        newer.mapVersion = MapVersion(newer.mapVersion.rawValue + ".1")
+        try CanonicalJSON.encode(newer).write(to: URL(fileURLWithPath: site.join("cat/catalog.json")))
+        #expect(try await store.checkForUpdate().status == .oldData)
+        try await store.download(regions: ["europe/li"]).wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+    }
+
+    // MARK: readers never wait for a writer
+
+    @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
+        let fixture = try await UpdateFixture.ready(), device = Device()
+        let store = try await offPool { try device.open(image: fixture.image) }
+        let shipped = try #require(try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files.first)
+        let root = FileSystem.absolute(device.storage)
+        let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        CrashPoint.pauseHook.withLock {
+            $0 = { name, storage in
+                guard storage == root, name == "update.midStaging" else { return }
+                reached.signal()
+                release.wait()
+            }
+        }
+        defer { CrashPoint.pauseHook.withLock { $0 = nil } }
+        let update = Task { try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion)) }
+        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        try #require(held, "the update never reached update.midStaging")
+
+        // The update holds still inside its transition; readers on a thread of their own must answer
+        // before it is released (a reader stuck behind it is given 30 s, then the update goes on).
+        let answered = DispatchSemaphore(value: 0)
+        let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
+        Thread {
+            let path = try? store.path(of: shipped.path), regions = (try? store.regions().count) ?? -1, version = store.mapVersion
+            // The map cache is the hottest reader of all: it has a lock of its own.
+            _ = try? store.cachedData(for: "tiles/1/2/3")
+            _ = try? store.computeCacheSize()
+            answers.withLock { $0 = (path, regions, version) }
+            answered.signal()
+        }.start()
+        let inTime = try await offPool { answered.wait(timeout: .now() + 30) == .success }
+        release.signal()
+        try await update.value
+        #expect(inTime, "a reader waited for the update")
+        let seen = answers.withLock { $0 }
+        #expect(seen?.path == root + "/store/" + shipped.path)
+        #expect(seen?.regions == fixture.manifestRegionCount)
+        #expect(seen?.version == UpdateFixture.oldVersion)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+    }
+
+    // MARK: typed errors at the boundary
+
+    @Test func failuresBelowArriveAsMapStoreErrorsThatSayWhatToDo() throws {
+        let device = Device()
+        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let blocker = device.folder.join("blocker")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
+        let failure: (any Error)? = { () -> (any Error)? in
+            do { try store.setStoragePath(blocker + "/storage"); return nil } catch { return error }
+        }()
+        let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
+        #expect(error.category == .local)
+        #expect(error.errorDescription?.contains(blocker) == true, "\(error)")
+        #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
+        #expect(store.storage == FileSystem.absolute(device.storage))
+        #expect(try store.verify(full: false).isEmpty)
+    }
+
+    // MARK: one store-wide event stream, several consumers; progress by polling
+
+    @Test func everyConsumerOfTheStoreEventsSeesADownloadAndProgressCanBePolled() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let consumers = (0..<2).map { _ in
+            let events = store.events()
+            return Task { () -> [StoreEvent] in
+                var seen: [StoreEvent] = []
+                for await event in events {
+                    seen.append(event)
+                    if case .downloadFinished = event { break }
+                }
+                return seen
+            }
+        }
+        let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
+        let polled = try #require(store.progress(of: "europe/li"))
+        #expect(polled.receivedBytes > 0 && polled.receivedBytes < polled.totalBytes)
+        paused.task.resume()
+        try await paused.task.wait()
+        #expect(store.progress(of: "europe/li") == nil)
+        for consumer in consumers {
+            let seen = await consumer.value
+            let states = seen.compactMap { event -> RegionState? in
+                if case .regionStateChanged("europe/li", let state) = event { state } else { nil }
+            }
+            #expect(states == [.downloading, .paused, .downloading, .completed], "\(seen)")
+            #expect(seen.contains { if case .progress("europe/li", let got, let total) = event(of: $0) { got > 0 && got <= total } else { false } })
+            if case .downloadFinished(let ids)? = seen.last { #expect(ids == ["europe/li"]) } else { Issue.record("\(seen)") }
+        }
+    }
+}
+
+/// `event` itself (lets a pattern in a closure name the enum's cases).
+private func event(of event: StoreEvent) -> StoreEvent { event }
