@@ -165,8 +165,8 @@ class PowerCutFS(pyfuse3.Operations):
             setattr(entry, field, getattr(st, field))
         entry.st_ino = node_id
         entry.generation = 0
-        entry.entry_timeout = 0
-        entry.attr_timeout = 0
+        entry.entry_timeout = 60  # every change goes through this process, so the kernel may cache
+        entry.attr_timeout = 60
         return entry
 
     def _node_for(self, rel, st):
@@ -495,7 +495,6 @@ class PowerCutFS(pyfuse3.Operations):
     async def fsync(self, fh, datasync):
         if self.frozen:
             raise pyfuse3.FUSEError(errno.EIO)
-        os.fsync(fh)
         node = self.nodes[self.fh_node[fh]]
         size = os.fstat(fh).st_size
         node.durable = os.pread(fh, size, 0)
@@ -654,7 +653,6 @@ class PowerCutFS(pyfuse3.Operations):
                     made[child_id] = path
 
         materialize(ROOT, '', {ROOT})
-        os.sync()
         return summary
 
 
@@ -703,6 +701,8 @@ def main():
     parser.add_argument('--cut-after-op', type=int, default=None)
     parser.add_argument('--status', default=None)
     options = parser.parse_args()
+    # A parent may have blocked signals (a test runner's threads do); the control channel needs them.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     fs = PowerCutFS(options.backing, options)
     fs.cut = False
     fuse_options = set(pyfuse3.default_options)

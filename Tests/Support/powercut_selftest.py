@@ -7,6 +7,7 @@ Prints `skip: …` and exits 77 when FUSE cannot be mounted here.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,11 +29,14 @@ class Mount:
         if os.path.exists(self.status_path):
             os.unlink(self.status_path)
         self.process = subprocess.Popen(['/usr/bin/python3', FS, self.backing, self.mount, '--status', self.status_path,
-                                         *map(str, args)], stderr=subprocess.PIPE)
-        deadline = time.time() + 10
+                                         *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 120  # a loaded machine starts Python slowly
         while not self.status().get('mounted'):
             if self.process.poll() is not None or time.time() > deadline:
-                raise RuntimeError('mount failed: ' + self.process.stderr.read().decode(errors='replace')[-2000:])
+                self.process.kill()
+                _, err = self.process.communicate()
+                subprocess.run(['fusermount3', '-u', '-q', self.mount], stderr=subprocess.DEVNULL)
+                raise RuntimeError('mount failed: ' + err.decode(errors='replace')[-2000:])
             time.sleep(0.02)
 
     def status(self):
@@ -44,17 +48,20 @@ class Mount:
 
     def _end(self, signum):
         self.process.send_signal(signum)
-        _, err = self.process.communicate(timeout=60)
+        try:
+            _, err = self.process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            subprocess.run(['fusermount3', '-u', '-q', self.mount], stderr=subprocess.DEVNULL)
+            raise
         if self.process.returncode != 0:
             raise RuntimeError('powercut_fs failed: ' + err.decode(errors='replace')[-2000:])
         return self.status()
 
     def cut(self):
-        import signal
         return self._end(signal.SIGUSR1)
 
     def stop(self):
-        import signal
         return self._end(signal.SIGTERM)
 
     def path(self, rel):
@@ -214,6 +221,7 @@ def fuse_available():
 
 
 def main():
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     if not fuse_available():
         print('skip: FUSE cannot be mounted here (/dev/fuse or fusermount3 missing)')
         return 77
