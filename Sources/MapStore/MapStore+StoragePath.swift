@@ -14,7 +14,7 @@ extension MapStore {
         try core.withLock { core throws -> StoreStatus in
             core.layout = StoreLayout(root: FileSystem.absolute(path))
             core.state = nil
-            try FileSystem.makeDirectories(core.layout.root)
+            try FileSystem.makeDirectoriesDurably(core.layout.root)
             return core.diagnose()
         }
     }

@@ -72,6 +72,17 @@ package enum FileSystem {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
     }
 
+    /// Creates `path` and missing parents (mode 0755) and fsyncs the parent of each folder it created,
+    /// so the new folders survive power loss (a storage or cache root whose own name is lost takes
+    /// everything inside it along, fsynced or not).
+    package static func makeDirectoriesDurably(_ path: String) throws(FileError) {
+        if isDirectory(path) { return }
+        let parent = parent(path)
+        if parent != path, parent != ".", !isDirectory(parent) { try makeDirectoriesDurably(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        try syncDirectory(parent)
+    }
+
     /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
     package static func syncDirectory(_ path: String) throws(FileError) {
         try sync(path, options: [.directory, .followLinks])
