@@ -1,14 +1,15 @@
 # mappack — make demo · make test · make bench · make deps
 SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
-                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 openssl
+                pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 openssl \
+                fuse3 python3-pyfuse3
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
 DEMO_SOURCE := Output/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := Output/demo-world/$(DEMO_VERSION)
 
-.PHONY: deps build demo test portable bench fuzz man clean
+.PHONY: deps build demo test portable powercut bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -36,6 +37,14 @@ demo: build
 test: deps portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
+
+## powercut: the whole power-cut crash matrix on the FUSE filesystem (Tests/Support/powercut_*.py; not part
+##   of test, which runs a sampled subset); prints cut points tried, states checked, failures
+powercut: deps
+	swift build $(SWIFT_FLAGS) --product mappack
+	swift build $(SWIFT_FLAGS) --product demo-world
+	/usr/bin/python3 Tests/Support/powercut_selftest.py
+	/usr/bin/python3 Tests/Support/powercut_matrix.py --bin .build/debug $(POWERCUT)
 
 ## portable: MapStore built with the non-Linux fallbacks forced on (see ARCHITECTURE.md, Portability)
 portable:

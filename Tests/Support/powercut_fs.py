@@ -20,8 +20,9 @@ The durability model (deliberately simple; everything below is per this process'
 * File data: a file's durable content is its content as of its last fsync/fdatasync (a new file
   starts durable-empty). Writes, truncates and O_TRUNC opens after that are not durable.
 * Metadata operations (create, mkdir, symlink, link, unlink, rmdir, rename) are kept in a log.
-  An operation is durable once every folder it changes has been fsynced after it (a rename
-  between two folders needs both). Folder fsyncs made before an operation do not cover it.
+  An operation is durable once the folder it changes has been fsynced after it; a rename, once the
+  folder that gets the new name has (journaling filesystems commit a rename as one transaction,
+  old name and new together). Folder fsyncs made before an operation do not cover it.
 * `ordered` (default; like ext4 data=ordered): a durability event (any fsync) commits the
   journal, so every metadata operation logged before it is durable too. At the cut a seed picks a
   point in time: non-durable metadata operations logged before it survive (a prefix, in order),
@@ -420,8 +421,7 @@ class PowerCutFS(pyfuse3.Operations):
         if replaced is not None:
             replaced.paths.discard(new)
         self._move_paths(node, old, new)
-        self._log('rename', (parent_inode_old, name_old, parent_inode_new, name_new, node.id),
-                  {parent_inode_old, parent_inode_new})
+        self._log('rename', (parent_inode_old, name_old, parent_inode_new, name_new, node.id), [parent_inode_new])
         self._after_op()
 
     def _move_paths(self, node, old, new):

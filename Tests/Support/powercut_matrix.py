@@ -49,6 +49,24 @@ class Failure(Exception):
     pass
 
 
+class BindMount:
+    """The surviving backing folder mounted again at the mount point (a bind mount as root, else
+    powercut_fs without a cut): the store sees the paths it was given, and nothing more is recorded."""
+
+    def __init__(self, root):
+        self.mount = os.path.join(root, 'mount')
+        self.fuse = None
+        if os.getuid() != 0 or subprocess.run(['mount', '--bind', os.path.join(root, 'backing'), self.mount],
+                                              stderr=subprocess.DEVNULL).returncode != 0:
+            self.fuse = Mount(root)
+
+    def stop(self):
+        if self.fuse:
+            self.fuse.stop()
+        else:
+            subprocess.run(['umount', self.mount], check=True)
+
+
 class Matrix:
     def __init__(self, options):
         self.options = options
@@ -77,7 +95,7 @@ class Matrix:
 
     def fixture(self):
         """Two published demo-world versions and a preinstall image (folder + .tar.zst) of the first."""
-        root = os.path.join(self.work, 'fixture')
+        root = self.options.fixture or os.path.join(self.work, 'fixture')
         self.image = os.path.join(root, 'out', 'pc-' + OLD)
         self.archive = self.image + '.tar.zst'
         self.catalog = {v: 'file://' + os.path.join(root, 'served', 'cat-' + v, 'catalog.json') for v in (OLD, NEW)}
@@ -251,6 +269,10 @@ class Matrix:
                 raise Failure('%s after repair: %s%s' % (location, status.stdout[-800:], status.stderr[-800:]))
         if len(usable) != 1:
             raise Failure('usable stores after repair: %r (expected exactly one)' % usable)
+        if scenario.startswith('install'):
+            entries = self.cache_entries(usable[0], cache)
+            if entries != self.seed_entries:
+                raise Failure('cache holds %r entries after repair, the seed %r' % (entries, self.seed_entries))
         after = self.store_files(usable[0])
         version = json.loads([l for l in self.store('status', usable[0], cache, '--json').stdout.splitlines()
                               if l.startswith('{')][-1]).get('mapVersion')
@@ -267,7 +289,11 @@ class Matrix:
         key = (scenario, digest, finished is not None)
         if key in self.states:
             return
-        remount = Mount(run_root)
+        if self.options.keep_work:  # the surviving state as it was before the checks (repair changes it)
+            kept = os.path.join(self.work, 'failed-%d' % (len(self.failures) + 1))
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(os.path.join(run_root, 'backing'), kept, symlinks=True)
+        remount = BindMount(run_root)
         try:
             self.check_state(scenario, remount.mount, remount.mount + '/cache', before, finished)
             self.states[key] = None
@@ -275,9 +301,6 @@ class Matrix:
             self.states[key] = str(failure)
             self.failures.append('%s %s: %s' % (scenario, label, failure))
             print('FAIL %s %s: %s' % (scenario, label, failure), flush=True)
-            if self.options.keep_work:
-                kept = os.path.join(self.work, 'failed-%d' % len(self.failures))
-                shutil.copytree(os.path.join(run_root, 'backing'), kept, symlinks=True)
         except subprocess.TimeoutExpired as timeout:
             self.failures.append('%s %s: timeout %s' % (scenario, label, timeout))
             print('FAIL %s %s: timeout %s' % (scenario, label, timeout), flush=True)
@@ -289,10 +312,11 @@ class Matrix:
     def points(self, syncs, ops):
         """Cut points: after every durability event, plus evenly spread mutating operations between."""
         sync_points = list(range(1, syncs + 1))
+        if self.options.last_syncs:
+            return [('--cut-after-sync', n) for n in sync_points[-self.options.last_syncs:]]
         op_points = sorted({max(1, ops * i // 8) for i in range(1, 8)})
         if self.options.sample:
-            sync_points = sorted({max(1, syncs * i // 4) for i in range(1, 4)} | {syncs})
-            op_points = op_points[3:4]
+            return [('--cut-after-sync', max(1, syncs // 2))]
         elif self.options.max_sync_points and len(sync_points) > self.options.max_sync_points:
             step = len(sync_points) / self.options.max_sync_points
             sync_points = sorted({sync_points[int(i * step)] for i in range(self.options.max_sync_points)} | {syncs})
@@ -327,9 +351,11 @@ def main():
     parser.add_argument('--bin', default='.build/debug')
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
     parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,delete,move')
-    parser.add_argument('--max-sync-points', type=int, default=30, help='per scenario, spread evenly (0: all)')
+    parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
                         help='only the cut right after the operation returned (what it did must all be durable)')
+    parser.add_argument('--last-syncs', type=int, default=0, help='only cuts after each of the last N durability events')
+    parser.add_argument('--fixture', default=None, help='folder for the images and catalogs, reused when ready')
     parser.add_argument('--work', default=None)
     parser.add_argument('--keep-work', action='store_true')
     options = parser.parse_args()
