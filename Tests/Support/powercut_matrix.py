@@ -5,7 +5,8 @@ at every durability event (and points between), then the surviving state is remo
     powercut_matrix.py [--bin .build/debug] [--sample] [--scenarios a,b] [--work DIR] [--keep-work]
 
 For each scenario (first-start install from an image folder and from a .tar.zst, with its
-cache-seed import; update to a newer catalog; run-time download; delete; move) a clean run on the
+cache-seed import; update to a newer catalog; run-time download; delete; move; and `mappack build`,
+whose finished-looking outputs must verify or be absent) a clean run on the
 mount counts durability events (fsync/fdatasync of files and folders) and mutating operations.
 Then for each cut point the operation runs again from the same starting state with the filesystem
 frozen right after that event (later changes fail with EIO, as if the machine were off), power is
@@ -98,6 +99,7 @@ class Matrix:
         root = self.options.fixture or os.path.join(self.work, 'fixture')
         self.image = os.path.join(root, 'out', 'pc-' + OLD)
         self.archive = self.image + '.tar.zst'
+        self.recipe = os.path.join(root, 'pc.yaml')
         self.catalog = {v: 'file://' + os.path.join(root, 'served', 'cat-' + v, 'catalog.json') for v in (OLD, NEW)}
         if os.path.exists(os.path.join(root, 'ready')):
             with open(os.path.join(root, 'ready')) as f:
@@ -168,6 +170,7 @@ class Matrix:
                                           'europe/li %r' % regions(r).get('europe/li'))),
             'delete': (installed, ('delete', ['europe/ch/zh']),
                        lambda r: expect('europe/ch/zh' not in regions(r), 'europe/ch/zh still listed')),
+            'build': (nothing, ('@build', []), lambda r: self.check_build(r)),  # absent is allowed: a build does not promise durability
             'move': (installed, ('move', ['--to', '@MOUNT@/moved']),
                      lambda r: expect(status(r, 'moved').get('status') == 'ok', 'moved store %r' % status(r, 'moved'))),
         }
@@ -186,7 +189,12 @@ class Matrix:
         verb, extra = self.scenarios()[scenario][1]
         extra = [a.replace('@MOUNT@', mount.mount) for a in extra]
         try:
-            result = self.store(verb, mount.mount + '/storage', mount.mount + '/cache', *extra, check=False, timeout=300)
+            if verb == '@build':
+                result = self.run('mappack', ['build', self.recipe, '--out', mount.mount + '/out', '--cache',
+                                              mount.mount + '/cache'], check=False, timeout=300)
+            else:
+                result = self.store(verb, mount.mount + '/storage', mount.mount + '/cache', *extra, check=False,
+                                    timeout=300)
         finally:
             fs = mount.cut() if '--cut' in cut_args else None
             if fs is None:
@@ -240,7 +248,38 @@ class Matrix:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
+    def check_build(self, mount_root, finished=False):
+        """Every finished-looking output (an image folder with its manifest, a .tar.zst) verifies, or
+        is absent; after a completed build both are there; a new run of the build succeeds."""
+        out = os.path.join(mount_root, 'out')
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        for name in names:
+            path = os.path.join(out, name)
+            if name.startswith('.'):
+                continue
+            if name.endswith('.tar.zst') or os.path.exists(os.path.join(path, 'manifest.json')):
+                verify = self.run('mappack', ['verify', path], check=False)
+                if verify.returncode != 0:
+                    raise Failure('build output %s looks finished but does not verify:\n%s%s'
+                                  % (name, verify.stdout[-1000:], verify.stderr[-1000:]))
+        if finished:
+            image = 'pc-' + OLD
+            for name in (image, image + '.tar.zst'):
+                if name not in names:
+                    raise Failure('finished operation not durable: build output %s missing (out holds %r)' % (name, names))
+            return
+        rebuild = ['build', self.recipe, '--out', out, '--cache', os.path.join(mount_root, 'cache')]
+        first = self.run('mappack', rebuild, check=False)
+        if first.returncode != 0:
+            # A cache entry the cut damaged fails one run with its name and is removed (README, Downloads).
+            if 'run the build again' not in first.stderr:
+                raise Failure('rebuild after the cut: exit %d\n%s' % (first.returncode, first.stderr[-1500:]))
+            self.run('mappack', rebuild)
+        self.check_build(mount_root, finished=True)
+
     def check_state(self, scenario, mount_root, cache, before, finished):
+        if scenario == 'build':
+            return finished(mount_root) if finished else self.check_build(mount_root)
         locations = ['storage', 'moved'] if scenario == 'move' else ['storage']
         for location in locations:
             self.integrity(os.path.join(mount_root, location))
@@ -350,6 +389,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--bin', default='.build/debug')
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
+    # `build` is not in the default list yet: a cut build can leave an image folder with a truncated
+    # manifest.json (the build does not fsync its outputs before publishing them); see issue 20.
     parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,delete,move')
     parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
