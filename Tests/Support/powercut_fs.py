@@ -28,6 +28,7 @@ The durability model (deliberately simple; everything below is per this process'
   point in time: non-durable metadata operations logged before it survive (a prefix, in order),
   later ones are lost; a file's non-durable data survives only when its last change came before
   that point, else the file holds its durable content.
+  With --keep 0 that point is the start: only what is durable survives.
 * `harsh`: only the explicit rules above make anything durable. Each non-durable metadata
   operation is kept or dropped independently (kept with probability --keep, default 0.5), and so
   is each file's non-durable data (kept whole, or back to its durable content).
@@ -552,7 +553,9 @@ class PowerCutFS(pyfuse3.Operations):
     def surviving_state(self):
         """The folder tree a disk could show after a power cut now: {node id: {name: node id}} and contents."""
         rng = random.Random(self.options.seed)
-        cutoff = rng.randint(0, self.seq) if self.options.model == 'ordered' else None
+        cutoff = None
+        if self.options.model == 'ordered':
+            cutoff = 0 if self.options.keep == 0 else rng.randint(0, self.seq)
         tables = {folder: dict(entries) for folder, entries in self.initial.items()}
         kept_ops = dropped_ops = 0
         for op in self.log:

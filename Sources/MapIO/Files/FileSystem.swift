@@ -83,6 +83,17 @@ package enum FileSystem {
         try syncDirectory(parent)
     }
 
+    /// fsyncs `path`: a regular file, or a folder with every regular file and folder below it (folders
+    /// deepest first, `path` last), so a tree written without syncs is on disk before a rename shows it.
+    package static func syncTree(_ path: String) throws(FileError) {
+        guard let info = try status(path) else { throw FileError("fsync", path, code: ENOENT) }
+        guard info.isDirectory else { return try syncFile(path) }
+        let entries = try DirectoryWalker.walk(path)
+        for entry in entries where entry.isRegular { try syncFile(path + "/" + entry.relativePath) }
+        for entry in entries.reversed() where entry.isDirectory { try syncDirectory(path + "/" + entry.relativePath) }
+        try syncDirectory(path)
+    }
+
     /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
     package static func syncDirectory(_ path: String) throws(FileError) {
         try sync(path, options: [.directory, .followLinks])
