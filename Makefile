@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium
+                minisign chromium fuse3 python3-pyfuse3
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
@@ -14,7 +14,7 @@ DEMO_SOURCE := $(DEMO_OUT)/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := $(DEMO_OUT)/demo-world/$(DEMO_VERSION)
 DEMO_STAMP := $(DEMO_OUT)/demo-world-$(DEMO_VERSION).stamp
 
-.PHONY: deps build demo demo-world test portable format format-check bench fuzz man clean
+.PHONY: deps build demo demo-world test portable powercut format format-check bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -63,6 +63,14 @@ format:
 	swift format format --in-place --recursive --parallel Package.swift Sources Tests
 format-check:
 	swift format lint --strict --recursive --parallel Package.swift Sources Tests
+
+## powercut: the whole power-cut crash matrix on the FUSE filesystem (Tests/Support/powercut_*.py; not part
+##   of test, which runs a sampled subset); prints cut points tried, states checked, failures
+powercut: deps
+	swift build $(SWIFT_FLAGS) --product mappack
+	swift build $(SWIFT_FLAGS) --product demo-world
+	/usr/bin/python3 Tests/Support/powercut_selftest.py
+	/usr/bin/python3 Tests/Support/powercut_matrix.py --bin .build/debug $(POWERCUT)
 
 ## portable: MapStore built with the non-Linux fallbacks forced on (see ARCHITECTURE.md, Portability)
 portable:

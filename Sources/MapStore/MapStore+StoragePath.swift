@@ -15,7 +15,7 @@ extension MapStore {
             try write { core throws -> StoreStatus in
                 // The folder first: when it cannot be made, the store stays where it was.
                 let layout = StoreLayout(root: FileSystem.absolute(path))
-                try FileSystem.makeDirectories(layout.root)
+                try FileSystem.makeDirectoriesDurably(layout.root)
                 core.layout = layout
                 core.state = nil
                 return core.diagnose()

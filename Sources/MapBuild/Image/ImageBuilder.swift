@@ -232,6 +232,9 @@ package struct ImageBuilder: Sendable {
 
         events(.phase("publish"))
         TestPause.reach("publish")
+        // Written without syncs (faster); on disk before a rename shows them, so a power cut leaves a
+        // finished-looking output that verifies, or none.
+        for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) }
         try options.gate.enterPublishing()
         for (output, entry) in staged {
             try ImageBuilder.replace(output.publishedName(imageName: imageName), with: entry, of: area)

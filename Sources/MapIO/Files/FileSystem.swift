@@ -72,6 +72,28 @@ package enum FileSystem {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
     }
 
+    /// Creates `path` and missing parents (mode 0755) and fsyncs the parent of each folder it created,
+    /// so the new folders survive power loss (a storage or cache root whose own name is lost takes
+    /// everything inside it along, fsynced or not).
+    package static func makeDirectoriesDurably(_ path: String) throws(FileError) {
+        if isDirectory(path) { return }
+        let parent = parent(path)
+        if parent != path, parent != ".", !isDirectory(parent) { try makeDirectoriesDurably(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        try syncDirectory(parent)
+    }
+
+    /// fsyncs `path`: a regular file, or a folder with every regular file and folder below it (folders
+    /// deepest first, `path` last), so a tree written without syncs is on disk before a rename shows it.
+    package static func syncTree(_ path: String) throws(FileError) {
+        guard let info = try status(path) else { throw FileError("fsync", path, code: ENOENT) }
+        guard info.isDirectory else { return try syncFile(path) }
+        let entries = try DirectoryWalker.walk(path)
+        for entry in entries where entry.isRegular { try syncFile(path + "/" + entry.relativePath) }
+        for entry in entries.reversed() where entry.isDirectory { try syncDirectory(path + "/" + entry.relativePath) }
+        try syncDirectory(path)
+    }
+
     /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
     package static func syncDirectory(_ path: String) throws(FileError) {
         try sync(path, options: [.directory, .followLinks])

@@ -10,7 +10,7 @@ final class MapCache {
 
     /// Opens or creates the cache database in `folder`.
     init(folder: String) throws {
-        try FileSystem.makeDirectories(folder)
+        try FileSystem.makeDirectoriesDurably(folder)
         path = folder + "/cache.sqlite"
         db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")

@@ -12,7 +12,7 @@ extension StateDatabase {
                            keys: try row["keys", as: String.self].split(separator: "\n").map(String.init))
     }
 
-    /// Records `seen` durably (`synchronous=FULL`), before the catalog is used.
+    /// Records `seen` durably (`synchronous=EXTRA`), before the catalog is used.
     func setSeenCatalog(_ seen: SeenCatalog) throws {
         try db.transaction {
             try db.execute("""

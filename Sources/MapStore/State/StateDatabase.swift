@@ -14,8 +14,10 @@ struct StoredRegion: Equatable {
 }
 
 /// `state.sqlite`: what is installed and what operation is under way. Rollback journal
-/// (`journal_mode=DELETE`) and `synchronous=FULL`, so a commit is on disk when it returns and
+/// (`journal_mode=DELETE`) and `synchronous=EXTRA`, so a commit is on disk when it returns and
 /// the file alone is the whole database (a move copies it and renames the copy into place).
+/// `EXTRA`, not `FULL`: a DELETE-mode commit is the journal's unlink, and only `EXTRA` fsyncs the
+/// folder after it; with `FULL` a power cut can bring the journal back and roll the commit back.
 final class StateDatabase {
     /// The `meta.format` this library writes and reads.
     static let format = "mapstore-state/1"
@@ -25,7 +27,7 @@ final class StateDatabase {
     /// Opens or creates the database at `path`.
     init(path: String) throws {
         db = try SQLiteDatabase(path: path)
-        try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;")
+        try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=EXTRA;")
         try db.execute("""
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS regions (id TEXT PRIMARY KEY, parent TEXT, name TEXT NOT NULL, names TEXT NOT NULL,

@@ -8,7 +8,7 @@ extension StoreCore {
     /// Installs `image` into the (empty) storage. On a refused image the storage is left empty.
     func install(_ image: PreinstalledImage, linkFiles: Bool) throws {
         do {
-            try FileSystem.makeDirectories(layout.root)
+            try FileSystem.makeDirectoriesDurably(layout.root)
             let state = try StateDatabase(path: layout.state)
             self.state = state
             try state.markPending(.install(imageID: image.path))

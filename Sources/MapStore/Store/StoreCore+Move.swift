@@ -17,7 +17,7 @@ extension StoreCore {
         try state.markPending(.move(to: destination.root))
         CrashPoint.reach("move.afterMark")
         let staging = destination.staging
-        try FileSystem.makeDirectories(destination.root)
+        try FileSystem.makeDirectoriesDurably(destination.root)
         try FileSystem.removeTree(staging)
         try FileSystem.makeDirectories(staging + "/" + ImageManifest.storeFolder)
         let files = try DirectoryWalker.walk(layout.store).filter(\.isRegular).map { (path: $0.relativePath, size: $0.size) }

@@ -1,0 +1,424 @@
+#!/usr/bin/python3
+"""The crash matrix under power loss: `mappack store` operations on a powercut_fs mount, power cut
+at every durability event (and points between), then the surviving state is remounted and checked.
+
+    powercut_matrix.py [--bin .build/debug] [--sample] [--scenarios a,b] [--work DIR] [--keep-work]
+
+For each scenario (first-start install from an image folder and from a .tar.zst, with its
+cache-seed import; update to a newer catalog; run-time download; delete; move; and `mappack build`,
+whose finished-looking outputs must verify or be absent) a clean run on the
+mount counts durability events (fsync/fdatasync of files and folders) and mutating operations.
+Then for each cut point the operation runs again from the same starting state with the filesystem
+frozen right after that event (later changes fail with EIO, as if the machine were off), power is
+cut under the `ordered` or `harsh` model (alternating, the seed is the cut index), and the state
+that survived is mounted again and checked:
+
+* `state.sqlite` (with its journal, as SQLite would find them) passes `PRAGMA integrity_check`;
+* `mappack store status` says `ok` only if `mappack store verify` (full) passes;
+* `mappack store repair --image IMAGE` succeeds and leaves a store that verifies in full and opens
+  `ok` with full validation (for a move: at exactly one of the two places);
+* no file of the store that verified before the operation is lost or changed (except what the
+  operation itself removes or replaces: a deleted region's files, an update's changed files);
+* a cut after the operation returned success keeps everything it did (the operation's outcome is
+  there before any repair).
+
+Prints `cut points tried: N, states checked: M, failures: F` (states: distinct surviving trees) and
+exits 1 on any failure, 77 (with `skip: …`) when FUSE cannot be mounted.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from powercut_selftest import Mount, fuse_available  # noqa: E402
+
+OLD = '2026.11.0'
+NEW = '2026.12.0'
+
+
+class Failure(Exception):
+    pass
+
+
+class BindMount:
+    """The surviving backing folder mounted again at the mount point (a bind mount as root, else
+    powercut_fs without a cut): the store sees the paths it was given, and nothing more is recorded."""
+
+    def __init__(self, root):
+        self.mount = os.path.join(root, 'mount')
+        self.fuse = None
+        if os.getuid() != 0 or subprocess.run(['mount', '--bind', os.path.join(root, 'backing'), self.mount],
+                                              stderr=subprocess.DEVNULL).returncode != 0:
+            self.fuse = Mount(root)
+
+    def stop(self):
+        if self.fuse:
+            self.fuse.stop()
+        else:
+            subprocess.run(['umount', self.mount], check=True)
+
+
+class Matrix:
+    def __init__(self, options):
+        self.options = options
+        self.bin = os.path.abspath(options.bin)
+        self.work = options.work or tempfile.mkdtemp(prefix='powercut-matrix-')
+        os.makedirs(self.work, exist_ok=True)
+        self.cuts = 0
+        self.states = {}
+        self.failures = []
+
+    # ---- tools ----
+
+    def run(self, tool, args, timeout=120, check=True):
+        result = subprocess.run([os.path.join(self.bin, tool), *args], capture_output=True, text=True, timeout=timeout,
+                                env={**os.environ, 'SOURCE_DATE_EPOCH': '1790000000'})
+        if check and result.returncode != 0:
+            raise Failure('%s %s: exit %d\n%s%s' % (tool, ' '.join(args), result.returncode, result.stdout[-1500:],
+                                                    result.stderr[-1500:]))
+        return result
+
+    def store(self, verb, storage, cache, *extra, check=True, timeout=120):
+        return self.run('mappack', ['store', verb, *extra, '--storage', storage, '--cache', cache], check=check,
+                        timeout=timeout)
+
+    # ---- fixture ----
+
+    def fixture(self):
+        """Two published demo-world versions and a preinstall image (folder + .tar.zst) of the first."""
+        root = self.options.fixture or os.path.join(self.work, 'fixture')
+        self.image = os.path.join(root, 'out', 'pc-' + OLD)
+        self.archive = self.image + '.tar.zst'
+        self.recipe = os.path.join(root, 'pc.yaml')
+        self.catalog = {v: 'file://' + os.path.join(root, 'served', 'cat-' + v, 'catalog.json') for v in (OLD, NEW)}
+        if os.path.exists(os.path.join(root, 'ready')):
+            with open(os.path.join(root, 'ready')) as f:
+                self.seed_entries = int(f.read())
+            return
+        shutil.rmtree(root, ignore_errors=True)
+        for version in (OLD, NEW):
+            self.run('demo-world', ['--out', os.path.join(root, 'src-' + version), '--only', 'europe/ch,europe/li',
+                                    '--scale', '0.02', '--map-version', version, '--base-version', OLD,
+                                    '--change-fraction', '0.3'])
+            self.run('mappack', ['publish', os.path.join(root, 'src-' + version), '--out',
+                                 os.path.join(root, 'served', 'cat-' + version)])
+        recipe = os.path.join(root, 'pc.yaml')
+        with open(recipe, 'w') as f:
+            f.write('name: pc\ncatalog: %s\nmapVersion: %s\nregions:\n  include: [europe/ch]\n'
+                    'cacheSeed:\n  include: [world]\n  maxBytes: 64 MiB\noutput:\n  formats: [directory, tar.zst]\n'
+                    % (self.catalog[OLD][len('file://'):], OLD))
+        self.run('mappack', ['build', recipe, '--cache', os.path.join(root, 'cache'), '--out', os.path.join(root, 'out')])
+        reference = os.path.join(root, 'reference')
+        self.store('install', reference + '/storage', reference + '/cache', '--image', self.image)
+        self.seed_entries = self.cache_entries(reference + '/storage', reference + '/cache')
+        with open(os.path.join(root, 'ready'), 'w') as f:
+            f.write(str(self.seed_entries))
+
+    def cache_entries(self, storage, cache):
+        """The map cache's entry count (`store cache size`: `N bytes (…), M entries`)."""
+        out = self.store('cache', storage, cache, 'size', check=False).stdout.strip()
+        return int(out.split(', ')[-1].split()[0]) if out.endswith('entries') else None
+
+    # ---- scenarios ----
+    # Each: (name, prepare(base) -> None on a plain folder, op args(mount) -> (verb, extra),
+    #        done(check_root) -> None raising Failure when the finished operation's outcome is missing)
+
+    def scenarios(self):
+        image = self.image
+
+        def installed(base):
+            self.store('install', base + '/storage', base + '/cache', '--image', image)
+
+        def nothing(base):
+            os.makedirs(base, exist_ok=True)
+
+        def output_folder(base):  # the build's Output folder exists (and is durable) before it runs
+            os.makedirs(base + '/out')
+
+        def regions(root):
+            out = self.store('regions', root + '/storage', root + '/cache', '--json').stdout
+            return {json.loads(line)['id']: json.loads(line) for line in out.splitlines() if line.startswith('{')}
+
+        def status(root, storage='storage'):
+            out = self.store('status', root + '/' + storage, root + '/cache', '--json', check=False).stdout
+            events = [json.loads(line) for line in out.splitlines() if line.startswith('{')]
+            return events[-1] if events else {}
+
+        def expect(condition, what):
+            if not condition:
+                raise Failure('finished operation not durable: ' + what)
+
+        def install_done(root):
+            expect(status(root).get('status') == 'ok', 'store not ok after install: %r' % status(root))
+            entries = self.cache_entries(root + '/storage', root + '/cache')
+            expect(entries == self.seed_entries, 'cache holds %r entries, the seed %r' % (entries, self.seed_entries))
+
+        return {
+            'install-folder': (nothing, ('install', ['--image', image]), install_done),
+            'install-archive': (nothing, ('install', ['--image', self.archive]), install_done),
+            'update': (installed, ('update', ['--catalog', self.catalog[NEW]]),
+                       lambda r: expect(status(r).get('mapVersion') == NEW, 'version %r' % status(r).get('mapVersion'))),
+            'download': (installed, ('download', ['europe/li', '--catalog', self.catalog[OLD]]),
+                         lambda r: expect(regions(r).get('europe/li', {}).get('state') == 'completed',
+                                          'europe/li %r' % regions(r).get('europe/li'))),
+            'delete': (installed, ('delete', ['europe/ch/zh']),
+                       lambda r: expect('europe/ch/zh' not in regions(r), 'europe/ch/zh still listed')),
+            'build': (output_folder, ('@build', []), lambda r: self.check_build(r)),  # absent is allowed
+            'move': (installed, ('move', ['--to', '@MOUNT@/moved']),
+                     lambda r: expect(status(r, 'moved').get('status') == 'ok', 'moved store %r' % status(r, 'moved'))),
+        }
+
+    # ---- one run on the mount ----
+
+    def run_op(self, scenario, base, cut_args):
+        """Copies `base` into a fresh backing folder, mounts, runs the operation, cuts or stops. Returns
+        (run folder, fs status, operation result)."""
+        run_root = os.path.join(self.work, 'run')
+        subprocess.run(['fusermount3', '-u', '-q', os.path.join(run_root, 'mount')], stderr=subprocess.DEVNULL)
+        shutil.rmtree(run_root, ignore_errors=True)
+        os.makedirs(run_root)
+        shutil.copytree(base, os.path.join(run_root, 'backing'), symlinks=True)
+        mount = Mount(run_root, *[a for a in cut_args if a != '--cut'])
+        verb, extra = self.scenarios()[scenario][1]
+        extra = [a.replace('@MOUNT@', mount.mount) for a in extra]
+        try:
+            if verb == '@build':
+                result = self.run('mappack', ['build', self.recipe, '--out', mount.mount + '/out', '--cache',
+                                              mount.mount + '/cache'], check=False, timeout=300)
+            else:
+                result = self.store(verb, mount.mount + '/storage', mount.mount + '/cache', *extra, check=False,
+                                    timeout=300)
+        finally:
+            fs = mount.cut() if '--cut' in cut_args else None
+            if fs is None:
+                fs = mount.stop()
+        return run_root, mount, fs, result
+
+    # ---- checks of a surviving state ----
+
+    @staticmethod
+    def tree_digest(folder):
+        h = hashlib.sha256()
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames.sort()
+            for name in sorted(filenames) + [d + '/' for d in dirnames]:
+                path = os.path.join(dirpath, name.rstrip('/'))
+                h.update(os.path.relpath(path, folder).encode() + b'\0')
+                if not name.endswith('/') and os.path.isfile(path) and not os.path.islink(path):
+                    with open(path, 'rb') as f:
+                        h.update(hashlib.sha256(f.read()).digest())
+        return h.hexdigest()
+
+    @staticmethod
+    def store_files(storage):
+        files = {}
+        root = os.path.join(storage, 'store')
+        for dirpath, _, filenames in os.walk(root):
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                with open(path, 'rb') as f:
+                    files[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
+        return files
+
+    def integrity(self, storage):
+        database = os.path.join(storage, 'state.sqlite')
+        if not os.path.exists(database):
+            return
+        scratch = tempfile.mkdtemp(prefix='powercut-db-', dir=self.work)
+        try:
+            for suffix in ('', '-journal', '-wal', '-shm'):
+                if os.path.exists(database + suffix):
+                    shutil.copy2(database + suffix, os.path.join(scratch, 'state.sqlite' + suffix))
+            connection = sqlite3.connect(os.path.join(scratch, 'state.sqlite'))
+            try:
+                result = connection.execute('PRAGMA integrity_check').fetchall()
+            except sqlite3.DatabaseError as error:
+                raise Failure('state.sqlite: %s' % error)
+            finally:
+                connection.close()
+            if result != [('ok',)]:
+                raise Failure('state.sqlite integrity_check: %r' % result[:5])
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def check_build(self, mount_root, finished=False):
+        """Every finished-looking output (an image folder with its manifest, a .tar.zst) verifies, or
+        is absent (`finished`: both must be there)."""
+        out = os.path.join(mount_root, 'out')
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        for name in names:
+            path = os.path.join(out, name)
+            if name.startswith('.'):
+                continue
+            if name.endswith('.tar.zst') or os.path.exists(os.path.join(path, 'manifest.json')):
+                verify = self.run('mappack', ['verify', path], check=False)
+                if verify.returncode != 0:
+                    raise Failure('build output %s looks finished but does not verify:\n%s%s'
+                                  % (name, verify.stdout[-1000:], verify.stderr[-1000:]))
+        if finished:
+            image = 'pc-' + OLD
+            for name in (image, image + '.tar.zst'):
+                if name not in names:
+                    raise Failure('finished operation not durable: build output %s missing (out holds %r)' % (name, names))
+            return
+        # A new run is not tried here: each cache entry the cut damaged fails one run with its name
+        # (README, Downloads), so after a cut with many damaged entries it takes as many runs.
+
+    def check_state(self, scenario, mount_root, cache, before, finished):
+        if scenario == 'build':
+            return finished(mount_root) if finished else self.check_build(mount_root)
+        locations = ['storage', 'moved'] if scenario == 'move' else ['storage']
+        for location in locations:
+            self.integrity(os.path.join(mount_root, location))
+        if finished is not None:
+            finished(mount_root)
+        for location in locations:
+            storage = os.path.join(mount_root, location)
+            status = self.store('status', storage, cache, '--json', check=False)
+            if '"status":"ok"' in status.stdout.replace(' ', ''):
+                verify = self.store('verify', storage, cache, check=False)
+                if verify.returncode != 0:
+                    raise Failure('%s: status ok but verify fails:\n%s%s' % (location, verify.stdout[-1500:],
+                                                                             verify.stderr[-1500:]))
+        usable = []
+        for location in locations:
+            storage = os.path.join(mount_root, location)
+            if scenario == 'move' and not os.path.exists(storage):
+                continue
+            self.store('repair', storage, cache, *([] if scenario == 'move' else ['--image', self.image]))
+            status = self.store('status', storage, cache, '--full', '--json', check=False)
+            text = status.stdout.replace(' ', '')
+            if '"status":"ok"' in text:
+                self.store('verify', storage, cache)
+                usable.append(storage)
+            elif not (scenario == 'move' and '"status":"empty"' in text):
+                raise Failure('%s after repair: %s%s' % (location, status.stdout[-800:], status.stderr[-800:]))
+        if len(usable) != 1:
+            raise Failure('usable stores after repair: %r (expected exactly one)' % usable)
+        if scenario.startswith('install'):
+            entries = self.cache_entries(usable[0], cache)
+            if entries != self.seed_entries:
+                raise Failure('cache holds %r entries after repair, the seed %r' % (entries, self.seed_entries))
+        after = self.store_files(usable[0])
+        version = json.loads([l for l in self.store('status', usable[0], cache, '--json').stdout.splitlines()
+                              if l.startswith('{')][-1]).get('mapVersion')
+        for path, digest in before.items():
+            if path not in after:
+                if scenario == 'delete' or (scenario == 'update' and version == NEW):
+                    continue
+                raise Failure('file lost: store/%s' % path)
+            if after[path] != digest and not (scenario == 'update' and version == NEW):
+                raise Failure('file changed: store/%s' % path)
+
+    def check_cut(self, scenario, run_root, before, finished, label):
+        digest = self.tree_digest(os.path.join(run_root, 'backing'))
+        key = (scenario, digest, finished is not None)
+        if key in self.states:
+            return
+        if self.options.keep_work:  # the surviving state as it was before the checks (repair changes it)
+            kept = os.path.join(self.work, 'failed-%d' % (len(self.failures) + 1))
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(os.path.join(run_root, 'backing'), kept, symlinks=True)
+        remount = BindMount(run_root)
+        try:
+            self.check_state(scenario, remount.mount, remount.mount + '/cache', before, finished)
+            self.states[key] = None
+        except Failure as failure:
+            self.states[key] = str(failure)
+            self.failures.append('%s %s: %s' % (scenario, label, failure))
+            print('FAIL %s %s: %s' % (scenario, label, failure), flush=True)
+        except subprocess.TimeoutExpired as timeout:
+            self.failures.append('%s %s: timeout %s' % (scenario, label, timeout))
+            print('FAIL %s %s: timeout %s' % (scenario, label, timeout), flush=True)
+        finally:
+            remount.stop()
+
+    # ---- the matrix ----
+
+    def points(self, syncs, ops):
+        """Cut points: after every durability event, plus evenly spread mutating operations between."""
+        sync_points = list(range(1, syncs + 1))
+        if self.options.last_syncs:
+            return [('--cut-after-sync', n) for n in sync_points[-self.options.last_syncs:]]
+        op_points = sorted({max(1, ops * i // 8) for i in range(1, 8)})
+        if self.options.sample:
+            return [('--cut-after-sync', max(1, syncs // 2))]
+        elif self.options.max_sync_points and len(sync_points) > self.options.max_sync_points:
+            step = len(sync_points) / self.options.max_sync_points
+            sync_points = sorted({sync_points[int(i * step)] for i in range(self.options.max_sync_points)} | {syncs})
+        return [('--cut-after-sync', n) for n in sync_points] + [('--cut-after-op', n) for n in op_points]
+
+    def scenario(self, name):
+        prepare, _, finished = self.scenarios()[name]
+        base = os.path.join(self.work, 'base-' + name)
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(base)
+        prepare(base)
+        before = self.store_files(os.path.join(base, 'storage')) if os.path.isdir(os.path.join(base, 'storage')) else {}
+        # The clean run: counts, and a cut right after the operation returned must keep its outcome.
+        run_root, _, fs, result = self.run_op(name, base, ['--cut', '--model', 'harsh', '--keep', '0'])
+        if result.returncode != 0:
+            raise Failure('%s: the operation fails on the mount: %s%s' % (name, result.stdout[-1500:], result.stderr[-1500:]))
+        syncs, ops = fs['syncs'], fs['ops']
+        self.cuts += 1
+        self.check_cut(name, run_root, before, finished, 'after success')
+        points = [] if self.options.only_after_success else self.points(syncs, ops)
+        print('%s: %d durability events, %d mutating operations, %d cut points' % (name, syncs, ops, len(points)),
+              flush=True)
+        for index, (kind, n) in enumerate(points):
+            model = ['ordered', 'harsh'][index % 2]
+            drop = ['--keep', 0] if self.options.drop_all else []
+            run_root, _, fs, result = self.run_op(name, base, ['--cut', '--model', model, '--seed', index, kind, n, *drop])
+            self.cuts += 1
+            self.check_cut(name, run_root, before, None, '%s %d (%s, seed %d)' % (kind, n, model, index))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--bin', default='.build/debug')
+    parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
+    parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,delete,move,build')
+    parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
+    parser.add_argument('--only-after-success', action='store_true',
+                        help='only the cut right after the operation returned (what it did must all be durable)')
+    parser.add_argument('--last-syncs', type=int, default=0, help='only cuts after each of the last N durability events')
+    parser.add_argument('--fixture', default=None, help='folder for the images and catalogs, reused when ready')
+    parser.add_argument('--drop-all', action='store_true', help='every cut drops every non-durable change (--keep 0)')
+    parser.add_argument('--work', default=None)
+    parser.add_argument('--keep-work', action='store_true')
+    options = parser.parse_args()
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])  # children (mappack, the filesystem) get a clean signal mask
+    if not fuse_available():
+        print('skip: FUSE cannot be mounted here (/dev/fuse or fusermount3 missing); the power-cut matrix did not run')
+        return 77
+    started = time.time()
+    matrix = Matrix(options)
+    try:
+        matrix.fixture()
+        for name in options.scenarios.split(','):
+            try:
+                matrix.scenario(name)
+            except (Failure, RuntimeError, subprocess.TimeoutExpired) as failure:
+                matrix.failures.append('%s: %s' % (name, failure))
+                print('FAIL %s: %s' % (name, failure), flush=True)
+    finally:
+        subprocess.run(['fusermount3', '-u', '-q', os.path.join(matrix.work, 'run', 'mount')], stderr=subprocess.DEVNULL)
+        if not options.keep_work and not options.work:
+            shutil.rmtree(matrix.work, ignore_errors=True)
+    print('cut points tried: %d, states checked: %d, failures: %d (%.0f s)'
+          % (matrix.cuts, len(matrix.states), len(matrix.failures), time.time() - started))
+    return 1 if matrix.failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
