@@ -37,8 +37,8 @@ extension CatalogReader {
     }
 
     private enum BundleField: Int {
-        case url, size, unpackedSize, files, kind, sizeOnDisk
-        static let keys = JSONKeys(["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk"])
+        case url, size, unpackedSize, files, kind, sizeOnDisk, chunked
+        static let keys = JSONKeys(["url", "size", "unpackedSize", "files", "kind", "sizeOnDisk", "chunked"])
     }
 
     /// One read's state: the scanner and the scratch buffers its values pass through.
@@ -188,6 +188,7 @@ extension CatalogReader {
             let start = scanner.offset
             guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a bundle)") }
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
+            var chunked: ChunkedBundle?
             try scanner.beginObject()
             var first = true
             var seen: UInt32 = 0
@@ -203,12 +204,38 @@ extension CatalogReader {
                 case .files?: files = try Self.at("files") { () throws(Failure) in try scanner.readNull() ? nil : Int(try scanner.readInt64()) }
                 case .kind?: kind = try Self.at("kind") { () throws(Failure) in try Self.optional(&scanner, Self.readStringValue) }
                 case .sizeOnDisk?: sizeOnDisk = try Self.at("sizeOnDisk") { () throws(Failure) in try readOptionalSizeOnDiskTable() }
+                case .chunked?: chunked = try Self.at("chunked") { () throws(Failure) in try readOptionalChunked() }
                 case nil: try scanner.skipValue()
                 }
             }
-            return BundleInfo(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
-                              unpackedSize: try Self.required(unpackedSize, "unpackedSize", at: start),
-                              files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+            var info = BundleInfo(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
+                                  unpackedSize: try Self.required(unpackedSize, "unpackedSize", at: start),
+                                  files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+            info.chunked = chunked
+            return info
+        }
+
+        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>"}` or null (issue 21).
+        private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
+            if try scanner.readNull() { return nil }
+            let start = scanner.offset
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object (a chunked bundle)") }
+            var url: String?, size: Int64?, headerSize: Int64?, headerSHA256: String?
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let key = try scanner.readKeyString()
+                switch key {
+                case "url": url = try Self.at(key) { () throws(Failure) in try scanner.readString() }
+                case "size": size = try Self.at(key) { () throws(Failure) in try scanner.readInt64() }
+                case "headerSize": headerSize = try Self.at(key) { () throws(Failure) in try scanner.readInt64() }
+                case "headerSHA256": headerSHA256 = try Self.at(key) { () throws(Failure) in try scanner.readString() }
+                default: try scanner.skipValue()
+                }
+            }
+            return ChunkedBundle(url: try Self.required(url, "url", at: start), size: try Self.required(size, "size", at: start),
+                                 headerSize: try Self.required(headerSize, "headerSize", at: start),
+                                 headerSHA256: try Self.required(headerSHA256, "headerSHA256", at: start))
         }
 
         // MARK: Values
