@@ -50,7 +50,9 @@ package enum Zchunk {
 
     /// A `.zck` being assembled at `path`: its header (already checked against the catalog) is
     /// written first, then chunks arrive from a seed or by range; libzck says which are valid.
-    package final class Target {
+    /// Sendable by hand: a range's bytes are written (`pwrite`) from the transfer thread while the
+    /// owning task awaits that transfer, and libzck is only called from the owning task.
+    package final class Target: @unchecked Sendable {
         /// The file being assembled.
         package let path: String
         private let file: FileDescriptor
