@@ -15,7 +15,10 @@ package enum Zchunk {
 
     /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
     /// chunks (zstd, SHA-512/128 chunk digests, SHA-256 data digest). The same input and libzck give the same bytes.
-    package static func compress(_ input: String, to output: String) throws(ZchunkError) -> Written {
+    /// Average chunk size of `compress` by default (see `ChunkCutter`); nil leaves chunking to libzck.
+    package static let defaultAverageChunk: Int? = 8 << 10
+
+    package static func compress(_ input: String, to output: String, averageChunk: Int? = defaultAverageChunk) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
             throw .io(FileError("create", output, code: error.code))
@@ -25,6 +28,8 @@ package enum Zchunk {
         var context: OpaquePointer? = zck
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
+        var cutter = averageChunk.map { ChunkCutter(average: $0) }
+        if cutter != nil, !zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) { throw failure("choose manual chunks", output, zck) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         let source: ReadableFile
@@ -33,13 +38,25 @@ package enum Zchunk {
             let count: Int
             do { count = try source.read(into: buffer) } catch { throw .io(error) }
             if count == 0 { break }
-            let written = zck_write(zck, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), count)
-            if written != count { throw failure("write", output, zck) }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            var from = 0
+            for cut in cutter?.cuts(in: bytes) ?? [] {
+                try write(zck, bytes, from..<cut, output)
+                if zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
+                from = cut
+            }
+            try write(zck, bytes, from..<count, output)
         }
         guard zck_close(zck) else { throw failure("finish", output, zck) }
         let header = zck_get_header_length(zck), data = zck_get_data_length(zck)
         guard header > 0, data >= 0 else { throw failure("measure", output, zck) }
         return Written(headerSize: Int64(header), size: Int64(header) + Int64(data))
+    }
+
+    private static func write(_ zck: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ output: String) throws(ZchunkError) {
+        guard !range.isEmpty else { return }
+        let written = zck_write(zck, bytes.baseAddress?.advanced(by: range.lowerBound).assumingMemoryBound(to: CChar.self), range.count)
+        if written != range.count { throw failure("write", output, zck) }
     }
 
     private static func failure(_ what: String, _ path: String, _ zck: OpaquePointer?) -> ZchunkError {
