@@ -36,6 +36,14 @@ import Testing
             return (result, events)
         }
 
+        /// The event lines of `result` are valid `mappack-events/1` lines (Schemas/, python3-jsonschema).
+        func expectValidEvents(_ result: Tool.Result, name: String) throws {
+            let path = folder.join("\(name).jsonl")
+            try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: path))
+            let check = try Tool.run("/usr/bin/python3", [Tool.repositoryRoot + "/Tests/Support/validate_json.py", Tool.repositoryRoot + "/Schemas", path])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+
         func expectSameImage(_ a: String, _ b: String) throws {
             #expect(try Data(contentsOf: URL(fileURLWithPath: folder.join("\(a)/ch-2026.12.0.tar.zst")))
                     == Data(contentsOf: URL(fileURLWithPath: folder.join("\(b)/ch-2026.12.0.tar.zst"))))
@@ -69,6 +77,7 @@ import Testing
         #expect(assembled.allSatisfy { (($0["reused"] as? NSNumber)?.int64Value ?? 0) > 0 }, "\(assembled)")
         let done = try #require(events.first { $0["event"] as? String == "done" })
         #expect((done["downloadedBytes"] as? NSNumber)?.int64Value == downloaded, "\(done)")
+        try world.expectValidEvents(chunked, name: "chunked-events")
         try world.expectSameImage("clean", "chunked")
     }
 
@@ -91,6 +100,7 @@ import Testing
         #expect(!attempts.isEmpty)
         #expect(attempts.allSatisfy { ($0["fallback"] as? String)?.contains("ignores range") == true }, "\(attempts)")
         #expect(events.filter { $0["event"] as? String == "bundle-verified" }.count == attempts.count)
+        try world.expectValidEvents(chunked, name: "fallback-events")
         try world.expectSameImage("clean", "chunked")
     }
 }
