@@ -72,6 +72,7 @@ extension MapStore {
         let changing = plan.supported
         try core.withLock { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
         let archives: [BundleDigest: String]
+        await fetchChunked(plan.requests, tree: tree, catalogURL: url)
         do {
             archives = try await fetch(plan.requests) { received, total in
                 progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
