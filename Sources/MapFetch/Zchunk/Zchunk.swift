@@ -147,7 +147,7 @@ package enum Zchunk {
             return out
         }
 
-        /// Copies into place every chunk the `.zck` at `seed` has too (by digest); true when libzck managed.
+        /// Copies into place every chunk the `.zck` at `seed` has too (by digest).
         package func copyChunks(from seed: String) throws(ZchunkError) {
             let source: FileDescriptor
             do { source = try FileDescriptor.open(seed, .readOnly) } catch { throw .io(FileError("open", seed, code: error.code)) }
