@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium fuse3 python3-pyfuse3
+                minisign chromium fuse3 python3-pyfuse3 libzck-dev zchunk
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0

@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZck", pkgConfig: "zck", providers: [.apt(["libzck-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CLinux"),
 
@@ -33,7 +34,7 @@ let package = Package(
         // Checking images and installed stores: used by the CLI (`verify`, `inspect`), the build
         // (`--from`) and MapStore (install, status, repair).
         .target(name: "MapVerify", dependencies: ["MapIO", "MapFormat"]),
-        .target(name: "MapFetch", dependencies: ["MapIO", "MapFormat", "CCurl"]),
+        .target(name: "MapFetch", dependencies: ["MapIO", "MapFormat", "CCurl", "CZck"]),
         .target(name: "MapBuild", dependencies: ["MapFetch", "MapVerify", "MapIO", "MapFormat", "CYAML"]),
         .target(name: "MapStore", dependencies: ["MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),

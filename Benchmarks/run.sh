@@ -197,3 +197,6 @@ say "timed work on: $workfs"
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
     --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" \
     --work "$work" --work-fs "$workfs" ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
+
+# Chunked updates (issue 21): their own small worlds and nginx, rows side by side with whole updates.
+bash "$root/Benchmarks/chunked.sh" --bin "$release" || say "chunked update rows failed"

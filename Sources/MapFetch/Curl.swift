@@ -263,7 +263,9 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
         if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
         var headerLines = request.headers
-        if request.rangeStart > 0 {
+        if let end = request.rangeEnd {
+            mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-\(end)")
+        } else if request.rangeStart > 0 {
             mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
             if let validator = request.ifRange { headerLines.append("If-Range: \(validator)") }
         }

@@ -6,6 +6,8 @@ package struct CurlRequest: Sendable {
     package var url: URL
     /// First byte wanted; above 0 sends `Range: bytes=N-` (`CURLOPT_RANGE`).
     package var rangeStart: Int64 = 0
+    /// Last byte wanted (inclusive); with it the request is `Range: bytes=rangeStart-rangeEnd`, even from 0.
+    package var rangeEnd: Int64?
     /// An ETag or Last-Modified date sent as `If-Range` with a range, so a changed file comes back whole.
     package var ifRange: String?
     /// Below this many bytes per second for `lowSpeedTime` seconds the transfer is abandoned (`CURLOPT_LOW_SPEED_LIMIT`).

@@ -101,6 +101,7 @@ extension MapStore {
             try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
+            await fetchChunked(plan.requests, tree: tree, catalogURL: url)
             do {
                 archives = try await fetch(plan.requests) { received, total in
                     progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))

@@ -6,14 +6,24 @@ struct BundlePlan: Sendable {
         case worldOverview
         /// `regions/<R>/overview.db` of a region with children.
         case regionOverview(region: String, area: TileArea)
-        /// `regions/<R>/tiles.db` of a leaf, seeded by `version` (the map or the base version).
-        case tiles(region: String, version: String, large: Bool, area: TileArea)
-        /// `regions/<R>/search.db` of a leaf, seeded by `version`.
-        case search(region: String, version: String, names: [String: String], cities: [String], center: [Double])
+        /// `regions/<R>/tiles.db` of a leaf, seeded by `version` (the map or the base version), then
+        /// partly rewritten by `edit` when there is one.
+        case tiles(region: String, version: String, large: Bool, area: TileArea, edit: Edit?)
+        /// `regions/<R>/search.db` of a leaf, seeded by `version`, then partly rewritten by `edit`.
+        case search(region: String, version: String, names: [String: String], cities: [String], center: [Double], edit: Edit?)
         /// `regions/<R>/routing/<a>/<b>/<n>.rt` of a leaf; never changes between versions.
         case routing(region: String)
         /// `borders/<parent>/<a>-<b>/tiles.db`, listed by both regions `a` and `b`.
         case border(folder: String)
+    }
+
+    /// `--edit-fraction`: a changed file keeps the base version's layout and sizes and has about
+    /// `fraction` of its records (tiles, places) rewritten, chosen by a stream seeded by `version`.
+    struct Edit: Sendable {
+        /// The map version whose edits these are (seeds which records change and their new bytes).
+        let version: String
+        /// Share of records rewritten, in `(0, 1]`.
+        let fraction: Double
     }
 
     /// The area a region's tiles cover: its bounding box in degrees (Web Mercator tiles over it,

@@ -17,6 +17,7 @@ struct PayloadWriter: Sendable {
     /// Writes the bundle folder of `plan`.
     func write(_ plan: BundlePlan) throws(DemoWorldError) {
         let folder = bundlesRoot + "/" + plan.name
+        var unedited: RecordEdits?
         do {
             switch plan.content {
             case .worldOverview:
@@ -25,17 +26,21 @@ struct PayloadWriter: Sendable {
                 var random = SeededRandom("overview", region, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
                 try writeTiles(folder + "/regions/\(region)/overview.db", name: region + " overview", metadata: [("region", region)],
-                               firstZoom: 5, area: area, budget: scaled(24 << 10), tileSizes: 512...3072, random: &random)
-            case .tiles(let region, let version, let large, let area):
+                               firstZoom: 5, area: area, budget: scaled(24 << 10), tileSizes: 512...3072, random: &random, edits: &unedited)
+            case .tiles(let region, let version, let large, let area, let edit):
                 var random = SeededRandom("tiles", region, version, seed: seed)
                 let budget = scaled(random.inRange(22 << 10...44 << 10) * (large ? 10 : 1))
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
-                try writeTiles(folder + "/regions/\(region)/tiles.db", name: region, metadata: [("region", region), ("version", version)],
-                               firstZoom: 8, area: area, budget: budget, tileSizes: 256...2560, random: &random)
-            case .search(let region, let version, let names, let cities, let center):
+                var edits = edit.map { RecordEdits($0, "tiles", region, seed: seed) }
+                try writeTiles(folder + "/regions/\(region)/tiles.db", name: region,
+                               metadata: [("region", region), ("version", edit?.version ?? version)],
+                               firstZoom: 8, area: area, budget: budget, tileSizes: 256...2560, random: &random, edits: &edits)
+            case .search(let region, let version, let names, let cities, let center, let edit):
                 var random = SeededRandom("search", region, version, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
-                try writeSearch(folder + "/regions/\(region)/search.db", names: names, cities: cities, center: center, random: &random)
+                var edits = edit.map { RecordEdits($0, "search", region, seed: seed) }
+                try writeSearch(folder + "/regions/\(region)/search.db", names: names, cities: cities, center: center, random: &random,
+                                edits: &edits)
             case .routing(let region):
                 var random = SeededRandom("routing", region, seed: seed)
                 try writeRouting(folder + "/regions/\(region)/routing", random: &random)
@@ -44,7 +49,7 @@ struct PayloadWriter: Sendable {
                 try FileSystem.makeDirectories(folder + "/" + path)
                 let area = PayloadWriter.tileBounds(zoom: 10, x: random.below(1 << 10), y: random.below(1 << 10))
                 try writeTiles(folder + "/\(path)/tiles.db", name: path, metadata: [("border", path)], firstZoom: 10, area: area,
-                               budget: scaled(16 << 10), tileSizes: 256...2048, random: &random)
+                               budget: scaled(16 << 10), tileSizes: 256...2048, random: &random, edits: &unedited)
             }
         } catch let error as DemoWorldError {
             throw error
@@ -70,9 +75,12 @@ struct PayloadWriter: Sendable {
     /// Tiles over `area` in an MBTiles 1.3 database (`metadata`, and `tiles` with TMS rows), zoom after
     /// zoom from `firstZoom`, until `budget` blob bytes are written. A tile's bytes start with its
     /// address: 0x1A, the zoom, then x and y (XYZ, y down from the north) as little-endian UInt32.
+    /// With `edits`, every tile is first drawn as without them (so sizes and layout stay the base's)
+    /// and the tiles the edits pick get new bytes after their address.
     private func writeTiles(_ path: String, name: String, metadata: [(String, String)], firstZoom: Int, area: BundlePlan.TileArea,
-                            budget: Int, tileSizes: ClosedRange<Int>, random: inout SeededRandom) throws {
+                            budget: Int, tileSizes: ClosedRange<Int>, random: inout SeededRandom, edits: inout RecordEdits?) throws {
         var rows: [[SQLValue]] = []
+        var drawn: [(size: Int, header: [UInt8])] = []
         var written = 0
         var zoom = firstZoom
         pyramid: while zoom < 22 {
@@ -82,6 +90,7 @@ struct PayloadWriter: Sendable {
                     let size = min(random.inRange(tileSizes), max(budget - written, 16))
                     let header: [UInt8] = [0x1A, UInt8(zoom)] + littleEndian(UInt32(x)) + littleEndian(UInt32(y))
                     let blob = SyntheticBytes.make(count: size, header: header, noise: 18, random: &random)
+                    if edits != nil { drawn.append((size, header)) }
                     let tmsRow = (1 << zoom) - 1 - y
                     rows.append([.integer(Int64(zoom)), .integer(Int64(x)), .integer(Int64(tmsRow)), .blob(Data(blob))])
                     written += size
@@ -89,6 +98,13 @@ struct PayloadWriter: Sendable {
                 }
             }
             zoom += 1
+        }
+        if var stream = edits {
+            for index in stream.pick(among: rows.count) {
+                rows[index][3] = .blob(Data(SyntheticBytes.make(count: drawn[index].size, header: drawn[index].header, noise: 18,
+                                                                random: &stream.random)))
+            }
+            edits = stream
         }
         let database = try createDatabase(path)
         try database.execute("""
@@ -141,7 +157,7 @@ struct PayloadWriter: Sendable {
 
     /// The region's names in every language, its cities and synthetic points of interest around its centre.
     private func writeSearch(_ path: String, names: [String: String], cities: [String], center: [Double],
-                             random: inout SeededRandom) throws {
+                             random: inout SeededRandom, edits: inout RecordEdits?) throws {
         // The wrapper binds no floating-point values, so positions go in as microdegrees and SQLite divides.
         let lat = Int64((center[0] * 1_000_000).rounded()), lon = Int64((center[1] * 1_000_000).rounded())
         var rows: [[SQLValue]] = names.keys.sorted().compactMap { language in
@@ -152,6 +168,14 @@ struct PayloadWriter: Sendable {
         }
         for city in cities { rows.append(near(city, spread: 300_000)) }
         for _ in 0..<max(8, Int((150 * scale).rounded())) { rows.append(near(PlaceNames.feature(&random), spread: 500_000)) }
+        // Edited places moved: same name, new position.
+        if var stream = edits {
+            for index in stream.pick(among: rows.count) {
+                rows[index][1] = .integer(lat + Int64(stream.random.inRange(-500_000...500_000)))
+                rows[index][2] = .integer(lon + Int64(stream.random.inRange(-500_000...500_000)))
+            }
+            edits = stream
+        }
 
         let database = try createDatabase(path)
         try database.execute("""
@@ -178,10 +202,11 @@ struct PayloadWriter: Sendable {
     /// World overview: low-zoom tiles, a small style document, and an empty notices file (the zero-byte case).
     private func writeWorldOverview(_ folder: String) throws {
         var random = SeededRandom("world", seed: seed)
+        var unedited: RecordEdits?
         try FileSystem.makeDirectories(folder)
         try writeTiles(folder + "/tiles.db", name: "world overview", metadata: [("region", WorldTree.worldID)], firstZoom: 0,
                        area: BundlePlan.TileArea(west: -180, south: -85.0511, east: 180, north: 85.0511),
-                       budget: scaled(256 << 10), tileSizes: 1024...6144, random: &random)
+                       budget: scaled(256 << 10), tileSizes: 1024...6144, random: &random, edits: &unedited)
         let style = """
             {"format":"demo-style/1","layers":[{"id":"water","color":"#a0c8f0"},{"id":"land","color":"#f2efe9"},\
             {"id":"boundaries","color":"#9e9cab"},{"id":"roads","color":"#ffffff"}],"sources":{"tiles":"tiles.db"}}

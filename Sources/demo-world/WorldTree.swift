@@ -80,14 +80,16 @@ struct WorldTree: Sendable {
                 // kept stable so an update is a realistic mix of new and reused bundles.
                 let isChanged = versionsDiffer
                     && SeededRandom.fraction("change", id, options.mapVersion, seed: options.seed) < options.changeFraction
-                let version = isChanged ? options.mapVersion : options.baseVersion
+                // With `--edit-fraction` a changed leaf starts from the base version's bytes and edits a share of them.
+                let edit = isChanged ? options.editFraction.map { BundlePlan.Edit(version: options.mapVersion, fraction: $0) } : nil
+                let version = isChanged && edit == nil ? options.mapVersion : options.baseVersion
                 let large = SeededRandom.fraction("large", id, seed: options.seed) < WorldTree.largeShare
                 let center = region.center ?? [0, 0]
                 own.append(BundlePlan(name: region.bundleStem + ".tiles", kind: "tiles",
-                                      content: .tiles(region: id, version: version, large: large, area: WorldTree.tileArea(region))))
+                                      content: .tiles(region: id, version: version, large: large, area: WorldTree.tileArea(region), edit: edit)))
                 own.append(BundlePlan(name: region.bundleStem + ".search", kind: "search",
                                       content: .search(region: id, version: version, names: region.names,
-                                                       cities: region.cities ?? [], center: center)))
+                                                       cities: region.cities ?? [], center: center, edit: edit)))
                 own.append(BundlePlan(name: region.bundleStem + ".routing", kind: "routing", content: .routing(region: id)))
                 if isChanged { changed += [own[0].name, own[1].name] }
             }

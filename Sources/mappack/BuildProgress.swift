@@ -88,6 +88,9 @@ final class BuildProgress: Sendable {
                 default: break
                 }
                 if state.phase == "fetch", state.fetched >= state.bundles - state.reused { started.append(enter("unpack", &state)) }
+            case .chunked(_, let downloaded, _, _, let fallback):
+                // A chunked bundle's ranges count as received; the fetch phase then finds it cached.
+                if fallback == nil { state.received += downloaded }
             case .remote: break
             }
             return state

@@ -7,6 +7,10 @@ package enum BuildEvent: Sendable {
     case fetch(FetchEvent)
     case unpacked(BundleDigest, files: Int)
     case reused(BundleDigest, files: Int)
+    /// `--from` with a chunked catalog (issue 21): the bundle was assembled from the old image's
+    /// chunks and `downloaded` bytes of ranges (`size` bytes, `reused` of them from the old files),
+    /// or, with `fallback`, that was not possible and it is downloaded whole.
+    case chunked(BundleDigest, downloaded: Int64, reused: Int64, size: Int64, fallback: String?)
     case remote(RemoteCacheEvent)
     case phase(String)
 }

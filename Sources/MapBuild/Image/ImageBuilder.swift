@@ -35,6 +35,7 @@ package struct ImageBuilder: Sendable {
             let fetched = Mutex<Int64>(0)
             let counting: @Sendable (BuildEvent) -> Void = { event in
                 if case .fetch(.verified(_, let size)) = event { fetched.withLock { $0 += size } }
+                if case .chunked(_, let downloaded, _, _, _) = event { fetched.withLock { $0 += downloaded } }
                 events(event)
             }
             let unpacked = try await produce(plan.bundles, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", spill: spill, events: counting)
@@ -103,10 +104,12 @@ package struct ImageBuilder: Sendable {
         let blockSize = plan.recipe.blockSize
         try FileSystem.makeDirectories(store)
         var results: [BundleDigest: UnpackedBundle] = [:]
+        var oldImage: ImageReuse?
         if let from = options.fromImage {
             events(.phase("reuse"))
             let reuse: ImageReuse
             do { reuse = try ImageReuse(image: from) } catch { throw BuildError.output("--from \(from): \(error)") }
+            oldImage = reuse
             let candidates = bundles.filter { $0.forStore && reuse.holds($0.digest) }
             let copied = try await BlockingWork.map(candidates, width: options.jobs) { bundle in reuse.copy(bundle.digest, into: store) }
             for (bundle, files) in zip(candidates, copied) {
@@ -126,6 +129,9 @@ package struct ImageBuilder: Sendable {
         }
         if options.offline, let away = zip(remaining, requests).first(where: { !$0.0.cached && !$0.1.url.isFileURL }) {
             throw BuildError.offline(bundle: away.0.digest, url: away.1.url)
+        }
+        if let oldImage, !options.offline {
+            try await fetchChunked(remaining, from: oldImage, scratch: seedScratch + ".chunked", events: events)
         }
         let extracted = try await fetchAndUnpack(requests, bundles: remaining, store: store, seedScratch: seedScratch, spill: spill, events: events)
         ZstdDecoder.releasePooledContexts()

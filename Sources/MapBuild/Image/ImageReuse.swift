@@ -10,6 +10,8 @@ import MapVerify
 struct ImageReuse: Sendable {
     let store: String
     let filesByBundle: [BundleDigest: [ImageFile]]
+    /// Each old region's bundles, in the catalog's order: where a changed bundle's previous version is found.
+    let bundlesByRegion: [RegionID: [BundleDigest]]
 
     /// Reads the old image's manifest (format and id checked).
     init(image: String) throws {
@@ -21,6 +23,7 @@ struct ImageReuse: Sendable {
         // old store or the new one (the id covers whatever its author wrote).
         let unsafe = manifest.files.contains { SafeExtractor.problem(ofStorePath: $0.path) != nil }
         filesByBundle = unsafe || problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
+        bundlesByRegion = Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// True when the old image holds `digest`'s files.

@@ -1,4 +1,5 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 import Synchronization
@@ -42,6 +43,9 @@ public struct Publisher: Sendable {
     public let jobs: Int
     /// When set, `catalog.json.sig` is written beside the catalog.
     public var signing: CatalogSigning?
+    /// `--chunked`: every bundle is also written as a `.zck` (issue 21) and listed under its `chunked` field;
+    /// the `.tar.zst` is then the `.zck`'s data section, a valid zstd stream of one frame per chunk.
+    public var chunked = false
     /// Told what the publish is doing: `("pack", bundles packed, bundles)` at the start and after
     /// each bundle, then `("catalog", regions, bundles)`.
     public var progress: (@Sendable (_ phase: String, _ done: Int, _ total: Int) -> Void)?
@@ -67,6 +71,8 @@ public struct Publisher: Sendable {
         let info: BundleInfo
         let paths: [String]
         let temporary: String
+        /// The `.zck` waiting beside it, with `--chunked`.
+        let chunkedTemporary: String?
     }
 
     /// Publishes; on failure nothing is left at `output` that was not there before.
@@ -95,11 +101,12 @@ public struct Publisher: Sendable {
             let sourceRoot = source
             let mtime = 0
             let progress = self.progress
+            let chunked = self.chunked
             let packedCount = Mutex(0)
             progress?("pack", 0, names.count)
             let packed = try await BlockingWork.map(names, width: jobs) { name in
                 let bundle = try Publisher.pack(name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
-                                                temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime)
+                                                temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime, chunked: chunked)
                 if let progress { progress("pack", packedCount.withLock { $0 += 1; return $0 }, names.count) }
                 return bundle
             }
@@ -116,7 +123,13 @@ public struct Publisher: Sendable {
                 digests[bundle.name] = bundle.digest
                 let target = staging + "/" + bundle.info.url
                 try FileSystem.makeDirectories(FileSystem.parent(target))
-                if infos[bundle.digest] != nil { try FileSystem.removeFile(bundle.temporary) } else { try FileSystem.rename(bundle.temporary, to: target) }
+                if infos[bundle.digest] != nil {
+                    try FileSystem.removeFile(bundle.temporary)
+                    if let zck = bundle.chunkedTemporary { try FileSystem.removeFile(zck) }
+                } else {
+                    try FileSystem.rename(bundle.temporary, to: target)
+                    if let zck = bundle.chunkedTemporary, let url = bundle.info.chunked?.url { try FileSystem.rename(zck, to: staging + "/" + url) }
+                }
                 infos[bundle.digest] = bundle.info
             }
             let regions = world.regions.map { region in
@@ -175,7 +188,7 @@ public struct Publisher: Sendable {
     }
 
     /// Packs one bundle folder deterministically and measures it.
-    private static func pack(name: String, kind: String?, folder: String, temporary: String, mtime: Int) throws -> PackedBundle {
+    private static func pack(name: String, kind: String?, folder: String, temporary: String, mtime: Int, chunked: Bool) throws -> PackedBundle {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw PublishError.badBundleFolder(bundle: name, reason: "invalid bundle name") }
         let entries: [DirectoryWalker.Entry]
         do { entries = try DirectoryWalker.walk(folder) } catch { throw PublishError.badBundleFolder(bundle: name, reason: error.description) }
@@ -190,13 +203,55 @@ public struct Publisher: Sendable {
             for block in BundleInfo.publishedBlockSizes { onDisk[block]! += SizeOnDisk.allocated(size: entry.size, blockSize: block) }
         }
         if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
-        let writer = try ArchiveWriter(path: temporary, mtime: mtime, level: 6)
-        try writer.addTree(folder)
-        try writer.finish()
-        let (hex, size) = try SHA256.hexOfFile(temporary)
+        var zck: (path: String, written: Zchunk.Written, headerSHA256: String)?
+        let hex: String, size: Int64
+        if chunked {
+            // The plain tar goes through zchunk; the bundle is the .zck without its header.
+            let tar = temporary + ".tar", zckPath = temporary + ".zck"
+            let writer = try ArchiveWriter(path: tar, mtime: mtime, compressed: false)
+            try writer.addTree(folder)
+            try writer.finish()
+            let written = try Zchunk.compress(tar, to: zckPath)
+            try FileSystem.removeFile(tar)
+            let header = try copyRange(of: zckPath, from: 0, count: written.headerSize, to: nil)
+            (hex, size) = try copyRange(of: zckPath, from: written.headerSize, count: written.size - written.headerSize, to: temporary)
+            zck = (zckPath, written, header.hex)
+        } else {
+            let writer = try ArchiveWriter(path: temporary, mtime: mtime, level: 6)
+            try writer.addTree(folder)
+            try writer.finish()
+            (hex, size) = try SHA256.hexOfFile(temporary)
+        }
         let digest = BundleDigest(hex: hex)
-        let info = BundleInfo(url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
+        var info = BundleInfo(url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
                               kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
-        return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary)
+        if let zck {
+            info.chunked = ChunkedBundle(url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
+                                         headerSHA256: zck.headerSHA256)
+        }
+        return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary, chunkedTemporary: zck?.path)
+    }
+
+    /// Hashes `count` bytes of `path` from `offset`, copying them to a new file `target` when given;
+    /// the hex SHA-256 and the bytes copied. Fewer bytes than `count` is an error.
+    private static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws -> (hex: String, size: Int64) {
+        let input = try FileDescriptor.open(path, .readOnly)
+        defer { try? input.close() }
+        let output = try target.map { try WritableFile(path: $0, exclusive: true) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let hasher = SHA256()
+        var done: Int64 = 0
+        while done < count {
+            let want = Int(min(Int64(buffer.count), count - done))
+            let got = try input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            guard got > 0 else { throw PublishError.io("\(path): ends before byte \(offset + count)") }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            hasher.update(bytes)
+            try output?.write(bytes)
+            done += Int64(got)
+        }
+        try output?.close(sync: true)
+        return (hasher.finalizeHex(), done)
     }
 }

@@ -136,6 +136,8 @@ public struct BundleInfo: Codable, Sendable, Equatable {
     /// block sizes the publisher computed; lets a plan give exact sizes on disk before a byte
     /// is downloaded.
     public var sizeOnDisk: SizeOnDiskTable?
+    /// The bundle's zchunk form, when the publisher wrote one (`publish --chunked`).
+    public var chunked: ChunkedBundle?
 
     /// Builds bundle info in memory.
     public init(url: String, size: Int64, unpackedSize: Int64, files: Int?, kind: String?, sizeOnDisk: [String: Int64]? = nil) {

@@ -159,6 +159,7 @@ extension CatalogReader {
         private mutating func readBundle() throws(Failure) -> BundleInfo {
             var object = try JSONObjectFields<BundleInfo.Field>(&scanner, expected: "a bundle")
             var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
+            var chunked: ChunkedBundle?
             while let field = try object.next(&scanner, bundleFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -168,12 +169,35 @@ extension CatalogReader {
                     case .files: files = try scanner.readNull() ? nil : Int(try scanner.readInt64())
                     case .kind: kind = try Self.optional(&scanner, Self.readStringValue)
                     case .sizeOnDisk: sizeOnDisk = try readOptionalSizeOnDiskTable()
+                    case .chunked: chunked = try readOptionalChunked()
                     }
                 }
             }
-            return BundleInfo(url: try object.required(url, .url), size: try object.required(size, .size),
-                              unpackedSize: try object.required(unpackedSize, .unpackedSize),
-                              files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+            var info = BundleInfo(url: try object.required(url, .url), size: try object.required(size, .size),
+                                  unpackedSize: try object.required(unpackedSize, .unpackedSize),
+                                  files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+            info.chunked = chunked
+            return info
+        }
+
+        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>"}` or null (issue 21).
+        private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
+            if try scanner.readNull() { return nil }
+            var object = try JSONObjectFields<ChunkedBundle.Field>(&scanner, expected: "an object (a chunked bundle)")
+            var url: String?, size: Int64?, headerSize: Int64?, headerSHA256: String?
+            while let field = try object.next(&scanner, ChunkedBundle.Field.table) {
+                try Self.at(field) { () throws(Failure) in
+                    switch field {
+                    case .url: url = try scanner.readString()
+                    case .size: size = try scanner.readInt64()
+                    case .headerSize: headerSize = try scanner.readInt64()
+                    case .headerSHA256: headerSHA256 = try scanner.readString()
+                    }
+                }
+            }
+            return ChunkedBundle(url: try object.required(url, .url), size: try object.required(size, .size),
+                                 headerSize: try object.required(headerSize, .headerSize),
+                                 headerSHA256: try object.required(headerSHA256, .headerSHA256))
         }
 
         // MARK: Values

@@ -22,7 +22,16 @@ extension CatalogRegion {
 extension BundleInfo {
     /// The members of a value of `bundles` (keyed by digest).
     package enum Field: String, JSONField {
-        case url, size, unpackedSize, files, kind, sizeOnDisk
+        case url, size, unpackedSize, files, kind, sizeOnDisk, chunked
+
+        static let table = JSONFieldTable<Field>()
+    }
+}
+
+extension ChunkedBundle {
+    /// The members of a bundle's `chunked` value (issue 21).
+    package enum Field: String, JSONField {
+        case url, size, headerSize, headerSHA256
 
         static let table = JSONFieldTable<Field>()
     }

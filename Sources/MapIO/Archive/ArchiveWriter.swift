@@ -10,15 +10,18 @@ package final class ArchiveWriter {
     private let mtime: Int
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
 
-    /// Creates `path` (replacing it), stamping every entry with `mtime` (seconds since 1970).
-    package init(path: String, mtime: Int, level: Int = 3) throws(ArchiveError) {
+    /// Creates `path` (replacing it), stamping every entry with `mtime` (seconds since 1970);
+    /// `compressed: false` writes a plain `.tar` (what zchunk compresses, issue 21).
+    package init(path: String, mtime: Int, level: Int = 3, compressed: Bool = true) throws(ArchiveError) {
         self.path = path
         self.mtime = mtime
         archive = archive_write_new()
         entry = archive_entry_new()
         archive_write_set_format_pax_restricted(archive)
-        archive_write_add_filter_zstd(archive)
-        archive_write_set_filter_option(archive, "zstd", "compression-level", String(level))
+        if compressed {
+            archive_write_add_filter_zstd(archive)
+            archive_write_set_filter_option(archive, "zstd", "compression-level", String(level))
+        }
         // Whole 10 KiB records are the tar default; keep it so stock tools agree on padding.
         if archive_write_open_filename(archive, path) != ARCHIVE_OK {
             throw .malformed(String(cString: archive_error_string(archive)))

@@ -153,6 +153,9 @@ enum BuildCommand {
         case .phase(let name): ["event": "phase", "phase": name]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
         case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
+        case .chunked(let digest, let downloaded, let reused, let size, let fallback):
+            ["event": "bundle-chunked", "bundle": digest.description, "downloaded": downloaded, "reused": reused, "size": size,
+             "fallback": fallback.map { $0 as any Sendable } ?? NSNull()]
         case .fetch(let fetch):
             switch fetch {
             case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]

@@ -12,6 +12,7 @@ enum PublishCommand {
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
+        publisher.chunked = arguments.flag("chunked")
         // Packing a big world takes a while: say which phase it is in and how far.
         let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
         let ticker = ProgressTicker(terminal: terminal) {

@@ -1,0 +1,58 @@
+/// Where zchunk chunks end (issue 21): a content-defined cut (a gear rolling hash, as in FastCDC)
+/// so an edit moves only the boundaries next to it, with smaller chunks than libzck's own automatic
+/// ones (about 32 KiB), which cost a small map bundle most of its bytes for a 2% edit. The cuts go to
+/// libzck as `zck_end_chunk`; the file stays plain zchunk.
+struct ChunkCutter {
+    /// No chunk is shorter (except the last).
+    let minimum: Int
+    /// No chunk is longer.
+    let maximum: Int
+    /// A cut where `hash & mask == 0`: chunks average about `minimum + mask + 1` bytes.
+    let mask: UInt64
+    private var hash: UInt64 = 0
+    private var length = 0
+
+    /// Chunks of about `average` bytes (a power of two), from `average / 4` to `average * 8`.
+    init(average: Int) {
+        minimum = average / 4
+        maximum = average * 8
+        mask = UInt64(max(1, average - minimum)).nextPowerOfTwoMinusOne
+    }
+
+    /// The offsets in `bytes` just after which a chunk ends.
+    mutating func cuts(in bytes: UnsafeRawBufferPointer) -> [Int] {
+        var out: [Int] = []
+        let table = ChunkCutter.gear
+        for index in 0..<bytes.count {
+            length += 1
+            hash = (hash << 1) &+ table[Int(bytes[index])]
+            if (length >= minimum && hash & mask == 0) || length >= maximum {
+                out.append(index + 1)
+                hash = 0
+                length = 0
+            }
+        }
+        return out
+    }
+
+    /// 256 fixed random words (SplitMix64 from a fixed seed): the same cuts on every machine and release.
+    static let gear: [UInt64] = {
+        var state: UInt64 = 0x6D61_7070_6163_6B21  // "mappack!"
+        return (0..<256).map { _ in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }()
+}
+
+private extension UInt64 {
+    /// The smallest `2^k - 1` at least `self - 1`.
+    var nextPowerOfTwoMinusOne: UInt64 {
+        var value: UInt64 = 1
+        while value < self { value <<= 1 }
+        return value - 1
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// Takes the body of one `Range: bytes=start-end` request (issue 21), handing its bytes to `sink`
+/// with their absolute offsets. A server that answers 200 (it ignored the range) or a range other
+/// than the one asked for is stopped at the head; more bytes than asked for stop the transfer.
+final class RangeReceiver: CurlReceiver, Sendable {
+    /// What came back.
+    enum Answer: Sendable, Equatable {
+        /// All `end - start + 1` bytes of the range.
+        case complete
+        /// The server sent the whole file instead (no range support): fall back to a plain download.
+        case ignoredRange
+        /// Anything else: an error status, a wrong range, too few or too many bytes.
+        case failed(String)
+    }
+
+    private struct State {
+        var received: Int64 = 0
+        var status = 0
+        var problem: Answer?
+    }
+
+    private let start: Int64
+    private let end: Int64
+    private let sink: @Sendable (UnsafeRawBufferPointer, Int64) -> Bool
+    private let state = Mutex(State())
+
+    init(start: Int64, end: Int64, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
+        self.start = start; self.end = end; self.sink = sink
+    }
+
+    func receive(head: CurlResponseHead) -> Bool {
+        state.withLock { state in
+            state.status = head.status
+            switch head.status {
+            case 206:
+                // `Content-Range: bytes a-b/total` must be the range asked for.
+                if let range = head.headers["content-range"], !range.hasPrefix("bytes \(start)-\(end)/") {
+                    state.problem = .failed("the server answered range '\(range)' for bytes \(start)-\(end)")
+                    return false
+                }
+                return true
+            case 0:
+                return true  // file://: libcurl applies the range itself
+            case 200:
+                state.problem = .ignoredRange
+                return false
+            default:
+                state.problem = .failed("HTTP status \(head.status)")
+                return false
+            }
+        }
+    }
+
+    func receive(body: UnsafeRawBufferPointer) -> Bool {
+        let offset = state.withLock { state -> Int64? in
+            let at = start + state.received
+            guard at + Int64(body.count) <= end + 1 else {
+                state.problem = .failed("the server sent more than the \(end - start + 1) bytes asked for")
+                return nil
+            }
+            state.received += Int64(body.count)
+            return at
+        }
+        guard let offset else { return false }
+        return sink(body, offset)
+    }
+
+    /// What the transfer came to, given how it ended.
+    func answer(_ outcome: CurlOutcome) -> Answer {
+        state.withLock { state in
+            if let problem = state.problem { return problem }
+            switch outcome.ending {
+            case .completed:
+                return state.received == end - start + 1 ? .complete : .failed("the range ended after \(state.received) of \(end - start + 1) bytes")
+            case .cancelled: return .failed("cancelled")
+            case .stoppedByReceiver: return .failed("could not write the range")
+            case .timedOut(let message), .failed(let message, _): return .failed(message)
+            }
+        }
+    }
+
+    /// Bytes taken so far.
+    var received: Int64 { state.withLock { $0.received } }
+}

@@ -1,0 +1,178 @@
+import CZck
+import Foundation
+import MapIO
+
+/// The one place libzck is called (issue 21): compressing a `.tar` into a `.zck`, and reading a
+/// `.zck` header to learn which chunks a file still lacks, copying chunks from a seed and checking them.
+package enum Zchunk {
+    /// What `compress` wrote.
+    package struct Written: Sendable {
+        /// Bytes of the header at the start of the file.
+        package let headerSize: Int64
+        /// Bytes of the whole file.
+        package let size: Int64
+    }
+
+    /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
+    /// chunks (zstd, SHA-512/128 chunk digests, SHA-256 data digest). The same input and libzck give the same bytes.
+    /// Average chunk size of `compress` by default (see `ChunkCutter`); nil leaves chunking to libzck.
+    package static let defaultAverageChunk: Int? = 8 << 10
+
+    package static func compress(_ input: String, to output: String, averageChunk: Int? = defaultAverageChunk) throws(ZchunkError) -> Written {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
+            throw .io(FileError("create", output, code: error.code))
+        }
+        defer { try? file.close() }
+        guard let zck = zck_create() else { throw .library(what: "create", path: output, message: "out of memory") }
+        var context: OpaquePointer? = zck
+        defer { zck_free(&context) }
+        guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
+        var cutter = averageChunk.map { ChunkCutter(average: $0) }
+        if cutter != nil, !zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) { throw failure("choose manual chunks", output, zck) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let source: ReadableFile
+        do { source = try ReadableFile(path: input) } catch { throw .io(error) }
+        while true {
+            let count: Int
+            do { count = try source.read(into: buffer) } catch { throw .io(error) }
+            if count == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            var from = 0
+            for cut in cutter?.cuts(in: bytes) ?? [] {
+                try write(zck, bytes, from..<cut, output)
+                if zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
+                from = cut
+            }
+            try write(zck, bytes, from..<count, output)
+        }
+        guard zck_close(zck) else { throw failure("finish", output, zck) }
+        let header = zck_get_header_length(zck), data = zck_get_data_length(zck)
+        guard header > 0, data >= 0 else { throw failure("measure", output, zck) }
+        return Written(headerSize: Int64(header), size: Int64(header) + Int64(data))
+    }
+
+    private static func write(_ zck: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ output: String) throws(ZchunkError) {
+        guard !range.isEmpty else { return }
+        let written = zck_write(zck, bytes.baseAddress?.advanced(by: range.lowerBound).assumingMemoryBound(to: CChar.self), range.count)
+        if written != range.count { throw failure("write", output, zck) }
+    }
+
+    private static func failure(_ what: String, _ path: String, _ zck: OpaquePointer?) -> ZchunkError {
+        let message = zck.flatMap { zck_get_error($0) }.map { String(cString: $0) } ?? "unknown error"
+        if let zck { _ = zck_clear_error(zck) }
+        return .library(what: what, path: path, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A `.zck` being assembled at `path`: its header (already checked against the catalog) is
+    /// written first, then chunks arrive from a seed or by range; libzck says which are valid.
+    /// Sendable by hand: a range's bytes are written (`pwrite`) from the transfer thread while the
+    /// owning task awaits that transfer, and libzck is only called from the owning task.
+    package final class Target: @unchecked Sendable {
+        /// The file being assembled.
+        package let path: String
+        private let file: FileDescriptor
+        private var context: OpaquePointer?
+        private let zck: OpaquePointer
+        /// Bytes of the header.
+        package let headerSize: Int64
+        /// Bytes of the whole file.
+        package let size: Int64
+        /// Hex SHA-256 of the data section (the bundle's digest when published by mappack).
+        package let dataDigest: String
+
+        /// One chunk of the data section: absolute offset in the file, compressed length, and what
+        /// libzck knows of it (1 valid, 0 missing, -1 failed its digest).
+        package struct Chunk: Sendable, Equatable {
+            package let start: Int64
+            package let length: Int64
+            package let state: Int32
+        }
+
+        /// Writes `header` to a new file at `path` and reads it with libzck.
+        package init(path: String, header: Data) throws(ZchunkError) {
+            self.path = path
+            let opened: FileDescriptor
+            do {
+                opened = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate])
+            } catch {
+                throw .io(FileError("create", path, code: error.code))
+            }
+            file = opened
+            let written = header.withUnsafeBytes { bytes in Result { () throws(Errno) in try opened.writeAll(toAbsoluteOffset: 0, bytes) } }
+            if case .failure(let error) = written {
+                try? file.close()
+                throw .io(FileError("write", path, code: error.code))
+            }
+            guard let zck = zck_create() else {
+                try? file.close()
+                throw .library(what: "create", path: path, message: "out of memory")
+            }
+            self.zck = zck
+            context = zck
+            guard zck_init_adv_read(zck, file.rawValue), zck_read_lead(zck), zck_read_header(zck) else {
+                let error = Zchunk.failure("read the header", path, zck)
+                zck_free(&context)
+                try? file.close()
+                throw error
+            }
+            let header = zck_get_header_length(zck), data = zck_get_data_length(zck)
+            guard header > 0, data >= 0, let digest = zck_get_data_digest(zck) else {
+                let error = Zchunk.failure("read the header", path, zck)
+                zck_free(&context)
+                try? file.close()
+                throw error
+            }
+            dataDigest = String(cString: digest)
+            free(digest)
+            headerSize = Int64(header)
+            size = Int64(header) + Int64(data)
+        }
+
+        deinit {
+            zck_free(&context)
+            try? file.close()
+        }
+
+        /// The chunks of the data section, in file order (the empty dictionary chunk left out).
+        package func chunks() -> [Chunk] {
+            var out: [Chunk] = []
+            var chunk = zck_get_first_chunk(zck)
+            while let current = chunk {
+                let start = zck_get_chunk_start(current), length = zck_get_chunk_comp_size(current)
+                if length > 0 { out.append(Chunk(start: Int64(start), length: Int64(length), state: zck_get_chunk_valid(current))) }
+                chunk = zck_get_next_chunk(current)
+            }
+            return out
+        }
+
+        /// Copies into place every chunk the `.zck` at `seed` has too (by digest).
+        package func copyChunks(from seed: String) throws(ZchunkError) {
+            let source: FileDescriptor
+            do { source = try FileDescriptor.open(seed, .readOnly) } catch { throw .io(FileError("open", seed, code: error.code)) }
+            defer { try? source.close() }
+            guard let other = zck_create() else { throw .library(what: "create", path: seed, message: "out of memory") }
+            var otherContext: OpaquePointer? = other
+            defer { zck_free(&otherContext) }
+            guard zck_init_read(other, source.rawValue) else { throw Zchunk.failure("read the seed", seed, other) }
+            guard zck_copy_chunks(other, zck) else { throw Zchunk.failure("copy chunks from \(seed)", path, zck) }
+        }
+
+        /// Writes `bytes` at absolute `offset` (a range fetched from the server).
+        package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(ZchunkError) {
+            do { try file.writeAll(toAbsoluteOffset: offset, bytes) } catch { throw .io(FileError("write", path, code: error.code)) }
+        }
+
+        /// Checks every chunk present against its digest: valid ones are marked so, failed ones
+        /// become missing again (to be fetched again). Returns the chunks still missing.
+        package func checkChunks() throws(ZchunkError) -> [Chunk] {
+            if zck_find_valid_chunks(zck) == 0 { throw Zchunk.failure("check chunks", path, zck) }
+            zck_reset_failed_chunks(zck)
+            return chunks().filter { $0.state != 1 }
+        }
+
+        /// True when every chunk and the whole data section match the header's digests.
+        package func isComplete() -> Bool { zck_validate_checksums(zck) == 1 }
+    }
+}

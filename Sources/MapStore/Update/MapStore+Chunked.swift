@@ -1,0 +1,28 @@
+import Foundation
+import MapFetch
+import MapFormat
+import MapIO
+import Synchronization
+
+extension MapStore {
+    /// Before an update's fetch (issue 21): every bundle to fetch that the catalog offers in zchunk
+    /// form and whose previous version is installed is assembled from the installed files' chunks
+    /// and range requests, and enters the download cache only verified, where the fetch then finds
+    /// it. Whatever cannot be done so is left to the fetch, which downloads it whole as before.
+    func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL) async {
+        let (folder, manifest, store) = core.withLock { core in (core.downloadFolder, try? core.storedManifest(), core.layout.store) }
+        guard let manifest else { return }
+        let seeds = ChunkedSeeds(store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
+                                 bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))
+        let cache = DownloadCache(root: folder)
+        let newLists = Dictionary(tree.catalog.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
+        let newDigests = Set(tree.catalog.bundles.keys)
+        var jobs: [ChunkedSeeds.Job] = []
+        for request in requests where !cache.contains(request.digest) {
+            guard let chunked = tree.catalog.bundles[request.digest]?.chunked, let url = BundleURL.resolve(chunked.url, catalog: catalogURL) else { continue }
+            let previous = seeds.previousVersions(of: request.digest, regions: request.regions, newLists: newLists, newDigests: newDigests)
+            if !previous.isEmpty { jobs.append(ChunkedSeeds.Job(digest: request.digest, size: request.size, url: url, chunked: chunked, seeds: previous)) }
+        }
+        try? await seeds.fetch(jobs, cache: cache, scratch: folder + "/chunked", width: 4) { _, _ in }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import TestSupport
+import Testing
+
+/// `MapStore.update` over catalogs published with `--chunked` (issue 21): a changed bundle whose
+/// previous version is installed comes as the chunks the device lacks, by range through nginx,
+/// never as the whole `.tar.zst`; the updated store verifies in full.
+@Suite struct ChunkedUpdateTests {
+    @Test func anUpdateFetchesOnlyTheMissingChunksOfChangedBundles() async throws {
+        let folder = TemporaryFolder("store-chunked")
+        let served = folder.join("served")
+        try await offPool {
+            for version in ["2026.11.0", "2026.12.0"] {
+                let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "10",
+                                                                 "--map-version", version, "--base-version", "2026.11.0", "--change-fraction", "0.2",
+                                                                 "--edit-fraction", "0.02"])
+                #expect(gen.status == 0, "\(gen.stderr)")
+                let publish = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", served + "/cat-\(version)", "--chunked"])
+                #expect(publish.status == 0, "\(publish.stderr)")
+            }
+            let recipe = "name: ch\ncatalog: \(served)/cat-2026.11.0/catalog.json\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n"
+            try Data(recipe.utf8).write(to: URL(fileURLWithPath: folder.join("ch.yaml")))
+            let build = try Tool.mappack(["build", folder.join("ch.yaml"), "--cache", folder.join("cache"), "--out", folder.join("old")],
+                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            #expect(build.status == 0, "\(build.stderr)")
+        }
+        let nginx = try NginxServer(root: served)
+        defer { nginx.stop() }
+        let device = Device()
+        let store = try device.open(image: PreinstalledImage(path: folder.join("old/ch-2026.11.0")))
+        let catalogURL = URL(string: "cat-2026.12.0/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        let info = try await store.checkForUpdate(catalog: catalogURL)
+        #expect(info.bundlesToFetch > 0)
+
+        try await store.update(catalog: catalogURL) { _ in }
+        #expect(store.mapVersion == MapVersion("2026.12.0"))
+        let old = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: served + "/cat-2026.11.0/catalog.json")))
+        let new = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: served + "/cat-2026.12.0/catalog.json")))
+        let changed = new.bundles.filter { old.bundles[$0.key] == nil }
+        #expect(!changed.isEmpty)
+        let whole = changed.values.reduce(0) { $0 + nginx.bytesSent(path: "/cat-2026.12.0/" + $1.url) }
+        let chunks = changed.values.reduce(0) { $0 + nginx.bytesSent(path: "/cat-2026.12.0/" + ($1.chunked?.url ?? "")) }
+        let changedBytes = changed.values.reduce(Int64(0)) { $0 + $1.size }
+        #expect(whole == 0, "no changed bundle was downloaded whole (\(whole) bytes)")
+        #expect(chunks > 0 && Int64(chunks) < changedBytes / 2, "\(chunks) bytes of chunks for \(changedBytes) bytes of changed bundles")
+        #expect(try store.verify(full: true).isEmpty)
+        #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == MapVersion("2026.12.0") })
+    }
+}
