@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import MapFormat
 
 /// minisign's file formats for mappack's Ed25519 keys, so stock `minisign -V` checks what mappack
 /// signs. The signature is minisign's default, prehashed kind (`ED`: Ed25519 over the message's
