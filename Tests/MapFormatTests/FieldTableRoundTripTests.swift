@@ -11,7 +11,8 @@ import Testing
 
     /// Every field of every object of `catalog.json`, optional ones included.
     private static var fullCatalog: Catalog {
-        let bundle = BundleInfo(url: "bundles/01/x.tar.zst", size: 10, unpackedSize: 20, files: 3, kind: "tiles", sizeOnDisk: ["4096": 12288, "512": 10240])
+        var bundle = BundleInfo(url: "bundles/01/x.tar.zst", size: 10, unpackedSize: 20, files: 3, kind: "tiles", sizeOnDisk: ["4096": 12288, "512": 10240])
+        bundle.chunked = ChunkedBundle(url: "bundles/01/x.zck", size: 300, headerSize: 290, headerSHA256: String(repeating: "a", count: 64))
         let region = CatalogRegion(id: "europe", parent: "world", names: ["en": "Europe"], bundles: [digest],
                                    center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
         var catalog = Catalog(catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), released: "2026-11-20T00:00:00Z",
@@ -54,7 +55,9 @@ import Testing
         _ = keys(top, Catalog.Field.self)
         _ = keys(try firstElement(top[Catalog.Field.regions.rawValue]), CatalogRegion.Field.self)
         let bundles = try object(top[Catalog.Field.bundles.rawValue])
-        _ = keys(try object(bundles[Self.digest.description]), BundleInfo.Field.self)
+        let bundle = try object(bundles[Self.digest.description])
+        _ = keys(bundle, BundleInfo.Field.self)
+        _ = keys(try object(bundle[BundleInfo.Field.chunked.rawValue]), ChunkedBundle.Field.self)
         #expect(try CatalogReader.read(bytes, file: "catalog.json") == catalog)
     }
 
