@@ -53,12 +53,13 @@ demo-world:
 	fi
 
 ## test: the whole suite (unit, nginx-backed network tests, end-to-end CLI tests)
-test: deps portable
+test: deps format-check portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
 
 ## format: reformat every Swift file with the toolchain's swift-format (.swift-format: 4 spaces,
-## lines up to 150 columns); format-check: fail when a file is not formatted (part of make test)
+## lines up to 150 columns; OnlyOneTrailingClosureArgument off); format-check: fail when a file is
+## not formatted (part of make test)
 format:
 	swift format format --in-place --recursive --parallel Package.swift Sources Tests
 format-check:

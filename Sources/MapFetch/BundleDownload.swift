@@ -64,7 +64,10 @@ struct BundleDownload: Sendable {
             return
         }
         let result = await BlockingPool.value { () -> FileError? in
-            do throws(FileError) { try body(); return nil } catch { return error }
+            do throws(FileError) {
+                try body()
+                return nil
+            } catch { return error }
         }
         if let result { throw error(.local(result), attempts: attempts) }
     }
@@ -124,7 +127,8 @@ struct BundleDownload: Sendable {
                     case .completed, .stoppedByReceiver:
                         let status = outcome.head.status
                         if status >= 300 {
-                            (retryReason, retryAfter) = try classify(status: status, headers: outcome.head.headers, partial: partial, attempts: attempts)
+                            (retryReason, retryAfter) = try classify(
+                                status: status, headers: outcome.head.headers, partial: partial, attempts: attempts)
                         } else if partial.length < request.size {
                             retryReason = .truncated(received: partial.length)
                         }
@@ -145,25 +149,34 @@ struct BundleDownload: Sendable {
             // All declared bytes are here: they enter the cache only if their digest matches.
             let actual = partial.finishedHex()
             if actual == request.digest.hex {
-                try await blocking({ () throws(FileError) in
-                    // admit() flushes a durable cache's file itself; one fsync is enough.
-                    try partial.close(sync: false)
-                    try cache.admit(verifiedFile: partial.path, digest: request.digest)
-                    partial.removeMeta()
-                    // Safe while held: whoever waits on the old lock file finds the bundle cached and writes nothing.
-                    try? FileSystem.removeFile(cache.lockPath(for: request.digest))
-                }, attempts: attempts)
+                try await blocking(
+                    { () throws(FileError) in
+                        // admit() flushes a durable cache's file itself; one fsync is enough.
+                        try partial.close(sync: false)
+                        try cache.admit(verifiedFile: partial.path, digest: request.digest)
+                        partial.removeMeta()
+                        // Safe while held: whoever waits on the old lock file finds the bundle cached and writes nothing.
+                        try? FileSystem.removeFile(cache.lockPath(for: request.digest))
+                    }, attempts: attempts)
                 return
             }
             try await blocking({ () throws(FileError) in try partial.discard() }, attempts: attempts)
-            if restartedAfterMismatch { _ = await BlockingPool.value { partial.remove() }; throw stop(.digestMismatch(actual: actual)) }
+            if restartedAfterMismatch {
+                _ = await BlockingPool.value { partial.remove() }
+                throw stop(.digestMismatch(actual: actual))
+            }
             restartedAfterMismatch = true
-            events(.retry(request.digest, attempt: attempts + 1, reason: "content did not match its digest (got sha256:\(actual)); downloading again from zero", delaySeconds: 0))
+            events(
+                .retry(
+                    request.digest, attempt: attempts + 1,
+                    reason: "content did not match its digest (got sha256:\(actual)); downloading again from zero", delaySeconds: 0))
         }
     }
 
     /// What an error status means for the next attempt: a reason to retry (and the server's wait), or a thrown failure.
-    private func classify(status: Int, headers: [String: String], partial: PartialDownload, attempts: Int) throws(FetchError) -> (FetchError.Reason?, Double?) {
+    private func classify(status: Int, headers: [String: String], partial: PartialDownload, attempts: Int) throws(FetchError) -> (
+        FetchError.Reason?, Double?
+    ) {
         if status == 416 {
             // The partial file does not fit the server's file (it changed or shrank): start over.
             do throws(FileError) { try partial.discard() } catch { throw self.error(.local(error), attempts: attempts, status: status) }

@@ -31,7 +31,9 @@ package struct BundleFetcher: Sendable {
     ///
     /// Throws the first bundle's failure (after cancelling the other transfers, whose partial files stay for
     /// a later run), or `.cancelled` when the calling task is cancelled.
-    package func fetch(_ requests: [FetchRequest], events: @escaping @Sendable (FetchEvent) -> Void) async throws(FetchError) -> [BundleDigest: String] {
+    package func fetch(_ requests: [FetchRequest], events: @escaping @Sendable (FetchEvent) -> Void) async throws(FetchError) -> [BundleDigest:
+        String]
+    {
         var paths: [BundleDigest: String] = [:]
         var wanted: [FetchRequest] = []
         for request in Self.merged(requests) {
@@ -56,9 +58,13 @@ package struct BundleFetcher: Sendable {
                 guard let request = queue.next() else { return }
                 let engine = engines[started % engines.count]
                 started += 1
-                let download = BundleDownload(request: request, cache: cache, policy: policy, trustedCertificates: trustedCertificates, engine: engine, events: events)
+                let download = BundleDownload(
+                    request: request, cache: cache, policy: policy, trustedCertificates: trustedCertificates, engine: engine, events: events)
                 group.addTask {
-                    do throws(FetchError) { try await download.run(); return .success(request.digest) } catch { return .failure(error) }
+                    do throws(FetchError) {
+                        try await download.run()
+                        return .success(request.digest)
+                    } catch { return .failure(error) }
                 }
             }
             for _ in 0..<jobs { startNext() }

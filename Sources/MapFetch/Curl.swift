@@ -61,8 +61,10 @@ package final class CurlTransfer {
     }
 
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort).
-    package func get(_ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [],
-                     sink: @escaping (UnsafeRawBufferPointer) -> Bool) -> Outcome {
+    package func get(
+        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [],
+        sink: @escaping (UnsafeRawBufferPointer) -> Bool
+    ) -> Outcome {
         self.sink = sink
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
@@ -140,7 +142,8 @@ package final class CurlMulti: @unchecked Sendable {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
         init(easy: UnsafeMutableRawPointer, job: Job) {
-            self.easy = easy; self.job = job
+            self.easy = easy
+            self.job = job
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         }
 
@@ -199,7 +202,8 @@ package final class CurlMulti: @unchecked Sendable {
     /// `bytes` without leading and trailing ASCII spaces, tabs and line ends (header values), as text.
     static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = 0, end = bytes.count
+        var start = 0
+        var end = bytes.count
         while start < end && isSpace(bytes[start]) { start += 1 }
         while end > start && isSpace(bytes[end - 1]) { end -= 1 }
         return String(decoding: bytes[start..<end], as: UTF8.self)
@@ -280,9 +284,15 @@ package final class CurlMulti: @unchecked Sendable {
             if !transfer.headDelivered {
                 transfer.headDelivered = true
                 let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
-                if !transfer.job.receiver.receive(head: head) { transfer.stopped = true; return 0 }
+                if !transfer.job.receiver.receive(head: head) {
+                    transfer.stopped = true
+                    return 0
+                }
             }
-            if !transfer.job.receiver.receive(body: bytes) { transfer.stopped = true; return 0 }
+            if !transfer.job.receiver.receive(body: bytes) {
+                transfer.stopped = true
+                return 0
+            }
             return size * count
         }
         mp_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
@@ -291,7 +301,7 @@ package final class CurlMulti: @unchecked Sendable {
             // On bytes: header names are ASCII, and most lines are dropped or kept as they are.
             let line = UnsafeRawBufferPointer(start: data, count: size * count)
             if line.starts(with: "HTTP/".utf8) {
-                transfer.headers = [:]   // a new response (after a redirect or a 100 Continue)
+                transfer.headers = [:]  // a new response (after a redirect or a 100 Continue)
             } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
                 let name = String(unsafeUninitializedCapacity: colon) { out in
                     for index in 0..<colon { out[index] = line[index] >= 0x41 && line[index] <= 0x5A ? line[index] | 0x20 : line[index] }
@@ -314,8 +324,8 @@ package final class CurlMulti: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut(message)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE, CURLE_REMOTE_FILE_NOT_FOUND,
-             CURLE_LOGIN_DENIED, CURLE_TOO_MANY_REDIRECTS, CURLE_REMOTE_ACCESS_DENIED,
-             CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            CURLE_LOGIN_DENIED, CURLE_TOO_MANY_REDIRECTS, CURLE_REMOTE_ACCESS_DENIED,
+            CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return .failed(message, permanent: true)
         default:
             return .failed(message, permanent: false)

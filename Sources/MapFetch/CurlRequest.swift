@@ -23,7 +23,9 @@ package struct CurlRequest: Sendable {
 
     /// A request for `url` from byte `rangeStart`.
     package init(url: URL, rangeStart: Int64 = 0, ifRange: String? = nil) {
-        self.url = url; self.rangeStart = rangeStart; self.ifRange = ifRange
+        self.url = url
+        self.rangeStart = rangeStart
+        self.ifRange = ifRange
     }
 }
 

@@ -20,7 +20,10 @@ package struct DownloadCache: Sendable {
     private let folders = FolderCache(limit: 1024)
 
     /// A cache at `root`.
-    package init(root: String, durable: Bool = true) { self.root = root; self.durable = durable }
+    package init(root: String, durable: Bool = true) {
+        self.root = root
+        self.durable = durable
+    }
 
     /// Creates `folder` (and parents) unless this process already did. Every folder from the root
     /// down to `folder` must be a real folder: a symbolic link planted in the cache would send
@@ -49,8 +52,12 @@ package struct DownloadCache: Sendable {
             let type = info.st_mode & S_IFMT
             if type == S_IFLNK { throw CacheFolderError(path: path, reason: "is a symbolic link") }
             if type != S_IFDIR { throw CacheFolderError(path: path, reason: "is not a folder") }
-            if info.st_uid != geteuid() { throw CacheFolderError(path: path, reason: "belongs to user \(info.st_uid), not to this user (\(geteuid()))") }
-            if info.st_mode & S_IWOTH != 0 { throw CacheFolderError(path: path, reason: "is writable by other users (mode \(String(info.st_mode & 0o7777, radix: 8)))") }
+            if info.st_uid != geteuid() {
+                throw CacheFolderError(path: path, reason: "belongs to user \(info.st_uid), not to this user (\(geteuid()))")
+            }
+            if info.st_mode & S_IWOTH != 0 {
+                throw CacheFolderError(path: path, reason: "is writable by other users (mode \(String(info.st_mode & 0o7777, radix: 8)))")
+            }
         }
     }
 

@@ -15,7 +15,11 @@ package struct FetchRequest: Sendable, Equatable {
     package var headers: [String] = []
 
     package init(digest: BundleDigest, url: URL, size: Int64, regions: [RegionID], headers: [String] = []) {
-        self.digest = digest; self.url = url; self.size = size; self.regions = regions; self.headers = headers
+        self.digest = digest
+        self.url = url
+        self.size = size
+        self.regions = regions
+        self.headers = headers
     }
 }
 
@@ -58,15 +62,22 @@ package struct FetchError: Error, Sendable, CustomStringConvertible {
     package let httpStatus: Int?
 
     package init(bundle: BundleDigest, url: URL, regions: [RegionID], reason: Reason, attempts: Int, httpStatus: Int? = nil) {
-        self.bundle = bundle; self.url = url; self.regions = regions; self.reason = reason; self.attempts = attempts
+        self.bundle = bundle
+        self.url = url
+        self.regions = regions
+        self.reason = reason
+        self.attempts = attempts
         self.httpStatus = httpStatus
     }
 
     package var description: String {
         let regionList = regions.isEmpty ? "" : " (regions \(regions.map(\.rawValue).joined(separator: ", ")))"
         var status = ""
-        if case .httpStatus(let code) = reason { status = Self.advice(forStatus: code) }
-        else if let httpStatus { status = " (last HTTP status \(httpStatus))" }
+        if case .httpStatus(let code) = reason {
+            status = Self.advice(forStatus: code)
+        } else if let httpStatus {
+            status = " (last HTTP status \(httpStatus))"
+        }
         return "bundle \(bundle)\(regionList) from \(url.absoluteString): \(whatFailed)\(status) after \(attempts) attempt\(attempts == 1 ? "" : "s")"
     }
 

@@ -66,7 +66,10 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         if let status, status.isRegular, status.size > 0, status.size <= request.size {
             let reader = try ReadableFile(path: path, followLinks: false)
             var hashed: Int64 = 0
-            try reader.forEachChunk { chunk in hasher.update(chunk); hashed += Int64(chunk.count) }
+            try reader.forEachChunk { chunk in
+                hasher.update(chunk)
+                hashed += Int64(chunk.count)
+            }
             length = hashed
             validator = (try? ReadableFile.contents(of: metaPath, limit: 4096, followLinks: false)).flatMap { String(data: $0, encoding: .utf8) }
             metaMayExist = true
@@ -137,7 +140,8 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
             // Only a range that starts exactly where the file ends may be appended.
             let range = head.headers["content-range"] ?? ""
             guard let start = Self.rangeStart(of: range), start == rangeStart else {
-                refusal = .unexpectedRange(range.isEmpty ? "206 without Content-Range" : "Content-Range '\(range)' for a request from byte \(rangeStart)")
+                refusal = .unexpectedRange(
+                    range.isEmpty ? "206 without Content-Range" : "Content-Range '\(range)' for a request from byte \(rangeStart)")
                 return false
             }
             if let total = Self.rangeTotal(of: range), total > request.size {
@@ -149,7 +153,10 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         // `file://` (status 0) honours the range itself; an HTTP 200 is the whole file again.
         if status == 0 && rangeStart > 0 { return true }
         if rangeStart > 0 {
-            do throws(FileError) { try restartFile() } catch { refusal = .write(error); return false }
+            do throws(FileError) { try restartFile() } catch {
+                refusal = .write(error)
+                return false
+            }
         }
         if let declared = head.headers["content-length"].flatMap({ Int64($0) }), declared > request.size {
             refusal = .tooLarge(received: declared)
@@ -165,8 +172,14 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
             refusal = .tooLarge(received: total)
             return false
         }
-        guard let file else { refusal = .write(FileError("write", path, code: EBADF)); return false }
-        do throws(FileError) { try file.write(body) } catch { refusal = .write(error); return false }
+        guard let file else {
+            refusal = .write(FileError("write", path, code: EBADF))
+            return false
+        }
+        do throws(FileError) { try file.write(body) } catch {
+            refusal = .write(error)
+            return false
+        }
         hasher.update(body)
         length = total
         let now = Date()
@@ -182,7 +195,10 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         var chosen: String?
         if let etag = headers["etag"], etag.hasPrefix("\"") { chosen = etag } else if let date = headers["last-modified"] { chosen = date }
         validator = chosen
-        guard let chosen else { removeMeta(); return }
+        guard let chosen else {
+            removeMeta()
+            return
+        }
         if cache.durable {
             try? FileSystem.writeAtomically(Data(chosen.utf8), to: metaPath)
             metaMayExist = true

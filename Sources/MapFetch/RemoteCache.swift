@@ -14,7 +14,9 @@ package struct RemoteCache: Sendable {
     package let readOnly: Bool
 
     package init(base: URL, headers: [String] = [], readOnly: Bool = false) {
-        self.base = base; self.headers = headers; self.readOnly = readOnly
+        self.base = base
+        self.headers = headers
+        self.readOnly = readOnly
     }
 
     /// `{base}/cas/{hex}`, keeping any query the base URL carries.
@@ -28,7 +30,9 @@ package struct RemoteCache: Sendable {
     /// The base URL without credentials, for messages.
     package var displayURL: String {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: true)!
-        components.user = nil; components.password = nil; components.query = nil
+        components.user = nil
+        components.password = nil
+        components.query = nil
         return components.url?.absoluteString ?? "remote cache"
     }
 
@@ -54,8 +58,10 @@ extension BundleFetcher {
     /// Fetches through the lookup order local cache → remote cache → origin. Remote failures of
     /// any kind (missing, down, 5xx, wrong bytes) fall back to the origin; bundles fetched from
     /// the origin are uploaded afterwards unless the remote is read-only.
-    package func fetch(_ requests: [FetchRequest], remote: RemoteCache?, events: @escaping @Sendable (FetchEvent) -> Void,
-                       remoteEvents: @escaping @Sendable (RemoteCacheEvent) -> Void) async throws(FetchError) -> [BundleDigest: String] {
+    package func fetch(
+        _ requests: [FetchRequest], remote: RemoteCache?, events: @escaping @Sendable (FetchEvent) -> Void,
+        remoteEvents: @escaping @Sendable (RemoteCacheEvent) -> Void
+    ) async throws(FetchError) -> [BundleDigest: String] {
         guard let remote else { return try await fetch(requests, events: events) }
         var paths: [BundleDigest: String] = [:]
         var missing: [FetchRequest] = []
@@ -68,18 +74,22 @@ extension BundleFetcher {
             }
         }
         // One attempt per bundle at the remote: it is a shortcut, not the source of truth.
-        let remoteFetcher = BundleFetcher(cache: cache, jobs: jobs, policy: RetryPolicy(maxAttempts: 1, baseDelay: 0, maxDelay: 0, lowSpeedTime: 10, connectTimeout: 5))
+        let remoteFetcher = BundleFetcher(
+            cache: cache, jobs: jobs, policy: RetryPolicy(maxAttempts: 1, baseDelay: 0, maxDelay: 0, lowSpeedTime: 10, connectTimeout: 5))
         let fromRemote: [(FetchRequest, Bool)] = await withTaskGroup(of: (FetchRequest, Bool).self) { group in
             var results: [(FetchRequest, Bool)] = []
             var next = 0
             func start(_ request: FetchRequest) {
                 group.addTask {
-                    let remoteRequest = FetchRequest(digest: request.digest, url: remote.url(for: request.digest), size: request.size,
-                                                     regions: request.regions, headers: remote.headers)
+                    let remoteRequest = FetchRequest(
+                        digest: request.digest, url: remote.url(for: request.digest), size: request.size,
+                        regions: request.regions, headers: remote.headers)
                     do throws(FetchError) {
-                        _ = try await remoteFetcher.fetch([remoteRequest], events: { event in
-                            if case .verified = event { events(event) }
-                        })
+                        _ = try await remoteFetcher.fetch(
+                            [remoteRequest],
+                            events: { event in
+                                if case .verified = event { events(event) }
+                            })
                         remoteEvents(.hit(request.digest, size: request.size))
                         return (request, true)
                     } catch {
@@ -92,10 +102,16 @@ extension BundleFetcher {
                     }
                 }
             }
-            while next < min(jobs, missing.count) { start(missing[next]); next += 1 }
+            while next < min(jobs, missing.count) {
+                start(missing[next])
+                next += 1
+            }
             while let result = await group.next() {
                 results.append(result)
-                if next < missing.count { start(missing[next]); next += 1 }
+                if next < missing.count {
+                    start(missing[next])
+                    next += 1
+                }
             }
             return results
         }

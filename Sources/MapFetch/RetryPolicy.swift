@@ -21,8 +21,10 @@ package struct RetryPolicy: Sendable, Equatable {
     package var progressInterval: Double
 
     /// A policy; defaults suit a build machine on an ordinary network.
-    package init(maxAttempts: Int = 5, baseDelay: Double = 1, maxDelay: Double = 30, maxRetryAfter: Double = 120,
-                 lowSpeedLimit: Int = 1024, lowSpeedTime: Int = 30, connectTimeout: Int = 30, progressInterval: Double = 0.1) {
+    package init(
+        maxAttempts: Int = 5, baseDelay: Double = 1, maxDelay: Double = 30, maxRetryAfter: Double = 120,
+        lowSpeedLimit: Int = 1024, lowSpeedTime: Int = 30, connectTimeout: Int = 30, progressInterval: Double = 0.1
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

@@ -41,29 +41,33 @@ extension MapStore {
         var requested: [RegionID] = []
         do {
             let (tree, url) = try await catalogForDownloads()
-            let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in try core.planDownload(tree: tree, ids: task.regions, catalogURL: url) }
+            let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in
+                try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+            }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
             activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
             try core.withLock { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
             for id in requested { task.emit(.stateChanged(id, .downloading)) }
             let received = Mutex<[BundleDigest: Int64]>([:])
             let sizes = Dictionary(plan.requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
-            let archives = try await fetch(plan.requests, onBundle: { event in
-                let update: (BundleDigest, Int64)?
-                switch event {
-                case .progress(let digest, let bytes, _): update = (digest, bytes)
-                case .verified(let digest, let size), .alreadyCached(let digest, let size): update = (digest, size)
-                default: update = nil
-                }
-                guard let (digest, bytes) = update else { return }
-                let totals = received.withLock { map -> [(RegionID, Int64, Int64)] in
-                    map[digest] = bytes
-                    return plan.regionBundles.filter { $0.value.contains(digest) }.map { region, bundles in
-                        (region, bundles.reduce(0) { $0 + (map[$1] ?? 0) }, bundles.reduce(0) { $0 + (sizes[$1] ?? 0) })
+            let archives = try await fetch(
+                plan.requests,
+                onBundle: { event in
+                    let update: (BundleDigest, Int64)?
+                    switch event {
+                    case .progress(let digest, let bytes, _): update = (digest, bytes)
+                    case .verified(let digest, let size), .alreadyCached(let digest, let size): update = (digest, size)
+                    default: update = nil
                     }
-                }
-                for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
-            }, progress: { _, _ in })
+                    guard let (digest, bytes) = update else { return }
+                    let totals = received.withLock { map -> [(RegionID, Int64, Int64)] in
+                        map[digest] = bytes
+                        return plan.regionBundles.filter { $0.value.contains(digest) }.map { region, bundles in
+                            (region, bundles.reduce(0) { $0 + (map[$1] ?? 0) }, bundles.reduce(0) { $0 + (sizes[$1] ?? 0) })
+                        }
+                    }
+                    for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
+                }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
             try await BlockingPool.run { [self] in
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
@@ -125,10 +129,13 @@ extension MapStore {
 
     /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows.
     func cleanUpCancelled(_ task: DownloadTask) {
-        let others = activeDownloads.withLock { map in map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
+        let others = activeDownloads.withLock { map in
+            map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
+        }
         core.withLock { core in
             guard let tree = core.keptCatalog(), let url = core.catalogURL,
-                  let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url) else { return }
+                let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+            else { return }
             core.removeDownloads(Set(plan.requests.map(\.digest)).subtracting(others))
             try? core.state?.setDownloadState(plan.newRegions, nil)
         }
@@ -143,7 +150,9 @@ extension MapStore {
             try core.withLock { core throws -> [RegionDetails] in
                 guard let tree = core.keptCatalog() else { return [] }
                 let installed = Set(try core.committedState().regions().map(\.id))
-                return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map { try details($0, tree: tree, core: core, language: language) }
+                return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
+                    try details($0, tree: tree, core: core, language: language)
+                }
             }
         }
     }
@@ -157,9 +166,10 @@ extension MapStore {
                 guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
                     throw MapStoreError.unknownRegion(id)
                 }
-                return RegionDetails(id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
-                                     names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
-                                     state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
+                return RegionDetails(
+                    id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
+                    names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
+                    state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
             }
         }
     }
@@ -170,9 +180,10 @@ extension MapStore {
         let regionState = try state.currentStates()[id] ?? .available
         let onDevice = Set(try core.installedManifest(core.storedManifest()).bundles.map(\.digest))
         let missing = tree.subtreeBundles(id).subtracting(onDevice)
-        return RegionDetails(id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
-                             released: region.released, center: region.center, bbox: region.bbox, state: regionState,
-                             mapVersion: tree.catalog.mapVersion, downloadBytes: tree.downloadSize(missing))
+        return RegionDetails(
+            id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
+            released: region.released, center: region.center, bbox: region.bbox, state: regionState,
+            mapVersion: tree.catalog.mapVersion, downloadBytes: tree.downloadSize(missing))
     }
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
@@ -184,7 +195,9 @@ extension MapStore {
                 guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
                 let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)
                 let blockSize = try core.storedManifest().blockSize
-                var fetch: Int64 = 0, write: Int64 = 0, temporary: Int64 = 0
+                var fetch: Int64 = 0
+                var write: Int64 = 0
+                var temporary: Int64 = 0
                 for request in plan.requests {
                     let have = core.downloadedBytes(request.digest)
                     fetch += max(0, request.size - have)

@@ -98,7 +98,9 @@ extension MapStore {
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
             guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
             let changing = plan.supported
-            try write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) })) }
+            try write { core throws in
+                try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
+            }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url)
@@ -107,7 +109,9 @@ extension MapStore {
                     progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
                 }
             } catch {
-                try? write { core throws in try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) })) }
+                try? write { core throws in
+                    try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
+                }
                 for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 throw error
             }
@@ -128,8 +132,10 @@ extension MapStore {
 
     /// Fetches `requests` into the storage's download cache; `progress` gets (received, total) bytes.
     /// Maps fetch failures to `MapStoreError.remote`, `.local` or `.cancelled`.
-    func fetch(_ requests: [FetchRequest], onBundle: @escaping @Sendable (FetchEvent) -> Void = { _ in },
-               progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> [BundleDigest: String] {
+    func fetch(
+        _ requests: [FetchRequest], onBundle: @escaping @Sendable (FetchEvent) -> Void = { _ in },
+        progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) async throws -> [BundleDigest: String] {
         // Counted under the store's lock, so a move (which checks the count under it) never starts
         // while a fetcher writes into the download cache, and no fetch starts during a move.
         let folder = core.withLock { core -> String in
@@ -163,9 +169,13 @@ extension MapStore {
     static func storeError(_ error: FetchError) -> MapStoreError {
         switch error.reason {
         case .cancelled: return .cancelled
-        case .local(let file): return .local(path: file.path, errno: file.code, regions: error.regions, bundle: error.bundle, reason: file.description)
-        case .httpStatus(let code): return .remote(url: error.url.absoluteString, httpStatus: code, regions: error.regions, bundle: error.bundle, reason: error.description)
-        default: return .remote(url: error.url.absoluteString, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
+        case .local(let file):
+            return .local(path: file.path, errno: file.code, regions: error.regions, bundle: error.bundle, reason: file.description)
+        case .httpStatus(let code):
+            return .remote(url: error.url.absoluteString, httpStatus: code, regions: error.regions, bundle: error.bundle, reason: error.description)
+        default:
+            return .remote(
+                url: error.url.absoluteString, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
         }
     }
 }

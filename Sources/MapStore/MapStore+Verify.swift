@@ -12,7 +12,9 @@ extension MapStore {
     /// committed state, the kept manifest, and every installed file (with SHA-256 when `full`).
     /// A pending operation is reported as a problem: such a store needs `repair()` first. With
     /// `trustedPublicKeys` and `full`, the kept manifest's signature must verify with one of them.
-    public static func verifyInstalled(storage: String, full: Bool, trustedPublicKeys: [String] = []) throws(MapStoreError) -> (mapVersion: MapVersion, imageID: String, problems: [StoreProblem]) {
+    public static func verifyInstalled(storage: String, full: Bool, trustedPublicKeys: [String] = []) throws(MapStoreError) -> (
+        mapVersion: MapVersion, imageID: String, problems: [StoreProblem]
+    ) {
         try MapStoreError.boundary("verifyInstalled", path: storage) {
             let core = StoreCore(storage: storage, cache: storage + "/.no-cache", image: nil, fullValidation: full)
             core.trustedKeys = trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
@@ -24,8 +26,10 @@ extension MapStore {
             let problems = try core.keptManifestProblems(kept, signature: full) + core.verify(full: full, manifest: manifest)
             var reported = try core.regionStateProblems() + problems
             if let pending = try state.pending() {
-                reported.insert(StoreProblem(kind: .pendingOperation, path: StoreLayout.stateFileName, regions: [],
-                                             detail: "operation '\(pending)' did not finish; open the store and call repair() (mappack store repair)"), at: 0)
+                reported.insert(
+                    StoreProblem(
+                        kind: .pendingOperation, path: StoreLayout.stateFileName, regions: [],
+                        detail: "operation '\(pending)' did not finish; open the store and call repair() (mappack store repair)"), at: 0)
             }
             return (manifest.mapVersion, imageID, reported)
         }

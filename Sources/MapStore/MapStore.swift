@@ -42,13 +42,22 @@ public final class MapStore: Sendable {
         public var now: @Sendable () -> Date
 
         /// Quick validation, no cache limit, files copied, no signature required.
-        public init(fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
-                    catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(), autoUpdate: Bool = false,
-                    now: @escaping @Sendable () -> Date = { Date() }) {
-            self.fullValidation = fullValidation; self.cacheLimitBytes = cacheLimitBytes; self.linkFilesFromFolderImage = linkFilesFromFolderImage
+        public init(
+            fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
+            catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(),
+            autoUpdate: Bool = false,
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.fullValidation = fullValidation
+            self.cacheLimitBytes = cacheLimitBytes
+            self.linkFilesFromFolderImage = linkFilesFromFolderImage
             self.trustedPublicKeys = trustedPublicKeys
-            self.catalogURL = catalogURL; self.fetchAttempts = fetchAttempts; self.fetchRetryDelay = fetchRetryDelay
-            self.networkPolicy = networkPolicy; self.autoUpdate = autoUpdate; self.now = now
+            self.catalogURL = catalogURL
+            self.fetchAttempts = fetchAttempts
+            self.fetchRetryDelay = fetchRetryDelay
+            self.networkPolicy = networkPolicy
+            self.autoUpdate = autoUpdate
+            self.now = now
         }
     }
 
@@ -78,7 +87,9 @@ public final class MapStore: Sendable {
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
         self.published = Mutex(core.snapshot())
         self.cacheAccess = core.caches
-        self.core = Mutex(core); self.initialStatus = status; self.options = options
+        self.core = Mutex(core)
+        self.initialStatus = status
+        self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
 
@@ -90,7 +101,9 @@ public final class MapStore: Sendable {
     /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
     /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
     /// not repaired: call `repair()`.
-    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws(MapStoreError) -> MapStore {
+    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws(MapStoreError)
+        -> MapStore
+    {
         try MapStoreError.boundary("open", path: storage) {
             let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
             core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
@@ -120,7 +133,8 @@ public final class MapStore: Sendable {
     /// nothing is kept and the first check or `setCatalogURL` keeps one.
     func keepInstalledVersionCatalog() {
         guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
-              let (tree, bytes) = try? loadCatalogBlocking(url) else { return }
+            let (tree, bytes) = try? loadCatalogBlocking(url)
+        else { return }
         core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
     }
 
@@ -142,7 +156,8 @@ public final class MapStore: Sendable {
     public func repair() throws(MapStoreError) -> RepairReport {
         try MapStoreError.boundary("repair", path: storage) {
             let link = options.linkFilesFromFolderImage
-            let fetcher = RepairFetcher(permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+            let fetcher = RepairFetcher(
+                permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
             return try write(rereadManifest: true) { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
         }
     }
@@ -181,7 +196,8 @@ public final class MapStore: Sendable {
         try MapStoreError.boundary("path", path: storage) {
             let snapshot = snapshot
             guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
-                  FileSystem.exists(full) else { return nil }
+                FileSystem.exists(full)
+            else { return nil }
             return full
         }
     }
@@ -195,8 +211,10 @@ public final class MapStore: Sendable {
         try MapStoreError.boundary("moveData", path: storage) {
             try write { core throws in
                 guard fetching.withLock({ $0 }) == 0 else {
-                    throw MapStoreError.busy(operation: "moveData", reason: "downloads or an update are fetching into the storage; "
-                                             + "pause the downloads (DownloadTask.pause()) or let them finish, cancel the update, then move")
+                    throw MapStoreError.busy(
+                        operation: "moveData",
+                        reason: "downloads or an update are fetching into the storage; "
+                            + "pause the downloads (DownloadTask.pause()) or let them finish, cancel the update, then move")
                 }
                 try core.moveData(to: newStorage, progress: progress)
             }

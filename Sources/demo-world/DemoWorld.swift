@@ -73,9 +73,10 @@ struct DemoWorld {
         let files = entries.filter(\.isRegular)
         let bytes = files.reduce(Int64(0)) { $0 + $1.size }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
-        print("demo-world: \(options.output): \(tree.regions.count) regions (\(tree.leafCount) leaves), "
-            + "\(tree.bundles.count) bundles (\(tree.changed.count) changed), \(files.count) files, \(bytes) bytes, "
-            + String(format: "%.2f s", seconds))
+        print(
+            "demo-world: \(options.output): \(tree.regions.count) regions (\(tree.leafCount) leaves), "
+                + "\(tree.bundles.count) bundles (\(tree.changed.count) changed), \(files.count) files, \(bytes) bytes, "
+                + String(format: "%.2f s", seconds))
     }
 
     /// Writes every bundle, as many at a time as there are cores; the first failure is reported.
@@ -98,8 +99,8 @@ struct DemoWorld {
     }
 }
 
-private extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
         var text = self
         while text.count > 1, text.hasSuffix(suffix) { text.removeLast(suffix.count) }
         return text

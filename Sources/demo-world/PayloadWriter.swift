@@ -25,22 +25,25 @@ struct PayloadWriter: Sendable {
             case .regionOverview(let region, let area):
                 var random = SeededRandom("overview", region, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
-                try writeTiles(folder + "/regions/\(region)/overview.db", name: region + " overview", metadata: [("region", region)],
-                               firstZoom: 5, area: area, budget: scaled(24 << 10), tileSizes: 512...3072, random: &random, edits: &unedited)
+                try writeTiles(
+                    folder + "/regions/\(region)/overview.db", name: region + " overview", metadata: [("region", region)],
+                    firstZoom: 5, area: area, budget: scaled(24 << 10), tileSizes: 512...3072, random: &random, edits: &unedited)
             case .tiles(let region, let version, let large, let area, let edit):
                 var random = SeededRandom("tiles", region, version, seed: seed)
                 let budget = scaled(random.inRange(22 << 10...44 << 10) * (large ? 10 : 1))
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
                 var edits = edit.map { RecordEdits($0, "tiles", region, seed: seed) }
-                try writeTiles(folder + "/regions/\(region)/tiles.db", name: region,
-                               metadata: [("region", region), ("version", edit?.version ?? version)],
-                               firstZoom: 8, area: area, budget: budget, tileSizes: 256...2560, random: &random, edits: &edits)
+                try writeTiles(
+                    folder + "/regions/\(region)/tiles.db", name: region,
+                    metadata: [("region", region), ("version", edit?.version ?? version)],
+                    firstZoom: 8, area: area, budget: budget, tileSizes: 256...2560, random: &random, edits: &edits)
             case .search(let region, let version, let names, let cities, let center, let edit):
                 var random = SeededRandom("search", region, version, seed: seed)
                 try FileSystem.makeDirectories(folder + "/regions/" + region)
                 var edits = edit.map { RecordEdits($0, "search", region, seed: seed) }
-                try writeSearch(folder + "/regions/\(region)/search.db", names: names, cities: cities, center: center, random: &random,
-                                edits: &edits)
+                try writeSearch(
+                    folder + "/regions/\(region)/search.db", names: names, cities: cities, center: center, random: &random,
+                    edits: &edits)
             case .routing(let region):
                 var random = SeededRandom("routing", region, seed: seed)
                 try writeRouting(folder + "/regions/\(region)/routing", random: &random)
@@ -48,8 +51,9 @@ struct PayloadWriter: Sendable {
                 var random = SeededRandom("border", path, seed: seed)
                 try FileSystem.makeDirectories(folder + "/" + path)
                 let area = PayloadWriter.tileBounds(zoom: 10, x: random.below(1 << 10), y: random.below(1 << 10))
-                try writeTiles(folder + "/\(path)/tiles.db", name: path, metadata: [("border", path)], firstZoom: 10, area: area,
-                               budget: scaled(16 << 10), tileSizes: 256...2048, random: &random, edits: &unedited)
+                try writeTiles(
+                    folder + "/\(path)/tiles.db", name: path, metadata: [("border", path)], firstZoom: 10, area: area,
+                    budget: scaled(16 << 10), tileSizes: 256...2048, random: &random, edits: &unedited)
             }
         } catch let error as DemoWorldError {
             throw error
@@ -77,8 +81,10 @@ struct PayloadWriter: Sendable {
     /// address: 0x1A, the zoom, then x and y (XYZ, y down from the north) as little-endian UInt32.
     /// With `edits`, every tile is first drawn as without them (so sizes and layout stay the base's)
     /// and the tiles the edits pick get new bytes after their address.
-    private func writeTiles(_ path: String, name: String, metadata: [(String, String)], firstZoom: Int, area: BundlePlan.TileArea,
-                            budget: Int, tileSizes: ClosedRange<Int>, random: inout SeededRandom, edits: inout RecordEdits?) throws {
+    private func writeTiles(
+        _ path: String, name: String, metadata: [(String, String)], firstZoom: Int, area: BundlePlan.TileArea,
+        budget: Int, tileSizes: ClosedRange<Int>, random: inout SeededRandom, edits: inout RecordEdits?
+    ) throws {
         var rows: [[SQLValue]] = []
         var drawn: [(size: Int, header: [UInt8])] = []
         var written = 0
@@ -101,24 +107,32 @@ struct PayloadWriter: Sendable {
         }
         if var stream = edits {
             for index in stream.pick(among: rows.count) {
-                rows[index][3] = .blob(Data(SyntheticBytes.make(count: drawn[index].size, header: drawn[index].header, noise: 18,
-                                                                random: &stream.random)))
+                rows[index][3] = .blob(
+                    Data(
+                        SyntheticBytes.make(
+                            count: drawn[index].size, header: drawn[index].header, noise: 18,
+                            random: &stream.random)))
             }
             edits = stream
         }
         let database = try createDatabase(path)
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE metadata(name TEXT, value TEXT);
             CREATE UNIQUE INDEX metadata_name ON metadata(name);
             CREATE TABLE tiles(zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
             CREATE UNIQUE INDEX tile_index ON tiles(zoom_level, tile_column, tile_row);
             """)
         let maxZoom = min(zoom, 21)
-        let centerLon = (area.west + area.east) / 2, centerLat = (area.south + area.north) / 2
-        let meta = ([("name", name), ("format", PayloadWriter.tileMediaType), ("type", "baselayer"),
-                     ("bounds", [area.west, area.south, area.east, area.north].map(PayloadWriter.degrees).joined(separator: ",")),
-                     ("center", "\(PayloadWriter.degrees(centerLon)),\(PayloadWriter.degrees(centerLat)),\(firstZoom)"),
-                     ("minzoom", "\(firstZoom)"), ("maxzoom", "\(maxZoom)"), ("description", "demo-world synthetic tiles")] + metadata)
+        let centerLon = (area.west + area.east) / 2
+        let centerLat = (area.south + area.north) / 2
+        let meta =
+            ([
+                ("name", name), ("format", PayloadWriter.tileMediaType), ("type", "baselayer"),
+                ("bounds", [area.west, area.south, area.east, area.north].map(PayloadWriter.degrees).joined(separator: ",")),
+                ("center", "\(PayloadWriter.degrees(centerLon)),\(PayloadWriter.degrees(centerLat)),\(firstZoom)"),
+                ("minzoom", "\(firstZoom)"), ("maxzoom", "\(maxZoom)"), ("description", "demo-world synthetic tiles"),
+            ] + metadata)
             .map { [SQLValue.text($0.0), .text($0.1)] }
         try database.transaction {
             try database.executeMany("INSERT INTO metadata(name, value) VALUES (?, ?)", meta)
@@ -139,8 +153,10 @@ struct PayloadWriter: Sendable {
             let radians = min(max(lat, -85.0511), 85.0511) * .pi / 180
             return min(max(Int(((1 - log(tan(radians) + 1 / cos(radians)) / .pi) / 2 * Double(count)).rounded(.down)), 0), count - 1)
         }
-        let west = min(area.west, area.east), east = max(area.west, area.east)
-        let south = min(area.south, area.north), north = max(area.south, area.north)
+        let west = min(area.west, area.east)
+        let east = max(area.west, area.east)
+        let south = min(area.south, area.north)
+        let north = max(area.south, area.north)
         return (column(west)...column(east), row(north)...row(south))
     }
 
@@ -151,15 +167,19 @@ struct PayloadWriter: Sendable {
         func lat(_ y: Double) -> Double { atan(sinh(.pi * (1 - 2 * y / count))) * 180 / .pi }
         // Nudged inside so the range of the bounds is the one tile.
         let inset = 1e-9
-        return BundlePlan.TileArea(west: lon(Double(x)) + inset, south: lat(Double(y + 1)) + inset,
-                                   east: lon(Double(x + 1)) - inset, north: lat(Double(y)) - inset)
+        return BundlePlan.TileArea(
+            west: lon(Double(x)) + inset, south: lat(Double(y + 1)) + inset,
+            east: lon(Double(x + 1)) - inset, north: lat(Double(y)) - inset)
     }
 
     /// The region's names in every language, its cities and synthetic points of interest around its centre.
-    private func writeSearch(_ path: String, names: [String: String], cities: [String], center: [Double],
-                             random: inout SeededRandom, edits: inout RecordEdits?) throws {
+    private func writeSearch(
+        _ path: String, names: [String: String], cities: [String], center: [Double],
+        random: inout SeededRandom, edits: inout RecordEdits?
+    ) throws {
         // The wrapper binds no floating-point values, so positions go in as microdegrees and SQLite divides.
-        let lat = Int64((center[0] * 1_000_000).rounded()), lon = Int64((center[1] * 1_000_000).rounded())
+        let lat = Int64((center[0] * 1_000_000).rounded())
+        let lon = Int64((center[1] * 1_000_000).rounded())
         var rows: [[SQLValue]] = names.keys.sorted().compactMap { language in
             names[language].map { [.text($0), .integer(lat), .integer(lon)] }
         }
@@ -178,7 +198,8 @@ struct PayloadWriter: Sendable {
         }
 
         let database = try createDatabase(path)
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE places(name TEXT, lat REAL, lon REAL);
             CREATE INDEX places_name ON places(name);
             """)
@@ -204,9 +225,10 @@ struct PayloadWriter: Sendable {
         var random = SeededRandom("world", seed: seed)
         var unedited: RecordEdits?
         try FileSystem.makeDirectories(folder)
-        try writeTiles(folder + "/tiles.db", name: "world overview", metadata: [("region", WorldTree.worldID)], firstZoom: 0,
-                       area: BundlePlan.TileArea(west: -180, south: -85.0511, east: 180, north: 85.0511),
-                       budget: scaled(256 << 10), tileSizes: 1024...6144, random: &random, edits: &unedited)
+        try writeTiles(
+            folder + "/tiles.db", name: "world overview", metadata: [("region", WorldTree.worldID)], firstZoom: 0,
+            area: BundlePlan.TileArea(west: -180, south: -85.0511, east: 180, north: 85.0511),
+            budget: scaled(256 << 10), tileSizes: 1024...6144, random: &random, edits: &unedited)
         let style = """
             {"format":"demo-style/1","layers":[{"id":"water","color":"#a0c8f0"},{"id":"land","color":"#f2efe9"},\
             {"id":"boundaries","color":"#9e9cab"},{"id":"roads","color":"#ffffff"}],"sources":{"tiles":"tiles.db"}}

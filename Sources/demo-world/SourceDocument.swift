@@ -52,8 +52,9 @@ struct SourceDocument: Encodable, Sendable {
         mapVersion = options.mapVersion
         released = options.released
         regions = tree.regions.map { region in
-            Region(id: RegionID(region.id), parent: region.parent.map { RegionID($0) }, names: region.names, center: region.center,
-                   bbox: region.bbox, cities: region.cities, bundles: region.bundles)
+            Region(
+                id: RegionID(region.id), parent: region.parent.map { RegionID($0) }, names: region.names, center: region.center,
+                bbox: region.bbox, cities: region.cities, bundles: region.bundles)
         }
         bundles = Dictionary(uniqueKeysWithValues: tree.bundles.map { ($0.name, Bundle(kind: $0.kind)) })
         changed = tree.changed

@@ -19,12 +19,18 @@ enum SyntheticBytes {
                 // Coordinates after delta and zigzag coding: effectively random.
                 for _ in 0..<4 {
                     var word = random.next()
-                    for _ in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: word)); word >>= 8 }
+                    for _ in 0..<8 {
+                        bytes.append(UInt8(truncatingIfNeeded: word))
+                        word >>= 8
+                    }
                 }
             } else if pick < noise + 35 {
                 // Geometry commands and small deltas: three bits of information per byte.
                 var word = random.next()
-                for _ in 0..<21 { bytes.append(UInt8(truncatingIfNeeded: word & 7) | 0x08); word >>= 3 }
+                for _ in 0..<21 {
+                    bytes.append(UInt8(truncatingIfNeeded: word & 7) | 0x08)
+                    word >>= 3
+                }
             } else if pick < noise + 60 {
                 let tag = tags[random.below(tags.count)]
                 bytes.append(UInt8(tag.count))

@@ -57,8 +57,9 @@ struct WorldTree: Sendable {
         for (first, second) in borders where kept.contains(first) && kept.contains(second) {
             guard let parent = all[first]?.parent else { continue }
             let pair = WorldTree.lastComponent(first) + "-" + WorldTree.lastComponent(second)
-            let plan = BundlePlan(name: "borders." + parent.replacingOccurrences(of: "/", with: ".") + "." + pair,
-                                  kind: "border", content: .border(folder: "borders/\(parent)/\(pair)"))
+            let plan = BundlePlan(
+                name: "borders." + parent.replacingOccurrences(of: "/", with: ".") + "." + pair,
+                kind: "border", content: .border(folder: "borders/\(parent)/\(pair)"))
             bundles.append(plan)
             all[first]?.bundles.append(plan.name)
             all[second]?.bundles.append(plan.name)
@@ -73,23 +74,32 @@ struct WorldTree: Sendable {
             if id == WorldTree.worldID {
                 own.append(BundlePlan(name: "world.overview", kind: "overview", content: .worldOverview))
             } else if !region.children.isEmpty {
-                own.append(BundlePlan(name: region.bundleStem + ".overview", kind: "overview", content: .regionOverview(region: id, area: WorldTree.tileArea(region))))
+                own.append(
+                    BundlePlan(
+                        name: region.bundleStem + ".overview", kind: "overview",
+                        content: .regionOverview(region: id, area: WorldTree.tileArea(region))))
             } else {
                 leafCount += 1
                 // Only tiles and search data change between versions: routing graphs and overviews are
                 // kept stable so an update is a realistic mix of new and reused bundles.
-                let isChanged = versionsDiffer
+                let isChanged =
+                    versionsDiffer
                     && SeededRandom.fraction("change", id, options.mapVersion, seed: options.seed) < options.changeFraction
                 // With `--edit-fraction` a changed leaf starts from the base version's bytes and edits a share of them.
                 let edit = isChanged ? options.editFraction.map { BundlePlan.Edit(version: options.mapVersion, fraction: $0) } : nil
                 let version = isChanged && edit == nil ? options.mapVersion : options.baseVersion
                 let large = SeededRandom.fraction("large", id, seed: options.seed) < WorldTree.largeShare
                 let center = region.center ?? [0, 0]
-                own.append(BundlePlan(name: region.bundleStem + ".tiles", kind: "tiles",
-                                      content: .tiles(region: id, version: version, large: large, area: WorldTree.tileArea(region), edit: edit)))
-                own.append(BundlePlan(name: region.bundleStem + ".search", kind: "search",
-                                      content: .search(region: id, version: version, names: region.names,
-                                                       cities: region.cities ?? [], center: center, edit: edit)))
+                own.append(
+                    BundlePlan(
+                        name: region.bundleStem + ".tiles", kind: "tiles",
+                        content: .tiles(region: id, version: version, large: large, area: WorldTree.tileArea(region), edit: edit)))
+                own.append(
+                    BundlePlan(
+                        name: region.bundleStem + ".search", kind: "search",
+                        content: .search(
+                            region: id, version: version, names: region.names,
+                            cities: region.cities ?? [], center: center, edit: edit)))
                 own.append(BundlePlan(name: region.bundleStem + ".routing", kind: "routing", content: .routing(region: id)))
                 if isChanged { changed += [own[0].name, own[1].name] }
             }
@@ -121,8 +131,9 @@ struct WorldTree: Sendable {
         var continents: [String: String] = [:]
         for country in isoCodes.countries {
             guard let continent = M49.continent(ofCountry: country.alpha2) else {
-                throw DemoWorldError.badIsoCodes(path: "/usr/share/iso-codes/json/iso_3166-1.json",
-                                                 reason: "country \(country.alpha2) is missing from the continent table in M49.swift; add it there")
+                throw DemoWorldError.badIsoCodes(
+                    path: "/usr/share/iso-codes/json/iso_3166-1.json",
+                    reason: "country \(country.alpha2) is missing from the continent table in M49.swift; add it there")
             }
             let id = continent + "/" + country.alpha2.lowercased()
             countryIDs[country.alpha2] = id
@@ -160,9 +171,11 @@ struct WorldTree: Sendable {
             let count = region.children.count
             let columns = Int(Double(count).squareRoot().rounded(.up))
             let rows = (count + columns - 1) / columns
-            let width = (box[2] - box[0]) / Double(columns), height = (box[3] - box[1]) / Double(rows)
+            let width = (box[2] - box[0]) / Double(columns)
+            let height = (box[3] - box[1]) / Double(rows)
             for (index, child) in region.children.enumerated() {
-                let west = box[0] + Double(index % columns) * width, north = box[3] - Double(index / columns) * height
+                let west = box[0] + Double(index % columns) * width
+                let north = box[3] - Double(index / columns) * height
                 let cell = [west + width * 0.05, north - height * 0.95, west + width * 0.95, north - height * 0.05].map(rounded)
                 all[child]?.bbox = cell
                 all[child]?.center = [rounded((cell[1] + cell[3]) / 2), rounded((cell[0] + cell[2]) / 2)]
@@ -196,12 +209,16 @@ struct WorldTree: Sendable {
 
     private static func lastComponent(_ id: String) -> String { String(id[(id.lastIndex(of: "/").map { id.index(after: $0) } ?? id.startIndex)...]) }
 
-    private static let worldNames = ["en": "World", "de": "Welt", "es": "Mundo", "fr": "Monde", "it": "Mondo", "ja": "世界",
-                                     "ko": "세계", "nl": "Wereld", "pl": "Świat", "ru": "Мир", "zh": "世界"]
+    private static let worldNames = [
+        "en": "World", "de": "Welt", "es": "Mundo", "fr": "Monde", "it": "Mondo", "ja": "世界",
+        "ko": "세계", "nl": "Wereld", "pl": "Świat", "ru": "Мир", "zh": "世界",
+    ]
 
     /// The error for an `--only` id the tree lacks: a subdivision that needs `--full`, or the nearest id or name.
-    private static func unknownRegion(_ id: String, in all: [String: DemoRegion], isoCodes: IsoCodes,
-                                      options: WorldOptions) throws(DemoWorldError) -> DemoWorldError {
+    private static func unknownRegion(
+        _ id: String, in all: [String: DemoRegion], isoCodes: IsoCodes,
+        options: WorldOptions
+    ) throws(DemoWorldError) -> DemoWorldError {
         if !options.full, try allRegions(isoCodes: isoCodes, full: true, seed: options.seed)[id] != nil {
             return .unknownRegion(id: id, suggestion: nil, needsFull: true)
         }

@@ -8,49 +8,54 @@ import MapBuild
 //   `mappack-fuzz TARGET FILE...`.
 
 #if FUZZING
-nonisolated(unsafe) private var fuzzTarget: FuzzEntry = {
-    let name = ProcessInfo.processInfo.environment["MAPPACK_FUZZ_TARGET"] ?? ""
-    guard let target = FuzzEntry(rawValue: name) else {
-        FileHandle.standardError.write(Data("set MAPPACK_FUZZ_TARGET to one of: \(FuzzEntry.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
-        exit(2)
-    }
-    return target
-}()
-
-/// libFuzzer's driver (`LLVMFuzzerRunDriver`, LLVM ≥ 13). SwiftPM renames an executable's `main`,
-/// so libFuzzer's own `main` is never linked; this program's `main` starts the driver instead.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                             _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
-/// Starts libFuzzer with this process's arguments.
-@main
-struct FuzzDriver {
-    static func main() {
-        _ = fuzzTarget
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv) { bytes, count in
-            fuzzTarget.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
-            return 0
-        })
-    }
-}
-#else
-/// Replays inputs through a fuzz target.
-@main
-struct FuzzReplay {
-    static func main() {
-        let arguments = CommandLine.arguments.dropFirst()
-        guard let name = arguments.first, let target = FuzzEntry(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: mappack-fuzz \(FuzzEntry.allCases.map(\.rawValue).joined(separator: "|")) FILE...\n".utf8))
+    nonisolated(unsafe) private var fuzzTarget: FuzzEntry = {
+        let name = ProcessInfo.processInfo.environment["MAPPACK_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzEntry(rawValue: name) else {
+            FileHandle.standardError.write(
+                Data("set MAPPACK_FUZZ_TARGET to one of: \(FuzzEntry.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
             exit(2)
         }
-        for path in arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            target.run(data)
-            print("ok \(path)")
+        return target
+    }()
+
+    /// libFuzzer's driver (`LLVMFuzzerRunDriver`, LLVM ≥ 13). SwiftPM renames an executable's `main`,
+    /// so libFuzzer's own `main` is never linked; this program's `main` starts the driver instead.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// Starts libFuzzer with this process's arguments.
+    @main
+    struct FuzzDriver {
+        static func main() {
+            _ = fuzzTarget
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(
+                runFuzzerDriver(&argc, &argv) { bytes, count in
+                    fuzzTarget.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
+                    return 0
+                })
         }
     }
-}
+#else
+    /// Replays inputs through a fuzz target.
+    @main
+    struct FuzzReplay {
+        static func main() {
+            let arguments = CommandLine.arguments.dropFirst()
+            guard let name = arguments.first, let target = FuzzEntry(rawValue: name) else {
+                FileHandle.standardError.write(
+                    Data("usage: mappack-fuzz \(FuzzEntry.allCases.map(\.rawValue).joined(separator: "|")) FILE...\n".utf8))
+                exit(2)
+            }
+            for path in arguments.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                target.run(data)
+                print("ok \(path)")
+            }
+        }
+    }
 #endif

@@ -120,7 +120,8 @@ final class BuildProgress: Sendable {
         let toFetch = state.bundles - state.reused
         switch state.phase {
         case "fetch":
-            return "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download (the rest is in the download cache)"
+            return
+                "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download (the rest is in the download cache)"
         case "reuse": return "reuse: copying unchanged bundles from the --from image"
         case "unpack": return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
         case "manifest": return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"
@@ -140,7 +141,8 @@ final class BuildProgress: Sendable {
             let seconds = max(0.001, Date().timeIntervalSince(state.fetchStarted))
             let rate = Double(received) / seconds
             let eta = rate > 0 ? Int(Double(max(0, state.downloadBytes - received)) / rate) : 0
-            return "fetch \(state.fetched)/\(state.bundles - state.reused) bundles  \(ByteCount.format(received))/\(ByteCount.format(state.downloadBytes))  "
+            return
+                "fetch \(state.fetched)/\(state.bundles - state.reused) bundles  \(ByteCount.format(received))/\(ByteCount.format(state.downloadBytes))  "
                 + "\(ByteCount.format(Int64(rate)))/s  ETA \(eta) s · unpacked \(state.unpacked + state.reused)/\(state.bundles)"
         case "unpack":
             return "unpack \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files · \(elapsed) s"

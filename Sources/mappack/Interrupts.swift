@@ -1,6 +1,6 @@
 import Dispatch
-import MapBuild
 import Foundation
+import MapBuild
 import Synchronization
 
 /// Turns SIGINT and SIGTERM into cancellation of one task, so a build stops cleanly: partial
@@ -24,9 +24,13 @@ enum Interrupts {
                     return previous == nil
                 }
                 if first, gate?.requestStop() == false {
-                    Terminal.write(Data("\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8), to: STDERR_FILENO)
+                    Terminal.write(
+                        Data(
+                            "\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8
+                        ), to: STDERR_FILENO)
                 } else if first {
-                    Terminal.write(Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8), to: STDERR_FILENO)
+                    Terminal.write(
+                        Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8), to: STDERR_FILENO)
                     task.cancel()
                 } else {
                     exit(128 + number)

@@ -14,7 +14,10 @@ struct Mappack {
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())
-        guard !arguments.isEmpty else { Terminal.write(Data((Help.usage + "\n").utf8), to: STDERR_FILENO); exit(2) }
+        guard !arguments.isEmpty else {
+            Terminal.write(Data((Help.usage + "\n").utf8), to: STDERR_FILENO)
+            exit(2)
+        }
         let verb = arguments.removeFirst()
         let terminal = Terminal(arguments: arguments)
         do {
@@ -33,7 +36,11 @@ struct Mappack {
             case "completions":
                 let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
                 let script = try Help.completions(shell)
-                if terminal.json { terminal.record(["shell": shell, "script": script], schema: JSONSchemas.completions) } else { terminal.line(script) }
+                if terminal.json {
+                    terminal.record(["shell": shell, "script": script], schema: JSONSchemas.completions)
+                } else {
+                    terminal.line(script)
+                }
                 code = 0
             case "help", "--help", "-h":
                 let parsed = try Arguments(arguments, verb: Verbs.named("help")!)
@@ -43,15 +50,23 @@ struct Mappack {
                         return spec
                     }
                     terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs), schema: JSONSchemas.help)
-                } else if parsed.flag("man") { terminal.line(Help.manPage) } else if let name = parsed.positionals.first {
+                } else if parsed.flag("man") {
+                    terminal.line(Help.manPage)
+                } else if let name = parsed.positionals.first {
                     guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
                     terminal.line(Help.verb(spec))
-                } else { terminal.line(Help.usage) }
+                } else {
+                    terminal.line(Help.usage)
+                }
                 code = 0
             case "--version", "-V", "version":
-                let libraries = [CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
-                                 SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion]
-                if terminal.json { terminal.record(["version": MappackVersion.current, "libraries": libraries], schema: JSONSchemas.version) } else {
+                let libraries = [
+                    CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
+                    SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion,
+                ]
+                if terminal.json {
+                    terminal.record(["version": MappackVersion.current, "libraries": libraries], schema: JSONSchemas.version)
+                } else {
                     terminal.line(Help.version(libraries: libraries))
                 }
                 code = 0

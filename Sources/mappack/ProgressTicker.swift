@@ -20,7 +20,9 @@ final class ProgressTicker: Sendable {
     /// Off a terminal a progress line every 5 s (1 s with `--verbose`); `MAPPACK_PROGRESS_INTERVAL`
     /// (seconds) overrides it, for tests.
     static func interval(terminal: Terminal) -> TimeInterval {
-        if let text = ProcessInfo.processInfo.environment["MAPPACK_PROGRESS_INTERVAL"], let value = Double(text), value > 0, value <= 3600 { return value }
+        if let text = ProcessInfo.processInfo.environment["MAPPACK_PROGRESS_INTERVAL"], let value = Double(text), value > 0, value <= 3600 {
+            return value
+        }
         return terminal.verbose ? 1 : 5
     }
 
@@ -30,7 +32,10 @@ final class ProgressTicker: Sendable {
         self.terminal = terminal
         self.status = status
         interval = ProgressTicker.interval(terminal: terminal)
-        guard terminal.showsProgress else { timer = nil; return }
+        guard terminal.showsProgress else {
+            timer = nil
+            return
+        }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         self.timer = timer
         let period = terminal.isTTY ? 0.25 : interval

@@ -94,7 +94,10 @@ final class Terminal: @unchecked Sendable {
     }
 
     private func clearProgress() {
-        if progressShown { Terminal.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO); progressShown = false }
+        if progressShown {
+            Terminal.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO)
+            progressShown = false
+        }
     }
 
     func finishProgress() { lock.withLock { clearProgress() } }
@@ -107,7 +110,10 @@ final class Terminal: @unchecked Sendable {
     static func write(_ data: Data, to descriptor: Int32) {
         // The closure stays untyped: a typed throws(Errno) closure given to withUnsafeBytes crashes Swift 6.3.1.
         let failure: Errno? = data.withUnsafeBytes { bytes in
-            do { try FileDescriptor(rawValue: descriptor).writeAll(bytes); return nil } catch { return error as? Errno }
+            do {
+                try FileDescriptor(rawValue: descriptor).writeAll(bytes)
+                return nil
+            } catch { return error as? Errno }
         }
         if let failure, descriptor == STDOUT_FILENO {
             if failure.code == EPIPE { exit(128 + SIGPIPE) }

@@ -77,7 +77,8 @@ final class PublishedWorld: @unchecked Sendable {
         let shared = manifest.files.first { $0.path == "borders/be-zh/tiles.db" }!.bundle
         #expect(manifest.bundles.filter { $0.digest == shared }.count == 1)
         // Both cantons count the shared bundle; their parent is not in the image.
-        let be = manifest.region("europe/ch/be")!.sizeOnDiskInBytes, zh = manifest.region("europe/ch/zh")!.sizeOnDiskInBytes
+        let be = manifest.region("europe/ch/be")!.sizeOnDiskInBytes
+        let zh = manifest.region("europe/ch/zh")!.sizeOnDiskInBytes
         #expect(be == 20480 + 4096 + 0 + 8192 + 4096)
         #expect(zh == 12288 + 4096 + 4096)
     }
@@ -87,21 +88,27 @@ final class PublishedWorld: @unchecked Sendable {
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         #expect(try world.build(recipe).status == 0)
         let seed = world.out + "/fixture-1.0/cache-seed.sqlite"
-        let check = try Tool.run("/usr/bin/sqlite3", [seed, "PRAGMA integrity_check; SELECT value FROM meta WHERE key='mapVersion'; SELECT key FROM entries ORDER BY accessed;"])
+        let check = try Tool.run(
+            "/usr/bin/sqlite3",
+            [seed, "PRAGMA integrity_check; SELECT value FROM meta WHERE key='mapVersion'; SELECT key FROM entries ORDER BY accessed;"])
         #expect(check.stdout == "ok\n1.0\noverview/world/names.txt\noverview/world/tiles.db\n")
     }
 }
 
 @Suite struct CacheSeedCapTests {
-    @Test(arguments: [("7 KiB", ["overview/world/names.txt"]), ("8 KiB", ["overview/world/names.txt", "overview/world/tiles.db"]), ("100", [String]())])
+    @Test(arguments: [
+        ("7 KiB", ["overview/world/names.txt"]), ("8 KiB", ["overview/world/names.txt", "overview/world/tiles.db"]), ("100", [String]()),
+    ])
     func seedTakesFilesInPriorityOrderUntilTheCap(_ cap: String, _ expected: [String]) throws {
         let world = try PublishedWorld()
         let text = SourceFixture.recipe(catalog: world.catalog).replacingOccurrences(of: "maxBytes: 1 MiB", with: "maxBytes: \(cap)")
         #expect(try world.build(try world.recipe(text)).status == 0)
         let seed = world.out + "/fixture-1.0/cache-seed.sqlite"
-        let keys = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT key FROM entries ORDER BY accessed;"]).stdout.split(separator: "\n").map(String.init)
+        let keys = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT key FROM entries ORDER BY accessed;"]).stdout.split(separator: "\n").map(
+            String.init)
         #expect(keys == expected)
-        let total = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT coalesce(sum(size), 0) FROM entries;"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let total = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT coalesce(sum(size), 0) FROM entries;"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(Int64(total)! <= ByteCount.parse(cap)!)
     }
 }
@@ -147,7 +154,9 @@ final class PublishedWorld: @unchecked Sendable {
         let world = try PublishedWorld()
         // Corrupt one published bundle in place: same size, different bytes.
         let catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: world.catalog)))
-        let zh = catalog.regions.first { $0.id == "europe/ch/zh" }!.bundles.first { catalog.bundles[$0]!.kind == "tiles" && catalog.bundles[$0]!.files == 2 }!
+        let zh = catalog.regions.first { $0.id == "europe/ch/zh" }!.bundles.first {
+            catalog.bundles[$0]!.kind == "tiles" && catalog.bundles[$0]!.files == 2
+        }!
         let bundlePath = world.folder.join("catalog/" + catalog.bundles[zh]!.url)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: bundlePath))
         bytes[bytes.count / 2] ^= 0xff

@@ -40,7 +40,9 @@ import Testing
         try PathGrammarTests.edit(world, replace, with)
         let result = try Tool.mappack(["regions", world.catalog])
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains(/catalog\.json:\d+:\d+:/) && result.stderr.contains("appears twice") && result.stderr.contains(key), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(/catalog\.json:\d+:\d+:/) && result.stderr.contains("appears twice") && result.stderr.contains(key),
+            "\(result.stderr)")
     }
 
     @Test func repeatedKeyInAManifestIsRefused() throws {
@@ -48,14 +50,19 @@ import Testing
         #expect(try world.build(try world.recipe(SourceFixture.recipe(catalog: world.catalog))).status == 0)
         let manifest = world.out + "/fixture-1.0/manifest.json"
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: #""name":"fixture""#, with: #""name":"fixture","name":"other""#).utf8).write(to: URL(fileURLWithPath: manifest))
+        try Data(text.replacingOccurrences(of: #""name":"fixture""#, with: #""name":"fixture","name":"other""#).utf8).write(
+            to: URL(fileURLWithPath: manifest))
         let result = try Tool.mappack(["verify", world.out + "/fixture-1.0"])
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("manifest.json: not a valid manifest: line 1") && result.stderr.contains("\"name\" appears twice"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("manifest.json: not a valid manifest: line 1") && result.stderr.contains("\"name\" appears twice"),
+            "\(result.stderr)")
     }
 
-    @Test(arguments: [["regions", "http://exa mple.com/catalog.json"], ["regions", "http://"], ["diff", "http://a b/x.json", "other.json"],
-                      ["diff", "https://[::1/x.json", "other.json"]])
+    @Test(arguments: [
+        ["regions", "http://exa mple.com/catalog.json"], ["regions", "http://"], ["diff", "http://a b/x.json", "other.json"],
+        ["diff", "https://[::1/x.json", "other.json"],
+    ])
     func unparsableURLArgumentIsBadUsage(_ arguments: [String]) throws {
         let result = try Tool.mappack(arguments)
         #expect(result.status == 2, "\(result.stderr)")

@@ -12,9 +12,13 @@ import Testing
 
         init(editFraction: String) throws {
             for version in ["2026.11.0", "2026.12.0"] {
-                let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "10",
-                                                                 "--map-version", version, "--base-version", "2026.11.0", "--change-fraction", "0.2",
-                                                                 "--edit-fraction", editFraction])
+                let gen = try Tool.run(
+                    Tool.path("demo-world"),
+                    [
+                        "--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "10",
+                        "--map-version", version, "--base-version", "2026.11.0", "--change-fraction", "0.2",
+                        "--edit-fraction", editFraction,
+                    ])
                 #expect(gen.status == 0, "\(gen.stderr)")
                 let published = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", folder.join("www/cat-\(version)"), "--chunked"])
                 #expect(published.status == 0, "\(published.stderr)")
@@ -40,12 +44,14 @@ import Testing
         func expectValidEvents(_ result: Tool.Result, name: String) throws {
             let path = folder.join("\(name).jsonl")
             try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: path))
-            let check = try Tool.run("/usr/bin/python3", [Tool.repositoryRoot + "/Tests/Support/validate_json.py", Tool.repositoryRoot + "/Schemas", path])
+            let check = try Tool.run(
+                "/usr/bin/python3", [Tool.repositoryRoot + "/Tests/Support/validate_json.py", Tool.repositoryRoot + "/Schemas", path])
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
 
         func expectSameImage(_ a: String, _ b: String) throws {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: folder.join("\(a)/ch-2026.12.0.tar.zst")))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: folder.join("\(a)/ch-2026.12.0.tar.zst")))
                     == Data(contentsOf: URL(fileURLWithPath: folder.join("\(b)/ch-2026.12.0.tar.zst"))))
             #expect(try Tool.run("/usr/bin/diff", ["-r", folder.join("\(a)/ch-2026.12.0"), folder.join("\(b)/ch-2026.12.0")]).status == 0)
         }
@@ -64,7 +70,9 @@ import Testing
         let (chunked, events) = try world.build(newRecipe, out: "chunked", from: world.folder.join("old/ch-2026.11.0"))
         #expect(chunked.status == 0, "\(chunked.stderr)")
 
-        let source = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: world.folder.join("src-2026.12.0/source.json")))) as! [String: Any]
+        let source =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: world.folder.join("src-2026.12.0/source.json"))))
+            as! [String: Any]
         let changed = (source["changed"] as! [String]).count
         let assembled = events.filter { $0["event"] as? String == "bundle-chunked" }
         #expect(changed > 0 && assembled.count == changed, "\(assembled.count) chunked of \(changed) changed")

@@ -12,7 +12,8 @@ import Testing
         #expect(gen.status == 0, "\(gen.stderr)")
         let published = try Tool.mappack(["publish", folder.join("src"), "--out", folder.join("cat"), "--chunked"])
         #expect(published.status == 0, "\(published.stderr)")
-        let catalog = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("cat/catalog.json")))) as? [String: Any])
+        let catalog = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("cat/catalog.json")))) as? [String: Any])
         #expect(catalog["format"] as? String == "mappack-catalog/1")
         let bundles = try #require(catalog["bundles"] as? [String: [String: Any]])
         #expect(!bundles.isEmpty)
@@ -32,7 +33,8 @@ import Testing
         let first = try #require(bundles.values.first?["chunked"] as? [String: Any])
         let header = try Tool.run("/usr/bin/zck_read_header", [folder.join("cat/" + (first["url"] as! String))])
         #expect(header.status == 0, "\(header.stderr)")
-        try Data("name: li\ncatalog: cat/catalog.json\nregions:\n  include: [europe/li]\n".utf8).write(to: URL(fileURLWithPath: folder.join("li.yaml")))
+        try Data("name: li\ncatalog: cat/catalog.json\nregions:\n  include: [europe/li]\n".utf8).write(
+            to: URL(fileURLWithPath: folder.join("li.yaml")))
         let build = try Tool.mappack(["build", folder.join("li.yaml"), "--cache", folder.join("cache"), "--out", folder.join("out")])
         #expect(build.status == 0, "\(build.stderr)")
         let verify = try Tool.mappack(["verify", folder.join("out/li-2026.11.0"), "--full"])

@@ -11,7 +11,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         try out.fileHandleForReading.close()
         process.standardOutput = out
         process.standardError = err
@@ -27,8 +28,10 @@ import Testing
         let recipe = try world.recipe(catalog: catalog)
         #expect(try world.build(recipe, cache: "cache", out: "out").status == 0)
         let image = world.folder.join("out/net-2026.11.0")
-        for arguments in [["regions", catalog], ["regions", catalog, "--tree"], ["regions", catalog, "--json"],
-                          ["inspect", image, "--json"], ["inspect", image], ["plan", recipe, "--json"]] {
+        for arguments in [
+            ["regions", catalog], ["regions", catalog, "--tree"], ["regions", catalog, "--json"],
+            ["inspect", image, "--json"], ["inspect", image], ["plan", recipe, "--json"],
+        ] {
             let result = try ClosedPipeTests.runIntoClosedPipe(arguments)
             #expect(result.reason == .exit && (result.status == 0 || result.status == 141), "\(arguments): \(result.status) \(result.stderr)")
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(arguments): \(result.stderr)")

@@ -52,7 +52,9 @@ import Testing
         let loaded = try Tool.run("/bin/bash", ["-c", "source \(folder.join("mappack.bash")) && complete -p mappack"])
         #expect(loaded.status == 0 && loaded.stdout.contains("_mappack"), "\(loaded.stdout)\(loaded.stderr)")
         // What it completes for `mappack build --j`.
-        let words = try Tool.run("/bin/bash", ["-c", "source \(folder.join("mappack.bash")); COMP_WORDS=(mappack build --j); COMP_CWORD=2; _mappack; echo ${COMPREPLY[@]}"])
+        let words = try Tool.run(
+            "/bin/bash",
+            ["-c", "source \(folder.join("mappack.bash")); COMP_WORDS=(mappack build --j); COMP_CWORD=2; _mappack; echo ${COMPREPLY[@]}"])
         #expect(words.stdout.contains("--jobs") && words.stdout.contains("--json"), "\(words.stdout)")
         for shell in ["zsh", "fish"] { #expect(try Tool.mappack(["completions", shell]).status == 0) }
         #expect(try Tool.mappack(["completions", "tcsh"]).status == 2)
@@ -73,7 +75,8 @@ import Testing
             for option in options { #expect(readme.contains(option), "README does not mention \(option) (mappack \(verb))") }
         }
         // And every store verb `mappack help --json` declares.
-        let described = try #require(try JSONSerialization.jsonObject(with: Data(try Tool.mappack(["help", "store", "--json"]).stdout.utf8)) as? [String: Any])
+        let described = try #require(
+            try JSONSerialization.jsonObject(with: Data(try Tool.mappack(["help", "store", "--json"]).stdout.utf8)) as? [String: Any])
         let storeVerbs = try #require((described["verbs"] as? [[String: Any]])?.first?["verbs"] as? [String])
         #expect(storeVerbs.count >= 12)
         for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }

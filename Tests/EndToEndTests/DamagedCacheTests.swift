@@ -15,7 +15,7 @@ import Testing
             .filter { $0.contains("/") }.map { world.cache + "/sha256/" + $0 }.sorted()
         let victim = try #require(cached.first)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: victim))
-        bytes[bytes.count - 1] ^= 0xFF   // same size, last byte flipped
+        bytes[bytes.count - 1] ^= 0xFF  // same size, last byte flipped
         try bytes.write(to: URL(fileURLWithPath: victim))
         let digest = String(victim.split(separator: "/").last ?? "")
 

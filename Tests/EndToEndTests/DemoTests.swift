@@ -10,8 +10,12 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     func makeDemoWorld(out: String, options: String) throws -> Tool.Result {
-        try Tool.run("/usr/bin/make", ["-s", "-C", DemoTests.root, "demo-world", "RELEASE=\(Tool.buildFolder)", "DEMO_OUT=\(out)",
-                                       "DEMO_WORLD_OPTIONS=\(options)"])
+        try Tool.run(
+            "/usr/bin/make",
+            [
+                "-s", "-C", DemoTests.root, "demo-world", "RELEASE=\(Tool.buildFolder)", "DEMO_OUT=\(out)",
+                "DEMO_WORLD_OPTIONS=\(options)",
+            ])
     }
 
     func modified(_ path: String) throws -> Date {

@@ -7,8 +7,12 @@ import Testing
 @Suite struct EditFractionTests {
     func generate(_ folder: TemporaryFolder, version: String, edit: String, name: String? = nil) throws -> String {
         let out = folder.join(name ?? "src-\(version)")
-        let result = try Tool.run(Tool.path("demo-world"), ["--out", out, "--only", "europe/ch", "--scale", "2", "--map-version", version,
-                                                            "--base-version", "2026.11.0", "--change-fraction", "0.3", "--edit-fraction", edit])
+        let result = try Tool.run(
+            Tool.path("demo-world"),
+            [
+                "--out", out, "--only", "europe/ch", "--scale", "2", "--map-version", version,
+                "--base-version", "2026.11.0", "--change-fraction", "0.3", "--edit-fraction", edit,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         return out
     }
@@ -21,7 +25,8 @@ import Testing
         let changed = try #require(source["changed"] as? [String])
         let tiles = changed.filter { $0.hasSuffix(".tiles") }
         #expect(!tiles.isEmpty)
-        var differing = 0, total = 0
+        var differing = 0
+        var total = 0
         for bundle in tiles {
             let files = try FileManager.default.subpathsOfDirectory(atPath: new + "/bundles/" + bundle).filter { $0.hasSuffix(".db") }
             #expect(!files.isEmpty)

@@ -46,8 +46,9 @@ import Testing
         }
         let remote = try NginxServer(root: remoteRoot, webdav: true)
         let recipe = try world.recipe(catalog: origin.baseURL.appendingPathComponent("catalog.json").absoluteString)
-        let result = try world.build(recipe, cache: "c", out: "out",
-                                     extra: ["--remote-cache", remote.baseURL.appendingPathComponent("mappack").absoluteString, "--remote-cache-readonly", "--json"])
+        let result = try world.build(
+            recipe, cache: "c", out: "out",
+            extra: ["--remote-cache", remote.baseURL.appendingPathComponent("mappack").absoluteString, "--remote-cache-readonly", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let rejected = events(result).filter { $0["event"] as? String == "remote-rejected" }
         #expect(rejected.count == 1)
@@ -102,10 +103,16 @@ import Testing
         let recipe = try world.recipe(catalog: world.published + "/catalog.json")
         #expect(try world.build(recipe, cache: "c", out: "a", extra: ["--shard", "1/2"]).status == 0)
         let other = world.folder.join("other.yaml")
-        try Data("name: net\ncatalog: www/catalog.json\nregions:\n  include: [europe/ch]\n  exclude: [europe/ch/zh]\noutput:\n  formats: [directory, tar.zst]\n".utf8)
-            .write(to: URL(fileURLWithPath: other))
+        try Data(
+            "name: net\ncatalog: www/catalog.json\nregions:\n  include: [europe/ch]\n  exclude: [europe/ch/zh]\noutput:\n  formats: [directory, tar.zst]\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: other))
         #expect(try world.build(other, cache: "c", out: "b", extra: ["--shard", "2/2"]).status == 0)
-        let result = try Tool.mappack(["merge", world.folder.join("a/net-2026.11.0.shard-1-of-2"), world.folder.join("b/net-2026.11.0.shard-2-of-2"), "--out", world.folder.join("m")])
+        let result = try Tool.mappack([
+            "merge", world.folder.join("a/net-2026.11.0.shard-1-of-2"), world.folder.join("b/net-2026.11.0.shard-2-of-2"), "--out",
+            world.folder.join("m"),
+        ])
         #expect(result.status == 2)
         #expect(result.stderr.contains("b/net-2026.11.0.shard-2-of-2") && result.stderr.contains("another build"), "\(result.stderr)")
     }

@@ -9,10 +9,10 @@ func hostileCatalog(_ archive: String, in folder: TemporaryFolder, declaredUnpac
     try FileManager.default.createDirectory(atPath: folder.join("cat/b"), withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: archive, toPath: folder.join("cat/b/\(hex).tar.zst"))
     let json = """
-    {"format":"mappack-catalog/1","catalog":"evil","mapVersion":"1.0","regions":[
-      {"id":"evil","parent":null,"names":{"en":"Evil"},"bundles":["sha256:\(hex)"]}],
-     "bundles":{"sha256:\(hex)":{"url":"b/\(hex).tar.zst","size":\(size),"unpackedSize":\(declaredUnpacked),"files":3}}}
-    """
+        {"format":"mappack-catalog/1","catalog":"evil","mapVersion":"1.0","regions":[
+          {"id":"evil","parent":null,"names":{"en":"Evil"},"bundles":["sha256:\(hex)"]}],
+         "bundles":{"sha256:\(hex)":{"url":"b/\(hex).tar.zst","size":\(size),"unpackedSize":\(declaredUnpacked),"files":3}}}
+        """
     try Data(json.utf8).write(to: URL(fileURLWithPath: folder.join("cat/catalog.json")))
     try Data("name: evil\ncatalog: cat/catalog.json\nregions:\n  include: [evil]\n".utf8).write(to: URL(fileURLWithPath: folder.join("evil.yaml")))
     return "sha256:" + hex
@@ -37,9 +37,20 @@ func hostileCatalog(_ archive: String, in folder: TemporaryFolder, declaredUnpac
         ("wrong type", "name: x\ncatalog: c.json\nregions: [a, b]\n", "r.yaml:3:10"),
         ("missing include", "name: x\ncatalog: c.json\nregions:\n  exclude: [a]\n", "regions.include"),
         ("huge number", "name: x\ncatalog: c.json\nregions:\n  include: [a]\ntarget:\n  capacity: 99999999999999999999999\n", "r.yaml:6:13"),
-        ("deep nesting", "name: x\ncatalog: c.json\nregions:\n  include: " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "\n", "nesting deeper"),
-        ("alias bomb", "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n", "r.yaml"),
-        ("unknown nested key", "name: x\ncatalog: c.json\nregions:\n  include: [a]\ntarget:\n  blocksize: 4096\n", "r.yaml:6:3: unknown key 'target.blocksize'; did you mean 'target.blockSize'?"),
+        (
+            "deep nesting",
+            "name: x\ncatalog: c.json\nregions:\n  include: " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "\n",
+            "nesting deeper"
+        ),
+        (
+            "alias bomb",
+            "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n",
+            "r.yaml"
+        ),
+        (
+            "unknown nested key", "name: x\ncatalog: c.json\nregions:\n  include: [a]\ntarget:\n  blocksize: 4096\n",
+            "r.yaml:6:3: unknown key 'target.blocksize'; did you mean 'target.blockSize'?"
+        ),
     ]
 
     @Test(arguments: 0..<malformedRecipes.count)
@@ -57,9 +68,18 @@ func hostileCatalog(_ archive: String, in folder: TemporaryFolder, declaredUnpac
         ("{not json", "catalog.json"),
         ("[1,2,3]", "catalog.json"),
         ("{\"format\":\"mappack-catalog/9\",\"x\":1}", "mappack-catalog/9"),
-        ("{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":[]}],\"bundles\":{\"sha256:zz\":{}}}", "sha256:zz"),
-        ("{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":5}],\"bundles\":{}}", "regions[0].bundles"),
-        ("{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":[]}],\"bundles\":{\"sha256:\(String(repeating: "a", count: 64))\":{\"url\":\"x\",\"size\":99999999999999999999999,\"unpackedSize\":1}}}", "catalog.json"),
+        (
+            "{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":[]}],\"bundles\":{\"sha256:zz\":{}}}",
+            "sha256:zz"
+        ),
+        (
+            "{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":5}],\"bundles\":{}}",
+            "regions[0].bundles"
+        ),
+        (
+            "{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1\",\"regions\":[{\"id\":\"a\",\"parent\":null,\"names\":{\"en\":\"A\"},\"bundles\":[]}],\"bundles\":{\"sha256:\(String(repeating: "a", count: 64))\":{\"url\":\"x\",\"size\":99999999999999999999999,\"unpackedSize\":1}}}",
+            "catalog.json"
+        ),
         (String(repeating: "[", count: 100_000), "catalog.json"),
     ]
 

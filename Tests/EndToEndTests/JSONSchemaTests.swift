@@ -33,7 +33,9 @@ import Testing
             Run(verb: "build", arguments: ["build", recipe, "--cache", world.cache, "--out", folder.join("out2")]),
             Run(verb: "build", arguments: ["build", recipe, "--cache", world.cache, "--out", shards, "--shard", "1/2"]),
             Run(verb: "build", arguments: ["build", recipe, "--cache", world.cache, "--out", shards, "--shard", "2/2"]),
-            Run(verb: "merge", arguments: ["merge", shards + "/fixture-1.0.shard-1-of-2", shards + "/fixture-1.0.shard-2-of-2", "--out", folder.join("merged")]),
+            Run(
+                verb: "merge",
+                arguments: ["merge", shards + "/fixture-1.0.shard-1-of-2", shards + "/fixture-1.0.shard-2-of-2", "--out", folder.join("merged")]),
             Run(verb: "plan", arguments: ["plan", recipe, "--cache", world.cache]),
             Run(verb: "plan", arguments: ["plan", folder.join("missing.yaml")], status: 2),
             Run(verb: "regions", arguments: ["regions", world.catalog]),
@@ -49,7 +51,9 @@ import Testing
             Run(verb: "help", arguments: ["help", "store"]),
             Run(verb: "--version", arguments: ["--version"]),
             Run(verb: "store status", arguments: ["store", "status"] + device),
-            Run(verb: "store install", arguments: ["store", "install", "--image", image, "--storage", folder.join("d2/maps"), "--cache", folder.join("d2/cache")]),
+            Run(
+                verb: "store install",
+                arguments: ["store", "install", "--image", image, "--storage", folder.join("d2/maps"), "--cache", folder.join("d2/cache")]),
             Run(verb: "store regions", arguments: ["store", "regions"] + device),
             Run(verb: "store delete", arguments: ["store", "delete", "europe/ch/zh"] + device),
             Run(verb: "store available", arguments: ["store", "available", "--catalog", world.catalog] + device),
@@ -94,7 +98,8 @@ import Testing
             try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: path))
             outputs.append(path)
         }
-        let check = try Tool.run("/usr/bin/python3", [JSONSchemaTests.root + "/Tests/Support/validate_json.py", JSONSchemaTests.root + "/Schemas"] + outputs)
+        let check = try Tool.run(
+            "/usr/bin/python3", [JSONSchemaTests.root + "/Tests/Support/validate_json.py", JSONSchemaTests.root + "/Schemas"] + outputs)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         // Every schema file describes some verb's output here: none is stale.
         #expect(check.stdout.split(separator: "\n").contains("schemas unused: "), "\(check.stdout)")
@@ -105,10 +110,14 @@ import Testing
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         let build = try world.build(recipe, ["--json"])
         #expect(build.status == 0, "\(build.stderr)")
-        let lines = try build.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let lines = try build.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(lines.allSatisfy { $0["schema"] as? String == "mappack-events/1" && $0["event"] is String })
         let done = try #require(lines.last)
-        for field in ["image", "packed", "imageID", "mapVersion", "regions", "upToDate", "files", "bundles", "downloadedBytes", "sizeOnDiskInBytes", "seconds"] {
+        for field in [
+            "image", "packed", "imageID", "mapVersion", "regions", "upToDate", "files", "bundles", "downloadedBytes", "sizeOnDiskInBytes", "seconds",
+        ] {
             #expect(done[field] != nil, "done lost \(field)")
         }
     }

@@ -10,13 +10,17 @@ import Testing
     func signalInTheFinalPhasesPublishesNothing(_ phase: String) throws {
         let world = try ServedWorld()
         let recipe = world.folder.join("late.yaml")
-        try Data("name: net\ncatalog: \(world.published)/catalog.json\nregions:\n  include: [europe/ch]\ncacheSeed:\n  include: [europe/ch]\noutput:\n  formats: [directory, tar.zst]\n".utf8)
-            .write(to: URL(fileURLWithPath: recipe))
+        try Data(
+            "name: net\ncatalog: \(world.published)/catalog.json\nregions:\n  include: [europe/ch]\ncacheSeed:\n  include: [europe/ch]\noutput:\n  formats: [directory, tar.zst]\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: recipe))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = ["build", recipe, "--cache", world.folder.join("cache"), "--out", world.folder.join("out"), "--json"]
         process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": phase]) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()

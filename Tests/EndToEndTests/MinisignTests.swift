@@ -28,7 +28,8 @@ struct MinisignTests {
         let wrongKey = try Tool.run("/usr/bin/minisign", ["-V", "-p", world.folder.join("other.minisign.pub"), "-m", manifest])
         #expect(wrongKey.status != 0)
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"name\":\"fixture\"", with: "\"name\":\"fixturX\"").write(toFile: manifest, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"name\":\"fixture\"", with: "\"name\":\"fixturX\"").write(
+            toFile: manifest, atomically: true, encoding: .utf8)
         let edited = try Tool.run("/usr/bin/minisign", ["-V", "-p", keys + ".minisign.pub", "-m", manifest])
         #expect(edited.status != 0)
     }

@@ -30,7 +30,8 @@ final class ServedWorld: @unchecked Sendable {
     }
 
     func build(_ recipe: String, cache: String, out: String, extra: [String] = []) throws -> Tool.Result {
-        try Tool.mappack(["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out)] + extra, environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        try Tool.mappack(
+            ["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out)] + extra, environment: ["SOURCE_DATE_EPOCH": "1790000000"])
     }
 
     func same(_ a: String, _ b: String) throws -> Bool {
@@ -64,14 +65,16 @@ final class ServedWorld: @unchecked Sendable {
     @Test func buildOverHTTPEqualsBuildOverFileURL() throws {
         let world = try ServedWorld()
         let nginx = try NginxServer(root: world.published)
-        let overHTTP = try world.build(try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"), cache: "c1", out: "http")
+        let overHTTP = try world.build(
+            try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"), cache: "c1", out: "http")
         #expect(overHTTP.status == 0, "\(overHTTP.stderr)")
         let overFile = try world.build(try world.recipe(catalog: world.published + "/catalog.json", name: "file"), cache: "c2", out: "file")
         #expect(overFile.status == 0, "\(overFile.stderr)")
         #expect(try world.same("http", "file"))
         // A second build sharing the first one's cache downloads nothing.
-        let again = try world.build(try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"),
-                                    cache: "c1", out: "again", extra: ["--json"])
+        let again = try world.build(
+            try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString, name: "http"),
+            cache: "c1", out: "again", extra: ["--json"])
         #expect(again.status == 0)
         #expect(!again.stdout.contains("bundle-verified"))
         #expect(try world.same("http", "again"))
@@ -95,7 +98,10 @@ final class ServedWorld: @unchecked Sendable {
         let total = catalog.bundles.values.reduce(0) { $0 + Int($1.size) }
         let sent = try server.stats().filter { $0.key.hasPrefix("/bundles/") }.values.reduce(0) { $0 + $1.bytes }
         #expect(Double(sent) <= 1.1 * Double(total), "sent \(sent) of \(total)")
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out")))?.filter { $0.contains(".staging-") || $0.contains(".old-") } ?? []
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out")))?.filter {
+                $0.contains(".staging-") || $0.contains(".old-")
+            } ?? []
         #expect(leftovers.isEmpty, "\(leftovers)")
 
         let reference = try world.build(recipe, cache: "reference-cache", out: "reference")
@@ -127,7 +133,8 @@ final class ServedWorld: @unchecked Sendable {
         #expect(build.terminationReason == .exit && build.terminationStatus == 1)
         // Nothing in Output (not even staging), partial downloads kept for the next run.
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)
-        let partials = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("cache/partial")))?.filter { $0.hasSuffix(".part") } ?? []
+        let partials =
+            (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("cache/partial")))?.filter { $0.hasSuffix(".part") } ?? []
         #expect(!partials.isEmpty)
         #expect(try world.build(recipe, cache: "cache", out: "out").status == 0)
     }

@@ -42,9 +42,11 @@ import Testing
         #expect(try Tool.mappack(["verify", world.out + "/fixture-1.0"]).status == 0)
 
         // Another build time is another input.
-        let fourth = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.out, "--json"], environment: ["SOURCE_DATE_EPOCH": "1790000001"])
+        let fourth = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.out, "--json"], environment: ["SOURCE_DATE_EPOCH": "1790000001"])
         #expect(done(fourth)?["upToDate"] as? Bool == false)
-        let forced = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.out, "--json", "--force"], environment: ["SOURCE_DATE_EPOCH": "1790000001"])
+        let forced = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.out, "--json", "--force"], environment: ["SOURCE_DATE_EPOCH": "1790000001"])
         #expect(done(forced)?["upToDate"] as? Bool == false)
     }
 }

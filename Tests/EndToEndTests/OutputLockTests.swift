@@ -10,7 +10,8 @@ import Testing
         let world = try ServedWorld()
         let catalog = world.published + "/catalog.json"
         // Two recipes of the same name: A takes one region, B another.
-        let recipeA = world.folder.join("a.yaml"), recipeB = world.folder.join("b.yaml")
+        let recipeA = world.folder.join("a.yaml")
+        let recipeB = world.folder.join("b.yaml")
         try Data("name: same\ncatalog: \(catalog)\nregions:\n  include: [europe/ch/be]\n".utf8).write(to: URL(fileURLWithPath: recipeA))
         try Data("name: same\ncatalog: \(catalog)\nregions:\n  include: [europe/ch/zh]\n".utf8).write(to: URL(fileURLWithPath: recipeB))
         let out = world.folder.join("out")
@@ -32,7 +33,8 @@ import Testing
         let second = Process()
         second.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         second.arguments = ["build", recipeB, "--cache", world.folder.join("cache-b"), "--out", out]
-        let secondErr = Pipe(), secondOut = Pipe()
+        let secondErr = Pipe()
+        let secondOut = Pipe()
         second.standardError = secondErr
         second.standardOutput = secondOut
         try second.run()

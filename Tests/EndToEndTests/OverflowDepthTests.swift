@@ -15,11 +15,12 @@ import Testing
     static func manyBundles(count: Int, size: String, sizeOnDisk: String? = nil) -> String {
         let refs = (0..<count).map { "\"sha256:\(hex($0))\"" }.joined(separator: ",")
         let table = sizeOnDisk.map { ",\"sizeOnDisk\":{\"4096\":\($0)}" } ?? ""
-        let bundles = (0..<count).map { "\"sha256:\(hex($0))\":{\"url\":\"b/\($0).tar.zst\",\"size\":\(size),\"unpackedSize\":1\(table)}" }.joined(separator: ",")
+        let bundles = (0..<count).map { "\"sha256:\(hex($0))\":{\"url\":\"b/\($0).tar.zst\",\"size\":\(size),\"unpackedSize\":1\(table)}" }.joined(
+            separator: ",")
         return """
-        {"format":"mappack-catalog/1","catalog":"c","mapVersion":"1.0","regions":[{"id":"r","parent":null,"names":{"en":"R"},"bundles":[\(refs)]}],
-         "bundles":{\(bundles)}}
-        """
+            {"format":"mappack-catalog/1","catalog":"c","mapVersion":"1.0","regions":[{"id":"r","parent":null,"names":{"en":"R"},"bundles":[\(refs)]}],
+             "bundles":{\(bundles)}}
+            """
     }
 
     /// A chain `r0` ← `r1` ← … `r(depth-1)`, each with no bundles.
@@ -30,7 +31,8 @@ import Testing
             let parent = level == 0 ? "null" : "\"r\(level - 1)\""
             regions.append("{\"id\":\"r\(level)\",\"parent\":\(parent),\"names\":{\"en\":\"R\(level)\"},\"bundles\":[]}")
         }
-        return "{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1.0\",\"regions\":[\(regions.joined(separator: ","))],\"bundles\":{}}"
+        return
+            "{\"format\":\"mappack-catalog/1\",\"catalog\":\"c\",\"mapVersion\":\"1.0\",\"regions\":[\(regions.joined(separator: ","))],\"bundles\":{}}"
     }
 
     static let hugeCatalogs: [(String, String)] = [
@@ -62,7 +64,8 @@ import Testing
     @Test func storeNeverTakesACatalogWhoseSizesOverflow() throws {
         let world = try PublishedWorld()
         #expect(try world.build(try world.recipe(SourceFixture.recipe(catalog: world.catalog))).status == 0)
-        let storage = world.folder.join("storage"), cache = world.folder.join("device-cache")
+        let storage = world.folder.join("storage")
+        let cache = world.folder.join("device-cache")
         let install = try Tool.mappack(["store", "install", "--storage", storage, "--cache", cache, "--image", world.out + "/fixture-1.0"])
         #expect(install.status == 0, "\(install.stderr)")
         try Data(Self.manyBundles(count: 8200, size: String(1 << 50)).utf8).write(to: URL(fileURLWithPath: world.folder.join("huge.json")))

@@ -7,16 +7,23 @@ import Testing
     @Test func twoBuildsGiveIdenticalBytesWhateverJobsAndCache() throws {
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
-        let first = try Tool.mappack(["build", recipe, "--cache", world.folder.join("cache-a"), "--out", world.folder.join("a"), "--jobs", "1"],
-                                     environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        let first = try Tool.mappack(
+            ["build", recipe, "--cache", world.folder.join("cache-a"), "--out", world.folder.join("a"), "--jobs", "1"],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000"])
         #expect(first.status == 0, "\(first.stderr)")
         // Warm the second cache first, then build from it with more jobs.
-        _ = try Tool.mappack(["build", recipe, "--cache", world.folder.join("cache-b"), "--out", world.folder.join("tmp")], environment: ["SOURCE_DATE_EPOCH": "1790000000"])
-        let second = try Tool.mappack(["build", recipe, "--cache", world.folder.join("cache-b"), "--out", world.folder.join("b"), "--jobs", "8"],
-                                      environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        _ = try Tool.mappack(
+            ["build", recipe, "--cache", world.folder.join("cache-b"), "--out", world.folder.join("tmp")],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        let second = try Tool.mappack(
+            ["build", recipe, "--cache", world.folder.join("cache-b"), "--out", world.folder.join("b"), "--jobs", "8"],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000"])
         #expect(second.status == 0, "\(second.stderr)")
-        let a = world.folder.join("a"), b = world.folder.join("b")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: a + "/fixture-1.0.tar.zst")) == Data(contentsOf: URL(fileURLWithPath: b + "/fixture-1.0.tar.zst")))
+        let a = world.folder.join("a")
+        let b = world.folder.join("b")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: a + "/fixture-1.0.tar.zst"))
+                == Data(contentsOf: URL(fileURLWithPath: b + "/fixture-1.0.tar.zst")))
         let diff = try Tool.run("/usr/bin/diff", ["-r", a + "/fixture-1.0", b + "/fixture-1.0"])
         #expect(diff.status == 0, "\(diff.stdout)")
     }

@@ -32,9 +32,12 @@ import Testing
         let rows = lines.map(Array.init)
         let width = rows.map(\.count).max() ?? 0
         let blank = (0..<width).map { position in rows.allSatisfy { position >= $0.count || $0[position] == " " } }
-        var runs = 0, length = 0
+        var runs = 0
+        var length = 0
         for position in 0..<width {
-            if blank[position] { length += 1 } else {
+            if blank[position] {
+                length += 1
+            } else {
                 if length >= 2 { runs += 1 }
                 length = 0
             }
@@ -57,8 +60,9 @@ import Testing
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, include: ["europe/ch"], exclude: ["europe/li", "europe/ch/zh"]))
         for verb in ["plan", "build"] {
-            let result = try Tool.mappack([verb, recipe, "--cache", world.cache] + (verb == "build" ? ["--out", world.out] : []),
-                                          environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            let result = try Tool.mappack(
+                [verb, recipe, "--cache", world.cache] + (verb == "build" ? ["--out", world.out] : []),
+                environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             #expect(result.status == 0, "\(result.stderr)")
             // Named with the recipe's file:line and the region; the exclude that does remove something is not.
             #expect(result.stderr.contains("recipe.yaml:7") && result.stderr.contains("europe/li"), "\(verb): \(result.stderr)")
@@ -78,14 +82,18 @@ import Testing
     @Test func regionTablesAreAligned() throws {
         let device = try InstalledWorld()
         #expect(try device.store(["delete", "europe/ch/zh"]).status == 0)
-        for (name, result) in [("regions", try Tool.mappack(["regions", device.world.catalog])),
-                               ("regions --tree", try Tool.mappack(["regions", device.world.catalog, "--tree"])),
-                               ("store regions", try device.store(["regions"])),
-                               ("store available", try device.store(["available", "--catalog", device.world.catalog]))] {
+        for (name, result) in [
+            ("regions", try Tool.mappack(["regions", device.world.catalog])),
+            ("regions --tree", try Tool.mappack(["regions", device.world.catalog, "--tree"])),
+            ("store regions", try device.store(["regions"])),
+            ("store available", try device.store(["available", "--catalog", device.world.catalog])),
+        ] {
             #expect(result.status == 0, "\(name): \(result.stderr)")
             let lines = result.stdout.split(separator: "\n")
             #expect(lines.count >= 2, "\(name): \(result.stdout)")
-            #expect(lines.first?.hasPrefix("REGION  ") == true && lines.first!.split(separator: "  ").count >= 4, "\(name) has no header: \(result.stdout)")
+            #expect(
+                lines.first?.hasPrefix("REGION  ") == true && lines.first!.split(separator: "  ").count >= 4,
+                "\(name) has no header: \(result.stdout)")
             #expect(PapercutTests.aligned(lines), "\(name) is not aligned:\n\(result.stdout)")
         }
     }

@@ -45,9 +45,12 @@ import Testing
         let world = try PublishedWorld()
         try Self.edit(world, replace, with)
         for verb in ["regions", "plan"] {
-            let result = verb == "regions" ? try Tool.mappack(["regions", world.catalog]) : try Tool.mappack(["plan", try Self.unpinnedRecipe(world)])
+            let result =
+                verb == "regions" ? try Tool.mappack(["regions", world.catalog]) : try Tool.mappack(["plan", try Self.unpinnedRecipe(world)])
             #expect(result.status == 2, "\(verb): \(result.stderr)")
-            #expect(result.stderr.contains(/catalog\.json:\d+:\d+:/) && result.stderr.contains(field) && result.stderr.contains("letters, digits"), "\(verb): \(result.stderr)")
+            #expect(
+                result.stderr.contains(/catalog\.json:\d+:\d+:/) && result.stderr.contains(field) && result.stderr.contains("letters, digits"),
+                "\(verb): \(result.stderr)")
         }
     }
 

@@ -37,7 +37,9 @@ import Testing
 
     @Test func capacityOvershootFailsBeforeAnyDownload() throws {
         let world = try PublishedWorld()
-        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, extra: "").replacingOccurrences(of: "  blockSize: 4096", with: "  blockSize: 4096\n  capacity: 40 KiB"))
+        let recipe = try world.recipe(
+            SourceFixture.recipe(catalog: world.catalog, extra: "").replacingOccurrences(
+                of: "  blockSize: 4096", with: "  blockSize: 4096\n  capacity: 40 KiB"))
         let plan = try Tool.mappack(["plan", recipe, "--cache", world.cache])
         #expect(plan.status == 1)
         #expect(plan.stderr.contains("over by"), "\(plan.stderr)")

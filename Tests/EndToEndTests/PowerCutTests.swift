@@ -18,9 +18,10 @@ import Testing
         // On a thread of its own: the scripts take seconds, and a blocked cooperative thread would stall other suites.
         let result = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Tool.Result, any Error>) in
             Thread {
-                continuation.resume(with: Result {
-                    try Tool.run(python, [support + "/" + name] + arguments, environment: ["PYTHONDONTWRITEBYTECODE": "1"])
-                })
+                continuation.resume(
+                    with: Result {
+                        try Tool.run(python, [support + "/" + name] + arguments, environment: ["PYTHONDONTWRITEBYTECODE": "1"])
+                    })
             }.start()
         }
         if result.status == 77 {

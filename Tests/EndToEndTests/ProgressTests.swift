@@ -15,9 +15,12 @@ import Testing
         let plan = try Tool.mappack(["plan", recipe, "--json", "--cache", world.cache])
         let planned = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any], "\(plan.stderr)")
         let bundles = try #require(planned["bundles"] as? Int)
-        let build = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.out],
-                                     environment: ["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_PROGRESS_INTERVAL": "0.3",
-                                                   "MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2"])
+        let build = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.out],
+            environment: [
+                "SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_PROGRESS_INTERVAL": "0.3",
+                "MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2",
+            ])
         #expect(build.status == 0, "\(build.stderr)")
         let lines = build.stderr.split(separator: "\n").map(String.init)
         func first(_ prefix: String) -> String? { lines.first { $0.hasPrefix(prefix) } }
@@ -33,7 +36,9 @@ import Testing
         // Held 2 s in pack with a line every 0.3 s: more lines follow the phase's first.
         #expect(lines.filter { $0.hasPrefix("pack: ") }.count >= 3, "\(build.stderr)")
         // The phases come in the order the build runs them.
-        let order = ["fetch: ", "unpack: ", "manifest: ", "cache seed: ", "pack: ", "publish: "].compactMap { prefix in lines.firstIndex { $0.hasPrefix(prefix) } }
+        let order = ["fetch: ", "unpack: ", "manifest: ", "cache seed: ", "pack: ", "publish: "].compactMap { prefix in
+            lines.firstIndex { $0.hasPrefix(prefix) }
+        }
         #expect(order == order.sorted() && order.count == 6, "\(build.stderr)")
     }
 
@@ -43,8 +48,9 @@ import Testing
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         let command = [Tool.path("mappack"), "build", recipe, "--cache", world.cache, "--out", world.out].joined(separator: " ")
-        let run = try Tool.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
-                               environment: ["MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2", "NO_COLOR": "1"])
+        let run = try Tool.run(
+            "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
+            environment: ["MAPPACK_TEST_PAUSE_AT": "pack", "MAPPACK_TEST_PAUSE_SECONDS": "2", "NO_COLOR": "1"])
         #expect(run.status == 0, "\(run.stdout)")
         let screen = run.stdout
         for phase in ["fetch: ", "unpack: ", "manifest: ", "pack: ", "publish: "] { #expect(screen.contains(phase), "\(phase) missing: \(screen)") }
@@ -55,9 +61,12 @@ import Testing
     @Test func quietAndJSONPrintNoProgress() throws {
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
-        let quiet = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.out, "-q"], environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
+        let quiet = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.out, "-q"], environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
-        let json = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.folder.join("json"), "--json"], environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
+        let json = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.folder.join("json"), "--json"],
+            environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
         #expect(json.status == 0 && json.stderr.isEmpty, "\(json.stderr)")
     }
 
@@ -81,7 +90,8 @@ import Testing
     @Test func publishSaysWhatItDoes() throws {
         let folder = TemporaryFolder("publish-progress")
         try SourceFixture.write(to: folder.join("source"))
-        let publish = try Tool.mappack(["publish", folder.join("source"), "--out", folder.join("catalog")], environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
+        let publish = try Tool.mappack(
+            ["publish", folder.join("source"), "--out", folder.join("catalog")], environment: ["MAPPACK_PROGRESS_INTERVAL": "0.01"])
         #expect(publish.status == 0, "\(publish.stderr)")
         let lines = publish.stderr.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("pack: \(SourceFixture.bundles.count) bundles") }, "\(publish.stderr)")

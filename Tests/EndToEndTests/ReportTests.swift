@@ -13,14 +13,15 @@ struct ReportTests {
 
         init() throws {
             for version in ["2026.11.0", "2026.12.0"] {
-                let catalog = try DemoWorldFixture.publish(in: folder, only: "europe/ch,europe/at", scale: 0.2, mapVersion: version,
-                                                           baseVersion: "2026.11.0", changeFraction: 0.3)
+                let catalog = try DemoWorldFixture.publish(
+                    in: folder, only: "europe/ch,europe/at", scale: 0.2, mapVersion: version,
+                    baseVersion: "2026.11.0", changeFraction: 0.3)
                 try """
-                    name: alps
-                    catalog: \(catalog)
-                    regions:
-                      include: [europe/ch, europe/at]
-                    """.write(toFile: recipe(version), atomically: true, encoding: .utf8)
+                name: alps
+                catalog: \(catalog)
+                regions:
+                  include: [europe/ch, europe/at]
+                """.write(toFile: recipe(version), atomically: true, encoding: .utf8)
             }
         }
 
@@ -47,7 +48,8 @@ struct ReportTests {
         let rest = dom[section.upperBound...]
         let body = rest[..<(rest.range(of: "</section>")?.lowerBound ?? rest.endIndex)]
         let total = Int64(try #require(body.firstMatch(of: /data-total="(\d+)"/)).1) ?? -1
-        var sum: Int64 = 0, count = 0
+        var sum: Int64 = 0
+        var count = 0
         for match in body.matches(of: /<rect [^>]*data-kind="[^"]*" data-bytes="(\d+)"/) {
             sum += Int64(match.1) ?? 0
             count += 1
@@ -96,12 +98,14 @@ struct ReportTests {
             let build = try Tool.mappack(["build", worlds.recipe(version), "--cache", worlds.cache, "--out", worlds.out])
             #expect(build.status == 0, "\(build.stderr)")
         }
-        let old = worlds.out + "/alps-2026.11.0", new = worlds.out + "/alps-2026.12.0"
+        let old = worlds.out + "/alps-2026.11.0"
+        let new = worlds.out + "/alps-2026.12.0"
         let page = worlds.folder.join("inspect.html")
         #expect(try Tool.mappack(["inspect", old, "--html", page]).status == 0)
         let inspected = try Self.render(page, screenshot: worlds.folder.join("inspect.png"))
         #expect(inspected.colours > 20)
-        let inspectJSON = try #require(try JSONSerialization.jsonObject(with: Data(Tool.mappack(["inspect", old, "--json"]).stdout.utf8)) as? [String: Any])
+        let inspectJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(Tool.mappack(["inspect", old, "--json"]).stdout.utf8)) as? [String: Any])
         let regions = try #require(inspectJSON["regions"] as? [[String: Any]])
         let roots = ["europe/ch", "europe/at"].compactMap { id in regions.first { $0["id"] as? String == id }?["sizeOnDiskInBytes"] as? Int64 }
         // On disk in the page is the manifest's size on disk of the included regions.
@@ -110,7 +114,8 @@ struct ReportTests {
 
         let diffPage = worlds.folder.join("diff.html")
         #expect(try Tool.mappack(["diff", old, new, "--html", diffPage]).status == 0)
-        let diffJSON = try #require(try JSONSerialization.jsonObject(with: Data(Tool.mappack(["diff", old, new, "--json"]).stdout.utf8)) as? [String: Any])
+        let diffJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(Tool.mappack(["diff", old, new, "--json"]).stdout.utf8)) as? [String: Any])
         let diffed = try Self.render(diffPage, screenshot: worlds.folder.join("diff.png"))
         let download = try Self.treemapBytes(diffed.dom, measure: "download")
         let expected = try #require(diffJSON["downloadBytes"] as? Int64)

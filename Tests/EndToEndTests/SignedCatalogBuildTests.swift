@@ -26,8 +26,9 @@ import Testing
         /// `mappack build RECIPE --trust release.pub` with the device clock at `now` (default: a day after signing).
         func build(trust: String? = "release", now: String = SignedCatalogSets.dayLater) throws -> Tool.Result {
             let trustArguments = trust.map { ["--trust", sets.key($0) + ".pub"] } ?? []
-            return try Tool.mappack(["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output"), "--force"] + trustArguments,
-                                    environment: ["MAPPACK_NOW": now, "SOURCE_DATE_EPOCH": "1790000000"])
+            return try Tool.mappack(
+                ["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output"), "--force"] + trustArguments,
+                environment: ["MAPPACK_NOW": now, "SOURCE_DATE_EPOCH": "1790000000"])
         }
     }
 
@@ -110,8 +111,9 @@ import Testing
         let folder = TemporaryFolder("signed-publish")
         let out = folder.join("catalog")
         func publish(_ extra: [String]) throws -> Tool.Result {
-            try Tool.mappack(["publish", sets.folder.join("source"), "--out", out, "--sign", sets.key("release") + ".key"] + extra,
-                             environment: ["SOURCE_DATE_EPOCH": String(SignedCatalogSets.signedAt)])
+            try Tool.mappack(
+                ["publish", sets.folder.join("source"), "--out", out, "--sign", sets.key("release") + ".key"] + extra,
+                environment: ["SOURCE_DATE_EPOCH": String(SignedCatalogSets.signedAt)])
         }
         func envelope() throws -> [String: Any] {
             try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/catalog.json.sig"))) as? [String: Any])
@@ -128,7 +130,10 @@ import Testing
         #expect(lower.status == 2, "\(lower.stderr)")
         #expect(lower.stderr.contains("--catalog-version"), "\(lower.stderr)")
         #expect(try envelope()["version"] as? Int == SignedCatalogSets.signedAt + 1)
-        for bad in [["--expires", "14"], ["--expires", "0d"], ["--expires", "9223372036854775807h"], ["--expires", "3651d"], ["--catalog-version", "-1"], ["--next-key", folder.join("missing.pub")]] {
+        for bad in [
+            ["--expires", "14"], ["--expires", "0d"], ["--expires", "9223372036854775807h"], ["--expires", "3651d"], ["--catalog-version", "-1"],
+            ["--next-key", folder.join("missing.pub")],
+        ] {
             #expect(try publish(bad).status == 2, "\(bad)")
         }
         // Without --sign there is no signature, as before.

@@ -26,7 +26,8 @@ import Testing
         case .wrongKey: trust = world.folder.join("other.pub")
         case .manifestEdited:
             let path = image + "/manifest.json"
-            let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"name\":\"fixture\"", with: "\"name\":\"fixturX\"")
+            let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+                of: "\"name\":\"fixture\"", with: "\"name\":\"fixturX\"")
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         case .fileEdited:
             try Data("x".utf8).write(to: URL(fileURLWithPath: image + "/store/regions/europe/ch/be/routing/1/a.rt"))
@@ -68,12 +69,17 @@ import Testing
     @Test func diffBetweenTwoDemoWorldVersionsReportsExactlyTheChangedBundles() throws {
         let folder = TemporaryFolder("diff")
         for (version, base) in [("2026.11.0", "2026.11.0"), ("2026.12.0", "2026.11.0")] {
-            let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch,europe/li", "--scale", "0.2",
-                                                             "--map-version", version, "--base-version", base, "--change-fraction", "0.3"])
+            let gen = try Tool.run(
+                Tool.path("demo-world"),
+                [
+                    "--out", folder.join("src-\(version)"), "--only", "europe/ch,europe/li", "--scale", "0.2",
+                    "--map-version", version, "--base-version", base, "--change-fraction", "0.3",
+                ])
             #expect(gen.status == 0, "\(gen.stderr)")
             #expect(try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", folder.join("cat-\(version)")]).status == 0)
         }
-        let source = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("src-2026.12.0/source.json")))) as! [String: Any]
+        let source =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("src-2026.12.0/source.json")))) as! [String: Any]
         let changed = Set(source["changed"] as! [String])
         #expect(!changed.isEmpty)
         let result = try Tool.mappack(["diff", folder.join("cat-2026.11.0/catalog.json"), folder.join("cat-2026.12.0/catalog.json"), "--json"])

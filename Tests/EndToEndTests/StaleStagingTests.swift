@@ -18,7 +18,8 @@ import Testing
         // build goes last, so only the up-to-date run below can remove its staging folder.
         var leftovers: [String] = []
         leftovers.append(try killHeld(["build", recipe, "--shard", "1/2"], at: "publish", kind: ".shard-1-of-2-", world: world))
-        leftovers.append(try killHeld(["merge", world.folder.join("shards/net-2026.11.0.shard-1-of-1")], at: "manifest", kind: ".merge-", world: world))
+        leftovers.append(
+            try killHeld(["merge", world.folder.join("shards/net-2026.11.0.shard-1-of-1")], at: "manifest", kind: ".merge-", world: world))
         leftovers.append(try killHeld(["build", recipe, "--force"], at: "manifest", kind: ".staging-", world: world))
         #expect(leftovers.allSatisfy { !$0.isEmpty }, "\(leftovers)")
 

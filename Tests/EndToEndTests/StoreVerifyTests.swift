@@ -7,7 +7,8 @@ import Testing
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         #expect(try world.build(recipe).status == 0)
-        let storage = world.folder.join("device/maps"), cache = world.folder.join("device/cache")
+        let storage = world.folder.join("device/maps")
+        let cache = world.folder.join("device/cache")
         let install = try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0.tar.zst", "--storage", storage, "--cache", cache])
         #expect(install.status == 0, "\(install.stderr)")
         let good = try Tool.mappack(["verify", storage])
@@ -32,17 +33,22 @@ import Testing
     @Test(arguments: ["image.tar.zst", "folder"])
     func installRefusesImagesNotSignedByATrustedKey(_ form: String) throws {
         let world = try PublishedWorld()
-        let keys = world.folder.join("k"), other = world.folder.join("o")
+        let keys = world.folder.join("k")
+        let other = world.folder.join("o")
         #expect(try Tool.mappack(["keygen", "--out", keys]).status == 0)
         #expect(try Tool.mappack(["keygen", "--out", other]).status == 0)
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         #expect(try world.build(recipe, ["--sign", keys + ".key"]).status == 0)
         let image = form == "folder" ? world.out + "/fixture-1.0" : world.out + "/fixture-1.0.tar.zst"
-        let refused = try Tool.mappack(["store", "install", "--image", image, "--storage", world.folder.join("s1"), "--cache", world.folder.join("c1"), "--trust", other + ".pub"])
+        let refused = try Tool.mappack([
+            "store", "install", "--image", image, "--storage", world.folder.join("s1"), "--cache", world.folder.join("c1"), "--trust", other + ".pub",
+        ])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("manifest.sig"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: world.folder.join("s1/store")))
-        let accepted = try Tool.mappack(["store", "install", "--image", image, "--storage", world.folder.join("s2"), "--cache", world.folder.join("c2"), "--trust", keys + ".pub"])
+        let accepted = try Tool.mappack([
+            "store", "install", "--image", image, "--storage", world.folder.join("s2"), "--cache", world.folder.join("c2"), "--trust", keys + ".pub",
+        ])
         #expect(accepted.status == 0, "\(accepted.stderr)")
     }
 }

@@ -15,13 +15,13 @@ import Testing
         init() throws {
             let catalog = try DemoWorldFixture.publish(in: folder, only: "europe/ch,europe/at", scale: 0.3)
             try """
-                name: alps
-                catalog: \(catalog)
-                regions:
-                  include: [europe/ch, europe/at]
-                output:
-                  formats: [directory, mbtiles, maplibre-offline]
-                """.write(toFile: folder.join("alps.yaml"), atomically: true, encoding: .utf8)
+            name: alps
+            catalog: \(catalog)
+            regions:
+              include: [europe/ch, europe/at]
+            output:
+              formats: [directory, mbtiles, maplibre-offline]
+            """.write(toFile: folder.join("alps.yaml"), atomically: true, encoding: .utf8)
         }
 
         func build(_ extra: [String] = []) throws -> Tool.Result {
@@ -42,7 +42,11 @@ import Testing
         let walker = FileManager.default.enumerator(atPath: store)!
         while let path = walker.nextObject() as? String {
             guard path.hasSuffix("tiles.db") || path.hasSuffix("overview.db") else { continue }
-            all.formUnion(try sqlite(store + "/" + path, "SELECT zoom_level || '/' || tile_column || '/' || ((1 << zoom_level) - 1 - tile_row) || ' ' || hex(substr(tile_data, 1, 10)) FROM tiles"))
+            all.formUnion(
+                try sqlite(
+                    store + "/" + path,
+                    "SELECT zoom_level || '/' || tile_column || '/' || ((1 << zoom_level) - 1 - tile_row) || ' ' || hex(substr(tile_data, 1, 10)) FROM tiles"
+                ))
         }
         return all
     }
@@ -60,10 +64,11 @@ import Testing
         let mbtiles = built.out + "/alps-2026.11.0.mbtiles"
         #expect(try Self.sqlite(mbtiles, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == ["metadata", "tiles"])
         #expect(try Self.sqlite(mbtiles, "SELECT name FROM pragma_table_info('tiles')") == ["zoom_level", "tile_column", "tile_row", "tile_data"])
-        let metadata = Dictionary(uniqueKeysWithValues: try Self.sqlite(mbtiles, "SELECT name || '=' || value FROM metadata").map {
-            let parts = $0.split(separator: "=", maxSplits: 1)
-            return (String(parts[0]), String(parts[1]))
-        })
+        let metadata = Dictionary(
+            uniqueKeysWithValues: try Self.sqlite(mbtiles, "SELECT name || '=' || value FROM metadata").map {
+                let parts = $0.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), String(parts[1]))
+            })
         #expect(metadata["name"] == "alps-2026.11.0")
         #expect(metadata["format"] == "application/vnd.mappack.demo-tile")
         #expect(metadata["version"] == "2026.11.0")
@@ -74,7 +79,9 @@ import Testing
 
         // The same tiles as the image's tile databases, TMS rows turned back to XYZ, and each
         // tile's bytes name the address it is stored under.
-        let tiles = try Self.sqlite(mbtiles, "SELECT zoom_level || '/' || tile_column || '/' || ((1 << zoom_level) - 1 - tile_row) || ' ' || hex(substr(tile_data, 1, 10)) FROM tiles")
+        let tiles = try Self.sqlite(
+            mbtiles,
+            "SELECT zoom_level || '/' || tile_column || '/' || ((1 << zoom_level) - 1 - tile_row) || ' ' || hex(substr(tile_data, 1, 10)) FROM tiles")
         #expect(Set(tiles) == (try Self.imageTiles(built.image)))
         #expect(tiles.count > 20)
         for line in tiles.prefix(50) {
@@ -90,15 +97,22 @@ import Testing
         #expect(build.status == 0, "\(build.stderr)")
         let database = built.out + "/alps-2026.11.0.maplibre.db"
         #expect(try Self.sqlite(database, "PRAGMA user_version") == ["6"])
-        #expect(try Self.sqlite(database, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            == ["region_resources", "region_tiles", "regions", "resources", "tiles"])
-        #expect(try Self.sqlite(database, "SELECT name FROM pragma_table_info('tiles')")
-            == ["id", "url_template", "pixel_ratio", "z", "x", "y", "expires", "modified", "etag", "data", "compressed", "accessed", "must_revalidate"])
-        #expect(try Self.sqlite(database, "SELECT name FROM pragma_table_info('resources')")
-            == ["id", "url", "kind", "expires", "modified", "etag", "data", "compressed", "accessed", "must_revalidate"])
+        #expect(
+            try Self.sqlite(database, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                == ["region_resources", "region_tiles", "regions", "resources", "tiles"])
+        #expect(
+            try Self.sqlite(database, "SELECT name FROM pragma_table_info('tiles')")
+                == [
+                    "id", "url_template", "pixel_ratio", "z", "x", "y", "expires", "modified", "etag", "data", "compressed", "accessed",
+                    "must_revalidate",
+                ])
+        #expect(
+            try Self.sqlite(database, "SELECT name FROM pragma_table_info('resources')")
+                == ["id", "url", "kind", "expires", "modified", "etag", "data", "compressed", "accessed", "must_revalidate"])
         #expect(try Self.sqlite(database, "SELECT name FROM pragma_table_info('regions')") == ["id", "definition", "description"])
-        #expect(try Self.sqlite(database, "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            == ["region_resources_resource_id", "region_tiles_tile_id", "resources_accessed", "tiles_accessed"])
+        #expect(
+            try Self.sqlite(database, "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                == ["region_resources_resource_id", "region_tiles_tile_id", "resources_accessed", "tiles_accessed"])
 
         // One region per recipe include, each a tile pyramid definition MapLibre decodes.
         let definitions = try Self.sqlite(database, "SELECT definition FROM regions ORDER BY id")

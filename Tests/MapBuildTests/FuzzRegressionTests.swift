@@ -1,10 +1,11 @@
 import Foundation
-@testable import MapBuild
 import MapFormat
 import MapIO
 import MapVerify
 import TestSupport
 import Testing
+
+@testable import MapBuild
 
 /// Replays every input in `Fuzz/regressions/<target>/` (crashes, hangs and traps found by
 /// `make fuzz` or by hand) through the same entry points the fuzzer drives: each must be

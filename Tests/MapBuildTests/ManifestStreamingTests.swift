@@ -1,9 +1,10 @@
-@testable import MapBuild
 import Foundation
 import MapFormat
 import MapIO
 import TestSupport
 import Testing
+
+@testable import MapBuild
 
 @Suite struct ManifestStreamingTests {
     static let blockSize: Int64 = 4096
@@ -20,15 +21,19 @@ import Testing
     /// so every list the writer splices in, and the markers it looks for, are exercised.
     func shell(regions regionCount: Int = 5, bundles bundleCount: Int = 6) -> ImageManifest {
         let regions = (0..<regionCount).map { n in
-            ImageRegion(id: RegionID("r\(n)"), parent: n == 0 ? nil : RegionID("r0"), name: "Région \(n)/Nord",
-                        names: ["de": "Region \(n)", "ja": "地域\(n)", "en": "Region \(n)"], bundles: [digest(n), digest(n + 1)],
-                        sizeOnDiskInBytes: Int64(n) * 4096, center: [Double(n) + 0.25, -12.5], bbox: [1, 2.5, 3, 4.75],
-                        cities: ["A \"quoted\" city"], released: "2026-0\(n + 1)-01")
+            ImageRegion(
+                id: RegionID("r\(n)"), parent: n == 0 ? nil : RegionID("r0"), name: "Région \(n)/Nord",
+                names: ["de": "Region \(n)", "ja": "地域\(n)", "en": "Region \(n)"], bundles: [digest(n), digest(n + 1)],
+                sizeOnDiskInBytes: Int64(n) * 4096, center: [Double(n) + 0.25, -12.5], bbox: [1, 2.5, 3, 4.75],
+                cities: ["A \"quoted\" city"], released: "2026-0\(n + 1)-01")
         }
-        let bundles = (0..<bundleCount).map { n in ImageBundle(digest: digest(n), size: Int64(100 + n), url: "bundles/\(n).tar.zst", files: n, unpackedSize: Int64(n) * 10) }
-        return ImageManifest(name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
-                             blockSize: Self.blockSize, language: "de", regions: regions, bundles: bundles, files: [],
-                             cacheSeed: ImageCacheSeed(sha256: String(repeating: "a", count: 64), size: 1, entries: 0, regions: []))
+        let bundles = (0..<bundleCount).map { n in
+            ImageBundle(digest: digest(n), size: Int64(100 + n), url: "bundles/\(n).tar.zst", files: n, unpackedSize: Int64(n) * 10)
+        }
+        return ImageManifest(
+            name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
+            blockSize: Self.blockSize, language: "de", regions: regions, bundles: bundles, files: [],
+            cacheSeed: ImageCacheSeed(sha256: String(repeating: "a", count: 64), size: 1, entries: 0, regions: []))
     }
 
     /// The manifest streamed from spilled bundles equals, byte for byte, the one sealed in memory.
@@ -40,8 +45,10 @@ import Testing
         var all: [ImageFile] = []
         for (index, paths) in lists.enumerated() {
             let list = files(paths, seed: index)
-            bundles.append(try UnpackedBundle(digest: digest(index), files: list.reversed(), blockSize: Self.blockSize,
-                                              spill: inMemory.contains(index) ? nil : spill))
+            bundles.append(
+                try UnpackedBundle(
+                    digest: digest(index), files: list.reversed(), blockSize: Self.blockSize,
+                    spill: inMemory.contains(index) ? nil : spill))
             all += list.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
         }
         let path = folder.join("manifest.json")

@@ -1,14 +1,16 @@
 import Foundation
-@testable import MapBuild
 import MapFormat
 import TestSupport
 import Testing
+
+@testable import MapBuild
 
 @Suite struct RecipeTests {
     func parse(_ text: String) throws -> Recipe { try Recipe.parse(Data(text.utf8), file: "/recipes/r.yaml") }
 
     @Test func readsEveryField() throws {
-        let recipe = try parse("""
+        let recipe = try parse(
+            """
             name: europe
             catalog: ../Output/demo-world/2026.11.0/catalog.json
             mapVersion: 2026.11.0
@@ -68,8 +70,9 @@ import Testing
     func plannedBundles(_ sizes: [Int64]) -> [BuildPlan.PlannedBundle] {
         sizes.enumerated().map { index, size in
             let hex = String(format: "%064x", index + 1)
-            return BuildPlan.PlannedBundle(digest: BundleDigest(hex: hex), info: BundleInfo(url: "b", size: size, unpackedSize: size, files: 1, kind: nil),
-                                           regions: [], forStore: true, cached: false)
+            return BuildPlan.PlannedBundle(
+                digest: BundleDigest(hex: hex), info: BundleInfo(url: "b", size: size, unpackedSize: size, files: 1, kind: nil),
+                regions: [], forStore: true, cached: false)
         }
     }
 
@@ -97,7 +100,8 @@ import Testing
         _ = try await Publisher(source: folder.join("src"), output: folder.join("b"), jobs: 4).run()
         let diff = try Tool.run("/usr/bin/diff", ["-r", folder.join("a"), folder.join("b")])
         #expect(diff.status == 0, "\(diff.stdout)")
-        let catalog = try CanonicalJSON.decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: folder.join("a/catalog.json"))), file: "catalog.json")
+        let catalog = try CanonicalJSON.decode(
+            Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: folder.join("a/catalog.json"))), file: "catalog.json")
         let tree = try RegionTree(catalog)
         #expect(tree.roots == ["europe", "world"])
         // Declared sizes on disk match the fixture's file sizes rounded to 4 KiB.

@@ -2,8 +2,8 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
-import Testing
 import TestSupport
+import Testing
 
 /// Each fault of the fault server: the fetch either ends with verified bytes in the cache or with a clear
 /// error naming the bundle, and never leaves a wrong byte in the cache.
@@ -18,7 +18,8 @@ import TestSupport
     @Test func resumesAfterConnectionReset() async throws {
         let (bundle, server) = try setUp("reset.bin")
         let log = EventLog()
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "reset", ["after": "60000", "times": "3"]))], events: log.record)
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "reset", ["after": "60000", "times": "3"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
         #expect(!FileSystem.exists(bench.cache.lockPath(for: bundle.digest)))
         #expect(log.retries.count == 3)
@@ -30,7 +31,8 @@ import TestSupport
 
     @Test func resumesAfterTruncatedBody() async throws {
         let (bundle, server) = try setUp("truncate.bin")
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "truncate", ["after": "100000", "times": "1"]))], events: { _ in })
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "truncate", ["after": "100000", "times": "1"]))], events: { _ in })
         #expect(bench.cached(bundle) == bundle.bytes)
         #expect(Double(try server.served(bundle.name).bytes) <= 1.1 * Double(bundle.size))
     }
@@ -49,7 +51,8 @@ import TestSupport
     @Test func restartsFromZeroWhenFileChangesBetweenAttempts() async throws {
         let (bundle, server) = try setUp("change.bin")
         // The first answer carries another ETag than the second, so If-Range makes the server send it all.
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "reset,change", ["after": "100000", "times": "1"]))], events: { _ in })
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "reset,change", ["after": "100000", "times": "1"]))], events: { _ in })
         #expect(bench.cached(bundle) == bundle.bytes)
         let served = try server.served(bundle.name)
         #expect(served.requests == 2)
@@ -59,7 +62,8 @@ import TestSupport
     @Test func abandonsTricklingServerAndResumes() async throws {
         let (bundle, server) = try setUp("trickle.bin", size: 128 * 1024)
         let log = EventLog()
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "trickle", ["rate": "4000", "times": "1"]))], events: log.record)
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "trickle", ["rate": "4000", "times": "1"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
         #expect(log.retries.count == 1)
         // The low-speed limit, not the server, ended the first attempt (the trickle alone would take 32 s).
@@ -70,7 +74,8 @@ import TestSupport
     @Test func abandonsStalledServerAndRetries() async throws {
         let (bundle, server) = try setUp("stall.bin")
         let log = EventLog()
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "stall", ["seconds": "30", "times": "1"]))], events: log.record)
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "stall", ["seconds": "30", "times": "1"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
         #expect(log.retries.count == 1)
         // Abandoned by the low-speed limit long before the server's 30 s stall would end.
@@ -81,7 +86,8 @@ import TestSupport
     func honoursRetryAfter(status: Int) async throws {
         let (bundle, server) = try setUp("retry-after-\(status).bin")
         let log = EventLog()
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "status", ["code": "\(status)", "retry-after": "1", "times": "1"]))], events: log.record)
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "status", ["code": "\(status)", "retry-after": "1", "times": "1"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
         let retry = try #require(log.retries.first)
         #expect(retry.delay == 1)
@@ -119,7 +125,8 @@ import TestSupport
     @Test func retriesFlippedByteOnceFromZero() async throws {
         let (bundle, server) = try setUp("flip-once.bin")
         let log = EventLog()
-        _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "flip", ["at": "5000", "times": "1"]))], events: log.record)
+        _ = try await bench.fetcher().fetch(
+            [bundle.request(server.url(bundle.name, fault: "flip", ["at": "5000", "times": "1"]))], events: log.record)
         #expect(bench.cached(bundle) == bundle.bytes)
         #expect(log.retries.count == 1)
     }
@@ -129,7 +136,10 @@ import TestSupport
         let error = await #expect(throws: FetchError.self) {
             _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: "flip", ["at": "5000"]))], events: { _ in })
         }
-        guard case .digestMismatch? = error?.reason else { Issue.record("expected a digest mismatch, got \(String(describing: error))"); return }
+        guard case .digestMismatch? = error?.reason else {
+            Issue.record("expected a digest mismatch, got \(String(describing: error))")
+            return
+        }
         #expect(try server.served(bundle.name).requests == 2)
         #expect(bench.cached(bundle) == nil)
         #expect(!bench.partialExists(bundle))
@@ -142,7 +152,10 @@ import TestSupport
         let error = await #expect(throws: FetchError.self) {
             _ = try await bench.fetcher().fetch([bundle.request(server.url(bundle.name, fault: fault, ["extra": "1000"]))], events: { _ in })
         }
-        guard case .tooLarge? = error?.reason else { Issue.record("expected tooLarge, got \(String(describing: error))"); return }
+        guard case .tooLarge? = error?.reason else {
+            Issue.record("expected tooLarge, got \(String(describing: error))")
+            return
+        }
         #expect(error?.attempts == 1)
         #expect(bench.cached(bundle) == nil)
         #expect(!bench.partialExists(bundle))
@@ -161,7 +174,10 @@ import TestSupport
             _ = try await bench.fetcher().fetch([bundle.request(url)], events: log.record)
         }
         let failure = try #require(error)
-        guard case .transport = failure.reason else { Issue.record("expected a transport error, got \(failure)"); return }
+        guard case .transport = failure.reason else {
+            Issue.record("expected a transport error, got \(failure)")
+            return
+        }
         #expect(failure.attempts == RetryPolicy.fast.maxAttempts)
         #expect(failure.url == url)
         #expect(failure.description.contains(bundle.digest.description))
@@ -188,7 +204,10 @@ import TestSupport
         while log.progress < 3 { try await Task.sleep(for: .milliseconds(20)) }
         task.cancel()
         let result = await task.result
-        guard case .failure(let error as FetchError) = result else { Issue.record("expected cancellation, got \(result)"); return }
+        guard case .failure(let error as FetchError) = result else {
+            Issue.record("expected cancellation, got \(result)")
+            return
+        }
         #expect(error.reason == .cancelled)
         #expect(bench.partialExists(bundle))
         #expect(bench.cached(bundle) == nil)

@@ -2,8 +2,8 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
-import Testing
 import TestSupport
+import Testing
 
 /// Parallel fetches from nginx and `file://`, and the shared download cache.
 @Suite struct BundleFetcherTests {
@@ -13,7 +13,8 @@ import TestSupport
         let bundles = try (0..<6).map { try TestBundle(in: bench.served.path, name: "b\($0).bin", size: 200 * 1024 + $0) }
         let nginx = try NginxServer(root: bench.served.path)
         let log = EventLog()
-        let paths = try await bench.fetcher(jobs: 3).fetch(bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }, events: log.record)
+        let paths = try await bench.fetcher(jobs: 3).fetch(
+            bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }, events: log.record)
         #expect(paths.count == bundles.count)
         for bundle in bundles {
             #expect(bench.cached(bundle) == bundle.bytes)
@@ -57,7 +58,8 @@ import TestSupport
         let bundles = try (0..<4).map { try TestBundle(in: bench.served.path, name: "s\($0).bin") }
         let nginx = try NginxServer(root: bench.served.path)
         let requests = bundles.map { $0.request(nginx.baseURL.appendingPathComponent($0.name)) }
-        let first = EventLog(), second = EventLog()
+        let first = EventLog()
+        let second = EventLog()
         async let one = bench.fetcher(jobs: 2).fetch(requests, events: first.record)
         async let two = bench.fetcher(jobs: 2).fetch(requests, events: second.record)
         let (a, b) = try await (one, two)
@@ -88,7 +90,8 @@ import TestSupport
     @Test func failsWhenServerFileIsShorterThanDeclared() async throws {
         let bundle = try TestBundle(in: bench.served.path, name: "short.bin", size: 64 * 1024)
         let nginx = try NginxServer(root: bench.served.path)
-        let request = FetchRequest(digest: bundle.digest, url: nginx.baseURL.appendingPathComponent(bundle.name), size: bundle.size + 1000, regions: ["europe/ch"])
+        let request = FetchRequest(
+            digest: bundle.digest, url: nginx.baseURL.appendingPathComponent(bundle.name), size: bundle.size + 1000, regions: ["europe/ch"])
         let log = EventLog()
         let error = await #expect(throws: FetchError.self) {
             _ = try await bench.fetcher().fetch([request], events: log.record)

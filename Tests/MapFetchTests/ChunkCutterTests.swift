@@ -1,13 +1,14 @@
 import Foundation
-@testable import MapFetch
 import Testing
+
+@testable import MapFetch
 
 /// The content-defined cuts `publish --chunked` hands to libzck (issue 21).
 @Suite struct ChunkCutterTests {
     func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var state = seed
         return (0..<count).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: state >> 33)
         }
     }
@@ -37,7 +38,8 @@ import Testing
         let data = bytes(1 << 20, seed: 11)
         var edited = data
         for i in 500_000..<500_100 { edited[i] ^= 0x5A }
-        let before = Set(cuts(data)), after = Set(cuts(edited))
+        let before = Set(cuts(data))
+        let after = Set(cuts(edited))
         #expect(before.symmetricDifference(after).allSatisfy { abs($0 - 500_000) < 80 << 10 })
         #expect(before.intersection(after).count > before.count - 4)
     }

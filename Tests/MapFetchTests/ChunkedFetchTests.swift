@@ -28,7 +28,9 @@ import Testing
                 var text = ""
                 var seeded = UInt64(file) &* 0x9E37_79B9_7F4A_7C15 | 1
                 while text.utf8.count < 96 << 10 {
-                    seeded ^= seeded << 13; seeded ^= seeded >> 7; seeded ^= seeded << 17
+                    seeded ^= seeded << 13
+                    seeded ^= seeded >> 7
+                    seeded ^= seeded << 17
                     text += words[Int(seeded % UInt64(words.count))] + (seeded % 11 == 0 ? "\n" : " ")
                 }
                 var new = Array(text.utf8)
@@ -50,8 +52,9 @@ import Testing
             let data = bytes.subdata(in: Int(written.headerSize)..<bytes.count)
             digest = BundleDigest(hex: MapIO.SHA256.hex(data))
             size = Int64(data.count)
-            chunked = ChunkedBundle(url: "new.zck", size: written.size, headerSize: written.headerSize,
-                                    headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize))))
+            chunked = ChunkedBundle(
+                url: "new.zck", size: written.size, headerSize: written.headerSize,
+                headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize))))
         }
 
         func fetch(_ url: URL, seed: String) async -> (Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>, DownloadCache) {
@@ -88,7 +91,10 @@ import Testing
         let server = try FaultServer(root: fixture.served)
         defer { server.stop() }
         let (result, cache) = await fixture.fetch(server.url("new.zck", fault: "ignore-range"), seed: fixture.oldTar)
-        guard case .failure(let fallback) = result else { Issue.record("expected a fallback, got \(result)"); return }
+        guard case .failure(let fallback) = result else {
+            Issue.record("expected a fallback, got \(result)")
+            return
+        }
         #expect(fallback.reason.contains("ignores range"), "\(fallback)")
         #expect(fallback.downloaded < 64 << 10)
         #expect(!cache.contains(fixture.digest))
@@ -128,8 +134,12 @@ import Testing
         var wrong = fixture.chunked
         wrong.headerSHA256 = String(repeating: "0", count: 64)
         let result = await ChunkedFetch(cache: cache, scratch: fixture.folder.join("scratch")).fetch(
-            fixture.digest, size: fixture.size, url: nginx.baseURL.appendingPathComponent("new.zck"), chunked: wrong, seedTar: fixture.oldTar, curl: curl)
-        guard case .failure(let fallback) = result else { Issue.record("expected a fallback"); return }
+            fixture.digest, size: fixture.size, url: nginx.baseURL.appendingPathComponent("new.zck"), chunked: wrong, seedTar: fixture.oldTar,
+            curl: curl)
+        guard case .failure(let fallback) = result else {
+            Issue.record("expected a fallback")
+            return
+        }
         #expect(fallback.reason.contains("headerSHA256"))
         #expect(!cache.contains(fixture.digest))
     }

@@ -50,8 +50,9 @@ final class EventLog: Sendable {
 
 extension RetryPolicy {
     /// Small delays and a 1 s stall limit, so fault tests finish quickly.
-    static let fast = RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 3,
-                                  lowSpeedLimit: 20_000, lowSpeedTime: 1, connectTimeout: 2, progressInterval: 0.1)
+    static let fast = RetryPolicy(
+        maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 3,
+        lowSpeedLimit: 20_000, lowSpeedTime: 1, connectTimeout: 2, progressInterval: 0.1)
 }
 
 /// A served folder, a cache and what the cache holds.

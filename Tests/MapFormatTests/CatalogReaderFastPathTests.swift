@@ -3,7 +3,8 @@ import MapFormat
 import Testing
 
 /// A compact catalog (no whitespace: the shape the reader's fast paths take) using every field.
-private let compactJSON = #"{"bundles":{"sha256:"# + String(repeating: "a", count: 64)
+private let compactJSON =
+    #"{"bundles":{"sha256:"# + String(repeating: "a", count: 64)
     + #"":{"files":2,"kind":"tiles","size":10,"sizeOnDisk":{"1024":2048,"16384":16384,"4096":4096,"512":1536},"unpackedSize":20,"url":"b/a.tar.zst"},"sha256:"#
     + String(repeating: "b", count: 64)
     + #"":{"size":30,"unpackedSize":40,"url":"b/b.tar.zst"}},"catalog":"c","format":"mappack-catalog/1","mapVersion":"1.0","regions":["#
@@ -16,7 +17,8 @@ private let compactJSON = #"{"bundles":{"sha256:"# + String(repeating: "a", coun
 /// every fast path refuses, so the reader takes its general paths throughout.
 private func spaced(_ text: String) -> String {
     var out = ""
-    var inString = false, escaped = false
+    var inString = false
+    var escaped = false
     for character in text {
         out.append(character)
         if inString {
@@ -82,7 +84,8 @@ private func outcome(_ text: String) -> Outcome {
         Variant(replace: #""4096":4096"#, with: #""4096":012"#), Variant(replace: #""4096":4096"#, with: #""4096":9223372036854775807"#),
         Variant(replace: #""4096":4096"#, with: #""4096":9223372036854775808"#), Variant(replace: #""4096":4096"#, with: #""4096":12345678"#),
         Variant(replace: #""4096":4096"#, with: #""4096":123456789"#), Variant(replace: #""4096":4096"#, with: #""4096":4096,"#),
-        Variant(replace: #""4096":4096"#, with: #""4\u0030096":4096"#), Variant(replace: #""sizeOnDisk":{"1024":2048,"16384":16384,"4096":4096,"512":1536}"#, with: #""sizeOnDisk":{}"#),
+        Variant(replace: #""4096":4096"#, with: #""4\u0030096":4096"#),
+        Variant(replace: #""sizeOnDisk":{"1024":2048,"16384":16384,"4096":4096,"512":1536}"#, with: #""sizeOnDisk":{}"#),
         // Integers elsewhere.
         Variant(replace: #""size":10"#, with: #""size":0"#), Variant(replace: #""size":10"#, with: #""size":10.0"#),
         Variant(replace: #""size":10"#, with: #""size":1e1"#), Variant(replace: #""size":10"#, with: #""size":-10"#),
@@ -90,23 +93,27 @@ private func outcome(_ text: String) -> Outcome {
         // Digests in arrays and as keys.
         Variant(replace: #"["sha256:aaaa"#, with: #"["sha256:\u0061aaa"#), Variant(replace: #"["sha256:aaaa"#, with: #"["sha256:Aaaa"#),
         Variant(replace: #"["sha256:aaaa"#, with: #"["sha256:gaaa"#), Variant(replace: #"["sha256:aaaa"#, with: #"["sha257:aaaa"#),
-        Variant(replace: #""bundles":["sha256:b"#, with: #""bundles":[],"x":["sha256:b"#), Variant(replace: #"a"],"center""#, with: #"a",],"center""#),
+        Variant(replace: #""bundles":["sha256:b"#, with: #""bundles":[],"x":["sha256:b"#),
+        Variant(replace: #"a"],"center""#, with: #"a",],"center""#),
         Variant(replace: #"a"],"center""#, with: #"a","sha256:"# + String(repeating: "c", count: 64) + #""],"center""#),
         Variant(replace: #"{"sha256:aaaa"#, with: #"{"sha256:\u0061aaa"#), Variant(replace: #"{"sha256:aaaa"#, with: #"{"sha256:Aaaa"#),
         // Decimals.
         Variant(replace: "[35.293,-9.743]", with: "[35.293e0,-9.743]"), Variant(replace: "[35.293,-9.743]", with: "[-0.0,0]"),
-        Variant(replace: "[35.293,-9.743]", with: "[0.1,123456789012345678]"), Variant(replace: "[35.293,-9.743]", with: "[0.000000000000000000000001,1]"),
+        Variant(replace: "[35.293,-9.743]", with: "[0.1,123456789012345678]"),
+        Variant(replace: "[35.293,-9.743]", with: "[0.000000000000000000000001,1]"),
         Variant(replace: "[35.293,-9.743]", with: "[1.5,]"), Variant(replace: "[35.293,-9.743]", with: "[01.5,2]"),
         Variant(replace: "[35.293,-9.743]", with: "[1.,2]"), Variant(replace: "[35.293,-9.743]", with: "[.5,2]"),
         Variant(replace: "[35.293,-9.743]", with: "[-,2]"), Variant(replace: "[35.293,-9.743]", with: "[]"),
         Variant(replace: "[35.293,-9.743]", with: "[1.7976931348623157e308,4.9e-324]"), Variant(replace: "[35.293,-9.743]", with: #"[1,"x"]"#),
         Variant(replace: "[35.293,-9.743]", with: "[123456789012345.5,1234567890123456]"),
         // Member keys.
-        Variant(replace: #""id":"world/x""#, with: #""\u0069d":"world/x""#), Variant(replace: #""id":"world/x""#, with: #""id":"world/x","id":"world/y""#, likeJSONDecoder: false),
+        Variant(replace: #""id":"world/x""#, with: #""\u0069d":"world/x""#),
+        Variant(replace: #""id":"world/x""#, with: #""id":"world/x","id":"world/y""#, likeJSONDecoder: false),
         Variant(replace: #""id":"world/x""#, with: #""id":"world/x","aVeryLongUnknownKeyOfManyBytes":[1,{"a":2}]"#),
         Variant(replace: #""id":"world/x""#, with: #""id":"world/x","é":1"#), Variant(replace: #""id":"world/x""#, with: #""id":"world/x","":1"#),
         Variant(replace: #""url":"b/b.tar.zst""#, with: #""url":"b/b.tar.zst","unpackedSizeX":1"#),
-        Variant(replace: #""url":"b/b.tar.zst""#, with: #""ur\u006c":"b/c.tar.zst""#), Variant(replace: #""url":"b/b.tar.zst""#, with: #""url":"b\/b.tar.zst""#),
+        Variant(replace: #""url":"b/b.tar.zst""#, with: #""ur\u006c":"b/c.tar.zst""#),
+        Variant(replace: #""url":"b/b.tar.zst""#, with: #""url":"b\/b.tar.zst""#),
         // Strings.
         Variant(replace: #""released":"2026-11-20T00:00:00Z"}]"#, with: #""released":"2026-11-21T00:00:00Z"}]"#),
         Variant(replace: #""released":"2026-11-20T00:00:00Z"}]"#, with: #""released":"2026-11-20T00:00:00\u005a"}]"#),

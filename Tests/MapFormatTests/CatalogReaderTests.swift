@@ -1,7 +1,7 @@
 import Foundation
 import MapFormat
-import Testing
 import TestSupport
+import Testing
 
 /// A catalog using every field, with awkward doubles and non-ASCII names.
 private func richCatalog(regions count: Int = 200) -> Catalog {
@@ -13,15 +13,19 @@ private func richCatalog(regions count: Int = 200) -> Catalog {
     var bundles: [BundleDigest: BundleInfo] = [digest(0): BundleInfo(url: "b/world.tar.zst", size: 1, unpackedSize: 2, files: nil, kind: nil)]
     for n in 1..<count {
         let id = RegionID("world/r\(n)")
-        let lat = Double(n) * 0.123456789 - 45, lon = Double(n) * -1.0000001e-3 + Double.leastNonzeroMagnitude * Double(n % 3 * 1000)
-        regions.append(CatalogRegion(id: id, parent: "world", names: ["en": "Region \(n)", "de": "Gebiet \"\(n)\" ö", "ja": "地域 😀\n"],
-                                     bundles: [digest(2 * n), digest(2 * n + 1)], center: [lat, lon],
-                                     bbox: n % 2 == 0 ? [lon - 1, lat - 1, lon + 1e21, lat + 1.5e-7] : nil,
-                                     cities: n % 3 == 0 ? ["A", "B\\C", "\u{1}"] : nil, released: n % 5 == 0 ? "2026-11-20T00:00:00Z" : nil))
+        let lat = Double(n) * 0.123456789 - 45
+        let lon = Double(n) * -1.0000001e-3 + Double.leastNonzeroMagnitude * Double(n % 3 * 1000)
+        regions.append(
+            CatalogRegion(
+                id: id, parent: "world", names: ["en": "Region \(n)", "de": "Gebiet \"\(n)\" ö", "ja": "地域 😀\n"],
+                bundles: [digest(2 * n), digest(2 * n + 1)], center: [lat, lon],
+                bbox: n % 2 == 0 ? [lon - 1, lat - 1, lon + 1e21, lat + 1.5e-7] : nil,
+                cities: n % 3 == 0 ? ["A", "B\\C", "\u{1}"] : nil, released: n % 5 == 0 ? "2026-11-20T00:00:00Z" : nil))
         for bundle in [2 * n, 2 * n + 1] {
-            bundles[digest(bundle)] = BundleInfo(url: "b/\(bundle).tar.zst", size: Int64(bundle) << 33, unpackedSize: Int64.max - Int64(bundle),
-                                                 files: bundle, kind: "tiles",
-                                                 sizeOnDisk: Dictionary(uniqueKeysWithValues: BundleInfo.publishedBlockSizes.map { (String($0), $0 * Int64(bundle)) }))
+            bundles[digest(bundle)] = BundleInfo(
+                url: "b/\(bundle).tar.zst", size: Int64(bundle) << 33, unpackedSize: Int64.max - Int64(bundle),
+                files: bundle, kind: "tiles",
+                sizeOnDisk: Dictionary(uniqueKeysWithValues: BundleInfo.publishedBlockSizes.map { (String($0), $0 * Int64(bundle)) }))
         }
     }
     var catalog = Catalog(catalog: "rich", mapVersion: MapVersion("2026.11.0"), released: "2026-11-20T00:00:00Z", regions: regions, bundles: bundles)
@@ -79,9 +83,10 @@ private func readError(_ data: Data) throws -> JSONFileError {
 
     @Test func skipsUnknownKeysWithNestedValues() throws {
         let unknown = #""future":{"a":[1,2.5e-3,{"b":[[],{}]},"s\"]",true,false,null],"c":{"d":"\u00e9"}},"#
-        let text = smallJSON
+        let text =
+            smallJSON
             .replacingOccurrences(of: #"{"format""#, with: "{" + unknown + #""format""#)
-            .replacingOccurrences(of: #""id":"world/x","#, with: #""id":"world/x","#+unknown)
+            .replacingOccurrences(of: #""id":"world/x","#, with: #""id":"world/x","# + unknown)
             .replacingOccurrences(of: #""url":"#, with: unknown + #""url":"#)
         #expect(try read(text) == read(smallJSON))
     }
@@ -130,10 +135,12 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect(error.reason == "expected a string, found a number")
         #expect(error.line == 4)
         #expect(try readError(smallJSON.replacingOccurrences(of: "[1.5,-2e1]", with: #"[1.5,"x"]"#)).codingPath == "regions[1].center[1]")
-        #expect(try readError(smallJSON.replacingOccurrences(of: #""size":10"#, with: #""size":"10""#)).codingPath
-            == "bundles.sha256:\(String(repeating: "a", count: 64)).size")
-        #expect(try readError(smallJSON.replacingOccurrences(of: #""names":{"en":"X"}"#, with: #""names":{"en":null}"#)).codingPath
-            == "regions[1].names.en")
+        #expect(
+            try readError(smallJSON.replacingOccurrences(of: #""size":10"#, with: #""size":"10""#)).codingPath
+                == "bundles.sha256:\(String(repeating: "a", count: 64)).size")
+        #expect(
+            try readError(smallJSON.replacingOccurrences(of: #""names":{"en":"X"}"#, with: #""names":{"en":null}"#)).codingPath
+                == "regions[1].names.en")
         #expect(try readError("[]").reason == "expected an object (a catalog), found an array")
     }
 
@@ -146,10 +153,12 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect(try readError(badReference).codingPath == "regions[1].bundles[0]")
     }
 
-    @Test(arguments: ["sha256:" + String(repeating: "0", count: 64), "sha256:" + String(repeating: "f", count: 64),
-                      "sha256:" + String(repeating: "F", count: 64), "sha256:" + String(repeating: "a", count: 63),
-                      "sha256:" + String(repeating: "a", count: 65), "sha512:" + String(repeating: "a", count: 64),
-                      "sha256:" + String(repeating: "g", count: 64), "sha256:" + String(repeating: "é", count: 32), ""])
+    @Test(arguments: [
+        "sha256:" + String(repeating: "0", count: 64), "sha256:" + String(repeating: "f", count: 64),
+        "sha256:" + String(repeating: "F", count: 64), "sha256:" + String(repeating: "a", count: 63),
+        "sha256:" + String(repeating: "a", count: 65), "sha512:" + String(repeating: "a", count: 64),
+        "sha256:" + String(repeating: "g", count: 64), "sha256:" + String(repeating: "é", count: 32), "",
+    ])
     func acceptsExactlyWhatBundleDigestAccepts(_ text: String) throws {
         let json = smallJSON.replacingOccurrences(of: #""bundles":[]"#, with: #""bundles":["\#(text)"]"#)
         let accepted = (try? read(json)) != nil
@@ -186,22 +195,26 @@ private func readError(_ data: Data) throws -> JSONFileError {
 
     @Test func rejectsNestingBeyond512Levels() throws {
         func nested(_ depth: Int) -> String {
-            smallJSON.replacingOccurrences(of: #"{"format""#, with: #"{"deep":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + #","format""#)
+            smallJSON.replacingOccurrences(
+                of: #"{"format""#, with: #"{"deep":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + #","format""#)
         }
         #expect(try read(nested(510)) == read(smallJSON))
         #expect(try readError(nested(100_000)).reason.contains("deeper than 512"))
         #expect(try readError(#"{"deep":"# + String(repeating: "{\"a\":", count: 600)).reason.contains("deeper than 512"))
     }
 
-    @Test(arguments: ["99999999999999999999", "9223372036854775808", "-9223372036854775809", "1e400", "1.5", "1e19",
-                      String(repeating: "9", count: 5000)])
+    @Test(arguments: [
+        "99999999999999999999", "9223372036854775808", "-9223372036854775809", "1e400", "1.5", "1e19",
+        String(repeating: "9", count: 5000),
+    ])
     func rejectsIntegersOutsideInt64(_ number: String) throws {
         let error = try readError(smallJSON.replacingOccurrences(of: #""size":10"#, with: #""size":\#(number)"#))
         #expect(error.codingPath == "bundles.sha256:\(String(repeating: "a", count: 64)).size")
     }
 
     @Test func acceptsIntegersAtInt64sEdgesAndIntegralExponents() throws {
-        let text = smallJSON.replacingOccurrences(of: #""size":10,"unpackedSize":20"#, with: #""size":9223372036854775807,"unpackedSize":2e3,"files":-9223372036854775808"#)
+        let text = smallJSON.replacingOccurrences(
+            of: #""size":10,"unpackedSize":20"#, with: #""size":9223372036854775807,"unpackedSize":2e3,"files":-9223372036854775808"#)
         let bundle = try #require(read(text).bundles.values.first)
         #expect(bundle.size == .max)
         #expect(bundle.unpackedSize == 2000)
@@ -274,8 +287,9 @@ private func readError(_ data: Data) throws -> JSONFileError {
         let reader = try MedianTiming.milliseconds { kept.append(try CatalogReader.read(data, file: path)) }
         let decoder = try MedianTiming.milliseconds { kept.append(try JSONDecoder().decode(Catalog.self, from: data)) }
         #expect(kept.count == 14)
-        print("catalog \(data.count) bytes, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
-            + "CatalogReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "
-            + "ratio \(String(format: "%.3f", reader / decoder)) (\(String(format: "%.1f", decoder / reader))x faster)")
+        print(
+            "catalog \(data.count) bytes, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
+                + "CatalogReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "
+                + "ratio \(String(format: "%.3f", reader / decoder)) (\(String(format: "%.1f", decoder / reader))x faster)")
     }
 }

@@ -11,8 +11,9 @@ import Testing
         let digest = BundleDigest(hex: Self.hex)
         var info = BundleInfo(url: "bundles/bb/\(Self.hex).tar.zst", size: 10, unpackedSize: 20, files: 1, kind: "tiles")
         info.chunked = chunked
-        return Catalog(catalog: "c", mapVersion: MapVersion("1.0"), released: nil,
-                       regions: [CatalogRegion(id: "world", parent: nil, names: ["en": "World"], bundles: [digest])], bundles: [digest: info])
+        return Catalog(
+            catalog: "c", mapVersion: MapVersion("1.0"), released: nil,
+            regions: [CatalogRegion(id: "world", parent: nil, names: ["en": "World"], bundles: [digest])], bundles: [digest: info])
     }
 
     @Test func theFastReaderAndCodableAgreeOnTheChunkedField() throws {

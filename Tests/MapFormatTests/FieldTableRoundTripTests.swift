@@ -11,26 +11,31 @@ import Testing
 
     /// Every field of every object of `catalog.json`, optional ones included.
     private static var fullCatalog: Catalog {
-        var bundle = BundleInfo(url: "bundles/01/x.tar.zst", size: 10, unpackedSize: 20, files: 3, kind: "tiles", sizeOnDisk: ["4096": 12288, "512": 10240])
+        var bundle = BundleInfo(
+            url: "bundles/01/x.tar.zst", size: 10, unpackedSize: 20, files: 3, kind: "tiles", sizeOnDisk: ["4096": 12288, "512": 10240])
         bundle.chunked = ChunkedBundle(url: "bundles/01/x.zck", size: 300, headerSize: 290, headerSHA256: String(repeating: "a", count: 64))
-        let region = CatalogRegion(id: "europe", parent: "world", names: ["en": "Europe"], bundles: [digest],
-                                   center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
-        var catalog = Catalog(catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), released: "2026-11-20T00:00:00Z",
-                              regions: [region], bundles: [digest: bundle])
+        let region = CatalogRegion(
+            id: "europe", parent: "world", names: ["en": "Europe"], bundles: [digest],
+            center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
+        var catalog = Catalog(
+            catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), released: "2026-11-20T00:00:00Z",
+            regions: [region], bundles: [digest: bundle])
         catalog.supportedUntil = "2027-11-20T00:00:00Z"
         return catalog
     }
 
     /// Every field of every object of `manifest.json`, optional ones included.
     private static var fullManifest: ImageManifest {
-        let region = ImageRegion(id: "europe", parent: "world", name: "Europa", names: ["en": "Europe"], bundles: [digest], sizeOnDiskInBytes: 8192,
-                                 center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
+        let region = ImageRegion(
+            id: "europe", parent: "world", name: "Europa", names: ["en": "Europe"], bundles: [digest], sizeOnDiskInBytes: 8192,
+            center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
         let bundle = ImageBundle(digest: digest, size: 10, url: "bundles/01/x.tar.zst", files: 1, unpackedSize: 20)
         let file = ImageFile(path: "tiles/a.db", size: 20, sha256: String(repeating: "c", count: 64), bundle: digest)
         let seed = ImageCacheSeed(sha256: String(repeating: "d", count: 64), size: 4096, entries: 2, regions: ["europe"])
-        var manifest = ImageManifest(name: "demo", catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
-                                     mappackVersion: "1.0.0", blockSize: 4096, language: "de", regions: [region], bundles: [bundle],
-                                     files: [file], cacheSeed: seed)
+        var manifest = ImageManifest(
+            name: "demo", catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
+            mappackVersion: "1.0.0", blockSize: 4096, language: "de", regions: [region], bundles: [bundle],
+            files: [file], cacheSeed: seed)
         manifest.imageID = String(repeating: "e", count: 64)
         return manifest
     }
@@ -86,8 +91,9 @@ import Testing
 
     /// `catalog.json.sig` writes every declared field, signs all but `signature`, and reads back.
     @Test func catalogSignatureWritesEveryDeclaredFieldAndSignsAllButTheSignature() throws {
-        let signature = CatalogSignature(catalog: "demo-world", version: 3, expires: "2027-01-15T08:00:00Z", sha256: String(repeating: "a", count: 64),
-                                         nextKey: "mappack-ed25519-public:next", keyID: "0123456789abcdef", signature: "c2ln")
+        let signature = CatalogSignature(
+            catalog: "demo-world", version: 3, expires: "2027-01-15T08:00:00Z", sha256: String(repeating: "a", count: 64),
+            nextKey: "mappack-ed25519-public:next", keyID: "0123456789abcdef", signature: "c2ln")
         let bytes = try CanonicalJSON.encode(signature)
         _ = keys(try object(try JSONSerialization.jsonObject(with: bytes)), CatalogSignature.Field.self)
         let signed = try object(try JSONSerialization.jsonObject(with: try signature.signedBytes))

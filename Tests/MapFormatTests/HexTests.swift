@@ -7,11 +7,12 @@ import Testing
     /// Every byte value, with what each strictness makes of it.
     @Test func digitValuesFollowEachStrictness() {
         for byte in UInt8.min...UInt8.max {
-            let expected: UInt8? = switch byte {
-            case 0x30...0x39: byte - 0x30
-            case 0x61...0x66: byte - 0x61 + 10
-            default: nil
-            }
+            let expected: UInt8? =
+                switch byte {
+                case 0x30...0x39: byte - 0x30
+                case 0x61...0x66: byte - 0x61 + 10
+                default: nil
+                }
             #expect(Hex.value(of: byte) == expected, "byte \(byte)")
             let upper: UInt8? = (0x41...0x46).contains(byte) ? byte - 0x41 + 10 : expected
             #expect(Hex.value(of: byte, letters: .anyCase) == upper, "byte \(byte)")
@@ -29,8 +30,10 @@ import Testing
 
     /// Each of the 64 positions refuses each byte that is not a lower-case digit, whichever of
     /// the SWAR lanes it falls in.
-    @Test(arguments: [UInt8(ascii: "A"), UInt8(ascii: "F"), UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"),
-                      UInt8(ascii: "`"), UInt8(ascii: "@"), 0x00, 0x7F, 0x80, 0xB0, 0xE6, 0xFF, UInt8(ascii: " ")])
+    @Test(arguments: [
+        UInt8(ascii: "A"), UInt8(ascii: "F"), UInt8(ascii: "g"), UInt8(ascii: "G"), UInt8(ascii: "/"), UInt8(ascii: ":"),
+        UInt8(ascii: "`"), UInt8(ascii: "@"), 0x00, 0x7F, 0x80, 0xB0, 0xE6, 0xFF, UInt8(ascii: " "),
+    ])
     func digestWordsRefuseAnyOtherByteAnywhere(_ bad: UInt8) {
         for position in 0..<64 {
             var digits = Array(repeating: UInt8(ascii: "a"), count: 64)

@@ -1,7 +1,7 @@
 import Foundation
 import MapFormat
-import Testing
 import TestSupport
+import Testing
 
 private func manifestDigest(_ n: Int) -> BundleDigest {
     let hex = String(n, radix: 16)
@@ -9,29 +9,43 @@ private func manifestDigest(_ n: Int) -> BundleDigest {
 }
 
 /// A manifest using every field, optional ones both present and absent, with awkward strings and doubles.
-private func richManifest(regions regionCount: Int = 200, files fileCount: Int = 400, cacheSeed: Bool = true, language: String? = "de") -> ImageManifest {
-    var regions = [ImageRegion(id: "world", parent: nil, name: "Welt", names: ["en": "World", "zh": "世界"], bundles: [manifestDigest(0)],
-                               sizeOnDiskInBytes: Int64.max)]
+private func richManifest(regions regionCount: Int = 200, files fileCount: Int = 400, cacheSeed: Bool = true, language: String? = "de")
+    -> ImageManifest
+{
+    var regions = [
+        ImageRegion(
+            id: "world", parent: nil, name: "Welt", names: ["en": "World", "zh": "世界"], bundles: [manifestDigest(0)],
+            sizeOnDiskInBytes: Int64.max)
+    ]
     var bundles = [ImageBundle(digest: manifestDigest(0), size: 1, url: "bundles/00/0.tar.zst", files: 0, unpackedSize: 0)]
     for n in 1..<regionCount {
-        let lat = Double(n) * 0.123456789 - 45, lon = Double(n) * -1.0000001e-3 + Double.leastNonzeroMagnitude * Double(n % 3 * 1000)
-        regions.append(ImageRegion(id: RegionID("world/r\(n)"), parent: n % 7 == 0 ? nil : "world", name: "Gebiet \"\(n)\" ö",
-                                   names: n % 4 == 0 ? [:] : ["en": "Region \(n)", "ja": "地域 😀\n"],
-                                   bundles: n % 6 == 0 ? [] : [manifestDigest(2 * n), manifestDigest(2 * n + 1)],
-                                   sizeOnDiskInBytes: Int64(n) * 4096,
-                                   center: n % 2 == 0 ? [lat, lon] : nil, bbox: n % 3 == 0 ? [lon - 1, lat - 1, lon + 1e21, lat + 1.5e-7] : nil,
-                                   cities: n % 5 == 0 ? ["A", "B\\C", "\u{1}"] : nil, released: n % 5 == 1 ? "2026-11-20T00:00:00Z" : nil))
-        bundles.append(ImageBundle(digest: manifestDigest(2 * n), size: Int64(n) << 33, url: "bundles/\(n).tar.zst", files: n,
-                                   unpackedSize: Int64.max - Int64(n)))
+        let lat = Double(n) * 0.123456789 - 45
+        let lon = Double(n) * -1.0000001e-3 + Double.leastNonzeroMagnitude * Double(n % 3 * 1000)
+        regions.append(
+            ImageRegion(
+                id: RegionID("world/r\(n)"), parent: n % 7 == 0 ? nil : "world", name: "Gebiet \"\(n)\" ö",
+                names: n % 4 == 0 ? [:] : ["en": "Region \(n)", "ja": "地域 😀\n"],
+                bundles: n % 6 == 0 ? [] : [manifestDigest(2 * n), manifestDigest(2 * n + 1)],
+                sizeOnDiskInBytes: Int64(n) * 4096,
+                center: n % 2 == 0 ? [lat, lon] : nil, bbox: n % 3 == 0 ? [lon - 1, lat - 1, lon + 1e21, lat + 1.5e-7] : nil,
+                cities: n % 5 == 0 ? ["A", "B\\C", "\u{1}"] : nil, released: n % 5 == 1 ? "2026-11-20T00:00:00Z" : nil))
+        bundles.append(
+            ImageBundle(
+                digest: manifestDigest(2 * n), size: Int64(n) << 33, url: "bundles/\(n).tar.zst", files: n,
+                unpackedSize: Int64.max - Int64(n)))
     }
     let files = (0..<fileCount).map { n in
-        ImageFile(path: n % 9 == 0 ? "tiles/é/\(n)/地図.db" : "tiles/\(n % 17)/\(n).db", size: n % 11 == 0 ? 0 : Int64(n) * 12345,
-                  sha256: String(repeating: String(n % 16, radix: 16), count: 64), bundle: manifestDigest(2 * (n % regionCount)))
+        ImageFile(
+            path: n % 9 == 0 ? "tiles/é/\(n)/地図.db" : "tiles/\(n % 17)/\(n).db", size: n % 11 == 0 ? 0 : Int64(n) * 12345,
+            sha256: String(repeating: String(n % 16, radix: 16), count: 64), bundle: manifestDigest(2 * (n % regionCount)))
     }
-    var manifest = ImageManifest(name: "rich \"image\"", catalog: "europe", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
-                                 mappackVersion: "1.4.0", blockSize: 4096, language: language, regions: regions, bundles: bundles, files: files,
-                                 cacheSeed: cacheSeed ? ImageCacheSeed(sha256: String(repeating: "a", count: 64), size: 352_256, entries: 3,
-                                                                       regions: ["world", "world/r1"]) : nil)
+    var manifest = ImageManifest(
+        name: "rich \"image\"", catalog: "europe", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
+        mappackVersion: "1.4.0", blockSize: 4096, language: language, regions: regions, bundles: bundles, files: files,
+        cacheSeed: cacheSeed
+            ? ImageCacheSeed(
+                sha256: String(repeating: "a", count: 64), size: 352_256, entries: 3,
+                regions: ["world", "world/r1"]) : nil)
     manifest.imageID = String(repeating: "b", count: 64)
     return manifest
 }
@@ -75,7 +89,8 @@ private func readError(_ data: Data) throws -> JSONFileError {
 
 @Suite struct ManifestReaderTests {
     @Test func matchesJSONDecoderOnCanonicalManifests() throws {
-        for manifest in [richManifest(), richManifest(regions: 3, files: 0, cacheSeed: false, language: nil), richManifest(regions: 300, files: 700)] {
+        for manifest in [richManifest(), richManifest(regions: 3, files: 0, cacheSeed: false, language: nil), richManifest(regions: 300, files: 700)]
+        {
             let data = try CanonicalJSON.encode(manifest)
             let expected = try JSONDecoder().decode(ImageManifest.self, from: data)
             #expect(try ManifestReader.read(data, file: "manifest.json") == expected)
@@ -104,7 +119,8 @@ private func readError(_ data: Data) throws -> JSONFileError {
 
     @Test func skipsUnknownKeysWithNestedValues() throws {
         let unknown = #""future":{"a":[1,2.5e-3,{"b":[[],{}]},"s\"]",true,false,null],"c":{"d":"\u00e9"}},"#
-        let text = smallJSON
+        let text =
+            smallJSON
             .replacingOccurrences(of: #"{"blockSize""#, with: "{" + unknown + #""blockSize""#)
             .replacingOccurrences(of: #"{"bundle":"#, with: "{" + unknown + #""bundle":"#)
             .replacingOccurrences(of: #""url":"#, with: unknown + #""url":"#)
@@ -116,7 +132,8 @@ private func readError(_ data: Data) throws -> JSONFileError {
     }
 
     @Test func acceptsNullAndAbsenceForOptionalFields() throws {
-        let nulls = smallJSON
+        let nulls =
+            smallJSON
             .replacingOccurrences(of: #""language":"en""#, with: #""language":null"#)
             .replacingOccurrences(of: #""parent":"world""#, with: #""parent":null"#)
             .replacingOccurrences(of: #""bbox":[1,2,3,4]"#, with: #""bbox":null"#)
@@ -127,8 +144,9 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect(manifest.language == nil)
         #expect(manifest.regions[1].parent == nil && manifest.regions[1].center == nil && manifest.regions[1].released == nil)
         #expect(manifest == (try decoded(nulls)))
-        let noSeed = smallJSON.replacingOccurrences(of: #""cacheSeed":{"entries":3,"regions":["world"],"sha256":"\#(hexA)","size":352256},"#,
-                                                    with: "")
+        let noSeed = smallJSON.replacingOccurrences(
+            of: #""cacheSeed":{"entries":3,"regions":["world"],"sha256":"\#(hexA)","size":352256},"#,
+            with: "")
         #expect(noSeed != smallJSON)
         #expect(try read(noSeed).cacheSeed == nil)
         #expect(try read(noSeed) == decoded(noSeed))
@@ -203,10 +221,12 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect(try readError(smallJSON.replacingOccurrences(of: #""path":"a/3.db""#, with: #""path":null"#)).codingPath == "files[2].path")
         #expect(try readError(smallJSON.replacingOccurrences(of: #""parent":"world""#, with: #""parent":7"#)).codingPath == "regions[1].parent")
         #expect(try readError(smallJSON.replacingOccurrences(of: "[1.5,-2e1]", with: #"[1.5,"x"]"#)).codingPath == "regions[1].center[1]")
-        #expect(try readError(smallJSON.replacingOccurrences(of: #""names":{"en":"World"}"#, with: #""names":{"en":null}"#)).codingPath
-            == "regions[0].names.en")
-        #expect(try readError(smallJSON.replacingOccurrences(of: #""regions":["world"]"#, with: #""regions":["world",1]"#)).codingPath
-            == "cacheSeed.regions[1]")
+        #expect(
+            try readError(smallJSON.replacingOccurrences(of: #""names":{"en":"World"}"#, with: #""names":{"en":null}"#)).codingPath
+                == "regions[0].names.en")
+        #expect(
+            try readError(smallJSON.replacingOccurrences(of: #""regions":["world"]"#, with: #""regions":["world",1]"#)).codingPath
+                == "cacheSeed.regions[1]")
         #expect(try readError(smallJSON.replacingOccurrences(of: #""language":"en""#, with: #""language":false"#)).codingPath == "language")
         #expect(try readError(smallJSON.replacingOccurrences(of: #""files":3"#, with: #""files":3.5"#)).codingPath == "bundles[0].files")
         #expect(try readError(smallJSON.replacingOccurrences(of: #""cacheSeed":{"#, with: #""cacheSeed":7,"x":{"#)).codingPath == "cacheSeed")
@@ -231,10 +251,12 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect(try read(anyHash) == decoded(anyHash))
     }
 
-    @Test(arguments: ["sha256:" + String(repeating: "0", count: 64), "sha256:" + String(repeating: "f", count: 64),
-                      "sha256:" + String(repeating: "F", count: 64), "sha256:" + String(repeating: "a", count: 63),
-                      "sha256:" + String(repeating: "a", count: 65), "sha512:" + String(repeating: "a", count: 64),
-                      "sha256:" + String(repeating: "é", count: 32), "sha256:" + String(repeating: "\\u0061", count: 64), ""])
+    @Test(arguments: [
+        "sha256:" + String(repeating: "0", count: 64), "sha256:" + String(repeating: "f", count: 64),
+        "sha256:" + String(repeating: "F", count: 64), "sha256:" + String(repeating: "a", count: 63),
+        "sha256:" + String(repeating: "a", count: 65), "sha512:" + String(repeating: "a", count: 64),
+        "sha256:" + String(repeating: "é", count: 32), "sha256:" + String(repeating: "\\u0061", count: 64), "",
+    ])
     func acceptsExactlyWhatBundleDigestAccepts(_ text: String) throws {
         let json = smallJSON.replacingOccurrences(of: #""bundle":"\#(digestA)","path":"a/3.db""#, with: #""bundle":"\#(text)","path":"a/3.db""#)
         #expect(json != smallJSON)
@@ -303,15 +325,19 @@ private func readError(_ data: Data) throws -> JSONFileError {
 
     @Test func rejectsNestingBeyond512Levels() throws {
         func nested(_ depth: Int) -> String {
-            smallJSON.replacingOccurrences(of: #"{"blockSize""#, with: #"{"deep":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + #","blockSize""#)
+            smallJSON.replacingOccurrences(
+                of: #"{"blockSize""#,
+                with: #"{"deep":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + #","blockSize""#)
         }
         #expect(try read(nested(510)) == read(smallJSON))
         #expect(try readError(nested(100_000)).reason.contains("deeper than 512"))
         #expect(try readError(#"{"files":[{"x":"# + String(repeating: "{\"a\":", count: 600)).reason.contains("deeper than 512"))
     }
 
-    @Test(arguments: ["99999999999999999999", "9223372036854775808", "-9223372036854775809", "1e400", "1.5", "1e19",
-                      String(repeating: "9", count: 5000)])
+    @Test(arguments: [
+        "99999999999999999999", "9223372036854775808", "-9223372036854775809", "1e400", "1.5", "1e19",
+        String(repeating: "9", count: 5000),
+    ])
     func rejectsIntegersOutsideInt64(_ number: String) throws {
         let text = smallJSON.replacingOccurrences(of: #""size":2}"#, with: #""size":\#(number)}"#)
         let error = try readError(text)
@@ -398,8 +424,9 @@ private func readError(_ data: Data) throws -> JSONFileError {
         let reader = try MedianTiming.milliseconds { kept.append(try ManifestReader.read(data, file: path)) }
         let decoder = try MedianTiming.milliseconds { kept.append(try JSONDecoder().decode(ImageManifest.self, from: data)) }
         #expect(kept.count == 14)
-        print("manifest \(data.count) bytes, \(expected.files.count) files, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
-            + "ManifestReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "
-            + "ratio \(String(format: "%.3f", reader / decoder)) (\(String(format: "%.1f", decoder / reader))x faster)")
+        print(
+            "manifest \(data.count) bytes, \(expected.files.count) files, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "
+                + "ManifestReader \(String(format: "%.1f", reader)) ms, JSONDecoder \(String(format: "%.1f", decoder)) ms, "
+                + "ratio \(String(format: "%.3f", reader / decoder)) (\(String(format: "%.1f", decoder / reader))x faster)")
     }
 }

@@ -7,9 +7,10 @@ private let hex = String(repeating: "c", count: 64)
 /// A manifest with `count` files, the given keys moved or repeated by `edit`.
 private func manifestText(files count: Int, edit: (String) -> String = { $0 }) -> String {
     let files = (0..<count).map { #"{"bundle":"sha256:\#(hex)","path":"f/\#($0)","sha256":"\#(hex)","size":\#($0)}"# }.joined(separator: ",")
-    return edit(#"{"blockSize":4096,"built":"b","bundles":[{"digest":"sha256:\#(hex)","files":1,"size":1,"unpackedSize":1,"url":"u"}],"catalog":"c","#
-        + #""files":[\#(files)],"format":"mappack-image/1","imageID":"id","mapVersion":"1","mappackVersion":"m","name":"n","#
-        + #""regions":[{"bundles":["sha256:\#(hex)"],"id":"r","name":"R","names":{"en":"R"},"sizeOnDiskInBytes":0}]}"#)
+    return edit(
+        #"{"blockSize":4096,"built":"b","bundles":[{"digest":"sha256:\#(hex)","files":1,"size":1,"unpackedSize":1,"url":"u"}],"catalog":"c","#
+            + #""files":[\#(files)],"format":"mappack-image/1","imageID":"id","mapVersion":"1","mappackVersion":"m","name":"n","#
+            + #""regions":[{"bundles":["sha256:\#(hex)"],"id":"r","name":"R","names":{"en":"R"},"sizeOnDiskInBytes":0}]}"#)
 }
 
 /// Reads `text` through a stream: the files it hands out and the manifest it finishes with.
@@ -17,7 +18,8 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
     let data = Data(text.utf8)
     return try data.withUnsafeBytes { raw in
         var stream = try ManifestStream(raw, file: "manifest.json", keepingBundles: keepingBundles)
-        var files: [ImageFile] = [], offsets: [Int] = []
+        var files: [ImageFile] = []
+        var offsets: [Int] = []
         while let file = try stream.nextFile() {
             files.append(file)
             offsets.append(stream.offset)
@@ -54,12 +56,14 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
             #"{"bundle":"\#(digest)","path":"19 digits","sha256":"\#(hex)","size":1234567890123456789}"#,
             #"{"bundle":"\#(digest)","path":"not hex","sha256":"XYZ","size":5}"#,
         ]
-        let text = manifestText(files: 0) { $0.replacingOccurrences(of: #""files":[]"#, with: "\"files\":[\n" + entries.joined(separator: ",\n") + "\n]") }
+        let text = manifestText(files: 0) {
+            $0.replacingOccurrences(of: #""files":[]"#, with: "\"files\":[\n" + entries.joined(separator: ",\n") + "\n]")
+        }
         let whole = try ManifestReader.read(Data(text.utf8), file: "manifest.json")
         #expect(whole.files.count == entries.count)
         let streamed = try stream(text)
         #expect(streamed.files == whole.files)
-        #expect(streamed.files.map(\.size) == [0, 7, 1, 2, 3, 4, 1000, 123456789012345678, 1234567890123456789, 5])
+        #expect(streamed.files.map(\.size) == [0, 7, 1, 2, 3, 4, 1000, 123_456_789_012_345_678, 1_234_567_890_123_456_789, 5])
     }
 
     /// A repeated key is refused by the stream as by the whole reader, in an entry and at the top.
@@ -86,7 +90,8 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
         let depth = inEntry ? nesting.depth : nesting.depth + 2
         let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         let text = manifestText(files: 2) { text in
-            inEntry ? text.replacingOccurrences(of: #""path":"f/1","#, with: #""deep":\#(nested),"path":"f/1","#)
+            inEntry
+                ? text.replacingOccurrences(of: #""path":"f/1","#, with: #""deep":\#(nested),"path":"f/1","#)
                 : text.replacingOccurrences(of: #""name":"n","#, with: #""name":"n","deep":\#(nested),"#)
         }
         let whole = Result { try ManifestReader.read(Data(text.utf8), file: "manifest.json") }

@@ -8,7 +8,9 @@ import Testing
         #expect(PathName.problem(name) == nil)
     }
 
-    @Test(arguments: ["", ".", "..", ".hidden", "-option", "a/b", "a/../b", "a..b", "a\u{0}b", "a b", "a\\b", "é", "a\nb", String(repeating: "a", count: 129)])
+    @Test(arguments: [
+        "", ".", "..", ".hidden", "-option", "a/b", "a/../b", "a..b", "a\u{0}b", "a b", "a\\b", "é", "a\nb", String(repeating: "a", count: 129),
+    ])
     func refusesWhatCouldBeOrHoldAPath(_ name: String) {
         #expect(PathName.problem(name) != nil, "\(name)")
     }

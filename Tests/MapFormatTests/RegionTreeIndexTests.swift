@@ -47,45 +47,55 @@ import Testing
 
     @Test func reportsTheFirstBadBundleInDigestOrderAndItsFirstBadField() {
         #expect(throws: CatalogError.invalidSize(bundle: RegionTreeIndexTests.digest(3), field: "unpackedSize", value: -1)) {
-            try RegionTree(sampleCatalog {
-                $0.bundles[RegionTreeIndexTests.digest(8)]!.size = -1
-                $0.bundles[RegionTreeIndexTests.digest(3)]!.unpackedSize = -1
-                $0.bundles[RegionTreeIndexTests.digest(3)]!.url = "../x"
-                $0.bundles[RegionTreeIndexTests.digest(5)]!.files = -2
-            })
+            try RegionTree(
+                sampleCatalog {
+                    $0.bundles[RegionTreeIndexTests.digest(8)]!.size = -1
+                    $0.bundles[RegionTreeIndexTests.digest(3)]!.unpackedSize = -1
+                    $0.bundles[RegionTreeIndexTests.digest(3)]!.url = "../x"
+                    $0.bundles[RegionTreeIndexTests.digest(5)]!.files = -2
+                })
         }
     }
 
     @Test func reportsProblemsInTheOrderOfTheirKinds() {
         // A duplicate id comes before bundle problems, which come before names, parents and cycles.
         #expect(throws: CatalogError.duplicateRegion("europe/li")) {
-            try RegionTree(sampleCatalog {
-                $0.regions.append($0.regions[6])
-                $0.bundles[RegionTreeIndexTests.digest(2)]!.size = -1
-            })
+            try RegionTree(
+                sampleCatalog {
+                    $0.regions.append($0.regions[6])
+                    $0.bundles[RegionTreeIndexTests.digest(2)]!.size = -1
+                })
         }
         #expect(throws: CatalogError.missingBundle(region: "europe/ch", bundle: RegionTreeIndexTests.digest(0))) {
-            try RegionTree(sampleCatalog {
-                $0.regions[2].bundles.append(RegionTreeIndexTests.digest(0))
-                $0.regions[4].parent = "nowhere"
-            })
+            try RegionTree(
+                sampleCatalog {
+                    $0.regions[2].bundles.append(RegionTreeIndexTests.digest(0))
+                    $0.regions[4].parent = "nowhere"
+                })
         }
         #expect(throws: CatalogError.parentCycle(["europe/ch", "europe/ch/be", "europe/ch"])) {
-            try RegionTree(sampleCatalog {
-                $0.regions[2].parent = "europe/ch/be"
-                $0.regions[7].parent = "europe/at/be"
-            })
+            try RegionTree(
+                sampleCatalog {
+                    $0.regions[2].parent = "europe/ch/be"
+                    $0.regions[7].parent = "europe/at/be"
+                })
         }
     }
 
     @Test func warnsAboutUnreferencedBundlesInDigestOrder() throws {
-        let tree = try RegionTree(sampleCatalog {
-            for n in [0, 1] {
-                $0.bundles[BundleDigest(hex: String(repeating: "e", count: 63) + String(n))] = BundleInfo(url: "x", size: 1, unpackedSize: 1, files: 1, kind: nil)
-            }
-            $0.regions[0].bundles = []
-        })
-        #expect(tree.warnings == [RegionTreeIndexTests.digest(1), BundleDigest(hex: String(repeating: "e", count: 63) + "0"),
-                                  BundleDigest(hex: String(repeating: "e", count: 63) + "1")].map { .unreferencedBundle($0) })
+        let tree = try RegionTree(
+            sampleCatalog {
+                for n in [0, 1] {
+                    $0.bundles[BundleDigest(hex: String(repeating: "e", count: 63) + String(n))] = BundleInfo(
+                        url: "x", size: 1, unpackedSize: 1, files: 1, kind: nil)
+                }
+                $0.regions[0].bundles = []
+            })
+        #expect(
+            tree.warnings
+                == [
+                    RegionTreeIndexTests.digest(1), BundleDigest(hex: String(repeating: "e", count: 63) + "0"),
+                    BundleDigest(hex: String(repeating: "e", count: 63) + "1"),
+                ].map { .unreferencedBundle($0) })
     }
 }

@@ -8,17 +8,19 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
     func bundle(_ size: Int64, onDisk: Int64) -> BundleInfo {
         BundleInfo(url: "b/\(size).tar.zst", size: size, unpackedSize: size * 2, files: 1, kind: "tiles", sizeOnDisk: ["4096": onDisk])
     }
-    var catalog = Catalog(catalog: "c", mapVersion: MapVersion("1.0"), released: nil, regions: [
-        CatalogRegion(id: "world", parent: nil, names: ["en": "World"], bundles: [digest(1)]),
-        CatalogRegion(id: "europe", parent: nil, names: ["en": "Europe", "de": "Europa"], bundles: [digest(2)]),
-        CatalogRegion(id: "europe/ch", parent: "europe", names: ["en": "Switzerland", "de": "Schweiz", "fr": "Suisse"], bundles: [digest(3)]),
-        CatalogRegion(id: "europe/ch/be", parent: "europe/ch", names: ["en": "Bern"], bundles: [digest(4), digest(6)]),
-        CatalogRegion(id: "europe/ch/be/thun", parent: "europe/ch/be", names: ["en": "Thun"], bundles: [digest(5)]),
-        CatalogRegion(id: "europe/ch/zh", parent: "europe/ch", names: ["en": "Zurich", "de": "Zürich"], bundles: [digest(7), digest(6)]),
-        CatalogRegion(id: "europe/li", parent: "europe", names: ["en": "Liechtenstein"], bundles: [digest(8)]),
-        CatalogRegion(id: "europe/at", parent: "europe", names: ["en": "Austria", "de": "Österreich"], bundles: [digest(9)]),
-        CatalogRegion(id: "europe/at/be", parent: "europe/at", names: ["en": "Bern"], bundles: [digest(9)]),
-    ], bundles: Dictionary(uniqueKeysWithValues: (1...9).map { (digest($0), bundle(Int64($0) * 1000, onDisk: Int64($0) * 4096)) }))
+    var catalog = Catalog(
+        catalog: "c", mapVersion: MapVersion("1.0"), released: nil,
+        regions: [
+            CatalogRegion(id: "world", parent: nil, names: ["en": "World"], bundles: [digest(1)]),
+            CatalogRegion(id: "europe", parent: nil, names: ["en": "Europe", "de": "Europa"], bundles: [digest(2)]),
+            CatalogRegion(id: "europe/ch", parent: "europe", names: ["en": "Switzerland", "de": "Schweiz", "fr": "Suisse"], bundles: [digest(3)]),
+            CatalogRegion(id: "europe/ch/be", parent: "europe/ch", names: ["en": "Bern"], bundles: [digest(4), digest(6)]),
+            CatalogRegion(id: "europe/ch/be/thun", parent: "europe/ch/be", names: ["en": "Thun"], bundles: [digest(5)]),
+            CatalogRegion(id: "europe/ch/zh", parent: "europe/ch", names: ["en": "Zurich", "de": "Zürich"], bundles: [digest(7), digest(6)]),
+            CatalogRegion(id: "europe/li", parent: "europe", names: ["en": "Liechtenstein"], bundles: [digest(8)]),
+            CatalogRegion(id: "europe/at", parent: "europe", names: ["en": "Austria", "de": "Österreich"], bundles: [digest(9)]),
+            CatalogRegion(id: "europe/at/be", parent: "europe/at", names: ["en": "Bern"], bundles: [digest(9)]),
+        ], bundles: Dictionary(uniqueKeysWithValues: (1...9).map { (digest($0), bundle(Int64($0) * 1000, onDisk: Int64($0) * 4096)) }))
     mutate(&catalog)
     return catalog
 }
@@ -38,7 +40,9 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
         Case(include: ["europe/ch"], exclude: ["europe/ch/be"], regions: ["europe/ch", "europe/ch/zh"]),
         Case(include: ["europe/ch", "europe/ch/zh"], exclude: [], regions: ["europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh"]),
         Case(include: ["Schweiz"], exclude: ["Thun"], regions: ["europe/ch", "europe/ch/be", "europe/ch/zh"]),
-        Case(include: ["Suisse", "Liechtenstein"], exclude: [], regions: ["europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh", "europe/li"]),
+        Case(
+            include: ["Suisse", "Liechtenstein"], exclude: [],
+            regions: ["europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh", "europe/li"]),
         Case(include: ["Österreich"], exclude: [], regions: ["europe/at", "europe/at/be"]),
     ])
     func resolvesIncludesAndExcludes(_ testCase: Case) throws {
@@ -113,7 +117,9 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
         json = json.replacingOccurrences(of: "\"catalog\":\"c\"", with: "\"catalog\":\"c\",\"futureField\":{\"x\":1}")
         #expect(try CanonicalJSON.decode(Catalog.self, from: Data(json.utf8), file: "catalog.json").catalog == "c")
         let broken = json.replacingOccurrences(of: "\"mapVersion\"", with: "\"mapVersionX\"")
-        #expect { _ = try CanonicalJSON.decode(Catalog.self, from: Data(broken.utf8), file: "catalog.json") } throws: { "\($0)".contains("mapVersion") }
+        #expect { _ = try CanonicalJSON.decode(Catalog.self, from: Data(broken.utf8), file: "catalog.json") } throws: {
+            "\($0)".contains("mapVersion")
+        }
     }
 }
 
@@ -144,13 +150,19 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
 @Suite struct ManifestSealingTests {
     func manifest(paths: [String]) -> ImageManifest {
         let digest = BundleDigest(hex: String(repeating: "c", count: 64))
-        let files = paths.enumerated().map { ImageFile(path: $0.element, size: Int64($0.offset * 1000), sha256: String(repeating: "d", count: 64), bundle: digest) }
-        return ImageManifest(name: "n", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0",
-                             blockSize: 4096, language: "de",
-                             regions: [ImageRegion(id: "europe/ch", parent: "europe", name: "Schweiz", names: ["de": "Schweiz", "ja": "スイス"],
-                                                   bundles: [digest], sizeOnDiskInBytes: 4096, center: [46.8, 8.2], cities: ["Zürich"])],
-                             bundles: [ImageBundle(digest: digest, size: 10, url: "bundles/cc/x.tar.zst", files: files.count, unpackedSize: 5)],
-                             files: files, cacheSeed: nil)
+        let files = paths.enumerated().map {
+            ImageFile(path: $0.element, size: Int64($0.offset * 1000), sha256: String(repeating: "d", count: 64), bundle: digest)
+        }
+        return ImageManifest(
+            name: "n", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0",
+            blockSize: 4096, language: "de",
+            regions: [
+                ImageRegion(
+                    id: "europe/ch", parent: "europe", name: "Schweiz", names: ["de": "Schweiz", "ja": "スイス"],
+                    bundles: [digest], sizeOnDiskInBytes: 4096, center: [46.8, 8.2], cities: ["Zürich"])
+            ],
+            bundles: [ImageBundle(digest: digest, size: 10, url: "bundles/cc/x.tar.zst", files: files.count, unpackedSize: 5)],
+            files: files, cacheSeed: nil)
     }
 
     @Test(arguments: [["regions/ch/tiles.db", "regions/ch/zürich/ルート.rt", "a/b c/d"], ["quote\"d", "tab\tbed"], []])

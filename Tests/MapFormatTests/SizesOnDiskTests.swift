@@ -15,7 +15,8 @@ private func region(_ id: String, _ parent: String?, _ bundles: [Int]) -> ImageR
 @Suite struct SizesOnDiskTests {
     @Test func sharedBundlesCountOnceAndCyclesDoNotLoop() {
         let regions = [region("a", nil, [1]), region("a/b", "a", [2, 3]), region("a/c", "a", [3, 4]), region("x", "y", [5]), region("y", "x", [6])]
-        let sizes = ImageManifest.sizesOnDisk(regions: regions, allocatedPerBundle: [digest(1): 1, digest(2): 10, digest(3): 100, digest(4): 1000, digest(5): 7, digest(6): 9])
+        let sizes = ImageManifest.sizesOnDisk(
+            regions: regions, allocatedPerBundle: [digest(1): 1, digest(2): 10, digest(3): 100, digest(4): 1000, digest(5): 7, digest(6): 9])
         #expect(sizes[RegionID("a")] == 1111 && sizes[RegionID("a/b")] == 110 && sizes[RegionID("a/c")] == 1100)
         #expect(sizes[RegionID("x")] == 7 && sizes[RegionID("y")] == 9)
     }

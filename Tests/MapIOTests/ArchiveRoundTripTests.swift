@@ -16,11 +16,11 @@ import Testing
             ("d/empty", Data()),
             ("d/block", Self.payload(512, seed: 1)),
             ("d/block-and-one", Self.payload(513, seed: 2)),
-            ("d/" + String(repeating: "x", count: 98), Self.payload(7, seed: 3)),                // exactly 100 bytes
-            (longFolder + "/" + String(repeating: "y", count: 99), Self.payload(9, seed: 4)),    // ustar prefix + name
-            ("d/" + String(repeating: "z", count: 180), Self.payload(11, seed: 5)),              // needs a pax path
-            ("d/Zürich/straße.db", Self.payload(1000, seed: 6)),                                // non-ASCII
-            ("d/large.bin", Self.payload((1 << 20) + 1, seed: 7)),                              // spans several buffers
+            ("d/" + String(repeating: "x", count: 98), Self.payload(7, seed: 3)),  // exactly 100 bytes
+            (longFolder + "/" + String(repeating: "y", count: 99), Self.payload(9, seed: 4)),  // ustar prefix + name
+            ("d/" + String(repeating: "z", count: 180), Self.payload(11, seed: 5)),  // needs a pax path
+            ("d/Zürich/straße.db", Self.payload(1000, seed: 6)),  // non-ASCII
+            ("d/large.bin", Self.payload((1 << 20) + 1, seed: 7)),  // spans several buffers
         ]
         let archive = folder.join("round.tar.zst")
         let writer = try ArchiveWriter(path: archive, mtime: 0)

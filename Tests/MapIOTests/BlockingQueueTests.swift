@@ -7,11 +7,13 @@ import Testing
     @Test func everyItemReachesExactlyOneConsumerAndCloseEndsThem() async throws {
         let queue = BlockingQueue<Int>()
         let consumers = (0..<3).map { _ in
-            Task { try await BlockingPool.run { () -> [Int] in
-                var got: [Int] = []
-                while let item = queue.pop() { got.append(item) }
-                return got
-            } }
+            Task {
+                try await BlockingPool.run { () -> [Int] in
+                    var got: [Int] = []
+                    while let item = queue.pop() { got.append(item) }
+                    return got
+                }
+            }
         }
         await withTaskGroup(of: Void.self) { producers in
             for p in 0..<4 { producers.addTask { for i in 0..<500 { queue.push(p * 1000 + i) } } }
@@ -41,11 +43,13 @@ import Testing
         #expect(queue.push(2) == (true, 2, 0))
         #expect(queue.pop() == 1 && queue.pop() == 2)
         // A consumer that takes items until -1: between items it waits in `pop`, which a push then sees.
-        let consumer = Task { await BlockingPool.value { () -> Int in
-            var taken = 0
-            while let item = queue.pop(), item != -1 { taken += 1 }
-            return taken
-        } }
+        let consumer = Task {
+            await BlockingPool.value { () -> Int in
+                var taken = 0
+                while let item = queue.pop(), item != -1 { taken += 1 }
+                return taken
+            }
+        }
         var pushed = 0
         var seenWaiting = false
         while !seenWaiting && pushed < 500 {
@@ -62,15 +66,17 @@ import Testing
     @Test func boundedQueueMakesTheProducerWaitForRoom() async throws {
         let queue = BlockingQueue<Int>(capacity: 2)
         let pushed = Atomic<Int>(0)
-        let producer = Task { await BlockingPool.value { () -> Int in
-            var taken = 0
-            for item in 0..<10 where queue.push(item).taken {
-                taken += 1
-                pushed.add(1, ordering: .sequentiallyConsistent)
+        let producer = Task {
+            await BlockingPool.value { () -> Int in
+                var taken = 0
+                for item in 0..<10 where queue.push(item).taken {
+                    taken += 1
+                    pushed.add(1, ordering: .sequentiallyConsistent)
+                }
+                queue.close()
+                return taken
             }
-            queue.close()
-            return taken
-        } }
+        }
         // Nothing is taken yet: the producer gets two items in, and no third however long it runs.
         for _ in 0..<500 where pushed.load(ordering: .sequentiallyConsistent) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(50))

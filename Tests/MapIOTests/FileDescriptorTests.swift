@@ -56,13 +56,20 @@ import Testing
         var calls = 0
         let value = try FileDescriptor.retryOnInterrupt { () -> Int in
             calls += 1
-            if calls < 3 { errno = EINTR; return -1 }
+            if calls < 3 {
+                errno = EINTR
+                return -1
+            }
             return 42
         }
         #expect(value == 42 && calls == 3)
         calls = 0
         #expect(throws: Errno(EBADF)) {
-            try FileDescriptor.retryOnInterrupt { () -> Int32 in calls += 1; errno = EBADF; return -1 }
+            try FileDescriptor.retryOnInterrupt { () -> Int32 in
+                calls += 1
+                errno = EBADF
+                return -1
+            }
         }
         #expect(calls == 1)
     }
@@ -71,7 +78,10 @@ import Testing
         let folder = TemporaryFolder("fd-lock")
         let first = try FileDescriptor.open(folder.join("lock"), .readWrite, options: .create)
         let second = try FileDescriptor.open(folder.join("lock"), .readWrite)
-        defer { try? first.close(); try? second.close() }
+        defer {
+            try? first.close()
+            try? second.close()
+        }
         #expect(try first.tryLock())
         #expect(try !second.tryLock())
     }

@@ -96,7 +96,8 @@ import Testing
         // One byte under the real size is refused at that byte.
         let tight = TemporaryFolder("tight")
         #expect(throws: ArchiveError.tooLarge(entry: "regions/x/tiles.db", limit: 4999)) {
-            _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: 4999, maxEntries: 10), durable: false).extract(archive: HostileArchives.path("good"), into: tight.path)
+            _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: 4999, maxEntries: 10), durable: false).extract(
+                archive: HostileArchives.path("good"), into: tight.path)
         }
         #expect(try DirectoryWalker.walk(tight.path).isEmpty)
     }

@@ -23,11 +23,17 @@ import Testing
 
     @Test func sweepRemovesEveryKindLeftByAGoneProcessAndNothingElse() throws {
         let folder = TemporaryFolder("staging-sweep")
-        let dead = try deadPID(), live = getppid(), mine = getpid()
-        let stale = [".img-1.0.staging-\(dead)", ".img-1.0.shard-2-of-3-\(dead)", ".img-1.0.merge-\(dead)", ".www.publish-\(dead)",
-                     ".img-1.0.tar.zst.old-\(dead)", ".catalog.json.tmp-\(dead)", ".staging-\(dead)"]
-        let kept = [".img-1.0.staging-\(live)", ".img-1.0.merge-\(mine)", "img-1.0.shard-2-of-3", ".img-1.0.build.json",
-                    ".notes.backup-\(dead)", "img.staging-\(dead)", ".img.shard-x-of-3-\(dead)", ".img.staging-0", ".img.staging-"]
+        let dead = try deadPID()
+        let live = getppid()
+        let mine = getpid()
+        let stale = [
+            ".img-1.0.staging-\(dead)", ".img-1.0.shard-2-of-3-\(dead)", ".img-1.0.merge-\(dead)", ".www.publish-\(dead)",
+            ".img-1.0.tar.zst.old-\(dead)", ".catalog.json.tmp-\(dead)", ".staging-\(dead)",
+        ]
+        let kept = [
+            ".img-1.0.staging-\(live)", ".img-1.0.merge-\(mine)", "img-1.0.shard-2-of-3", ".img-1.0.build.json",
+            ".notes.backup-\(dead)", "img.staging-\(dead)", ".img.shard-x-of-3-\(dead)", ".img.staging-0", ".img.staging-",
+        ]
         for (index, name) in (stale + kept).enumerated() { try make(folder.join(name), folder: index % 2 == 0) }
         try StagingArea.sweepStale(in: folder.path)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))

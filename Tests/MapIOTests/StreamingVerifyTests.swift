@@ -22,15 +22,20 @@ private struct ImageFixture {
         }
         let paths = order ?? files.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let entries = paths.enumerated().map { index, path in
-            ImageFile(path: path, size: Int64(files[path]!.count), sha256: SHA256.hex(files[path]!), bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA)
+            ImageFile(
+                path: path, size: Int64(files[path]!.count), sha256: SHA256.hex(files[path]!), bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA)
         }
         var manifest = ImageManifest(
             name: "fixture", catalog: "test", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0", blockSize: 4096,
             language: "en",
-            regions: [ImageRegion(id: "world", parent: nil, name: "World", names: ["en": "World"], bundles: [Self.bundleB], sizeOnDiskInBytes: 0),
-                      ImageRegion(id: "world/a", parent: "world", name: "A", names: ["en": "A"], bundles: [Self.bundleA], sizeOnDiskInBytes: 0)],
-            bundles: [ImageBundle(digest: Self.bundleA, size: 1, url: "a.tar.zst", files: 1, unpackedSize: 1),
-                      ImageBundle(digest: Self.bundleB, size: 1, url: "b.tar.zst", files: 1, unpackedSize: 1)],
+            regions: [
+                ImageRegion(id: "world", parent: nil, name: "World", names: ["en": "World"], bundles: [Self.bundleB], sizeOnDiskInBytes: 0),
+                ImageRegion(id: "world/a", parent: "world", name: "A", names: ["en": "A"], bundles: [Self.bundleA], sizeOnDiskInBytes: 0),
+            ],
+            bundles: [
+                ImageBundle(digest: Self.bundleA, size: 1, url: "a.tar.zst", files: 1, unpackedSize: 1),
+                ImageBundle(digest: Self.bundleB, size: 1, url: "b.tar.zst", files: 1, unpackedSize: 1),
+            ],
             files: entries, cacheSeed: nil)
         let sizes = manifest.derivedSizesOnDisk()
         for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id]! }
@@ -127,15 +132,19 @@ private let trickyFiles: [String: Data] = [
     @Test(arguments: [true, false])
     func sizeAndContentDifferencesAreNamed(_ hashContents: Bool) throws {
         let image = try ImageFixture(trickyFiles)
-        try image.write("a/x", bytes(21, 2))                       // one byte longer
-        try image.write("b/large.bin", bytes(299_999, 6))          // one byte shorter, several reads
-        try image.write("e/x y", Data("!".utf8))                   // same size, other bytes
+        try image.write("a/x", bytes(21, 2))  // one byte longer
+        try image.write("b/large.bin", bytes(299_999, 6))  // one byte shorter, several reads
+        try image.write("e/x y", Data("!".utf8))  // same size, other bytes
         try image.write("z.one-past-buffer", bytes((128 << 10) + 1, 13))
         try image.write("b/empty", Data("not empty".utf8))
         let report = try image.verify(hashContents: hashContents)
         let kinds = report.problems.map { "\($0.kind) \($0.path)" }
         if hashContents {
-            #expect(kinds == ["sizeMismatch a/x", "sizeMismatch b/empty", "sizeMismatch b/large.bin", "digestMismatch e/x y", "digestMismatch z.one-past-buffer"])
+            #expect(
+                kinds == [
+                    "sizeMismatch a/x", "sizeMismatch b/empty", "sizeMismatch b/large.bin", "digestMismatch e/x y",
+                    "digestMismatch z.one-past-buffer",
+                ])
             let digest = try #require(report.problems.first { $0.path == "e/x y" })
             #expect(digest.detail == "content differs (sha256 \(SHA256.hex(Data("!".utf8))), manifest says \(SHA256.hex(bytes(1, 10))))")
         } else {
@@ -167,16 +176,16 @@ private let trickyFiles: [String: Data] = [
     }
 
     @Test(arguments: [
-        ("\"size\":1}", "\"size\":1"),                                  // truncated object
-        ("\"blockSize\":4096", "\"blockSize\":4000"),                    // not a power of two
-        ("\"path\":\"a/1\"", "\"path\":\"../a/1\""),                     // leaves the store
-        ("\"path\":\"b\"", "\"path\":\"a/1\""),                          // the same path twice
-        ("\"path\":\"a/1\"", "\"path\":\"\""),                           // empty path
-        ("\"size\":2}", "\"size\":-2}"),                                 // negative size
+        ("\"size\":1}", "\"size\":1"),  // truncated object
+        ("\"blockSize\":4096", "\"blockSize\":4000"),  // not a power of two
+        ("\"path\":\"a/1\"", "\"path\":\"../a/1\""),  // leaves the store
+        ("\"path\":\"b\"", "\"path\":\"a/1\""),  // the same path twice
+        ("\"path\":\"a/1\"", "\"path\":\"\""),  // empty path
+        ("\"size\":2}", "\"size\":-2}"),  // negative size
         ("\"format\":\"mappack-image/1\"", "\"format\":\"mappack-image/2\""),
-        ("\"sha256\":", "\"sha257\":"),                                  // a required field missing
-        ("\"name\":\"fixture\"", "\"name\":7"),                          // wrong type, after the files
-        ("\"id\":\"world/a\"", "\"id\":\"world\""),                      // a region id twice
+        ("\"sha256\":", "\"sha257\":"),  // a required field missing
+        ("\"name\":\"fixture\"", "\"name\":7"),  // wrong type, after the files
+        ("\"id\":\"world/a\"", "\"id\":\"world\""),  // a region id twice
     ])
     func brokenManifestsGetTheErrorsTheWholeReaderGives(_ edit: (String, String)) throws {
         let image = try ImageFixture(["a/1": bytes(1, 1), "b": bytes(2, 2), "c": bytes(3, 3)])
@@ -195,8 +204,9 @@ private let trickyFiles: [String: Data] = [
         let original = String(decoding: try image.manifestBytes, as: UTF8.self)
         // The id no longer matches; a region's size on disk is wrong.
         try image.editManifest("\"name\":\"fixture\"", "\"name\":\"edited\"")
-        try image.editManifest("\"id\":\"world/a\",\"name\":\"A\",\"names\":{\"en\":\"A\"},\"parent\":\"world\",\"sizeOnDiskInBytes\":",
-                               "\"id\":\"world/a\",\"name\":\"A\",\"names\":{\"en\":\"A\"},\"parent\":\"world\",\"sizeOnDiskInBytes\":1")
+        try image.editManifest(
+            "\"id\":\"world/a\",\"name\":\"A\",\"names\":{\"en\":\"A\"},\"parent\":\"world\",\"sizeOnDiskInBytes\":",
+            "\"id\":\"world/a\",\"name\":\"A\",\"names\":{\"en\":\"A\"},\"parent\":\"world\",\"sizeOnDiskInBytes\":1")
         let report = try image.verify()
         #expect(report.problems.map(\.kind) == [.imageIDMismatch, .sizeOnDiskMismatch])
 
@@ -300,7 +310,8 @@ private let trickyFiles: [String: Data] = [
         #expect(clean.files == trickyFiles.count)
         try image.remove("a/x")
         try image.write("a/w", Data())
-        #expect(ImageVerifier.verifyTree(image.store, manifest: manifest, hashContents: true, jobs: 2).problems.map { "\($0.kind) \($0.path)" }
-            == ["extra a/w", "missing a/x"])
+        #expect(
+            ImageVerifier.verifyTree(image.store, manifest: manifest, hashContents: true, jobs: 2).problems.map { "\($0.kind) \($0.path)" }
+                == ["extra a/w", "missing a/x"])
     }
 }

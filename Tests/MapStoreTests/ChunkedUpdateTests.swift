@@ -14,17 +14,23 @@ import Testing
         let served = folder.join("served")
         try await offPool {
             for version in ["2026.11.0", "2026.12.0"] {
-                let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "10",
-                                                                 "--map-version", version, "--base-version", "2026.11.0", "--change-fraction", "0.2",
-                                                                 "--edit-fraction", "0.02"])
+                let gen = try Tool.run(
+                    Tool.path("demo-world"),
+                    [
+                        "--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "10",
+                        "--map-version", version, "--base-version", "2026.11.0", "--change-fraction", "0.2",
+                        "--edit-fraction", "0.02",
+                    ])
                 #expect(gen.status == 0, "\(gen.stderr)")
                 let publish = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", served + "/cat-\(version)", "--chunked"])
                 #expect(publish.status == 0, "\(publish.stderr)")
             }
-            let recipe = "name: ch\ncatalog: \(served)/cat-2026.11.0/catalog.json\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n"
+            let recipe =
+                "name: ch\ncatalog: \(served)/cat-2026.11.0/catalog.json\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n"
             try Data(recipe.utf8).write(to: URL(fileURLWithPath: folder.join("ch.yaml")))
-            let build = try Tool.mappack(["build", folder.join("ch.yaml"), "--cache", folder.join("cache"), "--out", folder.join("old")],
-                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            let build = try Tool.mappack(
+                ["build", folder.join("ch.yaml"), "--cache", folder.join("cache"), "--out", folder.join("old")],
+                environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             #expect(build.status == 0, "\(build.stderr)")
         }
         let nginx = try NginxServer(root: served)

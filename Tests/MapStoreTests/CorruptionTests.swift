@@ -10,7 +10,8 @@ import Testing
 
     @Test(arguments: Damage.allCases, [false, true])
     func fullValidationReportsRegionAndRepairRestoresFromImage(damage: Damage, archive: Bool) throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: archive)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: archive)
         _ = try device.open(image: image)
         let target = device.storage + "/store/regions/europe/ch/zh/tiles.db"
         switch damage {
@@ -33,7 +34,8 @@ import Testing
     @Test func repairWithoutImageNamesWhatItNeeds() throws {
         let device = Device()
         _ = try device.open(image: StoreFixture.shared.image(archive: false))
-        try FileManager.default.removeItem(atPath: device.storage + "/store/regions/europe/ch/tiles.db".replacingOccurrences(of: "ch/tiles", with: "ch/overview"))
+        try FileManager.default.removeItem(
+            atPath: device.storage + "/store/regions/europe/ch/tiles.db".replacingOccurrences(of: "ch/tiles", with: "ch/overview"))
         let store = try device.open()
         #expect(store.initialStatus == .corrupted)
         #expect(throws: MapStoreError.self) { try store.repair() }

@@ -14,14 +14,18 @@ import Testing
         var testDescription: String { "\(point) (\(archive ? "tar.zst" : "folder"))" }
     }
 
-    static let installPoints = ["install.afterMark", "install.midStaging", "install.afterStaging", "install.beforeRename",
-                                "install.afterRename", "install.beforeCommit", "install.afterCommit", "cache.midImport", "cache.afterImport"]
-    static let installCases = installPoints.map { InstallCase(point: $0, archive: false) }
+    static let installPoints = [
+        "install.afterMark", "install.midStaging", "install.afterStaging", "install.beforeRename",
+        "install.afterRename", "install.beforeCommit", "install.afterCommit", "cache.midImport", "cache.afterImport",
+    ]
+    static let installCases =
+        installPoints.map { InstallCase(point: $0, archive: false) }
         + ["install.midStaging", "install.afterStaging", "install.afterRename", "cache.midImport"].map { InstallCase(point: $0, archive: true) }
 
     @Test(arguments: installCases)
     func killedInstallIsDetectedAndRepaired(_ crash: InstallCase) async throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: crash.archive)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: crash.archive)
         let result = try await device.run(["install", "--image", image.path], crashAt: crash.point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let store = try device.open(image: image)
@@ -36,7 +40,8 @@ import Testing
     }
 
     @Test func killedInstallWithoutImageRollsBackToEmpty() async throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
         #expect(try await device.run(["install", "--image", image.path], crashAt: "install.afterRename").status == SIGKILL)
         let store = try device.open()
         #expect(store.initialStatus == .interruptedInstall)
@@ -46,7 +51,8 @@ import Testing
 
     @Test(arguments: ["delete.afterMark", "delete.midFiles", "delete.beforeCommit"])
     func killedDeleteIsFinished(_ point: String) async throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
         _ = try device.open(image: image)
         let result = try await device.run(["delete", "europe/ch/be"], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
@@ -61,7 +67,8 @@ import Testing
 
     @Test(arguments: ["move.afterMark", "move.midCopy", "move.afterCopy", "move.beforeCommit", "move.afterCommit", "move.midRemoveOld"])
     func killedMoveLeavesStoreUsableAtExactlyOnePlace(_ point: String) async throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
         _ = try device.open(image: image)
         let target = device.folder.join("moved")
         let result = try await device.run(["move", "--to", target], crashAt: point)

@@ -34,7 +34,8 @@ import Testing
     func openStore(_ device: Device, catalog: URL, options: MapStore.Options = .init()) throws -> MapStore {
         var options = options
         options.catalogURL = catalog
-        return try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        return try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
     }
 
     @Test func downloadsTwoRegionsInParallelWithoutRefetchingPresentBundles() async throws {
@@ -46,14 +47,17 @@ import Testing
         try await store.setCatalogURL(URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
         #expect(!store.mayBeOutOfSpace(for: ["europe"]))
-        let world = try store.download(regions: ["world"]), europe = try store.download(regions: ["europe"])
+        let world = try store.download(regions: ["world"])
+        let europe = try store.download(regions: ["europe"])
         async let first: Void = world.wait()
         async let second: Void = europe.wait()
         _ = try await (first, second)
         #expect(try store.regions().map(\.id) == ["europe", "europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh", "europe/li", "world"])
         #expect(try store.regions().allSatisfy { $0.state == .completed })
         // Switzerland's bundles came with the image: never requested.
-        for id: RegionID in ["europe/ch", "europe/ch/be", "europe/ch/zh"] { #expect(nginx.requests(path: try DownloadTests.bundle(of: id).path) == 0) }
+        for id: RegionID in ["europe/ch", "europe/ch/be", "europe/ch/zh"] {
+            #expect(nginx.requests(path: try DownloadTests.bundle(of: id).path) == 0)
+        }
         for id: RegionID in ["world", "europe", "europe/li"] {
             let bundle = try DownloadTests.bundle(of: id)
             #expect(nginx.bytesSent(path: bundle.path) == Int(bundle.size), "\(id)")
@@ -75,7 +79,9 @@ import Testing
         _ = try openStore(device, catalog: server.url(name))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = ["store", "download", "europe/li", "--catalog", server.url(name).absoluteString, "--storage", device.storage, "--cache", device.cache]
+        process.arguments = [
+            "store", "download", "europe/li", "--catalog", server.url(name).absoluteString, "--storage", device.storage, "--cache", device.cache,
+        ]
         // What the process says goes to a file, for the failure message.
         let logFolder = TemporaryFolder("kill-download")
         let log = logFolder.join("stderr.log")
@@ -91,14 +97,20 @@ import Testing
         let reached = try await offPool { () -> Bool in
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                if partialBytes(storage) >= 3000 { kill(pid, SIGKILL); return true }
+                if partialBytes(storage) >= 3000 {
+                    kill(pid, SIGKILL)
+                    return true
+                }
                 usleep(10_000)
             }
             return false
         }
         kill(pid, SIGKILL)
         process.waitUntilExit()
-        #expect(reached, "partial: \(partialBytes(device.storage)) bytes; exit \(process.terminationStatus); stderr: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "?"); server: \((try? server.served(li.path)).map { "\($0)" } ?? "?")")
+        #expect(
+            reached,
+            "partial: \(partialBytes(device.storage)) bytes; exit \(process.terminationStatus); stderr: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "?"); server: \((try? server.served(li.path)).map { "\($0)" } ?? "?")"
+        )
         #expect(partialBytes(device.storage) < li.size)
 
         let store = try openStore(device, catalog: server.url(name))
@@ -166,8 +178,12 @@ import Testing
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
         let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
-        let store = try openStore(device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
-        do { _ = try store.download(regions: ["europe/li"]); Issue.record("metered download was not refused") } catch {
+        let store = try openStore(
+            device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
+        do {
+            _ = try store.download(regions: ["europe/li"])
+            Issue.record("metered download was not refused")
+        } catch {
             guard case .meteredNetworkDisallowed(let regions) = error else { throw error }
             #expect(regions == ["europe/li"])
             #expect(MapStoreError.meteredNetworkDisallowed(regions: regions).description.contains("metered"))
@@ -184,9 +200,15 @@ import Testing
         let device = Device()
         let name = try DownloadTests.faultCatalog("status-500.json", regions: ["europe/li"], query: "?fault=status&code=500")
         let store = try openStore(device, catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
-        do { try await store.download(regions: ["europe/li"]).wait(); Issue.record("download succeeded against HTTP 500") } catch {
+        do {
+            try await store.download(regions: ["europe/li"]).wait()
+            Issue.record("download succeeded against HTTP 500")
+        } catch {
             #expect(error.category == .remote)
-            guard case .remote(let url, let status, let regions, let bundle, _) = error else { Issue.record("not remote: \(error)"); return }
+            guard case .remote(let url, let status, let regions, let bundle, _) = error else {
+                Issue.record("not remote: \(error)")
+                return
+            }
             #expect(url.contains(try DownloadTests.bundle(of: "europe/li").path))
             #expect(status == 500)
             #expect(regions == ["europe/li"])
@@ -207,12 +229,16 @@ import Testing
         try #require(mounted.status == 0, "mount -t tmpfs failed: \(mounted.stderr)")
         defer { _ = try? Tool.run("/bin/umount", [mountPoint]) }
         let storage = mountPoint + "/storage"
-        let store = try MapStore.open(storage: storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false),
-                                      options: .init(catalogURL: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), fetchAttempts: 1))
+        let store = try MapStore.open(
+            storage: storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false),
+            options: .init(catalogURL: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), fetchAttempts: 1))
         // Leave room for the state database's journal, not for Europe's bundles.
         let free = try FileSystem.freeBytes(at: mountPoint)
         try Data(count: Int(free) - 24 * 1024).write(to: URL(fileURLWithPath: mountPoint + "/filler"))
-        do { try await store.download(regions: ["europe"]).wait(); Issue.record("download fit into a full disk") } catch {
+        do {
+            try await store.download(regions: ["europe"]).wait()
+            Issue.record("download fit into a full disk")
+        } catch {
             #expect(error.category == .local, "\(error)")
             if case .local(_, let code, let regions, _, _) = error {
                 #expect(code == ENOSPC)

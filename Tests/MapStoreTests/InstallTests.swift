@@ -9,7 +9,8 @@ import Testing
 @Suite struct InstallTests {
     @Test(arguments: [false, true])
     func firstStartInstallsImageAndVerifies(archive: Bool) throws {
-        let fixture = StoreFixture.shared, device = Device()
+        let fixture = StoreFixture.shared
+        let device = Device()
         let store = try device.open(image: fixture.image(archive: archive))
         #expect(store.initialStatus == .ok)
         #expect(store.mapVersion == MapVersion("1.0"))
@@ -30,7 +31,8 @@ import Testing
     }
 
     @Test func secondStartDoesNothingAndReportsOK() throws {
-        let fixture = StoreFixture.shared, device = Device()
+        let fixture = StoreFixture.shared
+        let device = Device()
         _ = try device.open(image: fixture.image(archive: false))
         let before = try FileManager.default.attributesOfItem(atPath: device.storage + "/store")[.systemFileNumber] as? Int
         let again = try device.open(image: fixture.image(archive: false), full: true)
@@ -47,7 +49,8 @@ import Testing
     }
 
     @Test func tamperedImageIsRefusedAndLeavesStorageEmpty() throws {
-        let fixture = StoreFixture.shared, device = Device()
+        let fixture = StoreFixture.shared
+        let device = Device()
         let copy = device.folder.join("image")
         try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
         try flipBit(in: copy + "/store/regions/europe/ch/zh/tiles.db")

@@ -1,9 +1,10 @@
 import Foundation
 import MapFormat
 import MapIO
-@testable import MapStore
 import TestSupport
 import Testing
+
+@testable import MapStore
 
 @Suite struct RegionStateTests {
     @Test(arguments: RegionState.allCases)
@@ -58,7 +59,8 @@ import Testing
     }
 
     @Test func unknownStoredStateOpensCorruptedAndRepairRecordsItFromTheFiles() throws {
-        let device = Device(), image = StoreFixture.shared.image(archive: false)
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
         _ = try device.open(image: image)
         try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
             .execute("UPDATE regions SET state = 'archived' WHERE id = 'europe/ch/zh'")

@@ -32,7 +32,10 @@ import Testing
         /// `checkForUpdate` at the server's catalog URL; the refusal, or nil when accepted.
         func check(_ store: MapStore) async -> MapStoreError? {
             // The API throws only MapStoreError (typed throws).
-            do { _ = try await store.checkForUpdate(catalog: server.catalogURL); return nil } catch { return error }
+            do {
+                _ = try await store.checkForUpdate(catalog: server.catalogURL)
+                return nil
+            } catch { return error }
         }
     }
 
@@ -40,7 +43,10 @@ import Testing
         let setup = try await Setup()
         try setup.server.serve(catalog: "v1", signature: .some(nil))
         let store = try setup.open()
-        guard case .catalogUnsigned(let url) = await setup.check(store) else { Issue.record("unsigned catalog accepted"); return }
+        guard case .catalogUnsigned(let url) = await setup.check(store) else {
+            Issue.record("unsigned catalog accepted")
+            return
+        }
         #expect(url == setup.server.catalogURL.absoluteString)
         #expect(store.catalogURL == nil)
         #expect(MapStoreError.catalogUnsigned(url: url).description.contains("catalog.json.sig"))
@@ -50,7 +56,10 @@ import Testing
         let setup = try await Setup()
         try setup.server.serve(catalog: "other")
         let store = try setup.open()
-        guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else { Issue.record("other key accepted"); return }
+        guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else {
+            Issue.record("other key accepted")
+            return
+        }
         #expect(reason.contains("not by a trusted key"), "\(reason)")
     }
 
@@ -58,7 +67,10 @@ import Testing
         let setup = try await Setup()
         try setup.server.serve(catalog: "v2b", signature: "v2")
         let store = try setup.open()
-        guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else { Issue.record("foreign signature accepted"); return }
+        guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else {
+            Issue.record("foreign signature accepted")
+            return
+        }
         #expect(reason.contains("sha256"), "\(reason)")
     }
 
@@ -69,7 +81,10 @@ import Testing
         try setup.server.serve(catalog: "v1")
         // A new process: the newest version seen comes from state.sqlite.
         let store = try setup.open()
-        guard case .catalogRollback(_, let seen, let offered) = await setup.check(store) else { Issue.record("rollback accepted"); return }
+        guard case .catalogRollback(_, let seen, let offered) = await setup.check(store) else {
+            Issue.record("rollback accepted")
+            return
+        }
         #expect(seen == 2 && offered == 1)
         await #expect(throws: MapStoreError.self) { try await store.update(catalog: setup.server.catalogURL) }
     }
@@ -81,7 +96,10 @@ import Testing
         #expect(await setup.check(store) == nil)
         #expect(await setup.check(store) == nil, "the same version and bytes again is fine")
         try setup.server.serve(catalog: "v2b")
-        guard case .catalogMixAndMatch(_, let version) = await setup.check(store) else { Issue.record("mix-and-match accepted"); return }
+        guard case .catalogMixAndMatch(_, let version) = await setup.check(store) else {
+            Issue.record("mix-and-match accepted")
+            return
+        }
         #expect(version == 2)
     }
 
@@ -90,7 +108,10 @@ import Testing
         try setup.server.serve(catalog: "short")
         #expect(await setup.check(try setup.open(now: SignedCatalogSets.signedAt + 1800)) == nil)
         let later = try setup.open(now: SignedCatalogSets.signedAt + 7200)
-        guard case .catalogExpired(_, let expires) = await setup.check(later) else { Issue.record("expired catalog accepted"); return }
+        guard case .catalogExpired(_, let expires) = await setup.check(later) else {
+            Issue.record("expired catalog accepted")
+            return
+        }
         #expect(expires == "2027-01-15T09:00:00Z")
     }
 
@@ -99,12 +120,21 @@ import Testing
         let store = try setup.open()
         // Signed only by `next` before any catalog named it: refused.
         try setup.server.serve(catalog: "rot4")
-        guard case .catalogSignatureInvalid = await setup.check(store) else { Issue.record("unknown key accepted"); return }
+        guard case .catalogSignatureInvalid = await setup.check(store) else {
+            Issue.record("unknown key accepted")
+            return
+        }
         // A next key edited into release's signature: refused, and not trusted afterwards.
         try setup.server.serve(catalog: "rot3", nextKey: try setup.sets.publicKey("other"))
-        guard case .catalogSignatureInvalid = await setup.check(store) else { Issue.record("tampered next key accepted"); return }
+        guard case .catalogSignatureInvalid = await setup.check(store) else {
+            Issue.record("tampered next key accepted")
+            return
+        }
         try setup.server.serve(catalog: "other")
-        guard case .catalogSignatureInvalid = await setup.check(store) else { Issue.record("slipped-in key trusted"); return }
+        guard case .catalogSignatureInvalid = await setup.check(store) else {
+            Issue.record("slipped-in key trusted")
+            return
+        }
         // release names `next`; after a restart a catalog signed by `next` alone is trusted.
         try setup.server.serve(catalog: "rot3")
         #expect(await setup.check(store) == nil)
@@ -121,11 +151,15 @@ import Testing
         #expect(store.catalogURL == nil)
         // Remembered without fetching (Options.catalogURL), then used by a download: refused too.
         let texts = [try setup.sets.publicKey("release")]
-        let remembered = try MapStore.open(storage: setup.device.storage, cache: setup.device.cache,
-                                           options: .init(trustedPublicKeys: texts, catalogURL: setup.server.catalogURL))
+        let remembered = try MapStore.open(
+            storage: setup.device.storage, cache: setup.device.cache,
+            options: .init(trustedPublicKeys: texts, catalogURL: setup.server.catalogURL))
         try remembered.deleteRegions(["europe/ch/zh"])
         let task = try remembered.download(regions: ["europe/ch/zh"])
-        do { try await task.wait(); Issue.record("download used an unsigned catalog") } catch MapStoreError.catalogUnsigned {}
+        do {
+            try await task.wait()
+            Issue.record("download used an unsigned catalog")
+        } catch MapStoreError.catalogUnsigned {}
     }
 
     @Test func withoutTrustedKeysUnsignedCatalogsAreAcceptedAsBefore() async throws {
@@ -147,13 +181,18 @@ import Testing
         try setup.server.serve(catalog: "v2")
         #expect(await setup.check(store) == nil)
         try setup.server.serve(catalog: "v1")
-        guard case .catalogRollback = await setup.check(store) else { Issue.record("rollback accepted after migration"); return }
+        guard case .catalogRollback = await setup.check(store) else {
+            Issue.record("rollback accepted after migration")
+            return
+        }
     }
 
     @Test func storeCommandWithTrustRefusesUnsignedCatalog() async throws {
         let setup = try await Setup()
-        let arguments = ["store", "update", "--check", "--catalog", setup.server.catalogURL.absoluteString, "--trust", setup.sets.key("release") + ".pub",
-                         "--storage", setup.device.storage, "--cache", setup.device.cache]
+        let arguments = [
+            "store", "update", "--check", "--catalog", setup.server.catalogURL.absoluteString, "--trust", setup.sets.key("release") + ".pub",
+            "--storage", setup.device.storage, "--cache", setup.device.cache,
+        ]
         let environment = ["MAPPACK_NOW": SignedCatalogSets.dayLater]
         try setup.server.serve(catalog: "v1", signature: .some(nil))
         let refused = try await offPool { try Tool.mappack(arguments, environment: environment) }

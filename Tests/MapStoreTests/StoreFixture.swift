@@ -24,8 +24,9 @@ final class StoreFixture: @unchecked Sendable {
             precondition(publish.status == 0, publish.stderr)
             let recipe = folder.join("recipe.yaml")
             try Data(SourceFixture.recipe(catalog: folder.join("catalog/catalog.json")).utf8).write(to: URL(fileURLWithPath: recipe))
-            let build = try Tool.mappack(["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output")],
-                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            let build = try Tool.mappack(
+                ["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output")],
+                environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             precondition(build.status == 0, build.stderr)
         } catch {
             preconditionFailure("fixture image: \(error)")

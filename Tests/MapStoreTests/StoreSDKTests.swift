@@ -24,9 +24,10 @@ import Testing
         paused.watcher.withLock { $0 = watcher }
         #expect(await eventually(60) { partialBytes(storage) > 0 })
         task.pause()
-        #expect(await eventually(60) {
-            paused.events.withLock { $0.contains { if case .stateChanged(_, .paused) = $0 { true } else { false } } }
-        })
+        #expect(
+            await eventually(60) {
+                paused.events.withLock { $0.contains { if case .stateChanged(_, .paused) = $0 { true } else { false } } }
+            })
         return paused
     }
 
@@ -40,7 +41,8 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-move.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let task = try await StoreSDKTests.pausedDownload(store, storage: device.storage).task
         let available = try store.availableRegions()
@@ -72,12 +74,16 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
         // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
         let failure: (any Error)? = { () -> (any Error)? in
-            do { try store.moveData(to: device.folder.join("moved")); return nil } catch { return error }
+            do {
+                try store.moveData(to: device.folder.join("moved"))
+                return nil
+            } catch { return error }
         }()
         if case .busy(let operation, let reason)? = failure as? MapStoreError {
             #expect(operation == "moveData" && reason.contains("pause"), "\(reason)")
@@ -101,7 +107,8 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-twice.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
         try await store.download(regions: ["europe/li"]).wait()
@@ -109,7 +116,10 @@ import Testing
         let task = paused.task
         // A waiter that never returns must fail the test, not hang the suite: it waits in a task of its own.
         let waited = Mutex(false)
-        Task { try? await task.wait(); waited.withLock { $0 = true } }
+        Task {
+            try? await task.wait()
+            waited.withLock { $0 = true }
+        }
         let returned = await eventually(30) { waited.withLock { $0 } }
         #expect(returned, "the paused task's wait() did not return after another task installed its region")
         guard returned else { return }
@@ -160,7 +170,8 @@ import Testing
     }
 
     @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let store = try await offPool { try device.open(image: fixture.image) }
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
         #expect(store.mapVersion == UpdateFixture.newVersion)
@@ -189,7 +200,8 @@ import Testing
         let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
         var options = MapStore.Options()
         options.catalogURL = catalog
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
 
         // The server moves on to a newer map version (same bundles): the installed version's regions stay downloadable.
@@ -205,11 +217,15 @@ import Testing
     // MARK: readers never wait for a writer
 
     @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let store = try await offPool { try device.open(image: fixture.image) }
-        let shipped = try #require(try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files.first)
+        let shipped = try #require(
+            try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
+                .first)
         let root = FileSystem.absolute(device.storage)
-        let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let reached = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         CrashPoint.pauseHook.withLock {
             $0 = { name, storage in
                 guard storage == root, name == "update.midStaging" else { return }
@@ -227,7 +243,9 @@ import Testing
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
         Thread {
-            let path = try? store.path(of: shipped.path), regions = (try? store.regions().count) ?? -1, version = store.mapVersion
+            let path = try? store.path(of: shipped.path)
+            let regions = (try? store.regions().count) ?? -1
+            let version = store.mapVersion
             // The map cache is the hottest reader of all: it has a lock of its own.
             _ = try? store.cachedData(for: "tiles/1/2/3")
             _ = try? store.computeCacheSize()
@@ -255,7 +273,10 @@ import Testing
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
         let failure: (any Error)? = { () -> (any Error)? in
-            do { try store.setStoragePath(blocker + "/storage"); return nil } catch { return error }
+            do {
+                try store.setStoragePath(blocker + "/storage")
+                return nil
+            } catch { return error }
         }()
         let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
         #expect(error.category == .local)
@@ -275,7 +296,8 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try MapStore.open(
+            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let consumers = (0..<2).map { _ in
             let events = store.events()
             return Task { () -> [StoreEvent] in

@@ -24,8 +24,9 @@ final class SignedStoreFixture: @unchecked Sendable {
             precondition(keygen.status == 0, keygen.stderr)
             let recipe = folder.join("recipe.yaml")
             try Data(SourceFixture.recipe(catalog: folder.join("catalog/catalog.json")).utf8).write(to: URL(fileURLWithPath: recipe))
-            let build = try Tool.mappack(["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output"), "--sign", privateKey],
-                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            let build = try Tool.mappack(
+                ["build", recipe, "--cache", folder.join("cache"), "--out", folder.join("Output"), "--sign", privateKey],
+                environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             precondition(build.status == 0, build.stderr)
         } catch {
             preconditionFailure("signed fixture image: \(error)")
@@ -62,7 +63,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
     // MARK: item 2: a trusted folder image is hashed in full; the cache seed always
 
     @Test func trustedFolderInstallRefusesAStoreFileRewrittenAtTheSameSize() async throws {
-        let work = TemporaryFolder("trust-folder"), device = Device()
+        let work = TemporaryFolder("trust-folder")
+        let device = Device()
         let image = try SignedStoreFixture.shared.copyOfFolder(in: work)
         try flipBit(in: image + "/store/" + Self.zhTiles, at: 100)
         let install = try await device.run(["install", "--image", image, "--trust", SignedStoreFixture.shared.publicKey])
@@ -74,7 +76,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
 
     @Test(arguments: [false, true])
     func folderInstallRefusesACacheSeedRewrittenAtTheSameSize(trusted: Bool) async throws {
-        let work = TemporaryFolder("trust-seed"), device = Device()
+        let work = TemporaryFolder("trust-seed")
+        let device = Device()
         let image = try SignedStoreFixture.shared.copyOfFolder(in: work)
         let seed = image + "/cache-seed.sqlite"
         let before = try FileSystem.status(seed)?.size
@@ -89,7 +92,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
 
     @Test func seedImportRefusesRowsWithNegativeSizes() async throws {
         // An unsigned image whose manifest was re-made for a poisoned seed: its hash matches, its rows do not.
-        let work = TemporaryFolder("trust-seed-rows"), device = Device()
+        let work = TemporaryFolder("trust-seed-rows")
+        let device = Device()
         let image = try SignedStoreFixture.shared.copyOfFolder(in: work)
         try FileManager.default.removeItem(atPath: image + "/manifest.sig")
         let seed = image + "/cache-seed.sqlite"
@@ -111,7 +115,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
     // MARK: item 3: repair validates the offered image before it touches the store
 
     @Test func repairWithABrokenNewerImageKeepsTheStore() async throws {
-        let work = TemporaryFolder("trust-repair"), device = Device()
+        let work = TemporaryFolder("trust-repair")
+        let device = Device()
         let key = SignedStoreFixture.shared.publicKey
         #expect(try await device.run(["install", "--image", SignedStoreFixture.shared.imageFolder, "--trust", key]).status == 0)
         let bad = try SignedStoreFixture.shared.copyOfFolder(in: work)
@@ -190,7 +195,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
     }
 
     @Test func anUpdateEndsTheImageSignaturesSayOverTheKeptManifest() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let key = SignedStoreFixture.shared.publicKey
         let store = try device.open(image: fixture.image)
         // Installed from an unsigned image: no trusted key vouches for it.
@@ -288,7 +294,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
 
     @Test(arguments: ["extraTopLevel", "signatureFirst"])
     func packedInstallUsesTheSameEntryRuleAsVerify(_ kind: String) async throws {
-        let work = TemporaryFolder("trust-packed"), device = Device()
+        let work = TemporaryFolder("trust-packed")
+        let device = Device()
         let unpacked = work.join("unpacked")
         try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
         #expect(try shell("zstd -dc '\(SignedStoreFixture.shared.imageArchive)' | tar -x -C '\(unpacked)'").status == 0)
@@ -332,7 +339,9 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         try #require(mounted.status == 0, "\(mounted.stderr)")
         defer { _ = try? shell("umount '\(mount)'") }
         let storage = mount + "/storage"
-        let image = packed ? ["--image", StoreFixture.shared.imageArchive]
+        let image =
+            packed
+            ? ["--image", StoreFixture.shared.imageArchive]
             : ["--image", SignedStoreFixture.shared.imageFolder, "--trust", SignedStoreFixture.shared.publicKey]
         let install = try Tool.mappack(["store", "install"] + image + ["--storage", storage, "--cache", work.join("cache")])
         #expect(install.status == 1, "\(install.stdout)\(install.stderr)")

@@ -8,12 +8,15 @@ import Testing
 /// `mappack store update` SIGKILLed at every named point: after open + repair the store is at
 /// exactly the old or the new version, never a mix, and verifies in full.
 @Suite struct UpdateCrashTests {
-    static let beforeSwitch = ["update.afterFetch", "update.afterMark", "update.midStaging", "update.afterStaging", "update.beforeNext", "update.afterCacheReset"]
+    static let beforeSwitch = [
+        "update.afterFetch", "update.afterMark", "update.midStaging", "update.afterStaging", "update.beforeNext", "update.afterCacheReset",
+    ]
     static let afterSwitch = ["update.afterNext", "update.midSwitch", "update.beforeCommit", "update.afterCommit", "update.midPurge"]
 
     @Test(arguments: beforeSwitch + afterSwitch)
     func killedUpdateEndsAtOldOrNewVersion(_ point: String) async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         _ = try device.open(image: fixture.image)
         let result = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")

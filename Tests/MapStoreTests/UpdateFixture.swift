@@ -25,17 +25,23 @@ final class UpdateFixture: @unchecked Sendable {
     private init() {
         do {
             for version in [UpdateFixture.oldVersion, UpdateFixture.newVersion] {
-                let gen = try Tool.run(Tool.path("demo-world"), ["--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "0.2",
-                                                                 "--map-version", version.rawValue, "--base-version", UpdateFixture.oldVersion.rawValue,
-                                                                 "--change-fraction", "0.1"])
+                let gen = try Tool.run(
+                    Tool.path("demo-world"),
+                    [
+                        "--out", folder.join("src-\(version)"), "--only", "europe/ch", "--scale", "0.2",
+                        "--map-version", version.rawValue, "--base-version", UpdateFixture.oldVersion.rawValue,
+                        "--change-fraction", "0.1",
+                    ])
                 precondition(gen.status == 0, gen.stderr)
                 let publish = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", served + "/cat-\(version)"])
                 precondition(publish.status == 0, publish.stderr)
             }
-            let recipe = "name: ch\ncatalog: \(catalogPath(UpdateFixture.oldVersion))\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n"
+            let recipe =
+                "name: ch\ncatalog: \(catalogPath(UpdateFixture.oldVersion))\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n"
             try Data(recipe.utf8).write(to: URL(fileURLWithPath: folder.join("ch.yaml")))
-            let build = try Tool.mappack(["build", folder.join("ch.yaml"), "--cache", folder.join("cache"), "--out", folder.join("old")],
-                                         environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+            let build = try Tool.mappack(
+                ["build", folder.join("ch.yaml"), "--cache", folder.join("cache"), "--out", folder.join("old")],
+                environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             precondition(build.status == 0, build.stderr)
         } catch {
             preconditionFailure("update fixture: \(error)")
@@ -46,7 +52,8 @@ final class UpdateFixture: @unchecked Sendable {
 
     /// Regions in the old image.
     var manifestRegionCount: Int {
-        ((try? JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))) ?? nil)?.regions.count ?? -1
+        ((try? JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))) ?? nil)?
+            .regions.count ?? -1
     }
 
     func catalog(_ version: MapVersion) throws -> Catalog {

@@ -10,7 +10,8 @@ import Testing
 /// atomic, and older catalogs are refused.
 @Suite struct UpdateTests {
     @Test func updateFetchesOnlyChangedBundlesAndVerifies() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let nginx = try NginxServer(root: fixture.served)
         defer { nginx.stop() }
         let catalog = URL(string: "cat-\(UpdateFixture.newVersion)/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
@@ -28,7 +29,9 @@ import Testing
 
         try await store.update { _ in }
         #expect(store.mapVersion == UpdateFixture.newVersion)
-        let sent = try fixture.catalog(UpdateFixture.newVersion).bundles.values.reduce(0) { $0 + nginx.bytesSent(path: "/cat-\(UpdateFixture.newVersion)/" + $1.url) }
+        let sent = try fixture.catalog(UpdateFixture.newVersion).bundles.values.reduce(0) {
+            $0 + nginx.bytesSent(path: "/cat-\(UpdateFixture.newVersion)/" + $1.url)
+        }
         let changedBytes = changed.values.reduce(Int64(0)) { $0 + $1.size }
         #expect(Double(sent) <= 1.05 * Double(changedBytes), "sent \(sent) for \(changedBytes) changed bytes")
         #expect(try store.verify(full: true).isEmpty)
@@ -36,18 +39,24 @@ import Testing
         let checked = try MapStore.verifyInstalled(storage: device.storage, full: true)
         #expect(checked.problems.isEmpty && checked.mapVersion == UpdateFixture.newVersion)
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
-        #expect(store.versionReport.contains("store=\(UpdateFixture.newVersion)") && store.versionReport.hasSuffix("consistent (cache empty)") || store.versionReport.hasSuffix("| consistent"))
+        #expect(
+            store.versionReport.contains("store=\(UpdateFixture.newVersion)") && store.versionReport.hasSuffix("consistent (cache empty)")
+                || store.versionReport.hasSuffix("| consistent"))
         #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
         #expect(try await store.checkForUpdate().status == .upToDate)
     }
 
     @Test func lowerMapVersionIsRefusedAndStoreUnchanged() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let store = try device.open(image: fixture.image)
         let older = try fixture.writeCatalog(UpdateFixture.oldVersion, as: "older.json") { $0.mapVersion = MapVersion("2026.10.0") }
         let before = try Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json"))
         await #expect(throws: MapStoreError.self) { try await store.update(catalog: older) }
-        do { _ = try await store.checkForUpdate(catalog: older); Issue.record("check accepted an older catalog") } catch MapStoreError.rollbackRefused(let installed, let offered) {
+        do {
+            _ = try await store.checkForUpdate(catalog: older)
+            Issue.record("check accepted an older catalog")
+        } catch MapStoreError.rollbackRefused(let installed, let offered) {
             #expect(installed == UpdateFixture.oldVersion && offered == MapVersion("2026.10.0"))
         }
         #expect(store.mapVersion == UpdateFixture.oldVersion)
@@ -57,7 +66,8 @@ import Testing
     }
 
     @Test func cancelledUpdateResumesWithoutRefetching() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let server = try FaultServer(root: fixture.served)
         defer { server.stop() }
         // Every bundle trickles on its first request only (each taking about 6 s), so the first run is cancelled mid-fetch.
@@ -90,7 +100,8 @@ import Testing
     }
 
     @Test func droppedRegionBecomesUnsupported() async throws {
-        let fixture = try await UpdateFixture.ready(), device = Device()
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
         let store = try device.open(image: fixture.image)
         let leaf = try #require(try store.regions().last(where: { region in try store.regions().allSatisfy { $0.parent != region.id } }))
         let dropped = try fixture.writeCatalog(UpdateFixture.newVersion, as: "dropped.json") { catalog in

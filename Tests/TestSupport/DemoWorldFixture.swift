@@ -6,11 +6,18 @@ public enum DemoWorldFixture {
     /// into `folder/src-<mapVersion>` and publishes it to `folder/cat-<mapVersion>`; returns the
     /// catalog's path.
     @discardableResult
-    public static func publish(in folder: TemporaryFolder, only: String, scale: Double, mapVersion: String = "2026.11.0",
-                               baseVersion: String? = nil, changeFraction: Double = 0.1) throws -> String {
-        let source = folder.join("src-\(mapVersion)"), catalog = folder.join("cat-\(mapVersion)")
-        let generate = try Tool.run(Tool.path("demo-world"), ["--out", source, "--only", only, "--scale", "\(scale)", "--map-version", mapVersion,
-                                                              "--base-version", baseVersion ?? mapVersion, "--change-fraction", "\(changeFraction)"])
+    public static func publish(
+        in folder: TemporaryFolder, only: String, scale: Double, mapVersion: String = "2026.11.0",
+        baseVersion: String? = nil, changeFraction: Double = 0.1
+    ) throws -> String {
+        let source = folder.join("src-\(mapVersion)")
+        let catalog = folder.join("cat-\(mapVersion)")
+        let generate = try Tool.run(
+            Tool.path("demo-world"),
+            [
+                "--out", source, "--only", only, "--scale", "\(scale)", "--map-version", mapVersion,
+                "--base-version", baseVersion ?? mapVersion, "--change-fraction", "\(changeFraction)",
+            ])
         guard generate.status == 0 else { throw FixtureError("demo-world failed: \(generate.stderr)") }
         let published = try Tool.mappack(["publish", source, "--out", catalog])
         guard published.status == 0 else { throw FixtureError("mappack publish failed: \(published.stderr)") }

@@ -39,7 +39,8 @@ public final class NginxServer: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try LoopbackPort.free()
             let conf = folder.join("nginx.conf")
-            try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav).write(toFile: conf, atomically: true, encoding: .utf8)
+            try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav).write(
+                toFile: conf, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-c", conf, "-p", folder.path + "/", "-e", folder.join("error.log")]
@@ -85,7 +86,9 @@ public final class NginxServer: @unchecked Sendable {
     /// Requests nginx logged for `path` (no query).
     public func requests(path: String) -> Int {
         let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").filter { $0.split(separator: " ").first?.split(separator: "?", maxSplits: 1).first.map(String.init) == path }.count
+        return log.split(separator: "\n").filter {
+            $0.split(separator: " ").first?.split(separator: "?", maxSplits: 1).first.map(String.init) == path
+        }.count
     }
 
     /// Distinct client connections nginx served requests on.
@@ -107,9 +110,11 @@ public final class NginxServer: @unchecked Sendable {
     private static func makeCertificate(in folder: TemporaryFolder) throws -> String {
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-keyout", folder.join("key.pem"), "-out", folder.join("cert.pem"), "-days", "2",
-                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", folder.join("key.pem"), "-out", folder.join("cert.pem"), "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
@@ -120,37 +125,40 @@ public final class NginxServer: @unchecked Sendable {
 
     private static func config(port: Int, root: String, prefix: String, tls: Bool, webdav: Bool) -> String {
         // As a remote bundle cache: PUT stores a file (folders made on demand), GET serves it.
-        let location = webdav ? "location / { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; client_max_body_size 0; }" : "location / { }"
-        let listen = tls
+        let location =
+            webdav
+            ? "location / { dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r; client_max_body_size 0; }" : "location / { }"
+        let listen =
+            tls
             ? "listen 127.0.0.1:\(port) ssl http2;\n        ssl_certificate \(prefix)/cert.pem;\n        ssl_certificate_key \(prefix)/key.pem;"
             : "listen 127.0.0.1:\(port);"
         // Workers must be able to read test folders (mode 0700, owned by whoever runs the tests).
         let user = geteuid() == 0 ? "user root;\n" : ""
         return """
-        \(user)daemon off;
-        worker_processes 1;
-        pid \(prefix)/nginx.pid;
-        error_log \(prefix)/error.log warn;
-        events { worker_connections 256; }
-        http {
-            log_format bytes '$request_uri $status $body_bytes_sent $connection $server_protocol';
-            access_log \(prefix)/access.log bytes;
-            client_body_temp_path \(prefix)/client_body;
-            proxy_temp_path \(prefix)/proxy;
-            fastcgi_temp_path \(prefix)/fastcgi;
-            uwsgi_temp_path \(prefix)/uwsgi;
-            scgi_temp_path \(prefix)/scgi;
-            default_type application/octet-stream;
-            sendfile on;
-            keepalive_requests 10000;
-            server {
-                \(listen)
-                root \(root);
-                \(location)
+            \(user)daemon off;
+            worker_processes 1;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log warn;
+            events { worker_connections 256; }
+            http {
+                log_format bytes '$request_uri $status $body_bytes_sent $connection $server_protocol';
+                access_log \(prefix)/access.log bytes;
+                client_body_temp_path \(prefix)/client_body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+                default_type application/octet-stream;
+                sendfile on;
+                keepalive_requests 10000;
+                server {
+                    \(listen)
+                    root \(root);
+                    \(location)
+                }
             }
-        }
 
-        """
+            """
     }
 }
 
@@ -266,7 +274,10 @@ enum LoopbackPort {
     static func waitUntilAnswering(_ port: Int, while alive: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && alive() {
-            if let fd = try? connect(port: port) { close(fd); return true }
+            if let fd = try? connect(port: port) {
+                close(fd)
+                return true
+            }
             usleep(20_000)
         }
         return false
@@ -298,7 +309,10 @@ enum LoopbackPort {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        if connected != 0 { close(fd); throw TestServerError(description: "connect: errno \(errno)") }
+        if connected != 0 {
+            close(fd)
+            throw TestServerError(description: "connect: errno \(errno)")
+        }
         return fd
     }
 

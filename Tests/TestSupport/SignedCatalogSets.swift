@@ -45,9 +45,12 @@ public final class SignedCatalogSets: @unchecked Sendable {
                 ("rot3", "source", "release", "3", ["--next-key", key("next") + ".pub"]), ("rot4", "source", "next", "4", []),
             ]
             for (name, source, signer, version, extra) in sets {
-                let publish = try Tool.mappack(["publish", folder.join(source), "--out", served + "/" + name, "--sign", key(signer) + ".key",
-                                                "--catalog-version", version] + extra,
-                                               environment: ["SOURCE_DATE_EPOCH": String(Self.signedAt)])
+                let publish = try Tool.mappack(
+                    [
+                        "publish", folder.join(source), "--out", served + "/" + name, "--sign", key(signer) + ".key",
+                        "--catalog-version", version,
+                    ] + extra,
+                    environment: ["SOURCE_DATE_EPOCH": String(Self.signedAt)])
                 precondition(publish.status == 0, "publish \(name): \(publish.stderr)")
             }
         } catch {

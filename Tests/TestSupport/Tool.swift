@@ -28,8 +28,10 @@ public enum Tool {
     public static func path(_ name: String) -> String { buildFolder + "/" + name }
 
     /// Runs `executable` with `arguments` and waits.
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil,
-                           environment: [String: String] = [:]) throws -> Result {
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : path(executable))
         process.arguments = arguments
@@ -38,18 +40,21 @@ public enum Tool {
         env["SWIFT_BACKTRACE"] = "enable=no"
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         // Read both pipes while the child runs so a full pipe never blocks it.
         let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         process.waitUntilExit()
         group.wait()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Runs `mappack` with `arguments`.

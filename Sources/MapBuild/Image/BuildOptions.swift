@@ -22,6 +22,10 @@ package struct BuildOptions: Sendable {
     package var offline = false
 
     package init(outputRoot: String, cache: DownloadCache, jobs: Int, sourceDateEpoch: Int?, signingKey: (path: String, text: String)? = nil) {
-        self.outputRoot = outputRoot; self.cache = cache; self.jobs = jobs; self.sourceDateEpoch = sourceDateEpoch; self.signingKey = signingKey
+        self.outputRoot = outputRoot
+        self.cache = cache
+        self.jobs = jobs
+        self.sourceDateEpoch = sourceDateEpoch
+        self.signingKey = signingKey
     }
 }

@@ -13,13 +13,20 @@ package struct ImageSummary: Codable, Sendable, Equatable {
     package var sizeOnDiskInBytes: Int64
 
     init(name: String, mapVersion: MapVersion, imageID: String, regions: Int, files: Int, sizeOnDiskInBytes: Int64) {
-        self.name = name; self.mapVersion = mapVersion; self.imageID = imageID
-        self.regions = regions; self.files = files; self.sizeOnDiskInBytes = sizeOnDiskInBytes
+        self.name = name
+        self.mapVersion = mapVersion
+        self.imageID = imageID
+        self.regions = regions
+        self.files = files
+        self.sizeOnDiskInBytes = sizeOnDiskInBytes
     }
 
     init(_ manifest: ImageManifest) {
-        name = manifest.name; mapVersion = manifest.mapVersion; imageID = manifest.imageID
-        regions = manifest.regions.count; files = manifest.files.count
+        name = manifest.name
+        mapVersion = manifest.mapVersion
+        imageID = manifest.imageID
+        regions = manifest.regions.count
+        files = manifest.files.count
         sizeOnDiskInBytes = manifest.files.reduce(0) { $0 + SizeOnDisk.allocated(size: $1.size, blockSize: manifest.blockSize) }
     }
 }
@@ -53,9 +60,11 @@ struct BuildStamp: Codable, Sendable {
     /// the output formats and the signing key.
     static func key(recipeSource: Data, catalogSHA256: String, epoch: Int?, formats: [Recipe.OutputFormat], signingKey: String?) -> String {
         let hasher = SHA256()
-        for part in [recipeSource, Data(catalogSHA256.utf8), Data(MappackVersion.current.utf8), Data((epoch.map { "epoch \($0)" } ?? "catalog").utf8),
-                     Data(formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8)] {
-            hasher.update(Data(SHA256.hex(part).utf8))   // a digest of a digest for the catalog: same either way
+        for part in [
+            recipeSource, Data(catalogSHA256.utf8), Data(MappackVersion.current.utf8), Data((epoch.map { "epoch \($0)" } ?? "catalog").utf8),
+            Data(formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8),
+        ] {
+            hasher.update(Data(SHA256.hex(part).utf8))  // a digest of a digest for the catalog: same either way
         }
         return hasher.finalizeHex()
     }
@@ -71,8 +80,9 @@ struct BuildStamp: Codable, Sendable {
 
     /// Records what a build wrote.
     static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], bundles: Int) throws {
-        let stamp = BuildStamp(format: formatTag.description, key: key, summary: summary,
-                               outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles)
+        let stamp = BuildStamp(
+            format: formatTag.description, key: key, summary: summary,
+            outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles)
         try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
     }
 
@@ -93,8 +103,9 @@ struct BuildStamp: Codable, Sendable {
 
     private static func upToDate(stampAt path: String, root: String, key: String) -> BuildStamp? {
         guard let data = try? ReadableFile.contents(of: path, limit: 1 << 20),
-              let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
-              stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty else { return nil }
+            let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
+            stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty
+        else { return nil }
         // Output names are `<image>/manifest.json` or `<image>.tar.zst`: a stamp naming anything else
         // (outside the output folder) is not ours.
         for recorded in stamp.outputs where SafeExtractor.problem(ofStorePath: recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }

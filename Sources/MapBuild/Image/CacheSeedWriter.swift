@@ -35,19 +35,23 @@ struct CacheSeedWriter {
         var total: Int64 = 0
         var rank: Int64 = 0
         try db.execute("BEGIN")
-        try db.executeMany("INSERT INTO meta(key, value) VALUES (?, ?)", [
-            [.text("format"), .text(CacheSchema.formatTag.description)],
-            [.text("catalog"), .text(catalog)],
-            [.text("mapVersion"), .text(mapVersion.rawValue)],
-        ])
+        try db.executeMany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)",
+            [
+                [.text("format"), .text(CacheSchema.formatTag.description)],
+                [.text("catalog"), .text(catalog)],
+                [.text("mapVersion"), .text(mapVersion.rawValue)],
+            ])
         for candidate in ordered {
             if let maxBytes, total + candidate.size > maxBytes { continue }
             let data = try ReadableFile.contents(of: candidate.source, limit: Int(candidate.size) + 1)
             rank += 1
-            try db.query("INSERT INTO entries(key, region, data, size, sha256, accessed) VALUES (?, ?, ?, ?, ?, ?)", [
-                .text(candidate.path), .text(candidate.region.rawValue), .blob(data), .integer(candidate.size),
-                .blob(Data(Hex.decode(candidate.sha256) ?? [])), .integer(rank),
-            ])
+            try db.query(
+                "INSERT INTO entries(key, region, data, size, sha256, accessed) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(candidate.path), .text(candidate.region.rawValue), .blob(data), .integer(candidate.size),
+                    .blob(Data(Hex.decode(candidate.sha256) ?? [])), .integer(rank),
+                ])
             total += candidate.size
         }
         try db.execute("COMMIT")

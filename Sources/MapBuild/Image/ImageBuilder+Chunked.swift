@@ -8,8 +8,10 @@ import MapIO
 /// requests for the rest, and enters the download cache verified; the usual fetch then finds it
 /// there. Any bundle this cannot do is downloaded whole as before.
 extension ImageBuilder {
-    func fetchChunked(_ bundles: [BuildPlan.PlannedBundle], from old: ImageReuse, scratch: String,
-                      events: @escaping @Sendable (BuildEvent) -> Void) async throws {
+    func fetchChunked(
+        _ bundles: [BuildPlan.PlannedBundle], from old: ImageReuse, scratch: String,
+        events: @escaping @Sendable (BuildEvent) -> Void
+    ) async throws {
         let cache = options.cache
         let catalogURL = plan.recipe.catalogURL
         let seeds = ChunkedSeeds(store: old.store, filesByBundle: old.filesByBundle, bundlesByRegion: old.bundlesByRegion)
@@ -19,7 +21,9 @@ extension ImageBuilder {
         for bundle in bundles where !bundle.cached && !cache.contains(bundle.digest) {
             guard let chunked = bundle.info.chunked, let url = BundleURL.resolve(chunked.url, catalog: catalogURL) else { continue }
             let previous = seeds.previousVersions(of: bundle.digest, regions: bundle.regions, newLists: newLists, newDigests: newDigests)
-            if !previous.isEmpty { jobs.append(ChunkedSeeds.Job(digest: bundle.digest, size: bundle.info.size, url: url, chunked: chunked, seeds: previous)) }
+            if !previous.isEmpty {
+                jobs.append(ChunkedSeeds.Job(digest: bundle.digest, size: bundle.info.size, url: url, chunked: chunked, seeds: previous))
+            }
         }
         guard !jobs.isEmpty else { return }
         events(.phase("chunked"))

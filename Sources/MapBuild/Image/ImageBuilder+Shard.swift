@@ -12,11 +12,13 @@ extension ImageBuilder {
     package func runShard(_ index: Int, of count: Int, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> String {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let area = try prepareStaging(.shard(index: index, count: count))
-        let staging = area.path, root = area.folder
+        let staging = area.path
+        let root = area.folder
         do {
             let mine = ShardAssignment.bundles(plan.bundles, index: index, count: count)
             events(.planned(bundles: mine.count, downloadBytes: mine.filter { !$0.cached }.reduce(0) { $0 + $1.info.size }))
-            let unpacked = try await produce(mine, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", events: events)
+            let unpacked = try await produce(
+                mine, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", events: events)
             try FileSystem.rename(area.imageFolder + "/" + ImageManifest.storeFolder, to: staging + "/store")
             try FileSystem.removeTree(area.imageFolder)
             let record = ShardRecord(
@@ -25,11 +27,14 @@ extension ImageBuilder {
                 mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
                 built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog),
                 bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
-                    ShardRecord.Bundle(digest: bundle.digest, forStore: bundle.forStore,
-                                       files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
+                    ShardRecord.Bundle(
+                        digest: bundle.digest, forStore: bundle.forStore,
+                        files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
                 })
             try FileSystem.writeAtomically(plan.recipe.source, to: staging + "/recipe.yaml")
-            guard let catalogBytes = plan.catalogBytes else { throw BuildError.output("a shard needs the catalog's bytes: plan it with keepCatalogBytes") }
+            guard let catalogBytes = plan.catalogBytes else {
+                throw BuildError.output("a shard needs the catalog's bytes: plan it with keepCatalogBytes")
+            }
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
             TestPause.reach("publish")
@@ -49,15 +54,22 @@ extension ImageBuilder {
         for path in shards {
             let file = path + "/" + ShardRecord.fileName
             let data: Data
-            do { data = try ReadableFile.contents(of: file, limit: 512 << 20) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            do { data = try ReadableFile.contents(of: file, limit: 512 << 20) } catch {
+                throw MergeError.notAShard(path: path, reason: error.description)
+            }
             let record: ShardRecord
-            do { record = try CanonicalJSON.decode(ShardRecord.self, from: data, file: file) } catch { throw MergeError.notAShard(path: path, reason: "\(error)") }
-            do { try FormatTagError.check(record.format, expected: ShardRecord.formatTag) } catch { throw MergeError.notAShard(path: path, reason: error.description) }
+            do { record = try CanonicalJSON.decode(ShardRecord.self, from: data, file: file) } catch {
+                throw MergeError.notAShard(path: path, reason: "\(error)")
+            }
+            do { try FormatTagError.check(record.format, expected: ShardRecord.formatTag) } catch {
+                throw MergeError.notAShard(path: path, reason: error.description)
+            }
             // Paths are joined to the shard's and the staging folder: a record must not reach outside either.
             for bundle in record.bundles {
                 for file in bundle.files {
                     if let reason = SafeExtractor.problem(ofStorePath: file.path) {
-                        throw MergeError.notAShard(path: path, reason: "\(ShardRecord.fileName) lists file '\(file.path)' of bundle \(bundle.digest): \(reason)")
+                        throw MergeError.notAShard(
+                            path: path, reason: "\(ShardRecord.fileName) lists file '\(file.path)' of bundle \(bundle.digest): \(reason)")
                     }
                 }
             }
@@ -66,7 +78,10 @@ extension ImageBuilder {
         guard let first = records.first else { throw MergeError.notAShard(path: "(none)", reason: "give the shard folders to merge") }
         for (path, record) in records.dropFirst() {
             let checks: [(String, String, String)] = [
-                ("recipe", first.record.recipeName + " " + first.record.recipeSHA256.prefix(12), record.recipeName + " " + record.recipeSHA256.prefix(12)),
+                (
+                    "recipe", first.record.recipeName + " " + first.record.recipeSHA256.prefix(12),
+                    record.recipeName + " " + record.recipeSHA256.prefix(12)
+                ),
                 ("catalog sha256", first.record.catalogSHA256, record.catalogSHA256),
                 ("mappack version", first.record.mappackVersion, record.mappackVersion),
                 ("shard count", String(first.record.count), String(record.count)),
@@ -77,7 +92,8 @@ extension ImageBuilder {
             }
         }
         if first.record.mappackVersion != MappackVersion.current {
-            throw MergeError.mismatch(path: first.path, field: "mappack version", expected: MappackVersion.current, found: first.record.mappackVersion)
+            throw MergeError.mismatch(
+                path: first.path, field: "mappack version", expected: MappackVersion.current, found: first.record.mappackVersion)
         }
         let count = first.record.count
         for index in 1...count {
@@ -87,11 +103,13 @@ extension ImageBuilder {
         }
 
         // Replay the plan from the exact recipe and catalog the shards were built from.
-        var recipe = try Recipe.parse(try ReadableFile.contents(of: first.path + "/recipe.yaml", limit: Recipe.maxFileBytes), file: first.path + "/recipe.yaml")
+        var recipe = try Recipe.parse(
+            try ReadableFile.contents(of: first.path + "/recipe.yaml", limit: Recipe.maxFileBytes), file: first.path + "/recipe.yaml")
         recipe.catalogURL = URL(fileURLWithPath: FileSystem.absolute(first.path + "/catalog.json"))
         let plan = try BuildPlan.make(recipe: recipe, cache: options.cache)
         let builder = ImageBuilder(plan: plan, options: options)
-        let owner = Dictionary(records.flatMap { entry in entry.record.bundles.map { ($0.digest, (entry.path, $0)) } }, uniquingKeysWith: { a, _ in a })
+        let owner = Dictionary(
+            records.flatMap { entry in entry.record.bundles.map { ($0.digest, (entry.path, $0)) } }, uniquingKeysWith: { a, _ in a })
         let missing = plan.bundles.map(\.digest).filter { owner[$0] == nil }
         if !missing.isEmpty { throw MergeError.incomplete(missing: missing) }
 
@@ -99,7 +117,8 @@ extension ImageBuilder {
         let staging = area.path
         do {
             events(.phase("merge"))
-            let store = area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch = staging + "/seed"
+            let store = area.imageFolder + "/" + ImageManifest.storeFolder
+            let seedScratch = staging + "/seed"
             let work = plan.bundles.map { ($0, owner[$0.digest]!) }
             let copied = try await BlockingWork.map(work, width: options.jobs) { item -> UnpackedBundle in
                 let (bundle, (path, record)) = item
@@ -108,8 +127,11 @@ extension ImageBuilder {
                 var files: [ExtractedFile] = []
                 for file in record.files {
                     try FileSystem.makeDirectories(FileSystem.parent(to + "/" + file.path))
-                    let hex: String, size: Int64
-                    do { (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path) } catch let error as FileError where error.code == ELOOP {
+                    let hex: String
+                    let size: Int64
+                    do { (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path) } catch let error as FileError
+                        where error.code == ELOOP
+                    {
                         // A link where a shard's file belongs: never copied through.
                         throw MergeError.damaged(path: path, file: file.path)
                     }

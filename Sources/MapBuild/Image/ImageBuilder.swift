@@ -10,15 +10,19 @@ package struct ImageBuilder: Sendable {
     package let plan: BuildPlan
     package let options: BuildOptions
 
-    package init(plan: BuildPlan, options: BuildOptions) { self.plan = plan; self.options = options }
+    package init(plan: BuildPlan, options: BuildOptions) {
+        self.plan = plan
+        self.options = options
+    }
 
     /// Runs the build; on failure nothing under the output root looks finished.
     package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let root = FileSystem.absolute(options.outputRoot)
         let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
-        let key = BuildStamp.key(recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
-                                 formats: plan.recipe.formats, signingKey: options.signingKey?.text)
+        let key = BuildStamp.key(
+            recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
+            formats: plan.recipe.formats, signingKey: options.signingKey?.text)
         if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
             // Nothing to build, but what killed runs left in the output folder still goes.
             try StagingArea.sweepStale(in: root)
@@ -38,11 +42,14 @@ package struct ImageBuilder: Sendable {
                 if case .chunked(_, let downloaded, _, _, _) = event { fetched.withLock { $0 += downloaded } }
                 events(event)
             }
-            let unpacked = try await produce(plan.bundles, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", spill: spill, events: counting)
+            let unpacked = try await produce(
+                plan.bundles, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", spill: spill,
+                events: counting)
             var report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
             report.downloadedBytes = fetched.withLock { $0 }
-            try BuildStamp.write(root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
-                                 bundles: plan.bundles.count)
+            try BuildStamp.write(
+                root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
+                bundles: plan.bundles.count)
             return report
         } catch {
             area.discard()
@@ -53,8 +60,9 @@ package struct ImageBuilder: Sendable {
     /// The report of a build that found its outputs up to date.
     private static func report(upToDate stamp: BuildStamp, root: String, formats: [Recipe.OutputFormat]) -> BuildReport {
         let imageName = "\(stamp.summary.name)-\(stamp.summary.mapVersion)"
-        return BuildReport(imagePath: root + "/" + imageName, packedPath: packedPath(root: root, imageName: imageName, formats: formats),
-                           summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
+        return BuildReport(
+            imagePath: root + "/" + imageName, packedPath: packedPath(root: root, imageName: imageName, formats: formats),
+            summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
     }
 
     /// Where the packed form is published, when the recipe asks for it.
@@ -69,8 +77,9 @@ package struct ImageBuilder: Sendable {
     package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions) -> BuildReport? {
         guard !options.force else { return nil }
         let root = FileSystem.absolute(options.outputRoot)
-        let key = BuildStamp.key(recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
-                                 formats: recipe.formats, signingKey: options.signingKey?.text)
+        let key = BuildStamp.key(
+            recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
+            formats: recipe.formats, signingKey: options.signingKey?.text)
         guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
         try? StagingArea.sweepStale(in: root)
         return report(upToDate: stamp, root: root, formats: recipe.formats)
@@ -90,7 +99,8 @@ package struct ImageBuilder: Sendable {
         let root = FileSystem.absolute(options.outputRoot)
         // The catalog and the recipe checked their parts (`PathName`); this guards the joined name.
         guard FileSystem.isPlainName(imageName), !imageName.contains("..") else {
-            throw BuildError.output("refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
+            throw BuildError.output(
+                "refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
         }
         try FileSystem.makeDirectories(root)
         try StagingArea.sweepStale(in: root)
@@ -99,8 +109,10 @@ package struct ImageBuilder: Sendable {
 
     /// Puts `bundles`' files in place: store bundles under `store`, seed-only bundles under
     /// `seedScratch/<hex>`, reusing an earlier image's files (`--from`) where they still match.
-    func produce(_ bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String, spill: FileRecordSpill? = nil,
-                 events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+    func produce(
+        _ bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String, spill: FileRecordSpill? = nil,
+        events: @escaping @Sendable (BuildEvent) -> Void
+    ) async throws -> [BundleDigest: UnpackedBundle] {
         let blockSize = plan.recipe.blockSize
         try FileSystem.makeDirectories(store)
         var results: [BundleDigest: UnpackedBundle] = [:]
@@ -123,7 +135,8 @@ package struct ImageBuilder: Sendable {
         let requests = try remaining.map { bundle in
             guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {
                 let catalog = catalogURL.isFileURL ? catalogURL.path : catalogURL.absoluteString
-                throw BuildError.plan(.catalog(.invalid(url: catalog, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalog))))
+                throw BuildError.plan(
+                    .catalog(.invalid(url: catalog, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalog))))
             }
             return FetchRequest(digest: bundle.digest, url: url, size: bundle.info.size, regions: bundle.regions)
         }
@@ -141,9 +154,12 @@ package struct ImageBuilder: Sendable {
 
     /// Writes the manifest, cache seed, signature and packed form from the unpacked bundles in
     /// `area`, then renames the results into place in its folder, the output root.
-    func finish(staging area: StagingArea, unpacked byDigest: [BundleDigest: UnpackedBundle], built: String,
-                events: @escaping @Sendable (BuildEvent) -> Void) throws -> BuildReport {
-        let staging = area.path, root = area.folder
+    func finish(
+        staging area: StagingArea, unpacked byDigest: [BundleDigest: UnpackedBundle], built: String,
+        events: @escaping @Sendable (BuildEvent) -> Void
+    ) throws -> BuildReport {
+        let staging = area.path
+        let root = area.folder
         let recipe = plan.recipe
         let catalog = plan.tree.catalog
         let store = area.imageFolder + "/" + ImageManifest.storeFolder
@@ -159,15 +175,18 @@ package struct ImageBuilder: Sendable {
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
             if bundle.forStore {
                 storeBundles.append(result)
-                bundleRecords.append(ImageBundle(digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
-                                                 files: result.fileCount, unpackedSize: result.unpackedSize))
+                bundleRecords.append(
+                    ImageBundle(
+                        digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
+                        files: result.fileCount, unpackedSize: result.unpackedSize))
             }
             if plan.seedSelection.bundles.contains(bundle.digest) {
                 let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
                 let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
                 seedCandidates += try result.files().map {
-                    CacheSeedWriter.Candidate(path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
-                                              priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
+                    CacheSeedWriter.Candidate(
+                        path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
+                        priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
                 }
             }
         }
@@ -179,8 +198,9 @@ package struct ImageBuilder: Sendable {
             events(.phase("cache seed"))
             TestPause.reach("cache seed")
             let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
-            cacheSeed = try writer.write(seedCandidates, to: area.imageFolder + "/" + ImageManifest.cacheSeedFileName, scratch: staging,
-                                         regions: plan.seedSelection.regions.map(\.id))
+            cacheSeed = try writer.write(
+                seedCandidates, to: area.imageFolder + "/" + ImageManifest.cacheSeedFileName, scratch: staging,
+                regions: plan.seedSelection.regions.map(\.id))
         }
         seedCandidates = []
         try FileSystem.removeTree(seedScratch)
@@ -188,16 +208,18 @@ package struct ImageBuilder: Sendable {
         let language = recipe.language
         var regions = plan.selection.regions.map { entry -> ImageRegion in
             let region = plan.tree.region(entry.id)!
-            return ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
-                               bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
-                               cities: region.cities, released: region.released)
+            return ImageRegion(
+                id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
+                bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
+                cities: region.cities, released: region.released)
         }
         let allocated = Dictionary(storeBundles.map { ($0.digest, $0.allocatedSize) }, uniquingKeysWith: { first, _ in first })
         let sizes = ImageManifest.sizesOnDisk(regions: regions, allocatedPerBundle: allocated)
         for index in regions.indices { regions[index].sizeOnDiskInBytes = sizes[regions[index].id] ?? 0 }
-        let shell = ImageManifest(name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
-                                  mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
-                                  regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
+        let shell = ImageManifest(
+            name: recipe.name, catalog: catalog.catalog, mapVersion: catalog.mapVersion, built: built,
+            mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
+            regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
         let manifestPath = area.imageFolder + "/" + ImageManifest.fileName
         let imageID = try fileList.writeManifest(shell, to: manifestPath)
         var signature: Data?
@@ -212,20 +234,25 @@ package struct ImageBuilder: Sendable {
             let minisig = try Minisign.signature(of: manifestBytes, privateKey: key.text, path: key.path, trustedComment: comment)
             try FileSystem.writeAtomically(Data(minisig.utf8), to: area.imageFolder + "/" + ImageManifest.fileName + Minisign.signatureExtension)
         }
-        let summary = ImageSummary(name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
-                                   files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })
+        let summary = ImageSummary(
+            name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,
+            files: fileList.count, sizeOnDiskInBytes: storeBundles.reduce(0) { $0 + $1.allocatedSize })
 
-        let tree = plan.tree, selection = plan.selection
+        let tree = plan.tree
+        let selection = plan.selection
         let storeFiles = Dictionary(storeBundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
-        let source = ImageOutputSource(stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature,
-                                       catalog: catalog.catalog, mapVersion: catalog.mapVersion, regions: {
-            try selection.regions.map { entry in
-                let region = tree.region(entry.id)!
-                let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { try $0.files().map(\.path) }
-                return OutputRegion(id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
-                                    files: files.sorted())
-            }
-        })
+        let source = ImageOutputSource(
+            stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature,
+            catalog: catalog.catalog, mapVersion: catalog.mapVersion,
+            regions: {
+                try selection.regions.map { entry in
+                    let region = tree.region(entry.id)!
+                    let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { try $0.files().map(\.path) }
+                    return OutputRegion(
+                        id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
+                        files: files.sorted())
+                }
+            })
         var staged: [(output: any ImageOutput, entry: String)] = []
         for output in recipe.outputs {
             if let phase = output.phase {
@@ -249,8 +276,10 @@ package struct ImageBuilder: Sendable {
         try FileSystem.removeTree(staging)
         // A stamp from an earlier build no longer describes these outputs.
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
-        return BuildReport(imagePath: root + "/" + imageName, packedPath: ImageBuilder.packedPath(root: root, imageName: imageName, formats: recipe.formats), summary: summary,
-                           downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
+        return BuildReport(
+            imagePath: root + "/" + imageName, packedPath: ImageBuilder.packedPath(root: root, imageName: imageName, formats: recipe.formats),
+            summary: summary,
+            downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 
     /// Downloads and unpacks as one pipeline: each bundle is unpacked as soon as it is verified
@@ -259,8 +288,10 @@ package struct ImageBuilder: Sendable {
     ///
     /// Fetch events put ready bundles straight into a queue that `width` worker threads drain one
     /// bundle after another: no task hop per bundle, so the workers never wait on the scheduler.
-    private func fetchAndUnpack(_ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
-                                spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void) async throws -> [BundleDigest: UnpackedBundle] {
+    private func fetchAndUnpack(
+        _ requests: [FetchRequest], bundles: [BuildPlan.PlannedBundle], store: String, seedScratch: String,
+        spill: FileRecordSpill?, events: @escaping @Sendable (BuildEvent) -> Void
+    ) async throws -> [BundleDigest: UnpackedBundle] {
         let blockSize = plan.recipe.blockSize
         let folders = FolderCache()
         let cache = options.cache
@@ -278,14 +309,16 @@ package struct ImageBuilder: Sendable {
         let remote = options.remoteCache
         let fetch = Task { () throws -> [BundleDigest: String] in
             do throws(FetchError) {
-                let paths = try await fetcher.fetch(requests, remote: remote, events: { event in
-                    events(.fetch(event))
-                    switch event {
-                    case .verified(let digest, _): enqueue(digest, fresh: true)
-                    case .alreadyCached(let digest, _): enqueue(digest, fresh: false)
-                    default: break
-                    }
-                }, remoteEvents: { events(.remote($0)) })
+                let paths = try await fetcher.fetch(
+                    requests, remote: remote,
+                    events: { event in
+                        events(.fetch(event))
+                        switch event {
+                        case .verified(let digest, _): enqueue(digest, fresh: true)
+                        case .alreadyCached(let digest, _): enqueue(digest, fresh: false)
+                        default: break
+                        }
+                    }, remoteEvents: { events(.remote($0)) })
                 ready.close()
                 return paths
             } catch {
@@ -304,8 +337,9 @@ package struct ImageBuilder: Sendable {
                                 while let (index, fresh) = ready.pop() {
                                     let bundle = bundles[index]
                                     do {
-                                        let done = try ImageBuilder.unpack(bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
-                                                                           blockSize: blockSize, spill: spill, folders: folders, events: events)
+                                        let done = try ImageBuilder.unpack(
+                                            bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
+                                            blockSize: blockSize, spill: spill, folders: folders, events: events)
                                         state.finished(done)
                                     } catch {
                                         state.failed(error)
@@ -361,9 +395,11 @@ package struct ImageBuilder: Sendable {
     /// Unpacks one cached bundle into the store (or, for seed-only bundles, a scratch folder); with
     /// `recheck` (it was in the cache before this run), its bytes are checked against the digest again
     /// as they stream through.
-    private static func unpack(_ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, recheck: Bool, store: String, seedScratch: String,
-                               blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
-                               events: @Sendable (BuildEvent) -> Void) throws -> UnpackedBundle {
+    private static func unpack(
+        _ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, recheck: Bool, store: String, seedScratch: String,
+        blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
+        events: @Sendable (BuildEvent) -> Void
+    ) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
         if !folders.contains(destination) {
             try FileSystem.makeDirectories(destination)
@@ -396,7 +432,8 @@ package struct ImageBuilder: Sendable {
     /// whatever a catalog's map version or a recipe's name spelled.
     static func replace(_ name: String, with entry: String?, of staging: StagingArea) throws {
         guard FileSystem.isPlainName(name) else {
-            throw BuildError.output("refusing to replace '\(staging.folder)/\(name)': an output must be one plain name directly in the output folder \(staging.folder)")
+            throw BuildError.output(
+                "refusing to replace '\(staging.folder)/\(name)': an output must be one plain name directly in the output folder \(staging.folder)")
         }
         try staging.commit(entry, as: name, sync: false)
     }

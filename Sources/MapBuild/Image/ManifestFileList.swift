@@ -64,12 +64,13 @@ struct ManifestFileList {
         let bytes = try CanonicalJSON.encode(skeleton)
         let idField = ImageManifest.idField("")
         guard merged == nil,
-              let bundlesAt = bytes.range(of: Field.bundles.emptyList),
-              let filesAt = bytes.range(of: Field.files.emptyList),
-              let idAt = bytes.range(of: idField),
-              let regionsAt = bytes.range(of: Field.regions.emptyList, options: .backwards),
-              bundlesAt.upperBound <= filesAt.lowerBound, filesAt.upperBound <= idAt.lowerBound,
-              idAt.upperBound <= regionsAt.lowerBound else {
+            let bundlesAt = bytes.range(of: Field.bundles.emptyList),
+            let filesAt = bytes.range(of: Field.files.emptyList),
+            let idAt = bytes.range(of: idField),
+            let regionsAt = bytes.range(of: Field.regions.emptyList, options: .backwards),
+            bundlesAt.upperBound <= filesAt.lowerBound, filesAt.upperBound <= idAt.lowerBound,
+            idAt.upperBound <= regionsAt.lowerBound
+        else {
             var manifest = shell
             manifest.files = try merged ?? mergedInMemory()
             let (id, bytes) = try manifest.sealed(hash: SHA256.hex)
@@ -82,7 +83,10 @@ struct ManifestFileList {
         let out = try ManifestStream(path: path)
         out.emit(bytes[..<bundlesAt.lowerBound])
         out.emit(Field.bundles.listStart)
-        try ManifestFileList.encodeElements(shell.bundles) { out.emit($0); try out.flushIfFull() }
+        try ManifestFileList.encodeElements(shell.bundles) {
+            out.emit($0)
+            try out.flushIfFull()
+        }
         out.emit(Data("]".utf8))
         out.emit(bytes[bundlesAt.upperBound..<filesAt.lowerBound])
         out.emit(Field.files.listStart)
@@ -96,8 +100,9 @@ struct ManifestFileList {
                 var chunk = Data()
                 let bundleText = bundle.digest.description
                 for (index, entry) in try bundle.files().enumerated() {
-                    ImageManifest.appendFileEntry(path: entry.path, size: entry.size, sha256: entry.sha256, bundleText: bundleText,
-                                                  first: first && index == 0, to: &chunk)
+                    ImageManifest.appendFileEntry(
+                        path: entry.path, size: entry.size, sha256: entry.sha256, bundleText: bundleText,
+                        first: first && index == 0, to: &chunk)
                 }
                 out.emit(chunk)
             }

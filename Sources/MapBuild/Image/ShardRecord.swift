@@ -66,7 +66,8 @@ package enum MergeError: Error, Sendable, CustomStringConvertible {
             "\(path): shard is from another build (\(field) \(found), the other shards have \(expected)); merge shards of one recipe, catalog and mappack version"
         case .missingShard(let index, let count): "shard \(index)/\(count) is missing; give all \(count) shards"
         case .duplicateShard(let index, let paths): "shard \(index) given twice: \(paths.joined(separator: ", "))"
-        case .incomplete(let missing): "the shards lack \(missing.count) bundle(s) of the plan, e.g. \(missing[0]); rebuild the shards with one recipe"
+        case .incomplete(let missing):
+            "the shards lack \(missing.count) bundle(s) of the plan, e.g. \(missing[0]); rebuild the shards with one recipe"
         case .damaged(let path, let file): "\(path): file \(file) does not match its shard record; rebuild that shard"
         }
     }

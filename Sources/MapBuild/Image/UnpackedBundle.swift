@@ -39,14 +39,18 @@ struct UnpackedBundle: Sendable {
         firstPath = sorted.first?.path
         lastPath = sorted.last?.path
         needsEscaping = sorted.contains { ImageManifest.pathNeedsEscaping($0.path) }
-        guard let spill else { storage = .memory(sorted); return }
+        guard let spill else {
+            storage = .memory(sorted)
+            return
+        }
         var entries: [UInt8] = []
         if !needsEscaping {
             let bundleText = digest.description
             entries.reserveCapacity(sorted.reduce(0) { $0 + $1.path.utf8.count + 180 })
             for (index, file) in sorted.enumerated() {
-                ImageManifest.appendFileEntry(path: file.path, size: file.size, sha256: file.sha256, bundleText: bundleText,
-                                              first: index == 0, to: &entries)
+                ImageManifest.appendFileEntry(
+                    path: file.path, size: file.size, sha256: file.sha256, bundleText: bundleText,
+                    first: index == 0, to: &entries)
             }
         }
         storage = .spilled(spill, try spill.append(sorted, manifestEntries: needsEscaping ? nil : entries))
@@ -69,8 +73,8 @@ struct UnpackedBundle: Sendable {
     }
 }
 
-private extension Array {
-    func isSorted(by precedes: (Element, Element) -> Bool) -> Bool {
+extension Array {
+    fileprivate func isSorted(by precedes: (Element, Element) -> Bool) -> Bool {
         zip(self, dropFirst()).allSatisfy { precedes($0, $1) }
     }
 }
@@ -120,7 +124,10 @@ final class FileRecordSpill: Sendable {
             return start
         }
         let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(Errno) { try descriptor.writeAll(toAbsoluteOffset: offset, raw); return nil } catch { return FileError("write", path, code: error.code) }
+            do throws(Errno) {
+                try descriptor.writeAll(toAbsoluteOffset: offset, raw)
+                return nil
+            } catch { return FileError("write", path, code: error.code) }
         }
         if let failure { throw failure }
         return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
@@ -134,7 +141,10 @@ final class FileRecordSpill: Sendable {
     private func bytes(at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let failure = bytes.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
-            do throws(Errno) { try descriptor.readAll(fromAbsoluteOffset: offset, into: raw); return nil } catch { return FileError("read", path, code: error.code) }
+            do throws(Errno) {
+                try descriptor.readAll(fromAbsoluteOffset: offset, into: raw)
+                return nil
+            } catch { return FileError("read", path, code: error.code) }
         }
         if let failure { throw failure }
         return bytes

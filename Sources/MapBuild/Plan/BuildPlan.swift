@@ -83,7 +83,9 @@ extension BuildPlan {
         let seed: RegionSelection
         do {
             selection = try tree.resolve(include: recipe.include, exclude: recipe.exclude)
-            seed = recipe.cacheSeedInclude.isEmpty ? RegionSelection.empty
+            seed =
+                recipe.cacheSeedInclude.isEmpty
+                ? RegionSelection.empty
                 : try tree.resolve(include: recipe.cacheSeedInclude, exclude: [])
         } catch { throw .resolution(error) }
         let regions = tree.catalog.regions
@@ -117,7 +119,9 @@ extension BuildPlan {
         let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
         var planned: [PlannedBundle] = []
         planned.reserveCapacity(selection.bundleNumbers.count + seed.bundleNumbers.count)
-        var downloadBytes: Int64 = 0, totalBytes: Int64 = 0, seedBytes: Int64 = 0
+        var downloadBytes: Int64 = 0
+        var totalBytes: Int64 = 0
+        var seedBytes: Int64 = 0
         // Each store bundle's size on disk at the recipe's block size, while every one is known.
         var onDisk: [Int64]? = [Int64](repeating: 0, count: bundleCount)
         var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
@@ -177,10 +181,11 @@ extension BuildPlan {
             regionSizes.reserveCapacity(selectedSizes.count)
             for (entry, size) in zip(selection.regions, selectedSizes) { regionSizes[entry.id] = size }
         }
-        let plan = BuildPlan(recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
-                             catalogSHA256: SHA256.hex(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
-                             downloadBytes: downloadBytes, totalBundleBytes: totalBytes, sizeOnDisk: sizeOnDisk,
-                             cacheSeedBytes: seedBytes, regionSizes: regionSizes, selectedRegionSizes: selectedSizes)
+        let plan = BuildPlan(
+            recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
+            catalogSHA256: SHA256.hex(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
+            downloadBytes: downloadBytes, totalBundleBytes: totalBytes, sizeOnDisk: sizeOnDisk,
+            cacheSeedBytes: seedBytes, regionSizes: regionSizes, selectedRegionSizes: selectedSizes)
         return plan
     }
 

@@ -18,7 +18,9 @@ extension CatalogSource {
 
         /// A trust configuration.
         public init(keys: [(path: String, text: String)], ledger: CatalogTrustLedger, now: Date) {
-            self.keys = keys; self.ledger = ledger; self.now = now
+            self.keys = keys
+            self.ledger = ledger
+            self.now = now
         }
     }
 
@@ -33,8 +35,9 @@ extension CatalogSource {
             // The ledger is per catalog id; the id comes from the signed fields (checked just below).
             let catalog = try signature.map { try CatalogSignature.parse($0, source: source).catalog } ?? ""
             let seen = try trust.ledger.seen(catalog: catalog)
-            let accepted = try CatalogTrust.check(catalogBytes: bytes, signature: signature, source: source,
-                                                  trusted: trust.keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, now: trust.now)
+            let accepted = try CatalogTrust.check(
+                catalogBytes: bytes, signature: signature, source: source,
+                trusted: trust.keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, now: trust.now)
             try trust.ledger.record(accepted, catalog: catalog)
         } catch let error as CatalogTrustError {
             throw .untrusted(url: name, error)
@@ -56,7 +59,10 @@ extension CatalogSource {
         var data = Data()
         var tooLarge = false
         let outcome = CurlTransfer().get(url) { chunk in
-            if data.count + chunk.count > CatalogSignature.maxBytes { tooLarge = true; return false }
+            if data.count + chunk.count > CatalogSignature.maxBytes {
+                tooLarge = true
+                return false
+            }
             data.append(contentsOf: chunk)
             return true
         }

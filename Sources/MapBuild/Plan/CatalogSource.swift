@@ -73,13 +73,18 @@ public enum CatalogSource {
     private static func fetchBytes(_ url: URL) throws(LoadError) -> Data {
         if url.isFileURL {
             do { return try ReadableFile.contents(of: url.path, limit: maxBytes) } catch {
-                throw .unreadable(url: url.path, reason: error.code == ENOENT ? "no such file; run `mappack publish` or fix the recipe's catalog path" : error.description)
+                throw .unreadable(
+                    url: url.path,
+                    reason: error.code == ENOENT ? "no such file; run `mappack publish` or fix the recipe's catalog path" : error.description)
             }
         }
         var data = Data()
         var tooLarge = false
         let outcome = CurlTransfer().get(url) { chunk in
-            if data.count + chunk.count > maxBytes { tooLarge = true; return false }
+            if data.count + chunk.count > maxBytes {
+                tooLarge = true
+                return false
+            }
             data.append(contentsOf: chunk)
             return true
         }

@@ -16,9 +16,14 @@ public struct CatalogSigning: Sendable {
     public var nextKey: String?
 
     /// A signing configuration.
-    public init(privateKey: String, keyPath: String, version: Int64? = nil, validFor: TimeInterval = 30 * 86_400, clock: Date, nextKey: String? = nil) {
-        self.privateKey = privateKey; self.keyPath = keyPath; self.version = version; self.validFor = validFor
-        self.clock = clock; self.nextKey = nextKey
+    public init(privateKey: String, keyPath: String, version: Int64? = nil, validFor: TimeInterval = 30 * 86_400, clock: Date, nextKey: String? = nil)
+    {
+        self.privateKey = privateKey
+        self.keyPath = keyPath
+        self.version = version
+        self.validFor = validFor
+        self.clock = clock
+        self.nextKey = nextKey
     }
 
     /// Parses an `--expires` value: a positive whole number of hours (`36h`) or days (`14d`), at most 10 years.

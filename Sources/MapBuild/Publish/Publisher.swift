@@ -21,7 +21,8 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .notASource(let path, let reason): "\(path): not a region source folder: \(reason)"
         case .unknownBundle(let region, let bundle): "region '\(region)' lists bundle '\(bundle)', which has no folder under bundles/"
-        case .pathInTwoBundles(let path, let first, let second): "file '\(path)' is in both bundle '\(first)' and bundle '\(second)'; a store path must belong to one bundle"
+        case .pathInTwoBundles(let path, let first, let second):
+            "file '\(path)' is in both bundle '\(first)' and bundle '\(second)'; a store path must belong to one bundle"
         case .badBundleFolder(let bundle, let reason): "bundle '\(bundle)': \(reason)"
         case .invalidCatalog(let error): "the source describes an invalid catalog: \(error)"
         case .io(let message): message
@@ -52,7 +53,9 @@ public struct Publisher: Sendable {
 
     /// A publisher from `source` to `output`.
     public init(source: String, output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
-        self.source = source; self.output = output; self.jobs = jobs
+        self.source = source
+        self.output = output
+        self.jobs = jobs
     }
 
     /// What a publish produced.
@@ -105,9 +108,17 @@ public struct Publisher: Sendable {
             let packedCount = Mutex(0)
             progress?("pack", 0, names.count)
             let packed = try await BlockingWork.map(names, width: jobs) { name in
-                let bundle = try Publisher.pack(name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
-                                                temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime, chunked: chunked)
-                if let progress { progress("pack", packedCount.withLock { $0 += 1; return $0 }, names.count) }
+                let bundle = try Publisher.pack(
+                    name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
+                    temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime, chunked: chunked)
+                if let progress {
+                    progress(
+                        "pack",
+                        packedCount.withLock {
+                            $0 += 1
+                            return $0
+                        }, names.count)
+                }
                 return bundle
             }
             var owner: [String: String] = [:]
@@ -133,8 +144,9 @@ public struct Publisher: Sendable {
                 infos[bundle.digest] = bundle.info
             }
             let regions = world.regions.map { region in
-                CatalogRegion(id: region.id, parent: region.parent, names: region.names, bundles: region.bundles.map { digests[$0]! },
-                              center: region.center, bbox: region.bbox, cities: region.cities, released: region.released ?? world.released)
+                CatalogRegion(
+                    id: region.id, parent: region.parent, names: region.names, bundles: region.bundles.map { digests[$0]! },
+                    center: region.center, bbox: region.bbox, cities: region.cities, released: region.released ?? world.released)
             }
             progress?("catalog", regions.count, infos.count)
             var catalog = Catalog(catalog: world.catalog, mapVersion: world.mapVersion, released: world.released, regions: regions, bundles: infos)
@@ -144,16 +156,18 @@ public struct Publisher: Sendable {
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             var signedVersion: Int64?
             if let signing {
-                let (signature, version) = try Self.sign(catalogBytes, catalog: catalog.catalog, with: signing,
-                                                         previousAt: absoluteOutput + "/" + CatalogSignature.fileName)
+                let (signature, version) = try Self.sign(
+                    catalogBytes, catalog: catalog.catalog, with: signing,
+                    previousAt: absoluteOutput + "/" + CatalogSignature.fileName)
                 try FileSystem.writeAtomically(signature, to: staging + "/" + CatalogSignature.fileName)
                 signedVersion = version
             }
             try FileSystem.syncDirectory(staging)
             // Swap in: the old output (if any) is moved aside, then removed.
             try area.commit(as: outputName)
-            return Result(catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
-                          bytes: infos.values.reduce(0) { $0 + $1.size }, signedVersion: signedVersion)
+            return Result(
+                catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
+                bytes: infos.values.reduce(0) { $0 + $1.size }, signedVersion: signedVersion)
         } catch {
             area.discard()
             throw error
@@ -178,9 +192,10 @@ public struct Publisher: Sendable {
             throw PublishError.catalogVersionNotNewer(given: version, previous: previous.version, path: path)
         }
         do {
-            let bytes = try CatalogTrust.sign(catalogBytes: catalogBytes, catalog: catalog, version: version,
-                                              expires: signing.clock.addingTimeInterval(signing.validFor), nextKey: signing.nextKey,
-                                              privateKey: signing.privateKey, path: signing.keyPath)
+            let bytes = try CatalogTrust.sign(
+                catalogBytes: catalogBytes, catalog: catalog, version: version,
+                expires: signing.clock.addingTimeInterval(signing.validFor), nextKey: signing.nextKey,
+                privateKey: signing.privateKey, path: signing.keyPath)
             return (bytes, version)
         } catch {
             throw PublishError.badSigningKey(path: signing.keyPath, reason: error.description)
@@ -189,7 +204,9 @@ public struct Publisher: Sendable {
 
     /// Packs one bundle folder deterministically and measures it.
     private static func pack(name: String, kind: String?, folder: String, temporary: String, mtime: Int, chunked: Bool) throws -> PackedBundle {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw PublishError.badBundleFolder(bundle: name, reason: "invalid bundle name") }
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw PublishError.badBundleFolder(bundle: name, reason: "invalid bundle name")
+        }
         let entries: [DirectoryWalker.Entry]
         do { entries = try DirectoryWalker.walk(folder) } catch { throw PublishError.badBundleFolder(bundle: name, reason: error.description) }
         var paths: [String] = []
@@ -197,17 +214,21 @@ public struct Publisher: Sendable {
         var onDisk = Dictionary(uniqueKeysWithValues: BundleInfo.publishedBlockSizes.map { ($0, Int64(0)) })
         for entry in entries {
             if entry.isDirectory { continue }
-            guard entry.isRegular else { throw PublishError.badBundleFolder(bundle: name, reason: "'\(entry.relativePath)' is not a regular file or folder") }
+            guard entry.isRegular else {
+                throw PublishError.badBundleFolder(bundle: name, reason: "'\(entry.relativePath)' is not a regular file or folder")
+            }
             paths.append(entry.relativePath)
             unpacked += entry.size
             for block in BundleInfo.publishedBlockSizes { onDisk[block]! += SizeOnDisk.allocated(size: entry.size, blockSize: block) }
         }
         if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
         var zck: (path: String, written: Zchunk.Written, headerSHA256: String)?
-        let hex: String, size: Int64
+        let hex: String
+        let size: Int64
         if chunked {
             // The plain tar goes through zchunk; the bundle is the .zck without its header.
-            let tar = temporary + ".tar", zckPath = temporary + ".zck"
+            let tar = temporary + ".tar"
+            let zckPath = temporary + ".zck"
             let writer = try ArchiveWriter(path: tar, mtime: mtime, compressed: false)
             try writer.addTree(folder)
             try writer.finish()
@@ -223,11 +244,13 @@ public struct Publisher: Sendable {
             (hex, size) = try SHA256.hexOfFile(temporary)
         }
         let digest = BundleDigest(hex: hex)
-        var info = BundleInfo(url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
-                              kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
+        var info = BundleInfo(
+            url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
+            kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
         if let zck {
-            info.chunked = ChunkedBundle(url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
-                                         headerSHA256: zck.headerSHA256)
+            info.chunked = ChunkedBundle(
+                url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
+                headerSHA256: zck.headerSHA256)
         }
         return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary, chunkedTemporary: zck?.path)
     }

@@ -11,11 +11,12 @@ extension Recipe {
         let data: Data
         do { data = try ReadableFile.contents(of: path, limit: maxFileBytes) } catch {
             // The error names the file already; its message must not repeat the path.
-            let message = switch error.code {
-            case ENOENT: "no such recipe file"
-            case EISDIR: "is a folder, not a recipe file; give the recipe's .yaml file"
-            default: "cannot read the recipe: \(error.operation) failed: \(String(cString: strerror(error.code)))"
-            }
+            let message =
+                switch error.code {
+                case ENOENT: "no such recipe file"
+                case EISDIR: "is a folder, not a recipe file; give the recipe's .yaml file"
+                default: "cannot read the recipe: \(error.operation) failed: \(String(cString: strerror(error.code)))"
+                }
             throw RecipeError(file: path, line: 0, column: 0, message: message)
         }
         return try parse(data, file: path)
@@ -32,10 +33,14 @@ extension Recipe {
         }
         guard let root, case .mapping = root else { throw fail(root, "a recipe is a mapping with keys name, catalog, regions, …") }
 
-        let top = try RecipeFields(root, path: "", allowed: ["name", "catalog", "mapVersion", "language", "regions", "cacheSeed", "target", "output"], file: file)
+        let top = try RecipeFields(
+            root, path: "", allowed: ["name", "catalog", "mapVersion", "language", "regions", "cacheSeed", "target", "output"], file: file)
         let name = try top.requiredText("name")
         if let reason = PathName.problem(name) {
-            throw fail(top.node("name"), "name '\(name)' may use only ASCII letters, digits, '-', '_', '.' and '+' (it names the output folder): it \(reason); \(PathName.rule)")
+            throw fail(
+                top.node("name"),
+                "name '\(name)' may use only ASCII letters, digits, '-', '_', '.' and '+' (it names the output folder): it \(reason); \(PathName.rule)"
+            )
         }
         let catalog = try top.requiredText("catalog")
         let catalogURL: URL
@@ -94,9 +99,10 @@ extension Recipe {
                 if formats.isEmpty { throw fail(list, "output.formats is empty") }
             }
         }
-        return Recipe(file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
-                      include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
-                      blockSize: blockSize, capacity: capacity, formats: formats, source: data)
+        return Recipe(
+            file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
+            include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
+            blockSize: blockSize, capacity: capacity, formats: formats, source: data)
     }
 }
 
@@ -108,20 +114,25 @@ private struct RecipeFields {
 
     init(_ node: YAMLNode, path: String, allowed: [String], file: String) throws(RecipeError) {
         guard case .mapping(let pairs, _, _) = node else {
-            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path.dropLast())' must be a mapping of keys: \(allowed.joined(separator: ", "))")
+            throw RecipeError(
+                file: file, line: node.line, column: node.column,
+                message: "'\(path.dropLast())' must be a mapping of keys: \(allowed.joined(separator: ", "))")
         }
         var seen = Set<String>()
         for pair in pairs {
             if !allowed.contains(pair.key) {
                 let nearest = allowed.min { EditDistance.between(Array(pair.key), Array($0)) < EditDistance.between(Array(pair.key), Array($1)) }!
-                throw RecipeError(file: file, line: pair.keyLine, column: pair.keyColumn,
-                                  message: "unknown key '\(path)\(pair.key)'; did you mean '\(path)\(nearest)'? (allowed: \(allowed.joined(separator: ", ")))")
+                throw RecipeError(
+                    file: file, line: pair.keyLine, column: pair.keyColumn,
+                    message: "unknown key '\(path)\(pair.key)'; did you mean '\(path)\(nearest)'? (allowed: \(allowed.joined(separator: ", ")))")
             }
             if !seen.insert(pair.key).inserted {
                 throw RecipeError(file: file, line: pair.keyLine, column: pair.keyColumn, message: "key '\(path)\(pair.key)' appears twice")
             }
         }
-        self.mapping = pairs; self.path = path; self.file = file
+        self.mapping = pairs
+        self.path = path
+        self.file = file
     }
 
     func node(_ key: String) -> YAMLNode? { mapping.first { $0.key == key }?.value }
@@ -146,7 +157,9 @@ private struct RecipeFields {
         guard let text = try optionalText(key) else { return nil }
         guard let bytes = ByteCount.parse(text) else {
             let node = node(key)!
-            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)': '\(text)' is not a size; write e.g. 4096, 64 MiB or 32 GiB")
+            throw RecipeError(
+                file: file, line: node.line, column: node.column,
+                message: "'\(path)\(key)': '\(text)' is not a size; write e.g. 4096, 64 MiB or 32 GiB")
         }
         return bytes
     }
@@ -157,7 +170,8 @@ private struct RecipeFields {
         switch node {
         case .sequence(let list, _, _): items = list
         case .scalar: items = [node]
-        case .mapping: throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)' must be a list of region ids or names")
+        case .mapping:
+            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)' must be a list of region ids or names")
         }
         var out: [RegionSelector] = []
         for item in items {

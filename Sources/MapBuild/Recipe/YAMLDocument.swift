@@ -9,11 +9,15 @@ package indirect enum YAMLNode: Sendable {
 
     /// Line where the node starts.
     package var line: Int {
-        switch self { case .scalar(_, let l, _), .sequence(_, let l, _), .mapping(_, let l, _): l }
+        switch self {
+        case .scalar(_, let l, _), .sequence(_, let l, _), .mapping(_, let l, _): l
+        }
     }
     /// Column where the node starts.
     package var column: Int {
-        switch self { case .scalar(_, _, let c), .sequence(_, _, let c), .mapping(_, _, let c): c }
+        switch self {
+        case .scalar(_, _, let c), .sequence(_, _, let c), .mapping(_, _, let c): c
+        }
     }
 }
 
@@ -61,11 +65,15 @@ package enum YAMLDocument {
     /// One linear pass; brackets inside quotes or comments count too, which only a recipe with more
     /// than `maxDepth` unclosed brackets in its text could notice.
     private static func checkFlowNesting(_ bytes: [UInt8]) throws(YAMLError) {
-        var depth = 0, line = 1, column = 0
+        var depth = 0
+        var line = 1
+        var column = 0
         for byte in bytes {
             column += 1
             switch byte {
-            case UInt8(ascii: "\n"): line += 1; column = 0
+            case UInt8(ascii: "\n"):
+                line += 1
+                column = 0
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth > maxDepth { throw YAMLError(line: line, column: column, message: "nesting deeper than \(maxDepth) levels") }
@@ -75,7 +83,9 @@ package enum YAMLDocument {
         }
     }
 
-    private static func convert(_ node: UnsafeMutablePointer<yaml_node_t>, document: inout yaml_document_t, depth: Int, visited: inout Int) throws(YAMLError) -> YAMLNode {
+    private static func convert(_ node: UnsafeMutablePointer<yaml_node_t>, document: inout yaml_document_t, depth: Int, visited: inout Int)
+        throws(YAMLError) -> YAMLNode
+    {
         let line = Int(node.pointee.start_mark.line) + 1
         let column = Int(node.pointee.start_mark.column) + 1
         visited += 1
@@ -100,7 +110,8 @@ package enum YAMLDocument {
             var pair = node.pointee.data.mapping.pairs.start
             while let current = pair, current != node.pointee.data.mapping.pairs.top {
                 guard let keyNode = yaml_document_get_node(&document, current.pointee.key),
-                      let valueNode = yaml_document_get_node(&document, current.pointee.value) else { break }
+                    let valueNode = yaml_document_get_node(&document, current.pointee.value)
+                else { break }
                 let key = try convert(keyNode, document: &document, depth: depth + 1, visited: &visited)
                 guard case .scalar(let name, let keyLine, let keyColumn) = key else {
                     throw YAMLError(line: key.line, column: key.column, message: "mapping keys must be plain text")

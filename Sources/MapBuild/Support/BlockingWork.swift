@@ -5,19 +5,23 @@ import MapIO
 /// most `width` items in flight.
 package enum BlockingWork {
     /// Maps `items` through `body` with `width` threads, keeping the input order; the first error wins.
-    package static func map<Item: Sendable, T: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> T) async throws -> [T] {
+    package static func map<Item: Sendable, T: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> T) async throws
+        -> [T]
+    {
         try await withThrowingTaskGroup(of: (Int, T).self) { group in
             var results = [T?](repeating: nil, count: items.count)
             var next = 0
             for _ in 0..<min(max(1, width), items.count) {
-                let index = next, item = items[index]
+                let index = next
+                let item = items[index]
                 group.addTask { (index, try await BlockingPool.run { try body(item) }) }
                 next += 1
             }
             while let (index, value) = try await group.next() {
                 results[index] = value
                 if next < items.count {
-                    let index2 = next, item = items[index2]
+                    let index2 = next
+                    let item = items[index2]
                     group.addTask { (index2, try await BlockingPool.run { try body(item) }) }
                     next += 1
                 }

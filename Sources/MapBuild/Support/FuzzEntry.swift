@@ -45,8 +45,9 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
     static func checkCatalogSignature(_ data: Data) throws(CatalogTrustError) -> SeenCatalog {
         let catalog = Data("{}".utf8)
         let seen = SeenCatalog(version: 5, sha256: SHA256.hex(catalog), keys: [])
-        return try CatalogTrust.check(catalogBytes: catalog, signature: data, source: "fuzz/catalog.json.sig", trusted: [trustedKey], seen: seen,
-                                      now: Date(timeIntervalSince1970: 1_790_000_000))
+        return try CatalogTrust.check(
+            catalogBytes: catalog, signature: data, source: "fuzz/catalog.json.sig", trusted: [trustedKey], seen: seen,
+            now: Date(timeIntervalSince1970: 1_790_000_000))
     }
 
     /// Takes the bytes as a catalog through the whole build without network: plan the first two
@@ -68,8 +69,10 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
             try FileSystem.writeAtomically(data, to: scratch + "/catalog.json")
             let tree = try CatalogSource.decode(data, url: URL(fileURLWithPath: scratch + "/catalog.json"))
             // Quoted for YAML: a root id may hold any character the catalog allows.
-            let include = tree.roots.prefix(2).map { "\"" + $0.rawValue.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-                .joined(separator: ", ")
+            let include = tree.roots.prefix(2).map {
+                "\"" + $0.rawValue.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            }
+            .joined(separator: ", ")
             let recipeText = "name: fuzz\ncatalog: catalog.json\nregions:\n  include: [\(include)]\ncacheSeed:\n  include: [\(include)]\n"
             var recipe = try Recipe.parse(Data(recipeText.utf8), file: scratch + "/fuzz.yaml")
             recipe.catalogURL = URL(fileURLWithPath: scratch + "/catalog.json")

@@ -15,7 +15,9 @@ package final class PublishGate: Sendable {
     package func requestStop() -> Bool {
         state.withLock { state in
             switch state {
-            case .working, .stopping: state = .stopping; return true
+            case .working, .stopping:
+                state = .stopping
+                return true
             case .publishing: return false
             }
         }
@@ -25,7 +27,10 @@ package final class PublishGate: Sendable {
     /// requested (or the task cancelled) before that.
     package func enterPublishing() throws(CancellationError) {
         let stopped = state.withLock { state -> Bool in
-            if state == .stopping || Task.isCancelled { state = .stopping; return true }
+            if state == .stopping || Task.isCancelled {
+                state = .stopping
+                return true
+            }
             state = .publishing
             return false
         }

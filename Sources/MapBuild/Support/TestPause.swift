@@ -12,7 +12,9 @@ enum TestPause {
     private static let armed: String? = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_AT"]
     /// The pause in hundredths of a second.
     private static let ticks: Int = {
-        guard let text = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_SECONDS"], let seconds = Double(text), seconds >= 0 else { return 3000 }
+        guard let text = ProcessInfo.processInfo.environment["MAPPACK_TEST_PAUSE_SECONDS"], let seconds = Double(text), seconds >= 0 else {
+            return 3000
+        }
         return Int(min(seconds, 30) * 100)
     }()
 

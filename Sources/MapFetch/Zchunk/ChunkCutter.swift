@@ -48,9 +48,9 @@ struct ChunkCutter {
     }()
 }
 
-private extension UInt64 {
+extension UInt64 {
     /// The smallest `2^k - 1` at least `self - 1`.
-    var nextPowerOfTwoMinusOne: UInt64 {
+    fileprivate var nextPowerOfTwoMinusOne: UInt64 {
         var value: UInt64 = 1
         while value < self { value <<= 1 }
         return value - 1

@@ -28,7 +28,10 @@ package struct ChunkedFetch: Sendable {
         /// Bytes received before giving up (they count as downloaded).
         package let downloaded: Int64
         package init(bundle: BundleDigest, url: URL, reason: String, downloaded: Int64) {
-            self.bundle = bundle; self.url = url; self.reason = reason; self.downloaded = downloaded
+            self.bundle = bundle
+            self.url = url
+            self.reason = reason
+            self.downloaded = downloaded
         }
         package var description: String { "bundle \(bundle): chunked update from \(url.absoluteString) not used (\(reason)); downloading it whole" }
     }
@@ -40,12 +43,17 @@ package struct ChunkedFetch: Sendable {
     /// Attempts per range before giving up on the chunked path.
     package var attempts = 3
 
-    package init(cache: DownloadCache, scratch: String) { self.cache = cache; self.scratch = scratch }
+    package init(cache: DownloadCache, scratch: String) {
+        self.cache = cache
+        self.scratch = scratch
+    }
 
     /// Fetches bundle `digest` (`size` bytes) through its `.zck` at `url`, described by `chunked`,
     /// reusing the chunks of the plain tar at `seedTar` (the older version's files).
-    package func fetch(_ digest: BundleDigest, size: Int64, url: URL, chunked: ChunkedBundle, seedTar: String,
-                       curl: CurlMulti) async -> Result<Outcome, Fallback> {
+    package func fetch(
+        _ digest: BundleDigest, size: Int64, url: URL, chunked: ChunkedBundle, seedTar: String,
+        curl: CurlMulti
+    ) async -> Result<Outcome, Fallback> {
         var downloaded: Int64 = 0
         func fallback(_ reason: String) -> Result<Outcome, Fallback> {
             .failure(Fallback(bundle: digest, url: url, reason: reason, downloaded: downloaded))
@@ -54,7 +62,8 @@ package struct ChunkedFetch: Sendable {
             return fallback("the catalog's chunked sizes do not add up to the bundle's")
         }
         do { try FileSystem.makeDirectories(scratch) } catch { return fallback(error.description) }
-        let zckPath = scratch + "/\(digest.hex).zck", seedPath = scratch + "/\(digest.hex).seed.zck"
+        let zckPath = scratch + "/\(digest.hex).zck"
+        let seedPath = scratch + "/\(digest.hex).seed.zck"
         defer {
             try? FileSystem.removeFile(zckPath)
             try? FileSystem.removeFile(seedPath)
@@ -115,7 +124,8 @@ package struct ChunkedFetch: Sendable {
             do {
                 try cache.ensureFolder(FileSystem.parent(partial))
                 try? FileSystem.removeFile(partial)
-                hex = try Self.copyData(of: zckPath, from: target.headerSize, count: size, to: partial) } catch {
+                hex = try Self.copyData(of: zckPath, from: target.headerSize, count: size, to: partial)
+            } catch {
                 try? FileSystem.removeFile(partial)
                 return fallback(error.description)
             }

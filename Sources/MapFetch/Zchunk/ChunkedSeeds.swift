@@ -14,14 +14,18 @@ package struct ChunkedSeeds: Sendable {
     package let bundlesByRegion: [RegionID: [BundleDigest]]
 
     package init(store: String, filesByBundle: [BundleDigest: [ImageFile]], bundlesByRegion: [RegionID: [BundleDigest]]) {
-        self.store = store; self.filesByBundle = filesByBundle; self.bundlesByRegion = bundlesByRegion
+        self.store = store
+        self.filesByBundle = filesByBundle
+        self.bundlesByRegion = bundlesByRegion
     }
 
     /// The old bundles that `digest` (referenced by `regions`) replaces: for each region, the old
     /// bundle at the same place in the region's list when both lists have the same length, else
     /// every old bundle of the region that the new catalog no longer has.
-    package func previousVersions(of digest: BundleDigest, regions: [RegionID], newLists: [RegionID: [BundleDigest]],
-                                  newDigests: Set<BundleDigest>) -> [BundleDigest] {
+    package func previousVersions(
+        of digest: BundleDigest, regions: [RegionID], newLists: [RegionID: [BundleDigest]],
+        newDigests: Set<BundleDigest>
+    ) -> [BundleDigest] {
         var seeds: [BundleDigest] = []
         for region in regions {
             guard let oldList = bundlesByRegion[region], let newList = newLists[region] else { continue }
@@ -65,14 +69,20 @@ package struct ChunkedSeeds: Sendable {
         package let chunked: ChunkedBundle
         package let seeds: [BundleDigest]
         package init(digest: BundleDigest, size: Int64, url: URL, chunked: ChunkedBundle, seeds: [BundleDigest]) {
-            self.digest = digest; self.size = size; self.url = url; self.chunked = chunked; self.seeds = seeds
+            self.digest = digest
+            self.size = size
+            self.url = url
+            self.chunked = chunked
+            self.seeds = seeds
         }
     }
 
     /// Runs `jobs` (`width` at a time) into `cache`, each reported to `report` as it ends; the
     /// bundles that worked are in the cache, the others are left to a whole download.
-    package func fetch(_ jobs: [Job], cache: DownloadCache, scratch: String, width: Int,
-                       report: @escaping @Sendable (Job, Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>) -> Void) async throws {
+    package func fetch(
+        _ jobs: [Job], cache: DownloadCache, scratch: String, width: Int,
+        report: @escaping @Sendable (Job, Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>) -> Void
+    ) async throws {
         guard !jobs.isEmpty else { return }
         try FileSystem.makeDirectories(scratch)
         defer { try? FileSystem.removeTree(scratch) }

@@ -27,7 +27,9 @@ final class RangeReceiver: CurlReceiver, Sendable {
     private let state = Mutex(State())
 
     init(start: Int64, end: Int64, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
-        self.start = start; self.end = end; self.sink = sink
+        self.start = start
+        self.end = end
+        self.sink = sink
     }
 
     func receive(head: CurlResponseHead) -> Bool {

@@ -48,7 +48,8 @@ package enum Zchunk {
             try write(zck, bytes, from..<count, output)
         }
         guard zck_close(zck) else { throw failure("finish", output, zck) }
-        let header = zck_get_header_length(zck), data = zck_get_data_length(zck)
+        let header = zck_get_header_length(zck)
+        let data = zck_get_data_length(zck)
         guard header > 0, data >= 0 else { throw failure("measure", output, zck) }
         return Written(headerSize: Int64(header), size: Int64(header) + Int64(data))
     }
@@ -117,7 +118,8 @@ package enum Zchunk {
                 try? file.close()
                 throw error
             }
-            let header = zck_get_header_length(zck), data = zck_get_data_length(zck)
+            let header = zck_get_header_length(zck)
+            let data = zck_get_data_length(zck)
             guard header > 0, data >= 0, let digest = zck_get_data_digest(zck) else {
                 let error = Zchunk.failure("read the header", path, zck)
                 zck_free(&context)
@@ -140,7 +142,8 @@ package enum Zchunk {
             var out: [Chunk] = []
             var chunk = zck_get_first_chunk(zck)
             while let current = chunk {
-                let start = zck_get_chunk_start(current), length = zck_get_chunk_comp_size(current)
+                let start = zck_get_chunk_start(current)
+                let length = zck_get_chunk_comp_size(current)
                 if length > 0 { out.append(Chunk(start: Int64(start), length: Int64(length), state: zck_get_chunk_valid(current))) }
                 chunk = zck_get_next_chunk(current)
             }

@@ -13,9 +13,11 @@ public enum BundleURL {
     /// refused (see the type's rules).
     public static func resolve(_ relative: String, catalog: URL) -> URL? {
         guard !relative.isEmpty, !climbsOutDecoded(relative),
-              let url = URL(string: relative, relativeTo: catalog)?.absoluteURL else { return nil }
+            let url = URL(string: relative, relativeTo: catalog)?.absoluteURL
+        else { return nil }
         guard url.scheme?.lowercased() == catalog.scheme?.lowercased(), url.host?.lowercased() == catalog.host?.lowercased(),
-              url.port == catalog.port, url.user == catalog.user else { return nil }
+            url.port == catalog.port, url.user == catalog.user
+        else { return nil }
         let path = url.path
         guard !path.contains("\0"), !path.split(separator: "/").contains("..") else { return nil }
         if url.isFileURL {

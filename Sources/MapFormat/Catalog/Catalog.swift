@@ -24,8 +24,11 @@ public struct Catalog: Codable, Sendable, Equatable {
     /// Builds a catalog in memory (the publisher and tests do).
     public init(catalog: String, mapVersion: MapVersion, released: String?, regions: [CatalogRegion], bundles: [BundleDigest: BundleInfo]) {
         self.format = Catalog.formatTag.description
-        self.catalog = catalog; self.mapVersion = mapVersion; self.released = released
-        self.regions = regions; self.bundles = bundles
+        self.catalog = catalog
+        self.mapVersion = mapVersion
+        self.released = released
+        self.regions = regions
+        self.bundles = bundles
     }
 
     typealias CodingKeys = Field
@@ -42,7 +45,8 @@ public struct Catalog: Codable, Sendable, Equatable {
         var bundles: [BundleDigest: BundleInfo] = [:]
         for (key, info) in raw {
             guard let digest = BundleDigest(key) else {
-                throw DecodingError.dataCorruptedError(forKey: .bundles, in: c, debugDescription: "bundle key '\(key)' is not a digest (sha256:<64 hex>)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bundles, in: c, debugDescription: "bundle key '\(key)' is not a digest (sha256:<64 hex>)")
             }
             bundles[digest] = info
         }
@@ -81,10 +85,18 @@ public struct CatalogRegion: Codable, Sendable, Equatable {
     public var released: String?
 
     /// Builds a region in memory.
-    public init(id: RegionID, parent: RegionID?, names: [String: String], bundles: [BundleDigest],
-                center: [Double]? = nil, bbox: [Double]? = nil, cities: [String]? = nil, released: String? = nil) {
-        self.id = id; self.parent = parent; self.names = names; self.bundles = bundles
-        self.center = center; self.bbox = bbox; self.cities = cities; self.released = released
+    public init(
+        id: RegionID, parent: RegionID?, names: [String: String], bundles: [BundleDigest],
+        center: [Double]? = nil, bbox: [Double]? = nil, cities: [String]? = nil, released: String? = nil
+    ) {
+        self.id = id
+        self.parent = parent
+        self.names = names
+        self.bundles = bundles
+        self.center = center
+        self.bbox = bbox
+        self.cities = cities
+        self.released = released
     }
 
     typealias CodingKeys = Field
@@ -94,7 +106,8 @@ public struct CatalogRegion: Codable, Sendable, Equatable {
         id = try c.decode(RegionID.self, forKey: .id)
         // `parent` is required but may be null at the roots.
         guard c.contains(.parent) else {
-            throw DecodingError.keyNotFound(CodingKeys.parent, .init(codingPath: c.codingPath, debugDescription: "region '\(id)' has no \"parent\" (use null at a root)"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.parent, .init(codingPath: c.codingPath, debugDescription: "region '\(id)' has no \"parent\" (use null at a root)"))
         }
         parent = try c.decodeIfPresent(RegionID.self, forKey: .parent)
         names = try c.decode([String: String].self, forKey: .names)
@@ -141,12 +154,19 @@ public struct BundleInfo: Codable, Sendable, Equatable {
 
     /// Builds bundle info in memory.
     public init(url: String, size: Int64, unpackedSize: Int64, files: Int?, kind: String?, sizeOnDisk: [String: Int64]? = nil) {
-        self.init(url: url, size: size, unpackedSize: unpackedSize, files: files, kind: kind, sizeOnDiskTable: sizeOnDisk.map(SizeOnDiskTable.init(strings:)))
+        self.init(
+            url: url, size: size, unpackedSize: unpackedSize, files: files, kind: kind,
+            sizeOnDiskTable: sizeOnDisk.map(SizeOnDiskTable.init(strings:)))
     }
 
     /// Builds bundle info in memory with a ready table.
     public init(url: String, size: Int64, unpackedSize: Int64, files: Int?, kind: String?, sizeOnDiskTable: SizeOnDiskTable?) {
-        self.url = url; self.size = size; self.unpackedSize = unpackedSize; self.files = files; self.kind = kind; self.sizeOnDisk = sizeOnDiskTable
+        self.url = url
+        self.size = size
+        self.unpackedSize = unpackedSize
+        self.files = files
+        self.kind = kind
+        self.sizeOnDisk = sizeOnDiskTable
     }
 
     /// The block sizes a publisher precomputes `sizeOnDisk` for.

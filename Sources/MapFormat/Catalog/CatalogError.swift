@@ -25,18 +25,24 @@ public enum CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
         case .format(let error): return error.description
         case .duplicateRegion(let id): return "region '\(id)' is defined more than once; region ids must be unique"
         case .unknownParent(let region, let parent): return "region '\(region)' names parent '\(parent)', which the catalog does not define"
-        case .parentCycle(let ids): return "regions form a parent cycle: \(ids.map(\.rawValue).joined(separator: " → ")); every chain of parents must end at a root (parent null)"
+        case .parentCycle(let ids):
+            return
+                "regions form a parent cycle: \(ids.map(\.rawValue).joined(separator: " → ")); every chain of parents must end at a root (parent null)"
         case .missingBundle(let region, let bundle): return "region '\(region)' references bundle \(bundle), which is not in \"bundles\""
         case .noNames(let region): return "region '\(region)' has no names; give at least one language"
         case .invalidSize(let bundle, let field, let value): return "bundle \(bundle) has \(field) \(value), which is negative or absurd (over 1 PiB)"
-        case .invalidBundleURL(let bundle, let url): return "bundle \(bundle) has url '\(url)', which is empty or climbs out with '..' (also percent-encoded); give a path below the catalog's folder"
+        case .invalidBundleURL(let bundle, let url):
+            return
+                "bundle \(bundle) has url '\(url)', which is empty or climbs out with '..' (also percent-encoded); give a path below the catalog's folder"
         case .foreignBundleURL(let bundle, let url, let catalog):
-            return "bundle \(bundle) has url '\(url)', which does not parse or leaves the catalog \(catalog) (another scheme, host or port, a '..', or outside a file catalog's folder); bundles must be served beside their catalog"
+            return
+                "bundle \(bundle) has url '\(url)', which does not parse or leaves the catalog \(catalog) (another scheme, host or port, a '..', or outside a file catalog's folder); bundles must be served beside their catalog"
         case .emptyRegionID: return "a region has an empty id"
         case .invalidName(let field, let value, let reason): return "\(field) '\(value)' \(reason); \(PathName.rule)"
         case .invalidRegionID(let id, let reason): return "region id '\(id)' \(reason); an id is names joined by '/', and \(PathName.rule)"
         case .totalTooLarge(let field): return "the bundles' \(field) values add up to more than 2^63 bytes; the catalog's sizes are corrupt"
-        case .tooDeep(let region, let limit): return "region '\(region)' lies more than \(limit) levels below its root; mappack accepts region trees up to \(limit) levels deep"
+        case .tooDeep(let region, let limit):
+            return "region '\(region)' lies more than \(limit) levels below its root; mappack accepts region trees up to \(limit) levels deep"
         }
     }
 }

@@ -51,8 +51,13 @@ extension CatalogReader {
 
         mutating func readCatalog() throws(Failure) -> Catalog {
             var object = try JSONObjectFields<Catalog.Field>(&scanner, expected: "a catalog")
-            var format: String?, name: String?, mapVersion: MapVersion?, released: String?, supportedUntil: String?
-            var regions: [CatalogRegion]?, bundles: [BundleDigest: BundleInfo]?
+            var format: String?
+            var name: String?
+            var mapVersion: MapVersion?
+            var released: String?
+            var supportedUntil: String?
+            var regions: [CatalogRegion]?
+            var bundles: [BundleDigest: BundleInfo]?
             while let field = try object.next(&scanner, catalogFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -68,9 +73,10 @@ extension CatalogReader {
             }
             // Syntax errors anywhere come before missing fields, as with JSONDecoder.
             try scanner.expectEnd()
-            var catalog = Catalog(catalog: try object.required(name, .catalog), mapVersion: try object.required(mapVersion, .mapVersion),
-                                  released: released, regions: try object.required(regions, .regions),
-                                  bundles: try object.required(bundles, .bundles))
+            var catalog = Catalog(
+                catalog: try object.required(name, .catalog), mapVersion: try object.required(mapVersion, .mapVersion),
+                released: released, regions: try object.required(regions, .regions),
+                bundles: try object.required(bundles, .bundles))
             catalog.format = try object.required(format, .format)
             catalog.supportedUntil = supportedUntil
             return catalog
@@ -94,8 +100,15 @@ extension CatalogReader {
 
         private mutating func readRegion() throws(Failure) -> CatalogRegion {
             var object = try JSONObjectFields<CatalogRegion.Field>(&scanner, expected: "a region")
-            var id: RegionID?, parent: RegionID?, parentPresent = false, names: [String: String]?
-            var center: [Double]?, bbox: [Double]?, bundles: [BundleDigest]?, cities: [String]?, released: String?
+            var id: RegionID?
+            var parent: RegionID?
+            var parentPresent = false
+            var names: [String: String]?
+            var center: [Double]?
+            var bbox: [Double]?
+            var bundles: [BundleDigest]?
+            var cities: [String]?
+            var released: String?
             while let field = try object.next(&scanner, regionFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -115,11 +128,14 @@ extension CatalogReader {
             let regionID = try object.required(id, .id)
             guard parentPresent else {
                 let parent = CatalogRegion.Field.parent.rawValue
-                throw Failure(offset: object.start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)", path: [.key(parent)])
+                throw Failure(
+                    offset: object.start, reason: "missing required field \"\(parent)\" (region '\(regionID)'; use null at a root)",
+                    path: [.key(parent)])
             }
-            return CatalogRegion(id: regionID, parent: parent, names: try object.required(names, .names),
-                                 bundles: try object.required(bundles, .bundles),
-                                 center: center, bbox: bbox, cities: cities, released: released)
+            return CatalogRegion(
+                id: regionID, parent: parent, names: try object.required(names, .names),
+                bundles: try object.required(bundles, .bundles),
+                center: center, bbox: bbox, cities: cities, released: released)
         }
 
         private mutating func readBundles() throws(Failure) -> [BundleDigest: BundleInfo] {
@@ -158,7 +174,12 @@ extension CatalogReader {
 
         private mutating func readBundle() throws(Failure) -> BundleInfo {
             var object = try JSONObjectFields<BundleInfo.Field>(&scanner, expected: "a bundle")
-            var url: String?, size: Int64?, unpackedSize: Int64?, files: Int?, kind: String?, sizeOnDisk: SizeOnDiskTable?
+            var url: String?
+            var size: Int64?
+            var unpackedSize: Int64?
+            var files: Int?
+            var kind: String?
+            var sizeOnDisk: SizeOnDiskTable?
             var chunked: ChunkedBundle?
             while let field = try object.next(&scanner, bundleFields) {
                 try Self.at(field) { () throws(Failure) in
@@ -173,9 +194,10 @@ extension CatalogReader {
                     }
                 }
             }
-            var info = BundleInfo(url: try object.required(url, .url), size: try object.required(size, .size),
-                                  unpackedSize: try object.required(unpackedSize, .unpackedSize),
-                                  files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
+            var info = BundleInfo(
+                url: try object.required(url, .url), size: try object.required(size, .size),
+                unpackedSize: try object.required(unpackedSize, .unpackedSize),
+                files: files, kind: kind, sizeOnDiskTable: sizeOnDisk)
             info.chunked = chunked
             return info
         }
@@ -184,7 +206,10 @@ extension CatalogReader {
         private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
             if try scanner.readNull() { return nil }
             var object = try JSONObjectFields<ChunkedBundle.Field>(&scanner, expected: "an object (a chunked bundle)")
-            var url: String?, size: Int64?, headerSize: Int64?, headerSHA256: String?
+            var url: String?
+            var size: Int64?
+            var headerSize: Int64?
+            var headerSHA256: String?
             while let field = try object.next(&scanner, ChunkedBundle.Field.table) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -195,9 +220,10 @@ extension CatalogReader {
                     }
                 }
             }
-            return ChunkedBundle(url: try object.required(url, .url), size: try object.required(size, .size),
-                                 headerSize: try object.required(headerSize, .headerSize),
-                                 headerSHA256: try object.required(headerSHA256, .headerSHA256))
+            return ChunkedBundle(
+                url: try object.required(url, .url), size: try object.required(size, .size),
+                headerSize: try object.required(headerSize, .headerSize),
+                headerSHA256: try object.required(headerSHA256, .headerSHA256))
         }
 
         // MARK: Values
@@ -276,7 +302,8 @@ extension CatalogReader {
             try scanner.beginObject()
             var first = true
             while try scanner.nextMember(first: &first) {
-                let blockSize: Int64, key: String?
+                let blockSize: Int64
+                let key: String?
                 switch try scanner.readKeyInteger() {
                 case .digits(let value): (blockSize, key) = (value, nil)
                 case .spelled(let value, let text): (blockSize, key) = (value, text)

@@ -33,13 +33,21 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     /// Builds a signature record (the `signature` field filled in by the signer).
     public init(catalog: String, version: Int64, expires: String, sha256: String, nextKey: String?, keyID: String, signature: String = "") {
         self.format = Self.formatTag.description
-        self.catalog = catalog; self.version = version; self.expires = expires; self.sha256 = sha256
-        self.nextKey = nextKey; self.keyID = keyID; self.signature = signature
+        self.catalog = catalog
+        self.version = version
+        self.expires = expires
+        self.sha256 = sha256
+        self.nextKey = nextKey
+        self.keyID = keyID
+        self.signature = signature
     }
 
     /// The bytes the signature covers: canonical JSON of every field but `signature` (`nextKey` as null when absent).
     public var signedBytes: Data {
-        get throws { try CanonicalJSON.encode(Signed(catalog: catalog, expires: expires, format: format, keyID: keyID, nextKey: nextKey, sha256: sha256, version: version)) }
+        get throws {
+            try CanonicalJSON.encode(
+                Signed(catalog: catalog, expires: expires, format: format, keyID: keyID, nextKey: nextKey, sha256: sha256, version: version))
+        }
     }
 
     /// `expires` as a date; nil when it is not a UTC timestamp of the form above.
@@ -73,7 +81,9 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         }
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }
         guard parsed.version >= 0 else { throw .signatureInvalid(reason: "\(source): version \(parsed.version) is negative") }
-        guard parsed.expiryDate != nil else { throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z") }
+        guard parsed.expiryDate != nil else {
+            throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z")
+        }
         guard Hex.isDigits(parsed.sha256.utf8, count: 64) else {
             throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")
         }

@@ -17,6 +17,9 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     public static let maxHeaderSize: Int64 = 64 << 20
 
     public init(url: String, size: Int64, headerSize: Int64, headerSHA256: String) {
-        self.url = url; self.size = size; self.headerSize = headerSize; self.headerSHA256 = headerSHA256
+        self.url = url
+        self.size = size
+        self.headerSize = headerSize
+        self.headerSHA256 = headerSHA256
     }
 }

@@ -5,7 +5,10 @@ public struct RegionSelector: Sendable, Equatable {
     /// Where it was written (`recipe.yaml:7`), for messages.
     public let location: String?
     /// Wraps a selector.
-    public init(_ text: String, location: String? = nil) { self.text = text; self.location = location }
+    public init(_ text: String, location: String? = nil) {
+        self.text = text
+        self.location = location
+    }
 }
 
 /// Why a selection could not be resolved.
@@ -16,11 +19,14 @@ public enum ResolutionError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .unknownRegion(let selector, let suggestions):
-            let hint = suggestions.isEmpty ? "; run `mappack regions CATALOG` to list the ids"
+            let hint =
+                suggestions.isEmpty
+                ? "; run `mappack regions CATALOG` to list the ids"
                 : "; did you mean \(suggestions.map { "'\($0)'" }.joined(separator: ", "))?"
             return "\(selector.location.map { "\($0): " } ?? "")unknown region '\(selector.text)'\(hint)"
         case .ambiguousName(let selector, let matches):
-            return "\(selector.location.map { "\($0): " } ?? "")region name '\(selector.text)' matches several regions: \(matches.map(\.rawValue).joined(separator: ", ")); write the id instead"
+            return
+                "\(selector.location.map { "\($0): " } ?? "")region name '\(selector.text)' matches several regions: \(matches.map(\.rawValue).joined(separator: ", ")); write the id instead"
         }
     }
 }
@@ -109,8 +115,9 @@ extension RegionTree {
             for number in bundleNumbers(of: position) { needed[Int(number)] = true }
         }
         let numbers = needed.indices.filter { needed[$0] }.map(Int32.init)
-        return RegionSelection(regions: chosen.map { (regions[Int($0)].id, includes[Int(broughtBy[Int($0)])]) },
-                               bundles: numbers.map { bundleDigests[Int($0)] }, regionPositions: chosen, bundleNumbers: numbers)
+        return RegionSelection(
+            regions: chosen.map { (regions[Int($0)].id, includes[Int(broughtBy[Int($0)])]) },
+            bundles: numbers.map { bundleDigests[Int($0)] }, regionPositions: chosen, bundleNumbers: numbers)
     }
 }
 

@@ -73,7 +73,9 @@ public struct RegionTree: Sendable {
             if regions[position].names.isEmpty { throw .noNames(region: regions[position].id) }
             bundleStarts.append(Int32(regionBundles.count))
             for bundle in regions[position].bundles {
-                guard let number = RegionTree.number(of: bundle, in: digests) else { throw .missingBundle(region: regions[position].id, bundle: bundle) }
+                guard let number = RegionTree.number(of: bundle, in: digests) else {
+                    throw .missingBundle(region: regions[position].id, bundle: bundle)
+                }
                 regionBundles.append(number)
                 referenced[Int(number)] = true
             }
@@ -128,7 +130,10 @@ public struct RegionTree: Sendable {
         if let first { throw first.error }
         // Each size is at most `absurdSize`, but thousands of them can still pass 2^63 together;
         // refused here, no sum over any set of this catalog's bundles can overflow later.
-        var size: Int64 = 0, unpacked: Int64 = 0, onDisk: Int64 = 0, files: Int64 = 0
+        var size: Int64 = 0
+        var unpacked: Int64 = 0
+        var onDisk: Int64 = 0
+        var files: Int64 = 0
         for info in bundles.values {
             var overflow = false
             (size, overflow) = size.addingReportingOverflow(info.size)
@@ -210,7 +215,8 @@ public struct RegionTree: Sendable {
 
     /// The number of `digest` (its position in the sorted `digests`), if present.
     private static func number(of digest: BundleDigest, in digests: [BundleDigest]) -> Int32? {
-        var low = 0, high = digests.count
+        var low = 0
+        var high = digests.count
         while low < high {
             let middle = (low + high) / 2
             if digests[middle] < digest { low = middle + 1 } else { high = middle }
@@ -246,7 +252,8 @@ public struct RegionTree: Sendable {
         }
         guard doubleDot else { return false }
         // Length of the current component, and how many of its bytes are dots.
-        var length = 0, dots = 0
+        var length = 0
+        var dots = 0
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "/"):

@@ -78,7 +78,8 @@ public struct SizeOnDiskTable: Codable, Sendable, Equatable {
     public var bytesRange: (min: Int64, max: Int64)? {
         let count = count
         guard count > 0 else { return nil }
-        var low = Int64.max, high = Int64.min
+        var low = Int64.max
+        var high = Int64.min
         for offset in 0..<count {
             let value = storage[Int(bytesAt) + offset]
             low = Swift.min(low, value)

@@ -6,7 +6,10 @@ public struct FormatTag: Hashable, Sendable, CustomStringConvertible {
     public let major: Int
 
     /// Builds a tag.
-    public init(name: String, major: Int) { self.name = name; self.major = major }
+    public init(name: String, major: Int) {
+        self.name = name
+        self.major = major
+    }
 
     /// Parses `name/major`; nil when the text has another shape.
     public init?(_ text: String) {

@@ -43,7 +43,9 @@ package enum Hex {
         out.reserveCapacity(digits.count / 2)
         var position = 0
         while position < digits.count {
-            guard let high = value(of: digits[position], letters: .anyCase), let low = value(of: digits[position + 1], letters: .anyCase) else { return nil }
+            guard let high = value(of: digits[position], letters: .anyCase), let low = value(of: digits[position + 1], letters: .anyCase) else {
+                return nil
+            }
             out.append(high << 4 | low)
             position += 2
         }
@@ -61,7 +63,8 @@ package enum Hex {
     @inline(__always)
     package static func words256(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, UInt64, UInt64, UInt64)? {
         guard let w0 = word(bytes, at: offset), let w1 = word(bytes, at: offset + 16),
-              let w2 = word(bytes, at: offset + 32), let w3 = word(bytes, at: offset + 48) else { return nil }
+            let w2 = word(bytes, at: offset + 32), let w3 = word(bytes, at: offset + 48)
+        else { return nil }
         return (w0, w1, w2, w3)
     }
 

@@ -62,7 +62,8 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let digest = BundleDigest(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
         }
         self = digest
     }
@@ -70,7 +71,10 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
-    public func hash(into hasher: inout Hasher) { hasher.combine(w0); hasher.combine(w1) }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(w0)
+        hasher.combine(w1)
+    }
     public var description: String { "sha256:" + hex }
     /// A short form for messages and progress lines.
     public var short: String { "sha256:" + hex.prefix(12) }
@@ -90,7 +94,8 @@ public struct MapVersion: Hashable, Comparable, Sendable, Codable, CustomStringC
     }
     public var description: String { rawValue }
     public static func < (lhs: MapVersion, rhs: MapVersion) -> Bool {
-        let l = lhs.rawValue.split(separator: "."), r = rhs.rawValue.split(separator: ".")
+        let l = lhs.rawValue.split(separator: ".")
+        let r = rhs.rawValue.split(separator: ".")
         for (a, b) in zip(l, r) where a != b {
             if let x = Int(a), let y = Int(b) { return x < y }
             return a < b

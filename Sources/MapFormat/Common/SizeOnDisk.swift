@@ -15,14 +15,19 @@ public enum ByteCount {
     /// `bytes` in the largest binary unit that keeps the number ≥ 1.
     public static func format(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-        var value = Double(bytes), unit = 0
-        while abs(value) >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        var value = Double(bytes)
+        var unit = 0
+        while abs(value) >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         if unit == 0 { return "\(bytes) B" }
         // Three significant digits, without String(format:) (slow on Linux for thousands of rows).
         let decimals = abs(value) >= 100 ? 0 : abs(value) >= 10 ? 1 : 2
         let scale = decimals == 0 ? 1.0 : decimals == 1 ? 10.0 : 100.0
         let scaled = Int64((abs(value) * scale).rounded())
-        let whole = scaled / Int64(scale), fraction = scaled % Int64(scale)
+        let whole = scaled / Int64(scale)
+        let fraction = scaled % Int64(scale)
         let sign = value < 0 ? "-" : ""
         if decimals == 0 { return "\(sign)\(whole) \(units[unit])" }
         let digits = String(fraction)

@@ -53,7 +53,10 @@ extension ImageManifest {
             for child in children[index] where largest < 0 || sets[child].count > sets[largest].count { largest = child }
             var set: Set<BundleDigest> = []
             var total: Int64 = 0
-            if largest >= 0 { swap(&set, &sets[largest]); total = totals[largest] }
+            if largest >= 0 {
+                swap(&set, &sets[largest])
+                total = totals[largest]
+            }
             for child in children[index] where child != largest {
                 for bundle in sets[child] where set.insert(bundle).inserted { total = saturatingSum(total, perBundle[bundle] ?? 0) }
                 sets[child] = []

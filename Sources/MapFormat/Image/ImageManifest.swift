@@ -42,13 +42,23 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public var cacheSeed: ImageCacheSeed?
 
     /// Builds a manifest; `imageID` is filled by `sealed()`.
-    public init(name: String, catalog: String, mapVersion: MapVersion, built: String, mappackVersion: String, blockSize: Int64,
-                language: String?, regions: [ImageRegion], bundles: [ImageBundle], files: [ImageFile], cacheSeed: ImageCacheSeed?) {
+    public init(
+        name: String, catalog: String, mapVersion: MapVersion, built: String, mappackVersion: String, blockSize: Int64,
+        language: String?, regions: [ImageRegion], bundles: [ImageBundle], files: [ImageFile], cacheSeed: ImageCacheSeed?
+    ) {
         self.format = ImageManifest.formatTag.description
         self.imageID = ""
-        self.name = name; self.catalog = catalog; self.mapVersion = mapVersion; self.built = built
-        self.mappackVersion = mappackVersion; self.blockSize = blockSize; self.language = language
-        self.regions = regions; self.bundles = bundles; self.files = files; self.cacheSeed = cacheSeed
+        self.name = name
+        self.catalog = catalog
+        self.mapVersion = mapVersion
+        self.built = built
+        self.mappackVersion = mappackVersion
+        self.blockSize = blockSize
+        self.language = language
+        self.regions = regions
+        self.bundles = bundles
+        self.files = files
+        self.cacheSeed = cacheSeed
     }
 
     /// The bytes the image id hashes and a signature signs: canonical JSON with `imageID` empty.
@@ -118,8 +128,10 @@ public struct ImageManifest: Codable, Sendable, Equatable {
 
     /// `appendFileEntry` with the bundle's `sha256:…` text made once for many entries, into any byte buffer.
     @inlinable
-    public static func appendFileEntry<Bytes: RangeReplaceableCollection>(path: String, size: Int64, sha256: String, bundleText: String,
-                                                                          first: Bool, to out: inout Bytes) where Bytes.Element == UInt8 {
+    public static func appendFileEntry<Bytes: RangeReplaceableCollection>(
+        path: String, size: Int64, sha256: String, bundleText: String,
+        first: Bool, to out: inout Bytes
+    ) where Bytes.Element == UInt8 {
         if !first { out.append(UInt8(ascii: ",")) }
         out.append(contentsOf: ImageFile.Field.entryOpening)
         out.append(contentsOf: bundleText.utf8)
@@ -168,10 +180,20 @@ public struct ImageRegion: Codable, Sendable, Equatable {
     public var released: String?
 
     /// Builds a region record.
-    public init(id: RegionID, parent: RegionID?, name: String, names: [String: String], bundles: [BundleDigest], sizeOnDiskInBytes: Int64,
-                center: [Double]? = nil, bbox: [Double]? = nil, cities: [String]? = nil, released: String? = nil) {
-        self.id = id; self.parent = parent; self.name = name; self.names = names; self.bundles = bundles
-        self.sizeOnDiskInBytes = sizeOnDiskInBytes; self.center = center; self.bbox = bbox; self.cities = cities; self.released = released
+    public init(
+        id: RegionID, parent: RegionID?, name: String, names: [String: String], bundles: [BundleDigest], sizeOnDiskInBytes: Int64,
+        center: [Double]? = nil, bbox: [Double]? = nil, cities: [String]? = nil, released: String? = nil
+    ) {
+        self.id = id
+        self.parent = parent
+        self.name = name
+        self.names = names
+        self.bundles = bundles
+        self.sizeOnDiskInBytes = sizeOnDiskInBytes
+        self.center = center
+        self.bbox = bbox
+        self.cities = cities
+        self.released = released
     }
 }
 
@@ -192,7 +214,11 @@ public struct ImageBundle: Codable, Sendable, Equatable {
 
     /// Builds a bundle record.
     public init(digest: BundleDigest, size: Int64, url: String, files: Int, unpackedSize: Int64) {
-        self.digest = digest; self.size = size; self.url = url; self.files = files; self.unpackedSize = unpackedSize
+        self.digest = digest
+        self.size = size
+        self.url = url
+        self.files = files
+        self.unpackedSize = unpackedSize
     }
 }
 
@@ -211,7 +237,10 @@ public struct ImageFile: Codable, Sendable, Equatable {
 
     /// Builds a file record.
     public init(path: String, size: Int64, sha256: String, bundle: BundleDigest) {
-        self.path = path; self.size = size; self.sha256 = sha256; self.bundle = bundle
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+        self.bundle = bundle
     }
 }
 
@@ -230,6 +259,9 @@ public struct ImageCacheSeed: Codable, Sendable, Equatable {
 
     /// Builds a cache seed record.
     public init(sha256: String, size: Int64, entries: Int, regions: [RegionID]) {
-        self.sha256 = sha256; self.size = size; self.entries = entries; self.regions = regions
+        self.sha256 = sha256
+        self.size = size
+        self.entries = entries
+        self.regions = regions
     }
 }

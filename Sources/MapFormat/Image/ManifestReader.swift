@@ -90,12 +90,13 @@ public enum ManifestReader {
         func manifest(of object: JSONObjectFields<ImageManifest.Field>) throws(Failure) -> ImageManifest {
             let formatValue = try object.required(format, .format)
             let imageIDValue = try object.required(imageID, .imageID)
-            var manifest = ImageManifest(name: try object.required(name, .name), catalog: try object.required(catalog, .catalog),
-                                         mapVersion: try object.required(mapVersion, .mapVersion), built: try object.required(built, .built),
-                                         mappackVersion: try object.required(mappackVersion, .mappackVersion),
-                                         blockSize: try object.required(blockSize, .blockSize), language: language,
-                                         regions: try object.required(regions, .regions), bundles: try object.required(bundles, .bundles),
-                                         files: try object.required(files, .files), cacheSeed: cacheSeed)
+            var manifest = ImageManifest(
+                name: try object.required(name, .name), catalog: try object.required(catalog, .catalog),
+                mapVersion: try object.required(mapVersion, .mapVersion), built: try object.required(built, .built),
+                mappackVersion: try object.required(mappackVersion, .mappackVersion),
+                blockSize: try object.required(blockSize, .blockSize), language: language,
+                regions: try object.required(regions, .regions), bundles: try object.required(bundles, .bundles),
+                files: try object.required(files, .files), cacheSeed: cacheSeed)
             manifest.format = formatValue
             manifest.imageID = imageIDValue
             return manifest
@@ -104,8 +105,16 @@ public enum ManifestReader {
 
     private static func readRegion(_ scanner: inout JSONScanner) throws(Failure) -> ImageRegion {
         var object = try JSONObjectFields<ImageRegion.Field>(&scanner, expected: "a region")
-        var id: RegionID?, parent: RegionID?, name: String?, names: [String: String]?, bundles: [BundleDigest]?, sizeOnDisk: Int64?
-        var center: [Double]?, bbox: [Double]?, cities: [String]?, released: String?
+        var id: RegionID?
+        var parent: RegionID?
+        var name: String?
+        var names: [String: String]?
+        var bundles: [BundleDigest]?
+        var sizeOnDisk: Int64?
+        var center: [Double]?
+        var bbox: [Double]?
+        var cities: [String]?
+        var released: String?
         let fields = ImageRegion.Field.table
         while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
@@ -123,15 +132,20 @@ public enum ManifestReader {
                 }
             }
         }
-        return ImageRegion(id: try object.required(id, .id), parent: parent, name: try object.required(name, .name),
-                           names: try object.required(names, .names), bundles: try object.required(bundles, .bundles),
-                           sizeOnDiskInBytes: try object.required(sizeOnDisk, .sizeOnDiskInBytes),
-                           center: center, bbox: bbox, cities: cities, released: released)
+        return ImageRegion(
+            id: try object.required(id, .id), parent: parent, name: try object.required(name, .name),
+            names: try object.required(names, .names), bundles: try object.required(bundles, .bundles),
+            sizeOnDiskInBytes: try object.required(sizeOnDisk, .sizeOnDiskInBytes),
+            center: center, bbox: bbox, cities: cities, released: released)
     }
 
     private static func readBundle(_ scanner: inout JSONScanner) throws(Failure) -> ImageBundle {
         var object = try JSONObjectFields<ImageBundle.Field>(&scanner, expected: "a bundle")
-        var digest: BundleDigest?, size: Int64?, url: String?, files: Int?, unpackedSize: Int64?
+        var digest: BundleDigest?
+        var size: Int64?
+        var url: String?
+        var files: Int?
+        var unpackedSize: Int64?
         let fields = ImageBundle.Field.table
         while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
@@ -144,16 +158,20 @@ public enum ManifestReader {
                 }
             }
         }
-        return ImageBundle(digest: try object.required(digest, .digest), size: try object.required(size, .size),
-                           url: try object.required(url, .url), files: try object.required(files, .files),
-                           unpackedSize: try object.required(unpackedSize, .unpackedSize))
+        return ImageBundle(
+            digest: try object.required(digest, .digest), size: try object.required(size, .size),
+            url: try object.required(url, .url), files: try object.required(files, .files),
+            unpackedSize: try object.required(unpackedSize, .unpackedSize))
     }
 
     /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
     /// kept (the digest's hex is a short-lived one).
     static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
         var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
-        var path: String?, size: Int64?, sha256: String?, bundle: BundleDigest?
+        var path: String?
+        var size: Int64?
+        var sha256: String?
+        var bundle: BundleDigest?
         let fields = ImageFile.Field.table
         while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
@@ -165,13 +183,17 @@ public enum ManifestReader {
                 }
             }
         }
-        return ImageFile(path: try object.required(path, .path), size: try object.required(size, .size),
-                         sha256: try object.required(sha256, .sha256), bundle: try object.required(bundle, .bundle))
+        return ImageFile(
+            path: try object.required(path, .path), size: try object.required(size, .size),
+            sha256: try object.required(sha256, .sha256), bundle: try object.required(bundle, .bundle))
     }
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
         var object = try JSONObjectFields<ImageCacheSeed.Field>(&scanner, expected: "a cache seed")
-        var sha256: String?, size: Int64?, entries: Int?, regions: [RegionID]?
+        var sha256: String?
+        var size: Int64?
+        var entries: Int?
+        var regions: [RegionID]?
         let fields = ImageCacheSeed.Field.table
         while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
@@ -183,8 +205,9 @@ public enum ManifestReader {
                 }
             }
         }
-        return ImageCacheSeed(sha256: try object.required(sha256, .sha256), size: try object.required(size, .size),
-                              entries: try object.required(entries, .entries), regions: try object.required(regions, .regions))
+        return ImageCacheSeed(
+            sha256: try object.required(sha256, .sha256), size: try object.required(size, .size),
+            entries: try object.required(entries, .entries), regions: try object.required(regions, .regions))
     }
 
     // MARK: Values

@@ -24,14 +24,20 @@ package struct ManifestStream {
         package let bundle: BundleDigest
 
         package init(path: UnsafeRawBufferPointer, size: Int64, sha256: UnsafeRawBufferPointer, bundle: BundleDigest) {
-            self.path = path; self.size = size; self.sha256 = sha256; self.bundle = bundle
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+            self.bundle = bundle
         }
 
         /// Hands `file`'s fields to `body` as an entry.
         package static func with<Result>(_ file: ImageFile, _ body: (FileEntry) -> Result) -> Result {
-            var path = file.path, sha256 = file.sha256
+            var path = file.path
+            var sha256 = file.sha256
             return path.withUTF8 { path in
-                sha256.withUTF8 { sha256 in body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: UnsafeRawBufferPointer(sha256), bundle: file.bundle)) }
+                sha256.withUTF8 { sha256 in
+                    body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: UnsafeRawBufferPointer(sha256), bundle: file.bundle))
+                }
             }
         }
 
@@ -72,7 +78,9 @@ package struct ManifestStream {
         scanner = JSONScanner(bytes)
         self.file = file
         members.keepsBundles = keepingBundles
-        do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch { throw ManifestReader.fileError(error, in: scanner, file: file) }
+        do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch {
+            throw ManifestReader.fileError(error, in: scanner, file: file)
+        }
     }
 
     /// Offset of the next unread byte: everything before it has been read and may be let go of.
@@ -155,7 +163,9 @@ package struct ManifestStream {
         guard let (start, first, index) = files else { return false }
         var position = start
         position = skipWhitespace(from: position)
-        guard position < bytes.count else { throw Failure(offset: position, reason: "unexpected end of input inside an array; the file is truncated") }
+        guard position < bytes.count else {
+            throw Failure(offset: position, reason: "unexpected end of input inside an array; the file is truncated")
+        }
         if bytes[position] == UInt8(ascii: "]") {
             try leaveFiles(at: position + 1)
             return false
@@ -182,13 +192,15 @@ package struct ManifestStream {
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
         guard literal(entryOpening, &position), literal("sha256:", &position), position + 64 <= bytes.count,
-              let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)])) else { return nil }
+            let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
+        else { return nil }
         position += 64
         // `plainString` consumes the closing quote each piece starts with.
         guard literal(afterBundle, &position), let path = plainString(&position),
-              literal(afterPath, from: 1, &position), let sha256 = plainString(&position),
-              literal(afterSHA256, from: 1, &position), let size = plainInteger(&position),
-              position < bytes.count, bytes[position] == UInt8(ascii: "}") else { return nil }
+            literal(afterPath, from: 1, &position), let sha256 = plainString(&position),
+            literal(afterSHA256, from: 1, &position), let size = plainInteger(&position),
+            position < bytes.count, bytes[position] == UInt8(ascii: "}")
+        else { return nil }
         body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
         return position + 1
     }
@@ -290,7 +302,8 @@ package struct ManifestStream {
     private func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
         let count = text.count - skipping
         guard bytes.count - position >= count,
-              text.withUnsafeBytes({ memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0 else { return false }
+            text.withUnsafeBytes({ memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0
+        else { return false }
         position += count
         return true
     }

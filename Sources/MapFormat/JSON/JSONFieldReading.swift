@@ -43,13 +43,17 @@ extension JSONFieldReading {
     }
 
     /// nil for `null`, as `decodeIfPresent` does; otherwise `read`'s value.
-    static func optional<T>(_ scanner: inout JSONScanner, _ read: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T? {
+    static func optional<T>(_ scanner: inout JSONScanner, _ read: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure)
+        -> T?
+    {
         if try scanner.readNull() { return nil }
         return try read(&scanner)
     }
 
-    static func readArray<Element>(_ scanner: inout JSONScanner, of what: String,
-                                   _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element) throws(JSONScanner.Failure) -> [Element] {
+    static func readArray<Element>(
+        _ scanner: inout JSONScanner, of what: String,
+        _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element
+    ) throws(JSONScanner.Failure) -> [Element] {
         guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of \(what)") }
         var result: [Element] = []
         try scanner.beginArray()
@@ -63,8 +67,10 @@ extension JSONFieldReading {
 
     /// `readArray` into `buffer` (emptied first, its capacity kept), for decoders that then copy
     /// the elements out at their exact count instead of growing a new array for every value.
-    static func readArray<Element>(_ scanner: inout JSONScanner, of what: String, into buffer: inout [Element],
-                                   _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element) throws(JSONScanner.Failure) {
+    static func readArray<Element>(
+        _ scanner: inout JSONScanner, of what: String, into buffer: inout [Element],
+        _ element: (inout JSONScanner) throws(JSONScanner.Failure) -> Element
+    ) throws(JSONScanner.Failure) {
         guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of \(what)") }
         buffer.removeAll(keepingCapacity: true)
         try scanner.beginArray()
@@ -97,7 +103,8 @@ extension JSONFieldReading {
         guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a bundle digest string") }
         switch try scanner.readPrefixedHex256(prefix: "sha256:") {
         case .words(let w0, let w1, let w2, let w3): return BundleDigest(words: w0, w1, w2, w3)
-        case .other(let text): throw JSONScanner.Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
+        case .other(let text):
+            throw JSONScanner.Failure(offset: start, reason: "'\(text)' is not a bundle digest (sha256:<64 lower-case hex digits>)")
         }
     }
 
@@ -132,6 +139,8 @@ extension ManifestReader: JSONFieldReading {}
 extension JSONScanner.Failure {
     /// A key that appears twice in one object.
     static func duplicateKey(_ key: String, at offset: Int) -> JSONScanner.Failure {
-        JSONScanner.Failure(offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)])
+        JSONScanner.Failure(
+            offset: offset, reason: "key \"\(key)\" appears twice in one object; remove one (readers disagree on which one counts)", path: [.key(key)]
+        )
     }
 }

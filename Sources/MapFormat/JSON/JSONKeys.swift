@@ -17,7 +17,8 @@ struct JSONKeys: Sendable {
         entries = keys.map { key in
             // A longer key's count never reaches `position`: no words to match.
             guard key.utf8.count <= JSONKeys.maxLength else { return (key.utf8.count, 0, 0) }
-            var first: UInt64 = 0, second: UInt64 = 0
+            var first: UInt64 = 0
+            var second: UInt64 = 0
             for (position, byte) in key.utf8.enumerated() {
                 if position < 8 { first |= UInt64(byte) << (UInt64(position) * 8) } else { second |= UInt64(byte) << (UInt64(position - 8) * 8) }
             }

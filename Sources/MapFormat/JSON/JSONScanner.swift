@@ -168,10 +168,12 @@ struct JSONScanner {
             var high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: quote + 9, as: UInt64.self))
             // The first quote, backslash, control or non-ASCII byte must be the closing quote.
             func stops(_ word: UInt64) -> UInt64 {
-                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
                 return (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word) & (ones &* 0x80)
             }
-            let lowStops = stops(low), highStops = stops(high)
+            let lowStops = stops(low)
+            let highStops = stops(high)
             let count = lowStops != 0 ? lowStops.trailingZeroBitCount / 8 : highStops != 0 ? 8 + highStops.trailingZeroBitCount / 8 : 16
             let close = quote + 1 + count
             if count < 16, bytes[close] == UInt8(ascii: "\""), bytes[close + 1] == UInt8(ascii: ":") {
@@ -313,7 +315,8 @@ struct JSONScanner {
         let prefixCount = prefix.utf8CodeUnitCount
         // Escaped digests (legal, never written) take the byte-by-byte path.
         if !span.escaped, span.count == prefixCount + 64,
-           equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix) {
+            equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix)
+        {
             let hex = span.start + prefixCount
             if let (w0, w1, w2, w3) = Hex.words256(bytes, at: hex) { return .words(w0, w1, w2, w3) }
             return .other(string(span))
@@ -352,11 +355,17 @@ struct JSONScanner {
     /// The fast path of a compact array of digest strings (see `plainHex256`), each appended to
     /// `buffer` as `make` builds it from the four words: true with the scanner past the array;
     /// false, with nothing consumed and `buffer` as it was, for anything else.
-    mutating func readPlainHex256Array<Element>(prefix: StaticString, into buffer: inout [Element],
-                                                _ make: (UInt64, UInt64, UInt64, UInt64) -> Element) -> Bool {
-        guard let end = compactArrayEnd(into: &buffer, { position in
-            plainHex256(at: position, prefix: prefix).map { (make($0.w0, $0.w1, $0.w2, $0.w3), $0.end) }
-        }) else { return false }
+    mutating func readPlainHex256Array<Element>(
+        prefix: StaticString, into buffer: inout [Element],
+        _ make: (UInt64, UInt64, UInt64, UInt64) -> Element
+    ) -> Bool {
+        guard
+            let end = compactArrayEnd(
+                into: &buffer,
+                { position in
+                    plainHex256(at: position, prefix: prefix).map { (make($0.w0, $0.w1, $0.w2, $0.w3), $0.end) }
+                })
+        else { return false }
         index = end
         return true
     }
@@ -402,7 +411,8 @@ struct JSONScanner {
     private func prefixedHex(_ span: StringSpan, prefix: StaticString, digits: Int) -> PrefixedHex {
         let prefixCount = prefix.utf8CodeUnitCount
         guard span.count == prefixCount + digits,
-              equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix) else { return .other(string(span)) }
+            equals(StringSpan(start: span.start, count: prefixCount, escaped: span.escaped), prefix)
+        else { return .other(string(span)) }
         let hex = StringSpan(start: span.start + prefixCount, count: digits, escaped: span.escaped)
         for position in 0..<digits where Hex.value(of: byte(of: hex, at: position)) == nil { return .other(string(span)) }
         return .hex(string(hex))
@@ -424,10 +434,11 @@ struct JSONScanner {
         }
         while true {
             guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[position + 1] != UInt8(ascii: "0"),
-                  let key = plainInteger(at: position + 1),
-                  key.end + 1 < bytes.count, bytes[key.end] == UInt8(ascii: "\""), bytes[key.end + 1] == UInt8(ascii: ":"),
-                  let value = plainInteger(at: key.end + 2), value.end < bytes.count,
-                  !pairs[first...].contains(where: { $0.key == key.value }) else { break }
+                let key = plainInteger(at: position + 1),
+                key.end + 1 < bytes.count, bytes[key.end] == UInt8(ascii: "\""), bytes[key.end + 1] == UInt8(ascii: ":"),
+                let value = plainInteger(at: key.end + 2), value.end < bytes.count,
+                !pairs[first...].contains(where: { $0.key == key.value })
+            else { break }
             pairs.append((key.value, value.value))
             position = value.end + 1
             switch bytes[value.end] {
@@ -525,7 +536,10 @@ struct JSONScanner {
     /// Reads `true` or `false`.
     mutating func readBool() throws(Failure) -> Bool {
         try requireKind(.bool)
-        if bytes[index] == UInt8(ascii: "t") { try expectLiteral("true"); return true }
+        if bytes[index] == UInt8(ascii: "t") {
+            try expectLiteral("true")
+            return true
+        }
         try expectLiteral("false")
         return false
     }
@@ -592,10 +606,16 @@ struct JSONScanner {
 
     /// 1-based line and column (in characters) of `offset`, for messages.
     func location(of offset: Int) -> (line: Int, column: Int) {
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for position in 0..<min(offset, bytes.count) {
             let byte = bytes[position]
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
         }
         return (line, column)
     }
@@ -704,7 +724,8 @@ struct JSONScanner {
     private mutating func scanString(expectingKey: Bool) throws(Failure) -> StringSpan {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-            throw failure(expectingKey ? "expected a string key, found \(describeByte(at: index))" : "expected a string, found \(describeByte(at: index))")
+            throw failure(
+                expectingKey ? "expected a string key, found \(describeByte(at: index))" : "expected a string, found \(describeByte(at: index))")
         }
         let opening = index
         index += 1
@@ -782,18 +803,22 @@ struct JSONScanner {
         guard index + 1 < bytes.count else { throw failure("unterminated string; the file is truncated") }
         let letter = bytes[index + 1]
         index += 2
-        let simple: UInt8? = switch letter {
-        case UInt8(ascii: "\""): 0x22
-        case UInt8(ascii: "\\"): 0x5C
-        case UInt8(ascii: "/"): 0x2F
-        case UInt8(ascii: "b"): 0x08
-        case UInt8(ascii: "f"): 0x0C
-        case UInt8(ascii: "n"): 0x0A
-        case UInt8(ascii: "r"): 0x0D
-        case UInt8(ascii: "t"): 0x09
-        default: nil
+        let simple: UInt8? =
+            switch letter {
+            case UInt8(ascii: "\""): 0x22
+            case UInt8(ascii: "\\"): 0x5C
+            case UInt8(ascii: "/"): 0x2F
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: nil
+            }
+        if let simple {
+            scratch.append(simple)
+            return
         }
-        if let simple { scratch.append(simple); return }
         guard letter == UInt8(ascii: "u") else {
             throw Failure(offset: escapeStart, reason: "invalid escape \(describeByte(at: escapeStart + 1)) in a string")
         }
@@ -834,13 +859,17 @@ struct JSONScanner {
         case ..<0x80:
             scratch.append(UInt8(scalar))
         case ..<0x800:
-            scratch.append(UInt8(0xC0 | scalar >> 6)); scratch.append(UInt8(0x80 | scalar & 0x3F))
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
         case ..<0x10000:
-            scratch.append(UInt8(0xE0 | scalar >> 12)); scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
             scratch.append(UInt8(0x80 | scalar & 0x3F))
         default:
-            scratch.append(UInt8(0xF0 | scalar >> 18)); scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F)); scratch.append(UInt8(0x80 | scalar & 0x3F))
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
         }
     }
 
@@ -848,11 +877,16 @@ struct JSONScanner {
     private func validateUTF8(_ range: Range<Int>, reportingAt opening: Int) throws(Failure) {
         var position = range.lowerBound
         let end = range.upperBound
-        func invalid(_ at: Int) -> Failure { Failure(offset: at, reason: "invalid UTF-8 in a string (byte 0x\(String(bytes[at], radix: 16, uppercase: true)))") }
+        func invalid(_ at: Int) -> Failure {
+            Failure(offset: at, reason: "invalid UTF-8 in a string (byte 0x\(String(bytes[at], radix: 16, uppercase: true)))")
+        }
         func continuation(_ at: Int) -> Bool { at < end && bytes[at] & 0xC0 == 0x80 }
         while position < end {
             let lead = bytes[position]
-            if lead < 0x80 { position += 1; continue }
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
             let length: Int
             switch lead {
             case 0xC2...0xDF: length = 2
@@ -889,7 +923,8 @@ struct JSONScanner {
             }
             return (first, second)
         }
-        var first: UInt64 = 0, second: UInt64 = 0
+        var first: UInt64 = 0
+        var second: UInt64 = 0
         for position in 0..<span.count {
             let value = UInt64(byte(of: span, at: position))
             if position < 8 { first |= value << (UInt64(position) * 8) } else { second |= value << (UInt64(position - 8) * 8) }
@@ -916,7 +951,10 @@ struct JSONScanner {
     private mutating func scanNumber() throws(Failure) -> NumberSpan {
         let start = index
         var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
         func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
         guard isDigit(index) else { throw failure("invalid number; expected a digit, found \(describeByte(at: index))") }
         if bytes[index] == UInt8(ascii: "0") {
@@ -967,7 +1005,11 @@ struct JSONScanner {
         var inFraction = false
         while position < number.end {
             let byte = bytes[position]
-            if byte == UInt8(ascii: ".") { inFraction = true; position += 1; continue }
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+                position += 1
+                continue
+            }
             if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
             if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
             guard digits <= 15 else { return nil }
@@ -979,7 +1021,12 @@ struct JSONScanner {
         if position < number.end {
             position += 1
             var exponentNegative = false
-            if bytes[position] == UInt8(ascii: "+") { position += 1 } else if bytes[position] == UInt8(ascii: "-") { exponentNegative = true; position += 1 }
+            if bytes[position] == UInt8(ascii: "+") {
+                position += 1
+            } else if bytes[position] == UInt8(ascii: "-") {
+                exponentNegative = true
+                position += 1
+            }
             while position < number.end {
                 exponent = exponent * 10 + Int(bytes[position] - UInt8(ascii: "0"))
                 guard exponent < 1000 else { return nil }

@@ -46,7 +46,8 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .zstd(let message): "zstd: \(message)"
         case .malformed(let message): "not a valid tar stream: \(message)"
         case .io(let error): error.description
-        case .digestMismatch(let expected, let actual): "archive bytes do not match their digest sha256:\(expected) (they hash to sha256:\(actual)); the file was damaged after it was verified"
+        case .digestMismatch(let expected, let actual):
+            "archive bytes do not match their digest sha256:\(expected) (they hash to sha256:\(actual)); the file was damaged after it was verified"
         }
     }
 }
@@ -61,7 +62,10 @@ package struct ExtractionLimits: Sendable {
     package var windowLogMax: Int32 = 27
 
     /// Limits from a catalog's declared unpacked size and file count (directories get headroom).
-    package init(maxBytes: Int64, maxEntries: Int) { self.maxBytes = maxBytes; self.maxEntries = maxEntries }
+    package init(maxBytes: Int64, maxEntries: Int) {
+        self.maxBytes = maxBytes
+        self.maxEntries = maxEntries
+    }
 
     /// Limits for a declared bundle: its bytes exactly; its files plus room for their folders.
     package static func declared(unpackedSize: Int64, files: Int?) -> ExtractionLimits {

@@ -84,7 +84,8 @@ package final class ArchiveReader {
         var left = count
         while left > 0 {
             if start == end {
-                start = 0; end = 0
+                start = 0
+                end = 0
                 guard try fill(atLeast: 1) else { throw truncated() }
             }
             let n = Int(min(Int64(end - start), left))
@@ -100,7 +101,8 @@ package final class ArchiveReader {
         out.reserveCapacity(count)
         while out.count < count {
             if start == end {
-                start = 0; end = 0
+                start = 0
+                end = 0
                 guard try fill(atLeast: 1) else { throw truncated() }
             }
             let n = min(end - start, count - out.count)
@@ -197,7 +199,8 @@ package final class ArchiveReader {
     package func nextChunk(max limit: Int = .max) throws(ArchiveError) -> UnsafeRawBufferPointer {
         if remaining == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
         if start == end {
-            start = 0; end = 0
+            start = 0
+            end = 0
             guard try fill(atLeast: 1) else { throw truncated() }
         }
         let n = Int(min(Int64(min(end - start, limit)), remaining))

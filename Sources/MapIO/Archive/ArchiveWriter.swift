@@ -91,9 +91,13 @@ package final class ArchiveWriter {
         do { entries = try DirectoryWalker.walk(root) } catch { throw .io(error) }
         for item in entries {
             let name = prefix + item.relativePath
-            if item.isDirectory { try addDirectory(name) }
-            else if item.isRegular { try addFile(name, from: root + "/" + item.relativePath, size: item.size) }
-            else { throw .forbiddenType(entry: item.relativePath, type: "special file") }
+            if item.isDirectory {
+                try addDirectory(name)
+            } else if item.isRegular {
+                try addFile(name, from: root + "/" + item.relativePath, size: item.size)
+            } else {
+                throw .forbiddenType(entry: item.relativePath, type: "special file")
+            }
         }
     }
 

@@ -9,7 +9,11 @@ package struct ExtractedFile: Sendable, Equatable {
     /// Hex SHA-256 of the content.
     package let sha256: String
 
-    package init(path: String, size: Int64, sha256: String) { self.path = path; self.size = size; self.sha256 = sha256 }
+    package init(path: String, size: Int64, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
 }
 
 /// Extracts `.tar.zst` archives by mappack's rules, on the build machine and on devices alike:
@@ -24,7 +28,10 @@ package struct SafeExtractor {
     package let durable: Bool
 
     /// Sets the bounds.
-    package init(limits: ExtractionLimits, durable: Bool) { self.limits = limits; self.durable = durable }
+    package init(limits: ExtractionLimits, durable: Bool) {
+        self.limits = limits
+        self.durable = durable
+    }
 
     /// Tracks what one pass has seen so rules spanning entries can be checked.
     private struct PathLedger {
@@ -41,9 +48,13 @@ package struct SafeExtractor {
         /// `text` lower-cased; ASCII (nearly every path) without Unicode tables, and without a copy
         /// when it has no upper-case letter.
         private static func fold(_ text: String) -> String {
-            var ascii = true, upper = false
+            var ascii = true
+            var upper = false
             for byte in text.utf8 {
-                if byte >= 0x80 { ascii = false; break }
+                if byte >= 0x80 {
+                    ascii = false
+                    break
+                }
                 if byte >= 0x41 && byte <= 0x5A { upper = true }
             }
             guard ascii else { return text.lowercased() }
@@ -97,8 +108,10 @@ package struct SafeExtractor {
         /// the length of their common part up to a `/` of `path`, or 0.
         private static func checkedPrefix(of path: String, below folder: String) -> Int {
             guard !folder.isEmpty else { return 0 }
-            var common = 0, boundary = 0
-            var p = path.utf8.makeIterator(), f = folder.utf8.makeIterator()
+            var common = 0
+            var boundary = 0
+            var p = path.utf8.makeIterator()
+            var f = folder.utf8.makeIterator()
             while true {
                 guard let a = p.next() else { return boundary }
                 guard let b = f.next() else { return a == UInt8(ascii: "/") ? common + 1 : boundary }
@@ -149,8 +162,10 @@ package struct SafeExtractor {
 
     /// The part of `bytes` that is the path (without a leading `./` and trailing slashes), or the rule broken.
     private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, PathRule> {
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-        var start = 0, end = bytes.count
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        var start = 0
+        var end = bytes.count
         if end >= 2 && bytes[0] == dot && bytes[1] == slash { start = 2 }
         while end > start && bytes[end - 1] == slash { end -= 1 }
         if bytes.first == slash { return .failure(.absolute) }
@@ -178,14 +193,18 @@ package struct SafeExtractor {
     /// `folders` shares the folders known to exist between extractions into one staging tree (see `FolderCache`).
     /// `admit` sees every entry (with its clean path) before it is written and may refuse it by throwing,
     /// which rolls the extraction back like any other refusal.
-    package func extract(archive: String, into destination: String, expectedDigest: String? = nil,
-                         folders: FolderCache? = nil,
-                         admit: (ArchiveEntry, String) throws(ArchiveError) -> Void = { _, _ in }) throws(ArchiveError) -> [ExtractedFile] {
+    package func extract(
+        archive: String, into destination: String, expectedDigest: String? = nil,
+        folders: FolderCache? = nil,
+        admit: (ArchiveEntry, String) throws(ArchiveError) -> Void = { _, _ in }
+    ) throws(ArchiveError) -> [ExtractedFile] {
         try run(archive: archive, destination: destination, expectedDigest: expectedDigest, folders: folders, visit: admit)
     }
 
-    private func run(archive: String, destination: String?, expectedDigest: String? = nil, folders shared: FolderCache? = nil,
-                     visit: (ArchiveEntry, String) throws(ArchiveError) -> Void) throws(ArchiveError) -> [ExtractedFile] {
+    private func run(
+        archive: String, destination: String?, expectedDigest: String? = nil, folders shared: FolderCache? = nil,
+        visit: (ArchiveEntry, String) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) -> [ExtractedFile] {
         let reader: ArchiveReader
         do {
             reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax, hashing: expectedDigest != nil)
@@ -277,7 +296,9 @@ package struct SafeExtractor {
         var lastFolder = ""
 
         init(root: String, descriptor: FileDescriptor, shared: FolderCache?) {
-            self.root = root; self.descriptor = descriptor; self.shared = shared
+            self.root = root
+            self.descriptor = descriptor
+            self.shared = shared
         }
 
         /// Creates the new file `path` (its folders first), open for writing.
@@ -321,12 +342,15 @@ package struct SafeExtractor {
         mutating func makeFolder(_ relative: String, for entry: String) throws(ArchiveError) {
             if known.contains(relative) { return }
             let absolute = root + "/" + relative
-            if let shared, shared.contains(absolute) { known.insert(relative); return }
+            if let shared, shared.contains(absolute) {
+                known.insert(relative)
+                return
+            }
             if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) { try makeFolder(String(relative[..<slash]), for: entry) }
             do {
                 try descriptor.makeDirectory(relative)
                 created.append(relative)
-            } catch where error.code == EEXIST {
+            } catch  where error.code == EEXIST {
                 // Only a real folder may already be there: never follow a link planted by someone else.
                 guard let info = try? descriptor.status(ofEntry: relative), info.isDirectory else {
                     throw .underFile(entry: entry, file: relative)
@@ -347,7 +371,9 @@ package struct SafeExtractor {
         func syncFolders() throws(ArchiveError) {
             var folders = Set([root])
             for path in created { folders.insert(FileSystem.parent(root + "/" + path)) }
-            do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch { throw .io(error) }
+            do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch {
+                throw .io(error)
+            }
         }
     }
 }

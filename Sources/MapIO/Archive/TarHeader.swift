@@ -6,7 +6,8 @@ enum TarHeader {
     /// (as unsigned bytes, or as signed ones, which some old writers used).
     static func checksumMatches(_ header: UnsafeRawBufferPointer) -> Bool {
         guard let stored = number(header, at: 148, length: 8) else { return false }
-        var unsigned: Int64 = 0, signed: Int64 = 0
+        var unsigned: Int64 = 0
+        var signed: Int64 = 0
         for index in 0..<512 {
             let byte = (148..<156).contains(index) ? UInt8(ascii: " ") : header[index]
             unsigned += Int64(byte)
@@ -83,7 +84,7 @@ enum TarHeader {
         var sparse = false
         var at = 0
         while at < records.count {
-            if records[at] == 0 { break }    // NUL padding after the last record
+            if records[at] == 0 { break }  // NUL padding after the last record
             var length = 0
             var index = at
             while index < records.count, records[index] >= UInt8(ascii: "0"), records[index] <= UInt8(ascii: "9") {
@@ -92,10 +93,12 @@ enum TarHeader {
                 index += 1
             }
             guard index > at, index < records.count, records[index] == UInt8(ascii: " "),
-                  length > index - at + 1, at + length <= records.count, records[at + length - 1] == UInt8(ascii: "\n") else { return nil }
+                length > index - at + 1, at + length <= records.count, records[at + length - 1] == UInt8(ascii: "\n")
+            else { return nil }
             let record = records[(index + 1)..<(at + length - 1)]
             guard let equals = record.firstIndex(of: UInt8(ascii: "=")) else { return nil }
-            let key = record[..<equals], value = record[(equals + 1)...]
+            let key = record[..<equals]
+            let value = record[(equals + 1)...]
             if key.elementsEqual("path".utf8) {
                 path = Array(value)
             } else if key.elementsEqual("size".utf8) {

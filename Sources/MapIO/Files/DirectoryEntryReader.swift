@@ -24,48 +24,52 @@ package struct DirectoryEntryReader {
     /// Whether this build lists folders with `getdents64`.
     package static var usesGetdents: Bool {
         #if os(Linux) && !MAPPACK_PORTABLE
-        return !forcePortable
+            return !forcePortable
         #else
-        return false
+            return false
         #endif
     }
 
     /// Calls `body` with each entry's NUL-terminated name, its length and its `d_type`; a failure
     /// `body` returns ends the listing and is returned. An error reading the folder ends the
     /// listing as it ends `readdir`'s.
-    package mutating func forEachEntry(of folder: FileDescriptor,
-                                       _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {
+    package mutating func forEachEntry(
+        of folder: FileDescriptor,
+        _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?
+    ) -> FileError? {
         #if os(Linux) && !MAPPACK_PORTABLE
-        if !DirectoryEntryReader.forcePortable { return readWithGetdents(folder, body) }
+            if !DirectoryEntryReader.forcePortable { return readWithGetdents(folder, body) }
         #endif
         return readPortably(folder, body)
     }
 
     #if os(Linux) && !MAPPACK_PORTABLE
-    private mutating func readWithGetdents(_ folder: FileDescriptor, _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {
-        buffer.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
-            // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
-            let lengthOffset = 16, typeOffset = 18, nameOffset = 19
-            while true {
-                let filled: Int
-                do throws(Errno) {
-                    filled = try FileDescriptor.retryOnInterrupt { mp_getdents64(folder.rawValue, entries.baseAddress, entries.count) }
-                } catch {
-                    return nil
-                }
-                guard filled > 0 else { return nil }
-                var record = 0
-                while record < filled {
-                    let entry = UnsafeRawPointer(entries.baseAddress! + record)
-                    record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
-                    let name = (entry + nameOffset).assumingMemoryBound(to: CChar.self)
-                    let length = strlen(name)
-                    if DirectoryEntryReader.isDotOrDotDot(name, length) { continue }
-                    if let failure = body(name, length, entry.load(fromByteOffset: typeOffset, as: UInt8.self)) { return failure }
+        private mutating func readWithGetdents(_ folder: FileDescriptor, _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {
+            buffer.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
+                // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
+                let lengthOffset = 16
+                let typeOffset = 18
+                let nameOffset = 19
+                while true {
+                    let filled: Int
+                    do throws(Errno) {
+                        filled = try FileDescriptor.retryOnInterrupt { mp_getdents64(folder.rawValue, entries.baseAddress, entries.count) }
+                    } catch {
+                        return nil
+                    }
+                    guard filled > 0 else { return nil }
+                    var record = 0
+                    while record < filled {
+                        let entry = UnsafeRawPointer(entries.baseAddress! + record)
+                        record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
+                        let name = (entry + nameOffset).assumingMemoryBound(to: CChar.self)
+                        let length = strlen(name)
+                        if DirectoryEntryReader.isDotOrDotDot(name, length) { continue }
+                        if let failure = body(name, length, entry.load(fromByteOffset: typeOffset, as: UInt8.self)) { return failure }
+                    }
                 }
             }
         }
-    }
     #endif
 
     private func readPortably(_ folder: FileDescriptor, _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {

@@ -88,7 +88,9 @@ extension DirectoryWalker {
                     let parent = listings[depth].directory!.descriptor
                     let opened = listings[depth].bytes.withUnsafeBytes { bytes in
                         Result { () throws(Errno) in
-                            try FileDescriptor.open(at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), .readOnly, options: .directory)
+                            try FileDescriptor.open(
+                                at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), .readOnly, options: .directory
+                            )
                         }
                     }
                     let descriptor: FileDescriptor
@@ -128,7 +130,8 @@ extension DirectoryWalker {
         }
 
         private mutating func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
-            let root = self.root, path = self.path
+            let root = self.root
+            let path = self.path
             let failure = reader.forEachEntry(of: directory.descriptor) { name, length, reportedType -> FileError? in
                 let bytes = UnsafeRawBufferPointer(start: name, count: length)
                 var type = reportedType
@@ -140,8 +143,10 @@ extension DirectoryWalker {
                     }
                     type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
                 }
-                listing.names.append(Name(start: Int32(listing.bytes.count), length: Int32(length),
-                                          isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
+                listing.names.append(
+                    Name(
+                        start: Int32(listing.bytes.count), length: Int32(length),
+                        isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
                 listing.bytes.append(contentsOf: bytes)
                 listing.bytes.append(0)
                 return nil

@@ -90,8 +90,10 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Opens `path`, relative to the folder `directory` unless absolute (`openat`); a file it creates
     /// gets `permissions`, less the umask.
     @inlinable
-    package static func open(at directory: FileDescriptor = .currentWorkingDirectory, _ path: UnsafePointer<CChar>, _ mode: AccessMode,
-                             options: OpenOptions = [], permissions: mode_t = 0o644) throws(Errno) -> FileDescriptor {
+    package static func open(
+        at directory: FileDescriptor = .currentWorkingDirectory, _ path: UnsafePointer<CChar>, _ mode: AccessMode,
+        options: OpenOptions = [], permissions: mode_t = 0o644
+    ) throws(Errno) -> FileDescriptor {
         let flags = mode.rawValue | options.flags
         return FileDescriptor(rawValue: try retryOnInterrupt { openat(directory.rawValue, path, flags, permissions) })
     }
@@ -206,7 +208,7 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         do throws(Errno) {
             _ = try FileDescriptor.retryOnInterrupt { flock(rawValue, LOCK_EX | LOCK_NB) }
             return true
-        } catch where error.code == EWOULDBLOCK {
+        } catch  where error.code == EWOULDBLOCK {
             return false
         }
     }

@@ -11,7 +11,9 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Captures the current `errno`.
     package init(_ operation: String, _ path: String, code: Int32 = errno) {
-        self.operation = operation; self.path = path; self.code = code
+        self.operation = operation
+        self.path = path
+        self.code = code
     }
 
     /// True when the file was not there.

@@ -15,7 +15,8 @@ package final class FileLock: Sendable {
     package static func tryAcquire(_ path: String, folder: Bool = false) throws(FileError) -> FileLock? {
         let file: FileDescriptor
         do {
-            file = folder ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
+            file =
+                folder ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
         } catch { throw FileError("open", path, code: error.code) }
         do {
             if try file.tryLock() { return FileLock(descriptor: file) }

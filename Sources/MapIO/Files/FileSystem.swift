@@ -133,7 +133,9 @@ package enum FileSystem {
             }
         }
         let folder: FileDescriptor
-        do { folder = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch { throw FileError("open", root, code: error.code) }
+        do { folder = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
+            throw FileError("open", root, code: error.code)
+        }
         defer { try? folder.close() }
         do { try folder.rename(from, to: to) } catch { throw FileError("rename to \(root)/\(to)", root + "/" + from, code: error.code) }
     }

@@ -30,7 +30,10 @@ package final class WritableFile {
     /// Writes all of `data`.
     package func write(_ data: Data) throws(FileError) {
         let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(FileError) { try write(raw); return nil } catch { return error }
+            do throws(FileError) {
+                try write(raw)
+                return nil
+            } catch { return error }
         }
         if let failure { throw failure }
     }
@@ -38,7 +41,10 @@ package final class WritableFile {
     /// Overwrites bytes at `offset` (`pwrite`), leaving the append position alone.
     package func write(_ data: Data, at offset: Int64) throws(FileError) {
         let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(Errno) { try descriptor.writeAll(toAbsoluteOffset: offset, raw); return nil } catch { return FileError("write", path, code: error.code) }
+            do throws(Errno) {
+                try descriptor.writeAll(toAbsoluteOffset: offset, raw)
+                return nil
+            } catch { return FileError("write", path, code: error.code) }
         }
         if let failure { throw failure }
     }

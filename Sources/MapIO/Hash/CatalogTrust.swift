@@ -10,11 +10,14 @@ package enum CatalogTrust {
     }
 
     /// The `catalog.json.sig` bytes for `catalogBytes`, signed with the private key text read from `path`.
-    package static func sign(catalogBytes: Data, catalog: String, version: Int64, expires: Date, nextKey: String?,
-                             privateKey: String, path: String) throws(SignatureError) -> Data {
+    package static func sign(
+        catalogBytes: Data, catalog: String, version: Int64, expires: Date, nextKey: String?,
+        privateKey: String, path: String
+    ) throws(SignatureError) -> Data {
         let publicKey = try Ed25519.publicKey(ofPrivate: privateKey, path: path)
-        var record = CatalogSignature(catalog: catalog, version: version, expires: CatalogSignature.timestamp(expires), sha256: SHA256.hex(catalogBytes),
-                                      nextKey: nextKey, keyID: try keyID(publicKey: publicKey, path: path))
+        var record = CatalogSignature(
+            catalog: catalog, version: version, expires: CatalogSignature.timestamp(expires), sha256: SHA256.hex(catalogBytes),
+            nextKey: nextKey, keyID: try keyID(publicKey: publicKey, path: path))
         do {
             record.signature = try Ed25519.sign(try record.signedBytes, privateKey: privateKey, path: path).base64EncodedString()
             return try CanonicalJSON.encode(record)
@@ -26,8 +29,10 @@ package enum CatalogTrust {
     /// Trusts `catalogBytes` with `signature` (nil when the server had none) from `source`, or says why not.
     /// `trusted` are the configured keys; `seen` the newest catalog trusted before (its keys are trusted too).
     /// Returns what to remember from now on.
-    package static func check(catalogBytes: Data, signature: Data?, source: String, trusted: [TrustedKey], seen: SeenCatalog?,
-                              now: Date) throws(CatalogTrustError) -> SeenCatalog {
+    package static func check(
+        catalogBytes: Data, signature: Data?, source: String, trusted: [TrustedKey], seen: SeenCatalog?,
+        now: Date
+    ) throws(CatalogTrustError) -> SeenCatalog {
         guard let signature else { throw .unsigned }
         let record = try CatalogSignature.parse(signature, source: source)
         var keys: [(id: String, key: TrustedKey)] = []
@@ -44,14 +49,20 @@ package enum CatalogTrust {
         }
         var signer: TrustedKey?
         for candidate in candidates where signer == nil {
-            if (try? Ed25519.verify(signed, signature: raw, publicKey: candidate.key.text, path: candidate.key.path)) == true { signer = candidate.key }
+            if (try? Ed25519.verify(signed, signature: raw, publicKey: candidate.key.text, path: candidate.key.path)) == true {
+                signer = candidate.key
+            }
         }
         guard let signer else {
-            throw .signatureInvalid(reason: "the signature does not match its signed fields for key \(record.keyID) (a field was edited after signing)")
+            throw .signatureInvalid(
+                reason: "the signature does not match its signed fields for key \(record.keyID) (a field was edited after signing)")
         }
         let actual = SHA256.hex(catalogBytes)
         guard actual == record.sha256 else {
-            throw .signatureInvalid(reason: "the catalog's sha256 \(actual.prefix(16))… is not the \(record.sha256.prefix(16))… the signature names (catalog and signature from different publishes)")
+            throw .signatureInvalid(
+                reason:
+                    "the catalog's sha256 \(actual.prefix(16))… is not the \(record.sha256.prefix(16))… the signature names (catalog and signature from different publishes)"
+            )
         }
         if let seen {
             if record.version < seen.version { throw .rollback(seen: seen.version, offered: record.version) }

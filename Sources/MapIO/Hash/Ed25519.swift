@@ -11,7 +11,8 @@ package enum SignatureError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .malformedKey(let path, let reason): "\(path): not a mappack Ed25519 key: \(reason)"
         case .unsigned: "the image is not signed (no manifest.sig), but a trusted key was given"
-        case .badSignature: "manifest.sig does not match the manifest for any trusted key: the manifest was changed after signing, or signed by another key"
+        case .badSignature:
+            "manifest.sig does not match the manifest for any trusted key: the manifest was changed after signing, or signed by another key"
         }
     }
 }
@@ -69,7 +70,8 @@ package enum Ed25519 {
         var length = 64
         let bytes = [UInt8](message)
         guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
-              EVP_DigestSign(context, &signature, &length, bytes, bytes.count) == 1 else {
+            EVP_DigestSign(context, &signature, &length, bytes, bytes.count) == 1
+        else {
             throw .malformedKey(path: path, reason: "libcrypto refused to sign with it")
         }
         return Data(signature.prefix(length))
@@ -82,7 +84,8 @@ package enum Ed25519 {
         defer { EVP_PKEY_free(key) }
         let context = EVP_MD_CTX_new()
         defer { EVP_MD_CTX_free(context) }
-        let bytes = [UInt8](message), sig = [UInt8](signature)
+        let bytes = [UInt8](message)
+        let sig = [UInt8](signature)
         guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return false }
         return EVP_DigestVerify(context, sig, sig.count, bytes, bytes.count) == 1
     }

@@ -30,8 +30,10 @@ package enum Minisign {
 
     /// The `.minisig` file for `message`, signed with the mappack private key text read from
     /// `path`. `trustedComment` (one line) is signed too and shown by `minisign -V`.
-    package static func signature(of message: Data, privateKey text: String, path: String,
-                                  trustedComment: String) throws(SignatureError) -> String {
+    package static func signature(
+        of message: Data, privateKey text: String, path: String,
+        trustedComment: String
+    ) throws(SignatureError) -> String {
         let publicKey = try Ed25519.rawPublicKey(try Ed25519.publicKey(ofPrivate: text, path: path), path: path)
         let signature = try Ed25519.sign(blake2b512(message), privateKey: text, path: path)
         let comment = trustedComment.replacingOccurrences(of: "\n", with: " ")

@@ -40,7 +40,10 @@ extension SHA256 {
         }
 
         package func hash(into hasher: inout Hasher) {
-            hasher.combine(bytes.0); hasher.combine(bytes.1); hasher.combine(bytes.2); hasher.combine(bytes.3)
+            hasher.combine(bytes.0)
+            hasher.combine(bytes.1)
+            hasher.combine(bytes.2)
+            hasher.combine(bytes.3)
         }
     }
 }

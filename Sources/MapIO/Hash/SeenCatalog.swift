@@ -7,5 +7,9 @@ package struct SeenCatalog: Sendable, Equatable {
     /// Public key texts it brought into trust: its signer and the next key it named (key rotation).
     package var keys: [String]
 
-    package init(version: Int64, sha256: String, keys: [String]) { self.version = version; self.sha256 = sha256; self.keys = keys }
+    package init(version: Int64, sha256: String, keys: [String]) {
+        self.version = version
+        self.sha256 = sha256
+        self.keys = keys
+    }
 }

@@ -2,5 +2,8 @@
 package struct TrustedKey: Sendable {
     package let path: String
     package let text: String
-    package init(path: String, text: String) { self.path = path; self.text = text }
+    package init(path: String, text: String) {
+        self.path = path
+        self.text = text
+    }
 }

@@ -49,7 +49,10 @@ extension Data: SQLColumnValue {
 extension Optional: SQLColumnValue where Wrapped: SQLColumnValue {
     /// nil for NULL; otherwise the wrapped type's reading (another type is still a mismatch).
     package init?(sqlValue: SQLValue) {
-        if case .null = sqlValue { self = .none; return }
+        if case .null = sqlValue {
+            self = .none
+            return
+        }
         guard let wrapped = Wrapped(sqlValue: sqlValue) else { return nil }
         self = .some(wrapped)
     }

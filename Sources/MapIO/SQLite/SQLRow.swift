@@ -18,7 +18,10 @@ package struct SQLRow: Sendable {
     private let sql: String
 
     init(columns: Columns, values: [SQLValue], path: String, sql: String) {
-        self.columns = columns; self.values = values; self.path = path; self.sql = sql
+        self.columns = columns
+        self.values = values
+        self.path = path
+        self.sql = sql
     }
 
     /// The raw value of `column`, for copying into another statement.

@@ -11,8 +11,8 @@ package enum Allocator {
     /// `MALLOC_ARENA_MAX` in the environment, when set, wins (glibc reads it itself).
     package static func limitArenas(_ count: Int32) {
         #if os(Linux) && !MAPPACK_PORTABLE
-        if let text = getenv("MALLOC_ARENA_MAX"), !String(cString: text).isEmpty { return }
-        _ = mallopt(M_ARENA_MAX, count)
+            if let text = getenv("MALLOC_ARENA_MAX"), !String(cString: text).isEmpty { return }
+            _ = mallopt(M_ARENA_MAX, count)
         #endif
     }
 
@@ -20,7 +20,7 @@ package enum Allocator {
     /// decoded and dropped, so it does not count towards the peak of the work that follows.
     package static func trim() {
         #if os(Linux) && !MAPPACK_PORTABLE
-        _ = malloc_trim(0)
+            _ = malloc_trim(0)
         #endif
     }
 }

@@ -41,7 +41,10 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     package func close(discarding: Bool = false) {
         condition.lock()
         closed = true
-        if discarding { items.removeAll(); head = 0 }
+        if discarding {
+            items.removeAll()
+            head = 0
+        }
         condition.broadcast()
         condition.unlock()
     }
@@ -74,7 +77,10 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         guard head < items.count else { return nil }
         let item = items[head]
         head += 1
-        if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
         // A producer may be waiting for the room just made.
         if capacity != .max { condition.broadcast() }
         return item

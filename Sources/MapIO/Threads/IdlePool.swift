@@ -32,6 +32,9 @@ final class IdlePool<Resource>: Sendable {
 
     /// Empties the pool, handing every idle resource back to be freed.
     func removeAll() -> [Resource] {
-        idle.withLock { list in defer { list.removeAll() }; return list }.map(\.resource)
+        idle.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }.map(\.resource)
     }
 }

@@ -70,10 +70,12 @@ final class MapCache {
 
     /// Adds or replaces an entry as most recently used, then evicts.
     func put(_ data: Data, for key: String, region: RegionID?) throws {
-        try db.query("""
+        try db.query(
+            """
             INSERT OR REPLACE INTO entries(key, region, data, size, sha256, accessed)
             VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(accessed), 0) + 1 FROM entries))
-            """, [.text(key), .text(region?.rawValue ?? ""), .blob(data), .integer(Int64(data.count)), .blob(Data(Hex.decode(SHA256.hex(data)) ?? []))])
+            """,
+            [.text(key), .text(region?.rawValue ?? ""), .blob(data), .integer(Int64(data.count)), .blob(Data(Hex.decode(SHA256.hex(data)) ?? []))])
         try evict()
     }
 
@@ -120,7 +122,8 @@ final class MapCache {
     /// Checks a seed's rows before they are imported: no negative size, every size the length of its
     /// data (the LRU sums sizes), and with `entries` exactly that many rows.
     static func checkSeedRows(at seed: String, entries: Int?) throws {
-        let rows: Int64, bad: Int64
+        let rows: Int64
+        let bad: Int64
         do {
             let reader = try SQLiteDatabase(path: seed, readOnly: true)
             let counts = try reader.firstRow("SELECT COUNT(*) AS count, COALESCE(SUM(size < 0 OR size != length(data)), 0) AS bad FROM entries")
@@ -130,7 +133,8 @@ final class MapCache {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
         }
         if bad > 0 {
-            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(bad) of its \(rows) entries have a negative size or a size other than their data's length")
+            throw MapStoreError.invalidCacheSeed(
+                path: seed, reason: "\(bad) of its \(rows) entries have a negative size or a size other than their data's length")
         }
         if let entries, rows != Int64(entries) {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "it holds \(rows) entries, the manifest says \(entries)")
@@ -148,7 +152,8 @@ final class MapCache {
         let imported = try db.transaction { () throws -> Int in
             let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM entries")?["low", as: Int64.self] ?? 0
             let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
-            try db.query("""
+            try db.query(
+                """
                 INSERT OR IGNORE INTO entries(key, region, data, size, sha256, accessed)
                 SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
                 """, [.integer(top), .integer(low - 1)])

@@ -62,13 +62,22 @@ public final class DownloadTask: Sendable {
     public func cancel() {
         let (runner, cleanUpNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
             switch control.phase {
-            case .running, .pausing: control.phase = .cancelling; return (control.runner, false)
-            case .paused: control.phase = .cancelling; return (nil, true)
+            case .running, .pausing:
+                control.phase = .cancelling
+                return (control.runner, false)
+            case .paused:
+                control.phase = .cancelling
+                return (nil, true)
             case .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
-        if cleanUpNow { Task { [self] in store.cleanUpCancelled(self); finish(.failure(.cancelled)) } }
+        if cleanUpNow {
+            Task { [self] in
+                store.cleanUpCancelled(self)
+                finish(.failure(.cancelled))
+            }
+        }
     }
 
     /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.

@@ -21,7 +21,8 @@ extension StoreCore {
         guard tree.catalog.mapVersion == version else { throw MapStoreError.updateRequired(store: version, catalog: tree.catalog.mapVersion) }
         let installed = Set(try state.regions().map(\.id))
         let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
-        var newRegions: [RegionID] = [], seen = Set<RegionID>()
+        var newRegions: [RegionID] = []
+        var seen = Set<RegionID>()
         var wanted: [BundleDigest: [RegionID]] = [:]
         var regionBundles: [RegionID: Set<BundleDigest>] = [:]
         for id in ids {
@@ -39,8 +40,9 @@ extension StoreCore {
         let requests = try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
             guard let info = tree.catalog.bundles[digest] else { return nil }
             let regions = wanted[digest] ?? []
-            return FetchRequest(digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
-                                size: info.size, regions: regions)
+            return FetchRequest(
+                digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
+                size: info.size, regions: regions)
         }
         return DownloadPlan(newRegions: newRegions, requests: requests, regionBundles: regionBundles)
     }
@@ -53,9 +55,12 @@ extension StoreCore {
         let old = try installedManifest(storedManifest())
         let onDevice = Set(old.bundles.map(\.digest))
         var needed: [BundleDigest: [RegionID]] = [:]
-        for id in plan.newRegions { for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) } }
+        for id in plan.newRegions {
+            for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) }
+        }
         for digest in needed.keys where archives[digest] == nil {
-            throw MapStoreError.local(path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
+            throw MapStoreError.local(
+                path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
         }
         _ = try transition(kind: "download", regions: ids) { store in
             var extracted: [BundleDigest: [ExtractedFile]] = [:]
@@ -68,8 +73,9 @@ extension StoreCore {
             var states: [RegionID: RegionState] = [:]
             for row in rows { states[row.id] = row.state }
             for id in plan.newRegions { states[id] = .completed }
-            return TransitionTarget(kind: "download", manifest: manifest, archives: archives.filter { needed[$0.key] != nil }, infos: [:],
-                                    states: states, meta: [:], resetsCache: false)
+            return TransitionTarget(
+                kind: "download", manifest: manifest, archives: archives.filter { needed[$0.key] != nil }, infos: [:],
+                states: states, meta: [:], resetsCache: false)
         }
         purgeDownloads(Set(needed.keys))
     }

@@ -28,7 +28,8 @@ final class StateDatabase {
     init(path: String) throws {
         db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=EXTRA;")
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS regions (id TEXT PRIMARY KEY, parent TEXT, name TEXT NOT NULL, names TEXT NOT NULL,
                                                 bundles TEXT NOT NULL, size INTEGER NOT NULL, state TEXT NOT NULL);
@@ -54,14 +55,16 @@ final class StateDatabase {
     /// The operation under way, if one started and never committed.
     func pending() throws -> PendingOperation? {
         guard let row = try db.firstRow("SELECT kind, detail FROM pending_operation WHERE id = 1"),
-              let kind = try row["kind", as: String?.self], let detail = try row["detail", as: String?.self] else { return nil }
+            let kind = try row["kind", as: String?.self], let detail = try row["detail", as: String?.self]
+        else { return nil }
         return PendingOperation(kind: kind, detail: detail) ?? .install(imageID: "")
     }
 
     /// Records `operation` durably before its work begins.
     func markPending(_ operation: PendingOperation) throws {
-        try db.query("INSERT OR REPLACE INTO pending_operation(id, kind, detail, started) VALUES (1, ?, ?, ?)",
-                     [.text(operation.kind), .text(operation.detail), .text(ISO8601DateFormatter().string(from: Date()))])
+        try db.query(
+            "INSERT OR REPLACE INTO pending_operation(id, kind, detail, started) VALUES (1, ?, ?, ?)",
+            [.text(operation.kind), .text(operation.detail), .text(ISO8601DateFormatter().string(from: Date()))])
     }
 
     func clearPending() throws { try db.query("DELETE FROM pending_operation") }
@@ -108,27 +111,33 @@ final class StateDatabase {
     /// One row per region of `manifest` (or of those in `only`), sizes re-derived from its files, state
     /// `completed` unless `states` says otherwise; each state checked as a transition from `current`
     /// (a region without a current state is `available`).
-    private func insertRegions(of manifest: ImageManifest, states: [RegionID: RegionState], from current: [RegionID: RegionState],
-                               only: Set<RegionID>? = nil) throws {
+    private func insertRegions(
+        of manifest: ImageManifest, states: [RegionID: RegionState], from current: [RegionID: RegionState],
+        only: Set<RegionID>? = nil
+    ) throws {
         let sizes = manifest.derivedSizesOnDisk()
-        try db.executeMany("INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           try manifest.regions.filter { only?.contains($0.id) ?? true }.map { region in
-                               let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
-                               return [.text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                                       .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
-                                       .text(region.bundles.map(\.description).joined(separator: " ")),
-                                       .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue)]
-                           })
+        try db.executeMany(
+            "INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            try manifest.regions.filter { only?.contains($0.id) ?? true }.map { region in
+                let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
+                return [
+                    .text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                    .text(region.bundles.map(\.description).joined(separator: " ")),
+                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue),
+                ]
+            })
     }
 
     func regions() throws -> [StoredRegion] {
         try db.query("SELECT id, parent, name, names, bundles, size, state FROM regions ORDER BY id").map { row in
             let namesJSON = try row["names", as: String?.self] ?? "{}"
             let names = (try? JSONDecoder().decode([String: String].self, from: Data(namesJSON.utf8))) ?? [:]
-            return StoredRegion(id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
-                                name: try row["name", as: String?.self] ?? "", names: names,
-                                bundles: (try row["bundles", as: String?.self] ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
-                                sizeOnDisk: try row["size", as: Int64?.self] ?? 0, state: RegionState(stored: try row["state", as: String?.self] ?? ""))
+            return StoredRegion(
+                id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
+                name: try row["name", as: String?.self] ?? "", names: names,
+                bundles: (try row["bundles", as: String?.self] ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
+                sizeOnDisk: try row["size", as: Int64?.self] ?? 0, state: RegionState(stored: try row["state", as: String?.self] ?? ""))
         }
     }
 
@@ -199,7 +208,8 @@ final class StateDatabase {
         let current = try downloadStates()
         for id in ids { _ = try (current[id] ?? .available).transition(to: state ?? .available, region: id) }
         if let state {
-            try db.executeMany("INSERT OR REPLACE INTO downloads(id, state) VALUES (?, ?)", ids.map { [.text($0.rawValue), .text(state.storedValue)] })
+            try db.executeMany(
+                "INSERT OR REPLACE INTO downloads(id, state) VALUES (?, ?)", ids.map { [.text($0.rawValue), .text(state.storedValue)] })
         } else {
             try db.executeMany("DELETE FROM downloads WHERE id = ?", ids.map { [.text($0.rawValue)] })
         }

@@ -29,11 +29,13 @@ struct RepairFetcher {
             do {
                 try FileSystem.makeDirectories(scratch)
                 try FileSystem.removeFile(temporary)
-                let (hex, got) = url.isFileURL ? try SHA256.copyFile(url.path, to: temporary) : try get(url, to: temporary, limit: size, digest: digest)
+                let (hex, got) =
+                    url.isFileURL ? try SHA256.copyFile(url.path, to: temporary) : try get(url, to: temporary, limit: size, digest: digest)
                 guard got == size, hex == digest.hex else {
                     try? FileSystem.removeFile(temporary)
-                    throw MapStoreError.remote(url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
-                                               reason: "the bundle has \(got) bytes with SHA-256 \(hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
+                    throw MapStoreError.remote(
+                        url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
+                        reason: "the bundle has \(got) bytes with SHA-256 \(hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
                 }
                 try cache.admit(verifiedFile: temporary, digest: digest)
                 return cache.path(for: digest)
@@ -57,20 +59,26 @@ struct RepairFetcher {
             written += Int64(chunk.count)
             guard written <= limit else { return false }
             hasher.update(chunk)
-            do throws(FileError) { try file.write(chunk) } catch { writeFailure = error; return false }
+            do throws(FileError) { try file.write(chunk) } catch {
+                writeFailure = error
+                return false
+            }
             return true
         }
         try file.close(sync: false)
         if let writeFailure { throw writeFailure }
         if written > limit {
-            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest,
-                                       reason: "the server sent more than the manifest's \(limit) bytes")
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest,
+                reason: "the server sent more than the manifest's \(limit) bytes")
         }
         if let error = outcome.error, !outcome.aborted {
-            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: digest, reason: error)
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: digest, reason: error)
         }
         guard outcome.status == 200 else {
-            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest, reason: "HTTP status \(outcome.status)")
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest, reason: "HTTP status \(outcome.status)")
         }
         return (hasher.finalizeHex(), written)
     }

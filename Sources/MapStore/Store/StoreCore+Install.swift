@@ -126,7 +126,8 @@ extension StoreCore {
         let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
         let jobs = ProcessInfo.processInfo.activeProcessorCount
-        let source = image.path + "/" + ImageManifest.storeFolder, staged = layout.staging + "/" + ImageManifest.storeFolder
+        let source = image.path + "/" + ImageManifest.storeFolder
+        let staged = layout.staging + "/" + ImageManifest.storeFolder
         let hashes = fullValidation || !trustedKeys.isEmpty
         try FileSystem.makeDirectories(staged)
         if hashes && !link {
@@ -148,7 +149,8 @@ extension StoreCore {
         }
         var seed: String?
         if let expected = manifest.cacheSeed {
-            let path = image.path + "/" + ImageManifest.cacheSeedFileName, target = layout.staging + "/" + ImageManifest.cacheSeedFileName
+            let path = image.path + "/" + ImageManifest.cacheSeedFileName
+            let target = layout.staging + "/" + ImageManifest.cacheSeedFileName
             guard FileSystem.exists(path) else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
             }
@@ -165,7 +167,8 @@ extension StoreCore {
     private func checkStagedSeed(_ seed: String, expected: ImageCacheSeed, image: PreinstalledImage) throws {
         let (hex, size) = try SHA256.hexOfFile(seed)
         guard hex == expected.sha256, size == expected.size else {
-            throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
+            throw MapStoreError.invalidImage(
+                path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
         }
         do { try MapCache.checkSeedRows(at: seed, entries: expected.entries) } catch MapStoreError.invalidCacheSeed(_, let reason) {
             throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): \(reason)")
@@ -184,12 +187,16 @@ extension StoreCore {
         var found: [String: ExtractedFile] = [:]
         for file in extracted where file.path.hasPrefix(prefix) { found[String(file.path.dropFirst(prefix.count))] = file }
         for file in manifest.files {
-            guard let got = found.removeValue(forKey: file.path) else { throw MapStoreError.invalidImage(path: image.path, reason: "\(file.path): file is missing") }
+            guard let got = found.removeValue(forKey: file.path) else {
+                throw MapStoreError.invalidImage(path: image.path, reason: "\(file.path): file is missing")
+            }
             guard got.size == file.size, got.sha256 == file.sha256 else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(file.path): content differs from the manifest")
             }
         }
-        if let extra = found.keys.sorted().first { throw MapStoreError.invalidImage(path: image.path, reason: "\(extra): file is not in the manifest") }
+        if let extra = found.keys.sorted().first {
+            throw MapStoreError.invalidImage(path: image.path, reason: "\(extra): file is not in the manifest")
+        }
         try FileSystem.makeDirectories(layout.staging + "/" + ImageManifest.storeFolder)
         var seed: String?
         if let expected = manifest.cacheSeed {
@@ -197,7 +204,9 @@ extension StoreCore {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
             }
             guard got.size == expected.size, got.sha256 == expected.sha256 else {
-                throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(got.sha256), \(got.size) bytes)")
+                throw MapStoreError.invalidImage(
+                    path: image.path,
+                    reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(got.sha256), \(got.size) bytes)")
             }
             let staged = layout.staging + "/" + ImageManifest.cacheSeedFileName
             seed = staged

@@ -18,19 +18,25 @@ extension StoreCore {
     func keptManifestProblems(_ kept: KeptManifest, signature: Bool) throws -> [StoreProblem] {
         var problems = kept.problems.map { problem in
             problem.kind == .imageIDMismatch
-                ? StoreProblem(kind: .init(problem.kind), path: problem.path, regions: [],
-                               detail: "the kept manifest's image id \(kept.manifest.imageID.prefix(16)) does not match its content; it was edited after install")
+                ? StoreProblem(
+                    kind: .init(problem.kind), path: problem.path, regions: [],
+                    detail: "the kept manifest's image id \(kept.manifest.imageID.prefix(16)) does not match its content; it was edited after install"
+                )
                 : StoreProblem(problem)
         }
         guard let state else { return problems }
         let stateFile = StoreLayout.stateFileName
         if let recorded = try state.imageID, recorded != kept.manifest.imageID {
-            problems.append(StoreProblem(kind: .imageIDMismatch, path: stateFile, regions: [],
-                                         detail: "the state records image \(recorded.prefix(16)) but the kept manifest is image \(kept.manifest.imageID.prefix(16))"))
+            problems.append(
+                StoreProblem(
+                    kind: .imageIDMismatch, path: stateFile, regions: [],
+                    detail: "the state records image \(recorded.prefix(16)) but the kept manifest is image \(kept.manifest.imageID.prefix(16))"))
         }
         if let recorded = try state.mapVersion, recorded != kept.manifest.mapVersion {
-            problems.append(StoreProblem(kind: .mapVersionMismatch, path: stateFile, regions: [],
-                                         detail: "the state records mapVersion \(recorded) but the kept manifest is map version \(kept.manifest.mapVersion)"))
+            problems.append(
+                StoreProblem(
+                    kind: .mapVersionMismatch, path: stateFile, regions: [],
+                    detail: "the state records mapVersion \(recorded) but the kept manifest is map version \(kept.manifest.mapVersion)"))
         }
         if signature, !trustedKeys.isEmpty {
             switch try state.meta(StateDatabase.signatureKey) {
@@ -41,11 +47,14 @@ extension StoreCore {
                     throw MapStoreError.io(operation: "checking the kept manifest's signature", path: layout.signature, reason: error.description)
                 }
                 if let problem {
-                    problems.append(StoreProblem(kind: .init(problem.kind), path: problem.path, regions: [], detail: "kept manifest: " + problem.detail))
+                    problems.append(
+                        StoreProblem(kind: .init(problem.kind), path: problem.path, regions: [], detail: "kept manifest: " + problem.detail))
                 }
             case StateDatabase.signatureNone?:
-                problems.append(StoreProblem(kind: .signature, path: ImageManifest.signatureFileName, regions: [],
-                                             detail: "the store was installed from an unsigned image; no trusted key vouches for it"))
+                problems.append(
+                    StoreProblem(
+                        kind: .signature, path: ImageManifest.signatureFileName, regions: [],
+                        detail: "the store was installed from an unsigned image; no trusted key vouches for it"))
             default:
                 break
             }

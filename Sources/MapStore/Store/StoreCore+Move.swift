@@ -23,8 +23,11 @@ extension StoreCore {
         let files = try DirectoryWalker.walk(layout.store).filter(\.isRegular).map { (path: $0.relativePath, size: $0.size) }
         // The download cache (fetched and partial bundles of paused downloads) and the kept catalog go along;
         // lock files are per process and made again on use.
-        let downloads = FileSystem.isDirectory(downloadFolder)
-            ? try DirectoryWalker.walk(downloadFolder).filter { $0.isRegular && !$0.relativePath.hasSuffix(".lock") }.map { (path: $0.relativePath, size: $0.size) }
+        let downloads =
+            FileSystem.isDirectory(downloadFolder)
+            ? try DirectoryWalker.walk(downloadFolder).filter { $0.isRegular && !$0.relativePath.hasSuffix(".lock") }.map {
+                (path: $0.relativePath, size: $0.size)
+            }
             : []
         let total = max(1, (files + downloads).reduce(Int64(0)) { $0 + $1.size })
         try FileSteps.copyFiles(files, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: false) { bytes, index in
@@ -46,8 +49,12 @@ extension StoreCore {
         try FileSteps.syncFolders(staging)
         CrashPoint.reach("move.afterCopy")
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
-        if !downloads.isEmpty { try FileSystem.rename(staging + "/" + StoreLayout.downloadsFolderName, to: destination.root + "/" + StoreLayout.downloadsFolderName) }
-        if keepsCatalog { try FileSystem.rename(staging + "/" + StoreLayout.catalogFileName, to: destination.root + "/" + StoreLayout.catalogFileName) }
+        if !downloads.isEmpty {
+            try FileSystem.rename(staging + "/" + StoreLayout.downloadsFolderName, to: destination.root + "/" + StoreLayout.downloadsFolderName)
+        }
+        if keepsCatalog {
+            try FileSystem.rename(staging + "/" + StoreLayout.catalogFileName, to: destination.root + "/" + StoreLayout.catalogFileName)
+        }
         if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
         try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
         try FileSystem.syncDirectory(destination.root)
@@ -89,7 +96,8 @@ extension StoreCore {
         let destination = StoreLayout(root: root)
         let imageID = try state?.imageID
         if FileSystem.exists(destination.state), let other = try? StateDatabase(path: destination.state),
-           (try? other.imageID) == imageID, (try? other.pending()) == nil {
+            (try? other.imageID) == imageID, (try? other.pending()) == nil
+        {
             try removeCopy(at: layout)
             layout = destination
             state = other
@@ -98,11 +106,15 @@ extension StoreCore {
         // The destination comes from the state database: only what a move of this store writes into
         // an empty folder is removed, and only when the folder holds nothing else.
         let entries = (try? DirectoryWalker.entries(of: destination.root)) ?? []
-        let moveNames: Set<String> = [ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName,
-                                      StoreLayout.downloadsFolderName, StoreLayout.catalogFileName]
+        let moveNames: Set<String> = [
+            ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName,
+            StoreLayout.downloadsFolderName, StoreLayout.catalogFileName,
+        ]
         let onlyOurs = entries.allSatisfy { moveNames.contains($0) || $0.hasPrefix(StoreLayout.stagingPrefix) }
-        let copiedManifest = try? ImageVerifier.readManifest(ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
-                                                             file: destination.manifest).0
+        let copiedManifest = try? ImageVerifier.readManifest(
+            ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
+            file: destination.manifest
+        ).0
         let manifestOurs = !FileSystem.exists(destination.manifest) || (copiedManifest != nil && copiedManifest?.imageID == imageID)
         if onlyOurs, manifestOurs, !FileSystem.exists(destination.state), destination.root != layout.root {
             for name in entries where name.hasPrefix(StoreLayout.stagingPrefix) {

@@ -34,7 +34,10 @@ extension StoreCore {
         let roots = Set(ids)
         return installed.map(\.id).filter { id in
             var current: RegionID? = id
-            while let next = current { if roots.contains(next) { return true }; current = parents[next] }
+            while let next = current {
+                if roots.contains(next) { return true }
+                current = parents[next]
+            }
             return false
         }
     }

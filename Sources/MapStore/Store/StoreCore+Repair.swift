@@ -49,7 +49,9 @@ extension StoreCore {
             }
             return RepairReport(actions: hadAnything ? [.rolledBackInstall] : [], storage: layout.root, status: .empty)
         }
-        if pending == nil, !stateLost, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion, offered.mapVersion > installed {
+        if pending == nil, !stateLost, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion,
+            offered.mapVersion > installed
+        {
             return try replace(with: linkFiles, reason: "newer image offered")
         }
         if let state, !stateLost {
@@ -88,7 +90,9 @@ extension StoreCore {
         if let keptNow, try isSound(keptNow, stateLost: stateLost) {
             manifest = keptNow.manifest
         } else {
-            let why = keptNow == nil ? "the kept \(ImageManifest.fileName) is missing or unreadable" : "the kept \(ImageManifest.fileName) was changed after install"
+            let why =
+                keptNow == nil
+                ? "the kept \(ImageManifest.fileName) is missing or unreadable" : "the kept \(ImageManifest.fileName) was changed after install"
             guard image != nil else { throw MapStoreError.imageNeededForRepair(reason: why) }
             let recorded = stateLost ? nil : try state?.imageID
             guard let restored = try restoreKeptManifest(ifImageIs: recorded) else {
@@ -136,7 +140,11 @@ extension StoreCore {
         let folder = try imageFolder(scratch: layout.staging)
         let checked = try checkedManifest(at: folder + "/" + ImageManifest.fileName, image: image)
         guard checked.manifest.imageID == imageID else { return nil }
-        if let signature = checked.signature { try FileSystem.writeAtomically(signature, to: layout.signature) } else { try FileSystem.removeFile(layout.signature) }
+        if let signature = checked.signature {
+            try FileSystem.writeAtomically(signature, to: layout.signature)
+        } else {
+            try FileSystem.removeFile(layout.signature)
+        }
         try FileSystem.writeAtomically(checked.bytes, to: layout.manifest)
         try state?.setMeta(StateDatabase.signatureKey, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
         return checked.manifest
@@ -151,8 +159,12 @@ extension StoreCore {
             reasons.append("it could not be read (\(unreadable))")
         } else if let state, FileSystem.exists(layout.state) {
             rows = try state.regions()
-            if let recorded = try state.imageID, recorded != manifest.imageID { reasons.append("it named image \(recorded.prefix(16)), the kept manifest is \(manifest.imageID.prefix(16))") }
-            if let recorded = try state.mapVersion, recorded != manifest.mapVersion { reasons.append("it said map version \(recorded), the kept manifest is \(manifest.mapVersion)") }
+            if let recorded = try state.imageID, recorded != manifest.imageID {
+                reasons.append("it named image \(recorded.prefix(16)), the kept manifest is \(manifest.imageID.prefix(16))")
+            }
+            if let recorded = try state.mapVersion, recorded != manifest.mapVersion {
+                reasons.append("it said map version \(recorded), the kept manifest is \(manifest.mapVersion)")
+            }
         } else {
             reasons.append("it was missing")
         }
@@ -160,12 +172,16 @@ extension StoreCore {
         let present = presentRegions(manifest)
         let known = Set(rows.map(\.id))
         let lost = present.subtracting(known)
-        if reasons.isEmpty, !lost.isEmpty { reasons.append("it had lost the rows of \(lost.count) region\(lost.count == 1 ? "" : "s") whose files are installed") }
+        if reasons.isEmpty, !lost.isEmpty {
+            reasons.append("it had lost the rows of \(lost.count) region\(lost.count == 1 ? "" : "s") whose files are installed")
+        }
         if reasons.isEmpty, !known.isSubset(of: listed) { reasons.append("it listed regions the kept manifest does not have") }
         // A state this library does not know reads as `needUpdate`; the full check of the files below
         // (`restoreFiles`) is what lets the rebuilt row say `completed` again.
         let unknownStates = unreadable == nil && state != nil ? Set(try state?.regionsWithUnknownState() ?? []) : []
-        if !unknownStates.isEmpty { reasons.append("it held states this library does not know for \(unknownStates.sorted().map(\.rawValue).joined(separator: ", "))") }
+        if !unknownStates.isEmpty {
+            reasons.append("it held states this library does not know for \(unknownStates.sorted().map(\.rawValue).joined(separator: ", "))")
+        }
         guard !reasons.isEmpty else { return nil }
         if unreadable != nil || state == nil {
             state = nil
@@ -200,7 +216,8 @@ extension StoreCore {
     /// True when `seed` is the cache seed the kept manifest records (digest, size and rows).
     private func seedMatchesKeptManifest(_ seed: String) throws -> Bool {
         guard let expected = try storedManifest().cacheSeed, let (hex, size) = try? SHA256.hexOfFile(seed),
-              hex == expected.sha256, size == expected.size else { return false }
+            hex == expected.sha256, size == expected.size
+        else { return false }
         return (try? MapCache.checkSeedRows(at: seed, entries: expected.entries)) != nil
     }
 
@@ -252,13 +269,17 @@ extension StoreCore {
     /// Restores the `files` the offered image ships with the same SHA-256 and size; returns the others.
     private func restoreFromImage(_ files: [ImageFile], restored: inout [RepairReport.Source: Int]) throws -> [ImageFile] {
         let source = try imageFolder(scratch: layout.staging)
-        let offered = try ImageVerifier.readManifest(try ReadableFile.contents(of: source + "/" + ImageManifest.fileName, limit: ImageVerifier.maxManifestBytes),
-                                                     file: source + "/" + ImageManifest.fileName).0
+        let offered = try ImageVerifier.readManifest(
+            try ReadableFile.contents(of: source + "/" + ImageManifest.fileName, limit: ImageVerifier.maxManifestBytes),
+            file: source + "/" + ImageManifest.fileName
+        ).0
         let shipped = Dictionary(offered.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var left: [ImageFile] = []
         for file in files {
-            guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256, candidate.size == file.size,
-                  try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file) else {
+            guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256,
+                candidate.size == file.size,
+                try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file)
+            else {
                 left.append(file)
                 continue
             }
@@ -270,8 +291,10 @@ extension StoreCore {
     /// Restores `files` from their bundles: a verified archive in the download cache, else one fetched
     /// by digest (when `fetcher` and a catalog URL allow); returns the files still not restored and adds
     /// why to `why`. Archives used are removed from the download cache afterwards (their files are installed).
-    private func restoreFromBundles(_ files: [ImageFile], manifest: ImageManifest, fetcher: RepairFetcher?,
-                                    restored: inout [RepairReport.Source: Int], why: inout [String]) throws -> [ImageFile] {
+    private func restoreFromBundles(
+        _ files: [ImageFile], manifest: ImageManifest, fetcher: RepairFetcher?,
+        restored: inout [RepairReport.Source: Int], why: inout [String]
+    ) throws -> [ImageFile] {
         let cache = DownloadCache(root: downloadFolder)
         let scratch = layout.staging + "-bundles"
         defer { try? FileSystem.removeTree(scratch) }
@@ -283,7 +306,10 @@ extension StoreCore {
         var used = Set<BundleDigest>()
         for digest in byBundle.keys.sorted() {
             let wanted = byBundle[digest] ?? []
-            guard let record = records[digest] else { left += wanted; continue }
+            guard let record = records[digest] else {
+                left += wanted
+                continue
+            }
             var archive: String?
             var source = RepairReport.Source.downloadCache
             if cache.contains(digest), let (hex, size) = try? SHA256.hexOfFile(cache.path(for: digest)), hex == digest.hex, size == record.size {
@@ -299,7 +325,10 @@ extension StoreCore {
                     why.append("bundle \(digest.short): \(error)")
                 }
             }
-            guard let archive else { left += wanted; continue }
+            guard let archive else {
+                left += wanted
+                continue
+            }
             let info = BundleInfo(url: record.url, size: record.size, unpackedSize: record.unpackedSize, files: record.files, kind: nil)
             let folder = scratch + "/" + digest.hex
             try FileSystem.removeTree(folder)

@@ -24,7 +24,6 @@ final class StoreCore {
         self.fullValidation = fullValidation
     }
 
-
     /// Removes staging folders and temporary files a killed process left; true when there were any.
     @discardableResult
     func removeLeftovers() -> Bool {
@@ -72,9 +71,12 @@ final class StoreCore {
     /// they read as `needUpdate`, and `repair()` records them again from their files.
     func regionStateProblems() throws -> [StoreProblem] {
         guard let unknown = try state?.regionsWithUnknownState(), !unknown.isEmpty else { return [] }
-        return [StoreProblem(kind: .unknownRegionState, path: StoreLayout.stateFileName, regions: unknown,
-                             detail: "\(unknown.count) region state\(unknown.count == 1 ? " is" : "s are") not one this library knows; "
-                                 + "call repair() (mappack store repair)")]
+        return [
+            StoreProblem(
+                kind: .unknownRegionState, path: StoreLayout.stateFileName, regions: unknown,
+                detail: "\(unknown.count) region state\(unknown.count == 1 ? " is" : "s are") not one this library knows; "
+                    + "call repair() (mappack store repair)")
+        ]
     }
 
     /// The manifest kept in the storage.
@@ -120,7 +122,9 @@ final class StoreCore {
     /// this process's staging folder (an image staged to replace the data) stays.
     func wipe(keepingStaging: Bool = false) throws {
         state = nil
-        for path in [layout.store, layout.signature, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm"] {
+        for path in [
+            layout.store, layout.signature, layout.manifest, layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm",
+        ] {
             try FileSystem.removeTree(path)
         }
         if !keepingStaging {

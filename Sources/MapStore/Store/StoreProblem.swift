@@ -42,11 +42,17 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
     public let detail: String
 
     init(kind: Kind, path: String, regions: [RegionID], detail: String) {
-        self.kind = kind; self.path = path; self.regions = regions; self.detail = detail
+        self.kind = kind
+        self.path = path
+        self.regions = regions
+        self.detail = detail
     }
 
     init(_ problem: VerifyProblem) {
-        kind = Kind(problem.kind); path = problem.path; regions = problem.regions; detail = problem.detail
+        kind = Kind(problem.kind)
+        path = problem.path
+        regions = problem.regions
+        detail = problem.detail
     }
 
     public var description: String {

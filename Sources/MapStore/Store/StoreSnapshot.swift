@@ -30,12 +30,14 @@ struct StoreSnapshot: Sendable {
             if let base = language.split(separator: "-").first.map(String.init), base != language { candidates.append(base) }
         }
         return regions.map { region in
-            let name = candidates.lazy.compactMap { region.names[$0] }.first
+            let name =
+                candidates.lazy.compactMap { region.names[$0] }.first
                 ?? (region.name.isEmpty ? nil : region.name)
                 ?? self.language.flatMap { region.names[$0] }
                 ?? region.names["en"] ?? region.id.rawValue
-            return InstalledRegion(id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
-                                   state: region.state, mapVersion: mapVersion)
+            return InstalledRegion(
+                id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
+                state: region.state, mapVersion: mapVersion)
         }
     }
 }

@@ -13,8 +13,10 @@ enum FileSteps {
     /// Copies the regular files `paths` (relative) from `source` to `destination`, each fsynced;
     /// hard-links instead when `link` is set and both sit on one filesystem. Calls `copied`
     /// with the running byte count after each file.
-    static func copyFiles(_ paths: [(path: String, size: Int64)], from source: String, to destination: String, link: Bool,
-                          copied: (Int64, Int) -> Void = { _, _ in }) throws {
+    static func copyFiles(
+        _ paths: [(path: String, size: Int64)], from source: String, to destination: String, link: Bool,
+        copied: (Int64, Int) -> Void = { _, _ in }
+    ) throws {
         var bytes: Int64 = 0
         for (index, file) in paths.enumerated() {
             let target = destination + "/" + file.path

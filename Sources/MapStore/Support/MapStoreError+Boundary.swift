@@ -13,7 +13,9 @@ extension MapStoreError {
             return .local(path: file.path, errno: file.code, regions: [], bundle: nil, reason: "\(operation): \(file.description)")
         case let database as SQLiteError:
             // SQLITE_FULL: the database (or its journal) could not grow.
-            return .local(path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: [], bundle: nil, reason: "\(operation): \(database.description)")
+            return .local(
+                path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: [], bundle: nil,
+                reason: "\(operation): \(database.description)")
         case is CancellationError: return .cancelled
         default: return .io(operation: operation, path: path, reason: "\(error)")
         }

@@ -80,13 +80,15 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
-             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy: .request
+            .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy:
+            .request
         }
     }
 
     public var description: String {
         switch self {
-        case .invalidImage(let path, let reason): "\(path): not a usable preinstall image: \(reason); offer an intact image (`mappack verify IMAGE` says what is wrong)"
+        case .invalidImage(let path, let reason):
+            "\(path): not a usable preinstall image: \(reason); offer an intact image (`mappack verify IMAGE` says what is wrong)"
         case .repairNeeded(let status): "the map storage is \(status); call repair() (or `mappack store repair`) first"
         case .imageNeededForRepair(let reason): "repair needs the preinstalled image: \(reason); offer it with --image / preinstalled:"
         case .repairFailed(let problems):
@@ -94,10 +96,12 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
                 + "offer the preinstalled image or allow the network (the catalog serves the bundles), then call repair() again"
         case .notInstalled: "no map data is installed in this storage; install a preinstall image first"
         case .unknownRegion(let id): "region '\(id)' is not installed; list installed regions with `mappack store regions`"
-        case .seedOlderThanStore(let seed, let store): "cache seed is for map version \(seed), older than the store's \(store); refused: import the seed of map version \(store) or newer"
+        case .seedOlderThanStore(let seed, let store):
+            "cache seed is for map version \(seed), older than the store's \(store); refused: import the seed of map version \(store) or newer"
         case .invalidCacheSeed(let path, let reason): "\(path): not a mappack cache seed: \(reason); import the cache-seed.sqlite of a mappack image"
         case .destinationNotEmpty(let path): "\(path): destination for moveData is not empty; choose a new or empty folder"
-        case .io(let operation, let path, let reason): "\(path): \(operation) failed: \(reason); check the storage folder (access, free space) and retry, or call repair() if the store reports a problem"
+        case .io(let operation, let path, let reason):
+            "\(path): \(operation) failed: \(reason); check the storage folder (access, free space) and retry, or call repair() if the store reports a problem"
         case .local(let path, _, let regions, let bundle, let reason):
             "local failure\(Self.context(regions, bundle)) at \(path): \(reason); free space or fix access on this device, then retry"
         case .remote(let url, _, let regions, let bundle, let reason):
@@ -116,7 +120,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
                 + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
                 + "; free space on that filesystem or choose another storage folder, then install again"
-        case .invalidCatalog(let url, let reason): "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
+        case .invalidCatalog(let url, let reason):
+            "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
         case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
         case .catalogSignatureInvalid(let url, let reason): "catalog \(url): \(CatalogTrustError.signatureInvalid(reason: reason))"
         case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"

@@ -10,7 +10,8 @@ public struct NetworkPolicy: Sendable {
 
     /// Allows everything by default; an app that cares passes its own closure.
     public init(allowMetered: Bool = true, isNetworkMetered: @escaping @Sendable () -> Bool = { false }) {
-        self.allowMetered = allowMetered; self.isNetworkMetered = isNetworkMetered
+        self.allowMetered = allowMetered
+        self.isNetworkMetered = isNetworkMetered
     }
 
     /// False when the policy forbids the current network.

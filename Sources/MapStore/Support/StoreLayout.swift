@@ -30,7 +30,8 @@ struct StoreLayout: Sendable {
     /// Store-relative `path` under `store`, or nil when it climbs out or is not clean.
     func storePath(_ relative: String) -> String? {
         guard !relative.isEmpty, !relative.hasPrefix("/") else { return nil }
-        for component in relative.split(separator: "/", omittingEmptySubsequences: false) where component.isEmpty || component == "." || component == ".." {
+        for component in relative.split(separator: "/", omittingEmptySubsequences: false)
+        where component.isEmpty || component == "." || component == ".." {
             return nil
         }
         return store + "/" + relative

@@ -41,15 +41,19 @@ extension StoreCore {
 
     /// Builds the manifest for `regions` of `tree` (and `kept` regions copied from the stored manifest),
     /// reusing the stored manifest's records for bundles already on the device and `extracted` files for new ones.
-    func synthesizeManifest(old: ImageManifest, tree: RegionTree, regions: [RegionID], kept: [RegionID],
-                            extracted: [BundleDigest: [ExtractedFile]]) -> ImageManifest {
+    func synthesizeManifest(
+        old: ImageManifest, tree: RegionTree, regions: [RegionID], kept: [RegionID],
+        extracted: [BundleDigest: [ExtractedFile]]
+    ) -> ImageManifest {
         let language = old.language
         var imageRegions: [ImageRegion] = []
         for id in regions {
             guard let region = tree.region(id) else { continue }
-            imageRegions.append(ImageRegion(id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
-                                            bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
-                                            cities: region.cities, released: region.released))
+            imageRegions.append(
+                ImageRegion(
+                    id: region.id, parent: region.parent, name: region.name(in: language), names: region.names,
+                    bundles: region.bundles, sizeOnDiskInBytes: 0, center: region.center, bbox: region.bbox,
+                    cities: region.cities, released: region.released))
         }
         for id in kept { if let region = old.region(id) { imageRegions.append(region) } }
         let wanted = Set(imageRegions.flatMap(\.bundles))
@@ -61,16 +65,18 @@ extension StoreCore {
                 bundles.append(record)
             } else if let info = tree.catalog.bundles[digest] {
                 let got = extracted[digest] ?? []
-                bundles.append(ImageBundle(digest: digest, size: info.size, url: info.url, files: got.count, unpackedSize: got.reduce(0) { $0 + $1.size }))
+                bundles.append(
+                    ImageBundle(digest: digest, size: info.size, url: info.url, files: got.count, unpackedSize: got.reduce(0) { $0 + $1.size }))
                 files += got.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest) }
             }
         }
         files += old.files.filter { wanted.contains($0.bundle) && oldBundles[$0.bundle] != nil }
         files.sort { $0.path < $1.path }
         imageRegions.sort { $0.id < $1.id }
-        var manifest = ImageManifest(name: old.name, catalog: tree.catalog.catalog, mapVersion: tree.catalog.mapVersion,
-                                     built: tree.catalog.released ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
-                                     language: language, regions: imageRegions, bundles: bundles, files: files, cacheSeed: nil)
+        var manifest = ImageManifest(
+            name: old.name, catalog: tree.catalog.catalog, mapVersion: tree.catalog.mapVersion,
+            built: tree.catalog.released ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
+            language: language, regions: imageRegions, bundles: bundles, files: files, cacheSeed: nil)
         let sizes = manifest.derivedSizesOnDisk()
         for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
         manifest.imageID = (try? SHA256.hex(manifest.bytesForID())) ?? ""
@@ -103,9 +109,10 @@ extension StoreCore {
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
             try FileSteps.syncFolders(staging)
             CrashPoint.reach("\(kind).afterStaging")
-            let record = TransitionRecord(kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
-                                          states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.storedValue) }),
-                                          meta: target.meta)
+            let record = TransitionRecord(
+                kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
+                states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.storedValue) }),
+                meta: target.meta)
             try state.markPending(.transition(record))
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
@@ -132,11 +139,16 @@ extension StoreCore {
     func finishTransition(_ record: TransitionRecord, crashPrefix: String? = nil) throws -> ImageManifest {
         guard let state else { throw MapStoreError.notInstalled }
         for name in [ImageManifest.storeFolder, ImageManifest.fileName] {
-            let next = nextFolder + "/" + name, live = layout.root + "/" + name
+            let next = nextFolder + "/" + name
+            let live = layout.root + "/" + name
             guard FileSystem.exists(next) else { continue }
             if FileSystem.exists(live) {
                 try FileSystem.makeDirectories(oldFolder)
-                if FileSystem.exists(oldFolder + "/" + name) { try FileSystem.removeTree(live) } else { try FileSystem.rename(live, to: oldFolder + "/" + name) }
+                if FileSystem.exists(oldFolder + "/" + name) {
+                    try FileSystem.removeTree(live)
+                } else {
+                    try FileSystem.rename(live, to: oldFolder + "/" + name)
+                }
                 if let crashPrefix, name == ImageManifest.storeFolder { CrashPoint.reach("\(crashPrefix).midSwitch") }
             }
             try FileSystem.rename(next, to: live)
@@ -192,7 +204,8 @@ extension StoreCore {
         }
         if let database = error as? SQLiteError {
             // SQLITE_FULL: the state database could not grow (its journal included): the disk is full.
-            return MapStoreError.local(path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
+            return MapStoreError.local(
+                path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
         }
         return error
     }

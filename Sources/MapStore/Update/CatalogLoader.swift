@@ -30,7 +30,8 @@ enum CatalogLoader {
     }
 
     private static func missing(_ url: URL, what: String) -> MapStoreError {
-        url.isFileURL ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read \(what): no such file")
+        url.isFileURL
+            ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read \(what): no such file")
             : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for \(what)")
     }
 
@@ -49,13 +50,18 @@ enum CatalogLoader {
             tooLarge = body.count > limit
             return !tooLarge
         }
-        if tooLarge { throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "\(what) is larger than \(limit) bytes") }
+        if tooLarge {
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "\(what) is larger than \(limit) bytes")
+        }
         if outcome.status == 404 || outcome.status == 410 { return nil }
         if let error = outcome.error, !outcome.aborted {
-            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: nil, reason: error)
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: nil, reason: error)
         }
         guard outcome.status == 200 else {
-            throw MapStoreError.remote(url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "HTTP status \(outcome.status) for \(what)")
+            throw MapStoreError.remote(
+                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "HTTP status \(outcome.status) for \(what)")
         }
         return body
     }
@@ -74,8 +80,9 @@ enum CatalogLoader {
     /// `BundleURL`'s rules (another host, a percent-encoded `..`) as in a build.
     static func bundleURL(_ relative: String, catalog: URL, bundle: BundleDigest, regions: [RegionID]) throws(MapStoreError) -> URL {
         guard let url = BundleURL.resolve(relative, catalog: catalog) else {
-            throw MapStoreError.remote(url: catalog.absoluteString, httpStatus: nil, regions: regions, bundle: bundle,
-                                       reason: CatalogError.foreignBundleURL(bundle: bundle, url: relative, catalog: catalog.absoluteString).description)
+            throw MapStoreError.remote(
+                url: catalog.absoluteString, httpStatus: nil, regions: regions, bundle: bundle,
+                reason: CatalogError.foreignBundleURL(bundle: bundle, url: relative, catalog: catalog.absoluteString).description)
         }
         return url
     }

@@ -25,8 +25,9 @@ extension MapStore {
             let state = try core.committedState()
             let accepted: SeenCatalog
             do {
-                accepted = try CatalogTrust.check(catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
-                                                  seen: try state.seenCatalog(), now: now)
+                accepted = try CatalogTrust.check(
+                    catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
+                    seen: try state.seenCatalog(), now: now)
             } catch let error as CatalogTrustError {
                 throw MapStoreError.catalogRefused(error, url: url)
             }

@@ -12,16 +12,21 @@ extension MapStore {
     func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL) async {
         let (folder, manifest, store) = core.withLock { core in (core.downloadFolder, try? core.storedManifest(), core.layout.store) }
         guard let manifest else { return }
-        let seeds = ChunkedSeeds(store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
-                                 bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))
+        let seeds = ChunkedSeeds(
+            store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
+            bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))
         let cache = DownloadCache(root: folder)
         let newLists = Dictionary(tree.catalog.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
         let newDigests = Set(tree.catalog.bundles.keys)
         var jobs: [ChunkedSeeds.Job] = []
         for request in requests where !cache.contains(request.digest) {
-            guard let chunked = tree.catalog.bundles[request.digest]?.chunked, let url = BundleURL.resolve(chunked.url, catalog: catalogURL) else { continue }
+            guard let chunked = tree.catalog.bundles[request.digest]?.chunked, let url = BundleURL.resolve(chunked.url, catalog: catalogURL) else {
+                continue
+            }
             let previous = seeds.previousVersions(of: request.digest, regions: request.regions, newLists: newLists, newDigests: newDigests)
-            if !previous.isEmpty { jobs.append(ChunkedSeeds.Job(digest: request.digest, size: request.size, url: url, chunked: chunked, seeds: previous)) }
+            if !previous.isEmpty {
+                jobs.append(ChunkedSeeds.Job(digest: request.digest, size: request.size, url: url, chunked: chunked, seeds: previous))
+            }
         }
         try? await seeds.fetch(jobs, cache: cache, scratch: folder + "/chunked", width: 4) { _, _ in }
     }

@@ -27,10 +27,15 @@ extension StoreCore {
         if offered < installed { throw MapStoreError.rollbackRefused(installed: installed, offered: offered) }
         let rows = try state.regions()
         let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
-        var supported: [RegionID] = [], unsupported: [RegionID] = [], changed: [RegionID] = []
+        var supported: [RegionID] = []
+        var unsupported: [RegionID] = []
+        var changed: [RegionID] = []
         var wanted: [BundleDigest: [RegionID]] = [:]
         for row in rows {
-            guard row.state != .unsupported, let region = tree.region(row.id) else { unsupported.append(row.id); continue }
+            guard row.state != .unsupported, let region = tree.region(row.id) else {
+                unsupported.append(row.id)
+                continue
+            }
             supported.append(row.id)
             if Set(region.bundles) != Set(row.bundles) { changed.append(row.id) }
             for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
@@ -38,15 +43,17 @@ extension StoreCore {
         let requests = try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
             guard let info = tree.catalog.bundles[digest] else { return nil }
             let regions = wanted[digest] ?? []
-            return FetchRequest(digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
-                                size: info.size, regions: regions)
+            return FetchRequest(
+                digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
+                size: info.size, regions: regions)
         }
         let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta("supportedUntil")).flatMap { $0.isEmpty ? nil : $0 }
         let expired = window.map { StoreCore.isPast($0, now: now) } ?? false
         let status: UpdateInfo.Status = expired ? .expiredData : (offered > installed ? .oldData : .upToDate)
-        let info = UpdateInfo(status: status, installedVersion: installed, availableVersion: offered,
-                              updateBytes: requests.reduce(0) { $0 + $1.size }, bundlesToFetch: requests.count,
-                              changedRegions: changed, unsupportedRegions: unsupported, supportedUntil: window)
+        let info = UpdateInfo(
+            status: status, installedVersion: installed, availableVersion: offered,
+            updateBytes: requests.reduce(0) { $0 + $1.size }, bundlesToFetch: requests.count,
+            changedRegions: changed, unsupportedRegions: unsupported, supportedUntil: window)
         return UpdatePlan(info: info, requests: requests, supported: supported, unsupported: unsupported)
     }
 
@@ -79,9 +86,12 @@ extension StoreCore {
         let old = try installedManifest(storedManifest())
         let onDevice = Set(old.bundles.map(\.digest))
         var needed: [BundleDigest: [RegionID]] = [:]
-        for id in plan.supported { for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) } }
+        for id in plan.supported {
+            for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) }
+        }
         for digest in needed.keys where archives[digest] == nil {
-            throw MapStoreError.local(path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
+            throw MapStoreError.local(
+                path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
         }
         let versionChanges = tree.catalog.mapVersion != old.mapVersion
         let manifest = try transition(kind: "update", regions: plan.supported) { store in
@@ -94,10 +104,11 @@ extension StoreCore {
             var states: [RegionID: RegionState] = [:]
             for id in plan.supported { states[id] = .completed }
             for id in plan.unsupported { states[id] = .unsupported }
-            return TransitionTarget(kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
-                                    infos: [:], states: states,
-                                    meta: ["catalogURL": catalogURL.absoluteString, "supportedUntil": tree.catalog.supportedUntil ?? ""],
-                                    resetsCache: versionChanges)
+            return TransitionTarget(
+                kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
+                infos: [:], states: states,
+                meta: ["catalogURL": catalogURL.absoluteString, "supportedUntil": tree.catalog.supportedUntil ?? ""],
+                resetsCache: versionChanges)
         }
         try? FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath)
         purgeDownloads(Set(needed.keys))
@@ -113,8 +124,9 @@ extension StoreCore {
     /// The kept catalog when it is of the installed map version.
     func keptCatalog() -> RegionTree? {
         guard let bytes = try? ReadableFile.contents(of: keptCatalogPath, limit: CatalogLoader.maxBytes),
-              let tree = try? CatalogLoader.tree(bytes, source: keptCatalogPath),
-              let version = try? state?.mapVersion, tree.catalog.mapVersion == version else { return nil }
+            let tree = try? CatalogLoader.tree(bytes, source: keptCatalogPath),
+            let version = try? state?.mapVersion, tree.catalog.mapVersion == version
+        else { return nil }
         return tree
     }
 

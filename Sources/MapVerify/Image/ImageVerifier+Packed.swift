@@ -8,7 +8,8 @@ extension ImageVerifier {
     /// with the manifest's entry for it (`PackedStoreCheck`). The manifest is kept in a temporary
     /// file, mapped, and read as a stream; without `keepingFileList`, `report.manifest` has no
     /// files and no bundles, and memory does not grow with the file count.
-    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = [], keepingFileList: Bool = true) throws(ImageOpenError) -> VerifyReport {
+    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = [], keepingFileList: Bool = true) throws(ImageOpenError) -> VerifyReport
+    {
         guard Zstd.startsWithMagic(path) else { throw .notAnImage(path: path) }
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
@@ -41,7 +42,8 @@ extension ImageVerifier {
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name
                     guard let mapping = try ManifestMapping.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
-                          let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList) else {
+                        let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
+                    else {
                         // Unreadable before a manifest was had: not an image.
                         throw ImageOpenError.notAnImage(path: path).asArchive
                     }
@@ -86,15 +88,19 @@ extension ImageVerifier {
         guard let manifest, var store else { throw .notAnImage(path: path) }
         if !trusted.isEmpty {
             defer { manifest.mapping.releaseAll() }
-            if let problem = try checkSignature(manifestBytes: manifest.mapping.readOnlyData, signature: signature, trusted: trusted) { problems.append(problem) }
+            if let problem = try checkSignature(manifestBytes: manifest.mapping.readOnlyData, signature: signature, trusted: trusted) {
+                problems.append(problem)
+            }
         }
         let owners = owners(of: manifest.header.regions)
         problems += store.finish().map { finding in
             VerifyProblem(kind: finding.kind, path: finding.path, regions: finding.bundle.flatMap { owners[$0] } ?? [], detail: finding.detail)
         }
         if let seed = manifest.header.cacheSeed, seedDigest?.hex != seed.sha256 || seedDigest?.size != seed.size {
-            problems.append(VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
-                                          detail: seedDigest == nil ? "cache seed is missing" : "cache seed differs from the manifest"))
+            problems.append(
+                VerifyProblem(
+                    kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
+                    detail: seedDigest == nil ? "cache seed is missing" : "cache seed differs from the manifest"))
         }
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         var report = VerifyReport(manifest: manifest.header, problems: problems, filesChecked: manifest.files, bytesHashed: bytes)
@@ -106,7 +112,8 @@ extension ImageVerifier {
     /// unless `keepingFileList`), its own problems and the number of files; nil when it is not a
     /// valid manifest. The order of the file list does not matter here: an unsorted one is read
     /// the ordinary way.
-    private static func readPackedManifest(_ mapping: ManifestMapping, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)? {
+    private static func readPackedManifest(_ mapping: ManifestMapping, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)?
+    {
         if !keepingFileList, var reading = try? StreamedManifest(mapping, file: file) {
             var count = 0
             do {
@@ -130,7 +137,7 @@ extension ImageVerifier {
     fileprivate static let notAnImageMarker = "first entry is not manifest.json"
 }
 
-private extension ImageOpenError {
+extension ImageOpenError {
     /// Carries "not an image" through the archive loop's typed error.
-    var asArchive: ArchiveError { .malformed(ImageVerifier.notAnImageMarker) }
+    fileprivate var asArchive: ArchiveError { .malformed(ImageVerifier.notAnImageMarker) }
 }

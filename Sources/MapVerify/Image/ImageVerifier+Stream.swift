@@ -11,8 +11,10 @@ extension ImageVerifier {
     ///
     /// The file list must be sorted by path (bytewise), as mappack writes it; an unsorted one is
     /// refused as a bad manifest.
-    package static func verifyFolderStreaming(_ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
-                                              jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
+    package static func verifyFolderStreaming(
+        _ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(ImageOpenError) -> VerifyReport {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
         guard let mapping = ManifestMapping(path: manifestPath, limit: maxManifestBytes) else {
@@ -37,7 +39,9 @@ extension ImageVerifier {
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
         if !trusted.isEmpty {
             defer { mapping.releaseAll() }
-            if let problem = try checkSignature(manifestBytes: mapping.readOnlyData, signature: signature, trusted: trusted) { problems.append(problem) }
+            if let problem = try checkSignature(manifestBytes: mapping.readOnlyData, signature: signature, trusted: trusted) {
+                problems.append(problem)
+            }
         }
         problems += outcome.problems(owners: owners(of: header.regions))
         if let problem = cacheSeedProblem(header, image: path) { problems.append(problem) }

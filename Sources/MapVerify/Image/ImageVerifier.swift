@@ -30,7 +30,8 @@ package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .notAnImage(let path): "\(path): not a mappack image (no \(ImageManifest.fileName)); give an image folder, an image .tar.zst or an installed store"
+        case .notAnImage(let path):
+            "\(path): not a mappack image (no \(ImageManifest.fileName)); give an image folder, an image .tar.zst or an installed store"
         case .manifest(let path, let reason): "\(path): \(reason)"
         case .archive(let path, let error): "\(path): \(error)"
         }
@@ -109,12 +110,18 @@ package enum ImageVerifier {
     static func problems(of manifest: ImageManifest, expectedID expected: String, derivedSizes derived: [RegionID: Int64]) -> [VerifyProblem] {
         var problems: [VerifyProblem] = []
         if expected != manifest.imageID {
-            problems.append(VerifyProblem(kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
-                                          detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
+            problems.append(
+                VerifyProblem(
+                    kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
+                    detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
         }
         for region in manifest.regions where derived[region.id] != region.sizeOnDiskInBytes {
-            problems.append(VerifyProblem(kind: .sizeOnDiskMismatch, path: ImageManifest.fileName, regions: [region.id],
-                                          detail: "sizeOnDiskInBytes \(region.sizeOnDiskInBytes) but its files take \(derived[region.id] ?? 0) at block size \(manifest.blockSize)"))
+            problems.append(
+                VerifyProblem(
+                    kind: .sizeOnDiskMismatch, path: ImageManifest.fileName, regions: [region.id],
+                    detail:
+                        "sizeOnDiskInBytes \(region.sizeOnDiskInBytes) but its files take \(derived[region.id] ?? 0) at block size \(manifest.blockSize)"
+                ))
         }
         return problems
     }
@@ -122,7 +129,8 @@ package enum ImageVerifier {
     /// The signature problem, if any: with trusted keys an image must carry a signature one of them made.
     package static func checkSignature(manifestBytes: Data, signature: Data?, trusted: [TrustedKey]) throws(ImageOpenError) -> VerifyProblem? {
         guard !trusted.isEmpty else { return nil }
-        guard let signature, let raw = Data(base64Encoded: String(decoding: signature, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let signature, let raw = Data(base64Encoded: String(decoding: signature, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             return VerifyProblem(kind: .signature, path: ImageManifest.signatureFileName, regions: [], detail: SignatureError.unsigned.description)
         }
         for key in trusted {
@@ -134,12 +142,16 @@ package enum ImageVerifier {
     }
 
     /// Verifies the image folder at `path` (with `manifest.json`, `store/`, optional cache seed).
-    package static func verifyFolder(_ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
-                                     jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(ImageOpenError) -> VerifyReport {
+    package static func verifyFolder(
+        _ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(ImageOpenError) -> VerifyReport {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
         let data: Data
-        do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch { throw .manifest(path: manifestPath, reason: error.description) }
+        do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch {
+            throw .manifest(path: manifestPath, reason: error.description)
+        }
         var (manifest, problems) = try readManifest(data, file: manifestPath)
         let signaturePath = path + "/" + ImageManifest.signatureFileName
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
@@ -159,12 +171,15 @@ package enum ImageVerifier {
             return VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing")
         }
         guard hex != seed.sha256 || size != seed.size else { return nil }
-        return VerifyProblem(kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
-                             detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
+        return VerifyProblem(
+            kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
+            detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
     }
 
     /// Compares the tree at `store` with the manifest's file list (in any order).
-    package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
+    package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (
+        problems: [VerifyProblem], files: Int, bytes: Int64
+    ) {
         var files = manifest.files
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
@@ -178,8 +193,10 @@ package enum ImageVerifier {
     /// while checking the tree in full (the check of `verifyTree` with SHA-256), on `jobs` threads:
     /// every byte is read once, and the copy holds exactly the bytes that were hashed. Files are
     /// fsynced, folders are not. `copyFailure` is the first write that failed (a full disk shows there).
-    package static func copyVerified(_ store: String, to destination: String, manifest: ImageManifest,
-                                     jobs: Int) -> (problems: [VerifyProblem], copyFailure: FileError?) {
+    package static func copyVerified(
+        _ store: String, to destination: String, manifest: ImageManifest,
+        jobs: Int
+    ) -> (problems: [VerifyProblem], copyFailure: FileError?) {
         var folders = Set<Substring>()
         for file in manifest.files {
             guard let slash = file.path.lastIndex(of: "/") else { continue }
@@ -191,7 +208,8 @@ package enum ImageVerifier {
         var files = manifest.files
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
-        let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination).run { (merge: inout StoreTreeCheck.Merge) in
+        let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination).run {
+            (merge: inout StoreTreeCheck.Merge) in
             for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
         }
         return (outcome.problems(owners: owners(of: manifest.regions)), outcome.copyFailure)

@@ -30,8 +30,10 @@ struct ListedEntries: ReusableBatch {
 
     /// Adds the walk's current entry.
     mutating func add(_ walk: DirectoryWalker.SortedWalk) {
-        entries.append(Entry(directory: walk.directory, pathStart: Int32(paths.count), pathLength: Int32(walk.path.count),
-                             nameOffset: Int32(walk.nameOffset), isRegular: walk.kind == .regular))
+        entries.append(
+            Entry(
+                directory: walk.directory, pathStart: Int32(paths.count), pathLength: Int32(walk.path.count),
+                nameOffset: Int32(walk.nameOffset), isRegular: walk.kind == .regular))
         paths.append(contentsOf: walk.path)
     }
 

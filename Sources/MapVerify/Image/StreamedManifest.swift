@@ -97,7 +97,9 @@ struct StreamedManifest {
             if StreamedManifest.mayLeaveStore(entry.path) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
             let order = index == 0 ? -1 : previous.withUnsafeBytes { StoreTreeCheck.compare($0, entry.path) }
             if order == 0 { return .duplicate }
-            if order > 0 { return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self)) }
+            if order > 0 {
+                return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self))
+            }
             previous.removeAll(keepingCapacity: true)
             previous.append(contentsOf: entry.path)
             index += 1
@@ -118,7 +120,10 @@ struct StreamedManifest {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
         }
-        if let (bundle, bytes) = running { allocated[bundle, default: 0] += bytes; running = nil }
+        if let (bundle, bytes) = running {
+            allocated[bundle, default: 0] += bytes
+            running = nil
+        }
         let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
         return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }
@@ -130,8 +135,10 @@ struct StreamedManifest {
         do { _ = try ImageVerifier.readManifest(Data(mapping.bytes), file: file) } catch { return error }
         switch stop {
         case .unsorted(let index, let path, let previous):
-            return .manifest(path: file, reason: "files[\(index)] '\(path)' comes after '\(previous)': the file list must be sorted by path "
-                                + "(bytewise), as mappack writes it; the manifest was edited or written by another tool")
+            return .manifest(
+                path: file,
+                reason: "files[\(index)] '\(path)' comes after '\(previous)': the file list must be sorted by path "
+                    + "(bytewise), as mappack writes it; the manifest was edited or written by another tool")
         case .json(let error): return .manifest(path: file, reason: "not a valid manifest: \(error)")
         case .refusedEntry, .duplicate: return .manifest(path: file, reason: "not a valid manifest")
         }
@@ -143,7 +150,9 @@ struct StreamedManifest {
         if path.isEmpty || path[0] == UInt8(ascii: "/") { return true }
         var componentStart = 0
         for position in 0...path.count where position == path.count || path[position] == UInt8(ascii: "/") {
-            if position - componentStart == 2, path[componentStart] == UInt8(ascii: "."), path[componentStart + 1] == UInt8(ascii: ".") { return true }
+            if position - componentStart == 2, path[componentStart] == UInt8(ascii: "."), path[componentStart + 1] == UInt8(ascii: ".") {
+                return true
+            }
             componentStart = position + 1
         }
         return false

@@ -43,9 +43,11 @@ struct FileCheckBatch: ReusableBatch {
         paths.append(contentsOf: path)
         paths.append(0)
         let sha256 = SHA256.Digest(hex: file.sha256)
-        jobs.append(Job(directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,
-                        listedRegular: found?.isRegular ?? false, size: file.size,
-                        sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil, bundle: file.bundle))
+        jobs.append(
+            Job(
+                directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,
+                listedRegular: found?.isRegular ?? false, size: file.size,
+                sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil, bundle: file.bundle))
     }
 
     /// Empties the batch, keeping its buffers.

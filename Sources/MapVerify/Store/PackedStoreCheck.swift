@@ -75,9 +75,12 @@ struct PackedStoreCheck {
             passed(name, expected)
         }
         for (name, expected) in expectedLater {
-            differences.append((expected.index, StoreTreeCheck.Finding(kind: .missing, path: name, bundle: expected.bundle, detail: "file is missing")))
+            differences.append(
+                (expected.index, StoreTreeCheck.Finding(kind: .missing, path: name, bundle: expected.bundle, detail: "file is missing")))
         }
-        let extras = foundEarly.keys.sorted().map { StoreTreeCheck.Finding(kind: .extra, path: $0, bundle: nil, detail: "file is not in the manifest") }
+        let extras = foundEarly.keys.sorted().map {
+            StoreTreeCheck.Finding(kind: .extra, path: $0, bundle: nil, detail: "file is not in the manifest")
+        }
         return extras + differences.sorted { $0.index < $1.index }.map(\.finding)
     }
 
@@ -89,11 +92,21 @@ struct PackedStoreCheck {
 
     private mutating func compare(_ path: String, _ expected: Expected, _ found: Found) {
         if found.size != expected.size {
-            differences.append((expected.index, StoreTreeCheck.Finding(kind: .sizeMismatch, path: path, bundle: expected.bundle,
-                                                                       detail: "size \(found.size), manifest says \(expected.size)")))
+            differences.append(
+                (
+                    expected.index,
+                    StoreTreeCheck.Finding(
+                        kind: .sizeMismatch, path: path, bundle: expected.bundle,
+                        detail: "size \(found.size), manifest says \(expected.size)")
+                ))
         } else if found.digest != expected.sha256 {
-            differences.append((expected.index, StoreTreeCheck.Finding(kind: .digestMismatch, path: path, bundle: expected.bundle,
-                                                                       detail: "content differs (sha256 \(found.digest.hex), manifest says \(expected.sha256?.hex ?? expected.sha256Text))")))
+            differences.append(
+                (
+                    expected.index,
+                    StoreTreeCheck.Finding(
+                        kind: .digestMismatch, path: path, bundle: expected.bundle,
+                        detail: "content differs (sha256 \(found.digest.hex), manifest says \(expected.sha256?.hex ?? expected.sha256Text))")
+                ))
         }
     }
 
@@ -107,8 +120,9 @@ struct PackedStoreCheck {
             path.removeAll(keepingCapacity: true)
             path.append(contentsOf: entry.path)
             let sha256 = SHA256.Digest(hex: entry.sha256)
-            next = Expected(index: index, size: entry.size, sha256: sha256,
-                            sha256Text: sha256 == nil ? String(decoding: entry.sha256, as: UTF8.self) : "", bundle: entry.bundle)
+            next = Expected(
+                index: index, size: entry.size, sha256: sha256,
+                sha256Text: sha256 == nil ? String(decoding: entry.sha256, as: UTF8.self) : "", bundle: entry.bundle)
         }
         swap(&path, &currentPath)
         if next != nil { read += 1 }

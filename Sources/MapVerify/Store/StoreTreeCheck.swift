@@ -62,14 +62,17 @@ package struct StoreTreeCheck {
         guard FileSystem.isDirectory(store) else {
             var merge = Merge(listed: nil, files: nil)
             try feed(&merge)
-            return Outcome(findings: [Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: "store folder is missing")], files: 0, bytes: 0)
+            return Outcome(
+                findings: [Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: "store folder is missing")], files: 0,
+                bytes: 0)
         }
         let storeDescriptor = try? FileDescriptor.open(store, .readOnly, options: [.directory, .followLinks])
         defer { try? storeDescriptor?.close() }
         let copy: FileChecker.CopyTarget?
         if let copyFolder {
             do {
-                copy = FileChecker.CopyTarget(root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]))
+                copy = FileChecker.CopyTarget(
+                    root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]))
             } catch {
                 var outcome = Outcome(findings: [], files: 0, bytes: 0)
                 outcome.copyFailure = FileError("open", copyFolder, code: error.code)
@@ -221,9 +224,10 @@ package struct StoreTreeCheck {
 
         private mutating func addExtra(_ entry: ListedEntries.Entry) {
             let path = entries!.withPath(entry) { String(decoding: $0, as: UTF8.self) }
-            extras.append(entry.isRegular
-                ? Finding(kind: .extra, path: path, bundle: nil, detail: "file is not in the manifest")
-                : Finding(kind: .extra, path: path, bundle: nil, detail: "is not a regular file or folder, and not in the manifest"))
+            extras.append(
+                entry.isRegular
+                    ? Finding(kind: .extra, path: path, bundle: nil, detail: "file is not in the manifest")
+                    : Finding(kind: .extra, path: path, bundle: nil, detail: "is not a regular file or folder, and not in the manifest"))
         }
 
         /// Moves to the walk's next entry, taking batches as they come; at the end of the walk,

@@ -6,7 +6,10 @@ import MapIO
 struct UsageError: Error, CustomStringConvertible {
     let message: String
     var help: VerbSpec?
-    init(message: String, help: VerbSpec? = nil) { self.message = message; self.help = help }
+    init(message: String, help: VerbSpec? = nil) {
+        self.message = message
+        self.help = help
+    }
     var description: String { message + "\nrun `mappack help` for usage" }
 }
 
@@ -36,7 +39,10 @@ struct Arguments {
             } else if item.hasPrefix("--") {
                 var name = String(item.dropFirst(2))
                 var inline: String?
-                if let equals = name.firstIndex(of: "=") { inline = String(name[name.index(after: equals)...]); name = String(name[..<equals]) }
+                if let equals = name.firstIndex(of: "=") {
+                    inline = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
                 guard let option = verb.option(named: name) else { throw Arguments.unknown("--" + name, verb: verb) }
                 if option.isFlag {
                     if inline != nil { throw UsageError(message: "--\(name) takes no value") }
@@ -50,7 +56,10 @@ struct Arguments {
                 while let letter = letters.first {
                     letters = letters.dropFirst()
                     guard let option = verb.option(short: letter) else { throw Arguments.unknown("-" + String(letter), verb: verb) }
-                    if option.isFlag { flags.insert(option.name); continue }
+                    if option.isFlag {
+                        flags.insert(option.name)
+                        continue
+                    }
                     options[option.name] = try take(option, inline: letters.isEmpty ? nil : String(letters), as: "-" + String(letter))
                     break
                 }
@@ -72,7 +81,9 @@ struct Arguments {
 
     func int(_ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = options[name] else { return nil }
-        guard let value = Int(text), range.contains(value) else { throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'") }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
         return value
     }
 
@@ -82,8 +93,12 @@ struct Arguments {
     static func catalogURL(_ location: String) throws(UsageError) -> URL {
         guard location.contains("://") else { return URL(fileURLWithPath: FileSystem.absolute(location)).standardizedFileURL }
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), ["file", "http", "https"].contains(scheme),
-              scheme == "file" || url.host?.isEmpty == false else {
-            throw UsageError(message: "'\(location)' is not a valid file://, http:// or https:// URL; percent-encode spaces and other special characters, or give a path")
+            scheme == "file" || url.host?.isEmpty == false
+        else {
+            throw UsageError(
+                message:
+                    "'\(location)' is not a valid file://, http:// or https:// URL; percent-encode spaces and other special characters, or give a path"
+            )
         }
         return url
     }
@@ -91,7 +106,10 @@ struct Arguments {
     /// Exactly `count` positionals, named in the message when missing.
     func expect(_ names: [String]) throws(UsageError) -> [String] {
         guard positionals.count == names.count else {
-            throw UsageError(message: "expected \(names.map { $0.uppercased() }.joined(separator: " ")), got \(positionals.isEmpty ? "nothing" : positionals.joined(separator: " "))")
+            throw UsageError(
+                message:
+                    "expected \(names.map { $0.uppercased() }.joined(separator: " ")), got \(positionals.isEmpty ? "nothing" : positionals.joined(separator: " "))"
+            )
         }
         return positionals
     }

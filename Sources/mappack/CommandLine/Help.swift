@@ -40,8 +40,10 @@ enum Help {
             var object: [String: any Sendable] = [
                 "name": verb.name, "positionals": verb.positionals, "summary": verb.summary,
                 "options": verb.allOptions.map { option -> [String: any Sendable] in
-                    ["name": option.name, "short": option.short.map { String($0) as any Sendable } ?? NSNull(),
-                     "value": option.value ?? NSNull(), "help": option.help]
+                    [
+                        "name": option.name, "short": option.short.map { String($0) as any Sendable } ?? NSNull(),
+                        "value": option.value ?? NSNull(), "help": option.help,
+                    ]
                 },
             ]
             if verb.name == "store" { object["verbs"] = StoreCommand.verbs }
@@ -71,7 +73,9 @@ enum Help {
         let cases = Verbs.all.map { verb -> String in
             let words = verb.allOptions.flatMap { option in ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? []) }
             let files = verb.allOptions.filter { $0.completion != .none }.map { "--" + $0.name }
-            let fileCase = files.isEmpty ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
+            let fileCase =
+                files.isEmpty
+                ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
             return "        \(verb.name))\n\(fileCase)            words=\"\(words.joined(separator: " "))\";;"
         }
         return """
@@ -96,8 +100,11 @@ enum Help {
         let verbs = Verbs.all.map { "'\($0.name):\($0.summary.replacingOccurrences(of: "'", with: "'\\''"))'" }
         let cases = Verbs.all.map { verb -> String in
             let specs = verb.allOptions.map { option -> String in
-                let help = option.help.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "(").replacingOccurrences(of: "]", with: ")")
-                let value = option.value.map { ":\($0):" + (option.completion == .none ? "" : option.completion == .directory ? "_directories" : "_files") } ?? ""
+                let help = option.help.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "(").replacingOccurrences(
+                    of: "]", with: ")")
+                let value =
+                    option.value.map { ":\($0):" + (option.completion == .none ? "" : option.completion == .directory ? "_directories" : "_files") }
+                    ?? ""
                 return "'--\(option.name)[\(help)]\(value)'"
             }
             return "        \(verb.name)) _arguments \(specs.joined(separator: " ")) '*:file:_files';;"
@@ -122,7 +129,8 @@ enum Help {
     private static var fish: String {
         var lines = ["# fish completion for mappack (made by `mappack completions fish`)", "complete -c mappack -f"]
         for verb in Verbs.all {
-            lines.append("complete -c mappack -n __fish_use_subcommand -a \(verb.name) -d '\(verb.summary.replacingOccurrences(of: "'", with: "\\'"))'")
+            lines.append(
+                "complete -c mappack -n __fish_use_subcommand -a \(verb.name) -d '\(verb.summary.replacingOccurrences(of: "'", with: "\\'"))'")
             for option in verb.allOptions {
                 var line = "complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -l \(option.name)"
                 if let short = option.short { line += " -s \(short)" }
@@ -136,14 +144,18 @@ enum Help {
     /// `mappack help --man`: a man page (roff) for `make man`.
     static var manPage: String {
         func roff(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-") }
-        var page = [".TH MAPPACK 1", ".SH NAME", "mappack \\- build and verify preinstalled offline map images",
-                    ".SH SYNOPSIS", ".B mappack", "\\fICOMMAND\\fR [\\fIoptions\\fR]", ".SH COMMANDS"]
+        var page = [
+            ".TH MAPPACK 1", ".SH NAME", "mappack \\- build and verify preinstalled offline map images",
+            ".SH SYNOPSIS", ".B mappack", "\\fICOMMAND\\fR [\\fIoptions\\fR]", ".SH COMMANDS",
+        ]
         for verb in Verbs.all {
             page += [".SS \(verb.name) \(roff(verb.positionals))", roff(verb.summary)]
             for option in verb.allOptions { page += [".TP", "\\fB\(roff(option.synopsis))\\fR", roff(option.help)] }
         }
-        page += [".SH EXIT STATUS", "0 ok, 1 the work failed, 2 bad usage or bad input, 141 output closed by its reader.",
-                 ".SH SEE ALSO", "README.md and ARCHITECTURE.md in the mappack repository."]
+        page += [
+            ".SH EXIT STATUS", "0 ok, 1 the work failed, 2 bad usage or bad input, 141 output closed by its reader.",
+            ".SH SEE ALSO", "README.md and ARCHITECTURE.md in the mappack repository.",
+        ]
         return page.joined(separator: "\n") + "\n"
     }
 }

@@ -14,7 +14,11 @@ struct VerbSpec: Sendable {
         enum Completion: Sendable { case none, file, directory }
 
         init(_ name: String, short: Character? = nil, value: String? = nil, _ help: String, completion: Completion = .none) {
-            self.name = name; self.short = short; self.value = value; self.help = help; self.completion = completion
+            self.name = name
+            self.short = short
+            self.value = value
+            self.help = help
+            self.completion = completion
         }
 
         var isFlag: Bool { value == nil }

@@ -15,11 +15,14 @@ enum BuildCommand {
         let recipe = try Recipe.load(recipePath)
         var epoch: Int?
         if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !text.isEmpty {
-            guard let value = Int(text), value >= 0 else { throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'") }
+            guard let value = Int(text), value >= 0 else {
+                throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'")
+            }
             epoch = value
         }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
-        var options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
+        var options = BuildOptions(
+            outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option("from")
         options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)
@@ -66,10 +69,12 @@ enum BuildCommand {
             }
             let path: String
             do {
-                path = try await Interrupts.cancellable(gate: options.gate) { try await builder.runShard(parts[0], of: parts[1]) { event in
-                    if terminal.json { terminal.event(eventObject(event)) }
-                    progress.take(event)
-                } }
+                path = try await Interrupts.cancellable(gate: options.gate) {
+                    try await builder.runShard(parts[0], of: parts[1]) { event in
+                        if terminal.json { terminal.event(eventObject(event)) }
+                        progress.take(event)
+                    }
+                }
             } catch {
                 progress.finish()
                 throw error
@@ -80,19 +85,21 @@ enum BuildCommand {
         }
         let report: BuildReport
         do {
-            report = try await Interrupts.cancellable(gate: options.gate) { try await builder.run { event in
-                if terminal.json { terminal.event(eventObject(event)) }
-                switch event {
-                case .remote(.rejected(_, let url, let reason)):
-                    terminal.note("warning: remote cache entry \(url) rejected (\(reason)); fetching from the origin instead")
-                case .remote(.uploadFailed(let digest, let reason)):
-                    terminal.note("warning: could not upload \(digest.short) to the remote cache: \(reason) (the build goes on)")
-                case .fetch(.retry(let digest, let attempt, let reason, let delay)):
-                    terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
-                default: break
+            report = try await Interrupts.cancellable(gate: options.gate) {
+                try await builder.run { event in
+                    if terminal.json { terminal.event(eventObject(event)) }
+                    switch event {
+                    case .remote(.rejected(_, let url, let reason)):
+                        terminal.note("warning: remote cache entry \(url) rejected (\(reason)); fetching from the origin instead")
+                    case .remote(.uploadFailed(let digest, let reason)):
+                        terminal.note("warning: could not upload \(digest.short) to the remote cache: \(reason) (the build goes on)")
+                    case .fetch(.retry(let digest, let attempt, let reason, let delay)):
+                        terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
+                    default: break
+                    }
+                    progress.take(event)
                 }
-                progress.take(event)
-            } }
+            }
         } catch {
             progress.finish()
             throw error
@@ -107,20 +114,25 @@ enum BuildCommand {
         guard let path = arguments.option("trust") else { return nil }
         let text = try KeyFiles.read(path)
         do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--trust: \(error)") }
-        return CatalogSource.Trust(keys: [(path, text)], ledger: CatalogTrustLedger(folder: cache.root + "/catalog-trust"), now: try CommandClock.check()())
+        return CatalogSource.Trust(
+            keys: [(path, text)], ledger: CatalogTrustLedger(folder: cache.root + "/catalog-trust"), now: try CommandClock.check()())
     }
 
     /// The closing line (or `done` event) of a build.
     static func announce(_ report: BuildReport, started: Date, terminal: Terminal) {
         if terminal.json {
-            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
-                            "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
-                            "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
-                            "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes,
-                            "seconds": Date().timeIntervalSince(started)])
+            terminal.event([
+                "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
+                "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
+                "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
+                "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes,
+                "seconds": Date().timeIntervalSince(started),
+            ])
         } else {
             let what = report.upToDate ? "up to date (nothing changed; --force rebuilds)" : "built"
-            terminal.line("\(what) \(report.summary.name) \(report.summary.mapVersion): \(report.summary.regions) regions, \(report.summary.files) files, image id \(report.summary.imageID.prefix(16))")
+            terminal.line(
+                "\(what) \(report.summary.name) \(report.summary.mapVersion): \(report.summary.regions) regions, \(report.summary.files) files, image id \(report.summary.imageID.prefix(16))"
+            )
             terminal.line("image: \(report.imagePath)")
             if let packed = report.packedPath { terminal.line("packed: \(packed)") }
         }
@@ -154,15 +166,19 @@ enum BuildCommand {
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
         case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
         case .chunked(let digest, let downloaded, let reused, let size, let fallback):
-            ["event": "bundle-chunked", "bundle": digest.description, "downloaded": downloaded, "reused": reused, "size": size,
-             "fallback": fallback.map { $0 as any Sendable } ?? NSNull()]
+            [
+                "event": "bundle-chunked", "bundle": digest.description, "downloaded": downloaded, "reused": reused, "size": size,
+                "fallback": fallback.map { $0 as any Sendable } ?? NSNull(),
+            ]
         case .fetch(let fetch):
             switch fetch {
             case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]
-            case .progress(let digest, let received, let size): ["event": "progress", "bundle": digest.description, "received": received, "size": size]
+            case .progress(let digest, let received, let size):
+                ["event": "progress", "bundle": digest.description, "received": received, "size": size]
             case .verified(let digest, let size): ["event": "bundle-verified", "bundle": digest.description, "size": size]
             case .alreadyCached(let digest, let size): ["event": "bundle-cached", "bundle": digest.description, "size": size]
-            case .retry(let digest, let attempt, let reason, let delay): ["event": "retry", "bundle": digest.description, "attempt": attempt, "reason": reason, "delay": delay]
+            case .retry(let digest, let attempt, let reason, let delay):
+                ["event": "retry", "bundle": digest.description, "attempt": attempt, "reason": reason, "delay": delay]
             case .failed(let digest, let reason): ["event": "failed", "bundle": digest.description, "reason": reason]
             }
         }

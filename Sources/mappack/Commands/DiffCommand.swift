@@ -20,9 +20,10 @@ enum DiffCommand {
     static func load(_ path: String) throws -> Side {
         if path.hasSuffix(".json") || path.contains("://") {
             let tree = try CatalogSource.load(try Arguments.catalogURL(path))
-            var side = Side(mapVersion: tree.catalog.mapVersion,
-                            regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
-                            bundleSizes: tree.catalog.bundles.mapValues(\.size))
+            var side = Side(
+                mapVersion: tree.catalog.mapVersion,
+                regions: Dictionary(uniqueKeysWithValues: tree.regions.map { ($0.id, Set($0.bundles)) }),
+                bundleSizes: tree.catalog.bundles.mapValues(\.size))
             for region in tree.regions {
                 side.parents[region.id] = region.parent
                 side.names[region.id] = region.name(in: nil)
@@ -33,10 +34,11 @@ enum DiffCommand {
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let report = FileSystem.isDirectory(path) ? try ImageVerifier.verifyFolder(path, hashContents: false) : try ImageVerifier.verifyPacked(path)
         let manifest = report.manifest
-        var side = Side(mapVersion: manifest.mapVersion,
-                        // A hostile manifest may repeat an id or a digest: the first counts, nothing traps.
-                        regions: Dictionary(manifest.regions.map { ($0.id, Set($0.bundles)) }, uniquingKeysWith: { first, _ in first }),
-                        bundleSizes: Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first }))
+        var side = Side(
+            mapVersion: manifest.mapVersion,
+            // A hostile manifest may repeat an id or a digest: the first counts, nothing traps.
+            regions: Dictionary(manifest.regions.map { ($0.id, Set($0.bundles)) }, uniquingKeysWith: { first, _ in first }),
+            bundleSizes: Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first }))
         for region in manifest.regions where side.names[region.id] == nil {
             side.parents[region.id] = region.parent
             side.names[region.id] = region.name
@@ -50,12 +52,17 @@ enum DiffCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("diff")!)
         let paths = try arguments.expect(["old", "new"])
-        let old = try load(paths[0]), new = try load(paths[1])
-        let oldIDs = Set(old.regions.keys), newIDs = Set(new.regions.keys)
-        let added = newIDs.subtracting(oldIDs).sorted(), removed = oldIDs.subtracting(newIDs).sorted()
+        let old = try load(paths[0])
+        let new = try load(paths[1])
+        let oldIDs = Set(old.regions.keys)
+        let newIDs = Set(new.regions.keys)
+        let added = newIDs.subtracting(oldIDs).sorted()
+        let removed = oldIDs.subtracting(newIDs).sorted()
         let changed = oldIDs.intersection(newIDs).filter { old.regions[$0] != new.regions[$0] }.sorted()
-        let oldBundles = Set(old.bundleSizes.keys), newBundles = Set(new.bundleSizes.keys)
-        let kept = oldBundles.intersection(newBundles).sorted(), addedBundles = newBundles.subtracting(oldBundles).sorted()
+        let oldBundles = Set(old.bundleSizes.keys)
+        let newBundles = Set(new.bundleSizes.keys)
+        let kept = oldBundles.intersection(newBundles).sorted()
+        let addedBundles = newBundles.subtracting(oldBundles).sorted()
         let dropped = oldBundles.subtracting(newBundles).sorted()
         let download = addedBundles.reduce(Int64(0)) { total, digest in
             // Sizes from an image's manifest are not bounded the way a catalog's are.
@@ -63,10 +70,13 @@ enum DiffCommand {
             return overflow ? Int64.max : sum
         }
         if terminal.json {
-            terminal.record(["from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
-                            "regionsAdded": added.map(\.rawValue), "regionsRemoved": removed.map(\.rawValue), "regionsChanged": changed.map(\.rawValue),
-                            "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
-                            "bundlesDropped": dropped.map(\.description), "downloadBytes": download], schema: JSONSchemas.diff)
+            terminal.record(
+                [
+                    "from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue,
+                    "regionsAdded": added.map(\.rawValue), "regionsRemoved": removed.map(\.rawValue), "regionsChanged": changed.map(\.rawValue),
+                    "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
+                    "bundlesDropped": dropped.map(\.description), "downloadBytes": download,
+                ], schema: JSONSchemas.diff)
         } else {
             terminal.line("\(old.mapVersion) → \(new.mapVersion)")
             terminal.line("regions: \(added.count) added, \(removed.count) removed, \(changed.count) changed")
@@ -90,14 +100,18 @@ enum DiffCommand {
                 let kind = new.kinds[digest] ?? "other"
                 parts[kind, default: SizeReport.Part(kind: kind, onDisk: 0, download: 0)].download &+= new.bundleSizes[digest] ?? 0
             }
-            return SizeReport.Region(id: id.rawValue, parent: new.parents[id]?.rawValue, name: new.names[id] ?? id.rawValue,
-                                     parts: parts.values.sorted { $0.kind < $1.kind })
+            return SizeReport.Region(
+                id: id.rawValue, parent: new.parents[id]?.rawValue, name: new.names[id] ?? id.rawValue,
+                parts: parts.values.sorted { $0.kind < $1.kind })
         }
         let changed = new.regions.keys.filter { old.regions[$0] != nil && old.regions[$0] != new.regions[$0] }.count
-        return SizeReport(kind: "diff", title: "Update \(old.mapVersion) → \(new.mapVersion)",
-                          summary: [["from", old.mapVersion.rawValue], ["to", new.mapVersion.rawValue],
-                                    ["regions changed", "\(changed)"], ["new bundles", "\(added.count)"],
-                                    ["a device downloads", ByteCount.format(download)]],
-                          measures: [.download], regions: regions)
+        return SizeReport(
+            kind: "diff", title: "Update \(old.mapVersion) → \(new.mapVersion)",
+            summary: [
+                ["from", old.mapVersion.rawValue], ["to", new.mapVersion.rawValue],
+                ["regions changed", "\(changed)"], ["new bundles", "\(added.count)"],
+                ["a device downloads", ByteCount.format(download)],
+            ],
+            measures: [.download], regions: regions)
     }
 }

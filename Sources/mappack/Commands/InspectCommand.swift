@@ -10,33 +10,50 @@ enum InspectCommand {
         let path = try arguments.expect(["image"])[0]
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
-        let report = FileSystem.isDirectory(path)
+        let report =
+            FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolder(path, hashContents: false, trusted: trusted)
             : try ImageVerifier.verifyPacked(path, trusted: trusted)
         let manifest = report.manifest
-        let signature = !report.signed ? "unsigned" : trusted.isEmpty ? "signed (no key given to check it)"
-            : report.problems.contains { $0.kind == .signature } ? "signature INVALID" : "signed, verified with \(trusted[0].path)"
+        let signature =
+            !report.signed
+            ? "unsigned"
+            : trusted.isEmpty
+                ? "signed (no key given to check it)"
+                : report.problems.contains { $0.kind == .signature } ? "signature INVALID" : "signed, verified with \(trusted[0].path)"
         let language = arguments.option("lang") ?? manifest.language
         if terminal.json {
-            terminal.record([
-                "format": manifest.format, "name": manifest.name, "imageID": manifest.imageID, "catalog": manifest.catalog,
-                "mapVersion": manifest.mapVersion.rawValue, "built": manifest.built, "mappackVersion": manifest.mappackVersion,
-                "blockSize": manifest.blockSize, "bundles": manifest.bundles.count, "files": manifest.files.count,
-                "signature": signature, "problems": report.problems.count,
-                "regions": manifest.regions.map { ["id": $0.id.rawValue, "name": LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
-                                                   "sizeOnDiskInBytes": $0.sizeOnDiskInBytes] as [String: any Sendable] },
-                "cacheSeed": manifest.cacheSeed.map { ["entries": $0.entries, "size": $0.size, "sha256": $0.sha256, "regions": $0.regions.map(\.rawValue)] as [String: any Sendable] } ?? NSNull(),
-            ], schema: JSONSchemas.inspect)
+            terminal.record(
+                [
+                    "format": manifest.format, "name": manifest.name, "imageID": manifest.imageID, "catalog": manifest.catalog,
+                    "mapVersion": manifest.mapVersion.rawValue, "built": manifest.built, "mappackVersion": manifest.mappackVersion,
+                    "blockSize": manifest.blockSize, "bundles": manifest.bundles.count, "files": manifest.files.count,
+                    "signature": signature, "problems": report.problems.count,
+                    "regions": manifest.regions.map {
+                        [
+                            "id": $0.id.rawValue, "name": LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
+                            "sizeOnDiskInBytes": $0.sizeOnDiskInBytes,
+                        ] as [String: any Sendable]
+                    },
+                    "cacheSeed": manifest.cacheSeed.map {
+                        ["entries": $0.entries, "size": $0.size, "sha256": $0.sha256, "regions": $0.regions.map(\.rawValue)] as [String: any Sendable]
+                    } ?? NSNull(),
+                ], schema: JSONSchemas.inspect)
         } else {
             terminal.line("image \(manifest.name) — \(manifest.format), id \(manifest.imageID)")
-            terminal.line("catalog \(manifest.catalog), map version \(manifest.mapVersion), built \(manifest.built) by mappack \(manifest.mappackVersion)")
+            terminal.line(
+                "catalog \(manifest.catalog), map version \(manifest.mapVersion), built \(manifest.built) by mappack \(manifest.mappackVersion)")
             terminal.line("block size \(manifest.blockSize), \(manifest.bundles.count) bundles, \(manifest.files.count) files, \(signature)")
             let width = min(50, manifest.regions.map { $0.id.rawValue.count }.max() ?? 10)
             for region in manifest.regions {
-                terminal.line("  \(region.id.rawValue.rightPadded(width))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue))")
+                terminal.line(
+                    "  \(region.id.rawValue.rightPadded(width))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue))"
+                )
             }
             if let seed = manifest.cacheSeed {
-                terminal.line("cache seed: \(seed.entries) entries, \(ByteCount.format(seed.size)), regions \(seed.regions.map(\.rawValue).joined(separator: ", "))")
+                terminal.line(
+                    "cache seed: \(seed.entries) entries, \(ByteCount.format(seed.size)), regions \(seed.regions.map(\.rawValue).joined(separator: ", "))"
+                )
             } else {
                 terminal.line("cache seed: none")
             }

@@ -9,7 +9,8 @@ enum KeygenCommand {
         let arguments = try Arguments(raw, verb: Verbs.named("keygen")!)
         _ = try arguments.expect([])
         guard let out = arguments.option("out") else { throw UsageError(message: "keygen needs --out NAME (writes NAME.key and NAME.pub)") }
-        let privateKey: String?, publicKey: String
+        let privateKey: String?
+        let publicKey: String
         if let from = arguments.option("from") {
             do { publicKey = try Ed25519.publicKey(ofPrivate: try KeyFiles.read(from), path: from) } catch let error as SignatureError {
                 throw UsageError(message: "--from: \(error)")
@@ -19,7 +20,9 @@ enum KeygenCommand {
             let pair = Ed25519.generate()
             (privateKey, publicKey) = (pair.privateKey, pair.publicKey)
         }
-        let keyPath = out + ".key", pubPath = out + ".pub", minisignPath = out + ".minisign.pub"
+        let keyPath = out + ".key"
+        let pubPath = out + ".pub"
+        let minisignPath = out + ".minisign.pub"
         let written = (privateKey == nil ? [] : [keyPath]) + [pubPath, minisignPath]
         if !arguments.flag("force") {
             for path in written where FileSystem.exists(path) { throw UsageError(message: "\(path) exists; pass --force to overwrite it") }

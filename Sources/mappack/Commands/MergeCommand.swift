@@ -8,11 +8,14 @@ import MapIO
 enum MergeCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("merge")!)
-        guard !arguments.positionals.isEmpty else { throw UsageError(message: "merge needs the shard folders: mappack merge OUT/x.shard-1-of-3 OUT/x.shard-2-of-3 …") }
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError(message: "merge needs the shard folders: mappack merge OUT/x.shard-1-of-3 OUT/x.shard-2-of-3 …")
+        }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
-        let options = BuildOptions(outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
-                                   jobs: try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
-                                   sourceDateEpoch: nil, signingKey: signingKey)
+        let options = BuildOptions(
+            outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
+            jobs: try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
+            sourceDateEpoch: nil, signingKey: signingKey)
         let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
         defer { withExtendedLifetime(outputLock) {} }
         var descriptions = BuildProgress.Descriptions()
@@ -35,7 +38,9 @@ enum MergeCommand {
         if terminal.json {
             terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID])
         } else {
-            terminal.line("merged \(arguments.positionals.count) shards: \(report.summary.name) \(report.summary.mapVersion), image id \(report.summary.imageID.prefix(16))")
+            terminal.line(
+                "merged \(arguments.positionals.count) shards: \(report.summary.name) \(report.summary.mapVersion), image id \(report.summary.imageID.prefix(16))"
+            )
             terminal.line("image: \(report.imagePath)")
             if let packed = report.packedPath { terminal.line("packed: \(packed)") }
         }

@@ -25,19 +25,26 @@ enum PlanCommand {
                 "fits": over == nil, "overshootBytes": over.map { $0 as any Sendable } ?? NSNull(), "cache": cache.root,
             ]
             let regions = plan.tree.catalog.regions
-            object["regions"] = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map { index, pair -> [String: any Sendable] in
+            object["regions"] = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map {
+                index, pair -> [String: any Sendable] in
                 let (entry, position) = pair
-                return ["id": entry.id.rawValue, "name": regions[Int(position)].name(in: language), "broughtBy": entry.broughtBy.rawValue,
-                        "sizeOnDiskInBytes": plan.selectedRegionSizes.map { $0[index] as any Sendable } ?? NSNull()]
+                return [
+                    "id": entry.id.rawValue, "name": regions[Int(position)].name(in: language), "broughtBy": entry.broughtBy.rawValue,
+                    "sizeOnDiskInBytes": plan.selectedRegionSizes.map { $0[index] as any Sendable } ?? NSNull(),
+                ]
             }
             object["bundleList"] = plan.bundles.map { b -> [String: any Sendable] in
-                ["digest": b.digest.description, "size": b.info.size, "cached": b.cached, "forStore": b.forStore, "regions": b.regions.map(\.rawValue)]
+                [
+                    "digest": b.digest.description, "size": b.info.size, "cached": b.cached, "forStore": b.forStore,
+                    "regions": b.regions.map(\.rawValue),
+                ]
             }
             terminal.record(object, schema: JSONSchemas.plan)
         } else {
             // One write for the whole table: a planet plan has thousands of rows.
             var out = TextBuffer()
-            out.append("plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
+            out.append(
+                "plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
             let regions = plan.tree.catalog.regions
             let width = plan.selection.regions.map { $0.id.rawValue.displayWidth }.max() ?? 10
             for (index, (entry, position)) in zip(plan.selection.regions, plan.selection.regionPositions).enumerated() {
@@ -53,10 +60,14 @@ enum PlanCommand {
             let cached = plan.bundles.filter(\.cached).count
             out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache \(cache.root), \(plan.bundles.count - cached) to fetch)\n")
             out.append("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n")
-            out.append("size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n")
+            out.append(
+                "size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n"
+            )
             out.append("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")
             if let capacity = recipe.capacity {
-                out.append("\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")")
+                out.append(
+                    "\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")"
+                )
             }
             terminal.line(out.text)
         }

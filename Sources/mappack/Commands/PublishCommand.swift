@@ -17,8 +17,10 @@ enum PublishCommand {
         let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
         let ticker = ProgressTicker(terminal: terminal) {
             state.withLock { state in
-                state.phase == "pack" ? "pack \(state.done)/\(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
-                    : state.phase.isEmpty ? nil : "catalog: \(state.done) regions, \(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
+                state.phase == "pack"
+                    ? "pack \(state.done)/\(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
+                    : state.phase.isEmpty
+                        ? nil : "catalog: \(state.done) regions, \(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
             }
         }
         publisher.progress = { phase, done, total in
@@ -44,11 +46,14 @@ enum PublishCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event(["event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
-                            "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull()])
+            terminal.event([
+                "event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
+                "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull(),
+            ])
         } else {
-            terminal.line("published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"
-                          + (result.signedVersion.map { ", signed as version \($0)" } ?? ""))
+            terminal.line(
+                "published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"
+                    + (result.signedVersion.map { ", signed as version \($0)" } ?? ""))
         }
         return 0
     }
@@ -63,7 +68,9 @@ enum PublishCommand {
         }
         var signing = CatalogSigning(privateKey: try KeyFiles.read(keyPath), keyPath: keyPath, clock: try CommandClock.build())
         if let text = arguments.option("catalog-version") {
-            guard let version = Int64(text), version >= 0 else { throw UsageError(message: "--catalog-version must be a whole number ≥ 0, not '\(text)'") }
+            guard let version = Int64(text), version >= 0 else {
+                throw UsageError(message: "--catalog-version must be a whole number ≥ 0, not '\(text)'")
+            }
             signing.version = version
         }
         if let text = arguments.option("expires") {

@@ -27,22 +27,30 @@ enum RegionsCommand {
         let records = rows.map { row -> (depth: Int, region: CatalogRegion, name: String, children: Int, download: Int64, onDisk: Int64?) in
             let region = tree.region(row.id)!
             let bundles = tree.subtreeBundles(row.id)
-            return (row.depth, region, region.name(in: language), tree.children(of: row.id).count, tree.downloadSize(bundles), tree.sizeOnDisk(bundles, blockSize: blockSize))
+            return (
+                row.depth, region, region.name(in: language), tree.children(of: row.id).count, tree.downloadSize(bundles),
+                tree.sizeOnDisk(bundles, blockSize: blockSize)
+            )
         }
         if terminal.json {
             for r in records {
-                terminal.record(["id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
-                                 "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
-                                 "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull()],
-                                schema: JSONSchemas.region)
+                terminal.record(
+                    [
+                        "id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
+                        "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
+                        "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull(),
+                    ],
+                    schema: JSONSchemas.region)
             }
             return 0
         }
         let asTree = arguments.flag("tree")
         var table = TextTable([("REGION", .left), (asTree ? "ID" : "NAME", .left), ("CHILDREN", .right), ("DOWNLOAD", .right), ("ON DISK", .right)])
         for r in records {
-            table.add([asTree ? String(repeating: "  ", count: r.depth) + r.name : r.region.id.rawValue, asTree ? r.region.id.rawValue : r.name,
-                       String(r.children), ByteCount.format(r.download), r.onDisk.map(ByteCount.format) ?? "?"])
+            table.add([
+                asTree ? String(repeating: "  ", count: r.depth) + r.name : r.region.id.rawValue, asTree ? r.region.id.rawValue : r.name,
+                String(r.children), ByteCount.format(r.download), r.onDisk.map(ByteCount.format) ?? "?",
+            ])
         }
         terminal.line(table.text)
         return 0

@@ -48,24 +48,33 @@ struct StoreAvailable {
         let missing = tree.regions.map(\.id).filter { !installed.contains($0) }.sorted()
         if let storeVersion, tree.catalog.mapVersion != storeVersion {
             rows = missing.map { id in
-                Row(id: id, name: tree.region(id)?.name(in: language) ?? id.rawValue, downloadBytes: tree.downloadSize(tree.subtreeBundles(id)),
+                Row(
+                    id: id, name: tree.region(id)?.name(in: language) ?? id.rawValue, downloadBytes: tree.downloadSize(tree.subtreeBundles(id)),
                     state: "afterUpdate")
             }
-            note = "the catalog \(catalog) is map version \(tree.catalog.mapVersion) and this store holds \(storeVersion); a store downloads "
+            note =
+                "the catalog \(catalog) is map version \(tree.catalog.mapVersion) and this store holds \(storeVersion); a store downloads "
                 + "regions of its own version only. To get these, update first: mappack store update --catalog \(catalog) --storage \(storage) --cache \(cache)"
         } else {
             rows = []
-            note = storeVersion == nil ? "nothing is installed in this store: install an image first (mappack store install --image IMAGE)"
+            note =
+                storeVersion == nil
+                ? "nothing is installed in this store: install an image first (mappack store install --image IMAGE)"
                 : "every region of the catalog \(catalog) (map version \(tree.catalog.mapVersion)) is installed"
         }
     }
 
     func print(to terminal: Terminal) {
         if terminal.json {
-            terminal.record(["storeMapVersion": storeVersion?.rawValue ?? NSNull(), "catalogMapVersion": catalogVersion?.rawValue ?? NSNull(),
-                             "catalog": catalog ?? NSNull(), "note": note ?? NSNull(),
-                             "regions": rows.map { ["id": $0.id.rawValue, "name": $0.name, "downloadBytes": $0.downloadBytes, "state": $0.state] as [String: any Sendable] }],
-                            schema: JSONSchemas.storeAvailable)
+            terminal.record(
+                [
+                    "storeMapVersion": storeVersion?.rawValue ?? NSNull(), "catalogMapVersion": catalogVersion?.rawValue ?? NSNull(),
+                    "catalog": catalog ?? NSNull(), "note": note ?? NSNull(),
+                    "regions": rows.map {
+                        ["id": $0.id.rawValue, "name": $0.name, "downloadBytes": $0.downloadBytes, "state": $0.state] as [String: any Sendable]
+                    },
+                ],
+                schema: JSONSchemas.storeAvailable)
             return
         }
         if let note { terminal.note(note) }

@@ -33,7 +33,10 @@ enum StoreCommand {
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
-        if ["help", "--help", "-h"].contains(verb) { terminal.line(Help.verb(Verbs.named("store")!)); return 0 }
+        if ["help", "--help", "-h"].contains(verb) {
+            terminal.line(Help.verb(Verbs.named("store")!))
+            return 0
+        }
         let arguments = try Arguments(Array(raw.dropFirst()), verb: Verbs.named("store")!)
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
@@ -42,8 +45,9 @@ enum StoreCommand {
         let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
         let now = try CommandClock.check()
         let open = { () throws -> MapStore in
-            try MapStore.open(storage: storage, cache: cache, preinstalled: image,
-                              options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now))
+            try MapStore.open(
+                storage: storage, cache: cache, preinstalled: image,
+                options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now))
         }
         switch verb {
         case "install":
@@ -59,8 +63,10 @@ enum StoreCommand {
             let store = try open()
             let result = try store.repair()
             if terminal.json {
-                terminal.event(["event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
-                                "storage": result.storage, "actions": result.actions.map(\.description)])
+                terminal.event([
+                    "event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
+                    "storage": result.storage, "actions": result.actions.map(\.description),
+                ])
             } else {
                 for action in result.actions { terminal.note(action.description) }
                 terminal.line("\(result.status): \(result.storage) (was \(store.initialStatus))")
@@ -71,12 +77,17 @@ enum StoreCommand {
             let regions = try store.regions(language: arguments.option("lang"))
             if terminal.json {
                 for region in regions {
-                    terminal.record(["id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
-                                     "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue], schema: JSONSchemas.storeRegion)
+                    terminal.record(
+                        [
+                            "id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
+                            "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue,
+                        ], schema: JSONSchemas.storeRegion)
                 }
             } else {
                 var table = TextTable([("REGION", .left), ("NAME", .left), ("ON DISK", .right), ("STATE", .left)])
-                for region in regions { table.add([region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), region.state.rawValue]) }
+                for region in regions {
+                    table.add([region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), region.state.rawValue])
+                }
                 terminal.line(table.text)
             }
             return 0
@@ -84,7 +95,9 @@ enum StoreCommand {
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store delete needs region ids") }
             let store = try open()
             try store.deleteRegions(arguments.positionals.map { RegionID($0) })
-            if terminal.json { terminal.event(["event": "deleted", "regions": arguments.positionals, "storage": store.storage]) } else {
+            if terminal.json {
+                terminal.event(["event": "deleted", "regions": arguments.positionals, "storage": store.storage])
+            } else {
                 terminal.line("deleted \(arguments.positionals.joined(separator: " "))")
             }
             return 0
@@ -121,15 +134,19 @@ enum StoreCommand {
             if arguments.flag("check") {
                 let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
                 if terminal.json {
-                    terminal.record(["status": info.status.rawValue, "installedVersion": info.installedVersion.rawValue,
-                                     "availableVersion": info.availableVersion.rawValue, "bundlesToFetch": info.bundlesToFetch,
-                                     "updateBytes": info.updateBytes, "unsupportedRegions": info.unsupportedRegions.map(\.rawValue)],
-                                    schema: JSONSchemas.updateCheck)
+                    terminal.record(
+                        [
+                            "status": info.status.rawValue, "installedVersion": info.installedVersion.rawValue,
+                            "availableVersion": info.availableVersion.rawValue, "bundlesToFetch": info.bundlesToFetch,
+                            "updateBytes": info.updateBytes, "unsupportedRegions": info.unsupportedRegions.map(\.rawValue),
+                        ],
+                        schema: JSONSchemas.updateCheck)
                     return 0
                 }
-                terminal.line("\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
-                              + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
-                              + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
+                terminal.line(
+                    "\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                        + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
+                        + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
                 return 0
             }
             let ticker = ProgressTicker(terminal: terminal)
@@ -146,7 +163,9 @@ enum StoreCommand {
                 throw error
             }
             ticker.finish()
-            if terminal.json { terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage]) } else {
+            if terminal.json {
+                terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage])
+            } else {
                 terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
             }
             return 0
@@ -161,7 +180,9 @@ enum StoreCommand {
                 try waitFor {
                     for await event in task.events {
                         if case .progress(let region, let received, let total) = event {
-                            if terminal.json { terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total]) }
+                            if terminal.json {
+                                terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total])
+                            }
                             ticker.set("download: \(region) \(ByteCount.format(received))/\(ByteCount.format(total))")
                         }
                     }
@@ -172,7 +193,9 @@ enum StoreCommand {
                 throw error
             }
             ticker.finish()
-            if terminal.json { terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage]) } else {
+            if terminal.json {
+                terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage])
+            } else {
                 terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
             }
             return 0
@@ -182,13 +205,17 @@ enum StoreCommand {
             if let given { try waitFor { try await store.setCatalogURL(given) } }
             // A remembered catalog is fetched (and, with --trust, checked) only when the kept one offers nothing.
             let check = { (url: URL) throws in try waitFor { try await store.setCatalogURL(url) } }
-            try StoreAvailable(store: store, catalog: given, language: arguments.option("lang"), storage: storage, cache: cache, check: check).print(to: terminal)
+            try StoreAvailable(store: store, catalog: given, language: arguments.option("lang"), storage: storage, cache: cache, check: check).print(
+                to: terminal)
             return 0
         case "version":
             let store = try open()
             if terminal.json {
-                terminal.record(["report": store.versionReport, "storage": store.storage, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
-                                 "imageID": store.imageID ?? NSNull()], schema: JSONSchemas.storeVersion)
+                terminal.record(
+                    [
+                        "report": store.versionReport, "storage": store.storage, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
+                        "imageID": store.imageID ?? NSNull(),
+                    ], schema: JSONSchemas.storeVersion)
             } else {
                 terminal.line(store.versionReport)
             }
@@ -217,17 +244,27 @@ enum StoreCommand {
         case "size":
             let size = try store.computeCacheSize()
             let entries = try store.cacheEntryCount()
-            if terminal.json { terminal.record(["bytes": size, "entries": entries], schema: JSONSchemas.storeCache) } else {
+            if terminal.json {
+                terminal.record(["bytes": size, "entries": entries], schema: JSONSchemas.storeCache)
+            } else {
                 terminal.line("\(size) bytes (\(ByteCount.format(size))), \(entries) entries")
             }
         case "clear":
             try store.clearCache()
-            if terminal.json { terminal.event(["event": "cache-cleared", "bytes": try store.computeCacheSize()]) } else { terminal.line("cache cleared") }
+            if terminal.json {
+                terminal.event(["event": "cache-cleared", "bytes": try store.computeCacheSize()])
+            } else {
+                terminal.line("cache cleared")
+            }
         case "limit":
-            guard words.count == 2, let bytes = ByteCount.parse(words[1]) else { throw UsageError(message: "mappack store cache limit needs BYTES (e.g. 64MiB)") }
+            guard words.count == 2, let bytes = ByteCount.parse(words[1]) else {
+                throw UsageError(message: "mappack store cache limit needs BYTES (e.g. 64MiB)")
+            }
             try store.setCacheLimit(bytes)
             let now = try store.computeCacheSize()
-            if terminal.json { terminal.event(["event": "cache-limit", "limit": bytes, "bytes": now]) } else {
+            if terminal.json {
+                terminal.event(["event": "cache-limit", "limit": bytes, "bytes": now])
+            } else {
                 terminal.line("cache limit \(ByteCount.format(bytes)); now \(now) bytes")
             }
         default:
@@ -239,8 +276,10 @@ enum StoreCommand {
     private static func report(_ store: MapStore, terminal: Terminal, cache: String) {
         let advice = advice(for: store.initialStatus, storage: store.storage, cache: cache)
         if terminal.json {
-            terminal.event(["event": "status", "status": store.initialStatus.rawValue, "storage": store.storage,
-                            "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull()])
+            terminal.event([
+                "event": "status", "status": store.initialStatus.rawValue, "storage": store.storage,
+                "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull(),
+            ])
         } else {
             terminal.line("\(store.initialStatus): \(store.storage)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
             if let advice { terminal.note(advice) }

@@ -12,21 +12,30 @@ enum VerifyCommand {
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
-        if MapStore.isStorage(path) { return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal) }
-        let report = FileSystem.isDirectory(path)
+        if MapStore.isStorage(path) {
+            return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal)
+        }
+        let report =
+            FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
             : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
         if terminal.json {
             for problem in report.problems {
-                terminal.event(["event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
+                terminal.event([
+                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
+                    "detail": problem.detail,
+                ])
             }
-            terminal.event(["event": "done", "ok": report.ok, "imageID": report.manifest.imageID, "files": report.filesChecked,
-                            "bytesHashed": report.bytesHashed, "problems": report.problems.count])
+            terminal.event([
+                "event": "done", "ok": report.ok, "imageID": report.manifest.imageID, "files": report.filesChecked,
+                "bytesHashed": report.bytesHashed, "problems": report.problems.count,
+            ])
         } else {
             for problem in report.problems { terminal.error(problem.description) }
-            terminal.line(report.ok
-                ? "ok: \(path): \(report.manifest.name) \(report.manifest.mapVersion), \(report.filesChecked) files, image id \(report.manifest.imageID.prefix(16))"
-                : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+            terminal.line(
+                report.ok
+                    ? "ok: \(path): \(report.manifest.name) \(report.manifest.mapVersion), \(report.filesChecked) files, image id \(report.manifest.imageID.prefix(16))"
+                    : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
         }
         return report.ok ? 0 : 1
     }
@@ -36,13 +45,20 @@ enum VerifyCommand {
         let result = try MapStore.verifyInstalled(storage: path, full: full, trustedPublicKeys: trusted)
         if terminal.json {
             for problem in result.problems {
-                terminal.event(["event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue), "detail": problem.detail])
+                terminal.event([
+                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
+                    "detail": problem.detail,
+                ])
             }
-            terminal.event(["event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count])
+            terminal.event([
+                "event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count,
+            ])
         } else {
             for problem in result.problems { terminal.error(problem.description) }
-            terminal.line(result.problems.isEmpty ? "ok: \(path): installed store at map version \(result.mapVersion), image id \(result.imageID.prefix(16))"
-                : "FAILED: \(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")")
+            terminal.line(
+                result.problems.isEmpty
+                    ? "ok: \(path): installed store at map version \(result.mapVersion), image id \(result.imageID.prefix(16))"
+                    : "FAILED: \(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")")
         }
         return result.problems.isEmpty ? 0 : 1
     }

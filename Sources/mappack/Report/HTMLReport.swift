@@ -30,7 +30,9 @@ enum HTMLReport {
         }
         page += "</table>\n"
         let kinds = Array(Set(report.regions.flatMap { $0.parts.map(\.kind) })).sorted()
-        page += "<p class=\"legend\">" + kinds.map { "<span><i style=\"background:\(color(kind: $0, among: kinds))\"></i>\(escape($0))</span>" }.joined() + "</p>\n"
+        page +=
+            "<p class=\"legend\">" + kinds.map { "<span><i style=\"background:\(color(kind: $0, among: kinds))\"></i>\(escape($0))</span>" }.joined()
+            + "</p>\n"
         for measure in report.measures {
             page += treemap(report, measure: measure, kinds: kinds)
         }
@@ -44,7 +46,8 @@ enum HTMLReport {
     private static func treemap(_ report: SizeReport, measure: SizeReport.Measure, kinds: [String]) -> String {
         let total = report.total(measure)
         var svg = "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
-        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" data-measure=\"\(measure.rawValue)\" data-total=\"\(total)\">\n"
+        svg +=
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" data-measure=\"\(measure.rawValue)\" data-total=\"\(total)\">\n"
         var regions: [(SizeReport.Region, Int64)] = []
         for region in report.regions {
             let bytes = region.parts.reduce(Int64(0)) { sum, part in sum &+ part.bytes(measure) }
@@ -84,19 +87,31 @@ enum HTMLReport {
         var html = "<section id=\"regions\"><h2>Regions (\(report.regions.count))</h2>\n<ul class=\"tree\">"
         var depth = 0
         for (region, level) in report.tree() {
-            while depth < level { html += "<ul class=\"tree\">"; depth += 1 }
-            while depth > level { html += "</ul>"; depth -= 1 }
+            while depth < level {
+                html += "<ul class=\"tree\">"
+                depth += 1
+            }
+            while depth > level {
+                html += "</ul>"
+                depth -= 1
+            }
             let sizes = report.measures.map { "\($0.title) \(ByteCount.format(totals[$0]?[region.id] ?? 0))" }.joined(separator: " · ")
-            html += "<li data-region=\"\(escape(region.id))\">\(escape(region.name)) <span class=\"id\">\(escape(region.id))</span> "
+            html +=
+                "<li data-region=\"\(escape(region.id))\">\(escape(region.name)) <span class=\"id\">\(escape(region.id))</span> "
                 + "<span class=\"size\">\(escape(sizes))</span></li>\n"
         }
-        while depth > 0 { html += "</ul>"; depth -= 1 }
+        while depth > 0 {
+            html += "</ul>"
+            depth -= 1
+        }
         return html + "</ul></section>\n"
     }
 
     /// A fixed colour per kind (its position among the report's kinds), readable under black text.
     static func color(kind: String, among kinds: [String]) -> String {
-        let palette = ["#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"]
+        let palette = [
+            "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f",
+        ]
         return palette[(kinds.firstIndex(of: kind) ?? 0) % palette.count]
     }
 
@@ -130,13 +145,16 @@ enum MarkdownReport {
         for line in report.summary where line.count == 2 { out += "| \(cell(line[0])) | \(cell(line[1])) |\n" }
         let totals = Dictionary(uniqueKeysWithValues: report.measures.map { ($0, report.subtreeTotals($0)) })
         let ranked = report.regions.sorted { a, b in
-            let x = totals[report.measures[0]]?[a.id] ?? 0, y = totals[report.measures[0]]?[b.id] ?? 0
+            let x = totals[report.measures[0]]?[a.id] ?? 0
+            let y = totals[report.measures[0]]?[b.id] ?? 0
             return x != y ? x > y : a.id < b.id
         }
-        out += "\n| region | name | " + report.measures.map { "\($0.title) |" }.joined(separator: " ") + "\n|---|---|"
+        out +=
+            "\n| region | name | " + report.measures.map { "\($0.title) |" }.joined(separator: " ") + "\n|---|---|"
             + report.measures.map { _ in "---:|" }.joined() + "\n"
         for region in ranked.prefix(top) {
-            out += "| `\(cell(region.id))` | \(cell(region.name)) | "
+            out +=
+                "| `\(cell(region.id))` | \(cell(region.name)) | "
                 + report.measures.map { "\(ByteCount.format(totals[$0]?[region.id] ?? 0)) |" }.joined(separator: " ") + "\n"
         }
         if ranked.count > top { out += "\n\(ranked.count - top) more regions: see the HTML report (`--html`).\n" }

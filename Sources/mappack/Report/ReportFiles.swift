@@ -6,7 +6,8 @@ enum ReportFiles {
     /// Writes the reports the command line asks for. The HTML page replaces `FILE` atomically; the
     /// Markdown is appended (a CI job summary file collects several), or printed for `-`.
     static func write(_ report: @autoclosure () throws -> SizeReport, arguments: Arguments, terminal: Terminal) throws {
-        let html = arguments.option("html"), markdown = arguments.option("markdown")
+        let html = arguments.option("html")
+        let markdown = arguments.option("markdown")
         guard html != nil || markdown != nil else { return }
         let report = try report()
         if let html {
@@ -22,7 +23,7 @@ enum ReportFiles {
                 if let existing = FileHandle(forWritingAtPath: markdown) {
                     handle = existing
                 } else {
-                    guard FileManager.default.createFile(atPath: markdown, contents: nil) , let created = FileHandle(forWritingAtPath: markdown) else {
+                    guard FileManager.default.createFile(atPath: markdown, contents: nil), let created = FileHandle(forWritingAtPath: markdown) else {
                         throw UsageError(message: "--markdown: cannot write \(markdown)")
                     }
                     handle = created

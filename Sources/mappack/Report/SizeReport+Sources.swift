@@ -21,17 +21,22 @@ extension SizeReport {
                 parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].onDisk &+= onDisk
                 parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= bundle.info.size
             }
-            regions.append(Region(id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name(in: recipe.language),
-                                  parts: parts.values.sorted { $0.kind < $1.kind }))
+            regions.append(
+                Region(
+                    id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name(in: recipe.language),
+                    parts: parts.values.sorted { $0.kind < $1.kind }))
         }
         let cached = plan.bundles.filter(\.cached).count
-        self.init(kind: "plan", title: "Plan for \(recipe.name): \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion)",
-                  summary: [["recipe", recipe.file], ["regions", "\(plan.selection.regions.count)"],
-                            ["bundles", "\(plan.bundles.count) (\(cached) in the download cache)"],
-                            ["download", "\(ByteCount.format(plan.totalBundleBytes)) (\(ByteCount.format(plan.downloadBytes)) not in the cache)"],
-                            ["size on disk", plan.sizeOnDisk.map(ByteCount.format) ?? "unknown for this block size"],
-                            ["block size", "\(recipe.blockSize)"]],
-                  measures: [.onDisk, .download], regions: regions)
+        self.init(
+            kind: "plan", title: "Plan for \(recipe.name): \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion)",
+            summary: [
+                ["recipe", recipe.file], ["regions", "\(plan.selection.regions.count)"],
+                ["bundles", "\(plan.bundles.count) (\(cached) in the download cache)"],
+                ["download", "\(ByteCount.format(plan.totalBundleBytes)) (\(ByteCount.format(plan.downloadBytes)) not in the cache)"],
+                ["size on disk", plan.sizeOnDisk.map(ByteCount.format) ?? "unknown for this block size"],
+                ["block size", "\(recipe.blockSize)"],
+            ],
+            measures: [.onDisk, .download], regions: regions)
     }
 
     /// What an image holds, per region and bundle kind: on disk from its files (allocated blocks),
@@ -51,14 +56,18 @@ extension SizeReport {
                 parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].onDisk &+= onDisk
                 parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= sizes[digest] ?? 0
             }
-            return Region(id: region.id.rawValue, parent: region.parent?.rawValue,
-                          name: LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue),
-                          parts: parts.values.sorted { $0.kind < $1.kind })
+            return Region(
+                id: region.id.rawValue, parent: region.parent?.rawValue,
+                name: LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue),
+                parts: parts.values.sorted { $0.kind < $1.kind })
         }
-        self.init(kind: "inspect", title: "Image \(manifest.name) \(manifest.mapVersion)",
-                  summary: [["image id", manifest.imageID], ["catalog", manifest.catalog], ["built", manifest.built],
-                            ["regions", "\(manifest.regions.count)"], ["bundles", "\(manifest.bundles.count)"], ["files", "\(manifest.files.count)"],
-                            ["block size", "\(manifest.blockSize)"]],
-                  measures: [.onDisk, .download], regions: regions)
+        self.init(
+            kind: "inspect", title: "Image \(manifest.name) \(manifest.mapVersion)",
+            summary: [
+                ["image id", manifest.imageID], ["catalog", manifest.catalog], ["built", manifest.built],
+                ["regions", "\(manifest.regions.count)"], ["bundles", "\(manifest.bundles.count)"], ["files", "\(manifest.files.count)"],
+                ["block size", "\(manifest.blockSize)"],
+            ],
+            measures: [.onDisk, .download], regions: regions)
     }
 }

@@ -32,15 +32,18 @@ enum Treemap {
             var offset = 0.0
             for index in order[start..<end] {
                 let length = values[index] * scale / thickness
-                result[index] = free.width >= free.height
+                result[index] =
+                    free.width >= free.height
                     ? Rect(x: free.x, y: free.y + offset, width: thickness, height: length)
                     : Rect(x: free.x + offset, y: free.y, width: length, height: thickness)
                 offset += length
             }
             if free.width >= free.height {
-                free.x += thickness; free.width -= thickness
+                free.x += thickness
+                free.width -= thickness
             } else {
-                free.y += thickness; free.height -= thickness
+                free.y += thickness
+                free.height -= thickness
             }
             start = end
         }
@@ -51,7 +54,8 @@ enum Treemap {
     private static func worst(areas: [Double], side: Double) -> Double {
         let sum = areas.reduce(0, +)
         guard let largest = areas.max(), let smallest = areas.min(), sum > 0, smallest > 0 else { return .infinity }
-        let sideSquared = side * side, sumSquared = sum * sum
+        let sideSquared = side * side
+        let sumSquared = sum * sum
         return max(sideSquared * largest / sumSquared, sumSquared / (sideSquared * smallest))
     }
 }

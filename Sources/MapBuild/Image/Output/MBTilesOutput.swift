@@ -17,7 +17,8 @@ struct MBTilesOutput: SingleFileOutput {
         let tiles = try TileDatabases(regions: regions, store: source.storeFolder)
         let path = source.stagingFolder + "/" + name
         let database = try TileDatabases.create(path)
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE metadata (name TEXT, value TEXT);
             CREATE UNIQUE INDEX name ON metadata (name);
             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
@@ -25,7 +26,8 @@ struct MBTilesOutput: SingleFileOutput {
             """)
         for tileSource in tiles.sources {
             try TileDatabases.attached(tileSource, to: database) {
-                try database.execute("""
+                try database.execute(
+                    """
                     INSERT OR IGNORE INTO tiles (zoom_level, tile_column, tile_row, tile_data)
                     SELECT zoom_level, tile_column, tile_row, tile_data FROM src.tiles ORDER BY zoom_level, tile_column, tile_row
                     """)
@@ -33,7 +35,8 @@ struct MBTilesOutput: SingleFileOutput {
         }
         try database.transaction {
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
-            let low = try zooms?["low", as: Int64?.self] ?? 0, high = try zooms?["high", as: Int64?.self] ?? 0
+            let low = try zooms?["low", as: Int64?.self] ?? 0
+            let high = try zooms?["high", as: Int64?.self] ?? 0
             let bounds = TileDatabases.union(regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
             let center = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2]
             let metadata: [(String, String)] = [

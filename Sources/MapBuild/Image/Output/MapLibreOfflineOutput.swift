@@ -36,25 +36,30 @@ struct MapLibreOfflineOutput: SingleFileOutput {
                 let regionID = try database.firstRow("SELECT last_insert_rowid() AS id")!["id", as: Int64.self]
                 for tileSource in tiles.sources where tileSource.region.broughtBy == root {
                     try TileDatabases.attached(tileSource, to: database) {
-                        _ = try database.query("""
+                        _ = try database.query(
+                            """
                             INSERT OR IGNORE INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed, must_revalidate)
                             SELECT ?, 1, zoom_level, tile_column, (1 << zoom_level) - 1 - tile_row, tile_data, 0, ?, 0
                             FROM src.tiles ORDER BY zoom_level, tile_column, tile_row
                             """, [.text(template), .integer(accessed)])
-                        _ = try database.query("""
+                        _ = try database.query(
+                            """
                             INSERT OR IGNORE INTO region_tiles (region_id, tile_id)
                             SELECT ?, t.id FROM src.tiles s JOIN tiles t ON t.url_template = ? AND t.pixel_ratio = 1
                               AND t.z = s.zoom_level AND t.x = s.tile_column AND t.y = (1 << s.zoom_level) - 1 - s.tile_row
                             """, [.integer(regionID), .text(template)])
                     }
                 }
-                let zooms = try database.firstRow("""
+                let zooms = try database.firstRow(
+                    """
                     SELECT min(t.z) AS low, max(t.z) AS high FROM region_tiles r JOIN tiles t ON t.id = r.tile_id WHERE r.region_id = ?
                     """, [.integer(regionID)])
-                let low = try zooms?["low", as: Int64?.self] ?? 0, high = try zooms?["high", as: Int64?.self] ?? 0
+                let low = try zooms?["low", as: Int64?.self] ?? 0
+                let high = try zooms?["high", as: Int64?.self] ?? 0
                 // MapLibre's tile-pyramid definition: bounds as [south, west, north, east].
                 let box = TileDatabases.union(members.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
-                let definition = "{\"style_url\":\"mappack://\(source.catalog)/style.json\",\"bounds\":[\(box[1]),\(box[0]),\(box[3]),\(box[2])],"
+                let definition =
+                    "{\"style_url\":\"mappack://\(source.catalog)/style.json\",\"bounds\":[\(box[1]),\(box[0]),\(box[3]),\(box[2])],"
                     + "\"min_zoom\":\(Double(low)),\"max_zoom\":\(Double(high)),\"pixel_ratio\":1.0,\"include_ideographs\":false}"
                 _ = try database.query("UPDATE regions SET definition = ? WHERE id = ?", [.text(definition), .integer(regionID)])
             }

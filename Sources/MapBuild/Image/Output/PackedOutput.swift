@@ -6,8 +6,9 @@ struct PackedOutput: SingleFileOutput {
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
-        try ImagePacker.pack(image: source.imageFolder, built: source.built, cacheSeed: source.cacheSeed, signature: source.signature,
-                             to: source.stagingFolder + "/" + name)
+        try ImagePacker.pack(
+            image: source.imageFolder, built: source.built, cacheSeed: source.cacheSeed, signature: source.signature,
+            to: source.stagingFolder + "/" + name)
         return name
     }
 }
