@@ -258,23 +258,8 @@ public struct Publisher: Sendable {
     /// Hashes `count` bytes of `path` from `offset`, copying them to a new file `target` when given;
     /// the hex SHA-256 and the bytes copied. Fewer bytes than `count` is an error.
     private static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws -> (hex: String, size: Int64) {
-        let input = try FileDescriptor.open(path, .readOnly)
-        defer { try? input.close() }
-        let output = try target.map { try WritableFile(path: $0, exclusive: true) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        let hasher = SHA256()
-        var done: Int64 = 0
-        while done < count {
-            let want = Int(min(Int64(buffer.count), count - done))
-            let got = try input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-            guard got > 0 else { throw PublishError.io("\(path): ends before byte \(offset + count)") }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
-            hasher.update(bytes)
-            try output?.write(bytes)
-            done += Int64(got)
-        }
-        try output?.close(sync: true)
-        return (hasher.finalizeHex(), done)
+        let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
+        guard copied.size == count else { throw PublishError.io("\(path): ends before byte \(offset + count)") }
+        return copied
     }
 }

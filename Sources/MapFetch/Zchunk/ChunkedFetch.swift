@@ -159,28 +159,9 @@ package struct ChunkedFetch: Sendable {
 
     /// Copies `count` bytes of `path` from `offset` to a new file `target` (fsynced, for the cache), returning their hex SHA-256.
     static func copyData(of path: String, from offset: Int64, count: Int64, to target: String) throws(FileError) -> String {
-        let input: FileDescriptor
-        do { input = try FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
-        defer { try? input.close() }
-        let output = try WritableFile(path: target, exclusive: true)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        let hasher = SHA256()
-        var done: Int64 = 0
-        while done < count {
-            let want = Int(min(Int64(buffer.count), count - done))
-            let got: Int
-            do { got = try input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
-                throw FileError("read", path, code: error.code)
-            }
-            guard got > 0 else { throw FileError("read (file ends early)", path, code: EIO) }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
-            hasher.update(bytes)
-            try output.write(bytes)
-            done += Int64(got)
-        }
-        try output.close(sync: true)
-        return hasher.finalizeHex()
+        let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
+        guard copied.size == count else { throw FileError("read (file ends early)", path, code: EIO) }
+        return copied.hex
     }
 }
 

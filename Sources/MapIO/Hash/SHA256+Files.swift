@@ -13,6 +13,36 @@ extension SHA256 {
         }
     }
 
+    /// Hashes up to `count` bytes of `path` from `offset`, copying them to a new file `target` (which
+    /// must not exist; fsynced) when given; returns their hex SHA-256 and how many bytes there were,
+    /// fewer than `count` when the file ends first (the caller decides what that means).
+    package static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws(FileError) -> (
+        hex: String, size: Int64
+    ) {
+        let input: FileDescriptor
+        do { input = try FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
+        defer { try? input.close() }
+        let output = try target.map { path throws(FileError) in try WritableFile(path: path, exclusive: true) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let hasher = SHA256()
+        var done: Int64 = 0
+        while done < count {
+            let want = Int(min(Int64(buffer.count), count - done))
+            let got: Int
+            do { got = try input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
+                throw FileError("read", path, code: error.code)
+            }
+            if got == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            hasher.update(bytes)
+            try output?.write(bytes)
+            done += Int64(got)
+        }
+        try output?.close(sync: true)
+        return (hasher.finalizeHex(), done)
+    }
+
     /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
     /// bytes on the way; returns the copy's hex SHA-256 and size. A link at `source` is refused:
     /// store files (of a shard, of an old image) are regular files, and a planted link would copy
