@@ -108,13 +108,8 @@ final class Terminal: @unchecked Sendable {
     /// other failure of standard output (a full disk) is failed work, exit 1; a standard error that
     /// cannot be written to is given up on.
     static func write(_ data: Data, to descriptor: Int32) {
-        // The closure stays untyped: a typed throws(Errno) closure given to withUnsafeBytes crashes Swift 6.3.1.
-        let failure: Errno? = data.withUnsafeBytes { bytes in
-            do {
-                try FileDescriptor(rawValue: descriptor).writeAll(bytes)
-                return nil
-            } catch { return error as? Errno }
-        }
+        var failure: Errno?
+        do { try FileDescriptor(rawValue: descriptor).writeAll(data.bytes) } catch { failure = error }
         if let failure, descriptor == STDOUT_FILENO {
             if failure.code == EPIPE { exit(128 + SIGPIPE) }
             write(Data("error: standard output: \(failure)\n".utf8), to: STDERR_FILENO)

@@ -95,7 +95,7 @@ struct ManifestFileList {
             if let entries = try bundle.manifestEntries() {
                 // Encoded while the bundle was unpacked.
                 if !first { out.emit(Data(",".utf8)) }
-                entries.withUnsafeBytes { out.emit($0) }
+                out.emit(entries)
             } else {
                 var chunk = Data()
                 let bundleText = bundle.digest.description
@@ -166,8 +166,8 @@ private final class ManifestStream {
         pending.append(bytes)
     }
 
-    func emit(_ bytes: UnsafeRawBufferPointer) {
-        hasher.update(bytes)
+    func emit(_ bytes: [UInt8]) {
+        hasher.update(bytes.span.bytes)
         pending.append(contentsOf: bytes)
     }
 

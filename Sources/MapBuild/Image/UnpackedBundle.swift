@@ -111,9 +111,9 @@ final class FileRecordSpill: Sendable {
         bytes.reserveCapacity(files.reduce(0) { $0 + $1.path.utf8.count + 76 } + (manifestEntries?.count ?? 0))
         for file in files {
             let count = UInt32(file.path.utf8.count)
-            withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
+            appendLittleEndian(count, to: &bytes)
             bytes.append(contentsOf: file.path.utf8)
-            withUnsafeBytes(of: file.size.littleEndian) { bytes.append(contentsOf: $0) }
+            appendLittleEndian(file.size, to: &bytes)
             bytes.append(contentsOf: file.sha256.utf8)
         }
         let recordsLength = bytes.count
@@ -123,13 +123,7 @@ final class FileRecordSpill: Sendable {
             end += Int64(bytes.count)
             return start
         }
-        let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
-            do throws(Errno) {
-                try descriptor.writeAll(toAbsoluteOffset: offset, raw)
-                return nil
-            } catch { return FileError("write", path, code: error.code) }
-        }
-        if let failure { throw failure }
+        do { try descriptor.writeAll(toAbsoluteOffset: offset, bytes.span.bytes) } catch { throw FileError("write", path, code: error.code) }
         return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
     }
 
@@ -139,15 +133,12 @@ final class FileRecordSpill: Sendable {
     }
 
     private func bytes(at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let failure = bytes.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
-            do throws(Errno) {
-                try descriptor.readAll(fromAbsoluteOffset: offset, into: raw)
-                return nil
-            } catch { return FileError("read", path, code: error.code) }
-        }
-        if let failure { throw failure }
-        return bytes
+        do { return try descriptor.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw FileError("read", path, code: error.code) }
+    }
+
+    /// Appends `value`'s bytes, least significant first.
+    private func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        for shift in stride(from: 0, to: T.bitWidth, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     /// The files of one `append`, in the order given.
@@ -158,9 +149,9 @@ final class FileRecordSpill: Sendable {
         var at = 0
         func integer<T: FixedWidthInteger>(_: T.Type) -> T {
             var value: T = 0
-            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[at..<at + MemoryLayout<T>.size]) }
+            for (index, byte) in bytes[at..<at + MemoryLayout<T>.size].enumerated() { value |= T(truncatingIfNeeded: byte) << (index * 8) }
             at += MemoryLayout<T>.size
-            return T(littleEndian: value)
+            return value
         }
         for _ in 0..<records.count {
             let pathLength = Int(integer(UInt32.self))

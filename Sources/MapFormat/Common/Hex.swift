@@ -54,14 +54,14 @@ package enum Hex {
 
     /// A SHA-256 digest's 64 lower-case digits as four words, the first digit the top nibble of
     /// the first word; nil for any other count or byte. Costs no allocation.
-    package static func words256(_ digits: UnsafeRawBufferPointer) -> (UInt64, UInt64, UInt64, UInt64)? {
-        guard digits.count == 64 else { return nil }
+    package static func words256(_ digits: RawSpan) -> (UInt64, UInt64, UInt64, UInt64)? {
+        guard digits.byteCount == 64 else { return nil }
         return words256(digits, at: 0)
     }
 
-    /// `words256` of the 64 bytes at `offset`, which the caller guarantees are there.
+    /// `words256` of the 64 bytes at `offset` (bounds checked by the span: bytes missing there trap).
     @inline(__always)
-    package static func words256(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, UInt64, UInt64, UInt64)? {
+    package static func words256(_ bytes: RawSpan, at offset: Int) -> (UInt64, UInt64, UInt64, UInt64)? {
         guard let w0 = word(bytes, at: offset), let w1 = word(bytes, at: offset + 16),
             let w2 = word(bytes, at: offset + 32), let w3 = word(bytes, at: offset + 48)
         else { return nil }
@@ -69,11 +69,11 @@ package enum Hex {
     }
 
     /// The value of the 16 lower-case digits at `offset` (the first digit is the top nibble);
-    /// nil when any of them is not `0-9` or `a-f`. The caller guarantees the bytes are there.
+    /// nil when any of them is not `0-9` or `a-f`. The span checks that the bytes are there.
     @inline(__always)
-    package static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64? {
-        let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        let low = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+    package static func word(_ bytes: RawSpan, at offset: Int) -> UInt64? {
+        let high = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        let low = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
         guard let first = eightDigits(high), let second = eightDigits(low) else { return nil }
         return UInt64(first) << 32 | UInt64(second)
     }
@@ -115,7 +115,16 @@ package enum Hex {
 
     /// Lower-case hex of four words, most significant digit first: `words256`'s inverse.
     package static func encode(words w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64) -> String {
-        withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { encode($0) }
+        String(unsafeUninitializedCapacity: 64) { out in
+            var at = 0
+            for word in [w0, w1, w2, w3] {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    out[at] = digit(UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 15)
+                    at += 1
+                }
+            }
+            return at
+        }
     }
 
     /// The lower-case digit of a value below 16.

@@ -25,21 +25,15 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// Parses `sha256:<64 hex digits>`; nil for anything else.
     public init?(_ text: String) {
         guard text.hasPrefix("sha256:") else { return nil }
-        var text = text
-        guard let parsed = text.withUTF8({ BundleDigest.parse(UnsafeBufferPointer(rebasing: $0.dropFirst(7))) }) else { return nil }
+        guard let parsed = Hex.words256(text.utf8.span.bytes.extracting(7...)) else { return nil }
         (w0, w1, w2, w3) = parsed
     }
 
     /// Parses 64 lower-case hex digits; nil for anything else.
     public init?<Bytes: Collection>(validatingHex bytes: Bytes) where Bytes.Element == UInt8 {
-        let parsed = bytes.withContiguousStorageIfAvailable(BundleDigest.parse) ?? Array(bytes).withUnsafeBufferPointer(BundleDigest.parse)
+        let parsed = bytes.withContiguousStorageIfAvailable { Hex.words256($0.span.bytes) } ?? Hex.words256(Array(bytes).span.bytes)
         guard let parsed else { return nil }
         (w0, w1, w2, w3) = parsed
-    }
-
-    /// The four words of 64 lower-case hex digits, without allocating.
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
-        Hex.words256(UnsafeRawBufferPointer(bytes))
     }
 
     /// Wraps the four 64-bit words of 64 hex digits already checked (by `JSONScanner`), most
@@ -50,8 +44,7 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// Wraps a hex digest already known to be valid (from a hasher).
     public init(hex: String) {
-        var hex = hex
-        guard let parsed = hex.withUTF8(BundleDigest.parse) else { preconditionFailure("not a lower-case SHA-256 hex digest: \(hex)") }
+        guard let parsed = Hex.words256(hex.utf8.span.bytes) else { preconditionFailure("not a lower-case SHA-256 hex digest: \(hex)") }
         (w0, w1, w2, w3) = parsed
     }
 

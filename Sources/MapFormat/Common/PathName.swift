@@ -12,34 +12,32 @@ public enum PathName {
 
     /// Why `text` is not a valid name; nil when it is.
     public static func problem(_ text: String) -> String? {
-        var text = text
-        return text.withUTF8 { problem(bytes: $0) }
+        problem(bytes: text.utf8.span)
     }
 
     /// Why `text` is not a valid region id (names joined by single `/`); nil when it is. The id as a
     /// whole is at most 1024 bytes.
     public static func regionIDProblem(_ text: String) -> String? {
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            if bytes.isEmpty { return "is empty" }
-            if bytes.count > 1024 { return "is longer than 1024 bytes" }
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if let reason = problem(bytes: UnsafeBufferPointer(rebasing: bytes[start..<index])) {
-                    return index == bytes.count && start == 0 ? reason : "has a part that \(reason)"
-                }
-                start = index + 1
+        let bytes = text.utf8.span
+        if bytes.isEmpty { return "is empty" }
+        if bytes.count > 1024 { return "is longer than 1024 bytes" }
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            if let reason = problem(bytes: bytes.extracting(start..<index)) {
+                return index == bytes.count && start == 0 ? reason : "has a part that \(reason)"
             }
-            return nil
+            start = index + 1
         }
+        return nil
     }
 
-    private static func problem(bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let first = bytes.first else { return "is empty" }
+    private static func problem(bytes: Span<UInt8>) -> String? {
+        guard !bytes.isEmpty else { return "is empty" }
         if bytes.count > maxLength { return "is longer than \(maxLength) bytes" }
-        if !isAlphanumeric(first) { return "does not start with a letter or digit" }
+        if !isAlphanumeric(bytes[0]) { return "does not start with a letter or digit" }
         var previousDot = false
-        for byte in bytes {
+        for index in bytes.indices {
+            let byte = bytes[index]
             let dot = byte == UInt8(ascii: ".")
             if dot && previousDot { return "holds '..'" }
             previousDot = dot

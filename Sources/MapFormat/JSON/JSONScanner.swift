@@ -318,14 +318,14 @@ struct JSONScanner {
             equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix)
         {
             let hex = span.start + prefixCount
-            if let (w0, w1, w2, w3) = Hex.words256(bytes, at: hex) { return .words(w0, w1, w2, w3) }
+            if let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: hex) { return .words(w0, w1, w2, w3) }
             return .other(string(span))
         }
         switch prefixedHex(span, prefix: prefix, digits: 64) {
         case .other(let text): return .other(text)
-        case .hex(var hex):
+        case .hex(let hex):
             // `prefixedHex` checked the digits.
-            guard let (w0, w1, w2, w3) = hex.withUTF8({ Hex.words256(UnsafeRawBufferPointer($0)) }) else { return .other(string(span)) }
+            guard let (w0, w1, w2, w3) = Hex.words256(hex.utf8.span.bytes) else { return .other(string(span)) }
             return .words(w0, w1, w2, w3)
         }
     }
@@ -348,7 +348,7 @@ struct JSONScanner {
         } else {
             for offset in 0..<prefixCount where bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
         }
-        guard let (w0, w1, w2, w3) = Hex.words256(bytes, at: hex) else { return nil }
+        guard let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: hex) else { return nil }
         return (w0, w1, w2, w3, close + 1)
     }
 

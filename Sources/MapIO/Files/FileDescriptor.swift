@@ -167,6 +167,38 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         }
     }
 
+    /// Writes all of `bytes` at the file position (`writeAll` of the span's memory).
+    package func writeAll(_ bytes: RawSpan) throws(Errno) {
+        // Untyped inside: a typed-throws closure given to withUnsafeBytes crashes Swift 6.3.1.
+        let failure: Errno? = bytes.withUnsafeBytes { raw in
+            do { try writeAll(raw) } catch { return error as? Errno ?? Errno(EIO) }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes all of `bytes` at `offset` (`writeAll(toAbsoluteOffset:_:)` of the span's memory).
+    package func writeAll(toAbsoluteOffset offset: Int64, _ bytes: RawSpan) throws(Errno) {
+        let failure: Errno? = bytes.withUnsafeBytes { raw in
+            do { try writeAll(toAbsoluteOffset: offset, raw) } catch { return error as? Errno ?? Errno(EIO) }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// `count` bytes from `offset` (`readAll(fromAbsoluteOffset:into:)` into a new array).
+    package func readAll(fromAbsoluteOffset offset: Int64, count: Int) throws(Errno) -> [UInt8] {
+        var failure: Errno?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do { try readAll(fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(buffer)) } catch {
+                failure = error as? Errno ?? Errno(EIO)
+            }
+            initialized = failure == nil ? count : 0
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
     /// Flushes the file's data, or a folder's entries, to stable storage (`fsync`).
     @inlinable
     package func sync() throws(Errno) {

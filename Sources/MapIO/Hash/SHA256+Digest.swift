@@ -11,18 +11,17 @@ extension SHA256 {
         /// Parses 64 lower-case hex digits (the form manifests record); nil for anything else,
         /// which then matches no digest.
         package init?(hex text: String) {
-            var text = text
-            guard let parsed = text.withUTF8({ Digest.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+            guard let parsed = Digest.parse(text.utf8.span.bytes) else { return nil }
             self = parsed
         }
 
         /// Parses 64 lower-case hex digits given as UTF-8 bytes; nil for anything else.
-        package init?(hex text: UnsafeRawBufferPointer) {
+        package init?(hex text: RawSpan) {
             guard let parsed = Digest.parse(text) else { return nil }
             self = parsed
         }
 
-        private static func parse(_ hex: UnsafeRawBufferPointer) -> Digest? {
+        private static func parse(_ hex: RawSpan) -> Digest? {
             guard let (w0, w1, w2, w3) = Hex.words256(hex) else { return nil }
             var digest = Digest()
             // Digest order in memory: the first two digits are the first byte.
@@ -31,7 +30,7 @@ extension SHA256 {
         }
 
         /// Lower-case hex.
-        package var hex: String { withUnsafeBytes(of: bytes) { Hex.encode($0) } }
+        package var hex: String { Hex.encode(words: bytes.0.bigEndian, bytes.1.bigEndian, bytes.2.bigEndian, bytes.3.bigEndian) }
 
         package var description: String { hex }
 

@@ -30,6 +30,9 @@ package final class SHA256 {
     /// Feeds bytes.
     package func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
+    /// Feeds bytes.
+    package func update(_ bytes: RawSpan) { bytes.withUnsafeBytes { update($0) } }
+
     /// The lower-case hex digest; call once (or once after each `reset`).
     package func finalizeHex() -> String { finalize().hex }
 

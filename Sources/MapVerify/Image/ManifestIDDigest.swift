@@ -33,7 +33,7 @@ struct ManifestIDDigest {
 
     /// Hashes what can be hashed of `bytes` below `offset`, the reader's position; `imageID` is
     /// the id once the reader has read it. `final`: `offset` is the end.
-    mutating func advance(_ bytes: UnsafeRawBufferPointer, to offset: Int, imageID: String?, final: Bool = false) {
+    mutating func advance(_ bytes: RawSpan, to offset: Int, imageID: String?, final: Bool = false) {
         guard final || offset - hashed >= ManifestIDDigest.step else { return }
         while true {
             switch state {
@@ -81,30 +81,30 @@ struct ManifestIDDigest {
 
     /// The start of the first `needle` from `hashed` that ends by `offset`; when there is none,
     /// hashes up to where one could still start and returns nil.
-    private mutating func seek(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, below offset: Int) -> Int? {
+    private mutating func seek(_ needle: [UInt8], in bytes: RawSpan, below offset: Int) -> Int? {
         if let start = ManifestIDDigest.find(needle, in: bytes, from: hashed, to: offset) { return start }
         update(bytes, to: max(hashed, offset - (needle.count - 1)))
         return nil
     }
 
-    private mutating func update(_ bytes: UnsafeRawBufferPointer, to end: Int) {
-        hasher.update(UnsafeRawBufferPointer(rebasing: bytes[hashed..<end]))
+    private mutating func update(_ bytes: RawSpan, to end: Int) {
+        hasher.update(bytes.extracting(hashed..<end))
         hashed = end
     }
 
-    private static func matches(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, at start: Int) -> Bool {
-        needle.withUnsafeBytes { memcmp(bytes.baseAddress! + start, $0.baseAddress!, needle.count) == 0 }
+    private static func matches(_ needle: [UInt8], in bytes: RawSpan, at start: Int) -> Bool {
+        RawBytes.matches(needle.span.bytes, in: bytes, at: start)
     }
 
     /// Offset of the first `needle` starting in `start..<end` and ending by `end`. Both needles
     /// start with `"imageID":"`; its capital `I` is rare in manifests, so `memchr` looks for that.
-    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+    private static func find(_ needle: [UInt8], in bytes: RawSpan, from start: Int, to end: Int) -> Int? {
         let anchor = ManifestIDDigest.anchor
         var position = start + anchor
         let last = end - needle.count + anchor
         while position <= last {
-            guard let found = memchr(bytes.baseAddress! + position, Int32(needle[anchor]), last + 1 - position) else { return nil }
-            let candidate = UnsafeRawPointer(found) - bytes.baseAddress! - anchor
+            guard let found = RawBytes.firstIndex(of: needle[anchor], in: bytes, from: position, to: last + 1) else { return nil }
+            let candidate = found - anchor
             if matches(needle, in: bytes, at: candidate) { return candidate }
             position = candidate + anchor + 1
         }

@@ -61,7 +61,7 @@ struct StreamedManifest {
             throw .json(error)
         }
         swap(&order, &self.order)
-        idDigest.advance(mapping.bytes, to: stream.offset, imageID: stream.imageID)
+        idDigest.advance(mapping.bytes.bytes, to: stream.offset, imageID: stream.imageID)
         mapping.release(below: stream.offset)
         if let stop { throw stop }
         if let sized {
@@ -94,8 +94,8 @@ struct StreamedManifest {
 
         /// Why `entry` stops the stream, if it does.
         mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
-            if StreamedManifest.mayLeaveStore(entry.path) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
-            let order = index == 0 ? -1 : previous.withUnsafeBytes { StoreTreeCheck.compare($0, entry.path) }
+            if StreamedManifest.mayLeaveStore(entry.path.bytes) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
+            let order = index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
             if order == 0 { return .duplicate }
             if order > 0 {
                 return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self))
@@ -115,7 +115,7 @@ struct StreamedManifest {
         defer { mapping.releaseAll() }
         try ImageVerifier.checkHeader(manifest, file: file)
         if ImageVerifier.hasDuplicateRegions(manifest) { throw .manifest(path: file, reason: ImageVerifier.duplicateReason) }
-        idDigest.advance(mapping.bytes, to: mapping.bytes.count, imageID: manifest.imageID, final: true)
+        idDigest.advance(mapping.bytes.bytes, to: mapping.bytes.count, imageID: manifest.imageID, final: true)
         guard !sizesUnknown, let expectedID = idDigest.finish() else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
@@ -146,11 +146,14 @@ struct StreamedManifest {
 
     /// A quick test on the bytes, true for every path `leavesStore` refuses (empty, starting with
     /// `/`, a `..` component) and for a few it accepts, which it then decides.
-    fileprivate static func mayLeaveStore(_ path: UnsafeRawBufferPointer) -> Bool {
-        if path.isEmpty || path[0] == UInt8(ascii: "/") { return true }
+    fileprivate static func mayLeaveStore(_ path: RawSpan) -> Bool {
+        if path.isEmpty || path[byteAt: 0] == UInt8(ascii: "/") { return true }
         var componentStart = 0
-        for position in 0...path.count where position == path.count || path[position] == UInt8(ascii: "/") {
-            if position - componentStart == 2, path[componentStart] == UInt8(ascii: "."), path[componentStart + 1] == UInt8(ascii: ".") {
+        let count = path.byteCount
+        for position in 0...count where position == count || path[byteAt: position] == UInt8(ascii: "/") {
+            if position - componentStart == 2, path[byteAt: componentStart] == UInt8(ascii: "."),
+                path[byteAt: componentStart + 1] == UInt8(ascii: ".")
+            {
                 return true
             }
             componentStart = position + 1

@@ -42,7 +42,7 @@ struct FileCheckBatch: ReusableBatch {
         let start = paths.count
         paths.append(contentsOf: path)
         paths.append(0)
-        let sha256 = SHA256.Digest(hex: file.sha256)
+        let sha256 = SHA256.Digest(hex: file.sha256.bytes)
         jobs.append(
             Job(
                 directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,

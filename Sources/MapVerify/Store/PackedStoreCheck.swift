@@ -51,19 +51,15 @@ struct PackedStoreCheck {
             let (name, expected) = expectedLater.remove(at: kept)
             return compare(name, expected, entry)
         }
-        var path = path
-        path.withUTF8 { bytes in
-            let bytes = UnsafeRawBufferPointer(bytes)
-            while let expected = current {
-                let order = currentPath.withUnsafeBytes { StoreTreeCheck.compare($0, bytes) }
-                if order > 0 { break }
-                let name = String(decoding: currentPath, as: UTF8.self)
-                advance()
-                if order == 0 { return compare(name, expected, entry) }
-                passed(name, expected)
-            }
-            foundEarly[String(decoding: bytes, as: UTF8.self)] = entry
+        while let expected = current {
+            let order = StoreTreeCheck.compare(currentPath.span.bytes, path.utf8.span.bytes)
+            if order > 0 { break }
+            let name = String(decoding: currentPath, as: UTF8.self)
+            advance()
+            if order == 0 { return compare(name, expected, entry) }
+            passed(name, expected)
         }
+        foundEarly[path] = entry
     }
 
     /// The differences once the archive is read: missing, extra, other size or content; in the
@@ -119,7 +115,7 @@ struct PackedStoreCheck {
         _ = try? stream.nextFile { entry in
             path.removeAll(keepingCapacity: true)
             path.append(contentsOf: entry.path)
-            let sha256 = SHA256.Digest(hex: entry.sha256)
+            let sha256 = SHA256.Digest(hex: entry.sha256.bytes)
             next = Expected(
                 index: index, size: entry.size, sha256: sha256,
                 sha256Text: sha256 == nil ? String(decoding: entry.sha256, as: UTF8.self) : "", bundle: entry.bundle)

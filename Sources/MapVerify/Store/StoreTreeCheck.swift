@@ -185,12 +185,12 @@ package struct StoreTreeCheck {
             let path = file.path
             var found: ListedEntries.Entry?
             // Out of order: the walk has gone past it, so it is opened by path.
-            if files == 1 || previous.withUnsafeBytes({ StoreTreeCheck.compare($0, path) < 0 }) {
+            if files == 1 || StoreTreeCheck.compare(previous.span.bytes, path.bytes) < 0 {
                 previous.removeAll(keepingCapacity: true)
                 previous.append(contentsOf: path)
                 while let entries {
                     let entry = entries.entries[position]
-                    let order = entries.withPath(entry) { StoreTreeCheck.compare($0, path) }
+                    let order = entries.withPath(entry) { StoreTreeCheck.compare($0, path.bytes) }
                     if order > 0 { break }
                     if order == 0 { found = entry } else { addExtra(entry) }
                     position += 1
@@ -223,7 +223,7 @@ package struct StoreTreeCheck {
         }
 
         private mutating func addExtra(_ entry: ListedEntries.Entry) {
-            let path = entries!.withPath(entry) { String(decoding: $0, as: UTF8.self) }
+            let path = entries!.withPath(entry) { RawBytes.string($0) }
             extras.append(
                 entry.isRegular
                     ? Finding(kind: .extra, path: path, bundle: nil, detail: "file is not in the manifest")
@@ -251,12 +251,5 @@ package struct StoreTreeCheck {
     }
 
     /// Bytewise order of two paths (negative, zero, positive), a prefix first.
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0 {
-            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
-    }
+    static func compare(_ a: RawSpan, _ b: RawSpan) -> Int { RawBytes.compare(a, b) }
 }

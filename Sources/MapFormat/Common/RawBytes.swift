@@ -1,0 +1,47 @@
+import Foundation
+
+/// Comparing and searching bytes held in spans, through libc's `memcmp` and `memchr`: the one place
+/// outside the C wrappers that hands span memory to C. Callers pass `RawSpan`s (`array.span.bytes`,
+/// `string.utf8.span.bytes`), which carry their bounds, instead of raw pointers.
+package enum RawBytes {
+    /// Bytewise order of `a` and `b` (negative, zero, positive), a prefix first.
+    @inlinable
+    package static func compare(_ a: RawSpan, _ b: RawSpan) -> Int {
+        let common = min(a.byteCount, b.byteCount)
+        if common > 0 {
+            let order = a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) } }
+            if order != 0 { return Int(order) }
+        }
+        return a.byteCount - b.byteCount
+    }
+
+    /// True when `bytes` holds `expected` at `offset` (false when it would run past the end).
+    @inlinable
+    package static func matches(_ expected: RawSpan, in bytes: RawSpan, at offset: Int) -> Bool {
+        guard offset >= 0, offset <= bytes.byteCount - expected.byteCount else { return false }
+        return compare(bytes.extracting(offset..<(offset + expected.byteCount)), expected) == 0
+    }
+
+    /// The offset of the first `byte` in `bytes[from..<to]`, or nil.
+    @inlinable
+    package static func firstIndex(of byte: UInt8, in bytes: RawSpan, from: Int, to: Int) -> Int? {
+        precondition(from >= 0 && from <= to && to <= bytes.byteCount, "range outside the span")
+        guard from < to else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let found = memchr(raw.baseAddress! + from, Int32(byte), to - from) else { return nil }
+            return UnsafeRawPointer(found) - raw.baseAddress!
+        }
+    }
+
+    /// The bytes as a string (invalid UTF-8 repaired, as `String(decoding:as:)` does).
+    @inlinable
+    package static func string(_ bytes: RawSpan) -> String {
+        bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension RawSpan {
+    /// The byte at `offset`; an offset outside the span traps.
+    @inlinable
+    package subscript(byteAt offset: Int) -> UInt8 { unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
+}
