@@ -211,6 +211,29 @@ package final class ArchiveReader {
         return chunk
     }
 
+    /// The rest of the current entry's data; nil (and the entry left part-read) when it holds more
+    /// than `limit` bytes.
+    package func readRest(limit: Int) throws(ArchiveError) -> Data? {
+        var data = Data()
+        while true {
+            let chunk = try nextChunk()
+            if chunk.isEmpty { return data }
+            guard data.count + chunk.count <= limit else { return nil }
+            data.append(contentsOf: chunk)
+        }
+    }
+
+    /// Feeds the rest of the current entry's data to `hasher`; the number of bytes fed.
+    package func hashRest(with hasher: SHA256) throws(ArchiveError) -> Int64 {
+        var size: Int64 = 0
+        while true {
+            let chunk = try nextChunk()
+            if chunk.isEmpty { return size }
+            hasher.update(chunk)
+            size += Int64(chunk.count)
+        }
+    }
+
     /// Copies the current entry's next data into `buffer`; 0 at its end.
     package func readData(into output: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         let chunk = try nextChunk(max: output.count)

@@ -9,33 +9,7 @@ import Foundation
 /// system call. It does not close itself; the type that owns it does (`close()`, or `deinit` of a
 /// class such as `ReadableFile`, `WritableFile`, `DirectoryWalker.OpenDirectory`).
 ///
-/// Where `Unsafe*` is still written, and why (no file opens, reads or writes a descriptor by hand
-/// any more; what is left is bytes handed on in place, which the hot paths need):
-/// - The wrappers of C libraries and calls: MapIO/Files/FileDescriptor.swift (the buffers `read`,
-///   `write`, `pread`, `pwrite` take; `mkstemp`'s template), MapIO/Hash/SHA256.swift and
-///   SHA256+Digest.swift (libcrypto), MapIO/Archive/ZstdDecoder.swift and ArchiveWriter.swift
-///   (libzstd, libarchive), MapIO/SQLite/SQLite.swift, MapFetch/Curl.swift,
-///   MapBuild/Recipe/YAMLDocument.swift (libyaml).
-/// - File streaming through one reused buffer: MapIO/Files/ReadableFile.swift and WritableFile.swift
-///   (the buffer or a `Data`'s bytes go to the descriptor), MapIO/Hash/SHA256+Files.swift (hashing
-///   through the caller's buffer), MapFetch/CurlRequest.swift and PartialDownload.swift (libcurl
-///   hands each body chunk over as a raw buffer).
-/// - Directory walking: MapIO/Files/DirectoryWalker.swift (`readdir`'s `d_name`),
-///   DirectoryWalker+Sorted.swift (`getdents64` records parsed in place, names compared with `memcmp`).
-/// - Extraction: MapIO/Archive/ArchiveReader.swift, TarHeader.swift, ScratchBuffers.swift and
-///   SafeExtractor.swift (tar headers parsed in the decoder's buffer, chunks hashed and written
-///   without a copy).
-/// - Verification: MapIO/Image/FileChecker.swift, FileCheckBatch.swift, ListedEntries.swift,
-///   StoreTreeCheck.swift, PackedStoreCheck.swift (paths kept as NUL-terminated bytes in one batch
-///   buffer, opened with `openat` straight from there, compared bytewise), ManifestMapping.swift,
-///   StreamedManifest.swift, ImageVerifier+Packed.swift and ManifestIDDigest.swift (the manifest is
-///   `mmap`ed and read in place).
-/// - Manifest and catalog bytes: MapFormat's CatalogReader.swift, ManifestReader.swift,
-///   JSON/JSONScanner.swift, ManifestStream.swift, PathName.swift, Identifiers.swift and Hex.swift
-///   (parsed in place);
-///   MapBuild/Image/ManifestFileList.swift and UnpackedBundle.swift (entries and fixed-width
-///   integers encoded into byte arrays, spill records read back with `pread`).
-/// - mappack-fuzz/FuzzMain.swift: libFuzzer's entry point takes a raw pointer.
+/// Where `Unsafe*` is still written in mappack, and why: ARCHITECTURE.md, "Unsafe code".
 package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// The descriptor's number.
     package let rawValue: CInt

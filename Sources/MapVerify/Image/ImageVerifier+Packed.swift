@@ -13,10 +13,8 @@ extension ImageVerifier {
         guard Zstd.startsWithMagic(path) else { throw .notAnImage(path: path) }
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
         let hasher = SHA256()
-        var manifest: (header: ImageManifest, files: Int, mapping: ManifestMapping)?
+        var manifest: (header: ImageManifest, files: Int, mapping: MappedFile)?
         var store: PackedStoreCheck?
         var problems: [VerifyProblem] = []
         var seedDigest: (hex: String, size: Int64)?
@@ -41,7 +39,7 @@ extension ImageVerifier {
                 case .success(.manifest):
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name
-                    guard let mapping = try ManifestMapping.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
+                    guard let mapping = try MappedFile.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
                         let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
                     else {
                         // Unreadable before a manifest was had: not an image.
@@ -52,25 +50,13 @@ extension ImageVerifier {
                     problems += found
                     continue
                 case .success(.signature):
-                    var data = Data()
-                    while true {
-                        let n = try reader.readData(into: buffer)
-                        if n == 0 { break }
-                        data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                        if data.count > 4096 { throw ArchiveError.tooLarge(entry: name, limit: 4096) }
-                    }
+                    guard let data = try reader.readRest(limit: 4096) else { throw ArchiveError.tooLarge(entry: name, limit: 4096) }
                     signature = data
                     continue
                 case .success(.cacheSeed), .success(.store): break
                 }
                 hasher.reset()
-                var size: Int64 = 0
-                while true {
-                    let n = try reader.readData(into: buffer)
-                    if n == 0 { break }
-                    hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                    size += Int64(n)
-                }
+                let size = try reader.hashRest(with: hasher)
                 bytes += size
                 let digest = hasher.finalize()
                 switch role {
@@ -112,8 +98,7 @@ extension ImageVerifier {
     /// unless `keepingFileList`), its own problems and the number of files; nil when it is not a
     /// valid manifest. The order of the file list does not matter here: an unsorted one is read
     /// the ordinary way.
-    private static func readPackedManifest(_ mapping: ManifestMapping, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)?
-    {
+    private static func readPackedManifest(_ mapping: MappedFile, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)? {
         if !keepingFileList, var reading = try? StreamedManifest(mapping, file: file) {
             var count = 0
             do {

@@ -17,7 +17,7 @@ extension ImageVerifier {
     ) throws(ImageOpenError) -> VerifyReport {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
-        guard let mapping = ManifestMapping(path: manifestPath, limit: maxManifestBytes) else {
+        guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else {
             // Empty, too large, unreadable, not a file: the ordinary reading says which.
             return try verifyFolder(path, hashContents: hashContents, trusted: trusted, jobs: jobs)
         }

@@ -22,7 +22,7 @@ struct StreamedManifest {
         case unsorted(index: Int, path: String, previous: String)
     }
 
-    private let mapping: ManifestMapping
+    private let mapping: MappedFile
     private let file: String
     private var stream: ManifestStream
     private var idDigest = ManifestIDDigest()
@@ -35,7 +35,7 @@ struct StreamedManifest {
     private var sizesUnknown = false
 
     /// Starts reading the manifest mapped in `mapping`; `file` names it in errors.
-    init(_ mapping: ManifestMapping, file: String) throws(Stop) {
+    init(_ mapping: MappedFile, file: String) throws(Stop) {
         self.mapping = mapping
         self.file = file
         do { stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
@@ -130,7 +130,7 @@ struct StreamedManifest {
 
     /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the
     /// rule the stream adds (entries sorted by path).
-    static func explain(_ stop: Stop, mapping: ManifestMapping, file: String) -> ImageOpenError {
+    static func explain(_ stop: Stop, mapping: MappedFile, file: String) -> ImageOpenError {
         defer { mapping.releaseAll() }
         do { _ = try ImageVerifier.readManifest(Data(mapping.bytes), file: file) } catch { return error }
         switch stop {

@@ -61,6 +61,6 @@ struct FileCheckBatch: ReusableBatch {
 
     /// The store-relative path of `job`.
     func path(_ job: Job) -> String {
-        paths.withUnsafeBufferPointer { String(decoding: $0[Int(job.pathStart)..<Int(job.pathStart + job.pathLength)], as: UTF8.self) }
+        String(decoding: paths[Int(job.pathStart)..<Int(job.pathStart + job.pathLength)], as: UTF8.self)
     }
 }

@@ -24,7 +24,7 @@ struct PackedStoreCheck {
         var digest: SHA256.Digest
     }
 
-    private let mapping: ManifestMapping
+    private let mapping: MappedFile
     private var stream: ManifestStream
     /// The stream's current entry, its path bytes, or nil past the last.
     private var current: Expected?
@@ -38,7 +38,7 @@ struct PackedStoreCheck {
 
     /// Reads the manifest entries from `mapping`, already checked as a whole, handing pages back
     /// as it goes.
-    init(_ mapping: ManifestMapping, file: String) throws(JSONFileError) {
+    init(_ mapping: MappedFile, file: String) throws(JSONFileError) {
         self.mapping = mapping
         stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false)
         advance()

@@ -1,13 +1,12 @@
 import Foundation
-import MapIO
 
-/// `manifest.json` mapped read-only (`mmap`), so a large manifest can be read as a stream by a
-/// reader that wants contiguous bytes: the pages a reader has passed are handed back
+/// A file mapped read-only (`mmap`; `manifest.json` for the image verifier), so a large file can
+/// be read as a stream by a reader that wants contiguous bytes: the pages a reader has passed are handed back
 /// (`madvise(MADV_DONTNEED)`), which keeps resident memory at a few MiB whatever the manifest's
 /// size. Pages read again later fault back in from the page cache.
-final class ManifestMapping {
+package final class MappedFile {
     /// The whole file.
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// Pages below this offset have been handed back.
     private var released = 0
     /// File-backed pages can be handed back and read again; anonymous ones cannot.
@@ -19,7 +18,7 @@ final class ManifestMapping {
     /// Maps the regular file at `path` of 1 to `limit` bytes; nil for anything else (empty, too
     /// large, not a regular file, not mappable), which callers read the ordinary way to get the
     /// ordinary errors.
-    convenience init?(path: String, limit: Int) {
+    package convenience init?(path: String, limit: Int) {
         guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else { return nil }
         defer { try? file.close() }
         guard let info = try? file.status(), info.isRegular, info.size > 0, info.size <= limit else { return nil }
@@ -35,7 +34,7 @@ final class ManifestMapping {
     /// entry) into an unlinked temporary file and maps that, so it too is read as a stream without
     /// being held in memory. Without a usable temporary file the bytes stay in memory. Nil when
     /// there are none.
-    static func copying(_ read: (UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int) throws(ArchiveError) -> ManifestMapping? {
+    package static func copying(_ read: (UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int) throws(ArchiveError) -> MappedFile? {
         let file = try? FileDescriptor.unnamedTemporaryFile(in: NSTemporaryDirectory(), prefix: "mappack-manifest-")
         defer { try? file?.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -52,15 +51,15 @@ final class ManifestMapping {
                 // The bytes so far, read back from the file.
                 let back = held.withUnsafeMutableBytes { (try? file.readAll(fromAbsoluteOffset: 0, into: $0)) != nil }
                 memory = back ? held : nil
-                guard memory != nil else { throw .malformed("cannot keep manifest.json: \(String(cString: strerror(errno)))") }
+                guard memory != nil else { throw .malformed("cannot keep the file: \(String(cString: strerror(errno)))") }
             }
             memory?.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]).bindMemory(to: UInt8.self))
             count += n
         }
         guard count > 0 else { return nil }
-        if let memory { return ManifestMapping(copyOf: memory) }
+        if let memory { return MappedFile(copyOf: memory) }
         guard let file else { return nil }
-        return ManifestMapping(file, count: count)
+        return MappedFile(file, count: count)
     }
 
     /// Anonymous memory holding `data`: its pages cannot be handed back (they would read as zeros).
@@ -74,9 +73,9 @@ final class ManifestMapping {
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 
     /// Hands back the whole pages below `offset` once a step's worth has been passed.
-    func release(below offset: Int) {
-        guard releasable, offset - released >= ManifestMapping.step else { return }
-        let end = offset / ManifestMapping.pageSize * ManifestMapping.pageSize
+    package func release(below offset: Int) {
+        guard releasable, offset - released >= MappedFile.step else { return }
+        let end = offset / MappedFile.pageSize * MappedFile.pageSize
         // A fault maps a whole large folio of the page cache (up to 2 MiB), which may reach back
         // below the last step's end: go over that part again.
         let start = max(0, released - (2 << 20))
@@ -85,7 +84,7 @@ final class ManifestMapping {
     }
 
     /// Hands back every page.
-    func releaseAll() {
+    package func releaseAll() {
         guard releasable else { return }
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count, MADV_DONTNEED)
         released = 0
@@ -93,5 +92,7 @@ final class ManifestMapping {
 
     /// The bytes as `Data` without a copy, for code that only reads them (the signature check):
     /// the pages are read-only, so nothing may mutate it. Valid while the mapping lives.
-    var readOnlyData: Data { Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none) }
+    package var readOnlyData: Data {
+        Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+    }
 }
