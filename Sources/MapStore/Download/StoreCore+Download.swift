@@ -53,21 +53,9 @@ extension StoreCore {
         guard !plan.newRegions.isEmpty, let state else { return }
         let rows = try state.regions()
         let old = try installedManifest(storedManifest())
-        let onDevice = Set(old.bundles.map(\.digest))
-        var needed: [BundleDigest: [RegionID]] = [:]
-        for id in plan.newRegions {
-            for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) }
-        }
-        for digest in needed.keys where archives[digest] == nil {
-            throw MapStoreError.local(
-                path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
-        }
+        let needed = try bundlesToInstall(for: plan.newRegions, tree: tree, old: old, archives: archives)
         _ = try transition(kind: "download", regions: ids) { store in
-            var extracted: [BundleDigest: [ExtractedFile]] = [:]
-            for digest in needed.keys.sorted() {
-                guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
-                extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
-            }
+            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store)
             // Installed regions keep their records (and their data's version); new ones come from the catalog.
             let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.newRegions, kept: rows.map(\.id), extracted: extracted)
             var states: [RegionID: RegionState] = [:]

@@ -186,6 +186,35 @@ extension StoreCore {
         for folder in [nextFolder, oldFolder] where FileSystem.exists(folder) { try? FileSystem.removeTree(folder) }
     }
 
+    /// The bundles of `regions` that `old` does not hold, each with the regions that need it; throws
+    /// `.local` when one of them is not among the fetched `archives`.
+    func bundlesToInstall(
+        for regions: [RegionID], tree: RegionTree, old: ImageManifest, archives: [BundleDigest: String]
+    ) throws -> [BundleDigest: [RegionID]] {
+        let onDevice = Set(old.bundles.map(\.digest))
+        var needed: [BundleDigest: [RegionID]] = [:]
+        for id in regions {
+            for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) }
+        }
+        for digest in needed.keys where archives[digest] == nil {
+            throw MapStoreError.local(
+                path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
+        }
+        return needed
+    }
+
+    /// Extracts the `needed` bundles (from `bundlesToInstall`) from `archives` into `store`, in digest order.
+    func extractBundles(
+        _ needed: [BundleDigest: [RegionID]], tree: RegionTree, archives: [BundleDigest: String], into store: String
+    ) throws -> [BundleDigest: [ExtractedFile]] {
+        var extracted: [BundleDigest: [ExtractedFile]] = [:]
+        for digest in needed.keys.sorted() {
+            guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
+            extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
+        }
+        return extracted
+    }
+
     /// Extracts `archive` (a verified bundle) durably into `store`, mapping failures to `MapStoreError.local`.
     func extractBundle(_ digest: BundleDigest, archive: String, info: BundleInfo, into store: String, regions: [RegionID]) throws -> [ExtractedFile] {
         let extractor = SafeExtractor(limits: .declared(unpackedSize: info.unpackedSize, files: info.files), durable: true)

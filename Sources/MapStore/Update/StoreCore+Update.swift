@@ -84,22 +84,10 @@ extension StoreCore {
     func applyUpdate(tree: RegionTree, catalogURL: URL, catalogBytes: Data, archives: [BundleDigest: String]) throws -> ImageManifest {
         let plan = try planUpdate(tree: tree, catalogURL: catalogURL)
         let old = try installedManifest(storedManifest())
-        let onDevice = Set(old.bundles.map(\.digest))
-        var needed: [BundleDigest: [RegionID]] = [:]
-        for id in plan.supported {
-            for bundle in tree.region(id)?.bundles ?? [] where !onDevice.contains(bundle) { needed[bundle, default: []].append(id) }
-        }
-        for digest in needed.keys where archives[digest] == nil {
-            throw MapStoreError.local(
-                path: downloadFolder, errno: nil, regions: needed[digest] ?? [], bundle: digest, reason: "bundle was not fetched")
-        }
+        let needed = try bundlesToInstall(for: plan.supported, tree: tree, old: old, archives: archives)
         let versionChanges = tree.catalog.mapVersion != old.mapVersion
         let manifest = try transition(kind: "update", regions: plan.supported) { store in
-            var extracted: [BundleDigest: [ExtractedFile]] = [:]
-            for digest in needed.keys.sorted() {
-                guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
-                extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
-            }
+            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store)
             let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.supported, kept: plan.unsupported, extracted: extracted)
             var states: [RegionID: RegionState] = [:]
             for id in plan.supported { states[id] = .completed }
