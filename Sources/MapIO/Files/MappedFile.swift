@@ -83,6 +83,9 @@ package final class MappedFile {
         released = end
     }
 
+    /// Runs `body` with the mapped bytes as a span.
+    package func withBytes<Result>(_ body: (RawSpan) -> Result) -> Result { body(bytes.bytes) }
+
     /// Hands back every page.
     package func releaseAll() {
         guard releasable else { return }

@@ -61,7 +61,8 @@ struct StreamedManifest {
             throw .json(error)
         }
         swap(&order, &self.order)
-        idDigest.advance(mapping.bytes.bytes, to: stream.offset, imageID: stream.imageID)
+        let (offset, imageID) = (stream.offset, stream.imageID)
+        mapping.withBytes { idDigest.advance($0, to: offset, imageID: imageID) }
         mapping.release(below: stream.offset)
         if let stop { throw stop }
         if let sized {
@@ -115,7 +116,7 @@ struct StreamedManifest {
         defer { mapping.releaseAll() }
         try ImageVerifier.checkHeader(manifest, file: file)
         if ImageVerifier.hasDuplicateRegions(manifest) { throw .manifest(path: file, reason: ImageVerifier.duplicateReason) }
-        idDigest.advance(mapping.bytes.bytes, to: mapping.bytes.count, imageID: manifest.imageID, final: true)
+        mapping.withBytes { idDigest.advance($0, to: $0.byteCount, imageID: manifest.imageID, final: true) }
         guard !sizesUnknown, let expectedID = idDigest.finish() else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
