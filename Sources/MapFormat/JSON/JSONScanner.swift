@@ -3,8 +3,9 @@ import Foundation
 /// A forward-only reader of JSON (RFC 8259) over UTF-8 bytes, for hand-written decoders of
 /// large files where Foundation's `JSONDecoder` is too slow (it builds a value tree first).
 ///
-/// The one place in MapFormat that touches raw memory: every read is bounds-checked by hand,
-/// because `UnsafeRawBufferPointer` only checks in debug builds. Any input, however hostile,
+/// It keeps the document as raw memory (as `ManifestStream` does; the short list of such files is
+/// in ARCHITECTURE.md, "Unsafe code"): every read is bounds-checked by hand, because
+/// `UnsafeRawBufferPointer` only checks in debug builds; digests are handed on as `RawSpan`s. Any input, however hostile,
 /// ends in a `Failure`, never a trap.
 ///
 /// Not a `RawSpan`: on Swift 6.3.1 a struct can hold one only as a `~Escapable` type with
