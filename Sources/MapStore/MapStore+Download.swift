@@ -157,19 +157,22 @@ extension MapStore {
         }
     }
 
-    /// Details of a catalog or installed region: names, cities, release time, centre, bounding box, state.
+    /// Details of a catalog or installed region: names, children, cities, release time, centre, bounding
+    /// box, state, and sizes (still to download, on disk once installed).
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
         try MapStoreError.boundary("regionDetails", path: storage) {
             try core.withLock { core throws -> RegionDetails in
                 if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
                 let state = try core.committedState()
-                guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
-                    throw MapStoreError.unknownRegion(id)
-                }
+                guard let row = try state.regions().first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
+                let manifest = try core.storedManifest()
+                guard let region = manifest.region(id) else { throw MapStoreError.unknownRegion(id) }
                 return RegionDetails(
-                    id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
-                    names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
-                    state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
+                    id: id, parent: region.parent, children: manifest.regions.filter { $0.parent == id }.map(\.id).sorted(),
+                    name: LocalizedNames.pick(region.names, language: language, fallback: region.name), names: region.names,
+                    cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
+                    mapVersion: try state.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0,
+                    sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
             }
         }
     }
@@ -178,12 +181,14 @@ extension MapStore {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
         let state = try core.committedState()
         let regionState = try state.currentStates()[id] ?? .available
-        let onDevice = Set(try core.installedManifest(core.storedManifest()).bundles.map(\.digest))
-        let missing = tree.subtreeBundles(id).subtracting(onDevice)
+        let manifest = try core.storedManifest()
+        let onDevice = Set(try core.installedManifest(manifest).bundles.map(\.digest))
+        let bundles = tree.subtreeBundles(id)
         return RegionDetails(
-            id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
-            released: region.released, center: region.center, bbox: region.bbox, state: regionState,
-            mapVersion: tree.catalog.mapVersion, downloadBytes: tree.downloadSize(missing))
+            id: id, parent: region.parent, children: tree.children(of: id), name: region.name(in: language), names: region.names,
+            cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: regionState,
+            mapVersion: tree.catalog.mapVersion, downloadSizeInBytes: tree.downloadSize(bundles.subtracting(onDevice)),
+            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: manifest.blockSize))
     }
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
