@@ -17,7 +17,7 @@ extension MapStore {
     public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
         try MapStoreError.boundary("download", path: storage) {
             _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
-            guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
+            guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
             liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
             task.start()
