@@ -35,7 +35,8 @@ extension MapStore {
     public func setNetworkPolicy(_ policy: NetworkPolicy) { networkPolicy = policy }
 
     /// Whether the store updates by itself: a check now and every `autoUpdateInterval`, and
-    /// `checkForUpdate` runs `update` when it finds a newer version (see `MapStore+AutoUpdate`).
+    /// `checkForUpdate` runs `update` when it finds a newer version (see `autoUpdateInterval` and
+    /// `networkChanged(metered:)`).
     public var autoUpdate: Bool {
         get { settings.withLock { $0.autoUpdate } }
         set {

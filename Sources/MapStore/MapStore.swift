@@ -38,7 +38,7 @@ public final class MapStore: Sendable {
         public var networkPolicy: NetworkPolicy
         /// Updates by itself: a check at open (in the background) and every `autoUpdateInterval`, and
         /// `checkForUpdate` that finds a newer version runs `update` before returning; obeys the network
-        /// policy (a held-back update waits for `networkChanged(metered: false)`). See `MapStore+AutoUpdate`.
+        /// policy (a held-back update waits for `networkChanged(metered: false)`).
         public var autoUpdate: Bool
         /// Time between automatic update checks while `autoUpdate` is on; nil checks only at open.
         public var autoUpdateInterval: Duration?
