@@ -36,7 +36,22 @@ import Testing
 
         var catalogRequests: Int { nginx.requests(path: "/catalog.json") }
 
+        /// The catalog request count once it stays the same for 400 ms (a check in flight has ended);
+        /// throws when it keeps growing for 10 s, which a schedule of 100 ms would do.
+        func settledCatalogRequests() async throws -> Int {
+            var last = catalogRequests
+            for _ in 0..<25 {
+                try await Task.sleep(for: .milliseconds(400))
+                let now = catalogRequests
+                if now == last { return now }
+                last = now
+            }
+            throw NeverSettled(requests: last)
+        }
+
         deinit { nginx.stop() }
+
+        struct NeverSettled: Error { let requests: Int }
     }
 
     /// Every store event from now on, collected on a task of its own.
@@ -166,17 +181,15 @@ import Testing
         #expect(before <= 1, "\(before) catalog requests with autoUpdate off")
         store.autoUpdate = true
         #expect(await eventually(30) { site.catalogRequests >= before + 3 })
-        // A long interval replaces the short one at once; turning off stops the schedule.
+        // A long interval replaces the short one at once (a check under way may still finish); turning off stops the schedule.
         store.autoUpdateInterval = .seconds(3600)
-        try await Task.sleep(for: .milliseconds(300))
-        let settled = site.catalogRequests
+        let settled = try await site.settledCatalogRequests()
         try await Task.sleep(for: .milliseconds(600))
         #expect(site.catalogRequests == settled)
         store.autoUpdateInterval = .milliseconds(100)
         #expect(await eventually(30) { site.catalogRequests >= settled + 2 })
         store.autoUpdate = false
-        try await Task.sleep(for: .milliseconds(300))
-        let stopped = site.catalogRequests
+        let stopped = try await site.settledCatalogRequests()
         try await Task.sleep(for: .milliseconds(600))
         #expect(site.catalogRequests == stopped)
     }
