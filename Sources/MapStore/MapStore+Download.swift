@@ -150,8 +150,9 @@ extension MapStore {
             try core.withLock { core throws -> [RegionDetails] in
                 guard let tree = core.keptCatalog() else { return [] }
                 let installed = Set(try core.committedState().regions().map(\.id))
+                let device = try DeviceView(core)
                 return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
-                    try details($0, tree: tree, core: core, language: language)
+                    try details($0, tree: tree, device: device, language: language)
                 }
             }
         }
@@ -162,7 +163,9 @@ extension MapStore {
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
         try MapStoreError.boundary("regionDetails", path: storage) {
             try core.withLock { core throws -> RegionDetails in
-                if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
+                if let tree = core.keptCatalog(), tree.region(id) != nil {
+                    return try details(id, tree: tree, device: DeviceView(core), language: language)
+                }
                 let state = try core.committedState()
                 guard let row = try state.regions().first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
                 let manifest = try core.storedManifest()
@@ -177,18 +180,32 @@ extension MapStore {
         }
     }
 
-    private func details(_ id: RegionID, tree: RegionTree, core: StoreCore, language: String?) throws -> RegionDetails {
+    /// What region details need from the device, read once per listing (not once per region).
+    private struct DeviceView {
+        /// Region states (installed ones and downloads under way).
+        let states: [RegionID: RegionState]
+        /// Bundles of the installed regions.
+        let onDevice: Set<BundleDigest>
+        /// The store's block size, for sizes on disk.
+        let blockSize: Int64
+
+        init(_ core: StoreCore) throws {
+            states = try core.committedState().currentStates()
+            let manifest = try core.storedManifest()
+            onDevice = Set(try core.installedManifest(manifest).bundles.map(\.digest))
+            blockSize = manifest.blockSize
+        }
+    }
+
+    private func details(_ id: RegionID, tree: RegionTree, device: DeviceView, language: String?) throws -> RegionDetails {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
-        let state = try core.committedState()
-        let regionState = try state.currentStates()[id] ?? .available
-        let manifest = try core.storedManifest()
-        let onDevice = Set(try core.installedManifest(manifest).bundles.map(\.digest))
         let bundles = tree.subtreeBundles(id)
         return RegionDetails(
             id: id, parent: region.parent, children: tree.children(of: id), name: region.name(in: language), names: region.names,
-            cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: regionState,
-            mapVersion: tree.catalog.mapVersion, downloadSizeInBytes: tree.downloadSize(bundles.subtracting(onDevice)),
-            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: manifest.blockSize))
+            cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
+            state: device.states[id] ?? .available, mapVersion: tree.catalog.mapVersion,
+            downloadSizeInBytes: tree.downloadSize(bundles.subtracting(device.onDevice)),
+            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: device.blockSize))
     }
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
