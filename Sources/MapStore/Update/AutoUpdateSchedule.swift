@@ -11,8 +11,9 @@ final class AutoUpdateSchedule: Sendable {
         /// The loop running now and its generation; a loop whose generation is no longer current ends.
         var loop: Task<Void, Never>?
         var generation = 0
-        /// True while the loop sleeps (cancelling it then ends no work under way).
-        var sleeping = false
+        /// The generation whose loop sleeps now (cancelling it then ends no work under way); set by the
+        /// loop itself, so it is right also when the loop started sleeping before `install` recorded it.
+        var sleepingGeneration: Int?
         /// The last `networkChanged(metered:)` report; nil until the app reports one.
         var reportedMetered: Bool?
         /// The version an automatic update waits with because the network is metered.
@@ -37,20 +38,22 @@ final class AutoUpdateSchedule: Sendable {
     /// returns the generation a new loop runs under.
     func newGeneration() -> Int {
         let (sleeper, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
+            let sleeper = state.sleepingGeneration == state.generation ? state.loop : nil
             state.generation += 1
-            defer { state.loop = nil }
-            return (state.sleeping ? state.loop : nil, state.generation)
+            state.loop = nil
+            state.sleepingGeneration = nil
+            return (sleeper, state.generation)
         }
         sleeper?.cancel()
         return generation
     }
 
-    /// Records the loop of `generation`, unless a newer generation started meanwhile (then it is cancelled).
+    /// Records the loop of `generation`, unless a newer generation started meanwhile (then it is
+    /// cancelled: it may already sleep, unseen by the `newGeneration` that replaced it).
     func install(_ loop: Task<Void, Never>, generation: Int) {
         let current = state.withLock { state -> Bool in
             guard state.generation == generation else { return false }
             state.loop = loop
-            state.sleeping = false
             return true
         }
         if !current { loop.cancel() }
@@ -61,7 +64,7 @@ final class AutoUpdateSchedule: Sendable {
     func sleepInterval(_ generation: Int) -> Duration? {
         state.withLock { state -> Duration? in
             guard state.generation == generation, let interval = state.interval else { return nil }
-            state.sleeping = true
+            state.sleepingGeneration = generation
             return interval
         }
     }
@@ -70,7 +73,7 @@ final class AutoUpdateSchedule: Sendable {
     func wake(_ generation: Int) -> Bool {
         state.withLock { state -> Bool in
             guard state.generation == generation else { return false }
-            state.sleeping = false
+            state.sleepingGeneration = nil
             return true
         }
     }
