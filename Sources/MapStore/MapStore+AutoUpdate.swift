@@ -83,10 +83,12 @@ extension MapStore {
     }
 
     /// Runs the update `info` describes, or defers it when the network policy forbids the network now.
-    /// Does nothing while another automatic update runs (that one installs the newest version it found).
+    /// While another automatic update runs, does nothing but ask it to check again when it ends.
     func updateAutomatically(_ info: UpdateInfo, catalog url: URL) async throws(MapStoreError) {
         guard autoUpdates.claimUpdate() else { return }
-        defer { autoUpdates.endUpdate() }
+        defer {
+            if autoUpdates.endUpdate() { Task { [weak self] in await self?.runAutomaticCheck() } }
+        }
         guard networkPermitsFetching else {
             deferUpdate(info)
             return

@@ -20,6 +20,9 @@ final class AutoUpdateSchedule: Sendable {
         var deferred: MapVersion?
         /// True while an automatic update runs (a second one is not started beside it).
         var updating = false
+        /// Another automatic update was asked for while one ran (e.g. the network turned unmetered while
+        /// the running one was deciding to defer): check again when it ends.
+        var recheck = false
     }
 
     private let state = Mutex(State())
@@ -89,17 +92,27 @@ final class AutoUpdateSchedule: Sendable {
         }
     }
 
-    /// Claims the right to run an automatic update; false when one runs already.
+    /// Claims the right to run an automatic update; false when one runs already (which then checks
+    /// again when it ends).
     func claimUpdate() -> Bool {
         state.withLock { state -> Bool in
-            guard !state.updating else { return false }
+            guard !state.updating else {
+                state.recheck = true
+                return false
+            }
             state.updating = true
             return true
         }
     }
 
-    /// Gives the claim back.
-    func endUpdate() { state.withLock { $0.updating = false } }
+    /// Gives the claim back; true when another automatic update was asked for meanwhile.
+    func endUpdate() -> Bool {
+        state.withLock { state -> Bool in
+            defer { state.recheck = false }
+            state.updating = false
+            return state.recheck
+        }
+    }
 
     /// Records that the update to `version` waits for an allowed network; true the first time for that
     /// version (the app hears of a deferral once, not at every check).
