@@ -61,9 +61,9 @@ test: deps format-check portable
 ## lines up to 150 columns; OnlyOneTrailingClosureArgument off); format-check: fail when a file is
 ## not formatted (part of make test)
 format:
-	swift format format --in-place --recursive --parallel Package.swift Sources Tests
+	swift format format --in-place --recursive --parallel Package.swift Sources Tests Examples
 format-check:
-	swift format lint --strict --recursive --parallel Package.swift Sources Tests
+	swift format lint --strict --recursive --parallel Package.swift Sources Tests Examples
 
 ## powercut: the whole power-cut crash matrix on the FUSE filesystem (Tests/Support/powercut_*.py; not part
 ##   of test, which runs a sampled subset); prints cut points tried, states checked, failures

@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "MapStore", dependencies: ["MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
+        // The first start of an app with preinstalled maps, written against MapStore (`swift run StoreDemo --help`).
+        .executableTarget(name: "StoreDemo", dependencies: ["MapStore", "MapFormat"], path: "Examples/StoreDemo"),
         // libFuzzer targets (`make fuzz`) or, built normally, a replayer of fuzz inputs.
         .executableTarget(name: "mappack-fuzz", dependencies: ["MapBuild"]),
 

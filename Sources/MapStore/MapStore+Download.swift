@@ -17,7 +17,7 @@ extension MapStore {
     public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
         try MapStoreError.boundary("download", path: storage) {
             _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
-            guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
+            guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
             liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
             task.start()
@@ -150,40 +150,62 @@ extension MapStore {
             try core.withLock { core throws -> [RegionDetails] in
                 guard let tree = core.keptCatalog() else { return [] }
                 let installed = Set(try core.committedState().regions().map(\.id))
+                let device = try DeviceView(core)
                 return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
-                    try details($0, tree: tree, core: core, language: language)
+                    try details($0, tree: tree, device: device, language: language)
                 }
             }
         }
     }
 
-    /// Details of a catalog or installed region: names, cities, release time, centre, bounding box, state.
+    /// Details of a catalog or installed region: names, children, cities, release time, centre, bounding
+    /// box, state, and sizes (still to download, on disk once installed).
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
         try MapStoreError.boundary("regionDetails", path: storage) {
             try core.withLock { core throws -> RegionDetails in
-                if let tree = core.keptCatalog(), tree.region(id) != nil { return try details(id, tree: tree, core: core, language: language) }
-                let state = try core.committedState()
-                guard let row = try state.regions().first(where: { $0.id == id }), let region = try core.storedManifest().region(id) else {
-                    throw MapStoreError.unknownRegion(id)
+                if let tree = core.keptCatalog(), tree.region(id) != nil {
+                    return try details(id, tree: tree, device: DeviceView(core), language: language)
                 }
+                let state = try core.committedState()
+                guard let row = try state.regions().first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
+                let manifest = try core.storedManifest()
+                guard let region = manifest.region(id) else { throw MapStoreError.unknownRegion(id) }
                 return RegionDetails(
-                    id: id, parent: region.parent, name: LocalizedNames.pick(region.names, language: language, fallback: region.name),
-                    names: region.names, cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
-                    state: row.state, mapVersion: try state.mapVersion ?? MapVersion(""), downloadBytes: 0)
+                    id: id, parent: region.parent, children: manifest.regions.filter { $0.parent == id }.map(\.id).sorted(),
+                    name: LocalizedNames.pick(region.names, language: language, fallback: region.name), names: region.names,
+                    cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
+                    mapVersion: try state.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0,
+                    sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
             }
         }
     }
 
-    private func details(_ id: RegionID, tree: RegionTree, core: StoreCore, language: String?) throws -> RegionDetails {
+    /// What region details need from the device, read once per listing (not once per region).
+    private struct DeviceView {
+        /// Region states (installed ones and downloads under way).
+        let states: [RegionID: RegionState]
+        /// Bundles of the installed regions.
+        let onDevice: Set<BundleDigest>
+        /// The store's block size, for sizes on disk.
+        let blockSize: Int64
+
+        init(_ core: StoreCore) throws {
+            states = try core.committedState().currentStates()
+            let manifest = try core.storedManifest()
+            onDevice = Set(try core.installedManifest(manifest).bundles.map(\.digest))
+            blockSize = manifest.blockSize
+        }
+    }
+
+    private func details(_ id: RegionID, tree: RegionTree, device: DeviceView, language: String?) throws -> RegionDetails {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
-        let state = try core.committedState()
-        let regionState = try state.currentStates()[id] ?? .available
-        let onDevice = Set(try core.installedManifest(core.storedManifest()).bundles.map(\.digest))
-        let missing = tree.subtreeBundles(id).subtracting(onDevice)
+        let bundles = tree.subtreeBundles(id)
         return RegionDetails(
-            id: id, parent: region.parent, name: region.name(in: language), names: region.names, cities: region.cities ?? [],
-            released: region.released, center: region.center, bbox: region.bbox, state: regionState,
-            mapVersion: tree.catalog.mapVersion, downloadBytes: tree.downloadSize(missing))
+            id: id, parent: region.parent, children: tree.children(of: id), name: region.name(in: language), names: region.names,
+            cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
+            state: device.states[id] ?? .available, mapVersion: tree.catalog.mapVersion,
+            downloadSizeInBytes: tree.downloadSize(bundles.subtracting(device.onDevice)),
+            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: device.blockSize))
     }
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),

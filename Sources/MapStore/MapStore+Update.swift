@@ -34,10 +34,18 @@ extension MapStore {
     @available(*, deprecated, message: "set networkPolicy")
     public func setNetworkPolicy(_ policy: NetworkPolicy) { networkPolicy = policy }
 
-    /// Whether `checkForUpdate` runs `update` when it finds a newer version.
+    /// Whether the store updates by itself: a check now and every `autoUpdateInterval`, and
+    /// `checkForUpdate` runs `update` when it finds a newer version (see `autoUpdateInterval` and
+    /// `networkChanged(metered:)`).
     public var autoUpdate: Bool {
         get { settings.withLock { $0.autoUpdate } }
-        set { settings.withLock { $0.autoUpdate = newValue } }
+        set {
+            let changed = settings.withLock { settings -> Bool in
+                defer { settings.autoUpdate = newValue }
+                return settings.autoUpdate != newValue
+            }
+            if changed { autoUpdateChanged(to: newValue) }
+        }
     }
 
     /// Turns automatic updates on or off (same as setting `autoUpdate`).
@@ -46,9 +54,18 @@ extension MapStore {
 
     /// Compares the installed data with the catalog at `catalog` (or the remembered one); see
     /// `UpdateInfo` for the status rule. Marks installed regions `outdated` (newer version) or
-    /// `needUpdate` (support window passed). With `autoUpdate` on and a newer version found, runs
-    /// `update` before returning. Throws `rollbackRefused` for a catalog with an older version.
+    /// `needUpdate` (support window passed); a newer version is announced (`StoreEvent.updateAvailable`).
+    /// With `autoUpdate` on and a newer version found, runs `update` before returning, unless the network
+    /// policy holds it back (`StoreEvent.updateDeferred`) or an automatic update runs already. Throws
+    /// `rollbackRefused` for a catalog with an older version.
     public func checkForUpdate(catalog: URL? = nil) async throws(MapStoreError) -> UpdateInfo {
+        let (info, url) = try await findUpdate(catalog: catalog)
+        if autoUpdate, info.availableVersion > info.installedVersion { try await updateAutomatically(info, catalog: url) }
+        return info
+    }
+
+    /// The check of `checkForUpdate`, without the automatic update: the comparison and the catalog's URL.
+    func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
         try await MapStoreError.boundary("checkForUpdate", path: storage) {
             guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
@@ -60,8 +77,8 @@ extension MapStore {
                 return info
             }
             if info.availableVersion == info.installedVersion { broadcaster.send(.availableRegionsChanged) }
-            if autoUpdate, info.availableVersion > info.installedVersion { try await update(catalog: url) }
-            return info
+            if info.availableVersion > info.installedVersion { broadcaster.send(.updateAvailable(info)) }
+            return (info, url)
         }
     }
 
@@ -96,7 +113,8 @@ extension MapStore {
             let (tree, bytes) = try await loadCatalog(url)
             let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
-            guard networkPolicy.permitsCurrentNetwork else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
+            guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
+            broadcaster.send(.updateStarted(plan.info))
             let changing = plan.supported
             try write { core throws in
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))

@@ -36,8 +36,12 @@ public final class MapStore: Sendable {
         public var fetchRetryDelay: Double
         /// Whether downloads may use metered networks, and how to tell.
         public var networkPolicy: NetworkPolicy
-        /// When set, `checkForUpdate` that finds a newer version runs `update` before returning.
+        /// Updates by itself: a check at open (in the background) and every `autoUpdateInterval`, and
+        /// `checkForUpdate` that finds a newer version runs `update` before returning; obeys the network
+        /// policy (a held-back update waits for `networkChanged(metered: false)`).
         public var autoUpdate: Bool
+        /// Time between automatic update checks while `autoUpdate` is on; nil checks only at open.
+        public var autoUpdateInterval: Duration?
         /// The clock that judges catalog signature expiry; tests pin it.
         public var now: @Sendable () -> Date
 
@@ -45,7 +49,7 @@ public final class MapStore: Sendable {
         public init(
             fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
             catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(),
-            autoUpdate: Bool = false,
+            autoUpdate: Bool = false, autoUpdateInterval: Duration? = nil,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.fullValidation = fullValidation
@@ -57,6 +61,7 @@ public final class MapStore: Sendable {
             self.fetchRetryDelay = fetchRetryDelay
             self.networkPolicy = networkPolicy
             self.autoUpdate = autoUpdate
+            self.autoUpdateInterval = autoUpdateInterval
             self.now = now
         }
     }
@@ -83,6 +88,8 @@ public final class MapStore: Sendable {
 
     /// The cache's access, shared with the core (which resets the cache in an update).
     let cacheAccess: CacheAccess
+    /// Automatic updates: schedule, reported network, a deferred update (`MapStore+AutoUpdate.swift`).
+    let autoUpdates = AutoUpdateSchedule()
 
     private init(core: sending StoreCore, status: StoreStatus, options: Options) {
         self.published = Mutex(core.snapshot())
@@ -122,6 +129,7 @@ public final class MapStore: Sendable {
             }
             let store = MapStore(core: core, status: status, options: options)
             if installed || remembered { store.keepInstalledVersionCatalog() }
+            store.startAutomaticUpdates(interval: options.autoUpdateInterval)
             return store
         }
     }
@@ -157,7 +165,7 @@ public final class MapStore: Sendable {
         try MapStoreError.boundary("repair", path: storage) {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
-                permitted: networkPolicy.permitsCurrentNetwork, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+                permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
             return try write(rereadManifest: true) { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
         }
     }

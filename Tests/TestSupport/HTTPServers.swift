@@ -29,8 +29,10 @@ public final class NginxServer: @unchecked Sendable {
     private let process: Process
 
     /// Starts nginx serving `root`; returns once the port answers. With `tls`, it serves HTTPS and offers
-    /// HTTP/2 (ALPN) with a fresh self-signed certificate for 127.0.0.1.
-    public init(root: String, tls: Bool = false, webdav: Bool = false) throws {
+    /// HTTP/2 (ALPN) with a fresh self-signed certificate for 127.0.0.1. `limitRate` (nginx's
+    /// `limit_rate`, e.g. `4k`) slows every response to that many bytes a second, so a transfer can be
+    /// caught midway.
+    public init(root: String, tls: Bool = false, webdav: Bool = false, limitRate: String? = nil) throws {
         self.root = root
         let folder = TemporaryFolder("nginx")
         self.folder = folder
@@ -39,7 +41,7 @@ public final class NginxServer: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try LoopbackPort.free()
             let conf = folder.join("nginx.conf")
-            try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav).write(
+            try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav, limitRate: limitRate).write(
                 toFile: conf, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
@@ -123,7 +125,7 @@ public final class NginxServer: @unchecked Sendable {
         return folder.join("cert.pem")
     }
 
-    private static func config(port: Int, root: String, prefix: String, tls: Bool, webdav: Bool) -> String {
+    private static func config(port: Int, root: String, prefix: String, tls: Bool, webdav: Bool, limitRate: String?) -> String {
         // As a remote bundle cache: PUT stores a file (folders made on demand), GET serves it.
         let location =
             webdav
@@ -154,6 +156,7 @@ public final class NginxServer: @unchecked Sendable {
                 server {
                     \(listen)
                     root \(root);
+                    \(limitRate.map { "limit_rate \($0);" } ?? "")
                     \(location)
                 }
             }

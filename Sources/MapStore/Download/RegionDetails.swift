@@ -1,29 +1,62 @@
+import Foundation
 import MapFormat
 
-/// A catalog region as an app shows it: names, places, position, release time, state and sizes.
+/// A catalog region as an app shows it in a list of regions to download (HERE's `Region`, Yandex's
+/// `OfflineCacheRegion`): names, children, position, release time, state and sizes.
 public struct RegionDetails: Sendable, Equatable {
     /// Catalog id.
     public let id: RegionID
     /// Parent id, when any.
     public let parent: RegionID?
+    /// The regions directly below this one, sorted by id (downloading this region brings them all).
+    public let children: [RegionID]
     /// The name in the requested language (`de-CH → de → en → id`).
     public let name: String
     /// All localized names.
     public let names: [String: String]
     /// Cities and places the catalog lists for the region.
     public let cities: [String]
-    /// Release time of the region's data (ISO 8601), when the catalog gives one.
-    public let released: String?
-    /// Latitude, longitude of the centre.
-    public let center: [Double]?
-    /// West, south, east, north.
-    public let bbox: [Double]?
+    /// When the region's data was released (the catalog's ISO 8601 time); nil when it gives none or
+    /// an unreadable one.
+    public let released: Date?
+    /// The centre; nil when the catalog gives none (or not a valid latitude, longitude).
+    public let center: GeoCoordinate?
+    /// The area the region covers; nil when the catalog gives none (or not a valid box).
+    public let boundingBox: GeoBoundingBox?
     /// The region's state on this device.
     public let state: RegionState
     /// The map version of the data described.
     public let mapVersion: MapVersion
-    /// Compressed bytes still to download for the region and its descendants (bundles on the device not counted).
-    public let downloadBytes: Int64
+    /// Compressed bytes still to download for the region and its descendants: bundles already on the
+    /// device are not counted (0 once installed).
+    public let downloadSizeInBytes: Int64
+    /// Bytes the region and its descendants take on the storage once installed: each bundle's size on
+    /// disk at the store's block size, as the catalog declares it (the size of its files rounded up to
+    /// whole blocks when the catalog does not), every bundle counted once, whether on the device or not.
+    public let sizeOnDiskInBytes: Int64
+
+    /// Compressed bytes still to download (the old name of `downloadSizeInBytes`).
+    @available(*, deprecated, renamed: "downloadSizeInBytes")
+    public var downloadBytes: Int64 { downloadSizeInBytes }
+
+    init(
+        id: RegionID, parent: RegionID?, children: [RegionID], name: String, names: [String: String], cities: [String], released: String?,
+        center: [Double]?, bbox: [Double]?, state: RegionState, mapVersion: MapVersion, downloadSizeInBytes: Int64, sizeOnDiskInBytes: Int64
+    ) {
+        self.id = id
+        self.parent = parent
+        self.children = children
+        self.name = name
+        self.names = names
+        self.cities = cities
+        self.released = ReleaseTime.parse(released)
+        self.center = GeoCoordinate(catalogPair: center)
+        self.boundingBox = GeoBoundingBox(catalogBox: bbox)
+        self.state = state
+        self.mapVersion = mapVersion
+        self.downloadSizeInBytes = downloadSizeInBytes
+        self.sizeOnDiskInBytes = sizeOnDiskInBytes
+    }
 }
 
 /// Space a download needs on the storage's filesystem.

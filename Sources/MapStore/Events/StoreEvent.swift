@@ -6,6 +6,14 @@ public enum StoreEvent: Sendable {
     case regionStateChanged(RegionID, RegionState)
     /// Bytes of a region being downloaded (with its descendants) on the device so far, of `totalBytes`.
     case progress(RegionID, receivedBytes: Int64, totalBytes: Int64)
+    /// A check (the app's or an automatic one) found a newer map version than the installed one.
+    case updateAvailable(UpdateInfo)
+    /// An update passed its checks and starts fetching (from `installedVersion` to `availableVersion`).
+    case updateStarted(UpdateInfo)
+    /// An automatic update waits, for the reason given; it starts once that reason is gone.
+    case updateDeferred(UpdateInfo, reason: UpdateDeferral)
+    /// An automatic check failed (the catalog could not be fetched or was refused); the schedule goes on.
+    case updateCheckFailed(MapStoreError)
     /// An update's progress (all regions together).
     case updateProgress(UpdateProgress)
     /// A download task installed these regions.

@@ -1,7 +1,8 @@
 /// Whether downloads and updates may use a metered (cellular, tethered) network.
 ///
 /// The store cannot see the network; the app tells it through `isNetworkMetered`, called before
-/// every download or update starts.
+/// every download or update starts, or by reporting changes with `MapStore.networkChanged(metered:)`
+/// (once the app has reported, the last report is used instead of `isNetworkMetered`).
 public struct NetworkPolicy: Sendable {
     /// Allow downloads on metered networks.
     public var allowMetered: Bool

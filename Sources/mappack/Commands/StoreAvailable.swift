@@ -30,7 +30,7 @@ struct StoreAvailable {
         catalog = url.map { $0.isFileURL ? $0.path : $0.absoluteString }
         let offered = try store.availableRegions(language: language)
         if !offered.isEmpty {
-            rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadBytes, state: $0.state.rawValue) }
+            rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue) }
             catalogVersion = offered.first?.mapVersion
             note = nil
             return

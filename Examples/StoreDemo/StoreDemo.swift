@@ -1,0 +1,146 @@
+import Foundation
+import MapFormat
+import MapStore
+import Synchronization
+
+/// The first start of an app with preinstalled offline maps, written as an app would write it against
+/// `MapStore`: open with the image, watch the store's events, list the regions on offer with their sizes,
+/// download one with a pause and a resume, check for an update and run it, print the states.
+@main
+enum StoreDemo {
+    static func main() async {
+        let arguments: DemoArguments
+        do {
+            arguments = try DemoArguments.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            if let message = error.message { FileHandle.standardError.write(Data("StoreDemo: \(message)\n".utf8)) }
+            FileHandle.standardError.write(Data((DemoArguments.usage + "\n").utf8))
+            exit(error.message == nil ? 0 : 2)
+        }
+        do {
+            try await run(arguments)
+        } catch {
+            // MapStoreError is a LocalizedError: its description says what failed and what to do.
+            FileHandle.standardError.write(Data("StoreDemo: \(error.localizedDescription)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(_ arguments: DemoArguments) async throws(MapStoreError) {
+        // 1. First start: install the image shipped with the app (a later start finds it installed).
+        print("== open")
+        var options = MapStore.Options()
+        options.catalogURL = arguments.catalog
+        let store = try MapStore.open(
+            storage: arguments.storage, cache: arguments.cache, preinstalled: PreinstalledImage(path: arguments.image), options: options)
+        print("status: \(store.initialStatus)")
+        if store.initialStatus != .ok {
+            let report = try store.repair()
+            print("repaired: \(report.actions.count) action(s)")
+        }
+        print("map version: \(store.mapVersion?.rawValue ?? "none")")
+        printInstalled(try store.regions(language: arguments.language))
+
+        // 2. One consumer of the store-wide events (a UI would update its list from here).
+        let events = store.events()
+        let watcher = Task {
+            for await event in events {
+                if let line = describe(event) { print("event: \(line)") }
+            }
+        }
+
+        // 3. The regions on offer, with what they cost to download and the space they take installed.
+        print("== available")
+        let offered = try store.availableRegions(language: arguments.language)
+        for region in offered {
+            print(
+                "\(region.id)  \(region.name)  download \(ByteCount.format(region.downloadSizeInBytes))  "
+                    + "on disk \(ByteCount.format(region.sizeOnDiskInBytes))  children \(region.children.count)  \(region.state)")
+        }
+
+        // 4. Download one region, pausing once bytes arrive and resuming (as a user would with a button).
+        let smallest = offered.filter { $0.downloadSizeInBytes > 0 }.min { $0.downloadSizeInBytes < $1.downloadSizeInBytes }
+        let wanted: RegionID? = arguments.region.map { RegionID($0) } ?? smallest?.id
+        if let wanted {
+            print("== download \(wanted)")
+            if store.mayBeOutOfSpace(for: [wanted]) { print("warning: \(wanted) may not fit on the storage") }
+            let task = try store.download(regions: [wanted])
+            var pauseAsked = false
+            var lastQuarter = -1
+            for await event in task.events {
+                switch event {
+                case .progress(let id, let received, let total):
+                    let quarter = total > 0 ? Int(received * 4 / total) : 4
+                    if quarter > lastQuarter {
+                        lastQuarter = quarter
+                        print("progress: \(id) \(quarter * 25)%")
+                    }
+                    if !pauseAsked, received > 0, received < total {
+                        pauseAsked = true
+                        task.pause()
+                    }
+                case .stateChanged(let id, .paused):
+                    let progress = store.progress(of: id)
+                    print("paused: \(id) at \(progress.map { "\($0.receivedBytes)/\($0.totalBytes) bytes" } ?? "unknown")")
+                    print("resume: \(id)")
+                    task.resume()
+                case .stateChanged, .completed, .failed:
+                    break
+                }
+            }
+            try await task.wait()
+            if !pauseAsked { print("(the download finished before it could be paused)") }
+            print("downloaded: \(wanted)")
+        } else {
+            print("== download: nothing left to download")
+        }
+
+        // 5. Ask the server for a newer map version and install it (only changed bundles are fetched).
+        print("== update")
+        let info = try await store.checkForUpdate(catalog: arguments.updateCatalog)
+        let cost = "\(info.bundlesToFetch) bundles, \(ByteCount.format(info.updateBytes))"
+        print("check: \(info.status.rawValue) \(info.installedVersion) -> \(info.availableVersion), \(cost)")
+        if info.availableVersion > info.installedVersion {
+            let phases = PhaseLog()
+            try await store.update(catalog: arguments.updateCatalog) { progress in phases.note(progress.phase) }
+            print("updated: \(store.mapVersion?.rawValue ?? "none")")
+        }
+
+        // 6. Where things stand.
+        print("== regions")
+        printInstalled(try store.regions(language: arguments.language))
+        // Let the event consumer print what is queued before the program ends.
+        try? await Task.sleep(for: .milliseconds(300))
+        watcher.cancel()
+    }
+
+    static func printInstalled(_ regions: [InstalledRegion]) {
+        for region in regions { print("installed: \(region.id)  \(region.name)  \(region.state)") }
+    }
+
+    /// One line per store event worth showing; progress is shown by the flow itself.
+    static func describe(_ event: StoreEvent) -> String? {
+        switch event {
+        case .regionStateChanged(let id, let state): "\(id) \(state)"
+        case .downloadFinished(let ids): "download finished \(ids.map(\.rawValue).joined(separator: ","))"
+        case .downloadFailed(let ids, let error): "download failed \(ids.map(\.rawValue).joined(separator: ",")): \(error.localizedDescription)"
+        case .updateAvailable(let info): "update available \(info.availableVersion)"
+        case .updateStarted(let info): "update started \(info.installedVersion) -> \(info.availableVersion)"
+        case .updateDeferred(let info, let reason): "update to \(info.availableVersion) deferred (\(reason))"
+        case .updateFinished(let version): "update finished \(version)"
+        case .updateFailed(let error): "update failed: \(error.localizedDescription)"
+        case .updateCheckFailed(let error): "update check failed: \(error.localizedDescription)"
+        case .availableRegionsChanged: "regions on offer changed"
+        case .progress, .updateProgress: nil
+        }
+    }
+}
+
+/// Prints each update phase once, as it starts.
+final class PhaseLog: Sendable {
+    private let seen = Mutex<Set<UpdateProgress.Phase>>([])
+
+    func note(_ phase: UpdateProgress.Phase) {
+        if seen.withLock({ $0.insert(phase).inserted }) { print("update phase: \(phase.rawValue)") }
+    }
+}

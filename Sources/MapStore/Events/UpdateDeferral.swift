@@ -1,0 +1,7 @@
+/// Why an automatic update waits (`StoreEvent.updateDeferred`).
+public enum UpdateDeferral: Sendable, Equatable {
+    /// The network is metered and `networkPolicy` does not allow metered networks; the update starts
+    /// when the app reports an unmetered network (`MapStore.networkChanged(metered: false)`) or a later
+    /// automatic check finds the network allowed.
+    case meteredNetwork
+}

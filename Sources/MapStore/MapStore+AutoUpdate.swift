@@ -1,0 +1,109 @@
+import Foundation
+import MapFormat
+
+/// Automatic updates: a check at open and on the app's schedule, obeying the network policy; an update
+/// the policy holds back waits for the app to report an unmetered network.
+extension MapStore {
+    /// Time between automatic update checks while `autoUpdate` is on (e.g. `.seconds(6 * 3600)`); nil
+    /// checks only at open and when `autoUpdate` is turned on. Setting it starts the new schedule from now.
+    public var autoUpdateInterval: Duration? {
+        get { autoUpdates.interval }
+        set {
+            autoUpdates.interval = newValue
+            scheduleAutomaticChecks(checkNow: false)
+        }
+    }
+
+    /// Tells the store the device's network changed, as the app's reachability monitor sees it (on Apple
+    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). From the first
+    /// report on, the last report (not `NetworkPolicy.isNetworkMetered`) says whether the network is
+    /// metered, for downloads, updates and repair alike. An automatic update that waits because the network
+    /// was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
+    public func networkChanged(metered: Bool) {
+        guard autoUpdates.report(metered: metered), autoUpdate else { return }
+        Task { [weak self] in await self?.runAutomaticCheck() }
+    }
+
+    /// True when the network policy lets downloads, updates and repair fetch now (see `networkChanged`).
+    var networkPermitsFetching: Bool {
+        let policy = networkPolicy
+        return policy.allowMetered || !(autoUpdates.reportedMetered ?? policy.isNetworkMetered())
+    }
+
+    /// At open: takes the schedule from the options and, with `autoUpdate` on, checks at once.
+    func startAutomaticUpdates(interval: Duration?) {
+        autoUpdates.interval = interval
+        if autoUpdate { scheduleAutomaticChecks(checkNow: true) }
+    }
+
+    /// `autoUpdate` changed: turning it on checks at once and starts the schedule; turning it off ends
+    /// the schedule (an automatic update under way finishes).
+    func autoUpdateChanged(to enabled: Bool) {
+        scheduleAutomaticChecks(checkNow: enabled)
+    }
+
+    /// Replaces the loop of automatic checks: one now when `checkNow`, then one every `autoUpdateInterval`
+    /// after the previous ended, while `autoUpdate` is on. The loop holds the store weakly, so a released
+    /// store is never kept alive by its schedule; the schedule's owner cancels it then.
+    func scheduleAutomaticChecks(checkNow: Bool) {
+        let generation = autoUpdates.newGeneration()
+        guard autoUpdate else { return }
+        let loop = Task { [weak self] in
+            var checkNow = checkNow
+            while true {
+                if !checkNow {
+                    guard let interval = self?.autoUpdates.sleepInterval(generation) else { return }
+                    do { try await Task.sleep(for: interval) } catch { return }
+                }
+                checkNow = false
+                guard let store = self, store.autoUpdates.wake(generation), store.autoUpdate else { return }
+                await store.runAutomaticCheck()
+            }
+        }
+        autoUpdates.install(loop, generation: generation)
+    }
+
+    /// One automatic check: a failed check is reported (`updateCheckFailed`) and the schedule goes on; a
+    /// newer version is updated to, or deferred when the network policy forbids the network.
+    func runAutomaticCheck() async {
+        guard autoUpdate, catalogURL != nil else { return }
+        let found: (info: UpdateInfo, url: URL)
+        do {
+            found = try await findUpdate(catalog: nil)
+        } catch {
+            broadcaster.send(.updateCheckFailed(error))
+            return
+        }
+        guard found.info.availableVersion > found.info.installedVersion else {
+            autoUpdates.clearDeferred()
+            return
+        }
+        // A failed update is reported by `update` itself (`updateFailed`); the next check tries again.
+        try? await updateAutomatically(found.info, catalog: found.url)
+    }
+
+    /// Runs the update `info` describes, or defers it when the network policy forbids the network now.
+    /// While another automatic update runs, does nothing but ask it to check again when it ends.
+    func updateAutomatically(_ info: UpdateInfo, catalog url: URL) async throws(MapStoreError) {
+        guard autoUpdates.claimUpdate() else { return }
+        defer {
+            if autoUpdates.endUpdate() { Task { [weak self] in await self?.runAutomaticCheck() } }
+        }
+        guard networkPermitsFetching else {
+            deferUpdate(info)
+            return
+        }
+        do {
+            try await update(catalog: url)
+            autoUpdates.clearDeferred()
+        } catch {
+            // The network turned metered between the check and the update's start.
+            guard case .meteredNetworkDisallowed = error else { throw error }
+            deferUpdate(info)
+        }
+    }
+
+    private func deferUpdate(_ info: UpdateInfo) {
+        if autoUpdates.deferUpdate(to: info.availableVersion) { broadcaster.send(.updateDeferred(info, reason: .meteredNetwork)) }
+    }
+}

@@ -1,0 +1,128 @@
+import MapFormat
+import Synchronization
+
+/// The automatic updates' state: the schedule, the loop that runs it, the network the app reported
+/// and an update waiting for a network the policy allows. Owned by one store; the loop holds the store
+/// weakly, and this object cancels the loop when the store (and with it this object) goes away.
+final class AutoUpdateSchedule: Sendable {
+    private struct State {
+        /// Time between automatic checks; nil checks only at open (and when `autoUpdate` is turned on).
+        var interval: Duration?
+        /// The loop running now and its generation; a loop whose generation is no longer current ends.
+        var loop: Task<Void, Never>?
+        var generation = 0
+        /// The generation whose loop sleeps now (cancelling it then ends no work under way); set by the
+        /// loop itself, so it is right also when the loop started sleeping before `install` recorded it.
+        var sleepingGeneration: Int?
+        /// The last `networkChanged(metered:)` report; nil until the app reports one.
+        var reportedMetered: Bool?
+        /// The version an automatic update waits with because the network is metered.
+        var deferred: MapVersion?
+        /// True while an automatic update runs (a second one is not started beside it).
+        var updating = false
+        /// Another automatic update was asked for while one ran (e.g. the network turned unmetered while
+        /// the running one was deciding to defer): check again when it ends.
+        var recheck = false
+    }
+
+    private let state = Mutex(State())
+
+    init(interval: Duration? = nil) { state.withLock { $0.interval = interval } }
+
+    deinit { state.withLock { $0.loop?.cancel() } }
+
+    /// Time between automatic checks.
+    var interval: Duration? {
+        get { state.withLock { $0.interval } }
+        set { state.withLock { $0.interval = newValue } }
+    }
+
+    /// Ends the current loop's schedule (a sleeping loop at once; one checking after its check) and
+    /// returns the generation a new loop runs under.
+    func newGeneration() -> Int {
+        let (sleeper, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
+            let sleeper = state.sleepingGeneration == state.generation ? state.loop : nil
+            state.generation += 1
+            state.loop = nil
+            state.sleepingGeneration = nil
+            return (sleeper, state.generation)
+        }
+        sleeper?.cancel()
+        return generation
+    }
+
+    /// Records the loop of `generation`, unless a newer generation started meanwhile (then it is
+    /// cancelled: it may already sleep, unseen by the `newGeneration` that replaced it).
+    func install(_ loop: Task<Void, Never>, generation: Int) {
+        let current = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.loop = loop
+            return true
+        }
+        if !current { loop.cancel() }
+    }
+
+    /// The time to sleep before the next check of `generation`'s loop (marking it asleep); nil when the
+    /// loop should end (a newer generation, or no interval).
+    func sleepInterval(_ generation: Int) -> Duration? {
+        state.withLock { state -> Duration? in
+            guard state.generation == generation, let interval = state.interval else { return nil }
+            state.sleepingGeneration = generation
+            return interval
+        }
+    }
+
+    /// Marks `generation`'s loop awake; false when it should end.
+    func wake(_ generation: Int) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.sleepingGeneration = nil
+            return true
+        }
+    }
+
+    /// The app's last report; nil until it reported.
+    var reportedMetered: Bool? { state.withLock { $0.reportedMetered } }
+
+    /// Records a report; true when the network is unmetered now and an update waits for it.
+    func report(metered: Bool) -> Bool {
+        state.withLock { state -> Bool in
+            state.reportedMetered = metered
+            return !metered && state.deferred != nil
+        }
+    }
+
+    /// Claims the right to run an automatic update; false when one runs already (which then checks
+    /// again when it ends).
+    func claimUpdate() -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.updating else {
+                state.recheck = true
+                return false
+            }
+            state.updating = true
+            return true
+        }
+    }
+
+    /// Gives the claim back; true when another automatic update was asked for meanwhile.
+    func endUpdate() -> Bool {
+        state.withLock { state -> Bool in
+            defer { state.recheck = false }
+            state.updating = false
+            return state.recheck
+        }
+    }
+
+    /// Records that the update to `version` waits for an allowed network; true the first time for that
+    /// version (the app hears of a deferral once, not at every check).
+    func deferUpdate(to version: MapVersion) -> Bool {
+        state.withLock { state -> Bool in
+            defer { state.deferred = version }
+            return state.deferred != version
+        }
+    }
+
+    /// Nothing waits any more (the update ran, or no newer version is on offer).
+    func clearDeferred() { state.withLock { $0.deferred = nil } }
+}
