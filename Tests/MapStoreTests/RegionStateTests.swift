@@ -23,7 +23,7 @@ import Testing
     static let allowed: [(RegionState, RegionState)] = [
         (.available, .completed), (.available, .downloading), (.available, .paused),
         (.downloading, .paused), (.downloading, .available), (.downloading, .completed), (.downloading, .outdated), (.downloading, .unsupported),
-        (.paused, .downloading), (.paused, .available), (.paused, .completed),
+        (.paused, .downloading), (.paused, .available), (.paused, .completed), (.paused, .outdated), (.paused, .needUpdate),
         (.completed, .outdated), (.completed, .needUpdate), (.completed, .downloading), (.completed, .unsupported),
         (.outdated, .completed), (.outdated, .needUpdate), (.outdated, .downloading), (.outdated, .unsupported),
         (.needUpdate, .completed), (.needUpdate, .outdated), (.needUpdate, .downloading), (.needUpdate, .unsupported),

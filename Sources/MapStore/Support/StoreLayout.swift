@@ -6,6 +6,8 @@ import MapIO
 struct StoreLayout: Sendable {
     /// The storage folder.
     let root: String
+    /// The storage folder as a file URL, as the public API hands it out.
+    var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
     /// The installed store tree (what readers open).
     var store: String { root + "/" + ImageManifest.storeFolder }
