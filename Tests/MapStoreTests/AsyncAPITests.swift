@@ -11,7 +11,7 @@ import Testing
     @Test func cancelledOpenLeavesAnEmptyStorageAndALaterOpenInstalls() async throws {
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
-        let opening = Task { try device.open(image: StoreFixture.shared.image(archive: false)) }
+        let opening = Task { try await device.open(image: StoreFixture.shared.image(archive: false)) }
         opening.cancel()
         let outcome = await opening.result
         #expect(cancelled(outcome), "\(outcome)")
@@ -20,8 +20,8 @@ import Testing
     @Test func cancelledMoveLeavesTheStoreWhereItWas() async throws {
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
-        let moving = Task { try store.moveData(to: device.folder.join("moved")) }
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
+        let moving = Task { try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved"))) }
         moving.cancel()
         let outcome = await moving.result
         #expect(cancelled(outcome), "\(outcome)")

@@ -33,7 +33,7 @@ final class StoreFixture: @unchecked Sendable {
         }
     }
 
-    func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(path: archive ? imageArchive : imageFolder) }
+    func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(url: URL(fileURLWithPath: archive ? imageArchive : imageFolder)) }
 
     func manifest() throws -> ImageManifest {
         try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))
@@ -46,8 +46,13 @@ final class Device: @unchecked Sendable {
     var storage: String { folder.join("storage") }
     var cache: String { folder.join("cache") }
 
-    func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) throws -> MapStore {
-        try MapStore.open(storage: storage ?? self.storage, cache: cache, preinstalled: image, options: .init(fullValidation: full))
+    var storageURL: URL { URL(fileURLWithPath: storage, isDirectory: true) }
+    var cacheURL: URL { URL(fileURLWithPath: cache, isDirectory: true) }
+
+    func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) async throws -> MapStore {
+        try await MapStore.open(
+            storage: URL(fileURLWithPath: storage ?? self.storage, isDirectory: true), cache: cacheURL, preinstalled: image,
+            options: .init(fullValidation: full))
     }
 
     /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread

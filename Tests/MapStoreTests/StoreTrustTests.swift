@@ -198,7 +198,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let fixture = try await UpdateFixture.ready()
         let device = Device()
         let key = SignedStoreFixture.shared.publicKey
-        let store = try device.open(image: fixture.image)
+        let store = try await device.open(image: fixture.image)
         // Installed from an unsigned image: no trusted key vouches for it.
         let unsigned = try await device.run(["status", "--full", "--trust", key])
         #expect(unsigned.status == 1, "\(unsigned.stdout)\(unsigned.stderr)")
