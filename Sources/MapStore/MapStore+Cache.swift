@@ -59,7 +59,7 @@ extension MapStore {
     public func importCacheSeed(at seed: URL) throws(MapStoreError) -> Int {
         try MapStoreError.boundary("importCacheSeed", path: storageFolder) {
             let version = mapVersion
-            return try withCache { try $0.importSeed(seed.path, storeVersion: version) }
+            return try withCache { try $0.importSeed(seed.storeFolderPath, storeVersion: version) }
         }
     }
 }

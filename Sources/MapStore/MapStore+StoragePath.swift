@@ -13,10 +13,10 @@ extension MapStore {
     /// Nothing is copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
     @discardableResult
     public func switchStorage(to folder: URL) throws(MapStoreError) -> StoreStatus {
-        try MapStoreError.boundary("switchStorage", path: folder.path) {
+        try MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
             try write { core throws -> StoreStatus in
                 // The folder first: when it cannot be made, the store stays where it was.
-                let layout = StoreLayout(root: FileSystem.absolute(folder.path))
+                let layout = StoreLayout(root: folder.storeFolderPath)
                 try FileSystem.makeDirectoriesDurably(layout.root)
                 core.layout = layout
                 core.state = nil

@@ -154,14 +154,15 @@ extension MapStore {
     func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
         let (bundles, regions) = task.recorded
         let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
-        let changed = core.withLock { core -> [RegionID] in
-            if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
-            guard let state = try? core.committedState(), let rows = try? state.regions() else { return [] }
-            let marked = Set(regions)
-            let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
-            try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
-            return back
-        }
+        let changed =
+            (try? write { core -> [RegionID] in
+                if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
+                guard let state = try? core.committedState(), let rows = try? state.regions() else { return [] }
+                let marked = Set(regions)
+                let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
+                try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
+                return back
+            }) ?? []
         regionProgress.withLock { table in for id in regions { table[id] = nil } }
         for id in changed { broadcaster.send(.regionStateChanged(id, .outdated)) }
     }
@@ -188,7 +189,11 @@ extension MapStore {
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url)
-            let perRegion = UpdateRegionProgress(plan.requests)
+            let onDevice = core.withLock { core in
+                Dictionary(plan.requests.map { ($0.digest, core.downloadedBytes($0.digest)) }, uniquingKeysWith: { first, _ in first })
+            }
+            let perRegion = UpdateRegionProgress(plan.requests, onDevice: onDevice)
+            for (region, got, total) in perRegion.all() { reportProgress(region, receivedBytes: got, totalBytes: total) }
             do {
                 archives = try await fetch(
                     plan.requests,

@@ -5,7 +5,7 @@ import MapIO
 extension MapStore {
     /// True when the folder `folder` (a file URL) looks like a MapStore storage folder (it has a state database).
     public static func isStorage(_ folder: URL) -> Bool {
-        FileSystem.exists(folder.path + "/" + StoreLayout.stateFileName)
+        FileSystem.exists(folder.storeFolderPath + "/" + StoreLayout.stateFileName)
     }
 
     /// Checks the installed storage folder `storage` (a file URL) without changing it (no repair, no cleanup): the
@@ -15,8 +15,8 @@ extension MapStore {
     public static func verifyInstalled(storage: URL, full: Bool, trustedPublicKeys: [String] = []) throws(MapStoreError) -> (
         mapVersion: MapVersion, imageID: String, problems: [StoreProblem]
     ) {
-        try MapStoreError.boundary("verifyInstalled", path: storage.path) {
-            let core = StoreCore(storage: storage.path, cache: storage.path + "/.no-cache", image: nil, fullValidation: full)
+        try MapStoreError.boundary("verifyInstalled", path: storage.storeFolderPath) {
+            let core = StoreCore(storage: storage.storeFolderPath, cache: storage.storeFolderPath + "/.no-cache", image: nil, fullValidation: full)
             core.trustedKeys = trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
             let state = try StateDatabase(path: core.layout.state)
             core.state = state

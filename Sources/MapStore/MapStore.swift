@@ -112,9 +112,10 @@ public final class MapStore: Sendable {
     public static func open(storage: URL, cache: URL, preinstalled: PreinstalledImage? = nil, options: Options = .init())
         async throws(MapStoreError) -> MapStore
     {
-        try await MapStoreError.boundary("open", path: storage.path) {
+        try await MapStoreError.boundary("open", path: storage.storeFolderPath) {
             try await CancellationFlag.runBlocking { flag in
-                try openBlocking(storage: storage.path, cache: cache.path, preinstalled: preinstalled, options: options, cancellation: flag)
+                try openBlocking(
+                    storage: storage.storeFolderPath, cache: cache.storeFolderPath, preinstalled: preinstalled, options: options, cancellation: flag)
             }
         }
     }
@@ -259,7 +260,7 @@ public final class MapStore: Sendable {
                         reason: "downloads or an update are fetching into the storage; "
                             + "pause the downloads (DownloadTask.pause()) or let them finish, pause or cancel the update, then move")
                 }
-                try core.moveData(to: newStorage.path, progress: report)
+                try core.moveData(to: newStorage.storeFolderPath, progress: report)
             }
         }
         broadcaster.send(.storageMoved(storage))

@@ -34,7 +34,9 @@ import Testing
     func openStore(_ device: Device, catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
         var options = options
         options.catalogURL = catalog
-        return try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        return try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
     }
 
     @Test func downloadsTwoRegionsInParallelWithoutRefetchingPresentBundles() async throws {
@@ -228,7 +230,9 @@ import Testing
         try #require(mounted.status == 0, "mount -t tmpfs failed: \(mounted.stderr)")
         defer { _ = try? Tool.run("/bin/umount", [mountPoint]) }
         let storage = mountPoint + "/storage"
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false),
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false),
             options: .init(catalogURL: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), fetchAttempts: 1))
         // Leave room for the state database's journal, not for Europe's bundles.
         let free = try FileSystem.freeBytes(at: mountPoint)

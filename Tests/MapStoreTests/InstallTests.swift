@@ -25,7 +25,7 @@ import Testing
         #expect(try store.verify(full: true).isEmpty)
         // The library's verifier agrees with the image verifier run on the installed tree.
         #expect(ImageVerifier.verifyTree(device.storage + "/store", manifest: manifest, hashContents: true, jobs: 2).problems.isEmpty)
-        #expect(try store.path(of: "regions/europe/ch/zh/tiles.db")?.path == device.storage + "/store/regions/europe/ch/zh/tiles.db")
+        #expect(try store.path(of: "regions/europe/ch/zh/tiles.db")?.path == device.storageFolder + "/store/regions/europe/ch/zh/tiles.db")
         #expect(try store.path(of: "../state.sqlite")?.path == nil)
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
     }
@@ -83,7 +83,7 @@ import Testing
         let last = LockedValue(0.0)
         try await store.moveData(to: URL(fileURLWithPath: target)) { fraction in last.set(fraction) }
         #expect(last.get() == 1)
-        #expect(store.storage.path == target)
+        #expect(store.storage.path == folderPath(target))
         #expect(!FileSystem.exists(device.storage + "/store"))
         #expect(!FileSystem.exists(device.storage + "/state.sqlite"))
         #expect(try store.verify(full: true).isEmpty)

@@ -64,7 +64,7 @@ import Testing
         _ = try await device.open(image: image)
         try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
             .execute("UPDATE regions SET state = 'archived' WHERE id = 'europe/ch/zh'")
-        let store = try await device.open(image: image)
+        let store = try await device.open(image: image, full: true)
         #expect(store.initialStatus == .corrupted)
         #expect(try store.regions().first { $0.id == "europe/ch/zh" }?.state == .needUpdate)
         let verified = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: false)

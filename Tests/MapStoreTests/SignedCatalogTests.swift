@@ -26,7 +26,9 @@ import Testing
         func open(keys: [String] = ["release"], now: Int = SignedCatalogSets.signedAt + 86_400) async throws -> MapStore {
             let texts = try keys.map { try sets.publicKey($0) }
             let clock = Date(timeIntervalSince1970: TimeInterval(now))
-            return try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), options: .init(trustedPublicKeys: texts, now: { clock }))
+            return try await MapStore.open(
+                storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+                options: .init(trustedPublicKeys: texts, now: { clock }))
         }
 
         /// `checkForUpdate` at the server's catalog URL; the refusal, or nil when accepted.
@@ -151,7 +153,8 @@ import Testing
         #expect(store.catalogURL == nil)
         // Remembered without fetching (Options.catalogURL), then used by a download: refused too.
         let texts = [try setup.sets.publicKey("release")]
-        let remembered = try await MapStore.open(storage: URL(fileURLWithPath: setup.device.storage), cache: URL(fileURLWithPath: setup.device.cache),
+        let remembered = try await MapStore.open(
+            storage: URL(fileURLWithPath: setup.device.storage), cache: URL(fileURLWithPath: setup.device.cache),
             options: .init(trustedPublicKeys: texts, catalogURL: setup.server.catalogURL))
         try await remembered.deleteRegions(["europe/ch/zh"])
         let task = try remembered.download(regions: ["europe/ch/zh"])

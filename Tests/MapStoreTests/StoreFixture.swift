@@ -47,6 +47,8 @@ final class Device: @unchecked Sendable {
     var cache: String { folder.join("cache") }
 
     var storageURL: URL { URL(fileURLWithPath: storage, isDirectory: true) }
+    /// The storage folder as the store names it (`store.storage.path`: `.`, `..` and doubled slashes removed).
+    var storageFolder: String { folderPath(storage) }
     var cacheURL: URL { URL(fileURLWithPath: cache, isDirectory: true) }
 
     func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) async throws -> MapStore {
@@ -81,3 +83,6 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+/// `path` as MapStore names folders given as URLs (`.`, `..` and doubled slashes removed).
+func folderPath(_ path: String) -> String { URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL.path }

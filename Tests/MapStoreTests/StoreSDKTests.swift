@@ -41,7 +41,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-move.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let task = try await StoreSDKTests.pausedDownload(store, storage: device.storage).task
         let available = try store.availableRegions()
@@ -56,7 +58,7 @@ import Testing
         #expect(left.isEmpty, "\(left)")
 
         try await store.moveData(to: URL(fileURLWithPath: device.storage))
-        #expect(store.storage.path == FileSystem.absolute(device.storage))
+        #expect(store.storage.path == device.storageFolder)
         #expect(try store.availableRegions() == available)
         #expect(partialBytes(device.storage) == fetched)
         task.resume()
@@ -73,7 +75,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
         // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
@@ -104,7 +108,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-twice.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
         try await store.download(regions: ["europe/li"]).wait()
@@ -135,7 +141,8 @@ import Testing
         var options = MapStore.Options()
         options.catalogURL = catalog
         let image = StoreFixture.shared.image(archive: false)
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
         try await store.setCatalogURL(catalog)
         try await store.download(regions: ["europe/li"]).wait()
 
@@ -147,7 +154,8 @@ import Testing
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
         #expect(try store.verify(full: true).count == 2)
 
-        let reopened = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
+        let reopened = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
         let report = try await reopened.repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
@@ -196,7 +204,9 @@ import Testing
         let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
         var options = MapStore.Options()
         options.catalogURL = catalog
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
 
         // The server moves on to a newer map version (same bundles): the installed version's regions stay downloadable.
@@ -218,7 +228,7 @@ import Testing
         let shipped = try #require(
             try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
                 .first)
-        let root = FileSystem.absolute(device.storage)
+        let root = device.storageFolder
         let reached = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         CrashPoint.pauseHook.withLock {
@@ -275,9 +285,9 @@ import Testing
         }()
         let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
         #expect(error.category == .local)
-        #expect(error.errorDescription?.contains(blocker) == true, "\(error)")
+        #expect(error.errorDescription?.contains(folderPath(blocker)) == true, "\(error)")
         #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
-        #expect(store.storage.path == FileSystem.absolute(device.storage))
+        #expect(store.storage.path == device.storageFolder)
         #expect(try store.verify(full: false).isEmpty)
     }
 
@@ -291,7 +301,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try await MapStore.open(storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let consumers = (0..<2).map { _ in
             let events = store.events()
             return Task { () -> [StoreEvent] in

@@ -9,11 +9,26 @@ final class UpdateRegionProgress: Sendable {
     private let sizes: [BundleDigest: Int64]
     private let received = Mutex<[BundleDigest: Int64]>([:])
 
-    init(_ requests: [FetchRequest]) {
+    /// `onDevice`: bytes of each bundle already in the download cache (a resumed update starts from them,
+    /// so a region's count never drops below what an earlier run reported).
+    init(_ requests: [FetchRequest], onDevice: [BundleDigest: Int64]) {
         var bundles: [RegionID: Set<BundleDigest>] = [:]
         for request in requests { for region in request.regions { bundles[region, default: []].insert(request.digest) } }
         self.bundles = bundles
         sizes = Dictionary(requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
+        received.withLock { $0 = onDevice }
+    }
+
+    /// Every region's (region, received, total) now.
+    func all() -> [(RegionID, Int64, Int64)] {
+        received.withLock { map in totals(bundles.keys.sorted(), map) }
+    }
+
+    private func totals(_ regions: [RegionID], _ map: [BundleDigest: Int64]) -> [(RegionID, Int64, Int64)] {
+        regions.map { region in
+            let digests = bundles[region] ?? []
+            return (region, digests.reduce(0) { $0 + min(map[$1] ?? 0, sizes[$1] ?? 0) }, digests.reduce(0) { $0 + (sizes[$1] ?? 0) })
+        }
     }
 
     /// Takes in a fetch event; returns (region, received, total) for each region the event's bundle belongs to.
@@ -28,9 +43,7 @@ final class UpdateRegionProgress: Sendable {
         return received.withLock { map in
             // A bundle's count never goes back (a retry restarts a transfer; the bytes kept still count).
             map[digest] = max(map[digest] ?? 0, bytes)
-            return bundles.filter { $0.value.contains(digest) }.sorted { $0.key < $1.key }.map { region, digests in
-                (region, digests.reduce(0) { $0 + (map[$1] ?? 0) }, digests.reduce(0) { $0 + (sizes[$1] ?? 0) })
-            }
+            return totals(bundles.filter { $0.value.contains(digest) }.map(\.key).sorted(), map)
         }
     }
 }

@@ -7,7 +7,7 @@ public struct PreinstalledImage: Sendable, Equatable {
     public let path: String
 
     /// The image: a file URL of its folder (with `manifest.json` and `store/`) or of its `.tar.zst`.
-    public init(url: URL) { self.path = FileSystem.absolute(url.path) }
+    public init(url: URL) { self.path = url.storeFolderPath }
 
     /// Wraps the image's path.
     @available(*, deprecated, renamed: "init(url:)", message: "pass a file URL")

@@ -39,3 +39,12 @@ struct StoreLayout: Sendable {
         return store + "/" + relative
     }
 }
+
+extension URL {
+    /// The absolute path of a file URL the app passed in, with `.` and `..` components and a trailing
+    /// slash removed (symbolic links are left alone), as the store's folders are named internally.
+    var storeFolderPath: String {
+        let path = standardizedFileURL.path
+        return FileSystem.absolute(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)
+    }
+}

@@ -134,7 +134,11 @@ enum StoreCommand {
                 throw error
             }
             ticker.finish()
-            if terminal.json { terminal.event(["event": "moved", "storage": store.storage.path]) } else { terminal.line("moved to \(store.storage.path)") }
+            if terminal.json {
+                terminal.event(["event": "moved", "storage": store.storage.path])
+            } else {
+                terminal.line("moved to \(store.storage.path)")
+            }
             return 0
         case "update":
             let store = try open()
@@ -158,7 +162,8 @@ enum StoreCommand {
                 return 0
             }
             let ticker = ProgressTicker(terminal: terminal)
-            ticker.started("update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+            ticker.started(
+                "update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
             do {
                 try waitFor {
                     try await store.update(catalog: catalog) { step in
