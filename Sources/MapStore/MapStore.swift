@@ -106,7 +106,8 @@ public final class MapStore: Sendable {
     /// not repaired: call `repair()`.
     ///
     /// The work runs on threads of its own, never on the cooperative pool. Cancelling the calling
-    /// task stops a first-start install between files (or archive entries) and throws
+    /// task stops a first-start install between files or archive entries (after the hashed copy, when
+    /// every file of a folder image is hashed while copied) and throws
     /// `MapStoreError.cancelled` with the storage left empty, so a later `open` installs afresh; once
     /// the install has committed, the call completes.
     public static func open(storage: URL, cache: URL, preinstalled: PreinstalledImage? = nil, options: Options = .init())

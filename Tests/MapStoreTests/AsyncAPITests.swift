@@ -159,7 +159,16 @@ import Testing
         // Paused: nothing is fetching, so a reader or another call is not refused as busy.
         #expect(try store.verify(full: false).isEmpty)
 
+        // One update at a time: another catalog is refused while this one is live; the same one is this update.
+        let other = fixture.catalogURL(UpdateFixture.newVersion)
+        let second = Result { () throws(MapStoreError) -> UpdateTask in try store.startUpdate(catalog: other) }
+        if case .failure(.busy(let operation, _)) = second {
+            #expect(operation == "update")
+        } else {
+            Issue.record("a second update beside a paused one: \(second)")
+        }
         task.resume()
+        #expect(try store.startUpdate(catalog: url) === task)
         try await task.wait()
         #expect(store.mapVersion == UpdateFixture.newVersion)
         #expect(try store.regions().allSatisfy { $0.state == .completed })
