@@ -45,10 +45,10 @@ public final class UpdateTask: Sendable {
         self.progress = progress
     }
 
-    /// Starts (or restarts after a pause) the work.
+    /// Starts the work. The runner is made under the lock, so a `pause()` or `cancel()` arriving at the
+    /// same time always finds the runner it must stop.
     func start() {
-        let runner = Task { [self] in await store.runUpdate(self) }
-        control.withLock { $0.runner = runner }
+        control.withLock { control in control.runner = Task { [self] in await store.runUpdate(self) } }
     }
 
     /// True while the update is paused.
@@ -66,12 +66,11 @@ public final class UpdateTask: Sendable {
 
     /// Continues a paused update from the bytes already fetched.
     public func resume() {
-        let restart = control.withLock { control -> Bool in
-            guard control.phase == .paused else { return false }
+        control.withLock { control in
+            guard control.phase == .paused else { return }
             control.phase = .running
-            return true
+            control.runner = Task { [self] in await store.runUpdate(self) }
         }
-        if restart { start() }
     }
 
     /// Stops the update and removes what it fetched (bundles no download task needs); the regions
