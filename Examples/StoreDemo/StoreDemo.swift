@@ -31,11 +31,12 @@ enum StoreDemo {
         print("== open")
         var options = MapStore.Options()
         options.catalogURL = arguments.catalog
-        let store = try MapStore.open(
-            storage: arguments.storage, cache: arguments.cache, preinstalled: PreinstalledImage(path: arguments.image), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: arguments.storage), cache: URL(fileURLWithPath: arguments.cache),
+            preinstalled: PreinstalledImage(url: URL(fileURLWithPath: arguments.image)), options: options)
         print("status: \(store.initialStatus)")
         if store.initialStatus != .ok {
-            let report = try store.repair()
+            let report = try await store.repair()
             print("repaired: \(report.actions.count) action(s)")
         }
         print("map version: \(store.mapVersion?.rawValue ?? "none")")
@@ -131,7 +132,9 @@ enum StoreDemo {
         case .updateFailed(let error): "update failed: \(error.localizedDescription)"
         case .updateCheckFailed(let error): "update check failed: \(error.localizedDescription)"
         case .availableRegionsChanged: "regions on offer changed"
-        case .progress, .updateProgress: nil
+        case .updatePaused: "update paused"
+        case .storageMoved(let url): "storage moved to \(url.path)"
+        case .progress, .updateProgress, .moveProgress: nil
         }
     }
 }

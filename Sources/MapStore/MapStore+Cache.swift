@@ -5,61 +5,61 @@ import MapFormat
 extension MapStore {
     /// Bytes of cached data (the quantity the limit bounds).
     public func computeCacheSize() throws(MapStoreError) -> Int64 {
-        try MapStoreError.boundary("computeCacheSize", path: storage) {
+        try MapStoreError.boundary("computeCacheSize", path: storageFolder) {
             try withCache { try $0.size() }
         }
     }
 
     /// Number of cached entries.
     public func cacheEntryCount() throws(MapStoreError) -> Int {
-        try MapStoreError.boundary("cacheEntryCount", path: storage) {
+        try MapStoreError.boundary("cacheEntryCount", path: storageFolder) {
             try withCache { try $0.count() }
         }
     }
 
     /// Removes every cache entry. Never touches the persistent storage.
     public func clearCache() throws(MapStoreError) {
-        try MapStoreError.boundary("clearCache", path: storage) {
+        try MapStoreError.boundary("clearCache", path: storageFolder) {
             try withCache { try $0.clear() }
         }
     }
 
     /// The cache's byte limit, nil when unbounded.
     public func cacheLimit() throws(MapStoreError) -> Int64? {
-        try MapStoreError.boundary("cacheLimit", path: storage) {
+        try MapStoreError.boundary("cacheLimit", path: storageFolder) {
             try withCache { try $0.limit() }
         }
     }
 
     /// Sets (or with nil removes) the cache's byte limit, evicting least recently used entries down to it.
     public func setCacheLimit(_ bytes: Int64?) throws(MapStoreError) {
-        try MapStoreError.boundary("setCacheLimit", path: storage) {
+        try MapStoreError.boundary("setCacheLimit", path: storageFolder) {
             try withCache { try $0.setLimit(bytes) }
         }
     }
 
     /// The cached data for `key`, marking it most recently used.
     public func cachedData(for key: String) throws(MapStoreError) -> Data? {
-        try MapStoreError.boundary("cachedData", path: storage) {
+        try MapStoreError.boundary("cachedData", path: storageFolder) {
             try withCache { try $0.data(for: key) }
         }
     }
 
     /// Caches `data` under `key` as most recently used, then evicts down to the limit.
     public func storeCachedData(_ data: Data, for key: String, region: RegionID? = nil) throws(MapStoreError) {
-        try MapStoreError.boundary("storeCachedData", path: storage) {
+        try MapStoreError.boundary("storeCachedData", path: storageFolder) {
             try withCache { try $0.put(data, for: key, region: region) }
         }
     }
 
-    /// Imports a cache seed (`cache-seed.sqlite`), ranked below what is cached already. Refuses a
-    /// seed older than the installed map version with `MapStoreError.seedOlderThanStore`.
+    /// Imports the cache seed (`cache-seed.sqlite`) at the file URL `seed`, ranked below what is cached
+    /// already. Refuses a seed older than the installed map version with `MapStoreError.seedOlderThanStore`.
     /// Returns the number of entries added.
     @discardableResult
-    public func importCacheSeed(at path: String) throws(MapStoreError) -> Int {
-        try MapStoreError.boundary("importCacheSeed", path: storage) {
+    public func importCacheSeed(at seed: URL) throws(MapStoreError) -> Int {
+        try MapStoreError.boundary("importCacheSeed", path: storageFolder) {
             let version = mapVersion
-            return try withCache { try $0.importSeed(path, storeVersion: version) }
+            return try withCache { try $0.importSeed(seed.storeFolderPath, storeVersion: version) }
         }
     }
 }

@@ -15,7 +15,7 @@ extension MapStore {
     /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
     /// and from `wait()`.
     public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
-        try MapStoreError.boundary("download", path: storage) {
+        try MapStoreError.boundary("download", path: storageFolder) {
             _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
@@ -79,7 +79,7 @@ extension MapStore {
             settlePausedTasks()
         } catch {
             activeDownloads.withLock { $0[key] = nil }
-            let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storage, reason: "\(error)")
+            let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storageFolder, reason: "\(error)")
             let interrupted: Bool
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {
@@ -146,7 +146,7 @@ extension MapStore {
     /// `downloading`, `paused`) and the bytes still to download. Uses the kept catalog of the
     /// installed version (see `setCatalogURL`); empty when none is kept.
     public func availableRegions(language: String? = nil) throws(MapStoreError) -> [RegionDetails] {
-        try MapStoreError.boundary("availableRegions", path: storage) {
+        try MapStoreError.boundary("availableRegions", path: storageFolder) {
             try core.withLock { core throws -> [RegionDetails] in
                 guard let tree = core.keptCatalog() else { return [] }
                 let installed = Set(try core.committedState().regions().map(\.id))
@@ -161,7 +161,7 @@ extension MapStore {
     /// Details of a catalog or installed region: names, children, cities, release time, centre, bounding
     /// box, state, and sizes (still to download, on disk once installed).
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
-        try MapStoreError.boundary("regionDetails", path: storage) {
+        try MapStoreError.boundary("regionDetails", path: storageFolder) {
             try core.withLock { core throws -> RegionDetails in
                 if let tree = core.keptCatalog(), tree.region(id) != nil {
                     return try details(id, tree: tree, device: DeviceView(core), language: language)
@@ -212,7 +212,7 @@ extension MapStore {
     /// bytes the extracted files allocate, archives kept until the commit, and the free space now.
     /// Needs the kept catalog (see `setCatalogURL`).
     public func spaceNeeded(for regions: [RegionID]) throws(MapStoreError) -> SpaceEstimate {
-        try MapStoreError.boundary("spaceNeeded", path: storage) {
+        try MapStoreError.boundary("spaceNeeded", path: storageFolder) {
             try core.withLock { core throws -> SpaceEstimate in
                 guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
                 let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)

@@ -8,8 +8,15 @@ extension MapStore {
     /// several consumers each see every event. Stop consuming (or cancel the consuming task) to end it.
     public func events() -> AsyncStream<StoreEvent> { broadcaster.stream() }
 
-    /// The latest progress of a region being downloaded or paused (with its descendants); nil when none is under way.
+    /// The latest progress of a region being downloaded (with its descendants) or of an installed region
+    /// being updated, also while paused; nil when none is under way.
     public func progress(of region: RegionID) -> RegionProgress? { regionProgress.withLock { $0[region] } }
+
+    /// Records a region's bytes so far for `progress(of:)` and tells the event consumers.
+    func reportProgress(_ region: RegionID, receivedBytes: Int64, totalBytes: Int64) {
+        regionProgress.withLock { $0[region] = RegionProgress(receivedBytes: receivedBytes, totalBytes: totalBytes) }
+        broadcaster.send(.progress(region, receivedBytes: receivedBytes, totalBytes: totalBytes))
+    }
 
     /// Passes a download task's event on to the store's consumers and the progress table.
     func forward(_ event: DownloadEvent, of task: DownloadTask) {
@@ -19,8 +26,7 @@ extension MapStore {
             if state == .completed || state == .available { regionProgress.withLock { _ = $0.removeValue(forKey: id) } }
             broadcaster.send(.regionStateChanged(id, state))
         case .progress(let id, let received, let total):
-            regionProgress.withLock { $0[id] = RegionProgress(receivedBytes: received, totalBytes: total) }
-            broadcaster.send(.progress(id, receivedBytes: received, totalBytes: total))
+            reportProgress(id, receivedBytes: received, totalBytes: total)
         case .completed(let ids):
             regionProgress.withLock { table in for id in ids { table[id] = nil } }
             broadcaster.send(.downloadFinished(ids))

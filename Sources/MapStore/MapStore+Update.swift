@@ -13,7 +13,7 @@ extension MapStore {
     /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
     /// version it is kept in the storage for region listings and downloads.
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
-        try await MapStoreError.boundary("setCatalogURL", path: storage) {
+        try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
             let (tree, bytes) = try await loadCatalog(url)
             try core.withLock { core throws in
                 let state = try core.committedState()
@@ -66,7 +66,7 @@ extension MapStore {
 
     /// The check of `checkForUpdate`, without the automatic update: the comparison and the catalog's URL.
     func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
-        try await MapStoreError.boundary("checkForUpdate", path: storage) {
+        try await MapStoreError.boundary("checkForUpdate", path: storageFolder) {
             guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
             let info = try write { core throws -> UpdateInfo in
@@ -82,69 +82,175 @@ extension MapStore {
         }
     }
 
-    /// Updates the installed regions to the catalog's map version.
+    /// Updates the installed regions to the catalog's map version: `startUpdate(catalog:)`, then
+    /// waits for it (`UpdateTask.wait()`).
+    ///
+    /// Cancelling the calling task stops the update and keeps the bytes fetched so far (the next
+    /// update resumes them) and throws `MapStoreError.cancelled`; `progress` receives what the
+    /// `.updateProgress` events say. See `startUpdate(catalog:)` for what an update does.
+    public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws(MapStoreError) {
+        let task = try startUpdate(catalog: catalog, progress: progress)
+        try await MapStoreError.boundary("update", path: storageFolder) {
+            try await withTaskCancellationHandler {
+                try await task.wait()
+            } onCancel: {
+                task.stop(keepingFetchedBytes: true)
+            }
+        }
+    }
+
+    /// Starts updating the installed regions to the catalog's map version and returns the update,
+    /// which can be paused, resumed, cancelled and waited for.
     ///
     /// Fetches only bundles not on the device into the storage's download cache (`downloads/`;
-    /// verified, resumable: cancelling the calling task keeps partial files, and the next call
-    /// resumes them), then stages the new store tree beside the old one (unchanged files
+    /// verified, resumable), then stages the new store tree beside the old one (unchanged files
     /// hard-linked, new bundles extracted and fsynced), switches with renames under a pending
     /// record and commits a manifest for the new version. Bundles no longer referenced go with the
     /// old tree. Regions the catalog dropped become `unsupported`. The cache is cleared and stamped
     /// with the new version before the switch. A catalog with an older version is refused
     /// (`rollbackRefused`) and nothing changes; with the same version this does nothing.
-    public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws(MapStoreError) {
-        let broadcaster = broadcaster
-        let report: @Sendable (UpdateProgress) -> Void = { step in
-            progress(step)
-            broadcaster.send(.updateProgress(step))
-        }
-        do {
-            try await runUpdate(catalog: catalog, progress: report)
-        } catch {
-            broadcaster.send(.updateFailed(error))
-            throw error
+    ///
+    /// One update runs at a time: while one is live (running or paused) this returns it (resuming it
+    /// when paused) if it is for the same catalog, and throws `busy` otherwise. Throws at once when
+    /// nothing is installed; catalog, fetch and install failures arrive from `wait()` and as
+    /// `.updateFailed` events.
+    @discardableResult
+    public func startUpdate(catalog: URL? = nil) throws(MapStoreError) -> UpdateTask {
+        try startUpdate(catalog: catalog, progress: { _ in })
+    }
+
+    /// `startUpdate(catalog:)` with a progress callback for `update(catalog:progress:)`.
+    private func startUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) throws(MapStoreError) -> UpdateTask {
+        try MapStoreError.boundary("update", path: storageFolder) {
+            _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+            let (task, existing) = liveUpdate.withLock { live -> (UpdateTask?, Bool) in
+                if let live { return (live.catalog == catalog ? live : nil, true) }
+                let task = UpdateTask(store: self, catalog: catalog, progress: progress)
+                live = task
+                return (task, false)
+            }
+            guard let task else {
+                throw MapStoreError.busy(
+                    operation: "update", reason: "an update from another catalog is under way; wait for it, or cancel it (UpdateTask.cancel())")
+            }
+            if existing { task.resume() } else { task.start() }
+            return task
         }
     }
 
-    /// The body of `update`; the caller reports failures to the event consumers.
-    private func runUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) async throws(MapStoreError) {
-        try await MapStoreError.boundary("update", path: storage) {
-            guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+    /// The body of an `UpdateTask` run (first start or resume): the update, then settling the task.
+    func runUpdate(_ task: UpdateTask) async {
+        do {
+            try await performUpdate(task)
+            task.finish(.success(()))
+        } catch {
+            guard case .cancelled = error else {
+                broadcaster.send(.updateFailed(error))
+                task.finish(.failure(error))
+                return
+            }
+            switch task.phase {
+            case .pausing:
+                if task.markPaused() {
+                    broadcaster.send(.updatePaused)
+                    return
+                }
+                // Cancelled or stopped while pausing: settle as that.
+                settleStoppedUpdate(task, keepingFetchedBytes: task.phase == .stopping)
+            case .cancelling:
+                settleStoppedUpdate(task, keepingFetchedBytes: false)
+            default:
+                settleStoppedUpdate(task, keepingFetchedBytes: true)
+            }
+            task.finish(.failure(.cancelled))
+        }
+    }
+
+    /// A stopped update's regions go back to `outdated`; without `keepingFetchedBytes` its fetched
+    /// bundles (those no download task needs) are removed too.
+    func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
+        let (bundles, regions) = task.recorded
+        let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
+        let changed =
+            (try? write { core -> [RegionID] in
+                if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
+                guard let state = try? core.committedState(), let rows = try? state.regions() else { return [] }
+                let marked = Set(regions)
+                let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
+                try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
+                return back
+            }) ?? []
+        regionProgress.withLock { table in for id in regions { table[id] = nil } }
+        for id in changed { broadcaster.send(.regionStateChanged(id, .outdated)) }
+    }
+
+    /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop).
+    private func performUpdate(_ task: UpdateTask) async throws(MapStoreError) {
+        let broadcaster = broadcaster
+        let report: @Sendable (UpdateProgress) -> Void = { step in
+            task.progress(step)
+            broadcaster.send(.updateProgress(step))
+        }
+        try await MapStoreError.boundary("update", path: storageFolder) {
+            guard let url = task.catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
             let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
+            try Task.checkCancellation()
             broadcaster.send(.updateStarted(plan.info))
             let changing = plan.supported
+            task.record(bundles: Set(plan.requests.map(\.digest)), regions: changing)
             try write { core throws in
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url)
+            let onDevice = core.withLock { core in
+                Dictionary(plan.requests.map { ($0.digest, core.downloadedBytes($0.digest)) }, uniquingKeysWith: { first, _ in first })
+            }
+            let perRegion = UpdateRegionProgress(plan.requests, onDevice: onDevice)
+            for (region, got, total) in perRegion.all() { reportProgress(region, receivedBytes: got, totalBytes: total) }
             do {
-                archives = try await fetch(plan.requests) { received, total in
-                    progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
-                }
+                archives = try await fetch(
+                    plan.requests,
+                    onBundle: { [self] event in
+                        for (region, got, total) in perRegion.record(event) { reportProgress(region, receivedBytes: got, totalBytes: total) }
+                    },
+                    progress: { received, total in
+                        report(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
+                    })
             } catch {
-                try? write { core throws in
-                    try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
+                // Paused: the regions wait (still installed and usable); else they are outdated again.
+                let pausing = task.phase == .pausing
+                if case .cancelled? = error as? MapStoreError, pausing {
+                    try? write { core throws in
+                        try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.paused) }))
+                    }
+                    for id in changing { broadcaster.send(.regionStateChanged(id, .paused)) }
+                } else {
+                    try? write { core throws in
+                        try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
+                    }
+                    regionProgress.withLock { table in for id in changing { table[id] = nil } }
+                    for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 }
-                for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 throw error
             }
             CrashPoint.reach("update.afterFetch")
-            progress(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
+            report(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
             _ = try await BlockingPool.run { [self] in
                 try write { core throws -> ImageManifest in
                     try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
                 }
             }
+            regionProgress.withLock { table in for id in changing { table[id] = nil } }
             for id in plan.supported { broadcaster.send(.regionStateChanged(id, .completed)) }
             for id in plan.unsupported { broadcaster.send(.regionStateChanged(id, .unsupported)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
-            progress(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
+            report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
         }
     }
 

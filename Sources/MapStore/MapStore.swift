@@ -77,6 +77,9 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
+    /// The update not finished yet (running or paused); one at a time.
+    let liveUpdate = Mutex<UpdateTask?>(nil)
+
     /// Fetches (downloads and updates) writing into the download cache now.
     let fetching = Mutex(0)
     /// Consumers of `events()`.
@@ -100,7 +103,7 @@ public final class MapStore: Sendable {
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
     }
 
-    /// Opens the storage at `storage` and the cache at `cache`, creating them as needed.
+    /// Opens the storage folder `storage` and the cache folder `cache` (file URLs), creating them as needed.
     ///
     /// When the storage is empty and `preinstalled` is given, validates the image (manifest
     /// format, image id, sizes; SHA-256 of every file with `fullValidation` or for a `.tar.zst`),
@@ -108,30 +111,48 @@ public final class MapStore: Sendable {
     /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
     /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
     /// not repaired: call `repair()`.
-    public static func open(storage: String, cache: String, preinstalled: PreinstalledImage? = nil, options: Options = .init()) throws(MapStoreError)
-        -> MapStore
+    ///
+    /// The work runs on threads of its own, never on the cooperative pool. Cancelling the calling
+    /// task stops a first-start install between files or archive entries (after the hashed copy, when
+    /// every file of a folder image is hashed while copied) and throws
+    /// `MapStoreError.cancelled` with the storage left empty, so a later `open` installs afresh; once
+    /// the install has committed, the call completes.
+    public static func open(storage: URL, cache: URL, preinstalled: PreinstalledImage? = nil, options: Options = .init())
+        async throws(MapStoreError) -> MapStore
     {
-        try MapStoreError.boundary("open", path: storage) {
-            let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
-            core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
-            var status = core.diagnose()
-            var installed = false
-            if status == .empty, let preinstalled {
-                try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
-                status = .ok
-                installed = true
+        try await MapStoreError.boundary("open", path: storage.storeFolderPath) {
+            try await CancellationFlag.runBlocking { flag in
+                try openBlocking(
+                    storage: storage.storeFolderPath, cache: cache.storeFolderPath, preinstalled: preinstalled, options: options, cancellation: flag)
             }
-            if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
-            var remembered = false
-            if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
-                try core.state?.setMeta("catalogURL", url.absoluteString)
-                remembered = true
-            }
-            let store = MapStore(core: core, status: status, options: options)
-            if installed || remembered { store.keepInstalledVersionCatalog() }
-            store.startAutomaticUpdates(interval: options.autoUpdateInterval)
-            return store
         }
+    }
+
+    /// The body of `open`, on a blocking thread.
+    private static func openBlocking(
+        storage: String, cache: String, preinstalled: PreinstalledImage?, options: Options, cancellation: CancellationFlag
+    ) throws -> MapStore {
+        let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+        core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
+        var status = core.diagnose()
+        var installed = false
+        if status == .empty, let preinstalled {
+            core.cancellation = cancellation
+            try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+            core.cancellation = nil
+            status = .ok
+            installed = true
+        }
+        if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
+        var remembered = false
+        if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
+            try core.state?.setMeta("catalogURL", url.absoluteString)
+            remembered = true
+        }
+        let store = MapStore(core: core, status: status, options: options)
+        if installed || remembered { store.keepInstalledVersionCatalog() }
+        store.startAutomaticUpdates(interval: options.autoUpdateInterval)
+        return store
     }
 
     /// Keeps the catalog the install came with, so regions can be listed and downloaded at the installed
@@ -146,8 +167,12 @@ public final class MapStore: Sendable {
         core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
     }
 
-    /// The storage folder in use (changes after `moveData(to:)` or a repair that finished a move).
-    public var storage: String { snapshot.root }
+    /// The storage folder in use, a file URL (changes after `moveData(to:)`, `switchStorage(to:)`
+    /// or a repair that finished a move).
+    public var storage: URL { URL(fileURLWithPath: snapshot.root, isDirectory: true) }
+
+    /// The storage folder's path, for messages and the layers below.
+    var storageFolder: String { snapshot.root }
 
     /// The installed image's map version, nil when nothing is installed.
     public var mapVersion: MapVersion? { snapshot.mapVersion }
@@ -161,12 +186,18 @@ public final class MapStore: Sendable {
     /// unchanged since), a verified bundle in the download cache, or the bundle fetched again by digest
     /// from the store's catalog (when the network policy allows). The report says which
     /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies.
-    public func repair() throws(MapStoreError) -> RepairReport {
-        try MapStoreError.boundary("repair", path: storage) {
+    ///
+    /// Runs on threads of its own. Cancelling the calling task stops the repair between phases and
+    /// between restored files and throws `MapStoreError.cancelled`: every step taken so far is
+    /// complete (each restored file is in place whole), and a later `repair()` goes on from there.
+    public func repair() async throws(MapStoreError) -> RepairReport {
+        try await MapStoreError.boundary("repair", path: storageFolder) {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
                 permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            return try write(rereadManifest: true) { core throws -> RepairReport in try core.repair(linkFiles: link, fetcher: fetcher) }
+            return try await cancellableWrite(rereadManifest: true) { core throws -> RepairReport in
+                try core.repair(linkFiles: link, fetcher: fetcher)
+            }
         }
     }
 
@@ -174,7 +205,7 @@ public final class MapStore: Sendable {
     /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
     /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
     public func verify(full: Bool) throws(MapStoreError) -> [StoreProblem] {
-        try MapStoreError.boundary("verify", path: storage) {
+        try MapStoreError.boundary("verify", path: storageFolder) {
             try core.withLock { core throws -> [StoreProblem] in
                 guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
                 return try core.checkStore(full: full)
@@ -186,52 +217,67 @@ public final class MapStore: Sendable {
     /// the image's language, English, then the id. Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.
     public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
-        try MapStoreError.boundary("regions", path: storage) {
+        try MapStoreError.boundary("regions", path: storageFolder) {
             snapshot.installedRegions(language: language)
         }
     }
 
     /// Deletes regions and their installed descendants, removing files no remaining region uses.
-    public func deleteRegions(_ ids: [RegionID]) throws(MapStoreError) {
-        try MapStoreError.boundary("deleteRegions", path: storage) {
-            try write { core throws in try core.deleteRegions(ids) }
+    ///
+    /// Runs on a thread of its own. A cancellation of the calling task that arrives before the
+    /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
+    /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
+    public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
+        try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
+            try await cancellableWrite { core throws in try core.deleteRegions(ids) }
         }
     }
 
-    /// The absolute path of an installed file for readers, by its store-relative path; nil when
-    /// no installed region holds it. Like `regions`, never waits for a write in progress.
-    public func path(of storePath: String) throws(MapStoreError) -> String? {
-        try MapStoreError.boundary("path", path: storage) {
+    /// The installed file for readers, as a file URL, by its store-relative path (as the manifest
+    /// lists it); nil when no installed region holds it. Like `regions`, never waits for a write in progress.
+    public func path(of storePath: String) throws(MapStoreError) -> URL? {
+        try MapStoreError.boundary("path", path: storageFolder) {
             let snapshot = snapshot
             guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
                 FileSystem.exists(full)
             else { return nil }
-            return full
+            return URL(fileURLWithPath: full, isDirectory: false)
         }
     }
 
-    /// Moves the persistent storage to `newStorage` (new or empty): copy into a staging folder there,
-    /// fsync, rename into place, commit, then remove the old copy. Killed at any point, the data is
-    /// usable at exactly one of the two places after `repair()`. `progress` receives 0…1. The kept
-    /// catalog and the download cache (paused downloads) move too. Refused with `busy` while a
-    /// download or an update is fetching.
-    public func moveData(to newStorage: String, progress: @Sendable (Double) -> Void = { _ in }) throws(MapStoreError) {
-        try MapStoreError.boundary("moveData", path: storage) {
-            try write { core throws in
+    /// Moves the persistent storage to the folder `newStorage` (a file URL; new or empty): copy into a
+    /// staging folder there, fsync, rename into place, commit, then remove the old copy. Killed at any
+    /// point, the data is usable at exactly one of the two places after `repair()`. `progress`
+    /// receives 0…1, and so do the consumers of `events()` (`StoreEvent.moveProgress`, then
+    /// `.storageMoved`). The kept catalog and the download cache (paused downloads and updates) move
+    /// too. Refused with `busy` while a download or an update is fetching.
+    ///
+    /// Runs on threads of its own. Cancelling the calling task before the commit stops the copy
+    /// between files, removes what was copied to the destination and throws `MapStoreError.cancelled`:
+    /// the store stays where it was, and a later `moveData` to the same folder starts afresh.
+    public func moveData(to newStorage: URL, progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(MapStoreError) {
+        let broadcaster = broadcaster
+        let report: @Sendable (Double) -> Void = { fraction in
+            progress(fraction)
+            broadcaster.send(.moveProgress(fraction))
+        }
+        try await MapStoreError.boundary("moveData", path: storageFolder) {
+            try await cancellableWrite { [self] core throws in
                 guard fetching.withLock({ $0 }) == 0 else {
                     throw MapStoreError.busy(
                         operation: "moveData",
                         reason: "downloads or an update are fetching into the storage; "
-                            + "pause the downloads (DownloadTask.pause()) or let them finish, cancel the update, then move")
+                            + "pause the downloads (DownloadTask.pause()) or let them finish, pause or cancel the update, then move")
                 }
-                try core.moveData(to: newStorage, progress: progress)
+                try core.moveData(to: newStorage.storeFolderPath, progress: report)
             }
         }
+        broadcaster.send(.storageMoved(storage))
     }
 
     /// True when the filesystem holding the storage has fewer than `bytes` free.
     public func mayBeOutOfSpace(for bytes: Int64) -> Bool {
-        var folder = storage
+        var folder = storageFolder
         while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
         guard let free = try? FileSystem.freeBytes(at: folder) else { return true }
         return free < bytes
@@ -253,6 +299,18 @@ extension MapStore {
                 published.withLock { $0 = snapshot }
             }
             return try body(core)
+        }
+    }
+
+    /// `write` on a `BlockingPool` thread (never the cooperative pool), with the core's cancellation flag
+    /// raised when the calling task is cancelled; the operation polls it up to its commit point.
+    func cancellableWrite<T: Sendable>(rereadManifest: Bool = false, _ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
+        try await CancellationFlag.runBlocking { [self] flag in
+            try write(rereadManifest: rereadManifest) { core throws -> T in
+                core.cancellation = flag
+                defer { core.cancellation = nil }
+                return try body(core)
+            }
         }
     }
 

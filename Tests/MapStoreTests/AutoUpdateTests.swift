@@ -88,9 +88,7 @@ import Testing
         options.autoUpdate = true
         options.autoUpdateInterval = .milliseconds(200)
         options.networkPolicy = policy
-        return try await offPool { [options] in
-            try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: fixture.image, options: options)
-        }
+        return try await MapStore.open(storage: device.storageURL, cache: device.cacheURL, preinstalled: fixture.image, options: options)
     }
 
     @Test func newerCatalogPublishedIsInstalledWithoutAnyCall() async throws {
@@ -171,9 +169,8 @@ import Testing
         let device = Device()
         var options = MapStore.Options()
         options.catalogURL = site.catalogURL
-        let store = try await offPool { [options] in
-            try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: UpdateFixture.shared.image, options: options)
-        }
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: UpdateFixture.shared.image, options: options)
         // Off: an interval alone checks nothing.
         store.autoUpdateInterval = .milliseconds(100)
         try await Task.sleep(for: .milliseconds(600))

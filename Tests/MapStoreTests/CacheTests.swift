@@ -6,15 +6,15 @@ import TestSupport
 import Testing
 
 @Suite struct CacheTests {
-    @Test func seedIsImportedAtFirstStart() throws {
-        let store = try Device().open(image: StoreFixture.shared.image(archive: true))
+    @Test func seedIsImportedAtFirstStart() async throws {
+        let store = try await Device().open(image: StoreFixture.shared.image(archive: true))
         #expect(try store.cacheEntryCount() == 2)
         #expect(try store.computeCacheSize() == 7300)
         #expect(try store.cachedData(for: "overview/world/tiles.db") == SourceFixture.bytes(7000, seed: "overview/world/tiles.db"))
     }
 
-    @Test func limitEvictsLeastRecentlyUsedFirst() throws {
-        let store = try Device().open(image: StoreFixture.shared.image(archive: false))
+    @Test func limitEvictsLeastRecentlyUsedFirst() async throws {
+        let store = try await Device().open(image: StoreFixture.shared.image(archive: false))
         try store.clearCache()
         for key in ["a", "b", "c"] { try store.storeCachedData(Data(repeating: 1, count: 100), for: key) }
         _ = try store.cachedData(for: "a")
@@ -29,28 +29,28 @@ import Testing
         #expect(try store.cacheLimit() == 250)
     }
 
-    @Test func seedEntriesAreEvictedBeforeUsedOnes() throws {
+    @Test func seedEntriesAreEvictedBeforeUsedOnes() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         try store.storeCachedData(Data(repeating: 3, count: 10), for: "used")
         try store.setCacheLimit(7010)
         #expect(try store.cachedData(for: "used") != nil)
         #expect(try store.cachedData(for: "overview/world/names.txt") == nil)
     }
 
-    @Test func clearCacheNeverTouchesPersistentStorage() throws {
+    @Test func clearCacheNeverTouchesPersistentStorage() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         try store.clearCache()
         #expect(try store.computeCacheSize() == 0)
         #expect(try store.regions().count == 4)
         #expect(try store.verify(full: true).isEmpty)
-        #expect(try device.open().initialStatus == .ok)
+        #expect(try await device.open().initialStatus == .ok)
     }
 
-    @Test func seedOlderThanStoreIsRefused() throws {
+    @Test func seedOlderThanStoreIsRefused() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         try store.clearCache()
         let old = device.folder.join("old-seed.sqlite")
         try FileManager.default.copyItem(atPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite", toPath: old)
@@ -59,12 +59,12 @@ import Testing
             try db.execute("UPDATE meta SET value = '0.9' WHERE key = 'mapVersion'")
         }
         #expect {
-            try store.importCacheSeed(at: old)
+            try store.importCacheSeed(at: URL(fileURLWithPath: old))
         } throws: { error in
             guard case MapStoreError.seedOlderThanStore(let seed, _) = error else { return false }
             return seed == MapVersion("0.9")
         }
         #expect(try store.computeCacheSize() == 0)
-        #expect(try store.importCacheSeed(at: StoreFixture.shared.imageFolder + "/cache-seed.sqlite") == 2)
+        #expect(try store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) == 2)
     }
 }

@@ -36,7 +36,7 @@ import Testing
         let nginx = try NginxServer(root: served)
         defer { nginx.stop() }
         let device = Device()
-        let store = try device.open(image: PreinstalledImage(path: folder.join("old/ch-2026.11.0")))
+        let store = try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: folder.join("old/ch-2026.11.0"))))
         let catalogURL = URL(string: "cat-2026.12.0/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
         let info = try await store.checkForUpdate(catalog: catalogURL)
         #expect(info.bundlesToFetch > 0)

@@ -28,65 +28,66 @@ import Testing
         let image = StoreFixture.shared.image(archive: crash.archive)
         let result = try await device.run(["install", "--image", image.path], crashAt: crash.point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
-        let store = try device.open(image: image)
+        let store = try await device.open(image: image)
         #expect(store.initialStatus != .ok)
-        let report = try store.repair()
+        let report = try await store.repair()
         #expect(report.status == .ok)
         #expect(try store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
         #expect(try store.cacheEntryCount() == 2)
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
-        #expect(try device.open(full: true).initialStatus == .ok)
+        #expect(try await device.open(full: true).initialStatus == .ok)
     }
 
     @Test func killedInstallWithoutImageRollsBackToEmpty() async throws {
         let device = Device()
         let image = StoreFixture.shared.image(archive: false)
         #expect(try await device.run(["install", "--image", image.path], crashAt: "install.afterRename").status == SIGKILL)
-        let store = try device.open()
+        let store = try await device.open()
         #expect(store.initialStatus == .interruptedInstall)
-        #expect(try store.repair().status == .empty)
-        #expect(try device.open().initialStatus == .empty)
+        #expect(try await store.repair().status == .empty)
+        #expect(try await device.open().initialStatus == .empty)
     }
 
     @Test(arguments: ["delete.afterMark", "delete.midFiles", "delete.beforeCommit"])
     func killedDeleteIsFinished(_ point: String) async throws {
         let device = Device()
         let image = StoreFixture.shared.image(archive: false)
-        _ = try device.open(image: image)
+        _ = try await device.open(image: image)
         let result = try await device.run(["delete", "europe/ch/be"], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
-        let store = try device.open(image: image)
+        let store = try await device.open(image: image)
         #expect(store.initialStatus == .interruptedOperation)
-        #expect(try store.repair().actions == [.finishedDelete])
+        #expect(try await store.repair().actions == [.finishedDelete])
         #expect(try store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/zh"])
         #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
-        #expect(try device.open(full: true).initialStatus == .ok)
+        #expect(try await device.open(full: true).initialStatus == .ok)
     }
 
     @Test(arguments: ["move.afterMark", "move.midCopy", "move.afterCopy", "move.beforeCommit", "move.afterCommit", "move.midRemoveOld"])
     func killedMoveLeavesStoreUsableAtExactlyOnePlace(_ point: String) async throws {
         let device = Device()
         let image = StoreFixture.shared.image(archive: false)
-        _ = try device.open(image: image)
+        _ = try await device.open(image: image)
         let target = device.folder.join("moved")
         let result = try await device.run(["move", "--to", target], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
-        let old = try device.open(image: image)
+        let old = try await device.open(image: image)
         #expect(old.initialStatus == .interruptedOperation)
-        _ = try old.repair()
-        let new = try device.open(storage: target)
-        _ = try new.repair()
-        let usable = try [device.storage, target].filter { folder in
-            let store = try device.open(storage: folder, full: true)
+        _ = try await old.repair()
+        let new = try await device.open(storage: target)
+        _ = try await new.repair()
+        var usable: [String] = []
+        for folder in [device.storage, target] {
+            let store = try await device.open(storage: folder, full: true)
             guard store.initialStatus == .ok else {
                 #expect(store.initialStatus == .empty, "\(folder)")
-                return false
+                continue
             }
             #expect(try store.verify(full: true).isEmpty)
             #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
-            return true
+            usable.append(folder)
         }
         #expect(usable.count == 1)
         let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)

@@ -31,11 +31,12 @@ import Testing
         return name
     }
 
-    func openStore(_ device: Device, catalog: URL, options: MapStore.Options = .init()) throws -> MapStore {
+    func openStore(_ device: Device, catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
         var options = options
         options.catalogURL = catalog
-        return try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        return try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
     }
 
     @Test func downloadsTwoRegionsInParallelWithoutRefetchingPresentBundles() async throws {
@@ -43,7 +44,7 @@ import Testing
         let nginx = try NginxServer(root: DownloadTests.catalogFolder)
         defer { nginx.stop() }
         let device = Device()
-        let store = try openStore(device, catalog: URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
+        let store = try await openStore(device, catalog: URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
         try await store.setCatalogURL(URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
         #expect(!store.mayBeOutOfSpace(for: ["europe"]))
@@ -63,10 +64,10 @@ import Testing
             #expect(nginx.bytesSent(path: bundle.path) == Int(bundle.size), "\(id)")
         }
         #expect(try store.verify(full: true).isEmpty)
-        #expect(try MapStore.verifyInstalled(storage: device.storage, full: true).problems.isEmpty)
+        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).problems.isEmpty)
         let details = try store.regionDetails("europe/ch", language: "de")
         #expect(details.name == "Schweiz" && details.cities == ["Bern", "Zürich"] && details.state == .completed)
-        #expect(try device.open(full: true).initialStatus == .ok)
+        #expect(try await device.open(full: true).initialStatus == .ok)
     }
 
     @Test func killedDownloadResumesFromFetchedBytes() async throws {
@@ -76,7 +77,7 @@ import Testing
         let device = Device()
         let li = try DownloadTests.bundle(of: "europe/li")
         let name = try DownloadTests.faultCatalog("trickle-kill.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000&times=1")
-        _ = try openStore(device, catalog: server.url(name))
+        _ = try await openStore(device, catalog: server.url(name))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = [
@@ -113,7 +114,7 @@ import Testing
         )
         #expect(partialBytes(device.storage) < li.size)
 
-        let store = try openStore(device, catalog: server.url(name))
+        let store = try await openStore(device, catalog: server.url(name))
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
@@ -130,7 +131,7 @@ import Testing
         // Slow enough (the bundle takes about 20 s) that the event watcher sees progress and the pause
         // lands before the end, even when other suites keep the cooperative threads busy.
         let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        let store = try openStore(device, catalog: server.url(name))
+        let store = try await openStore(device, catalog: server.url(name))
         let task = try store.download(regions: ["europe/li"])
         let states = Mutex<[RegionState]>([])
         let received = Mutex<Int64>(0)
@@ -161,7 +162,7 @@ import Testing
         let device = Device()
         // Slow enough (about 20 s for the bundle) that the cancel lands before the end even on a busy machine.
         let name = try DownloadTests.faultCatalog("trickle-cancel.json", regions: ["europe/li"], query: "?fault=trickle&rate=300")
-        let store = try openStore(device, catalog: server.url(name))
+        let store = try await openStore(device, catalog: server.url(name))
         let before = try store.regions()
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
@@ -178,7 +179,7 @@ import Testing
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
         let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
-        let store = try openStore(
+        let store = try await openStore(
             device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
         do {
             _ = try store.download(regions: ["europe/li"])
@@ -199,7 +200,7 @@ import Testing
         defer { server.stop() }
         let device = Device()
         let name = try DownloadTests.faultCatalog("status-500.json", regions: ["europe/li"], query: "?fault=status&code=500")
-        let store = try openStore(device, catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
+        let store = try await openStore(device, catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
         do {
             try await store.download(regions: ["europe/li"]).wait()
             Issue.record("download succeeded against HTTP 500")
@@ -229,8 +230,9 @@ import Testing
         try #require(mounted.status == 0, "mount -t tmpfs failed: \(mounted.stderr)")
         defer { _ = try? Tool.run("/bin/umount", [mountPoint]) }
         let storage = mountPoint + "/storage"
-        let store = try MapStore.open(
-            storage: storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false),
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false),
             options: .init(catalogURL: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), fetchAttempts: 1))
         // Leave room for the state database's journal, not for Europe's bundles.
         let free = try FileSystem.freeBytes(at: mountPoint)
@@ -249,6 +251,6 @@ import Testing
         }
         try FileSystem.removeFile(mountPoint + "/filler")
         #expect(try store.verify(full: true).isEmpty)
-        #expect(try MapStore.verifyInstalled(storage: storage, full: true).problems.isEmpty)
+        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: storage), full: true).problems.isEmpty)
     }
 }

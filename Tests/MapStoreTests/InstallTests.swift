@@ -8,10 +8,10 @@ import Testing
 
 @Suite struct InstallTests {
     @Test(arguments: [false, true])
-    func firstStartInstallsImageAndVerifies(archive: Bool) throws {
+    func firstStartInstallsImageAndVerifies(archive: Bool) async throws {
         let fixture = StoreFixture.shared
         let device = Device()
-        let store = try device.open(image: fixture.image(archive: archive))
+        let store = try await device.open(image: fixture.image(archive: archive))
         #expect(store.initialStatus == .ok)
         #expect(store.mapVersion == MapVersion("1.0"))
         #expect(store.imageID == (try fixture.manifest().imageID))
@@ -25,70 +25,70 @@ import Testing
         #expect(try store.verify(full: true).isEmpty)
         // The library's verifier agrees with the image verifier run on the installed tree.
         #expect(ImageVerifier.verifyTree(device.storage + "/store", manifest: manifest, hashContents: true, jobs: 2).problems.isEmpty)
-        #expect(try store.path(of: "regions/europe/ch/zh/tiles.db") == device.storage + "/store/regions/europe/ch/zh/tiles.db")
-        #expect(try store.path(of: "../state.sqlite") == nil)
+        #expect(try store.path(of: "regions/europe/ch/zh/tiles.db")?.path == device.storageFolder + "/store/regions/europe/ch/zh/tiles.db")
+        #expect(try store.path(of: "../state.sqlite")?.path == nil)
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
     }
 
-    @Test func secondStartDoesNothingAndReportsOK() throws {
+    @Test func secondStartDoesNothingAndReportsOK() async throws {
         let fixture = StoreFixture.shared
         let device = Device()
-        _ = try device.open(image: fixture.image(archive: false))
+        _ = try await device.open(image: fixture.image(archive: false))
         let before = try FileManager.default.attributesOfItem(atPath: device.storage + "/store")[.systemFileNumber] as? Int
-        let again = try device.open(image: fixture.image(archive: false), full: true)
+        let again = try await device.open(image: fixture.image(archive: false), full: true)
         #expect(again.initialStatus == .ok)
         let after = try FileManager.default.attributesOfItem(atPath: device.storage + "/store")[.systemFileNumber] as? Int
         #expect(before == after)
-        #expect(try again.repair().actions.isEmpty)
+        #expect(try await again.repair().actions.isEmpty)
     }
 
-    @Test func emptyStorageWithoutImageIsEmpty() throws {
-        let store = try Device().open()
+    @Test func emptyStorageWithoutImageIsEmpty() async throws {
+        let store = try await Device().open()
         #expect(store.initialStatus == .empty)
         #expect(try store.regions().isEmpty)
     }
 
-    @Test func tamperedImageIsRefusedAndLeavesStorageEmpty() throws {
+    @Test func tamperedImageIsRefusedAndLeavesStorageEmpty() async throws {
         let fixture = StoreFixture.shared
         let device = Device()
         let copy = device.folder.join("image")
         try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
         try flipBit(in: copy + "/store/regions/europe/ch/zh/tiles.db")
-        #expect(throws: MapStoreError.self) { try device.open(image: PreinstalledImage(path: copy), full: true) }
-        #expect(try device.open().initialStatus == .empty)
+        await #expect(throws: MapStoreError.self) { try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: copy)), full: true) }
+        #expect(try await device.open().initialStatus == .empty)
         try FileManager.default.removeItem(atPath: copy + "/store/regions/europe/ch/zh/search.db")
-        #expect(throws: MapStoreError.self) { try device.open(image: PreinstalledImage(path: copy)) }
+        await #expect(throws: MapStoreError.self) { try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: copy))) }
     }
 
-    @Test func deletingARegionKeepsSharedBundleFiles() throws {
+    @Test func deletingARegionKeepsSharedBundleFiles() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
-        try store.deleteRegions(["europe/ch/zh"])
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
+        try await store.deleteRegions(["europe/ch/zh"])
         #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/be", "europe/ch/be/thun"])
         #expect(!FileSystem.exists(device.storage + "/store/regions/europe/ch/zh"))
         #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
         #expect(try store.verify(full: true).isEmpty)
-        try store.deleteRegions(["europe/ch/be"])
+        try await store.deleteRegions(["europe/ch/be"])
         #expect(try store.regions().map(\.id) == ["europe/ch"])
         #expect(!FileSystem.exists(device.storage + "/store/borders"))
         #expect(try store.verify(full: true).isEmpty)
-        #expect(throws: MapStoreError.self) { try store.deleteRegions(["europe/li"]) }
-        #expect(try device.open().initialStatus == .ok)
+        await #expect(throws: MapStoreError.self) { try await store.deleteRegions(["europe/li"]) }
+        #expect(try await device.open().initialStatus == .ok)
     }
 
-    @Test func moveDataMovesEverythingAndReportsProgress() throws {
+    @Test func moveDataMovesEverythingAndReportsProgress() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         let target = device.folder.join("sdcard/maps")
         let last = LockedValue(0.0)
-        try store.moveData(to: target) { fraction in last.set(fraction) }
+        try await store.moveData(to: URL(fileURLWithPath: target)) { fraction in last.set(fraction) }
         #expect(last.get() == 1)
-        #expect(store.storage == target)
+        #expect(store.storage.path == folderPath(target))
         #expect(!FileSystem.exists(device.storage + "/store"))
         #expect(!FileSystem.exists(device.storage + "/state.sqlite"))
         #expect(try store.verify(full: true).isEmpty)
-        #expect(try device.open(storage: target).initialStatus == .ok)
-        #expect(try device.open().initialStatus == .empty)
+        #expect(try await device.open(storage: target).initialStatus == .ok)
+        #expect(try await device.open().initialStatus == .empty)
         #expect(!store.mayBeOutOfSpace(for: 1))
         #expect(store.mayBeOutOfSpace(for: Int64.max))
     }

@@ -13,9 +13,7 @@ import Testing
         let fixture = try await UpdateFixture.ready()
         var options = MapStore.Options()
         options.catalogURL = fixture.catalogURL(UpdateFixture.oldVersion)
-        let store = try await offPool { [options] in
-            try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: fixture.image, options: options)
-        }
+        let store = try await MapStore.open(storage: device.storageURL, cache: device.cacheURL, preinstalled: fixture.image, options: options)
         var catalog = try fixture.catalog(UpdateFixture.oldVersion)
         if let name {
             let url = URL(fileURLWithPath: fixture.served + "/cat-\(UpdateFixture.oldVersion)/" + name)

@@ -23,13 +23,13 @@ import Testing
     static let allowed: [(RegionState, RegionState)] = [
         (.available, .completed), (.available, .downloading), (.available, .paused),
         (.downloading, .paused), (.downloading, .available), (.downloading, .completed), (.downloading, .outdated), (.downloading, .unsupported),
-        (.paused, .downloading), (.paused, .available), (.paused, .completed),
+        (.paused, .downloading), (.paused, .available), (.paused, .completed), (.paused, .outdated), (.paused, .needUpdate),
         (.completed, .outdated), (.completed, .needUpdate), (.completed, .downloading), (.completed, .unsupported),
         (.outdated, .completed), (.outdated, .needUpdate), (.outdated, .downloading), (.outdated, .unsupported),
         (.needUpdate, .completed), (.needUpdate, .outdated), (.needUpdate, .downloading), (.needUpdate, .unsupported),
     ]
 
-    @Test func transitionTableAllowsExactlyTheWritersMoves() throws {
+    @Test func transitionTableAllowsExactlyTheWritersMoves() async throws {
         for from in RegionState.allCases {
             for to in RegionState.allCases {
                 let expected = from == to || RegionStateTests.allowed.contains { $0 == (from, to) }
@@ -45,9 +45,9 @@ import Testing
         }
     }
 
-    @Test func refusedTransitionWritesNothing() throws {
+    @Test func refusedTransitionWritesNothing() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         let id = try #require(try store.regions().first?.id)
         try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
             .execute("UPDATE regions SET state = 'unsupported' WHERE id = '\(id.rawValue)'")
@@ -58,21 +58,21 @@ import Testing
         #expect(try state.regions().first { $0.id == id }?.state == .unsupported)
     }
 
-    @Test func unknownStoredStateOpensCorruptedAndRepairRecordsItFromTheFiles() throws {
+    @Test func unknownStoredStateOpensCorruptedAndRepairRecordsItFromTheFiles() async throws {
         let device = Device()
         let image = StoreFixture.shared.image(archive: false)
-        _ = try device.open(image: image)
+        _ = try await device.open(image: image)
         try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
             .execute("UPDATE regions SET state = 'archived' WHERE id = 'europe/ch/zh'")
-        let store = try device.open(image: image)
+        let store = try await device.open(image: image, full: true)
         #expect(store.initialStatus == .corrupted)
         #expect(try store.regions().first { $0.id == "europe/ch/zh" }?.state == .needUpdate)
-        let verified = try MapStore.verifyInstalled(storage: device.storage, full: false)
+        let verified = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: false)
         #expect(verified.problems.map(\.kind) == [.unknownRegionState])
         #expect(verified.problems.first?.regions == ["europe/ch/zh"])
-        let report = try store.repair()
+        let report = try await store.repair()
         #expect(report.actions.contains { if case .rebuiltState = $0 { true } else { false } })
         #expect(try store.regions().allSatisfy { $0.state == .completed })
-        #expect(try device.open(full: true).initialStatus == .ok)
+        #expect(try await device.open(full: true).initialStatus == .ok)
     }
 }

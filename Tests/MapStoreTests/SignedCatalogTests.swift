@@ -19,14 +19,16 @@ import Testing
             _ = try await offPool { (StoreFixture.shared, sets) }
             server = try CatalogAttackServer(root: sets.served)
             // Installed from the (unsigned) fixture image first; trusted keys apply to images too.
-            _ = try device.open(image: StoreFixture.shared.image(archive: false))
+            _ = try await device.open(image: StoreFixture.shared.image(archive: false))
         }
 
         /// Opens the device's store with `keys` trusted and the clock at `now`.
-        func open(keys: [String] = ["release"], now: Int = SignedCatalogSets.signedAt + 86_400) throws -> MapStore {
+        func open(keys: [String] = ["release"], now: Int = SignedCatalogSets.signedAt + 86_400) async throws -> MapStore {
             let texts = try keys.map { try sets.publicKey($0) }
             let clock = Date(timeIntervalSince1970: TimeInterval(now))
-            return try MapStore.open(storage: device.storage, cache: device.cache, options: .init(trustedPublicKeys: texts, now: { clock }))
+            return try await MapStore.open(
+                storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+                options: .init(trustedPublicKeys: texts, now: { clock }))
         }
 
         /// `checkForUpdate` at the server's catalog URL; the refusal, or nil when accepted.
@@ -42,7 +44,7 @@ import Testing
     @Test func unsignedCatalogIsRefused() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v1", signature: .some(nil))
-        let store = try setup.open()
+        let store = try await setup.open()
         guard case .catalogUnsigned(let url) = await setup.check(store) else {
             Issue.record("unsigned catalog accepted")
             return
@@ -55,7 +57,7 @@ import Testing
     @Test func catalogSignedByAnotherKeyIsRefused() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "other")
-        let store = try setup.open()
+        let store = try await setup.open()
         guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else {
             Issue.record("other key accepted")
             return
@@ -66,7 +68,7 @@ import Testing
     @Test func signatureOfAnotherPublishIsRefused() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v2b", signature: "v2")
-        let store = try setup.open()
+        let store = try await setup.open()
         guard case .catalogSignatureInvalid(_, let reason) = await setup.check(store) else {
             Issue.record("foreign signature accepted")
             return
@@ -77,10 +79,10 @@ import Testing
     @Test func olderCatalogIsRefusedAlsoAfterRestart() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v2")
-        #expect(await setup.check(try setup.open()) == nil)
+        #expect(await setup.check(try await setup.open()) == nil)
         try setup.server.serve(catalog: "v1")
         // A new process: the newest version seen comes from state.sqlite.
-        let store = try setup.open()
+        let store = try await setup.open()
         guard case .catalogRollback(_, let seen, let offered) = await setup.check(store) else {
             Issue.record("rollback accepted")
             return
@@ -92,7 +94,7 @@ import Testing
     @Test func sameVersionWithOtherBytesIsRefused() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v2")
-        let store = try setup.open()
+        let store = try await setup.open()
         #expect(await setup.check(store) == nil)
         #expect(await setup.check(store) == nil, "the same version and bytes again is fine")
         try setup.server.serve(catalog: "v2b")
@@ -106,8 +108,8 @@ import Testing
     @Test func expiredCatalogIsRefused() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "short")
-        #expect(await setup.check(try setup.open(now: SignedCatalogSets.signedAt + 1800)) == nil)
-        let later = try setup.open(now: SignedCatalogSets.signedAt + 7200)
+        #expect(await setup.check(try await setup.open(now: SignedCatalogSets.signedAt + 1800)) == nil)
+        let later = try await setup.open(now: SignedCatalogSets.signedAt + 7200)
         guard case .catalogExpired(_, let expires) = await setup.check(later) else {
             Issue.record("expired catalog accepted")
             return
@@ -117,7 +119,7 @@ import Testing
 
     @Test func keyRotationIsFollowedAndPersisted() async throws {
         let setup = try await Setup()
-        let store = try setup.open()
+        let store = try await setup.open()
         // Signed only by `next` before any catalog named it: refused.
         try setup.server.serve(catalog: "rot4")
         guard case .catalogSignatureInvalid = await setup.check(store) else {
@@ -139,22 +141,22 @@ import Testing
         try setup.server.serve(catalog: "rot3")
         #expect(await setup.check(store) == nil)
         try setup.server.serve(catalog: "rot4")
-        #expect(await setup.check(try setup.open()) == nil)
+        #expect(await setup.check(try await setup.open()) == nil)
     }
 
     @Test func everyVerbThatFetchesACatalogChecksIt() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v1", signature: .some(nil))
-        let store = try setup.open()
+        let store = try await setup.open()
         await #expect(throws: MapStoreError.self) { try await store.setCatalogURL(setup.server.catalogURL) }
         await #expect(throws: MapStoreError.self) { try await store.update(catalog: setup.server.catalogURL) }
         #expect(store.catalogURL == nil)
         // Remembered without fetching (Options.catalogURL), then used by a download: refused too.
         let texts = [try setup.sets.publicKey("release")]
-        let remembered = try MapStore.open(
-            storage: setup.device.storage, cache: setup.device.cache,
+        let remembered = try await MapStore.open(
+            storage: URL(fileURLWithPath: setup.device.storage), cache: URL(fileURLWithPath: setup.device.cache),
             options: .init(trustedPublicKeys: texts, catalogURL: setup.server.catalogURL))
-        try remembered.deleteRegions(["europe/ch/zh"])
+        try await remembered.deleteRegions(["europe/ch/zh"])
         let task = try remembered.download(regions: ["europe/ch/zh"])
         do {
             try await task.wait()
@@ -165,18 +167,18 @@ import Testing
     @Test func withoutTrustedKeysUnsignedCatalogsAreAcceptedAsBefore() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v1", signature: .some(nil))
-        #expect(await setup.check(try setup.open(keys: [])) == nil)
+        #expect(await setup.check(try await setup.open(keys: [])) == nil)
         #expect(try setup.server.requests("/catalog.json.sig") == 0)
     }
 
     @Test func storeWithoutTrustTableIsMigrated() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "v1")
-        #expect(await setup.check(try setup.open()) == nil)
+        #expect(await setup.check(try await setup.open()) == nil)
         // A store written before signed catalogs has no trust table.
         let drop = try Tool.run("/usr/bin/sqlite3", [setup.device.storage + "/state.sqlite", "DROP TABLE catalog_trust"])
         #expect(drop.status == 0, "\(drop.stderr)")
-        let store = try setup.open()
+        let store = try await setup.open()
         #expect(store.initialStatus == .ok)
         try setup.server.serve(catalog: "v2")
         #expect(await setup.check(store) == nil)

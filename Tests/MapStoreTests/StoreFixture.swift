@@ -33,7 +33,7 @@ final class StoreFixture: @unchecked Sendable {
         }
     }
 
-    func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(path: archive ? imageArchive : imageFolder) }
+    func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(url: URL(fileURLWithPath: archive ? imageArchive : imageFolder)) }
 
     func manifest() throws -> ImageManifest {
         try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))
@@ -46,8 +46,15 @@ final class Device: @unchecked Sendable {
     var storage: String { folder.join("storage") }
     var cache: String { folder.join("cache") }
 
-    func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) throws -> MapStore {
-        try MapStore.open(storage: storage ?? self.storage, cache: cache, preinstalled: image, options: .init(fullValidation: full))
+    var storageURL: URL { URL(fileURLWithPath: storage, isDirectory: true) }
+    /// The storage folder as the store names it (`store.storage.path`: `.`, `..` and doubled slashes removed).
+    var storageFolder: String { folderPath(storage) }
+    var cacheURL: URL { URL(fileURLWithPath: cache, isDirectory: true) }
+
+    func open(image: PreinstalledImage? = nil, storage: String? = nil, full: Bool = false) async throws -> MapStore {
+        try await MapStore.open(
+            storage: URL(fileURLWithPath: storage ?? self.storage, isDirectory: true), cache: cacheURL, preinstalled: image,
+            options: .init(fullValidation: full))
     }
 
     /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread
@@ -76,3 +83,6 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+/// `path` as MapStore names folders given as URLs (`.`, `..` and doubled slashes removed).
+func folderPath(_ path: String) -> String { URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL.path }

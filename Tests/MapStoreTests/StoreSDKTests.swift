@@ -41,8 +41,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-move.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let task = try await StoreSDKTests.pausedDownload(store, storage: device.storage).task
         let available = try store.availableRegions()
@@ -50,14 +51,14 @@ import Testing
         let fetched = partialBytes(device.storage)
 
         let moved = device.folder.join("moved")
-        try store.moveData(to: moved)
+        try await store.moveData(to: URL(fileURLWithPath: moved))
         #expect(try store.availableRegions() == available)
         #expect(partialBytes(moved) == fetched)
         let left = try DirectoryWalker.entries(of: device.storage)
         #expect(left.isEmpty, "\(left)")
 
-        try store.moveData(to: device.storage)
-        #expect(store.storage == FileSystem.absolute(device.storage))
+        try await store.moveData(to: URL(fileURLWithPath: device.storage))
+        #expect(store.storage.path == device.storageFolder)
         #expect(try store.availableRegions() == available)
         #expect(partialBytes(device.storage) == fetched)
         task.resume()
@@ -74,17 +75,17 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
         // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
-        let failure: (any Error)? = { () -> (any Error)? in
-            do {
-                try store.moveData(to: device.folder.join("moved"))
-                return nil
-            } catch { return error }
-        }()
+        let failure: (any Error)?
+        do {
+            try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
+            failure = nil
+        } catch { failure = error }
         if case .busy(let operation, let reason)? = failure as? MapStoreError {
             #expect(operation == "moveData" && reason.contains("pause"), "\(reason)")
         } else {
@@ -93,7 +94,7 @@ import Testing
         #expect(!FileSystem.exists(device.folder.join("moved/store")))
         task.cancel()
         _ = try? await task.wait()
-        try store.moveData(to: device.folder.join("moved"))
+        try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
         #expect(try await offPool { try store.verify(full: true) }.isEmpty)
     }
 
@@ -107,8 +108,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-twice.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         try await store.setCatalogURL(server.url(name))
         let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
         try await store.download(regions: ["europe/li"]).wait()
@@ -139,7 +141,8 @@ import Testing
         var options = MapStore.Options()
         options.catalogURL = catalog
         let image = StoreFixture.shared.image(archive: false)
-        let store = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: image, options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
         try await store.setCatalogURL(catalog)
         try await store.download(regions: ["europe/li"]).wait()
 
@@ -151,8 +154,9 @@ import Testing
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
         #expect(try store.verify(full: true).count == 2)
 
-        let reopened = try MapStore.open(storage: device.storage, cache: device.cache, preinstalled: image, options: options)
-        let report = try await offPool { try reopened.repair() }
+        let reopened = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
+        let report = try await reopened.repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
         #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
@@ -163,7 +167,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: FileSystem.parent(cached), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: DownloadTests.catalogFolder + li.path, toPath: cached)
         let requests = nginx.requests(path: li.path)
-        let again = try await offPool { try reopened.repair() }
+        let again = try await reopened.repair()
         #expect(again.actions == [.restoredFiles(count: 1, from: .downloadCache)], "\(again.actions)")
         #expect(nginx.requests(path: li.path) == requests)
         #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
@@ -172,7 +176,7 @@ import Testing
     @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        let store = try await offPool { try device.open(image: fixture.image) }
+        let store = try await device.open(image: fixture.image)
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
         #expect(store.mapVersion == UpdateFixture.newVersion)
         let changed = Set(try fixture.changedBundles().keys)
@@ -182,7 +186,7 @@ import Testing
         try flipBit(in: device.storage + "/store/" + unchanged.path)
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + updated.path)
 
-        let report = try await offPool { try device.open(image: fixture.image).repair() }
+        let report = try await device.open(image: fixture.image).repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
         #expect(try await offPool { try store.verify(full: true) }.isEmpty)
@@ -200,8 +204,9 @@ import Testing
         let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
         var options = MapStore.Options()
         options.catalogURL = catalog
-        let store = try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
 
         // The server moves on to a newer map version (same bundles): the installed version's regions stay downloadable.
@@ -219,11 +224,11 @@ import Testing
     @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        let store = try await offPool { try device.open(image: fixture.image) }
+        let store = try await device.open(image: fixture.image)
         let shipped = try #require(
             try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
                 .first)
-        let root = FileSystem.absolute(device.storage)
+        let root = device.storageFolder
         let reached = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         CrashPoint.pauseHook.withLock {
@@ -243,7 +248,7 @@ import Testing
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
         Thread {
-            let path = try? store.path(of: shipped.path)
+            let path = (try? store.path(of: shipped.path))??.path
             let regions = (try? store.regions().count) ?? -1
             let version = store.mapVersion
             // The map cache is the hottest reader of all: it has a lock of its own.
@@ -266,23 +271,23 @@ import Testing
 
     // MARK: typed errors at the boundary
 
-    @Test func failuresBelowArriveAsMapStoreErrorsThatSayWhatToDo() throws {
+    @Test func failuresBelowArriveAsMapStoreErrorsThatSayWhatToDo() async throws {
         let device = Device()
-        let store = try device.open(image: StoreFixture.shared.image(archive: false))
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
         let blocker = device.folder.join("blocker")
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
         let failure: (any Error)? = { () -> (any Error)? in
             do {
-                try store.setStoragePath(blocker + "/storage")
+                try store.switchStorage(to: URL(fileURLWithPath: blocker + "/storage"))
                 return nil
             } catch { return error }
         }()
         let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
         #expect(error.category == .local)
-        #expect(error.errorDescription?.contains(blocker) == true, "\(error)")
+        #expect(error.errorDescription?.contains(folderPath(blocker)) == true, "\(error)")
         #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
-        #expect(store.storage == FileSystem.absolute(device.storage))
+        #expect(store.storage.path == device.storageFolder)
         #expect(try store.verify(full: false).isEmpty)
     }
 
@@ -296,8 +301,9 @@ import Testing
         let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
         var options = MapStore.Options()
         options.catalogURL = server.url(name)
-        let store = try MapStore.open(
-            storage: device.storage, cache: device.cache, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
         let consumers = (0..<2).map { _ in
             let events = store.events()
             return Task { () -> [StoreEvent] in

@@ -17,22 +17,22 @@ import Testing
     func killedUpdateEndsAtOldOrNewVersion(_ point: String) async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        _ = try device.open(image: fixture.image)
+        _ = try await device.open(image: fixture.image)
         let result = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
         #expect(result.status == SIGKILL, "\(result.stderr)")
-        let store = try device.open(image: fixture.image)
-        _ = try store.repair()
+        let store = try await device.open(image: fixture.image)
+        _ = try await store.repair()
         let expected = UpdateCrashTests.afterSwitch.contains(point) ? UpdateFixture.newVersion : UpdateFixture.oldVersion
         #expect(store.mapVersion == expected)
         #expect(try store.verify(full: true).isEmpty)
-        let checked = try MapStore.verifyInstalled(storage: device.storage, full: true)
+        let checked = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
         #expect(checked.problems.isEmpty, "\(checked.problems)")
         #expect(checked.mapVersion == expected)
         #expect(try store.regions().allSatisfy { $0.mapVersion == expected })
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") && !$0.hasPrefix(".update") })
-        #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
+        #expect(try await device.open(image: fixture.image, full: true).initialStatus == .ok)
         // The interrupted update can always be run to the end afterwards.
         #expect(try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)]).status == 0)
-        #expect(try MapStore.verifyInstalled(storage: device.storage, full: true).mapVersion == UpdateFixture.newVersion)
+        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).mapVersion == UpdateFixture.newVersion)
     }
 }

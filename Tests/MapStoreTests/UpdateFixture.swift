@@ -48,7 +48,7 @@ final class UpdateFixture: @unchecked Sendable {
         }
     }
 
-    var image: PreinstalledImage { PreinstalledImage(path: imageFolder) }
+    var image: PreinstalledImage { PreinstalledImage(url: URL(fileURLWithPath: imageFolder)) }
 
     /// Regions in the old image.
     var manifestRegionCount: Int {

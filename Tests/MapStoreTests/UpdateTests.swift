@@ -15,7 +15,7 @@ import Testing
         let nginx = try NginxServer(root: fixture.served)
         defer { nginx.stop() }
         let catalog = URL(string: "cat-\(UpdateFixture.newVersion)/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
-        let store = try device.open(image: fixture.image)
+        let store = try await device.open(image: fixture.image)
         #expect(store.mapVersion == UpdateFixture.oldVersion)
 
         let info = try await store.checkForUpdate(catalog: catalog)
@@ -36,20 +36,20 @@ import Testing
         #expect(Double(sent) <= 1.05 * Double(changedBytes), "sent \(sent) for \(changedBytes) changed bytes")
         #expect(try store.verify(full: true).isEmpty)
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
-        let checked = try MapStore.verifyInstalled(storage: device.storage, full: true)
+        let checked = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
         #expect(checked.problems.isEmpty && checked.mapVersion == UpdateFixture.newVersion)
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
         #expect(
             store.versionReport.contains("store=\(UpdateFixture.newVersion)") && store.versionReport.hasSuffix("consistent (cache empty)")
                 || store.versionReport.hasSuffix("| consistent"))
-        #expect(try device.open(image: fixture.image, full: true).initialStatus == .ok)
+        #expect(try await device.open(image: fixture.image, full: true).initialStatus == .ok)
         #expect(try await store.checkForUpdate().status == .upToDate)
     }
 
     @Test func lowerMapVersionIsRefusedAndStoreUnchanged() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        let store = try device.open(image: fixture.image)
+        let store = try await device.open(image: fixture.image)
         let older = try fixture.writeCatalog(UpdateFixture.oldVersion, as: "older.json") { $0.mapVersion = MapVersion("2026.10.0") }
         let before = try Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json"))
         await #expect(throws: MapStoreError.self) { try await store.update(catalog: older) }
@@ -77,7 +77,7 @@ import Testing
             for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
         }
         let url = server.url("cat-\(UpdateFixture.newVersion)/trickle.json")
-        let store = try device.open(image: fixture.image)
+        let store = try await device.open(image: fixture.image)
         let received = Mutex<Int64>(0)
         let first = Task { try await store.update(catalog: url) { step in received.withLock { $0 = max($0, step.receivedBytes) } } }
         let total = try fixture.changedBundles().values.reduce(Int64(0)) { $0 + $1.size }
@@ -102,7 +102,7 @@ import Testing
     @Test func droppedRegionBecomesUnsupported() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        let store = try device.open(image: fixture.image)
+        let store = try await device.open(image: fixture.image)
         let leaf = try #require(try store.regions().last(where: { region in try store.regions().allSatisfy { $0.parent != region.id } }))
         let dropped = try fixture.writeCatalog(UpdateFixture.newVersion, as: "dropped.json") { catalog in
             catalog.regions.removeAll { $0.id == leaf.id }
@@ -113,7 +113,7 @@ import Testing
         #expect(regions.first { $0.id == leaf.id }?.state == .unsupported)
         #expect(regions.filter { $0.id != leaf.id }.allSatisfy { $0.state == .completed })
         #expect(try store.verify(full: true).isEmpty)
-        try store.deleteRegions([leaf.id])
+        try await store.deleteRegions([leaf.id])
         #expect(try store.verify(full: true).isEmpty)
     }
 }

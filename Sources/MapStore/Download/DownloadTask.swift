@@ -83,7 +83,7 @@ public final class DownloadTask: Sendable {
     /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.
     /// While paused, keeps waiting for `resume()` or `cancel()`.
     public func wait() async throws(MapStoreError) {
-        try await MapStoreError.boundary("wait", path: store.storage) {
+        try await MapStoreError.boundary("wait", path: store.storageFolder) {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
                     if control.outcome == nil { control.waiters.append(waiter) }

@@ -1,10 +1,12 @@
+import Foundation
 import MapFormat
 
 /// What `MapStore.events()` reports, store-wide: every download task's and every update's changes.
 public enum StoreEvent: Sendable {
     /// A region changed state (downloading, paused, completed, outdated, available after a cancel, …).
     case regionStateChanged(RegionID, RegionState)
-    /// Bytes of a region being downloaded (with its descendants) on the device so far, of `totalBytes`.
+    /// Bytes of a region being downloaded (with its descendants), or of an installed region being
+    /// updated, on the device so far, of `totalBytes`.
     case progress(RegionID, receivedBytes: Int64, totalBytes: Int64)
     /// A check (the app's or an automatic one) found a newer map version than the installed one.
     case updateAvailable(UpdateInfo)
@@ -26,4 +28,10 @@ public enum StoreEvent: Sendable {
     case updateFailed(MapStoreError)
     /// The catalog regions on offer changed (a catalog of the installed version was kept).
     case availableRegionsChanged
+    /// `moveData(to:)` copied this fraction (0…1) of the storage.
+    case moveProgress(Double)
+    /// `moveData(to:)` committed: the storage is now this folder.
+    case storageMoved(URL)
+    /// An update was paused (`UpdateTask.pause()`); its fetched bytes are kept.
+    case updatePaused
 }

@@ -11,8 +11,9 @@ public enum RegionState: String, Sendable, Equatable, CaseIterable {
     /// Being fetched: a run-time download of a region not installed yet, or an installed region an
     /// update is replacing (its old data stays usable until the update commits).
     case downloading
-    /// A run-time download stopped by `pause()`, or by a process that ended while downloading; resumes
-    /// from the bytes already fetched.
+    /// A run-time download stopped by `pause()`, or by a process that ended while downloading; or an
+    /// installed region whose update was paused (`UpdateTask.pause()`; its old data stays usable).
+    /// Resumes from the bytes already fetched.
     case paused
     /// Installed, checked against its files, and usable.
     case completed
@@ -45,7 +46,8 @@ public enum RegionState: String, Sendable, Equatable, CaseIterable {
         .available: [.completed, .downloading, .paused],
         // A download pauses, is cancelled or commits; an update fails (back to `outdated`) or commits.
         .downloading: [.paused, .available, .completed, .outdated, .unsupported],
-        .paused: [.downloading, .available, .completed],
+        // A paused update's regions are installed: a cancel or a check makes them outdated (or due) again.
+        .paused: [.downloading, .available, .completed, .outdated, .needUpdate],
         // An update check marks, an update starts, an update drops the region.
         .completed: [.outdated, .needUpdate, .downloading, .unsupported],
         .outdated: [.completed, .needUpdate, .downloading, .unsupported],

@@ -1,3 +1,4 @@
+import Foundation
 import MapFormat
 
 /// What `repair()` did.
@@ -73,8 +74,8 @@ public struct RepairReport: Sendable, Equatable {
 
     /// Steps taken, in order; empty when nothing needed repair.
     public var actions: [Action]
-    /// The storage folder in use after repair (differs from the opened one after a finished move).
-    public var storage: String
+    /// The storage folder in use after repair, a file URL (differs from the opened one after a finished move).
+    public var storage: URL
     /// The status after repair: `ok`, or `empty` when an install was rolled back.
     public var status: StoreStatus
 }

@@ -5,9 +5,11 @@ import MapVerify
 
 /// First-start install: validate, stage, fsync, rename into place, commit, import the cache seed.
 extension StoreCore {
-    /// Installs `image` into the (empty) storage. On a refused image the storage is left empty.
+    /// Installs `image` into the (empty) storage. On a refused image, and when the operation is
+    /// cancelled before the commit (checked between files and phases), the storage is left empty.
     func install(_ image: PreinstalledImage, linkFiles: Bool) throws {
         do {
+            try checkCancelled()
             try FileSystem.makeDirectoriesDurably(layout.root)
             let state = try StateDatabase(path: layout.state)
             self.state = state
@@ -15,7 +17,11 @@ extension StoreCore {
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.afterMark")
             let staged: StagedImage
-            do { staged = try stage(image, link: linkFiles) } catch {
+            do {
+                staged = try stage(image, link: linkFiles)
+                // The last point where a cancellation stops the install: after it, the commit.
+                try checkCancelled()
+            } catch {
                 try? wipe()
                 throw error
             }
@@ -135,12 +141,14 @@ extension StoreCore {
             // A failed write (a full disk) makes its files look missing: the cause comes first.
             if let copyFailure { throw copyFailure }
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
-            CrashPoint.reach("install.midStaging")
+            CrashPoint.reach("install.midStaging", storage: layout.root)
+            try checkCancelled()
         } else {
             let problems = ImageVerifier.verifyTree(source, manifest: manifest, hashContents: false, jobs: jobs).problems
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
             try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: source, to: staged, link: link) { _, index in
-                if index == 0 { CrashPoint.reach("install.midStaging") }
+                if index == 0 { CrashPoint.reach("install.midStaging", storage: layout.root) }
+                try checkCancelled()
             }
             if hashes {
                 let linked = ImageVerifier.verifyTree(staged, manifest: manifest, hashContents: true, jobs: jobs).problems
@@ -180,7 +188,8 @@ extension StoreCore {
     /// are admitted by the rule `mappack verify` applies (`PackedImageEntry`).
     private func stageArchive(_ image: PreinstalledImage) throws -> StagedImage {
         let extracted = try extractImage(image, into: layout.staging, durable: true)
-        CrashPoint.reach("install.midStaging")
+        CrashPoint.reach("install.midStaging", storage: layout.root)
+        try checkCancelled()
         let checked = try checkedManifest(at: layout.staging + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
         let prefix = ImageManifest.storeFolder + "/"
@@ -236,8 +245,14 @@ extension StoreCore {
         let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: durable)
         var refusal: PackedImageEntry.Refusal?
         var filesBefore = 0
+        var cancelled = false
+        let flag = cancellation
         do {
             return try extractor.extract(archive: image.path, into: folder) { (entry, path) throws(ArchiveError) in
+                if flag?.isCancelled == true {
+                    cancelled = true
+                    throw ArchiveError.unsafePath(entry: path, reason: "cancelled")
+                }
                 let isDirectory = entry.kind == .directory
                 if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
                     refusal = refused
@@ -246,6 +261,7 @@ extension StoreCore {
                 if !isDirectory { filesBefore += 1 }
             }
         } catch {
+            if cancelled { throw MapStoreError.cancelled }
             if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
             if let full = outOfSpace(error) { throw full }
             if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }

@@ -14,8 +14,27 @@ extension StoreCore {
             let present = try DirectoryWalker.entries(of: destination.root).filter { !$0.hasPrefix(StoreLayout.stagingPrefix) }
             if !present.isEmpty { throw MapStoreError.destinationNotEmpty(path: destination.root) }
         }
+        try checkCancelled()
+        let created = !FileSystem.exists(destination.root)
         try state.markPending(.move(to: destination.root))
         CrashPoint.reach("move.afterMark")
+        do {
+            try copyForMove(to: destination, progress: progress)
+        } catch MapStoreError.cancelled {
+            // Before the commit nothing at the destination is in use: take it away and stay here.
+            _ = try finishOrRollBackMove(to: destination.root)
+            if created { rmdir(destination.root) }
+            throw MapStoreError.cancelled
+        }
+        CrashPoint.reach("move.beforeCommit")
+        try commitMove(to: destination)
+        progress(1)
+    }
+
+    /// A move's copy: the store tree, the download cache, the kept catalog and manifest into the
+    /// destination's staging folder, then renamed into place beside no state database yet. Checks
+    /// for cancellation between files; the caller rolls back on it.
+    private func copyForMove(to destination: StoreLayout, progress: (Double) -> Void) throws {
         let staging = destination.staging
         try FileSystem.makeDirectoriesDurably(destination.root)
         try FileSystem.removeTree(staging)
@@ -32,13 +51,15 @@ extension StoreCore {
         let total = max(1, (files + downloads).reduce(Int64(0)) { $0 + $1.size })
         try FileSteps.copyFiles(files, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: false) { bytes, index in
             progress(Double(bytes) / Double(total) * 0.95)
-            if index == 0 { CrashPoint.reach("move.midCopy") }
+            if index == 0 { CrashPoint.reach("move.midCopy", storage: layout.root) }
+            try checkCancelled()
         }
         let copied = files.reduce(Int64(0)) { $0 + $1.size }
         if !downloads.isEmpty {
             try FileSystem.makeDirectories(staging + "/" + StoreLayout.downloadsFolderName)
             try FileSteps.copyFiles(downloads, from: downloadFolder, to: staging + "/" + StoreLayout.downloadsFolderName, link: false) { bytes, _ in
                 progress(Double(copied + bytes) / Double(total) * 0.95)
+                try checkCancelled()
             }
         }
         let keepsCatalog = FileSystem.exists(keptCatalogPath)
@@ -48,6 +69,7 @@ extension StoreCore {
         if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
         try FileSteps.syncFolders(staging)
         CrashPoint.reach("move.afterCopy")
+        try checkCancelled()
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
         if !downloads.isEmpty {
             try FileSystem.rename(staging + "/" + StoreLayout.downloadsFolderName, to: destination.root + "/" + StoreLayout.downloadsFolderName)
@@ -58,7 +80,11 @@ extension StoreCore {
         if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
         try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
         try FileSystem.syncDirectory(destination.root)
-        CrashPoint.reach("move.beforeCommit")
+    }
+
+    /// A move's commit (the destination's state database appearing), then the old copy's removal.
+    private func commitMove(to destination: StoreLayout) throws {
+        let staging = destination.staging
         let stagedState = staging + "/state.sqlite"
         try FileSystem.copyFile(layout.state, to: stagedState)
         do {
@@ -73,7 +99,6 @@ extension StoreCore {
         try removeCopy(at: layout)
         layout = destination
         self.state = try StateDatabase(path: destination.state)
-        progress(1)
     }
 
     /// Removes a storage's installed data: the store first, the state database last, so an

@@ -45,9 +45,9 @@ extension StoreCore {
             try wipe()
             if let image {
                 try install(image, linkFiles: linkFiles)
-                return RepairReport(actions: [.reinstalled], storage: layout.root, status: .ok)
+                return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
             }
-            return RepairReport(actions: hadAnything ? [.rolledBackInstall] : [], storage: layout.root, status: .empty)
+            return RepairReport(actions: hadAnything ? [.rolledBackInstall] : [], storage: layout.rootURL, status: .empty)
         }
         if pending == nil, !stateLost, let offered = try? offeredFolderManifest(), let installed = try state?.mapVersion,
             offered.mapVersion > installed
@@ -81,9 +81,11 @@ extension StoreCore {
                 break
             }
             guard FileSystem.exists(layout.state) else {
-                return RepairReport(actions: actions, storage: layout.root, status: .ok)
+                return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
             }
         }
+        // The interrupted operation is settled: a cancellation from here on leaves a committed state.
+        try checkCancelled()
         // The kept manifest: sound, or restored from the offered image when that is the installed one.
         var manifest: ImageManifest
         let keptNow = pending == nil ? kept : try? keptManifest()
@@ -108,7 +110,7 @@ extension StoreCore {
         }
         if removed > 0 { actions.append(.removedFiles(count: removed)) }
         try FileSystem.removeTree(layout.staging)
-        return RepairReport(actions: actions, storage: layout.root, status: .ok)
+        return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
     }
 
     /// True when the kept manifest can be trusted: its id matches its content and, with trusted keys,
@@ -128,8 +130,12 @@ extension StoreCore {
     private func replace(with linkFiles: Bool, reason: String) throws -> RepairReport {
         guard let image else { throw MapStoreError.imageNeededForRepair(reason: reason) }
         let staged = try stage(image, link: linkFiles)
+        do { try checkCancelled() } catch {
+            try? FileSystem.removeTree(layout.staging)
+            throw error
+        }
         try replaceWithStaged(staged)
-        return RepairReport(actions: [.reinstalled], storage: layout.root, status: .ok)
+        return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
     }
 
     /// When the offered image (validated: id, sizes, signature with trusted keys) is image `imageID`,
@@ -233,6 +239,8 @@ extension StoreCore {
         }
         let problems = try verify(full: true, manifest: manifest)
         guard !problems.isEmpty else { return ([:], 0) }
+        CrashPoint.reach("repair.afterVerify", storage: layout.root)
+        try checkCancelled()
         let records = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var removed = 0
         var damaged: [ImageFile] = []
@@ -250,7 +258,9 @@ extension StoreCore {
         var why: [String] = []
         if !damaged.isEmpty {
             if image != nil {
-                do { damaged = try restoreFromImage(damaged, restored: &restored) } catch { why.append("the offered image: \(error)") }
+                do { damaged = try restoreFromImage(damaged, restored: &restored) } catch MapStoreError.cancelled {
+                    throw MapStoreError.cancelled
+                } catch { why.append("the offered image: \(error)") }
             } else {
                 why.append("no preinstalled image was offered")
             }
@@ -276,6 +286,7 @@ extension StoreCore {
         let shipped = Dictionary(offered.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var left: [ImageFile] = []
         for file in files {
+            try checkCancelled()
             guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256,
                 candidate.size == file.size,
                 try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file)
@@ -305,6 +316,7 @@ extension StoreCore {
         var left: [ImageFile] = []
         var used = Set<BundleDigest>()
         for digest in byBundle.keys.sorted() {
+            try checkCancelled()
             let wanted = byBundle[digest] ?? []
             guard let record = records[digest] else {
                 left += wanted

@@ -16,12 +16,20 @@ final class StoreCore {
     var state: StateDatabase?
     /// The kept manifest `diagnose` read and checked, for the first snapshot (saves a second parse at open).
     var diagnosedManifest: ImageManifest?
+    /// Raised when the task that runs the current operation is cancelled; nil outside cancellable work.
+    var cancellation: CancellationFlag?
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
         caches = CacheAccess(folder: FileSystem.absolute(cache))
         self.image = image
         self.fullValidation = fullValidation
+    }
+
+    /// Throws `MapStoreError.cancelled` when the current operation's task was cancelled. Called between
+    /// files and phases, only before an operation's commit point.
+    func checkCancelled() throws(MapStoreError) {
+        try cancellation?.check()
     }
 
     /// Removes staging folders and temporary files a killed process left; true when there were any.

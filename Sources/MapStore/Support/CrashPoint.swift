@@ -20,9 +20,14 @@ package enum CrashPoint {
     /// blocks in it to hold an operation midway (e.g. to show readers do not wait for it). Nil in apps.
     package static let pauseHook = Mutex<(@Sendable (_ name: String, _ storage: String) -> Void)?>(nil)
 
-    /// `reach(name)`, then the pause hook when one is set.
+    /// Test hooks by storage folder (absolute path), called with the point's name at points that name
+    /// one: a test holds or cancels the work on its own storage while other tests run beside it. Empty in apps.
+    package static let storageHooks = Mutex<[String: @Sendable (_ name: String) -> Void]>([:])
+
+    /// `reach(name)`, then the pause hook and the storage's hook when set.
     static func reach(_ name: String, storage: String) {
         reach(name)
         if let hook = pauseHook.withLock({ $0 }) { hook(name, storage) }
+        if let hook = storageHooks.withLock({ $0[storage] }) { hook(name) }
     }
 }

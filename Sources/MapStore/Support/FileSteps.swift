@@ -12,10 +12,10 @@ enum FileSteps {
 
     /// Copies the regular files `paths` (relative) from `source` to `destination`, each fsynced;
     /// hard-links instead when `link` is set and both sit on one filesystem. Calls `copied`
-    /// with the running byte count after each file.
+    /// with the running byte count after each file; what it throws stops the copy.
     static func copyFiles(
         _ paths: [(path: String, size: Int64)], from source: String, to destination: String, link: Bool,
-        copied: (Int64, Int) -> Void = { _, _ in }
+        copied: (Int64, Int) throws -> Void = { _, _ in }
     ) throws {
         var bytes: Int64 = 0
         for (index, file) in paths.enumerated() {
@@ -26,7 +26,7 @@ enum FileSteps {
                 try FileSystem.copyFile(source + "/" + file.path, to: target)
             }
             bytes += file.size
-            copied(bytes, index)
+            try copied(bytes, index)
         }
     }
 

@@ -6,6 +6,8 @@ import MapIO
 struct StoreLayout: Sendable {
     /// The storage folder.
     let root: String
+    /// The storage folder as a file URL, as the public API hands it out.
+    var rootURL: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
     /// The installed store tree (what readers open).
     var store: String { root + "/" + ImageManifest.storeFolder }
@@ -35,5 +37,14 @@ struct StoreLayout: Sendable {
             return nil
         }
         return store + "/" + relative
+    }
+}
+
+extension URL {
+    /// The absolute path of a file URL the app passed in, with `.` and `..` components and a trailing
+    /// slash removed (symbolic links are left alone), as the store's folders are named internally.
+    var storeFolderPath: String {
+        let path = standardizedFileURL.path
+        return FileSystem.absolute(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)
     }
 }

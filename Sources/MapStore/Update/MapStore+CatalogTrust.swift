@@ -13,7 +13,7 @@ extension MapStore {
         try await BlockingPool.run { [self] in try loadCatalogBlocking(url) }
     }
 
-    /// `loadCatalog` on the calling thread (for `open`, which is synchronous).
+    /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
     func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
         let configured = options.trustedPublicKeys
         guard !configured.isEmpty else { return try CatalogLoader.loadBlocking(url) }

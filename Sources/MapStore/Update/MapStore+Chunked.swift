@@ -10,7 +10,13 @@ extension MapStore {
     /// and range requests, and enters the download cache only verified, where the fetch then finds
     /// it. Whatever cannot be done so is left to the fetch, which downloads it whole as before.
     func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL) async {
-        let (folder, manifest, store) = core.withLock { core in (core.downloadFolder, try? core.storedManifest(), core.layout.store) }
+        // Counted as a fetch (under the store's lock, as `fetch` does): it writes into the download
+        // cache, so a move must not start meanwhile.
+        let (folder, manifest, store) = core.withLock { core in
+            fetching.withLock { $0 += 1 }
+            return (core.downloadFolder, try? core.storedManifest(), core.layout.store)
+        }
+        defer { fetching.withLock { $0 -= 1 } }
         guard let manifest else { return }
         let seeds = ChunkedSeeds(
             store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),

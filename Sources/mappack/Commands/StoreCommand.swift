@@ -41,13 +41,16 @@ enum StoreCommand {
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
             throw UsageError(message: "mappack store \(verb) needs --storage DIR and --cache DIR")
         }
-        let image = arguments.option("image").map { PreinstalledImage(path: $0) }
+        let image = arguments.option("image").map { PreinstalledImage(url: URL(fileURLWithPath: $0)) }
         let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
         let now = try CommandClock.check()
+        let options = MapStore.Options(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now)
         let open = { () throws -> MapStore in
-            try MapStore.open(
-                storage: storage, cache: cache, preinstalled: image,
-                options: .init(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now))
+            try waitFor {
+                try await MapStore.open(
+                    storage: URL(fileURLWithPath: storage, isDirectory: true), cache: URL(fileURLWithPath: cache, isDirectory: true),
+                    preinstalled: image, options: options)
+            }
         }
         switch verb {
         case "install":
@@ -61,15 +64,15 @@ enum StoreCommand {
             return store.initialStatus == .ok ? 0 : 1
         case "repair":
             let store = try open()
-            let result = try store.repair()
+            let result = try waitFor { try await store.repair() }
             if terminal.json {
                 terminal.event([
                     "event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
-                    "storage": result.storage, "actions": result.actions.map(\.description),
+                    "storage": result.storage.path, "actions": result.actions.map(\.description),
                 ])
             } else {
                 for action in result.actions { terminal.note(action.description) }
-                terminal.line("\(result.status): \(result.storage) (was \(store.initialStatus))")
+                terminal.line("\(result.status): \(result.storage.path) (was \(store.initialStatus))")
             }
             return 0
         case "regions":
@@ -94,9 +97,10 @@ enum StoreCommand {
         case "delete":
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "mappack store delete needs region ids") }
             let store = try open()
-            try store.deleteRegions(arguments.positionals.map { RegionID($0) })
+            let ids = arguments.positionals.map { RegionID($0) }
+            try waitFor { try await store.deleteRegions(ids) }
             if terminal.json {
-                terminal.event(["event": "deleted", "regions": arguments.positionals, "storage": store.storage])
+                terminal.event(["event": "deleted", "regions": arguments.positionals, "storage": store.storage.path])
             } else {
                 terminal.line("deleted \(arguments.positionals.joined(separator: " "))")
             }
@@ -106,10 +110,10 @@ enum StoreCommand {
             let problems = try store.verify(full: !arguments.flag("quick"))
             if terminal.json {
                 for problem in problems { terminal.event(["event": "problem", "detail": problem.description]) }
-                terminal.event(["event": "done", "ok": problems.isEmpty, "store": true, "storage": store.storage, "problems": problems.count])
+                terminal.event(["event": "done", "ok": problems.isEmpty, "store": true, "storage": store.storage.path, "problems": problems.count])
             } else {
                 for problem in problems { terminal.error(problem.description) }
-                terminal.line(problems.isEmpty ? "ok: \(store.storage)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+                terminal.line(problems.isEmpty ? "ok: \(store.storage.path)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
             }
             return problems.isEmpty ? 0 : 1
         case "cache":
@@ -118,15 +122,23 @@ enum StoreCommand {
             guard let destination = arguments.option("to") else { throw UsageError(message: "mappack store move needs --to DIR") }
             let store = try open()
             let ticker = ProgressTicker(terminal: terminal)
-            ticker.started("move: \(store.storage) → \(destination)")
+            ticker.started("move: \(store.storage.path) → \(destination)")
             do {
-                try store.moveData(to: destination) { fraction in ticker.set("move \(Int(fraction * 100))%") }
+                try waitFor {
+                    try await store.moveData(to: URL(fileURLWithPath: destination, isDirectory: true)) { fraction in
+                        ticker.set("move \(Int(fraction * 100))%")
+                    }
+                }
             } catch {
                 ticker.finish()
                 throw error
             }
             ticker.finish()
-            if terminal.json { terminal.event(["event": "moved", "storage": store.storage]) } else { terminal.line("moved to \(store.storage)") }
+            if terminal.json {
+                terminal.event(["event": "moved", "storage": store.storage.path])
+            } else {
+                terminal.line("moved to \(store.storage.path)")
+            }
             return 0
         case "update":
             let store = try open()
@@ -150,7 +162,8 @@ enum StoreCommand {
                 return 0
             }
             let ticker = ProgressTicker(terminal: terminal)
-            ticker.started("update: \(store.storage) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+            ticker.started(
+                "update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
             do {
                 try waitFor {
                     try await store.update(catalog: catalog) { step in
@@ -164,9 +177,9 @@ enum StoreCommand {
             }
             ticker.finish()
             if terminal.json {
-                terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage])
+                terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage.path])
             } else {
-                terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage)")
+                terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
             }
             return 0
         case "download":
@@ -194,7 +207,7 @@ enum StoreCommand {
             }
             ticker.finish()
             if terminal.json {
-                terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage])
+                terminal.event(["event": "downloaded", "regions": arguments.positionals, "storage": store.storage.path])
             } else {
                 terminal.line("downloaded \(arguments.positionals.joined(separator: " "))")
             }
@@ -213,7 +226,7 @@ enum StoreCommand {
             if terminal.json {
                 terminal.record(
                     [
-                        "report": store.versionReport, "storage": store.storage, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
+                        "report": store.versionReport, "storage": store.storage.path, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
                         "imageID": store.imageID ?? NSNull(),
                     ], schema: JSONSchemas.storeVersion)
             } else {
@@ -274,14 +287,14 @@ enum StoreCommand {
     }
 
     private static func report(_ store: MapStore, terminal: Terminal, cache: String) {
-        let advice = advice(for: store.initialStatus, storage: store.storage, cache: cache)
+        let advice = advice(for: store.initialStatus, storage: store.storage.path, cache: cache)
         if terminal.json {
             terminal.event([
-                "event": "status", "status": store.initialStatus.rawValue, "storage": store.storage,
+                "event": "status", "status": store.initialStatus.rawValue, "storage": store.storage.path,
                 "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull(),
             ])
         } else {
-            terminal.line("\(store.initialStatus): \(store.storage)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
+            terminal.line("\(store.initialStatus): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
             if let advice { terminal.note(advice) }
         }
     }

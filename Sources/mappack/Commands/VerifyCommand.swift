@@ -12,7 +12,7 @@ enum VerifyCommand {
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
-        if MapStore.isStorage(path) {
+        if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
             return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal)
         }
         let report =
@@ -42,7 +42,7 @@ enum VerifyCommand {
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
     static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> Int32 {
-        let result = try MapStore.verifyInstalled(storage: path, full: full, trustedPublicKeys: trusted)
+        let result = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: path, isDirectory: true), full: full, trustedPublicKeys: trusted)
         if terminal.json {
             for problem in result.problems {
                 terminal.event([

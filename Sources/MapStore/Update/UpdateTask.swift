@@ -1,0 +1,149 @@
+import Foundation
+import MapFormat
+import Synchronization
+
+/// One update of the installed regions to a catalog's newer map version: pause, resume, cancel, wait.
+///
+/// Pausing stops the transfers and keeps the bytes fetched so far in the storage's download cache
+/// (the updating regions become `paused`, still installed and usable at the old version);
+/// `resume()`, or a later update to the same catalog (also after the process was killed), continues
+/// from them without fetching them again. Cancelling removes what the update fetched and returns the
+/// regions to `outdated`. Once the fetch is done the install runs to its commit: a pause or a cancel
+/// that arrives then is too late, and the update completes. Progress arrives on `MapStore.events()`
+/// (`.updateProgress` for the whole update, `.progress` for each updating region) and through
+/// `MapStore.progress(of:)`.
+public final class UpdateTask: Sendable {
+    /// The catalog the update installs from (nil: the store's remembered catalog).
+    public let catalog: URL?
+
+    enum Phase: Equatable {
+        case running, pausing, paused
+        /// Stopped because the task awaiting `MapStore.update` was cancelled: fetched bytes are kept.
+        case stopping
+        case cancelling, finished
+    }
+
+    struct Control: ~Copyable {
+        var phase: Phase = .running
+        var runner: Task<Void, Never>?
+        var outcome: Result<Void, MapStoreError>?
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// Bundles the update fetches, for a cancel's clean-up.
+        var bundles: Set<BundleDigest> = []
+        /// Installed regions the update marked `downloading` (then `paused`).
+        var regions: [RegionID] = []
+    }
+
+    let control = Mutex(Control())
+    let store: MapStore
+    /// The caller's progress callback (`MapStore.update(catalog:progress:)`).
+    let progress: @Sendable (UpdateProgress) -> Void
+
+    init(store: MapStore, catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) {
+        self.store = store
+        self.catalog = catalog
+        self.progress = progress
+    }
+
+    /// Starts the work. The runner is made under the lock, so a `pause()` or `cancel()` arriving at the
+    /// same time always finds the runner it must stop.
+    func start() {
+        control.withLock { control in control.runner = Task { [self] in await store.runUpdate(self) } }
+    }
+
+    /// True while the update is paused.
+    public var isPaused: Bool { phase == .paused }
+
+    /// Stops the transfers, keeping what was fetched; the updating regions move to `paused`.
+    public func pause() {
+        let runner = control.withLock { control -> Task<Void, Never>? in
+            guard control.phase == .running else { return nil }
+            control.phase = .pausing
+            return control.runner
+        }
+        runner?.cancel()
+    }
+
+    /// Continues a paused update from the bytes already fetched.
+    public func resume() {
+        control.withLock { control in
+            guard control.phase == .paused else { return }
+            control.phase = .running
+            control.runner = Task { [self] in await store.runUpdate(self) }
+        }
+    }
+
+    /// Stops the update and removes what it fetched (bundles no download task needs); the regions
+    /// return to `outdated`. `wait()` throws `MapStoreError.cancelled`.
+    public func cancel() { stop(keepingFetchedBytes: false) }
+
+    /// Stops the update; `keepingFetchedBytes` leaves the fetched bytes for a later update to resume from.
+    func stop(keepingFetchedBytes: Bool) {
+        let (runner, settleNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running, .pausing:
+                control.phase = keepingFetchedBytes ? .stopping : .cancelling
+                return (control.runner, false)
+            case .paused:
+                control.phase = keepingFetchedBytes ? .stopping : .cancelling
+                return (nil, true)
+            case .stopping, .cancelling, .finished: return (nil, false)
+            }
+        }
+        runner?.cancel()
+        if settleNow {
+            Task { [self] in
+                store.settleStoppedUpdate(self, keepingFetchedBytes: keepingFetchedBytes)
+                finish(.failure(.cancelled))
+            }
+        }
+    }
+
+    /// Waits until the new version is installed; throws the failure, or `MapStoreError.cancelled`.
+    /// While paused, keeps waiting for `resume()` or `cancel()`.
+    public func wait() async throws(MapStoreError) {
+        try await MapStoreError.boundary("wait", path: store.storageFolder) {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
+                    if control.outcome == nil { control.waiters.append(waiter) }
+                    return control.outcome
+                }
+                if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+            }
+        }
+    }
+
+    /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
+    var phase: Phase { control.withLock { $0.phase } }
+
+    /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
+    func markPaused() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .pausing else { return false }
+            control.phase = .paused
+            return true
+        }
+    }
+
+    /// Records what the run fetches and which regions it marked, for a later pause or cancel.
+    func record(bundles: Set<BundleDigest>, regions: [RegionID]) {
+        control.withLock { control in
+            control.bundles = bundles
+            control.regions = regions
+        }
+    }
+
+    /// What the run recorded.
+    var recorded: (bundles: Set<BundleDigest>, regions: [RegionID]) { control.withLock { ($0.bundles, $0.regions) } }
+
+    func finish(_ outcome: Result<Void, MapStoreError>) {
+        store.liveUpdate.withLock { live in if live === self { live = nil } }
+        let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
+            control.phase = .finished
+            control.outcome = outcome
+            defer { control.waiters = [] }
+            return control.waiters
+        }
+        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+    }
+}
