@@ -26,6 +26,28 @@ import Testing
         #expect(all.sorted() == expected)
     }
 
+    /// A queue that never runs empty (the producer stays ahead, as verify's walker does of a slow
+    /// copy) must not keep the items it has handed out: they held open folders, and an install of
+    /// a 36,000-folder image ran out of descriptors.
+    @Test func poppedItemsAreReleasedWhileTheQueueNeverEmpties() {
+        final class Held: Sendable {}
+        let queue = BlockingQueue<Held>(capacity: 4)
+        var handedOut: [Weak] = []
+        queue.push(Held())
+        for _ in 0..<1000 {
+            queue.push(Held())
+            if let item = queue.pop() { handedOut.append(Weak(item)) }
+        }
+        #expect(handedOut.count == 1000)
+        #expect(handedOut.filter { $0.object != nil }.count == 0, "items handed out are still held by the queue")
+        #expect(queue.pop() != nil)
+    }
+
+    private struct Weak {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+
     @Test func closingWithDiscardDropsWhatIsLeftAndRefusesMore() {
         let queue = BlockingQueue<String>()
         queue.push("a")

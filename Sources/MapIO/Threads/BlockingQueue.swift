@@ -8,7 +8,9 @@ import Foundation
 /// does not grow with the work when consumers fall behind.
 package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// Waiting items from `head` on; slots before it are handed out and emptied (nil), so the
+    /// queue never keeps what a consumer took, even when it never runs empty.
+    private var items: [Element?] = []
     private var head = 0
     private var closed = false
     private var cancelled = false
@@ -75,10 +77,14 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
             waiting -= 1
         }
         guard head < items.count else { return nil }
-        let item = items[head]
+        let item = items[head].take()
         head += 1
         if head == items.count {
             items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024, head * 2 >= items.count {
+            // Never empty: drop the spent slots before the array grows with the work.
+            items.removeFirst(head)
             head = 0
         }
         // A producer may be waiting for the room just made.
