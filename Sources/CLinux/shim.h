@@ -4,12 +4,24 @@
 // Swift side uses its POSIX fallback (see MapIO/Files/DirectoryEntryReader.swift).
 #if defined(__linux__) && !defined(MAPPACK_PORTABLE)
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+// The filesystem type of fd (statfs's f_type: EXT4_SUPER_MAGIC and the like).
+static inline long mp_filesystem_type(int fd) {
+    struct statfs info;
+    return fstatfs(fd, &info) == 0 ? (long)info.f_type : -1;
+}
 
 // getdents64(2): a directory's entries (struct linux_dirent64) read into the caller's buffer,
 // without a DIR stream (whose fdopendir costs an fstat and two fcntl per directory).
 static inline ssize_t mp_getdents64(int fd, void *buffer, size_t count) {
     return (ssize_t)syscall(SYS_getdents64, fd, buffer, count);
+}
+
+// syncfs(2): writes back everything of the filesystem holding fd, in one call.
+static inline int mp_syncfs(int fd) {
+    return (int)syscall(SYS_syncfs, fd);
 }
 #endif

@@ -1,4 +1,6 @@
+import CLinux
 import Foundation
+import Synchronization
 
 /// Durable file operations over POSIX calls: fsync of files and folders, atomic rename, tree removal.
 package enum FileSystem {
@@ -83,15 +85,73 @@ package enum FileSystem {
         try syncDirectory(parent)
     }
 
-    /// fsyncs `path`: a regular file, or a folder with every regular file and folder below it (folders
-    /// deepest first, `path` last), so a tree written without syncs is on disk before a rename shows it.
+    /// fsyncs `path`: a regular file, or a folder with every regular file and folder below it (`path`
+    /// last), so a tree written without syncs is on disk before a rename shows it.
+    ///
+    /// The fsyncs below `path` run on `syncThreads` threads at once: each one mostly waits for the
+    /// filesystem's journal, and a journal commits the fsyncs that wait together in one write (group
+    /// commit), so a 58,000-file image syncs in a fraction of the time one fsync after another takes.
+    /// Their order does not matter: nothing shows the tree until the rename after all of them.
     package static func syncTree(_ path: String) throws(FileError) {
         guard let info = try status(path) else { throw FileError("fsync", path, code: ENOENT) }
         guard info.isDirectory else { return try syncFile(path) }
+        if try syncWholeFilesystem(holding: path) { return }
         let entries = try DirectoryWalker.walk(path)
-        for entry in entries where entry.isRegular { try syncFile(path + "/" + entry.relativePath) }
-        for entry in entries.reversed() where entry.isDirectory { try syncDirectory(path + "/" + entry.relativePath) }
+        let files = entries.filter(\.isRegular).map { path + "/" + $0.relativePath }
+        let folders = entries.filter(\.isDirectory).map { path + "/" + $0.relativePath }
+        try syncAll(files, options: .followLinks)
+        try syncAll(folders, options: [.directory, .followLinks])
         try syncDirectory(path)
+    }
+
+    /// Local filesystems whose `syncfs` puts every file's data and every folder's entries on disk:
+    /// ext2/3/4, XFS, Btrfs, F2FS, tmpfs (statfs magic numbers). Not FUSE (the kernel does not pass
+    /// `syncfs` on to a FUSE server; only each file's fsync reaches it) nor network filesystems.
+    static let syncfsFilesystems: Set<Int> = [0xEF53, 0x5846_5342, 0x9123_683E, 0xF2F5_2010, 0x0102_1994]
+
+    /// On Linux, `syncfs` of the filesystem holding `path` when it is one of `syncfsFilesystems`:
+    /// one call instead of an fsync per file and folder (a 58,000-file image: 2.6 s to build without
+    /// syncs, 37 s with an fsync each, 10–14 s with them on 16 threads). False when it does not apply.
+    private static func syncWholeFilesystem(holding path: String) throws(FileError) -> Bool {
+        #if os(Linux) && !MAPPACK_PORTABLE
+            let folder: FileDescriptor
+            do { folder = try FileDescriptor.open(path, .readOnly, options: [.directory, .followLinks]) } catch {
+                throw FileError("open", path, code: error.code)
+            }
+            defer { try? folder.close() }
+            guard syncfsFilesystems.contains(mp_filesystem_type(folder.rawValue)) else { return false }
+            if mp_syncfs(folder.rawValue) != 0 { throw FileError("syncfs", path) }
+            return true
+        #else
+            return false
+        #endif
+    }
+
+    /// Threads `syncTree` fsyncs on.
+    static let syncThreads = 16
+
+    /// fsyncs every path of `paths` on up to `syncThreads` threads; the first failure is thrown once all have stopped.
+    private static func syncAll(_ paths: [String], options: FileDescriptor.OpenOptions) throws(FileError) {
+        if paths.count < 64 {
+            for path in paths { try sync(path, options: options) }
+            return
+        }
+        let next = Atomic<Int>(0)
+        let failure = Mutex<FileError?>(nil)
+        let group = DispatchGroup()
+        for _ in 0..<min(syncThreads, paths.count) {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                while failure.withLock({ $0 == nil }) {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < paths.count else { return }
+                    do throws(FileError) { try sync(paths[index], options: options) } catch { failure.withLock { if $0 == nil { $0 = error } } }
+                }
+            }.start()
+        }
+        group.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// Flushes a directory's entries to stable storage, so renames and creations in it survive power loss.
