@@ -243,10 +243,10 @@ package enum FileSystem {
     }
 
     /// Copies a regular file, streaming, with the destination fsynced.
-    package static func copyFile(_ from: String, to: String) throws(FileError) {
+    package static func copyFile(_ from: String, to: String, sync: Bool = true) throws(FileError) {
         let source = try ReadableFile(path: from)
         let target = try WritableFile(path: to)
         try source.forEachChunk { chunk in try target.write(chunk) }
-        try target.close(sync: true)
+        try target.close(sync: sync)
     }
 }

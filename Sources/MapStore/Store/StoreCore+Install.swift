@@ -71,7 +71,7 @@ extension StoreCore {
     /// Renames a staged image into place and commits it, then imports its cache seed.
     private func commitStaged(_ staged: StagedImage, state: StateDatabase) throws {
         CrashPoint.reach("install.afterStaging")
-        try FileSteps.syncFolders(layout.staging)
+        try FileSystem.syncTree(layout.staging)
         CrashPoint.reach("install.beforeRename")
         try FileSystem.rename(layout.staging + "/" + ImageManifest.storeFolder, to: layout.store)
         CrashPoint.reach("install.afterRename")

@@ -67,7 +67,7 @@ extension StoreCore {
         try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
         let signed = FileSystem.exists(layout.signature)
         if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
-        try FileSteps.syncFolders(staging)
+        try FileSystem.syncTree(staging)
         CrashPoint.reach("move.afterCopy")
         try checkCancelled()
         try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)

@@ -10,8 +10,9 @@ enum FileSteps {
         try FileSystem.syncDirectory(root)
     }
 
-    /// Copies the regular files `paths` (relative) from `source` to `destination`, each fsynced;
-    /// hard-links instead when `link` is set and both sit on one filesystem. Calls `copied`
+    /// Copies the regular files `paths` (relative) from `source` to `destination`, not fsynced: every
+    /// caller syncs the whole staged tree (`FileSystem.syncTree`: one `syncfs` on local filesystems)
+    /// before a rename shows it. Hard-links instead when `link` is set and both sit on one filesystem. Calls `copied`
     /// with the running byte count after each file; what it throws stops the copy.
     static func copyFiles(
         _ paths: [(path: String, size: Int64)], from source: String, to destination: String, link: Bool,
@@ -23,7 +24,7 @@ enum FileSteps {
             let parent = FileSystem.parent(target)
             if !FileSystem.isDirectory(parent) { try FileSystem.makeDirectories(parent) }
             if !link || Foundation.link(source + "/" + file.path, target) != 0 {
-                try FileSystem.copyFile(source + "/" + file.path, to: target)
+                try FileSystem.copyFile(source + "/" + file.path, to: target, sync: false)
             }
             bytes += file.size
             try copied(bytes, index)

@@ -107,7 +107,7 @@ extension StoreCore {
             let linked = target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 }
             try FileSteps.copyFiles(linked.map { ($0.path, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
-            try FileSteps.syncFolders(staging)
+            try FileSystem.syncTree(staging)
             CrashPoint.reach("\(kind).afterStaging")
             let record = TransitionRecord(
                 kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
