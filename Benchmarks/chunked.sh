@@ -28,39 +28,14 @@ while [ $# -gt 0 ]; do
 done
 for tool in mappack demo-world; do [ -x "$bin/$tool" ] || { echo "chunked.sh: $bin/$tool is missing (swift build -c release)" >&2; exit 2; }; done
 command -v zck_read_header >/dev/null || { echo "chunked.sh: zck_read_header is missing; run 'make deps'" >&2; exit 2; }
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 out=$root/Output/bench/chunked
 rm -rf "$out"; mkdir -p "$out/www"
 say() { echo "chunked: $*" >&2; }
 
-ngx=$(mktemp -d /tmp/mappack-chunked-nginx.XXXXXX)
-cleanup() { if [ -s "$ngx/nginx.pid" ]; then kill "$(cat "$ngx/nginx.pid")" 2>/dev/null || true; sleep 0.2; fi; rm -rf "$ngx"; }
-trap cleanup EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-{
-    [ "$(id -u)" = 0 ] && echo "user root;"
-    cat <<CONF
-worker_processes 1;
-daemon on;
-pid $ngx/nginx.pid;
-error_log $ngx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    keepalive_requests 100000;
-    default_type application/octet-stream;
-    client_body_temp_path $ngx/body;
-    proxy_temp_path $ngx/proxy;
-    fastcgi_temp_path $ngx/fastcgi;
-    uwsgi_temp_path $ngx/uwsgi;
-    scgi_temp_path $ngx/scgi;
-    server { listen 127.0.0.1:$port; root $out/www; }
-}
-CONF
-} > "$ngx/nginx.conf"
-"$NGINX" -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log"
-base=http://127.0.0.1:$port
+source "$root/Benchmarks/nginx.sh"
+trap nginx_stop EXIT
+nginx_start "$out/www" chunked
+base=$nginx_base
 
 export SOURCE_DATE_EPOCH=1790000000
 rows=()
