@@ -5,6 +5,10 @@
 #   nginx_start ROOT NAME    # serves ROOT on a free port; sets nginx_port, nginx_base and nginx_dir
 #   nginx_stop               # stops it and removes its folder (safe to call twice, or before start)
 #
+# Before nginx_start, optionally: nginx_log=1 writes "$uri $status $body_bytes_sent" lines to
+# $nginx_dir/access.log (bytes per request, for rows that count what crossed the wire), and
+# nginx_server_extra="…" adds directives to the server block (e.g. "max_ranges 0;": Range ignored).
+#
 # The configuration, pid file and logs live in a temporary folder /tmp/mappack-NAME-nginx.XXXXXX;
 # `user root;` when run as root (nginx otherwise drops to nobody, who cannot read the files).
 # The caller installs its own trap that calls nginx_stop.
@@ -12,6 +16,8 @@
 nginx_dir=""
 nginx_port=""
 nginx_base=""
+nginx_log=${nginx_log:-}
+nginx_server_extra=${nginx_server_extra:-}
 
 nginx_start() {
     local root=${1:?nginx_start needs a folder to serve} name=${2:-bench}
@@ -21,6 +27,8 @@ nginx_start() {
     nginx_dir=$(mktemp -d "/tmp/mappack-$name-nginx.XXXXXX")
     nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     nginx_base=http://127.0.0.1:$nginx_port
+    local logging="access_log off;"
+    [ -n "$nginx_log" ] && logging="log_format bytes '\$uri \$status \$body_bytes_sent'; access_log $nginx_dir/access.log bytes;"
     {
         [ "$(id -u)" = 0 ] && echo "user root;"
         cat <<CONF
@@ -30,7 +38,7 @@ pid $nginx_dir/nginx.pid;
 error_log $nginx_dir/error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log off;
+    $logging
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000;
@@ -41,7 +49,7 @@ http {
     fastcgi_temp_path $nginx_dir/fastcgi;
     uwsgi_temp_path $nginx_dir/uwsgi;
     scgi_temp_path $nginx_dir/scgi;
-    server { listen 127.0.0.1:$nginx_port; root $root; }
+    server { listen 127.0.0.1:$nginx_port; root $root; $nginx_server_extra }
 }
 CONF
     } > "$nginx_dir/nginx.conf"

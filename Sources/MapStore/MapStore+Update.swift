@@ -103,7 +103,7 @@ extension MapStore {
             }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
-            await fetchChunked(plan.requests, tree: tree, catalogURL: url)
+            await fetchChunked(plan.requests, tree: tree, catalogURL: url, installed: plan.stored)
             do {
                 archives = try await fetch(plan.requests) { received, total in
                     progress(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))

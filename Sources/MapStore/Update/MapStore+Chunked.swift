@@ -9,9 +9,9 @@ extension MapStore {
     /// form and whose previous version is installed is assembled from the installed files' chunks
     /// and range requests, and enters the download cache only verified, where the fetch then finds
     /// it. Whatever cannot be done so is left to the fetch, which downloads it whole as before.
-    func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL) async {
-        let (folder, manifest, store) = core.withLock { core in (core.downloadFolder, try? core.storedManifest(), core.layout.store) }
-        guard let manifest else { return }
+    /// `installed` is the kept manifest the update was planned from (read once, not again here).
+    func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL, installed manifest: ImageManifest) async {
+        let (folder, store) = core.withLock { core in (core.downloadFolder, core.layout.store) }
         let seeds = ChunkedSeeds(
             store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
             bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))
