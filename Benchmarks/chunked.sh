@@ -11,7 +11,9 @@
 # --bin     folder with mappack and demo-world (default .build/release)
 # --scales  demo-world --scale values, one world each (default "10 30"); --only  demo-world --only (default europe/ch)
 # --runs    timed updates per kind (default 3); --edits  --edit-fraction values (default "0.02 0.2")
-# --chunk   average chunk size in bytes for the chunked publish (MAPPACK_ZCK_CHUNK; default mappack's 8192)
+# --chunk   average chunk size in bytes (MAPPACK_ZCK_CHUNK, set for publish and for the device's update,
+#           which must cut its old files as the publisher cut the bundles; default mappack's 8192)
+# --out     work folder (default Output/bench/chunked); the report is written beside it as FOLDER.json
 # Results: a table on stdout and Output/bench/chunked.json. Targets: downloaded <= 10% of the
 # changed bundles' bytes and <= 1.5x the changed chunks' bytes at 2%; time <= 1.2x the whole update;
 # without Range support the same bytes as a whole update of the same catalog, and no failure.
@@ -24,6 +26,7 @@ only=europe/ch
 runs=3
 chunk=""
 edits="0.02 0.2"
+out=$root/Output/bench/chunked
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$(cd "${2:?--bin needs a folder}" && pwd); shift 2 ;;
@@ -32,15 +35,15 @@ while [ $# -gt 0 ]; do
         --runs) runs=${2:?--runs needs a number}; shift 2 ;;
         --chunk) chunk=${2:?--chunk needs bytes}; shift 2 ;;
         --edits) edits=${2:?--edits needs fractions}; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "chunked.sh: unknown argument '$1' (use --bin DIR, --scales \"S …\", --only IDS, --runs N, --chunk BYTES, --edits \"F …\")" >&2; exit 2 ;;
+        --out) out=${2:?--out needs a folder}; shift 2 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "chunked.sh: unknown argument '$1' (use --bin DIR, --scales \"S …\", --only IDS, --runs N, --chunk BYTES, --edits \"F …\", --out DIR)" >&2; exit 2 ;;
     esac
 done
 [[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "chunked.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
 [ -z "$chunk" ] || [[ "$chunk" =~ ^[0-9]+$ ]] || { echo "chunked.sh: --chunk '$chunk': expected bytes (a power of two, 1024 to 1048576)" >&2; exit 2; }
 for tool in mappack demo-world; do [ -x "$bin/$tool" ] || { echo "chunked.sh: $bin/$tool is missing (swift build -c release)" >&2; exit 2; }; done
 command -v zck_read_header >/dev/null || { echo "chunked.sh: zck_read_header is missing; run 'make deps'" >&2; exit 2; }
-out=$root/Output/bench/chunked
 rm -rf "$out"; mkdir -p "$out/www"
 say() { echo "chunked: $*" >&2; }
 
@@ -99,7 +102,7 @@ for scale in $scales; do
                 sync
                 mark=$(lines "$access")
                 start=$(date +%s.%N)
-                "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
+                MAPPACK_ZCK_CHUNK=$chunk "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
                     || { echo "chunked.sh: $kind update of $name failed" >&2; exit 1; }
                 end=$(date +%s.%N)
                 printf '%s\t%s\t%s\t%s\n' "$kind" "$round" "$(python3 -c "print($end - $start)")" "$(bytes "$access" "$mark")" >> "$w/runs.tsv"
@@ -158,5 +161,5 @@ for world in worlds:
     print(f"    all bundles: chunked {row['allBundleBytes']:,} B, plain {row['allPlainBundleBytes']:,} B "
           f"(+{row['allBundleBytes'] / row['allPlainBundleBytes'] - 1:.1%}); times whole {['%.2f' % t for t in row['wholeSeconds']]}, "
           f"chunked {['%.2f' % t for t in row['chunkedSeconds']]}")
-json.dump(report, open(f"{out}/../chunked.json", "w"), indent=2)
+json.dump(report, open(f"{out}.json", "w"), indent=2)
 PY

@@ -15,9 +15,10 @@ package enum Zchunk {
     }
 
     /// Average chunk size of `compress` by default (see `ChunkCutter` and the README's measurements);
-    /// nil leaves chunking to libzck. `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to 1 MiB)
-    /// sets it for a publish, so `Benchmarks/chunked.sh --chunk` can compare sizes; a reader takes the
-    /// chunks from the header, so readers need not know it.
+    /// nil leaves chunking to libzck. Like `compressionLevel`, publisher and device must agree: a device
+    /// cuts its old files with it to find the chunks it has (another size finds almost none, and the
+    /// update fetches nearly everything by range). `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from
+    /// 1 KiB to 1 MiB) sets it on both sides for `Benchmarks/chunked.sh --chunk`.
     package static let defaultAverageChunk: Int? = {
         if let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text), bytes >= 1024, bytes <= 1 << 20,
             bytes.nonzeroBitCount == 1
