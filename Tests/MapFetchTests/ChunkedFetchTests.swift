@@ -170,6 +170,31 @@ import Testing
         #expect(outcome.downloaded < outcome.size / 2)
     }
 
+    @Test func aRefusedMultiRangeRequestIsNotTriedAgainForTheNextBundle() async throws {
+        let fixture = try Fixture()
+        let missing = try fixture.missingRanges(seed: fixture.oldTar).count
+        try #require(missing >= 2)
+        let server = try FaultServer(root: fixture.served)
+        defer { server.stop() }
+        let curl = CurlMulti(connectionsPerHost: 2)
+        defer { curl.shutdown() }
+        let cache = DownloadCache(root: fixture.folder.join("cache-shared"))
+        try FileSystem.makeDirectories(cache.root + "/partial")
+        // One fetcher for both bundles, as one update's jobs share one.
+        let fetcher = ChunkedFetch(cache: cache, scratch: fixture.folder.join("scratch"))
+        let url = server.url("new.zck", fault: "ignore-multirange")
+        for round in 0..<2 {
+            let outcome = try await fetcher.fetch(
+                fixture.digest, size: fixture.size, url: url, chunked: fixture.chunked, seedTar: fixture.oldTar, curl: curl
+            ).get()
+            try fixture.expectCached(cache)
+            // The first bundle tries one multi-range request; the second goes straight to single ranges.
+            #expect(outcome.requests == (round == 0 ? 1 : 0) + missing, "round \(round): \(outcome)")
+            try cache.evict(fixture.digest)
+        }
+        #expect(try server.served("/new.zck").requests == (2 + missing) + (1 + missing))
+    }
+
     @Test func aServerThatAnswersOneRangeGetsTheOthersOneByOne() async throws {
         let (_, served, missing) = try await fetchThroughFault("single-range")
         #expect(served.requests == 2 + missing - 1)

@@ -42,6 +42,10 @@ package struct ChunkedFetch: Sendable {
     package let scratch: String
     /// Attempts per range before giving up on the chunked path.
     package var attempts = 3
+    /// Set once a server answered a multi-range request with a `200` or a single range: the
+    /// fetches that share this value (one update's bundles) then ask for one range at a time, so
+    /// only the first bundle pays for what the server pushed before the refusal was seen.
+    package let multiRangeRefused = SharedFlag()
 
     package init(cache: DownloadCache, scratch: String) {
         self.cache = cache
@@ -141,7 +145,7 @@ package struct ChunkedFetch: Sendable {
             // digest or came short is fetched again in the next round.
             var requests = 0
             var round = 0
-            var multiRange = true
+            var multiRange = !multiRangeRefused.isSet
             while !missing.isEmpty {
                 round += 1
                 if round > attempts { return fallback("chunks still failing their digests after \(attempts) rounds") }
@@ -164,6 +168,7 @@ package struct ChunkedFetch: Sendable {
                     case .complete, .failed: break  // what a bad or short part left missing comes in the next round
                     case .ignoredRanges, .singleRange:
                         multiRange = false
+                        multiRangeRefused.set()
                         let done = receiver.completedRanges
                         single += batch.filter { !done.contains($0) }
                     }
@@ -263,6 +268,14 @@ package struct ChunkedFetch: Sendable {
         guard copied.size == count else { throw FileError("read (file ends early)", path, code: EIO) }
         return copied.hex
     }
+}
+
+/// A flag tasks share: false until one sets it.
+package final class SharedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    package init() {}
+    package var isSet: Bool { value.load(ordering: .acquiring) }
+    package func set() { value.store(true, ordering: .releasing) }
 }
 
 /// A scratch file written at offsets from the transfer thread, opened at the first write.
