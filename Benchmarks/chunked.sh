@@ -6,7 +6,7 @@
 # that ignores Range (nginx `max_ranges 0`). Bytes are what nginx sent for bundles (its access log);
 # time is the median of --runs updates, the kinds alternating within each round.
 #
-#   bash Benchmarks/chunked.sh [--bin DIR] [--scales "S …"] [--only IDS] [--runs N] [--chunk BYTES] [--edits "F …"]
+#   bash Benchmarks/chunked.sh [--bin DIR] [--scales "S …"] [--only IDS] [--runs N] [--chunk BYTES] [--edits "F …"] [--out DIR]
 #
 # --bin     folder with mappack and demo-world (default .build/release)
 # --scales  demo-world --scale values, one world each (default "10 30"); --only  demo-world --only (default europe/ch)
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
         --chunk) chunk=${2:?--chunk needs bytes}; shift 2 ;;
         --edits) edits=${2:?--edits needs fractions}; shift 2 ;;
         --out) out=${2:?--out needs a folder}; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "chunked.sh: unknown argument '$1' (use --bin DIR, --scales \"S …\", --only IDS, --runs N, --chunk BYTES, --edits \"F …\", --out DIR)" >&2; exit 2 ;;
     esac
 done
