@@ -48,8 +48,7 @@ for tool in hyperfine zstd tar curl sha256sum du xargs python3; do
     command -v "$tool" >/dev/null || { echo "run.sh: '$tool' is missing; run 'make deps'" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || { echo "run.sh: nginx is missing; run 'make deps'" >&2; exit 2; }
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "run.sh: nginx is missing; run 'make deps'" >&2; exit 2; }
 
 say() { echo "bench: $*" >&2; }
 
@@ -114,43 +113,11 @@ world_full=$(world 0 --full)
 
 # --- nginx on 127.0.0.1 -------------------------------------------------------------------------
 
-ngx=$(mktemp -d /tmp/mappack-bench-nginx.XXXXXX)
-cleanup() {
-    if [ -s "$ngx/nginx.pid" ]; then kill "$(cat "$ngx/nginx.pid")" 2>/dev/null || true; sleep 0.2; fi
-    rm -rf "$ngx"
-}
-trap cleanup EXIT
+source "$root/Benchmarks/nginx.sh"
+trap nginx_stop EXIT
 trap 'exit 130' INT TERM
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-{
-    [ "$(id -u)" = 0 ] && echo "user root;"
-    cat <<EOF
-worker_processes 1;
-daemon on;
-pid $ngx/nginx.pid;
-error_log $ngx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    types { application/json json; application/zstd zst; }
-    default_type application/octet-stream;
-    client_body_temp_path $ngx/body;
-    proxy_temp_path $ngx/proxy;
-    fastcgi_temp_path $ngx/fastcgi;
-    uwsgi_temp_path $ngx/uwsgi;
-    scgi_temp_path $ngx/scgi;
-    server {
-        listen 127.0.0.1:$port;
-        root $bench;
-    }
-}
-EOF
-} > "$ngx/nginx.conf"
-"$NGINX" -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log"
-for _ in $(seq 50); do curl -fsS -o /dev/null "http://127.0.0.1:$port/${world_main#"$bench"/}/published/catalog.json" 2>/dev/null && break; sleep 0.1; done
+nginx_start "$bench" bench
+port=$nginx_port
 say "nginx serving $bench on 127.0.0.1:$port"
 
 # --- a fresh, journaled ext4 for the timed work ------------------------------------------------
@@ -191,7 +158,7 @@ fi
 unmount_work() {
     if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true; rmdir "$mnt" 2>/dev/null || true; rm -f "$bench/scratch-ext4.img"; fi
 }
-trap 'cleanup; unmount_work' EXIT
+trap 'nginx_stop; unmount_work' EXIT
 say "timed work on: $workfs"
 
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \

@@ -267,7 +267,9 @@ package final class CurlMulti: @unchecked Sendable {
         mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
         if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
         var headerLines = request.headers
-        if let end = request.rangeEnd {
+        if let ranges = request.ranges, !ranges.isEmpty {
+            mp_curl_setopt_str(easy, CURLOPT_RANGE, MultiRangeReceiver.rangeSpec(ranges))
+        } else if let end = request.rangeEnd {
             mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-\(end)")
         } else if request.rangeStart > 0 {
             mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")

@@ -8,6 +8,9 @@ package struct CurlRequest: Sendable {
     package var rangeStart: Int64 = 0
     /// Last byte wanted (inclusive); with it the request is `Range: bytes=rangeStart-rangeEnd`, even from 0.
     package var rangeEnd: Int64?
+    /// Several ranges (inclusive, disjoint) in one request, `Range: bytes=a-b,c-d,…`; the answer is
+    /// `multipart/byteranges` (see `MultiRangeReceiver`). Takes the place of `rangeStart`/`rangeEnd`.
+    package var ranges: [ClosedRange<Int64>]?
     /// An ETag or Last-Modified date sent as `If-Range` with a range, so a changed file comes back whole.
     package var ifRange: String?
     /// Below this many bytes per second for `lowSpeedTime` seconds the transfer is abandoned (`CURLOPT_LOW_SPEED_LIMIT`).

@@ -206,7 +206,7 @@ extension MapStore {
             }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
-            await fetchChunked(plan.requests, tree: tree, catalogURL: url)
+            await fetchChunked(plan.requests, tree: tree, catalogURL: url, installed: plan.stored)
             let onDevice = core.withLock { core in
                 Dictionary(plan.requests.map { ($0.digest, core.downloadedBytes($0.digest)) }, uniquingKeysWith: { first, _ in first })
             }

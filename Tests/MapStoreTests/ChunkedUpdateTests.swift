@@ -9,7 +9,8 @@ import Testing
 /// previous version is installed comes as the chunks the device lacks, by range through nginx,
 /// never as the whole `.tar.zst`; the updated store verifies in full.
 @Suite struct ChunkedUpdateTests {
-    @Test func anUpdateFetchesOnlyTheMissingChunksOfChangedBundles() async throws {
+    /// Two versions of a small world published with `--chunked` under `served/cat-VERSION`, and the old image built from the first.
+    static func world() async throws -> (folder: TemporaryFolder, served: String) {
         let folder = TemporaryFolder("store-chunked")
         let served = folder.join("served")
         try await offPool {
@@ -33,6 +34,11 @@ import Testing
                 environment: ["SOURCE_DATE_EPOCH": "1790000000"])
             #expect(build.status == 0, "\(build.stderr)")
         }
+        return (folder, served)
+    }
+
+    @Test func anUpdateFetchesOnlyTheMissingChunksOfChangedBundles() async throws {
+        let (folder, served) = try await Self.world()
         let nginx = try NginxServer(root: served)
         defer { nginx.stop() }
         let device = Device()
@@ -51,7 +57,37 @@ import Testing
         let chunks = changed.values.reduce(0) { $0 + nginx.bytesSent(path: "/cat-2026.12.0/" + ($1.chunked?.url ?? "")) }
         let changedBytes = changed.values.reduce(Int64(0)) { $0 + $1.size }
         #expect(whole == 0, "no changed bundle was downloaded whole (\(whole) bytes)")
+        // The header, then every missing chunk in one multi-range request.
+        #expect(changed.values.allSatisfy { nginx.requests(path: "/cat-2026.12.0/" + ($0.chunked?.url ?? "")) == 2 })
         #expect(chunks > 0 && Int64(chunks) < changedBytes / 2, "\(chunks) bytes of chunks for \(changedBytes) bytes of changed bundles")
+        #expect(try store.verify(full: true).isEmpty)
+        #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == MapVersion("2026.12.0") })
+    }
+
+    @Test func aServerThatIgnoresRangeUpdatesWithOneRequestPerChangedBundle() async throws {
+        let (folder, served) = try await Self.world()
+        // The new catalog's .zck files are served ignoring Range; its .tar.zst files normally.
+        let catalogPath = served + "/cat-2026.12.0/catalog.json"
+        let text = try String(contentsOfFile: catalogPath, encoding: .utf8).replacingOccurrences(of: ".zck\"", with: ".zck?fault=ignore-range\"")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: catalogPath))
+        let server = try FaultServer(root: served)
+        defer { server.stop() }
+        let device = Device()
+        let store = try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: folder.join("old/ch-2026.11.0"))))
+        try await store.update(catalog: server.url("cat-2026.12.0/catalog.json")) { _ in }
+        #expect(store.mapVersion == MapVersion("2026.12.0"))
+        let old = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: served + "/cat-2026.11.0/catalog.json")))
+        let new = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: catalogPath)))
+        let changed = new.bundles.filter { old.bundles[$0.key] == nil }
+        #expect(!changed.isEmpty)
+        let stats = try server.stats()
+        for bundle in changed.values {
+            let zck = "/cat-2026.12.0/" + (bundle.chunked?.url.split(separator: "?").first.map(String.init) ?? "")
+            // One answer (the whole .zck), taken as the bundle; the .tar.zst never asked for.
+            #expect(stats[zck]?.requests == 1, "\(zck): \(String(describing: stats[zck]))")
+            #expect(Int64(stats[zck]?.bytes ?? 0) == bundle.chunked?.size)
+            #expect(stats["/cat-2026.12.0/" + bundle.url] == nil)
+        }
         #expect(try store.verify(full: true).isEmpty)
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == MapVersion("2026.12.0") })
     }

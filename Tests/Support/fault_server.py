@@ -15,6 +15,12 @@ server serves every test:
   fault=extra         declare and send `extra` more bytes than the file has
   fault=nolength      no Content-Length: the body ends when the connection closes
 
+A request for several ranges (Range: bytes=a-b,c-d) is answered as multipart/byteranges, unless:
+  fault=ignore-multirange  answer 200 with the whole file (single ranges still work)
+  fault=single-range       answer only the first range, as a plain 206
+  fault=bad-boundary       the delimiter before the second part is damaged
+  fault=bad-part-range     the first part's Content-Range names a range that was not asked for
+
   times=N             apply the fault to the first N requests for the path only (default: all)
   always=F,G          faults applied to every request, whatever `times` says
 
@@ -36,16 +42,35 @@ import urllib.parse
 stats = {}
 
 
-def parse_range(value, size):
+def parse_ranges(value, size):
+    """The ranges of a Range header as (start, end) pairs, or None without one (suffix ranges unsupported)."""
     if not value or not value.startswith("bytes="):
         return None
-    spec = value[6:].split(",")[0].strip()
-    start, _, end = spec.partition("-")
-    if not start:
-        return None
-    start = int(start)
-    end = int(end) if end else size - 1
-    return start, min(end, size - 1)
+    out = []
+    for spec in value[6:].split(","):
+        start, _, end = spec.strip().partition("-")
+        if not start:
+            return None
+        start = int(start)
+        end = int(end) if end else size - 1
+        out.append((start, min(end, size - 1)))
+    return out
+
+
+BOUNDARY = "mappack-fault-0123456789"
+
+
+def multipart(content, ranges, faults):
+    """A multipart/byteranges body for `ranges` of `content`, damaged as `faults` say."""
+    body = b""
+    for index, (start, end) in enumerate(ranges):
+        delimiter = "\r\n--" + BOUNDARY
+        if index == 1 and "bad-boundary" in faults:
+            delimiter = "\r\n--" + BOUNDARY[:-1] + "X"
+        shown = (start + 1, end + 1) if index == 0 and "bad-part-range" in faults else (start, end)
+        head = f"{delimiter}\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes {shown[0]}-{shown[1]}/{len(content)}\r\n\r\n"
+        body += head.encode("latin-1") + content[start:end + 1]
+    return body + f"\r\n--{BOUNDARY}--\r\n".encode("latin-1")
 
 
 async def handle(reader, writer, root):
@@ -135,16 +160,24 @@ async def respond(method, target, headers, writer, root):
         content = content + os.urandom(int(query.get("extra", "1024")))
 
     status, reason, start, end = 200, "OK", 0, len(content) - 1
-    wanted = parse_range(headers.get("range"), len(content))
+    wanted = parse_ranges(headers.get("range"), len(content))
     if_range = headers.get("if-range")
+    if wanted and len(wanted) > 1 and "single-range" in faults:
+        wanted = wanted[:1]
+    parts = None
     if wanted and "ignore-range" not in faults and (if_range is None or if_range == etag):
-        if wanted[0] >= len(content):
+        if any(start >= len(content) for start, _ in wanted):
             await send_head(writer, 416, "Range Not Satisfiable", {"Content-Range": f"bytes */{len(content)}", "Content-Length": 0})
             return True
-        status, reason, (start, end) = 206, "Partial Content", wanted
-    body = content[start:end + 1]
+        if len(wanted) == 1:
+            status, reason, (start, end) = 206, "Partial Content", wanted[0]
+        elif "ignore-multirange" not in faults:
+            status, reason, parts = 206, "Partial Content", wanted
+    body = content[start:end + 1] if parts is None else multipart(content, parts, faults)
     fields = {"Content-Type": "application/octet-stream", "ETag": etag, "Accept-Ranges": "bytes"}
-    if status == 206:
+    if parts is not None:
+        fields["Content-Type"] = f"multipart/byteranges; boundary={BOUNDARY}"
+    elif status == 206:
         fields["Content-Range"] = f"bytes {start}-{end}/{len(content)}"
     cut = int(query.get("after", "0"))
     if "truncate" in faults:

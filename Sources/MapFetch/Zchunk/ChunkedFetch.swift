@@ -16,8 +16,8 @@ package struct ChunkedFetch: Sendable {
         package let reused: Int64
         /// Bytes of the bundle.
         package let size: Int64
-        /// Range requests made.
-        package let ranges: Int
+        /// Requests made for chunks (the header's not counted); one may ask for several ranges.
+        package let requests: Int
     }
 
     /// Why a chunked fetch gave way to a whole download.
@@ -42,6 +42,10 @@ package struct ChunkedFetch: Sendable {
     package let scratch: String
     /// Attempts per range before giving up on the chunked path.
     package var attempts = 3
+    /// Set once a server answered a multi-range request with a `200` or a single range: the
+    /// fetches that share this value (one update's bundles) then ask for one range at a time, so
+    /// only the first bundle pays for what the server pushed before the refusal was seen.
+    package let multiRangeRefused = SharedFlag()
 
     package init(cache: DownloadCache, scratch: String) {
         self.cache = cache
@@ -53,6 +57,17 @@ package struct ChunkedFetch: Sendable {
     package func fetch(
         _ digest: BundleDigest, size: Int64, url: URL, chunked: ChunkedBundle, seedTar: String,
         curl: CurlMulti
+    ) async -> Result<Outcome, Fallback> {
+        await fetch(digest, size: size, url: url, chunked: chunked, seedTar: seedTar, writingSeed: nil, curl: curl)
+    }
+
+    /// As `fetch(_:size:url:chunked:seedTar:curl:)`, with `writingSeed` writing the plain tar at
+    /// `seedTar` first. The seed is written and compressed on `BlockingPool` threads while the header
+    /// travels (the two are independent), and libzck's chunk checks and the final hash run there too,
+    /// so the cooperative pool never waits on zstd, SHA-512 or the disk.
+    package func fetch(
+        _ digest: BundleDigest, size: Int64, url: URL, chunked: ChunkedBundle, seedTar: String,
+        writingSeed: (@Sendable () throws -> Void)?, curl: CurlMulti
     ) async -> Result<Outcome, Fallback> {
         var downloaded: Int64 = 0
         func fallback(_ reason: String) -> Result<Outcome, Fallback> {
@@ -69,39 +84,97 @@ package struct ChunkedFetch: Sendable {
             try? FileSystem.removeFile(seedPath)
         }
 
-        // 1. The header, checked against the catalog before libzck parses it.
-        let header = HeaderBuffer(limit: Int(chunked.headerSize))
-        let headerReceiver = RangeReceiver(start: 0, end: chunked.headerSize - 1) { bytes, _ in header.append(bytes) }
+        // 1. The seed, compressed as the publisher compressed the bundle, while the header is fetched
+        // and checked against the catalog before libzck parses it.
+        let seed = Task {
+            await BlockingPool.value { () -> String? in
+                do {
+                    try writingSeed?()
+                    _ = try Zchunk.compress(seedTar, to: seedPath)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        // A server that ignores Range answers with the whole .zck, whose data section is the bundle:
+        // it is kept (header aside) rather than thrown away and downloaded again.
+        let headerSize = chunked.headerSize
+        let header = HeaderBuffer(limit: Int(headerSize))
+        let wholePath = scratch + "/\(digest.hex).whole"
+        let data = ScratchWriter(path: wholePath)
+        defer { try? FileSystem.removeFile(wholePath) }
+        let headerReceiver = RangeReceiver(start: 0, end: headerSize - 1, whole: chunked.size) { bytes, offset in
+            let inHeader = Int(max(0, min(Int64(bytes.count), headerSize - offset)))
+            if inHeader > 0, !header.append(UnsafeRawBufferPointer(rebasing: bytes[0..<inHeader])) { return false }
+            guard inHeader < bytes.count else { return true }
+            return data.write(UnsafeRawBufferPointer(rebasing: bytes[inHeader...]), at: offset + Int64(inHeader) - headerSize)
+        }
         var request = CurlRequest(url: url)
-        request.rangeEnd = chunked.headerSize - 1
+        request.rangeEnd = headerSize - 1
         let headerAnswer = headerReceiver.answer(await curl.perform(request, receiver: headerReceiver))
         downloaded += headerReceiver.received
+        data.close()
+        // Waited for on every path, so the files are not removed under it.
+        let seedProblem = await seed.value
         switch headerAnswer {
         case .complete: break
+        case .whole:
+            if let problem = await admit(wholePath, digest: digest, size: size) { return fallback("the server ignores range requests; \(problem)") }
+            return .success(Outcome(downloaded: downloaded, reused: 0, size: size, requests: 0))
         case .ignoredRange: return fallback("the server ignores range requests")
         case .failed(let reason): return fallback("header: \(reason)")
         }
         let headerBytes = header.data
         guard SHA256.hex(headerBytes) == chunked.headerSHA256 else { return fallback("the header does not match the catalog's headerSHA256") }
+        if let seedProblem { return fallback("the seed: \(seedProblem)") }
 
-        do throws(ZchunkError) {
-            let target = try Zchunk.Target(path: zckPath, header: headerBytes)
+        do {
+            let target = try await BlockingPool.run { try Zchunk.Target(path: zckPath, header: headerBytes) }
             guard target.headerSize == chunked.headerSize, target.size == chunked.size, target.dataDigest == digest.hex else {
                 return fallback("the header describes another file than the catalog's bundle")
             }
             // 2. The chunks the older version has.
-            _ = try Zchunk.compress(seedTar, to: seedPath)
-            try target.copyChunks(from: seedPath)
-            var missing = try target.checkChunks()
+            var missing = try await BlockingPool.run {
+                try target.copyChunks(from: seedPath)
+                return try target.checkChunks()
+            }
             let reused = size - missing.reduce(0) { $0 + $1.length }
-            // 3. The rest by range, adjacent chunks in one request; a chunk that fails its digest is fetched again.
-            var ranges = 0
+            // 3. The rest by range: several ranges per request while the server answers them as
+            // multipart/byteranges, one range per request after it does not; a chunk that fails its
+            // digest or came short is fetched again in the next round.
+            var requests = 0
             var round = 0
+            var multiRange = !multiRangeRefused.isSet
             while !missing.isEmpty {
                 round += 1
                 if round > attempts { return fallback("chunks still failing their digests after \(attempts) rounds") }
-                for range in Self.ranges(of: missing) {
-                    ranges += 1
+                var single: [ClosedRange<Int64>] = []
+                for batch in Self.batches(of: Self.ranges(of: missing), multiRange: multiRange) {
+                    if batch.count == 1 {
+                        single.append(batch[0])
+                        continue
+                    }
+                    requests += 1
+                    let receiver = MultiRangeReceiver(asked: batch, total: target.size) { bytes, offset in
+                        (try? target.write(bytes, at: offset)) != nil
+                    }
+                    var request = CurlRequest(url: url)
+                    request.ranges = batch
+                    let answer = receiver.answer(await curl.perform(request, receiver: receiver))
+                    downloaded += receiver.received
+                    if Task.isCancelled { return fallback("cancelled") }
+                    switch answer {
+                    case .complete, .failed: break  // what a bad or short part left missing comes in the next round
+                    case .ignoredRanges, .singleRange:
+                        multiRange = false
+                        multiRangeRefused.set()
+                        let done = receiver.completedRanges
+                        single += batch.filter { !done.contains($0) }
+                    }
+                }
+                for range in single {
+                    requests += 1
                     let receiver = RangeReceiver(start: range.lowerBound, end: range.upperBound) { bytes, offset in
                         (try? target.write(bytes, at: offset)) != nil
                     }
@@ -112,34 +185,40 @@ package struct ChunkedFetch: Sendable {
                     if Task.isCancelled { return fallback("cancelled") }
                     switch answer {
                     case .complete, .failed: break  // a short or failed range leaves its chunks missing for the next round
-                    case .ignoredRange: return fallback("the server ignores range requests")
+                    case .ignoredRange, .whole: return fallback("the server ignores range requests")
                     }
                 }
-                missing = try target.checkChunks()
+                missing = try await BlockingPool.run { try target.checkChunks() }
             }
-            guard target.isComplete() else { return fallback("the assembled file does not match its data digest") }
             // 4. The bundle is the data section; it enters the cache only with the catalog's SHA-256.
-            let partial = cache.partialPath(for: digest) + ".chunked"
-            let hex: String
+            guard await BlockingPool.value({ target.isComplete() }) else { return fallback("the assembled file does not match its data digest") }
+            if let problem = await admit(zckPath, from: target.headerSize, digest: digest, size: size) { return fallback(problem) }
+            return .success(Outcome(downloaded: downloaded, reused: reused, size: size, requests: requests))
+        } catch {
+            return fallback("\(error)")
+        }
+    }
+
+    /// Copies `size` bytes of `path` from `offset` into the cache as bundle `digest` if their SHA-256
+    /// is the digest (on a `BlockingPool` thread); nil when admitted, else why not.
+    private func admit(_ path: String, from offset: Int64 = 0, digest: BundleDigest, size: Int64) async -> String? {
+        let partial = cache.partialPath(for: digest) + ".chunked"
+        let cache = self.cache
+        return await BlockingPool.value { () -> String? in
             do {
                 try cache.ensureFolder(FileSystem.parent(partial))
                 try? FileSystem.removeFile(partial)
-                hex = try Self.copyData(of: zckPath, from: target.headerSize, count: size, to: partial)
+                let hex = try Self.copyData(of: path, from: offset, count: size, to: partial)
+                guard hex == digest.hex else {
+                    try? FileSystem.removeFile(partial)
+                    return "the assembled bundle's SHA-256 is \(hex), not the catalog's"
+                }
+                try cache.admit(verifiedFile: partial, digest: digest)
+                return nil
             } catch {
                 try? FileSystem.removeFile(partial)
-                return fallback(error.description)
+                return "\(error)"
             }
-            guard hex == digest.hex else {
-                try? FileSystem.removeFile(partial)
-                return fallback("the assembled bundle's SHA-256 is \(hex), not the catalog's")
-            }
-            do { try cache.admit(verifiedFile: partial, digest: digest) } catch {
-                try? FileSystem.removeFile(partial)
-                return fallback(error.description)
-            }
-            return .success(Outcome(downloaded: downloaded, reused: reused, size: size, ranges: ranges))
-        } catch {
-            return fallback(error.description)
         }
     }
 
@@ -157,11 +236,69 @@ package struct ChunkedFetch: Sendable {
         return out
     }
 
+    /// Most ranges in one request, and most characters of its `Range` value: nginx takes request header
+    /// lines up to 8 KiB by default (`large_client_header_buffers`), other servers less.
+    static let maxRangesPerRequest = 200
+    static let maxRangeSpec = 4000
+
+    /// `ranges` grouped into requests: with `multiRange`, as many per request as the limits allow;
+    /// without, one each.
+    static func batches(of ranges: [ClosedRange<Int64>], multiRange: Bool) -> [[ClosedRange<Int64>]] {
+        guard multiRange else { return ranges.map { [$0] } }
+        var out: [[ClosedRange<Int64>]] = []
+        var current: [ClosedRange<Int64>] = []
+        var length = 0
+        for range in ranges {
+            let spec = "\(range.lowerBound)-\(range.upperBound)".utf8.count + 1
+            if !current.isEmpty, current.count == maxRangesPerRequest || length + spec > maxRangeSpec {
+                out.append(current)
+                current = []
+                length = 0
+            }
+            current.append(range)
+            length += spec
+        }
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
     /// Copies `count` bytes of `path` from `offset` to a new file `target` (fsynced, for the cache), returning their hex SHA-256.
     static func copyData(of path: String, from offset: Int64, count: Int64, to target: String) throws(FileError) -> String {
         let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
         guard copied.size == count else { throw FileError("read (file ends early)", path, code: EIO) }
         return copied.hex
+    }
+}
+
+/// A flag tasks share: false until one sets it.
+package final class SharedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    package init() {}
+    package var isSet: Bool { value.load(ordering: .acquiring) }
+    package func set() { value.store(true, ordering: .releasing) }
+}
+
+/// A scratch file written at offsets from the transfer thread, opened at the first write.
+private final class ScratchWriter: Sendable {
+    private let path: String
+    private let file = Mutex<FileDescriptor?>(nil)
+    init(path: String) { self.path = path }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+        file.withLock { file in
+            do {
+                if file == nil { file = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) }
+                try file?.writeAll(toAbsoluteOffset: offset, bytes)
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+    func close() {
+        file.withLock {
+            try? $0?.close()
+            $0 = nil
+        }
     }
 }
 

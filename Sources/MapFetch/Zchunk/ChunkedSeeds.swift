@@ -98,13 +98,9 @@ package struct ChunkedSeeds: Sendable {
                 group.addTask {
                     let seedTar = scratch + "/\(job.digest.hex).seed.tar"
                     defer { try? FileSystem.removeFile(seedTar) }
-                    let outcome: Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>
-                    do {
-                        try self.writeSeed(job.seeds, to: seedTar)
-                        outcome = await fetcher.fetch(job.digest, size: job.size, url: job.url, chunked: job.chunked, seedTar: seedTar, curl: curl)
-                    } catch {
-                        outcome = .failure(ChunkedFetch.Fallback(bundle: job.digest, url: job.url, reason: "\(error)", downloaded: 0))
-                    }
+                    let outcome = await fetcher.fetch(
+                        job.digest, size: job.size, url: job.url, chunked: job.chunked, seedTar: seedTar,
+                        writingSeed: { try self.writeSeed(job.seeds, to: seedTar) }, curl: curl)
                     try Task.checkCancellation()
                     report(job, outcome)
                 }

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// Takes the body of one `Range: bytes=start-end` request (issue 21), handing its bytes to `sink`
-/// with their absolute offsets. A server that answers 200 (it ignored the range) or a range other
-/// than the one asked for is stopped at the head; more bytes than asked for stop the transfer.
+/// with their absolute offsets. A server that answers 200 (it ignored the range) is stopped at the
+/// head, unless the receiver takes the whole file then (`whole`: its size); a range other than the
+/// one asked for is stopped at the head; more bytes than asked for stop the transfer.
 final class RangeReceiver: CurlReceiver, Sendable {
     /// What came back.
     enum Answer: Sendable, Equatable {
@@ -11,6 +12,8 @@ final class RangeReceiver: CurlReceiver, Sendable {
         case complete
         /// The server sent the whole file instead (no range support): fall back to a plain download.
         case ignoredRange
+        /// The server ignored the range and the whole file (`whole` bytes) came instead, all of it.
+        case whole
         /// Anything else: an error status, a wrong range, too few or too many bytes.
         case failed(String)
     }
@@ -19,17 +22,21 @@ final class RangeReceiver: CurlReceiver, Sendable {
         var received: Int64 = 0
         var status = 0
         var problem: Answer?
+        var start: Int64
+        var end: Int64
     }
 
-    private let start: Int64
-    private let end: Int64
+    private let asked: ClosedRange<Int64>
+    private let whole: Int64?
     private let sink: @Sendable (UnsafeRawBufferPointer, Int64) -> Bool
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init(start: Int64, end: Int64, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
-        self.start = start
-        self.end = end
+    /// A receiver for bytes `start...end`; with `whole`, a 200 is taken as the whole file of that many bytes.
+    init(start: Int64, end: Int64, whole: Int64? = nil, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
+        asked = start...end
+        self.whole = whole
         self.sink = sink
+        state = Mutex(State(start: start, end: end))
     }
 
     func receive(head: CurlResponseHead) -> Bool {
@@ -38,16 +45,21 @@ final class RangeReceiver: CurlReceiver, Sendable {
             switch head.status {
             case 206:
                 // `Content-Range: bytes a-b/total` must be the range asked for.
-                if let range = head.headers["content-range"], !range.hasPrefix("bytes \(start)-\(end)/") {
-                    state.problem = .failed("the server answered range '\(range)' for bytes \(start)-\(end)")
+                if let range = head.headers["content-range"], !range.hasPrefix("bytes \(asked.lowerBound)-\(asked.upperBound)/") {
+                    state.problem = .failed("the server answered range '\(range)' for bytes \(asked.lowerBound)-\(asked.upperBound)")
                     return false
                 }
                 return true
             case 0:
                 return true  // file://: libcurl applies the range itself
             case 200:
-                state.problem = .ignoredRange
-                return false
+                guard let whole else {
+                    state.problem = .ignoredRange
+                    return false
+                }
+                state.start = 0
+                state.end = whole - 1
+                return true
             default:
                 state.problem = .failed("HTTP status \(head.status)")
                 return false
@@ -57,9 +69,9 @@ final class RangeReceiver: CurlReceiver, Sendable {
 
     func receive(body: UnsafeRawBufferPointer) -> Bool {
         let offset = state.withLock { state -> Int64? in
-            let at = start + state.received
-            guard at + Int64(body.count) <= end + 1 else {
-                state.problem = .failed("the server sent more than the \(end - start + 1) bytes asked for")
+            let at = state.start + state.received
+            guard at + Int64(body.count) <= state.end + 1 else {
+                state.problem = .failed("the server sent more than the \(state.end - state.start + 1) bytes asked for")
                 return nil
             }
             state.received += Int64(body.count)
@@ -75,7 +87,9 @@ final class RangeReceiver: CurlReceiver, Sendable {
             if let problem = state.problem { return problem }
             switch outcome.ending {
             case .completed:
-                return state.received == end - start + 1 ? .complete : .failed("the range ended after \(state.received) of \(end - start + 1) bytes")
+                let wanted = state.end - state.start + 1
+                guard state.received == wanted else { return .failed("the answer ended after \(state.received) of \(wanted) bytes") }
+                return state.status == 200 ? .whole : .complete
             case .cancelled: return .failed("cancelled")
             case .stoppedByReceiver: return .failed("could not write the range")
             case .timedOut(let message), .failed(let message, _): return .failed(message)

@@ -1,6 +1,7 @@
 import CZck
 import Foundation
 import MapIO
+import Synchronization
 
 /// The one place libzck is called (issue 21): compressing a `.tar` into a `.zck`, and reading a
 /// `.zck` header to learn which chunks a file still lacks, copying chunks from a seed and checking them.
@@ -13,11 +14,30 @@ package enum Zchunk {
         package let size: Int64
     }
 
-    /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
-    /// chunks (zstd, SHA-512/128 chunk digests, SHA-256 data digest). The same input and libzck give the same bytes.
-    /// Average chunk size of `compress` by default (see `ChunkCutter`); nil leaves chunking to libzck.
-    package static let defaultAverageChunk: Int? = 8 << 10
+    /// Average chunk size of `compress` by default (see `ChunkCutter` and the README's measurements);
+    /// nil leaves chunking to libzck. Like `compressionLevel`, publisher and device must agree: a device
+    /// cuts its old files with it to find the chunks it has (another size finds almost none, and the
+    /// update fetches nearly everything by range). `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from
+    /// 1 KiB to 1 MiB) sets it on both sides for `Benchmarks/chunked.sh --chunk`.
+    package static let defaultAverageChunk: Int? = {
+        if let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text), bytes >= 1024, bytes <= 1 << 20,
+            bytes.nonzeroBitCount == 1
+        {
+            return bytes
+        }
+        return 8 << 10
+    }()
 
+    /// The zstd level of every chunk. A device compresses its installed files' chunks again to find the
+    /// ones it has, so it must use the publisher's level (a different one costs bytes, not correctness:
+    /// no chunk matches and all are fetched). Level 6, as plain bundles: measured on the demo world's
+    /// bundles in 8 KiB chunks, libzck's default 16 made them 0.7% smaller but compressed at 8 MB/s
+    /// against 82 MB/s, and a device pays that speed on every update.
+    package static let compressionLevel: Int32 = 6
+
+    /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
+    /// chunks (zstd at `compressionLevel`, SHA-512/128 chunk digests, SHA-256 data digest). The same
+    /// input and libzck (and libzstd) give the same bytes.
     package static func compress(_ input: String, to output: String, averageChunk: Int? = defaultAverageChunk) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
@@ -28,6 +48,7 @@ package enum Zchunk {
         var context: OpaquePointer? = zck
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
+        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(compressionLevel)) else { throw failure("set the zstd level", output, zck) }
         var cutter = averageChunk.map { ChunkCutter(average: $0) }
         if cutter != nil, !zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) { throw failure("choose manual chunks", output, zck) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
@@ -150,6 +171,11 @@ package enum Zchunk {
             return out
         }
 
+        /// libzck 1.2's `zck_copy_chunks` copies through a `static` buffer, so two copies at once (two
+        /// bundles' updates on two threads) mix their bytes: the chunks then fail their digests and
+        /// are downloaded instead. One copy at a time in the process.
+        private static let copyLock = Mutex(())
+
         /// Copies into place every chunk the `.zck` at `seed` has too (by digest).
         package func copyChunks(from seed: String) throws(ZchunkError) {
             let source: FileDescriptor
@@ -159,7 +185,8 @@ package enum Zchunk {
             var otherContext: OpaquePointer? = other
             defer { zck_free(&otherContext) }
             guard zck_init_read(other, source.rawValue) else { throw Zchunk.failure("read the seed", seed, other) }
-            guard zck_copy_chunks(other, zck) else { throw Zchunk.failure("copy chunks from \(seed)", path, zck) }
+            let copied = Target.copyLock.withLock { _ in zck_copy_chunks(other, zck) }
+            guard copied else { throw Zchunk.failure("copy chunks from \(seed)", path, zck) }
         }
 
         /// Writes `bytes` at absolute `offset` (a range fetched from the server).

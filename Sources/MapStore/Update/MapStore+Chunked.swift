@@ -9,15 +9,15 @@ extension MapStore {
     /// form and whose previous version is installed is assembled from the installed files' chunks
     /// and range requests, and enters the download cache only verified, where the fetch then finds
     /// it. Whatever cannot be done so is left to the fetch, which downloads it whole as before.
-    func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL) async {
+    /// `installed` is the kept manifest the update was planned from (read once, not again here).
+    func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL, installed manifest: ImageManifest) async {
         // Counted as a fetch (under the store's lock, as `fetch` does): it writes into the download
         // cache, so a move must not start meanwhile.
-        let (folder, manifest, store) = core.withLock { core in
+        let (folder, store) = core.withLock { core in
             fetching.withLock { $0 += 1 }
-            return (core.downloadFolder, try? core.storedManifest(), core.layout.store)
+            return (core.downloadFolder, core.layout.store)
         }
         defer { fetching.withLock { $0 -= 1 } }
-        guard let manifest else { return }
         let seeds = ChunkedSeeds(
             store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
             bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))

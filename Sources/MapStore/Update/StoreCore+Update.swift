@@ -14,6 +14,8 @@ extension StoreCore {
         var supported: [RegionID]
         /// Installed regions it dropped (or that were unsupported already).
         var unsupported: [RegionID]
+        /// The kept manifest the plan was made from (the chunked fetch's seeds come from it).
+        var stored: ImageManifest
     }
 
     /// The catalog URL the store remembers.
@@ -26,7 +28,8 @@ extension StoreCore {
         let offered = tree.catalog.mapVersion
         if offered < installed { throw MapStoreError.rollbackRefused(installed: installed, offered: offered) }
         let rows = try state.regions()
-        let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
+        let stored = try storedManifest()
+        let onDevice = Set(try installedManifest(stored).bundles.map(\.digest))
         var supported: [RegionID] = []
         var unsupported: [RegionID] = []
         var changed: [RegionID] = []
@@ -54,7 +57,7 @@ extension StoreCore {
             status: status, installedVersion: installed, availableVersion: offered,
             updateBytes: requests.reduce(0) { $0 + $1.size }, bundlesToFetch: requests.count,
             changedRegions: changed, unsupportedRegions: unsupported, supportedUntil: window)
-        return UpdatePlan(info: info, requests: requests, supported: supported, unsupported: unsupported)
+        return UpdatePlan(info: info, requests: requests, supported: supported, unsupported: unsupported, stored: stored)
     }
 
     /// True when today (UTC) is after the date of `isoDate` (`YYYY-MM-DD…`).
