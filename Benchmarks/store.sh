@@ -124,7 +124,8 @@ open_dir=$out/open-${tag:-$size}
 path_dir=$out/path-${tag:-$path_size}
 if [ ! -s "$open_dir/world.json" ]; then
     s=$(scale_for "$size")
-    say "making the open row's world (--scale $s${scale:+, fixed}${scale:-, about $size GiB installed}) and its image in $open_dir…"
+    what="about $size GiB installed"; [ -z "$scale" ] || what="--scale given"
+    say "making the open row's world (--scale $s, $what) and its image in $open_dir…"
     rm -rf "$open_dir"; mkdir -p "$open_dir"
     publish_version "$open_dir" "$s" 2026.11.0
     build_image "$open_dir" 2026.11.0
