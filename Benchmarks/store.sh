@@ -13,7 +13,7 @@
 # --bin        folder with mappack, demo-world and mappack-storebench (default .build/release, built here)
 # --size       installed size of the open row's store, GiB of unpacked files (default 1)
 # --path-size  installed size of the path row's store (default 0.1)
-# --runs       open rounds (default 15, at least 10 for a robust median)
+# --runs       open rounds (default 10; fewer gives a less robust median)
 # --scale      demo-world --scale of both worlds instead of fitting the sizes; --only  demo-world --only
 #              (tests use both to make tiny worlds; with --only fewer than 100 bundles change)
 # --out        working folder (default Output/bench/store); worlds and the open row's store are kept
@@ -24,7 +24,7 @@ root=$(pwd)
 bin=$root/.build/release
 size=1
 path_size=0.1
-runs=15
+runs=10
 scale=""
 only=""
 out=$root/Output/bench/store

@@ -29,7 +29,7 @@ enum OpenBench {
         let image = PreinstalledImage(url: arguments.folder("--image"))
         let storage = arguments.folder("--storage")
         let cache = arguments.folder("--cache")
-        let runs = try arguments.count("--runs", default: 15)
+        let runs = try arguments.count("--runs", default: 10)
         let installSeconds = try await installOnce(image, storage: storage, cache: cache)
         if arguments.has("--open-only") {
             for _ in 0..<runs { try await open(storage: storage, cache: cache, image: nil) }
