@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "MapFormat", targets: ["MapFormat"]),
         .executable(name: "mappack", targets: ["mappack"]),
         .executable(name: "demo-world", targets: ["demo-world"]),
+        .executable(name: "mappack-storebench", targets: ["mappack-storebench"]),
     ],
     targets: [
         // Thin module maps over Debian's C libraries (installed by `make deps`).
@@ -41,6 +42,8 @@ let package = Package(
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
         // The first start of an app with preinstalled maps, written against MapStore (`swift run StoreDemo --help`).
         .executableTarget(name: "StoreDemo", dependencies: ["MapStore", "MapFormat"], path: "Examples/StoreDemo"),
+        // MapStore's benchmark rows (`Benchmarks/store.sh`): path(of:) during an update, open of an installed store.
+        .executableTarget(name: "mappack-storebench", dependencies: ["MapStore", "MapIO", "MapFormat"]),
         // libFuzzer targets (`make fuzz`) or, built normally, a replayer of fuzz inputs.
         .executableTarget(name: "mappack-fuzz", dependencies: ["MapBuild"]),
 

@@ -167,3 +167,6 @@ python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$por
 
 # Chunked updates (issue 21): their own small worlds and nginx, rows side by side with whole updates.
 bash "$root/Benchmarks/chunked.sh" --bin "$release" || say "chunked update rows failed"
+
+# MapStore (issue 18): path(of:) during an update and open of an installed 1 GiB store, own worlds and nginx.
+bash "$root/Benchmarks/store.sh" --bin "$release" || say "store rows failed"
