@@ -1,5 +1,5 @@
 # nginx on 127.0.0.1 for the benchmark scripts (sourced, not run): one configuration for
-# run.sh and chunked.sh.
+# run.sh, chunked.sh and store.sh.
 #
 #   source Benchmarks/nginx.sh
 #   nginx_start ROOT NAME    # serves ROOT on a free port; sets nginx_port, nginx_base and nginx_dir

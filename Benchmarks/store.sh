@@ -52,8 +52,6 @@ fi
 for tool in mappack demo-world mappack-storebench; do
     [ -x "$bin/$tool" ] || { echo "store.sh: $bin/$tool is missing (swift build -c release --product $tool)" >&2; exit 2; }
 done
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || { echo "store.sh: nginx is missing; run 'make deps'" >&2; exit 2; }
 mkdir -p "$out"
 say() { echo "store: $*" >&2; }
 export SOURCE_DATE_EPOCH=1790000000
@@ -142,38 +140,15 @@ fi
 
 # --- nginx on 127.0.0.1 --------------------------------------------------------------------------
 
-ngx=$(mktemp -d /tmp/mappack-store-nginx.XXXXXX)
+source "$root/Benchmarks/nginx.sh"
 cleanup() {
-    if [ -s "$ngx/nginx.pid" ]; then kill "$(cat "$ngx/nginx.pid")" 2>/dev/null || true; sleep 0.2; fi
-    rm -rf "$ngx" "$path_dir/device"
+    nginx_stop
+    rm -rf "$path_dir/device"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-{
-    [ "$(id -u)" = 0 ] && echo "user root;"
-    cat <<CONF
-worker_processes 1;
-daemon on;
-pid $ngx/nginx.pid;
-error_log $ngx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    keepalive_requests 100000;
-    default_type application/octet-stream;
-    client_body_temp_path $ngx/body;
-    proxy_temp_path $ngx/proxy;
-    fastcgi_temp_path $ngx/fastcgi;
-    uwsgi_temp_path $ngx/uwsgi;
-    scgi_temp_path $ngx/scgi;
-    server { listen 127.0.0.1:$port; root $path_dir/www; }
-}
-CONF
-} > "$ngx/nginx.conf"
-"$NGINX" -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log"
-update_url=http://127.0.0.1:$port/2026.12.0/catalog.json
+nginx_start "$path_dir/www" store
+update_url=$nginx_base/2026.12.0/catalog.json
 for _ in $(seq 50); do curl -fsS -o /dev/null "$update_url" 2>/dev/null && break; sleep 0.1; done
 
 # --- the rows ------------------------------------------------------------------------------------
