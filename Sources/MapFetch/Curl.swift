@@ -291,7 +291,7 @@ package final class CurlMulti: @unchecked Sendable {
                     return 0
                 }
             }
-            if !transfer.job.receiver.receive(body: bytes) {
+            if !transfer.job.receiver.receive(body: bytes.bytes) {
                 transfer.stopped = true
                 return 0
             }

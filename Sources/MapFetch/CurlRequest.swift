@@ -45,7 +45,7 @@ package protocol CurlReceiver: AnyObject, Sendable {
     /// The response head, once, before the first body byte.
     func receive(head: CurlResponseHead) -> Bool
     /// The next piece of the body; only valid during the call.
-    func receive(body: UnsafeRawBufferPointer) -> Bool
+    func receive(body: RawSpan) -> Bool
 }
 
 /// How a transfer ended.

@@ -166,8 +166,8 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         return true
     }
 
-    func receive(body: UnsafeRawBufferPointer) -> Bool {
-        let total = length + Int64(body.count)
+    func receive(body: RawSpan) -> Bool {
+        let total = length + Int64(body.byteCount)
         if total > request.size {
             refusal = .tooLarge(received: total)
             return false

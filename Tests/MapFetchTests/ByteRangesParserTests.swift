@@ -1,5 +1,6 @@
 import Foundation
 import MapFetch
+import MapFormat
 import Testing
 
 /// The `multipart/byteranges` reader (issue 21): what it hands on is written into a file being
@@ -31,11 +32,10 @@ import Testing
         var index = 0
         while index < body.count {
             let end = min(body.count, index + min(step, body.count))
-            let going = body[index..<end].withUnsafeBytes { piece in
-                parser.consume(piece) { bytes, offset in
-                    for (at, byte) in bytes.enumerated() { assembled[Int(offset) + at] = byte }
-                    return true
-                }
+            let piece = Array(body[index..<end])
+            let going = parser.consume(piece.span.bytes) { bytes, offset in
+                for at in 0..<bytes.byteCount { assembled[Int(offset) + at] = bytes[byteAt: at] }
+                return true
             }
             if !going { break }
             index = end

@@ -1,3 +1,5 @@
+import MapFormat
+
 /// Reads a `multipart/byteranges` body (RFC 9110 §14.6, the answer to a request with several
 /// ranges) as it streams in, handing each part's bytes on with their absolute offsets (issue 21).
 ///
@@ -83,26 +85,26 @@ package struct ByteRangesParser: Sendable {
 
     /// Reads `bytes`, handing body bytes to `sink` with their absolute offsets (returning false stops the
     /// parse). Returns false once the parse has stopped, for a problem or because `sink` refused.
-    package mutating func consume(_ bytes: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer, Int64) -> Bool) -> Bool {
+    package mutating func consume(_ bytes: RawSpan, sink: (RawSpan, Int64) -> Bool) -> Bool {
         var index = 0
-        while index < bytes.count {
+        while index < bytes.byteCount {
             switch state {
             case .failed:
                 return false
             case .body(let offset, let remaining):
-                let take = min(Int64(bytes.count - index), remaining)
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + Int(take))])
+                let take = min(Int64(bytes.byteCount - index), remaining)
+                let piece = bytes.extracting(index..<(index + Int(take)))
                 guard sink(piece, offset) else { return fail("the bytes at offset \(offset) could not be written") }
                 index += Int(take)
                 state = remaining == take ? .delimiter(matched: 0) : .body(offset: offset + take, remaining: remaining - take)
             case .delimiter(let matched):
-                guard bytes[index] == delimiter[matched] else {
+                guard bytes[byteAt: index] == delimiter[matched] else {
                     return fail("a part of \(partDescription) is not followed by the boundary")
                 }
                 index += 1
                 state = matched + 1 == delimiter.count ? .afterDelimiter(seen: []) : .delimiter(matched: matched + 1)
             case .afterDelimiter(var seen):
-                seen.append(bytes[index])
+                seen.append(bytes[byteAt: index])
                 index += 1
                 if seen.count < 2 {
                     state = .afterDelimiter(seen: seen)
@@ -117,12 +119,12 @@ package struct ByteRangesParser: Sendable {
                     return fail("a boundary is followed by neither CRLF nor '--'")
                 }
             case .epilogue(let count):
-                let more = count + bytes.count - index
+                let more = count + bytes.byteCount - index
                 guard more <= Self.maxEpilogue else { return fail("more than \(Self.maxEpilogue) bytes after the closing boundary") }
                 state = .epilogue(bytes: more)
-                index = bytes.count
+                index = bytes.byteCount
             case .preamble, .headers:
-                let byte = bytes[index]
+                let byte = bytes[byteAt: index]
                 index += 1
                 line.append(byte)
                 guard line.count <= Self.maxLineLength else { return fail("a header line longer than \(Self.maxLineLength) bytes") }

@@ -105,10 +105,10 @@ package struct ChunkedFetch: Sendable {
         let data = ScratchWriter(path: wholePath)
         defer { try? FileSystem.removeFile(wholePath) }
         let headerReceiver = RangeReceiver(start: 0, end: headerSize - 1, whole: chunked.size) { bytes, offset in
-            let inHeader = Int(max(0, min(Int64(bytes.count), headerSize - offset)))
-            if inHeader > 0, !header.append(UnsafeRawBufferPointer(rebasing: bytes[0..<inHeader])) { return false }
-            guard inHeader < bytes.count else { return true }
-            return data.write(UnsafeRawBufferPointer(rebasing: bytes[inHeader...]), at: offset + Int64(inHeader) - headerSize)
+            let inHeader = Int(max(0, min(Int64(bytes.byteCount), headerSize - offset)))
+            if inHeader > 0, !header.append(bytes.extracting(0..<inHeader)) { return false }
+            guard inHeader < bytes.byteCount else { return true }
+            return data.write(bytes.extracting(inHeader...), at: offset + Int64(inHeader) - headerSize)
         }
         var request = CurlRequest(url: url)
         request.rangeEnd = headerSize - 1
@@ -283,7 +283,7 @@ private final class ScratchWriter: Sendable {
     private let path: String
     private let file = Mutex<FileDescriptor?>(nil)
     init(path: String) { self.path = path }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+    func write(_ bytes: RawSpan, at offset: Int64) -> Bool {
         file.withLock { file in
             do {
                 if file == nil { file = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) }
@@ -307,10 +307,10 @@ private final class HeaderBuffer: Sendable {
     private let bytes = Mutex(Data())
     private let limit: Int
     init(limit: Int) { self.limit = limit }
-    func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
+    func append(_ chunk: RawSpan) -> Bool {
         bytes.withLock { data in
-            guard data.count + chunk.count <= limit else { return false }
-            data.append(contentsOf: chunk)
+            guard data.count + chunk.byteCount <= limit else { return false }
+            RawBytes.append(chunk, to: &data)
             return true
         }
     }

@@ -32,11 +32,11 @@ final class MultiRangeReceiver: CurlReceiver, Sendable {
 
     private let asked: [ClosedRange<Int64>]
     private let total: Int64
-    private let sink: @Sendable (UnsafeRawBufferPointer, Int64) -> Bool
+    private let sink: @Sendable (RawSpan, Int64) -> Bool
     private let state = Mutex(State())
 
     /// A receiver for `asked` (disjoint inclusive ranges) of a file of `total` bytes.
-    init(asked: [ClosedRange<Int64>], total: Int64, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
+    init(asked: [ClosedRange<Int64>], total: Int64, sink: @escaping @Sendable (RawSpan, Int64) -> Bool) {
         self.asked = asked.sorted { $0.lowerBound < $1.lowerBound }
         self.total = total
         self.sink = sink
@@ -78,14 +78,14 @@ final class MultiRangeReceiver: CurlReceiver, Sendable {
         }
     }
 
-    func receive(body: UnsafeRawBufferPointer) -> Bool {
+    func receive(body: RawSpan) -> Bool {
         state.withLock { state in
-            state.received += Int64(body.count)
+            state.received += Int64(body.byteCount)
             switch state.mode {
             case .waiting:
                 return false
             case .single(let start, let offset, let end):
-                guard offset + Int64(body.count) <= end + 1 else {
+                guard offset + Int64(body.byteCount) <= end + 1 else {
                     state.problem = .failed("the server sent more than the range it announced")
                     return false
                 }
@@ -93,7 +93,7 @@ final class MultiRangeReceiver: CurlReceiver, Sendable {
                     state.problem = .failed("could not write the range")
                     return false
                 }
-                state.mode = .single(start: start, offset: offset + Int64(body.count), end: end)
+                state.mode = .single(start: start, offset: offset + Int64(body.byteCount), end: end)
                 return true
             case .multipart(var parser):
                 let going = parser.consume(body, sink: sink)

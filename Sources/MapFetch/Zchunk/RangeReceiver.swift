@@ -28,11 +28,11 @@ final class RangeReceiver: CurlReceiver, Sendable {
 
     private let asked: ClosedRange<Int64>
     private let whole: Int64?
-    private let sink: @Sendable (UnsafeRawBufferPointer, Int64) -> Bool
+    private let sink: @Sendable (RawSpan, Int64) -> Bool
     private let state: Mutex<State>
 
     /// A receiver for bytes `start...end`; with `whole`, a 200 is taken as the whole file of that many bytes.
-    init(start: Int64, end: Int64, whole: Int64? = nil, sink: @escaping @Sendable (UnsafeRawBufferPointer, Int64) -> Bool) {
+    init(start: Int64, end: Int64, whole: Int64? = nil, sink: @escaping @Sendable (RawSpan, Int64) -> Bool) {
         asked = start...end
         self.whole = whole
         self.sink = sink
@@ -67,14 +67,14 @@ final class RangeReceiver: CurlReceiver, Sendable {
         }
     }
 
-    func receive(body: UnsafeRawBufferPointer) -> Bool {
+    func receive(body: RawSpan) -> Bool {
         let offset = state.withLock { state -> Int64? in
             let at = state.start + state.received
-            guard at + Int64(body.count) <= state.end + 1 else {
+            guard at + Int64(body.byteCount) <= state.end + 1 else {
                 state.problem = .failed("the server sent more than the \(state.end - state.start + 1) bytes asked for")
                 return nil
             }
-            state.received += Int64(body.count)
+            state.received += Int64(body.byteCount)
             return at
         }
         guard let offset else { return false }

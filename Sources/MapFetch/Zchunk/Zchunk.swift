@@ -190,7 +190,7 @@ package enum Zchunk {
         }
 
         /// Writes `bytes` at absolute `offset` (a range fetched from the server).
-        package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(ZchunkError) {
+        package func write(_ bytes: RawSpan, at offset: Int64) throws(ZchunkError) {
             do { try file.writeAll(toAbsoluteOffset: offset, bytes) } catch { throw .io(FileError("write", path, code: error.code)) }
         }
 

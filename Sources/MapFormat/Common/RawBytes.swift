@@ -33,6 +33,12 @@ package enum RawBytes {
         }
     }
 
+    /// Appends the bytes to `data`.
+    @inlinable
+    package static func append(_ bytes: RawSpan, to data: inout Data) {
+        bytes.withUnsafeBytes { data.append(contentsOf: $0) }
+    }
+
     /// The bytes as a string (invalid UTF-8 repaired, as `String(decoding:as:)` does).
     @inlinable
     package static func string(_ bytes: RawSpan) -> String {

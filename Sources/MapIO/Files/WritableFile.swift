@@ -28,6 +28,15 @@ package final class WritableFile {
     }
 
     /// Writes all of `data`.
+    package func write(_ bytes: RawSpan) throws(FileError) {
+        // Untyped inside: a typed-throws closure given to withUnsafeBytes crashes Swift 6.3.1.
+        let failure: FileError? = bytes.withUnsafeBytes { raw in
+            do { try write(raw) } catch { return error as? FileError }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     package func write(_ data: Data) throws(FileError) {
         let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
             do throws(FileError) {
