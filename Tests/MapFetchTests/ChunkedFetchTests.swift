@@ -214,7 +214,10 @@ import Testing
     }
 
     @Test func aTruncatedMultipartAnswerIsCompletedByTheNextRound() async throws {
-        let (outcome, served, _) = try await fetchThroughFault("truncate", times: 2) { ["after": "\($0.chunked.headerSize + 3000)"] }
+        // Request 1 (the header) is left alone; request 2, the multi-range answer, is cut 200 bytes in
+        // (inside its first part: a cut relative to the header's size could fall past the end of an
+        // answer whose random-text chunks compressed well, and then nothing was cut).
+        let (outcome, served, _) = try await fetchThroughFault("truncate", times: 2) { _ in ["after": "200", "skip": "1"] }
         #expect(served.requests >= 3)
         #expect(outcome.requests >= 2)
     }

@@ -22,6 +22,7 @@ A request for several ranges (Range: bytes=a-b,c-d) is answered as multipart/byt
   fault=bad-part-range     the first part's Content-Range names a range that was not asked for
 
   times=N             apply the fault to the first N requests for the path only (default: all)
+  skip=N              ... except the first N of them (default 0)
   always=F,G          faults applied to every request, whatever `times` says
 
 Several faults combine with commas: fault=reset,ignore-range.
@@ -130,7 +131,8 @@ async def respond(method, target, headers, writer, root):
     entry = stats.setdefault(path, {"requests": 0, "bytes": 0})
     entry["requests"] += 1
     times = int(query.get("times", "1000000000"))
-    faults = set(query.get("fault", "").split(",")) - {""} if entry["requests"] <= times else set()
+    skip = int(query.get("skip", "0"))
+    faults = set(query.get("fault", "").split(",")) - {""} if skip < entry["requests"] <= times else set()
     faults |= set(query.get("always", "").split(",")) - {""}
 
     full = os.path.normpath(os.path.join(root, path.lstrip("/")))
