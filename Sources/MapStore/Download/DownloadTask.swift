@@ -18,12 +18,12 @@ public final class DownloadTask: Sendable {
     struct Control: ~Copyable {
         var phase: Phase = .running
         var runner: Task<Void, Never>?
-        var outcome: Result<Void, MapStoreError>?
-        var waiters: [CheckedContinuation<Void, any Error>] = []
     }
 
     let continuation: AsyncStream<DownloadEvent>.Continuation
     let control = Mutex(Control())
+    /// The end, and who awaits it.
+    let completion = TaskCompletion()
     let store: MapStore
 
     init(store: MapStore, regions: [RegionID]) {
@@ -83,15 +83,7 @@ public final class DownloadTask: Sendable {
     /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.
     /// While paused, keeps waiting for `resume()` or `cancel()`.
     public func wait() async throws(MapStoreError) {
-        try await MapStoreError.boundary("wait", path: store.storageFolder) {
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-                let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
-                    if control.outcome == nil { control.waiters.append(waiter) }
-                    return control.outcome
-                }
-                if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
-            }
-        }
+        try await completion.wait(storage: store.storageFolder)
     }
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
@@ -116,16 +108,11 @@ public final class DownloadTask: Sendable {
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
         store.liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
-        let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
-            control.phase = .finished
-            control.outcome = outcome
-            defer { control.waiters = [] }
-            return control.waiters
-        }
+        control.withLock { $0.phase = .finished }
         if case .failure(let error) = outcome {
             if case .cancelled = error {} else { emit(.failed(error)) }
         }
         continuation.finish()
-        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+        completion.finish(outcome)
     }
 }

@@ -26,8 +26,6 @@ public final class UpdateTask: Sendable {
     struct Control: ~Copyable {
         var phase: Phase = .running
         var runner: Task<Void, Never>?
-        var outcome: Result<Void, MapStoreError>?
-        var waiters: [CheckedContinuation<Void, any Error>] = []
         /// Bundles the update fetches, for a cancel's clean-up.
         var bundles: Set<BundleDigest> = []
         /// Installed regions the update marked `downloading` (then `paused`).
@@ -35,6 +33,8 @@ public final class UpdateTask: Sendable {
     }
 
     let control = Mutex(Control())
+    /// The end, and who awaits it.
+    let completion = TaskCompletion()
     let store: MapStore
     /// The caller's progress callback (`MapStore.update(catalog:progress:)`).
     let progress: @Sendable (UpdateProgress) -> Void
@@ -102,15 +102,7 @@ public final class UpdateTask: Sendable {
     /// Waits until the new version is installed; throws the failure, or `MapStoreError.cancelled`.
     /// While paused, keeps waiting for `resume()` or `cancel()`.
     public func wait() async throws(MapStoreError) {
-        try await MapStoreError.boundary("wait", path: store.storageFolder) {
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-                let outcome = control.withLock { control -> Result<Void, MapStoreError>? in
-                    if control.outcome == nil { control.waiters.append(waiter) }
-                    return control.outcome
-                }
-                if let outcome { waiter.resume(with: outcome.mapError { $0 as any Error }) }
-            }
-        }
+        try await completion.wait(storage: store.storageFolder)
     }
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
@@ -138,12 +130,7 @@ public final class UpdateTask: Sendable {
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
         store.liveUpdate.withLock { live in if live === self { live = nil } }
-        let waiters = control.withLock { control -> [CheckedContinuation<Void, any Error>] in
-            control.phase = .finished
-            control.outcome = outcome
-            defer { control.waiters = [] }
-            return control.waiters
-        }
-        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 as any Error }) }
+        control.withLock { $0.phase = .finished }
+        completion.finish(outcome)
     }
 }
