@@ -37,13 +37,7 @@ extension StoreCore {
             }
             regionBundles[id] = missing
         }
-        let requests = try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
-            guard let info = tree.catalog.bundles[digest] else { return nil }
-            let regions = wanted[digest] ?? []
-            return FetchRequest(
-                digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
-                size: info.size, regions: regions)
-        }
+        let requests = try fetchRequests(for: wanted, tree: tree, catalogURL: catalogURL)
         return DownloadPlan(newRegions: newRegions, requests: requests, regionBundles: regionBundles)
     }
 

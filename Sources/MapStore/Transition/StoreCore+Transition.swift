@@ -1,4 +1,5 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 
@@ -184,6 +185,18 @@ extension StoreCore {
     /// Removes transition folders a committed transition left behind (killed during cleanup).
     func removeTransitionLeftovers() {
         for folder in [nextFolder, oldFolder] where FileSystem.exists(folder) { try? FileSystem.removeTree(folder) }
+    }
+
+    /// A fetch request for each `wanted` bundle the catalog lists, in digest order, naming the
+    /// regions that want it (errors about its URL name them).
+    func fetchRequests(for wanted: [BundleDigest: [RegionID]], tree: RegionTree, catalogURL: URL) throws -> [FetchRequest] {
+        try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
+            guard let info = tree.catalog.bundles[digest] else { return nil }
+            let regions = wanted[digest] ?? []
+            return FetchRequest(
+                digest: digest, url: try CatalogLoader.bundleURL(info.url, catalog: catalogURL, bundle: digest, regions: regions),
+                size: info.size, regions: regions)
+        }
     }
 
     /// The bundles of `regions` that `old` does not hold, each with the regions that need it; throws
