@@ -55,24 +55,11 @@ say() { echo "bench: $*" >&2; }
 # --- demo worlds --------------------------------------------------------------------------------
 
 # Compressed bundle bytes as a function of demo-world --scale is close to linear (a fixed part plus a
-# per-scale part); two small worlds fix the line once, kept in calibration.json.
+# per-scale part); two small worlds fix the line once, kept in calibration.json (Benchmarks/scale.sh).
+source "$root/Benchmarks/scale.sh"
 calibrate() {
-    [ -s "$bench/calibration.json" ] && return
-    say "calibrating demo-world --scale (two small worlds)…"
-    local tmp; tmp=$(mktemp -d "$bench/.calibrate.XXXXXX")
-    local points=()
-    for scale in 0.1 0.5; do
-        "$release/demo-world" --out "$tmp/src-$scale" --scale "$scale" >/dev/null
-        "$release/mappack" publish "$tmp/src-$scale" --out "$tmp/pub-$scale" >/dev/null
-        points+=("$scale" "$(python3 -c 'import json,sys; print(sum(b["size"] for b in json.load(open(sys.argv[1]))["bundles"].values()))' "$tmp/pub-$scale/catalog.json")")
-    done
-    python3 - "${points[@]}" > "$bench/calibration.json" <<'PY'
-import json, sys
-s1, b1, s2, b2 = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-slope = (b2 - b1) / (s2 - s1)
-print(json.dumps({"bytesPerScale": slope, "fixedBytes": b1 - slope * s1, "points": [[s1, b1], [s2, b2]]}))
-PY
-    rm -rf "$tmp"
+    [ -s "$bench/calibration.json" ] || say "calibrating demo-world --scale (two small worlds)…"
+    scale_calibrate "$bench/calibration.json" size "$release"
 }
 
 # world SIZE_GIB [--full]: prints the folder holding the published world (catalog.json, bundles/).
@@ -83,10 +70,7 @@ world() {
         dir=$bench/world-full; scale=0.1    # plan reads the catalog only; payload size does not matter
     else
         dir=$bench/world-$gib
-        scale=$(python3 -c '
-import json, sys
-c = json.load(open(sys.argv[1])); want = float(sys.argv[2]) * 2**30
-print("%.4f" % max(0.01, (want - c["fixedBytes"]) / c["bytesPerScale"]))' "$bench/calibration.json" "$gib")
+        scale=$(scale_for "$bench/calibration.json" "$gib")
     fi
     if [ ! -f "$dir/published/catalog.json" ] || [ ! -f "$dir/world.json" ]; then
         say "generating demo world ${full:+(--full) }at --scale $scale into $dir…"

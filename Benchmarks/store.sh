@@ -61,31 +61,13 @@ only_args=()
 # --- worlds --------------------------------------------------------------------------------------
 
 # Installed bytes as a function of demo-world --scale are close to linear; two small worlds fix the
-# line once (kept in calibration.json).
-scale_for() {
+# line once (kept in calibration.json; Benchmarks/scale.sh).
+source "$root/Benchmarks/scale.sh"
+store_scale() {
     [ -z "$scale" ] || { echo "$scale"; return; }
-    if [ ! -s "$out/calibration.json" ]; then
-        say "calibrating demo-world --scale against installed bytes (two small worlds)…"
-        local tmp points=()
-        tmp=$(mktemp -d "$out/.calibrate.XXXXXX")
-        for s in 0.1 0.5; do
-            "$bin/demo-world" --out "$tmp/src-$s" --scale "$s" "${only_args[@]}" >/dev/null
-            "$bin/mappack" publish "$tmp/src-$s" --out "$tmp/pub-$s" -q >/dev/null
-            points+=("$s" "$(python3 -c 'import json,sys; print(sum(b["unpackedSize"] for b in json.load(open(sys.argv[1]))["bundles"].values()))' "$tmp/pub-$s/catalog.json")")
-            rm -rf "$tmp/src-$s" "$tmp/pub-$s"
-        done
-        python3 - "${points[@]}" > "$out/calibration.json" <<'PY'
-import json, sys
-s1, b1, s2, b2 = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-slope = (b2 - b1) / (s2 - s1)
-print(json.dumps({"unpackedBytesPerScale": slope, "fixedBytes": b1 - slope * s1, "points": [[s1, b1], [s2, b2]]}))
-PY
-        rm -rf "$tmp"
-    fi
-    python3 -c '
-import json, sys
-c = json.load(open(sys.argv[1])); want = float(sys.argv[2]) * 2**30
-print("%.4f" % max(0.01, (want - c["fixedBytes"]) / c["unpackedBytesPerScale"]))' "$out/calibration.json" "$1"
+    [ -s "$out/calibration.json" ] || say "calibrating demo-world --scale against installed bytes (two small worlds)…"
+    scale_calibrate "$out/calibration.json" unpackedSize "$bin" "${only_args[@]}" >&2
+    scale_for "$out/calibration.json" "$1"
 }
 
 # publish_version DIR SCALE VERSION [BASE]: generates and publishes one version of a world into
@@ -121,7 +103,7 @@ tag=${scale:+scale-$scale}${only:+-only-${only//[\/,]/_}}
 open_dir=$out/open-${tag:-$size}
 path_dir=$out/path-${tag:-$path_size}
 if [ ! -s "$open_dir/world.json" ]; then
-    s=$(scale_for "$size")
+    s=$(store_scale "$size")
     what="about $size GiB installed"; [ -z "$scale" ] || what="--scale given"
     say "making the open row's world (--scale $s, $what) and its image in $open_dir…"
     rm -rf "$open_dir"; mkdir -p "$open_dir"
@@ -130,7 +112,7 @@ if [ ! -s "$open_dir/world.json" ]; then
     rm -rf "$open_dir/www"           # the open row needs only the image
 fi
 if [ ! -s "$path_dir/world.json" ]; then
-    s=$(scale_for "$path_size")
+    s=$(store_scale "$path_size")
     say "making the path row's two versions (--scale $s) and the old one's image in $path_dir…"
     rm -rf "$path_dir"; mkdir -p "$path_dir"
     publish_version "$path_dir" "$s" 2026.11.0
