@@ -137,12 +137,7 @@ import Testing
         defer { server.stop() }
         // Every bundle trickles on its first request only (each taking about 6 s), so the update is paused mid-fetch.
         let changed = try fixture.changedBundles()
-        let largest = changed.values.map(\.size).max() ?? 0
-        let rate = max(2000, largest / 6)
-        _ = try fixture.writeCatalog(UpdateFixture.newVersion, as: "trickle-pause.json") { catalog in
-            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
-        }
-        let url = server.url("cat-\(UpdateFixture.newVersion)/trickle-pause.json")
+        let url = try fixture.tricklingCatalog("trickle-pause.json", on: server)
         let store = try await device.open(image: fixture.image)
         let total = changed.values.reduce(Int64(0)) { $0 + $1.size }
         let task = try store.startUpdate(catalog: url)
@@ -185,12 +180,7 @@ import Testing
         let device = Device()
         let server = try FaultServer(root: fixture.served)
         defer { server.stop() }
-        let largest = try fixture.changedBundles().values.map(\.size).max() ?? 0
-        let rate = max(2000, largest / 6)
-        _ = try fixture.writeCatalog(UpdateFixture.newVersion, as: "trickle-cancel.json") { catalog in
-            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
-        }
-        let url = server.url("cat-\(UpdateFixture.newVersion)/trickle-cancel.json")
+        let url = try fixture.tricklingCatalog("trickle-cancel.json", on: server)
         let store = try await device.open(image: fixture.image)
         let task = try store.startUpdate(catalog: url)
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })

@@ -73,6 +73,18 @@ final class UpdateFixture: @unchecked Sendable {
         return out
     }
 
+    /// The new version's catalog as `name` on `server`, every bundle trickling on its first request
+    /// only, so that the largest takes about 6 s: an update can be paused or cancelled mid-fetch,
+    /// and the next request for a bundle comes at full speed.
+    func tricklingCatalog(_ name: String, on server: FaultServer) throws -> URL {
+        let largest = try changedBundles().values.map(\.size).max() ?? 0
+        let rate = max(2000, largest / 6)
+        _ = try writeCatalog(UpdateFixture.newVersion, as: name) { catalog in
+            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
+        }
+        return server.url("cat-\(UpdateFixture.newVersion)/" + name)
+    }
+
     /// Writes a copy of `version`'s catalog beside it as `name`, with `edit` applied.
     func writeCatalog(_ version: MapVersion, as name: String, edit: (inout Catalog) -> Void) throws -> URL {
         var catalog = try self.catalog(version)

@@ -71,12 +71,7 @@ import Testing
         let server = try FaultServer(root: fixture.served)
         defer { server.stop() }
         // Every bundle trickles on its first request only (each taking about 6 s), so the first run is cancelled mid-fetch.
-        let largest = try fixture.changedBundles().values.map(\.size).max() ?? 0
-        let rate = max(2000, largest / 6)
-        _ = try fixture.writeCatalog(UpdateFixture.newVersion, as: "trickle.json") { catalog in
-            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
-        }
-        let url = server.url("cat-\(UpdateFixture.newVersion)/trickle.json")
+        let url = try fixture.tricklingCatalog("trickle.json", on: server)
         let store = try await device.open(image: fixture.image)
         let received = Mutex<Int64>(0)
         let first = Task { try await store.update(catalog: url) { step in received.withLock { $0 = max($0, step.receivedBytes) } } }
