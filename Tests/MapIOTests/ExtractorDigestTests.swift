@@ -18,7 +18,7 @@ import Testing
         let folder = TemporaryFolder("digest")
         let path = try archive(in: folder)
         let digest = try SHA256.hexOfFile(path).hex
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 10), durable: false)
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 10))
 
         let good = folder.join("good")
         try FileManager.default.createDirectory(atPath: good, withIntermediateDirectories: true)
@@ -44,7 +44,7 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(repeating: 0, count: 3))
         try handle.close()
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 10), durable: false)
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 10))
         let destination = folder.join("out")
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
         #expect(throws: (any Error).self) { try extractor.extract(archive: path, into: destination, expectedDigest: original) }

@@ -47,7 +47,7 @@ import Testing
         try Data("keep".utf8).write(to: URL(fileURLWithPath: decoy + "/keep.txt"))
         let before = try DirectoryWalker.walk(sandbox.path).map(\.relativePath)
 
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 1000), durable: false)
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 1000))
         var caught: ArchiveError?
         do { _ = try extractor.extract(archive: archive, into: destination) } catch { caught = error }
         let error = try #require(caught)
@@ -66,7 +66,7 @@ import Testing
     func readsEveryTarDialect(_ name: String) throws {
         let expected = try HostileArchives.listing(name)
         let folder = TemporaryFolder(name)
-        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100), durable: false)
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100))
             .extract(archive: HostileArchives.path(name), into: folder.path)
         #expect(files.count == expected.count && !files.isEmpty)
         for file in files {
@@ -79,7 +79,7 @@ import Testing
 
     @Test func setuidBitsAndOwnersAreNeverApplied() throws {
         let folder = TemporaryFolder("setuid")
-        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100), durable: false)
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 100))
             .extract(archive: HostileArchives.path("setuid"), into: folder.path)
         #expect(files.map(\.path) == ["tool"])
         var info = stat()
@@ -89,14 +89,14 @@ import Testing
 
     @Test func goodArchiveExtractsWithDigests() throws {
         let folder = TemporaryFolder("good")
-        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 5000, maxEntries: 10), durable: true)
+        let files = try SafeExtractor(limits: ExtractionLimits(maxBytes: 5000, maxEntries: 10))
             .extract(archive: HostileArchives.path("good"), into: folder.path)
         #expect(files.map(\.path) == ["regions/x/empty", "regions/x/tiles.db"])
         #expect(files[1].sha256 == SHA256.hex(Data(repeating: UInt8(ascii: "t"), count: 5000)))
         // One byte under the real size is refused at that byte.
         let tight = TemporaryFolder("tight")
         #expect(throws: ArchiveError.tooLarge(entry: "regions/x/tiles.db", limit: 4999)) {
-            _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: 4999, maxEntries: 10), durable: false).extract(
+            _ = try SafeExtractor(limits: ExtractionLimits(maxBytes: 4999, maxEntries: 10)).extract(
                 archive: HostileArchives.path("good"), into: tight.path)
         }
         #expect(try DirectoryWalker.walk(tight.path).isEmpty)

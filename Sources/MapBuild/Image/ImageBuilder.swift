@@ -405,7 +405,7 @@ package struct ImageBuilder: Sendable {
             try FileSystem.makeDirectories(destination)
             folders.insert(destination)
         }
-        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), durable: false)
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files))
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]
         do throws(ArchiveError) {

@@ -99,6 +99,6 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
         guard (try? FileSystem.writeAtomically(data, to: scratch + "/input.tar.zst")) != nil else { return }
         var limits = ExtractionLimits(maxBytes: 4 << 20, maxEntries: 2000)
         limits.windowLogMax = 24
-        _ = try? SafeExtractor(limits: limits, durable: false).extract(archive: scratch + "/input.tar.zst", into: scratch + "/out")
+        _ = try? SafeExtractor(limits: limits).extract(archive: scratch + "/input.tar.zst", into: scratch + "/out")
     }
 }

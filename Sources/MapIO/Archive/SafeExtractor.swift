@@ -24,13 +24,11 @@ package struct ExtractedFile: Sendable, Equatable {
 package struct SafeExtractor {
     /// Bounds for this archive.
     package let limits: ExtractionLimits
-    /// fsync every file and folder written (device installs); builds rely on the final rename instead.
-    package let durable: Bool
 
-    /// Sets the bounds.
-    package init(limits: ExtractionLimits, durable: Bool) {
+    /// Sets the bounds. Nothing is fsynced: callers make the whole tree durable before a rename shows
+    /// it (`FileSystem.syncTree`: the build's outputs, the store's staged trees).
+    package init(limits: ExtractionLimits) {
         self.limits = limits
-        self.durable = durable
     }
 
     /// Tracks what one pass has seen so rules spanning entries can be checked.
@@ -265,13 +263,12 @@ package struct SafeExtractor {
                     try? output?.close()
                     throw error
                 }
-                if let output, let target { try target.finish(output, path: path, sync: durable) }
+                if let output, let target { try target.finish(output, path: path) }
                 results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalizeHex()))
             }
             if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
                 throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
             }
-            if durable, let target { try target.syncFolders() }
         } catch {
             target?.rollBack()
             // Damage anywhere in the file can break the stream before its end: say so rather than blame the archive.
@@ -325,14 +322,8 @@ package struct SafeExtractor {
             do { try file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
         }
 
-        /// Closes a file written completely, fsyncing it first when `sync`.
-        func finish(_ file: FileDescriptor, path: String, sync: Bool) throws(ArchiveError) {
-            if sync {
-                do { try file.sync() } catch {
-                    try? file.close()
-                    throw .io(FileError("fsync", root + "/" + path, code: error.code))
-                }
-            }
+        /// Closes a file written completely.
+        func finish(_ file: FileDescriptor, path: String) throws(ArchiveError) {
             do { try file.close() } catch { throw .io(FileError("close", root + "/" + path, code: error.code)) }
         }
 
@@ -365,15 +356,6 @@ package struct SafeExtractor {
         /// Removes everything created, newest first.
         func rollBack() {
             for path in created.reversed() { try? FileSystem.removeTree(root + "/" + path) }
-        }
-
-        /// fsyncs the root and every folder holding something created.
-        func syncFolders() throws(ArchiveError) {
-            var folders = Set([root])
-            for path in created { folders.insert(FileSystem.parent(root + "/" + path)) }
-            do { for folder in folders.sorted() where FileSystem.isDirectory(folder) { try FileSystem.syncDirectory(folder) } } catch {
-                throw .io(error)
-            }
         }
     }
 }

@@ -183,11 +183,11 @@ extension StoreCore {
         }
     }
 
-    /// Extracts a `.tar.zst` image into staging (every file fsynced) and checks it in full:
+    /// Extracts a `.tar.zst` image into staging (made durable as a whole by `commitStaged`) and checks it in full:
     /// the extractor hashes as it writes, so complete validation costs nothing extra here. Entries
     /// are admitted by the rule `mappack verify` applies (`PackedImageEntry`).
     private func stageArchive(_ image: PreinstalledImage) throws -> StagedImage {
-        let extracted = try extractImage(image, into: layout.staging, durable: true)
+        let extracted = try extractImage(image, into: layout.staging)
         CrashPoint.reach("install.midStaging", storage: layout.root)
         try checkCancelled()
         let checked = try checkedManifest(at: layout.staging + "/" + ImageManifest.fileName, image: image)
@@ -233,16 +233,16 @@ extension StoreCore {
         guard image.isArchive else { return image.path }
         try FileSystem.removeTree(scratch)
         try FileSystem.makeDirectories(scratch)
-        _ = try extractImage(image, into: scratch, durable: false)
+        _ = try extractImage(image, into: scratch)
         return scratch
     }
 
     /// Extracts the packed `image` into the existing folder `folder`, admitting entries by the rule
     /// `mappack verify` applies (`PackedImageEntry`) and never more bytes than the filesystem has free.
     /// A full disk is `outOfSpace`, anything else `invalidImage`.
-    private func extractImage(_ image: PreinstalledImage, into folder: String, durable: Bool) throws -> [ExtractedFile] {
+    private func extractImage(_ image: PreinstalledImage, into folder: String) throws -> [ExtractedFile] {
         let free = (try? FileSystem.freeBytes(at: folder)) ?? Int64.max
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000), durable: durable)
+        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000))
         var refusal: PackedImageEntry.Refusal?
         var filesBefore = 0
         var cancelled = false

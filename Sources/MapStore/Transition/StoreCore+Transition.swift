@@ -228,9 +228,10 @@ extension StoreCore {
         return extracted
     }
 
-    /// Extracts `archive` (a verified bundle) durably into `store`, mapping failures to `MapStoreError.local`.
+    /// Extracts `archive` (a verified bundle) into `store`, mapping failures to `MapStoreError.local`. Not
+    /// fsynced here: a staged tree is made durable as a whole (`FileSystem.syncTree`) before its rename.
     func extractBundle(_ digest: BundleDigest, archive: String, info: BundleInfo, into store: String, regions: [RegionID]) throws -> [ExtractedFile] {
-        let extractor = SafeExtractor(limits: .declared(unpackedSize: info.unpackedSize, files: info.files), durable: true)
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: info.unpackedSize, files: info.files))
         do { return try extractor.extract(archive: archive, into: store) } catch {
             if case .io(let file) = error {
                 throw MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: digest, reason: file.description)
