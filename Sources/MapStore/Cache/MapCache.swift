@@ -163,6 +163,10 @@ final class MapCache {
             return count
         }
         try evict()
+        // synchronous=NORMAL leaves a WAL commit unsynced until a checkpoint, which otherwise comes
+        // only when the last connection closes: a power cut after `install` returned could take the
+        // seed back. A checkpoint syncs the WAL and the database file.
+        try db.execute("PRAGMA wal_checkpoint(FULL)")
         return imported
     }
 }
