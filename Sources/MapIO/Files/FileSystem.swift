@@ -85,10 +85,12 @@ package enum FileSystem {
         try syncDirectory(parent)
     }
 
-    /// fsyncs `path`: a regular file, or a folder with every regular file and folder below it (`path`
-    /// last), so a tree written without syncs is on disk before a rename shows it.
+    /// Makes `path` durable: a regular file, or a folder with every regular file and folder below it,
+    /// so a tree written without syncs is on disk before a rename shows it. On the local filesystems
+    /// of `syncfsFilesystems` that is one `syncfs`; elsewhere every file and folder is fsynced (`path`
+    /// last).
     ///
-    /// The fsyncs below `path` run on `syncThreads` threads at once: each one mostly waits for the
+    /// Those fsyncs run on `syncThreads` threads at once: each one mostly waits for the
     /// filesystem's journal, and a journal commits the fsyncs that wait together in one write (group
     /// commit), so a 58,000-file image syncs in a fraction of the time one fsync after another takes.
     /// Their order does not matter: nothing shows the tree until the rename after all of them.
