@@ -13,7 +13,9 @@ import Synchronization
 public final class MapStore: Sendable {
     /// How `open` validates and installs.
     public struct Options: Sendable {
-        /// Hash every file (SHA-256) when validating an image folder and when checking the storage at open.
+        /// Hash every file (SHA-256) when validating an image folder, and check the kept manifest and
+        /// every installed file (SHA-256) at open; without it, an installed storage opens from its
+        /// state database alone.
         public var fullValidation: Bool
         /// The cache's byte limit; nil keeps the limit stored in the cache (none at first).
         public var cacheLimitBytes: Int64?
@@ -109,8 +111,14 @@ public final class MapStore: Sendable {
     /// format, image id, sizes; SHA-256 of every file with `fullValidation` or for a `.tar.zst`),
     /// installs it durably and imports its cache seed. A refused image throws
     /// `MapStoreError.invalidImage` and leaves the storage empty. Staging leftovers of a killed
-    /// process are removed. An interrupted or damaged storage is reported in `initialStatus`,
-    /// not repaired: call `repair()`.
+    /// process are removed. An interrupted storage is reported in `initialStatus`, not repaired:
+    /// call `repair()`.
+    ///
+    /// An installed storage opens from its state database alone (no file of the store is read or
+    /// listed, so open takes milliseconds whatever the store's size): interrupted work, a lost state,
+    /// unknown region states and a newer offered image show in `initialStatus`; damaged or missing
+    /// files are found by `verify(full:)` and restored by `repair()`. With `fullValidation`, open also
+    /// checks the kept manifest and hashes every installed file, and reports damage as `.corrupted`.
     ///
     /// The work runs on threads of its own, never on the cooperative pool. Cancelling the calling
     /// task stops a first-start install between files or archive entries (after the hashed copy, when
@@ -195,7 +203,7 @@ public final class MapStore: Sendable {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
                 permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            return try await cancellableWrite(rereadManifest: true) { core throws -> RepairReport in
+            return try await cancellableWrite { core throws -> RepairReport in
                 try core.repair(linkFiles: link, fetcher: fetcher)
             }
         }
@@ -234,12 +242,14 @@ public final class MapStore: Sendable {
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest
-    /// lists it); nil when no installed region holds it. Like `regions`, never waits for a write in progress.
+    /// lists it); nil when nothing is installed or no regular file is there (the store folder holds
+    /// only the installed regions' files: a delete removes a region's files, a download or an update
+    /// adds them before it commits). One `lstat`; like `regions`, never waits for a write in progress.
     public func path(of storePath: String) throws(MapStoreError) -> URL? {
         try MapStoreError.boundary("path", path: storageFolder) {
             let snapshot = snapshot
-            guard snapshot.imageID != nil, snapshot.files.contains(storePath), let full = StoreLayout(root: snapshot.root).storePath(storePath),
-                FileSystem.exists(full)
+            guard snapshot.imageID != nil, let full = StoreLayout(root: snapshot.root).storePath(storePath),
+                try FileSystem.status(full)?.isRegular == true
             else { return nil }
             return URL(fileURLWithPath: full, isDirectory: false)
         }
@@ -288,14 +298,11 @@ extension MapStore {
     /// The installed state as the last write left it; never waits for a write in progress.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
-    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
-    /// see. `rereadManifest`: the write may have replaced the kept manifest without changing the image
-    /// id or the installed regions (repair), so the file list is read again.
-    func write<T: Sendable>(rereadManifest: Bool = false, _ body: (StoreCore) throws -> T) throws -> T {
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers see.
+    func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
             defer {
-                let previous = rereadManifest ? nil : published.withLock { $0 }
-                let snapshot = core.snapshot(previous: previous)
+                let snapshot = core.snapshot()
                 published.withLock { $0 = snapshot }
             }
             return try body(core)
@@ -304,9 +311,9 @@ extension MapStore {
 
     /// `write` on a `BlockingPool` thread (never the cooperative pool), with the core's cancellation flag
     /// raised when the calling task is cancelled; the operation polls it up to its commit point.
-    func cancellableWrite<T: Sendable>(rereadManifest: Bool = false, _ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
+    func cancellableWrite<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
         try await CancellationFlag.runBlocking { [self] flag in
-            try write(rereadManifest: rereadManifest) { core throws -> T in
+            try write { core throws -> T in
                 core.cancellation = flag
                 defer { core.cancellation = nil }
                 return try body(core)

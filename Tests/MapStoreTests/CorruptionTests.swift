@@ -36,7 +36,7 @@ import Testing
         _ = try await device.open(image: StoreFixture.shared.image(archive: false))
         try FileManager.default.removeItem(
             atPath: device.storage + "/store/regions/europe/ch/tiles.db".replacingOccurrences(of: "ch/tiles", with: "ch/overview"))
-        let store = try await device.open()
+        let store = try await device.open(full: true)
         #expect(store.initialStatus == .corrupted)
         await #expect(throws: MapStoreError.self) { try await store.repair() }
     }

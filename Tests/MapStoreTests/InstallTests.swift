@@ -42,6 +42,48 @@ import Testing
         #expect(try await again.repair().actions.isEmpty)
     }
 
+    /// An app's every start reads the state database, not the installed files or the kept manifest:
+    /// a removed file leaves `initialStatus` ok, and `verify()`, `repair()` and a full-validation open find it.
+    @Test func openReadsTheStateAndLeavesFilesToVerifyAndRepair() async throws {
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
+        _ = try await device.open(image: image)
+        let removed = "regions/europe/ch/zh/tiles.db"
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + removed)
+        let store = try await device.open(image: image)
+        #expect(store.initialStatus == .ok)
+        #expect(try store.path(of: removed) == nil)
+        #expect(try store.path(of: "regions/europe/ch/zh/search.db") != nil)
+        let problems = try store.verify(full: false)
+        #expect(problems.map(\.kind) == [.missing], "\(problems)")
+        #expect(problems.first?.regions == ["europe/ch/zh"])
+        #expect(try await device.open(image: image, full: true).initialStatus == .corrupted)
+        #expect(try await store.repair().actions == [.restoredFiles(count: 1, from: .image)])
+        #expect(try store.path(of: removed) != nil)
+    }
+
+    /// A newer image offered (an app update shipping newer maps) is seen at open without decoding the
+    /// image's manifest at every start: its version is remembered with the manifest file's identity.
+    @Test func newerImageOfferedIsSeenAtEveryOpenAndOnlyWhileOffered() async throws {
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
+        _ = try await device.open(image: image)
+        let newer = device.folder.join("newer")
+        try FileManager.default.copyItem(atPath: StoreFixture.shared.imageFolder, toPath: newer)
+        let manifestPath = newer + "/manifest.json"
+        let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
+        #expect(text.contains("\"mapVersion\":\"1.0\""))
+        try text.replacingOccurrences(of: "\"mapVersion\":\"1.0\"", with: "\"mapVersion\":\"2.0\"")
+            .write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        let offered = PreinstalledImage(url: URL(fileURLWithPath: newer))
+        #expect(try await device.open(image: offered).initialStatus == .versionMismatch)
+        #expect(try await device.open(image: offered).initialStatus == .versionMismatch)
+        #expect(try await device.open(image: image).initialStatus == .ok)
+        // The same file, rewritten in place with the old version: the remembered version is not reused.
+        try text.write(toFile: manifestPath, atomically: false, encoding: .utf8)
+        #expect(try await device.open(image: offered).initialStatus == .ok)
+    }
+
     @Test func emptyStorageWithoutImageIsEmpty() async throws {
         let store = try await Device().open()
         #expect(store.initialStatus == .empty)

@@ -13,6 +13,14 @@ package enum FileSystem {
         /// Allocated bytes (`st_blocks * 512`).
         package let allocated: Int64
         package let device: UInt64
+        package let inode: UInt64
+        /// Last modification and last status change, nanoseconds since 1970.
+        package let modifiedNanoseconds: Int64
+        package let changedNanoseconds: Int64
+
+        /// Device, inode, size, modification and change times: differs whenever the file was replaced
+        /// or written (a status change cannot be backdated), so a value derived from its bytes can be kept.
+        package var identity: String { "\(device):\(inode):\(size):\(modifiedNanoseconds):\(changedNanoseconds)" }
 
         /// The fields of `info` (from `lstat`, `fstat` or `fstatat`).
         init(_ info: stat) {
@@ -23,6 +31,14 @@ package enum FileSystem {
             size = Int64(info.st_size)
             allocated = Int64(info.st_blocks) * 512
             device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            #if os(Linux)
+                let (modified, changed) = (info.st_mtim, info.st_ctim)
+            #else
+                let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+            #endif
+            modifiedNanoseconds = Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec)
+            changedNanoseconds = Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec)
         }
     }
 

@@ -4,27 +4,15 @@ import MapIO
 
 /// Installed regions: listing, deletion, file paths for readers.
 extension StoreCore {
-    /// What readers see now (see `StoreSnapshot`); empty parts when the state or manifest cannot be read.
-    /// The installed file list is taken from `previous` when it is of the same storage, image and
-    /// installed regions (a write that only changed states), else from the manifest `diagnose` read
-    /// at open, else from the kept manifest read again: no manifest parse for a state-only write.
-    func snapshot(previous: StoreSnapshot? = nil) -> StoreSnapshot {
-        defer { diagnosedManifest = nil }
+    /// What readers see now (see `StoreSnapshot`), from the state database alone (a few rows, no
+    /// manifest); empty when the state cannot be read.
+    func snapshot() -> StoreSnapshot {
         guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
             return .empty(root: layout.root)
         }
         let rows = (try? state.regions()) ?? []
         let language = (try? state.meta("language")) ?? nil
-        let files: Set<String>
-        if let previous, previous.root == layout.root, previous.imageID == imageID, previous.regions.map(\.id) == rows.map(\.id) {
-            files = previous.files
-        } else {
-            let ids = Set(rows.map(\.id))
-            let bundles = Set(rows.filter { ids.contains($0.id) }.flatMap(\.bundles))
-            let manifest = (diagnosedManifest?.imageID == imageID ? diagnosedManifest : nil) ?? (try? storedManifest())
-            files = Set((manifest?.files ?? []).filter { bundles.contains($0.bundle) }.map(\.path))
-        }
-        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows, files: files)
+        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
     }
 
     /// `ids` and every installed region below them.

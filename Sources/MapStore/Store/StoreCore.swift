@@ -14,8 +14,6 @@ final class StoreCore {
     var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
     var state: StateDatabase?
-    /// The kept manifest `diagnose` read and checked, for the first snapshot (saves a second parse at open).
-    var diagnosedManifest: ImageManifest?
     /// Raised when the task that runs the current operation is cancelled; nil outside cancellable work.
     var cancellation: CancellationFlag?
 
@@ -44,7 +42,11 @@ final class StoreCore {
         return found
     }
 
-    /// Quick (or, with `fullValidation`, complete) checks of what the storage holds.
+    /// What the storage holds, from its state database: whether anything is installed, whether an
+    /// operation is pending (every write records one before it starts, so this catches all interrupted
+    /// work) and whether its region states are known. No per-file work: damaged files are found by
+    /// `verify`/`repair`. With `fullValidation`, also the kept manifest against the state and its
+    /// signature, and every installed file by SHA-256.
     func diagnose() -> StoreStatus {
         let hadLeftovers = removeLeftovers()
         guard FileSystem.exists(layout.state) else {
@@ -59,20 +61,40 @@ final class StoreCore {
             if case .install = pending { return .interruptedInstall }
             return .interruptedOperation
         }
-        guard (try? state.imageID) != nil else { return .interruptedInstall }
+        guard (try? state.imageID) != nil, let installed = try? state.mapVersion else { return .interruptedInstall }
         removeTransitionLeftovers()
         // No process is downloading at open: an interrupted download is a paused one.
         if let downloads = try? state.downloadStates() {
-            try? state.setDownloadState(downloads.filter { $0.value == .downloading }.map(\.key), .paused)
+            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
+            if !interrupted.isEmpty { try? state.setDownloadState(interrupted, .paused) }
         }
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
-        guard let kept = try? keptManifest(), FileSystem.isDirectory(layout.store) else { return .corrupted }
-        guard (try? keptManifestProblems(kept, signature: fullValidation))?.isEmpty == true else { return .corrupted }
-        let manifest = kept.manifest
-        diagnosedManifest = manifest
-        guard (try? verify(full: fullValidation, manifest: manifest))?.isEmpty == true else { return .corrupted }
-        if let offered = try? offeredFolderManifest(), offered.mapVersion > manifest.mapVersion { return .versionMismatch }
+        guard FileSystem.isDirectory(layout.store), ((try? FileSystem.status(layout.manifest)) ?? nil)?.isRegular == true else { return .corrupted }
+        if fullValidation {
+            guard let kept = try? keptManifest(), (try? keptManifestProblems(kept, signature: true))?.isEmpty == true,
+                (try? verify(full: true, manifest: kept.manifest))?.isEmpty == true
+            else { return .corrupted }
+        }
+        if let offered = offeredFolderVersion(), offered > installed { return .versionMismatch }
         return .ok
+    }
+
+    /// The map version of the offered image when it is a folder (reading an archive's costs an
+    /// extraction). Its manifest is decoded once and the version remembered in the state database with
+    /// the manifest file's identity (device, inode, size, times), so later opens cost one `lstat`.
+    func offeredFolderVersion() -> MapVersion? {
+        guard let image, !image.isArchive else { return nil }
+        let path = image.path + "/" + ImageManifest.fileName
+        guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
+        let key = "offeredManifest"
+        if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.lastIndex(of: " "),
+            remembered[..<space] == status.identity
+        {
+            return MapVersion(String(remembered[remembered.index(after: space)...]))
+        }
+        guard let manifest = try? offeredFolderManifest() else { return nil }
+        try? state?.setMeta(key, status.identity + " " + manifest.mapVersion.rawValue)
+        return manifest.mapVersion
     }
 
     /// Installed regions whose stored state this library does not know, as one problem (none when all are known):

@@ -12,12 +12,10 @@ struct StoreSnapshot: Sendable {
     var language: String?
     /// Installed region rows.
     var regions: [StoredRegion]
-    /// Store-relative paths of the installed regions' files.
-    var files: Set<String>
 
     /// Nothing installed at `root`.
     static func empty(root: String) -> StoreSnapshot {
-        StoreSnapshot(root: root, mapVersion: nil, imageID: nil, language: nil, regions: [], files: [])
+        StoreSnapshot(root: root, mapVersion: nil, imageID: nil, language: nil, regions: [])
     }
 
     /// Installed regions with names in `language` (BCP 47), falling back to the base language, the

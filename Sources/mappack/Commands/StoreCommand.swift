@@ -12,7 +12,8 @@ enum StoreCommand {
           install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
                                             (with --trust every file is hashed; the image must be signed;
                                             --trust PUBKEY with any verb: images and catalogs must be signed by it)
-          status  [--image PATH] [--full] [--trust PUBKEY]   the storage's initial status
+          status  [--image PATH] [--full] [--trust PUBKEY]   the storage's status: its state, then every installed
+                                            file's presence and size (--full: SHA-256 and the signature)
           repair  [--image PATH] [--trust PUBKEY]   finish or roll back interrupted work, rebuild a lost state,
                                             restore the kept manifest and files from the image (validated first)
           regions [--lang L]                installed regions
@@ -59,9 +60,13 @@ enum StoreCommand {
             report(store, terminal: terminal, cache: cache)
             return store.initialStatus == .ok ? 0 : 1
         case "status":
+            // MapStore.open reads the state database only (an app's start must be quick); a status
+            // check also looks at every installed file: presence and size, and SHA-256 with --full.
             let store = try open()
-            report(store, terminal: terminal, cache: cache)
-            return store.initialStatus == .ok ? 0 : 1
+            var status = store.initialStatus
+            if status == .ok, !arguments.flag("full"), try !store.verify(full: false).isEmpty { status = .corrupted }
+            report(store, status: status, terminal: terminal, cache: cache)
+            return status == .ok ? 0 : 1
         case "repair":
             let store = try open()
             let result = try waitFor { try await store.repair() }
@@ -286,15 +291,16 @@ enum StoreCommand {
         return 0
     }
 
-    private static func report(_ store: MapStore, terminal: Terminal, cache: String) {
-        let advice = advice(for: store.initialStatus, storage: store.storage.path, cache: cache)
+    private static func report(_ store: MapStore, status: StoreStatus? = nil, terminal: Terminal, cache: String) {
+        let status = status ?? store.initialStatus
+        let advice = advice(for: status, storage: store.storage.path, cache: cache)
         if terminal.json {
             terminal.event([
-                "event": "status", "status": store.initialStatus.rawValue, "storage": store.storage.path,
+                "event": "status", "status": status.rawValue, "storage": store.storage.path,
                 "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull(),
             ])
         } else {
-            terminal.line("\(store.initialStatus): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
+            terminal.line("\(status): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
             if let advice { terminal.note(advice) }
         }
     }
