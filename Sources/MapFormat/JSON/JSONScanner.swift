@@ -1048,3 +1048,29 @@ struct JSONScanner {
         return Double(text) ?? .nan
     }
 }
+
+/// Small JSON documents read with `JSONScanner` where `JSONDecoder`'s per-document setup would
+/// dominate (thousands of short documents, such as a region row's names read at every store open).
+package enum JSONStrings {
+    /// The members of a JSON object whose values are all strings; nil when `text` is anything else
+    /// (not JSON, another value kind, a duplicate key, text after the object).
+    package static func object(_ text: String) -> [String: String]? {
+        var text = text
+        return text.withUTF8 { utf8 -> [String: String]? in
+            var scanner = JSONScanner(UnsafeRawBufferPointer(utf8))
+            var members: [String: String] = [:]
+            do {
+                try scanner.beginObject()
+                var first = true
+                while try scanner.nextMember(first: &first) {
+                    let key = try scanner.readKeyString()
+                    guard members.updateValue(try scanner.readString(), forKey: key) == nil else { return nil }
+                }
+                try scanner.expectEnd()
+            } catch {
+                return nil
+            }
+            return members
+        }
+    }
+}

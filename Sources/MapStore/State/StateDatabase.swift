@@ -129,15 +129,27 @@ final class StateDatabase {
             })
     }
 
-    func regions() throws -> [StoredRegion] {
-        try db.query("SELECT id, parent, name, names, bundles, size, state FROM regions ORDER BY id").map { row in
+    /// The installed region rows, by id. Without `bundles` (the readers' snapshot, read at every open:
+    /// thousands of rows for a continent), each row's bundle list is left empty. Names and digests are
+    /// read in place, with no JSONDecoder set up per row.
+    func regions(bundles: Bool = true) throws -> [StoredRegion] {
+        try db.query("SELECT id, parent, name, names, \(bundles ? "bundles" : "''") AS bundles, size, state FROM regions ORDER BY id").map { row in
             let namesJSON = try row["names", as: String?.self] ?? "{}"
-            let names = (try? JSONDecoder().decode([String: String].self, from: Data(namesJSON.utf8))) ?? [:]
+            let names = JSONStrings.object(namesJSON) ?? [:]
             return StoredRegion(
                 id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
-                name: try row["name", as: String?.self] ?? "", names: names,
-                bundles: (try row["bundles", as: String?.self] ?? "").split(separator: " ").compactMap { BundleDigest(String($0)) },
+                name: try row["name", as: String?.self] ?? "", names: names, bundles: Self.digests(try row["bundles", as: String?.self] ?? ""),
                 sizeOnDisk: try row["size", as: Int64?.self] ?? 0, state: RegionState(stored: try row["state", as: String?.self] ?? ""))
+        }
+    }
+
+    /// The digests of a region row's `bundles` column (`sha256:HEX` separated by spaces); a damaged
+    /// entry is left out (the region then misses a bundle, which `verify` and `repair` find).
+    static func digests(_ text: String) -> [BundleDigest] {
+        let prefix = Array("sha256:".utf8)
+        return text.utf8.split(separator: UInt8(ascii: " ")).compactMap { entry in
+            guard entry.starts(with: prefix) else { return nil }
+            return BundleDigest(validatingHex: entry.dropFirst(prefix.count))
         }
     }
 

@@ -10,7 +10,7 @@ extension StoreCore {
         guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
             return .empty(root: layout.root)
         }
-        let rows = (try? state.regions()) ?? []
+        let rows = (try? state.regions(bundles: false)) ?? []
         let language = (try? state.meta("language")) ?? nil
         return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
     }

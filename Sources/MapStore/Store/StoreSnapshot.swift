@@ -10,7 +10,7 @@ struct StoreSnapshot: Sendable {
     var imageID: String?
     /// The image's language (names fall back to it).
     var language: String?
-    /// Installed region rows.
+    /// Installed region rows (without their bundle lists).
     var regions: [StoredRegion]
 
     /// Nothing installed at `root`.
