@@ -201,18 +201,6 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Checks the kept manifest (its image id against its content and the state's record; with
-    /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
-    /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
-    public func verify(full: Bool) throws(MapStoreError) -> [StoreProblem] {
-        try MapStoreError.boundary("verify", path: storageFolder) {
-            try core.withLock { core throws -> [StoreProblem] in
-                guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
-                return try core.checkStore(full: full)
-            }
-        }
-    }
-
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
     /// the image's language, English, then the id. Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.

@@ -44,7 +44,7 @@ import Testing
         try store.clearCache()
         #expect(try store.computeCacheSize() == 0)
         #expect(try store.regions().count == 4)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try await device.open().initialStatus == .ok)
     }
 

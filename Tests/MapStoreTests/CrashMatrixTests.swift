@@ -32,7 +32,7 @@ import Testing
         #expect(store.initialStatus != .ok)
         let report = try await store.repair()
         #expect(report.status == .ok)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
         #expect(try store.cacheEntryCount() == 2)
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
@@ -59,7 +59,7 @@ import Testing
         let store = try await device.open(image: image)
         #expect(store.initialStatus == .interruptedOperation)
         #expect(try await store.repair().actions == [.finishedDelete])
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/zh"])
         #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
         #expect(try await device.open(full: true).initialStatus == .ok)
@@ -85,7 +85,7 @@ import Testing
                 #expect(store.initialStatus == .empty, "\(folder)")
                 continue
             }
-            #expect(try store.verify(full: true).isEmpty)
+            #expect(try await store.verify(full: true).isEmpty)
             #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
             usable.append(folder)
         }

@@ -64,7 +64,7 @@ import Testing
         task.resume()
         try await task.wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func moveDataWaitsForNoFetchAndSaysSo() async throws {
@@ -95,7 +95,7 @@ import Testing
         task.cancel()
         _ = try? await task.wait()
         try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: a paused task learns that another one installed its regions
@@ -152,14 +152,14 @@ import Testing
         let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
         try flipBit(in: device.storage + "/store/" + shipped.path)
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
-        #expect(try store.verify(full: true).count == 2)
+        #expect(try await store.verify(full: true).count == 2)
 
         let reopened = try await MapStore.open(
             storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
         let report = try await reopened.repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+        #expect(try await reopened.verify(full: true).isEmpty)
 
         // A verified archive in the storage's download cache (a paused or failed download left it) serves without the network.
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
@@ -170,7 +170,7 @@ import Testing
         let again = try await reopened.repair()
         #expect(again.actions == [.restoredFiles(count: 1, from: .downloadCache)], "\(again.actions)")
         #expect(nginx.requests(path: li.path) == requests)
-        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+        #expect(try await reopened.verify(full: true).isEmpty)
     }
 
     @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
@@ -189,7 +189,7 @@ import Testing
         let report = try await device.open(image: fixture.image).repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: regions to download right after the first start, also while an update is pending
@@ -216,7 +216,7 @@ import Testing
         #expect(try await store.checkForUpdate().status == .oldData)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: readers never wait for a writer
@@ -266,7 +266,7 @@ import Testing
         #expect(seen?.regions == fixture.manifestRegionCount)
         #expect(seen?.version == UpdateFixture.oldVersion)
         #expect(store.mapVersion == UpdateFixture.newVersion)
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: typed errors at the boundary
@@ -288,7 +288,7 @@ import Testing
         #expect(error.errorDescription?.contains(folderPath(blocker)) == true, "\(error)")
         #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
         #expect(store.storage.path == device.storageFolder)
-        #expect(try store.verify(full: false).isEmpty)
+        #expect(try await store.verify(full: false).isEmpty)
     }
 
     // MARK: one store-wide event stream, several consumers; progress by polling
