@@ -129,6 +129,27 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    @Test func switchStorageInACancelledTaskChangesNothing() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
+        let other = URL(fileURLWithPath: device.folder.join("other"), isDirectory: true)
+        let switching = Task {
+            // Sleeps until cancelled, then switches from the cancelled task.
+            try? await Task.sleep(for: .seconds(60))
+            return try await store.switchStorage(to: other)
+        }
+        switching.cancel()
+        let outcome = await switching.result
+        #expect(cancelled(outcome), "\(outcome)")
+        #expect(store.storage.path == device.storageFolder)
+        #expect(!FileSystem.exists(other.path))
+        #expect(try await store.switchStorage(to: other) == .empty)
+        #expect(store.storage.path == folderPath(other.path))
+        #expect(try await store.switchStorage(to: device.storageURL) == .ok)
+        #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
+    }
+
     // MARK: verify is long work: async, cancellable, off the store's lock
 
     @Test func fullVerifyInACancelledTaskSaysCancelled() async throws {
@@ -360,9 +381,9 @@ import Testing
         #expect(report.storage == store.storage)
         #expect(try await MapStore.verifyInstalled(storage: moved, full: true).problems.isEmpty)
 
-        #expect(try store.switchStorage(to: device.storageURL) == .empty)
+        #expect(try await store.switchStorage(to: device.storageURL) == .empty)
         #expect(store.storage.path == device.storageFolder)
-        #expect(try store.switchStorage(to: moved) == .ok)
+        #expect(try await store.switchStorage(to: moved) == .ok)
         #expect(try store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) >= 0)
     }
 }

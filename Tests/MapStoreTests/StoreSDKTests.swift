@@ -98,6 +98,46 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    @Test func switchStorageIsRefusedWhileADownloadIsLive() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-switch.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let other = URL(fileURLWithPath: device.folder.join("other"), isDirectory: true)
+        // Fetching, then paused: either way the task works on this storage's files and rows.
+        let task = try store.download(regions: ["europe/li"])
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        for phase in ["fetching", "paused"] {
+            if phase == "paused" {
+                task.pause()
+                #expect(await eventually(30) { task.isPaused })
+            }
+            let failure: (any Error)?
+            do {
+                try await store.switchStorage(to: other)
+                failure = nil
+            } catch { failure = error }
+            if case .busy(let operation, let reason)? = failure as? MapStoreError {
+                #expect(operation == "switchStorage" && reason.contains("download"), "\(reason)")
+            } else {
+                Issue.record("switchStorage with a \(phase) download: \(String(describing: failure))")
+            }
+            #expect(store.storage.path == device.storageFolder)
+            #expect(!FileSystem.exists(other.path))
+        }
+        task.resume()
+        try await task.wait()
+        #expect(try await store.switchStorage(to: other) == .empty)
+        #expect(try await store.switchStorage(to: URL(fileURLWithPath: device.storage)) == .ok)
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+    }
+
     // MARK: a paused task learns that another one installed its regions
 
     @Test func pausedTaskWaitReturnsWhenAnotherTaskCompletesTheRegion() async throws {
@@ -277,12 +317,11 @@ import Testing
         let blocker = device.folder.join("blocker")
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
-        let failure: (any Error)? = { () -> (any Error)? in
-            do {
-                try store.switchStorage(to: URL(fileURLWithPath: blocker + "/storage"))
-                return nil
-            } catch { return error }
-        }()
+        let failure: (any Error)?
+        do {
+            try await store.switchStorage(to: URL(fileURLWithPath: blocker + "/storage"))
+            failure = nil
+        } catch { failure = error }
         let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
         #expect(error.category == .local)
         #expect(error.errorDescription?.contains(folderPath(blocker)) == true, "\(error)")

@@ -38,6 +38,9 @@ public final class DownloadTask: Sendable {
         control.withLock { $0.runner = runner }
     }
 
+    /// True while the download is paused.
+    public var isPaused: Bool { phase == .paused }
+
     /// Stops the transfers, keeping what was fetched; regions move to `paused`.
     public func pause() {
         let runner = control.withLock { control -> Task<Void, Never>? in
