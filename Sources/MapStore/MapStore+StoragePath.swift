@@ -42,7 +42,7 @@ extension MapStore {
     private func liveWork() -> String? {
         if fetching.withLock({ $0 }) > 0 { return "a download or an update that is fetching" }
         if liveTasks.withLock({ live in live.values.contains { $0.task != nil } }) { return "a download task (running or paused)" }
-        if liveUpdate.withLock({ $0 != nil }) { return "an update (running or paused)" }
+        if liveUpdate.withLock({ $0.task != nil }) { return "an update (running or paused)" }
         return nil
     }
 

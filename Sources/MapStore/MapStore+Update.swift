@@ -124,9 +124,9 @@ extension MapStore {
         try MapStoreError.boundary("update", path: storageFolder) {
             _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
             let (task, existing) = liveUpdate.withLock { live -> (UpdateTask?, Bool) in
-                if let live { return (live.catalog == catalog ? live : nil, true) }
+                if let running = live.task { return (running.catalog == catalog ? running : nil, true) }
                 let task = UpdateTask(store: self, catalog: catalog, progress: progress)
-                live = task
+                live.task = task
                 return (task, false)
             }
             guard let task else {

@@ -77,8 +77,9 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
-    /// The update not finished yet (running or paused); one at a time.
-    let liveUpdate = Mutex<UpdateTask?>(nil)
+    /// The update not finished yet (running or paused); one at a time. Held weakly: a running update is
+    /// kept alive by its runner, a paused one by the app (which may let go of it, see `UpdateTask`).
+    let liveUpdate = Mutex(WeakUpdateTask())
 
     /// Fetches (downloads and updates) writing into the download cache now.
     let fetching = Mutex(0)

@@ -291,6 +291,44 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    @Test func droppedStoreAndPausedUpdateAreFreedAndTheUpdateResumesAfterReopening() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
+        let server = try FaultServer(root: fixture.served)
+        defer { server.stop() }
+        let changed = try fixture.changedBundles()
+        let total = changed.values.reduce(Int64(0)) { $0 + $1.size }
+        let url = try fixture.tricklingCatalog("trickle-drop.json", on: server)
+        weak var droppedStore: MapStore?
+        weak var droppedTask: UpdateTask?
+        do {
+            let store = try await device.open(image: fixture.image)
+            let task = try store.startUpdate(catalog: url)
+            #expect(await eventually(60) { partialBytes(device.storage) > total / 10 })
+            task.pause()
+            #expect(await eventually(30) { task.isPaused })
+            droppedStore = store
+            droppedTask = task
+        }
+        // The app let go of both: nothing else may keep them (or the store's open database) alive.
+        let freed = await eventually(10) { droppedStore == nil && droppedTask == nil }
+        #expect(freed, "store freed: \(droppedStore == nil), paused update freed: \(droppedTask == nil)")
+
+        let kept = partialBytes(device.storage)
+        #expect(kept > 0)
+        let store = try await device.open(image: fixture.image)
+        #expect(store.initialStatus == .ok)
+        #expect(try store.regions().contains { $0.state == .paused })
+        try await store.update(catalog: url)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try store.regions().allSatisfy { $0.state == .completed })
+        let stats = try server.stats()
+        let sent = changed.values.reduce(0) { $0 + (stats["/cat-\(UpdateFixture.newVersion)/" + $1.url]?.bytes ?? 0) }
+        // What the first store fetched is not fetched again (at most one unflushed block per bundle).
+        #expect(sent - Int(total) <= changed.count * 64 * 1024, "sent \(sent) for \(total)")
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
     @Test func cancelledUpdateRemovesItsBytesAndTheRegionsAreOutdatedAgain() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()

@@ -138,6 +138,38 @@ import Testing
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
     }
 
+    @Test func droppedStoreAndPausedDownloadAreFreedAndTheDownloadResumesAfterReopening() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-drop.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        weak var droppedStore: MapStore?
+        weak var droppedTask: DownloadTask?
+        do {
+            let store = try await MapStore.open(
+                storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+                preinstalled: StoreFixture.shared.image(archive: false), options: options)
+            let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
+            paused.watcher.withLock { $0 }?.cancel()
+            droppedStore = store
+            droppedTask = paused.task
+        }
+        let freed = await eventually(10) { droppedStore == nil && droppedTask == nil }
+        #expect(freed, "store freed: \(droppedStore == nil), paused download freed: \(droppedTask == nil)")
+        let fetched = partialBytes(device.storage)
+        #expect(fetched > 0)
+
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
+        try await store.download(regions: ["europe/li"]).wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+    }
+
     // MARK: a paused task learns that another one installed its regions
 
     @Test func pausedTaskWaitReturnsWhenAnotherTaskCompletesTheRegion() async throws {
