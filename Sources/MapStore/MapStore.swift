@@ -211,15 +211,17 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Deletes regions and their installed descendants, removing files no remaining region uses.
+    /// Deletes regions and their installed descendants, removing files no remaining region uses. Each
+    /// deleted region is announced to the consumers of `events()` as `.regionStateChanged(id, .available)`.
     ///
     /// Runs on a thread of its own. A cancellation of the calling task that arrives before the
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
-        try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
-            try await cancellableWrite { core throws in try core.deleteRegions(ids) }
+        let deleted = try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
+            try await cancellableWrite { core throws -> [RegionID] in try core.deleteRegions(ids) }
         }
+        for id in deleted { broadcaster.send(.regionStateChanged(id, .available)) }
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest

@@ -150,6 +150,36 @@ import Testing
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
     }
 
+    @Test func deletedRegionsAreAnnouncedToEveryEventConsumer() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
+        let consumers = (0..<2).map { _ in
+            let events = store.events()
+            return Task { () -> [String] in
+                var changed: [String] = []
+                for await case .regionStateChanged(let id, let state) in events {
+                    changed.append("\(id) \(state)")
+                    if changed.count == 2 { break }
+                }
+                return changed
+            }
+        }
+        // A consumer that hears nothing is ended (an AsyncStream ends when its task is cancelled).
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(20))
+            for consumer in consumers { consumer.cancel() }
+        }
+        defer { deadline.cancel() }
+        // Deleting a region takes its installed descendants along: each one is announced.
+        try await store.deleteRegions(["europe/ch/be"])
+        for consumer in consumers {
+            let changed = await consumer.value
+            #expect(changed.sorted() == ["europe/ch/be available", "europe/ch/be/thun available"], "\(changed)")
+        }
+        #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/zh"])
+    }
+
     // MARK: verify is long work: async, cancellable, off the store's lock
 
     @Test func fullVerifyInACancelledTaskSaysCancelled() async throws {
@@ -422,7 +452,7 @@ import Testing
         #expect(try await store.switchStorage(to: device.storageURL) == .empty)
         #expect(store.storage.path == device.storageFolder)
         #expect(try await store.switchStorage(to: moved) == .ok)
-        #expect(try store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) >= 0)
+        #expect(try await store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) >= 0)
     }
 }
 

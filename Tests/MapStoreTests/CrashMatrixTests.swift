@@ -75,7 +75,16 @@ import Testing
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let old = try await device.open(image: image)
         #expect(old.initialStatus == .interruptedOperation)
-        _ = try await old.repair()
+        let report = try await old.repair()
+        let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)
+        // The report names where the data is now, as a file URL.
+        let finished = report.actions.compactMap { action -> URL? in if case .finishedMove(let to) = action { to } else { nil } }
+        if committed {
+            #expect(finished.map(\.path) == [folderPath(target)], "\(report.actions)")
+            #expect(finished.allSatisfy(\.isFileURL) && report.storage == finished.first)
+        } else {
+            #expect(finished.isEmpty && report.actions.contains(.rolledBackMove), "\(report.actions)")
+        }
         let new = try await device.open(storage: target)
         _ = try await new.repair()
         var usable: [String] = []
@@ -90,7 +99,6 @@ import Testing
             usable.append(folder)
         }
         #expect(usable.count == 1)
-        let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)
         #expect(usable == [committed ? target : device.storage])
     }
 }

@@ -362,6 +362,32 @@ import Testing
         #expect(try await store.verify(full: false).isEmpty)
     }
 
+    @Test func refusalsByPolicySayWhatToDo() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        var options = MapStore.Options()
+        options.networkPolicy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
+        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let failure: MapStoreError?
+        do {
+            _ = try store.download(regions: ["europe/li"])
+            failure = nil
+        } catch { failure = error }
+        guard case .meteredNetworkDisallowed(let regions)? = failure else {
+            Issue.record("a download on a metered network: \(String(describing: failure))")
+            return
+        }
+        #expect(regions == ["europe/li"])
+        let message = try #require(failure?.errorDescription)
+        #expect(message.contains("networkChanged(metered: false)") && message.contains("allowMetered"), "\(message)")
+
+        let rollback = MapStoreError.rollbackRefused(installed: MapVersion("2026.12.0"), offered: MapVersion("2026.11.0"))
+        let said = try #require(rollback.errorDescription)
+        #expect(said.contains("2026.12.0 or newer") && said.contains("catalog URL"), "\(said)")
+    }
+
     // MARK: one store-wide event stream, several consumers; progress by polling
 
     @Test func everyConsumerOfTheStoreEventsSeesADownloadAndProgressCanBePolled() async throws {
