@@ -25,6 +25,32 @@ extension MapStore {
         }
     }
 
+    /// Downloads `regions` (with their descendants) and waits until they are installed: `download(regions:)`,
+    /// then `DownloadTask.wait()`. `progress` receives each region's bytes on the device so far (as the
+    /// task's `.progress` events, and `progress(of:)`, say).
+    ///
+    /// Cancelling the calling task stops the download, keeps the bytes fetched so far (the regions are
+    /// `paused`; a later download of them resumes from those bytes) and throws `MapStoreError.cancelled`.
+    public func download(regions: [RegionID], progress: @escaping @Sendable (RegionID, RegionProgress) -> Void) async throws(MapStoreError) {
+        if Task.isCancelled { throw MapStoreError.cancelled }
+        let task = try download(regions: regions)
+        let watcher = Task {
+            for await case .progress(let region, let received, let total) in task.events {
+                progress(region, RegionProgress(receivedBytes: received, totalBytes: total))
+            }
+        }
+        try await MapStoreError.boundary("download", path: storageFolder) {
+            defer { watcher.cancel() }
+            try await withTaskCancellationHandler {
+                try await task.wait()
+            } onCancel: {
+                task.stop()
+            }
+            // Every progress report is delivered before the call returns.
+            await watcher.value
+        }
+    }
+
     /// The catalog downloads use: the kept one of the installed version, else the remembered URL's.
     func catalogForDownloads() async throws -> (tree: RegionTree, url: URL) {
         let (kept, remembered) = core.withLock { ($0.keptCatalog(), $0.catalogURL) }
@@ -83,10 +109,15 @@ extension MapStore {
             let interrupted: Bool
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {
-            case (true, .pausing):
+            case (true, .pausing), (true, .stopping):
                 try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
-                task.markPaused()
+                // Paused before it is said, so a consumer that resumes on the event finds it paused.
+                let paused = task.markPaused()
                 for id in task.regions { task.emit(.stateChanged(id, .paused)) }
+                if paused { return }
+                // Stopped (or stopped or cancelled while pausing): the task ends here.
+                if task.phase == .cancelling { cleanUpCancelled(task) }
+                task.finish(.failure(.cancelled))
             case (true, .cancelling):
                 cleanUpCancelled(task)
                 task.finish(.failure(.cancelled))

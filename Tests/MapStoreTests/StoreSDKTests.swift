@@ -170,6 +170,43 @@ import Testing
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
     }
 
+    // MARK: a download awaited in a task, cancelled with it
+
+    @Test func awaitedDownloadStopsWithItsTaskKeepsItsBytesAndALaterOneResumes() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-await.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let reported = Mutex<[RegionProgress]>([])
+        let downloading = Task {
+            try await store.download(regions: ["europe/li"]) { region, progress in
+                if region == "europe/li" { reported.withLock { $0.append(progress) } }
+            }
+        }
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 && !reported.withLock { $0.isEmpty } })
+        downloading.cancel()
+        let outcome = await downloading.result
+        #expect(cancelled(outcome), "\(outcome)")
+        let fetched = partialBytes(device.storage)
+        #expect(fetched > 0)
+        #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
+
+        try await store.download(regions: ["europe/li"]) { _, _ in }
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        let li = try DownloadTests.bundle(of: "europe/li")
+        let sent = try server.served(li.path).bytes
+        // The second download continued from the kept bytes (at most one unflushed block travels twice).
+        #expect(sent - Int(li.size) <= 64 * 1024, "sent \(sent) for \(li.size)")
+        let seen = reported.withLock { $0 }
+        #expect(seen.allSatisfy { $0.receivedBytes <= $0.totalBytes && $0.totalBytes > 0 }, "\(seen)")
+    }
+
     // MARK: a paused task learns that another one installed its regions
 
     @Test func pausedTaskWaitReturnsWhenAnotherTaskCompletesTheRegion() async throws {
