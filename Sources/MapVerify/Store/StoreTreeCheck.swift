@@ -97,7 +97,9 @@ package struct StoreTreeCheck {
             start("mappack-hash", done) { [store, hashContents, stop] in
                 let checker = FileChecker(store: store, storeDescriptor: storeDescriptor, hashContents: hashContents, copy: copy)
                 while let batch = files.take() {
-                    if !files.isCancelled, !stop() { checker.check(batch) { files.isCancelled || stop() } }
+                    // The queue's own cancel (a failed feed) is checked per batch, as it takes its lock;
+                    // the caller's `stop` (an atomic flag) per file.
+                    if !files.isCancelled, !stop() { checker.check(batch, stop: stop) }
                     files.recycle(batch)
                 }
                 results.state.withLock {
