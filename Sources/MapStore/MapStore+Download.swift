@@ -13,16 +13,36 @@ extension MapStore {
     ///
     /// Throws at once when nothing is installed or the network policy forbids the current network
     /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
-    /// and from `wait()`.
+    /// and from `wait()`. Never waits for a write in progress (a move, a repair, an update's install):
+    /// the task starts its work when that write has ended.
     public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
         try MapStoreError.boundary("download", path: storageFolder) {
-            _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+            try checkInstalledWithoutWaiting()
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
             liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
             task.start()
             return task
         }
+    }
+
+    /// Returns once no write holds the store's lock, having waited (if at all) on a `BlockingPool` thread:
+    /// a task started during a long write (a move, a repair, an install) waits there, not on a thread of
+    /// the cooperative pool, whose few threads the app's other async work needs.
+    func waitForWriteInProgress() async {
+        guard core.withLockIfAvailable({ _ in true }) == nil else { return }
+        await BlockingPool.value { [self] in core.withLock { _ in } }
+    }
+
+    /// Throws `notInstalled`, or `repairNeeded` for an interrupted operation, before a task starts. Never
+    /// waits for a write in progress (a move, a repair, an install): then the published state answers
+    /// whether anything is installed, and the task checks the rest when the write has ended.
+    func checkInstalledWithoutWaiting() throws {
+        let checked = try core.withLockIfAvailable { core throws -> Bool in
+            _ = try core.committedState()
+            return true
+        }
+        if checked == nil, imageID == nil { throw MapStoreError.notInstalled }
     }
 
     /// Downloads `regions` (with their descendants) and waits until they are installed: `download(regions:)`,
@@ -66,6 +86,7 @@ extension MapStore {
         let key = ObjectIdentifier(task)
         var requested: [RegionID] = []
         do {
+            await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
             let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in
                 try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)

@@ -378,6 +378,55 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    @Test func startingADownloadOrAnUpdateDoesNotWaitForAMoveInProgress() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let nginx = try NginxServer(root: DownloadTests.catalogFolder)
+        defer { nginx.stop() }
+        let device = Device()
+        let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        var options = MapStore.Options()
+        options.catalogURL = catalog
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let root = device.storageFolder
+        let reached = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        CrashPoint.storageHooks.withLock {
+            $0[root] = { name in
+                guard name == "move.midCopy" else { return }
+                reached.signal()
+                release.wait()
+            }
+        }
+        defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
+        let moved = URL(fileURLWithPath: device.folder.join("moved"), isDirectory: true)
+        let moving = Task { try await store.moveData(to: moved) }
+        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        try #require(held, "the move never reached move.midCopy")
+
+        // A button tap starts a download and an update while the move copies: the calls return their
+        // tasks at once (on a thread of their own; one stuck behind the move is given 30 s).
+        let started = DispatchSemaphore(value: 0)
+        let tasks = Mutex<(download: DownloadTask?, update: UpdateTask?)>((nil, nil))
+        Thread {
+            let download = try? store.download(regions: ["europe/li"])
+            let update = try? store.startUpdate(catalog: catalog)
+            tasks.withLock { $0 = (download, update) }
+            started.signal()
+        }.start()
+        let inTime = try await offPool { started.wait(timeout: .now() + 30) == .success }
+        release.signal()
+        try await moving.value
+        #expect(inTime, "starting a download or an update waited for the move")
+        let (download, update) = tasks.withLock { $0 }
+        // They run once the move committed, at the new place.
+        try await #require(download).wait()
+        try await #require(update).wait()
+        #expect(store.storage.path == moved.standardizedFileURL.path)
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
     // MARK: typed errors at the boundary
 
     @Test func failuresBelowArriveAsMapStoreErrorsThatSayWhatToDo() async throws {
