@@ -7,6 +7,10 @@ import Synchronization
 /// cache; `resume()`, or a later `MapStore.download` of the same regions (also after the process
 /// was killed), continues from them. Cancelling removes the fetched data and returns the regions
 /// to `available`.
+///
+/// The task holds its store; the store holds a paused task only weakly. An app that lets go of a
+/// paused download and of its store frees both; the regions stay `paused` with the fetched bytes
+/// kept, and a download of them by a store opened later resumes from those bytes.
 public final class DownloadTask: Sendable {
     /// The regions asked for.
     public let regions: [RegionID]
