@@ -126,7 +126,8 @@ extension MapStore {
             settlePausedTasks()
         } catch {
             activeDownloads.withLock { $0[key] = nil }
-            let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storageFolder, reason: "\(error)")
+            // As at the public boundary: a file or database failure keeps its path and errno (`.local`).
+            let failure = MapStoreError.wrapping(error, operation: "download", path: storageFolder)
             let interrupted: Bool
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {

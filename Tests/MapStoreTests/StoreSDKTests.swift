@@ -474,6 +474,33 @@ import Testing
         #expect(said.contains("2026.12.0 or newer") && said.contains("catalog URL"), "\(said)")
     }
 
+    @Test func aDatabaseFailureInsideADownloadArrivesAsALocalErrorWithItsPath() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        var options = MapStore.Options()
+        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        // Another connection holds the state database's write lock: the download's first write fails
+        // (SQLITE_BUSY after the 5 s busy timeout) inside the task, after the call returned.
+        let other = try SQLiteDatabase(path: device.storage + "/state.sqlite")
+        try other.execute("BEGIN IMMEDIATE")
+        let task = try store.download(regions: ["europe/li"])
+        let failure: MapStoreError?
+        do {
+            try await task.wait()
+            failure = nil
+        } catch { failure = error }
+        try other.execute("ROLLBACK")
+        guard case .local(let path, _, _, _, let reason)? = failure else {
+            Issue.record("a locked state database during a download: \(String(describing: failure))")
+            return
+        }
+        #expect(path.hasSuffix("/state.sqlite"), "\(path)")
+        #expect(reason.contains("locked"), "\(reason)")
+        #expect(failure?.errorDescription?.contains("free space or fix access") == true)
+    }
+
     // MARK: one store-wide event stream, several consumers; progress by polling
 
     @Test func everyConsumerOfTheStoreEventsSeesADownloadAndProgressCanBePolled() async throws {
