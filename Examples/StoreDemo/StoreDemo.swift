@@ -5,7 +5,7 @@ import Synchronization
 
 /// The first start of an app with preinstalled offline maps, written as an app would write it against
 /// `MapStore`: open with the image, watch the store's events, list the regions on offer with their sizes,
-/// download one with a pause and a resume, check for an update and run it, print the states.
+/// download one with a pause and a resume, check for an update and run it, print the states, verify the files.
 @main
 enum StoreDemo {
     static func main() async {
@@ -110,6 +110,14 @@ enum StoreDemo {
         // 6. Where things stand.
         print("== regions")
         printInstalled(try store.regions(language: arguments.language))
+
+        // 7. Check every installed file in full (SHA-256). That reads every byte, so it is async: it runs on
+        // threads of its own, blocks no reader, and stops between files when its task is cancelled (a UI
+        // runs it in a task it cancels when the user leaves the screen).
+        print("== verify")
+        let problems = try await store.verify(full: true)
+        for problem in problems { print("problem: \(problem)") }
+        print(problems.isEmpty ? "verify: ok" : "verify: \(problems.count) problem(s); call repair()")
         // Let the event consumer print what is queued before the program ends.
         try? await Task.sleep(for: .milliseconds(300))
         watcher.cancel()

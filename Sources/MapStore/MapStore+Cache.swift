@@ -55,11 +55,22 @@ extension MapStore {
     /// Imports the cache seed (`cache-seed.sqlite`) at the file URL `seed`, ranked below what is cached
     /// already. Refuses a seed older than the installed map version with `MapStoreError.seedOlderThanStore`.
     /// Returns the number of entries added.
+    ///
+    /// A seed can hold many megabytes, all copied into the cache database: the import runs on a thread of
+    /// its own, under the cache's lock (cache calls wait for it; storage readers do not). A cancellation of
+    /// the calling task that arrives before the import starts throws `MapStoreError.cancelled` and adds
+    /// nothing; once started, the import (one transaction) runs to its end.
     @discardableResult
-    public func importCacheSeed(at seed: URL) throws(MapStoreError) -> Int {
-        try MapStoreError.boundary("importCacheSeed", path: storageFolder) {
+    public func importCacheSeed(at seed: URL) async throws(MapStoreError) -> Int {
+        try await MapStoreError.boundary("importCacheSeed", path: storageFolder) {
             let version = mapVersion
-            return try withCache { try $0.importSeed(seed.storeFolderPath, storeVersion: version) }
+            let path = seed.storeFolderPath
+            return try await CancellationFlag.runBlocking { [self] flag in
+                try withCache { cache throws -> Int in
+                    try flag.check()
+                    return try cache.importSeed(path, storeVersion: version)
+                }
+            }
         }
     }
 }

@@ -13,15 +13,61 @@ extension MapStore {
     ///
     /// Throws at once when nothing is installed or the network policy forbids the current network
     /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
-    /// and from `wait()`.
+    /// and from `wait()`. Never waits for a write in progress (a move, a repair, an update's install):
+    /// the task starts its work when that write has ended.
     public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
         try MapStoreError.boundary("download", path: storageFolder) {
-            _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+            try checkInstalledWithoutWaiting()
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
             liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
             task.start()
             return task
+        }
+    }
+
+    /// Returns once no write holds the store's lock, having waited (if at all) on a `BlockingPool` thread:
+    /// a task started during a long write (a move, a repair, an install) waits there, not on a thread of
+    /// the cooperative pool, whose few threads the app's other async work needs.
+    func waitForWriteInProgress() async {
+        guard core.withLockIfAvailable({ _ in true }) == nil else { return }
+        await BlockingPool.value { [self] in core.withLock { _ in } }
+    }
+
+    /// Throws `notInstalled`, or `repairNeeded` for an interrupted operation, before a task starts. Never
+    /// waits for a write in progress (a move, a repair, an install): then the published state answers
+    /// whether anything is installed, and the task checks the rest when the write has ended.
+    func checkInstalledWithoutWaiting() throws {
+        let checked = try core.withLockIfAvailable { core throws -> Bool in
+            _ = try core.committedState()
+            return true
+        }
+        if checked == nil, imageID == nil { throw MapStoreError.notInstalled }
+    }
+
+    /// Downloads `regions` (with their descendants) and waits until they are installed: `download(regions:)`,
+    /// then `DownloadTask.wait()`. `progress` receives each region's bytes on the device so far (as the
+    /// task's `.progress` events, and `progress(of:)`, say).
+    ///
+    /// Cancelling the calling task stops the download, keeps the bytes fetched so far (the regions are
+    /// `paused`; a later download of them resumes from those bytes) and throws `MapStoreError.cancelled`.
+    public func download(regions: [RegionID], progress: @escaping @Sendable (RegionID, RegionProgress) -> Void) async throws(MapStoreError) {
+        if Task.isCancelled { throw MapStoreError.cancelled }
+        let task = try download(regions: regions)
+        let watcher = Task {
+            for await case .progress(let region, let received, let total) in task.events {
+                progress(region, RegionProgress(receivedBytes: received, totalBytes: total))
+            }
+        }
+        try await MapStoreError.boundary("download", path: storageFolder) {
+            defer { watcher.cancel() }
+            try await withTaskCancellationHandler {
+                try await task.wait()
+            } onCancel: {
+                task.stop()
+            }
+            // Every progress report is delivered before the call returns.
+            await watcher.value
         }
     }
 
@@ -40,6 +86,7 @@ extension MapStore {
         let key = ObjectIdentifier(task)
         var requested: [RegionID] = []
         do {
+            await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
             let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in
                 try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
@@ -79,14 +126,20 @@ extension MapStore {
             settlePausedTasks()
         } catch {
             activeDownloads.withLock { $0[key] = nil }
-            let failure = (error as? MapStoreError) ?? .io(operation: "download", path: storageFolder, reason: "\(error)")
+            // As at the public boundary: a file or database failure keeps its path and errno (`.local`).
+            let failure = MapStoreError.wrapping(error, operation: "download", path: storageFolder)
             let interrupted: Bool
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {
-            case (true, .pausing):
+            case (true, .pausing), (true, .stopping):
                 try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
-                task.markPaused()
+                // Paused before it is said, so a consumer that resumes on the event finds it paused.
+                let paused = task.markPaused()
                 for id in task.regions { task.emit(.stateChanged(id, .paused)) }
+                if paused { return }
+                // Stopped (or stopped or cancelled while pausing): the task ends here.
+                if task.phase == .cancelling { cleanUpCancelled(task) }
+                task.finish(.failure(.cancelled))
             case (true, .cancelling):
                 cleanUpCancelled(task)
                 task.finish(.failure(.cancelled))

@@ -11,10 +11,22 @@ extension MapStore {
     /// Switches this store to the storage folder `folder` (a file URL): adopts the store there when
     /// there is one (returning its status, which may ask for `repair()`), or starts an empty storage.
     /// Nothing is copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
+    ///
+    /// Refused with `MapStoreError.busy` while a download task (running or paused) or an update
+    /// (running or paused) is live: it works on this storage's files and records. Runs on a thread of
+    /// its own (it creates the folder durably, removes a killed process's staging leftovers there and
+    /// checks the store it finds). A cancellation of the calling task that arrives before the switch
+    /// starts throws `MapStoreError.cancelled` and changes nothing.
     @discardableResult
-    public func switchStorage(to folder: URL) throws(MapStoreError) -> StoreStatus {
-        try MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
-            try write { core throws -> StoreStatus in
+    public func switchStorage(to folder: URL) async throws(MapStoreError) -> StoreStatus {
+        try await MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
+            try await cancellableWrite { [self] core throws -> StoreStatus in
+                try core.checkCancelled()
+                if let busy = liveWork() {
+                    throw MapStoreError.busy(
+                        operation: "switchStorage",
+                        reason: "\(busy) works on the current storage folder; let it finish or cancel it (cancel()), then switch")
+                }
                 // The folder first: when it cannot be made, the store stays where it was.
                 let layout = StoreLayout(root: folder.storeFolderPath)
                 try FileSystem.makeDirectoriesDurably(layout.root)
@@ -25,10 +37,19 @@ extension MapStore {
         }
     }
 
+    /// What is under way on the storage folder and would be cut off from it by a switch: a download
+    /// or an update, running or paused (nil when none is).
+    private func liveWork() -> String? {
+        if fetching.withLock({ $0 }) > 0 { return "a download or an update that is fetching" }
+        if liveTasks.withLock({ live in live.values.contains { $0.task != nil } }) { return "a download task (running or paused)" }
+        if liveUpdate.withLock({ $0.task != nil }) { return "an update (running or paused)" }
+        return nil
+    }
+
     /// Switches this store to the storage folder at `path` (see `switchStorage(to:)`).
     @available(*, deprecated, renamed: "switchStorage(to:)", message: "pass a file URL")
     @discardableResult
-    public func setStoragePath(_ path: String) throws(MapStoreError) -> StoreStatus {
-        try switchStorage(to: URL(fileURLWithPath: path, isDirectory: true))
+    public func setStoragePath(_ path: String) async throws(MapStoreError) -> StoreStatus {
+        try await switchStorage(to: URL(fileURLWithPath: path, isDirectory: true))
     }
 }

@@ -113,7 +113,8 @@ extension MapStore {
     /// One update runs at a time: while one is live (running or paused) this returns it (resuming it
     /// when paused) if it is for the same catalog, and throws `busy` otherwise. Throws at once when
     /// nothing is installed; catalog, fetch and install failures arrive from `wait()` and as
-    /// `.updateFailed` events.
+    /// `.updateFailed` events. Never waits for a write in progress (a move, a repair, a download's
+    /// install): the update starts its work when that write has ended.
     @discardableResult
     public func startUpdate(catalog: URL? = nil) throws(MapStoreError) -> UpdateTask {
         try startUpdate(catalog: catalog, progress: { _ in })
@@ -122,11 +123,11 @@ extension MapStore {
     /// `startUpdate(catalog:)` with a progress callback for `update(catalog:progress:)`.
     private func startUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) throws(MapStoreError) -> UpdateTask {
         try MapStoreError.boundary("update", path: storageFolder) {
-            _ = try core.withLock { core throws -> StateDatabase in try core.committedState() }
+            try checkInstalledWithoutWaiting()
             let (task, existing) = liveUpdate.withLock { live -> (UpdateTask?, Bool) in
-                if let live { return (live.catalog == catalog ? live : nil, true) }
+                if let running = live.task { return (running.catalog == catalog ? running : nil, true) }
                 let task = UpdateTask(store: self, catalog: catalog, progress: progress)
-                live = task
+                live.task = task
                 return (task, false)
             }
             guard let task else {
@@ -192,6 +193,7 @@ extension MapStore {
             broadcaster.send(.updateProgress(step))
         }
         try await MapStoreError.boundary("update", path: storageFolder) {
+            await waitForWriteInProgress()
             guard let url = task.catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
             let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }

@@ -79,8 +79,9 @@ public final class MapStore: Sendable {
     /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
     let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
 
-    /// The update not finished yet (running or paused); one at a time.
-    let liveUpdate = Mutex<UpdateTask?>(nil)
+    /// The update not finished yet (running or paused); one at a time. Held weakly: a running update is
+    /// kept alive by its runner, a paused one by the app (which may let go of it, see `UpdateTask`).
+    let liveUpdate = Mutex(WeakUpdateTask())
 
     /// Fetches (downloads and updates) writing into the download cache now.
     let fetching = Mutex(0)
@@ -209,18 +210,6 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Checks the kept manifest (its image id against its content and the state's record; with
-    /// `full` and trusted keys, its kept signature) and the installed files against it, narrowed to
-    /// installed regions: presence, sizes, no extra files, and with `full` their SHA-256.
-    public func verify(full: Bool) throws(MapStoreError) -> [StoreProblem] {
-        try MapStoreError.boundary("verify", path: storageFolder) {
-            try core.withLock { core throws -> [StoreProblem] in
-                guard try core.state?.imageID != nil else { throw MapStoreError.notInstalled }
-                return try core.checkStore(full: full)
-            }
-        }
-    }
-
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
     /// the image's language, English, then the id. Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.
@@ -230,15 +219,17 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Deletes regions and their installed descendants, removing files no remaining region uses.
+    /// Deletes regions and their installed descendants, removing files no remaining region uses. Each
+    /// deleted region is announced to the consumers of `events()` as `.regionStateChanged(id, .available)`.
     ///
     /// Runs on a thread of its own. A cancellation of the calling task that arrives before the
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
-        try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
-            try await cancellableWrite { core throws in try core.deleteRegions(ids) }
+        let deleted = try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
+            try await cancellableWrite { core throws -> [RegionID] in try core.deleteRegions(ids) }
         }
+        for id in deleted { broadcaster.send(.regionStateChanged(id, .available)) }
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest

@@ -67,7 +67,8 @@ import Testing
         let final = lines.drop { $0 != "== regions" }
         #expect(final.contains { $0.hasPrefix("installed: europe/ch/ge ") && $0.hasSuffix(" completed") }, "\(run.stdout)")
         #expect(final.filter { $0.hasPrefix("installed: ") }.count == manifest.regions.count + 1, "\(run.stdout)")
-        // The store the demo left verifies.
+        // The demo's own full check, then the CLI's: the store the demo left verifies.
+        #expect(lines.contains("verify: ok"), "\(run.stdout)")
         let verify = try Tool.mappack(["verify", folder.join("device/maps")])
         #expect(verify.status == 0, "\(verify.stderr)")
     }

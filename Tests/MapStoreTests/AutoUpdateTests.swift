@@ -106,7 +106,7 @@ import Testing
         let new = UpdateFixture.newVersion
         #expect(await eventually(10) { log.updateSteps.contains("finished \(new)") })
         #expect(log.updateSteps.prefix(3) == ["available \(new)", "started \(new)", "finished \(new)"], "\(log.updateSteps)")
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         // Up to date again: later checks find nothing to do.
         let requests = site.catalogRequests
         #expect(await eventually(30) { site.catalogRequests >= requests + 2 })
@@ -143,7 +143,7 @@ import Testing
         #expect(await eventually(10) { log.updateSteps.contains("finished \(new)") })
         let after = log.updateSteps.drop { !$0.hasPrefix("deferred") }.filter { !$0.hasPrefix("available") }
         #expect(Array(after) == ["deferred \(new) meteredNetwork", "started \(new)", "finished \(new)"], "\(log.updateSteps)")
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func releasedStoreStopsItsScheduleAndDeinitialises() async throws {

@@ -44,7 +44,7 @@ import Testing
         try store.clearCache()
         #expect(try store.computeCacheSize() == 0)
         #expect(try store.regions().count == 4)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try await device.open().initialStatus == .ok)
     }
 
@@ -58,13 +58,30 @@ import Testing
             let db = try SQLiteDatabase(path: old)
             try db.execute("UPDATE meta SET value = '0.9' WHERE key = 'mapVersion'")
         }
-        #expect {
-            try store.importCacheSeed(at: URL(fileURLWithPath: old))
+        await #expect {
+            try await store.importCacheSeed(at: URL(fileURLWithPath: old))
         } throws: { error in
             guard case MapStoreError.seedOlderThanStore(let seed, _) = error else { return false }
             return seed == MapVersion("0.9")
         }
         #expect(try store.computeCacheSize() == 0)
-        #expect(try store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) == 2)
+        #expect(try await store.importCacheSeed(at: URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")) == 2)
+    }
+
+    @Test func seedImportInACancelledTaskSaysCancelledAndImportsNothing() async throws {
+        let device = Device()
+        let store = try await device.open(image: StoreFixture.shared.image(archive: false))
+        try store.clearCache()
+        let seed = URL(fileURLWithPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite")
+        let importing = Task {
+            // Sleeps until cancelled, then imports from the cancelled task.
+            try? await Task.sleep(for: .seconds(60))
+            return try await store.importCacheSeed(at: seed)
+        }
+        importing.cancel()
+        let outcome = await importing.result
+        #expect(cancelled(outcome), "\(outcome)")
+        #expect(try store.cacheEntryCount() == 0)
+        #expect(try await store.importCacheSeed(at: seed) == 2)
     }
 }

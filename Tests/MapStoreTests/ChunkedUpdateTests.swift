@@ -60,7 +60,7 @@ import Testing
         // The header, then every missing chunk in one multi-range request.
         #expect(changed.values.allSatisfy { nginx.requests(path: "/cat-2026.12.0/" + ($0.chunked?.url ?? "")) == 2 })
         #expect(chunks > 0 && Int64(chunks) < changedBytes / 2, "\(chunks) bytes of chunks for \(changedBytes) bytes of changed bundles")
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == MapVersion("2026.12.0") })
     }
 
@@ -88,7 +88,7 @@ import Testing
             #expect(Int64(stats[zck]?.bytes ?? 0) == bundle.chunked?.size)
             #expect(stats["/cat-2026.12.0/" + bundle.url] == nil)
         }
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == MapVersion("2026.12.0") })
     }
 }

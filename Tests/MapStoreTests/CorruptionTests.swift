@@ -21,12 +21,12 @@ import Testing
         }
         let store = try await device.open(image: image, full: true)
         #expect(store.initialStatus == .corrupted)
-        let problems = try store.verify(full: true)
+        let problems = try await store.verify(full: true)
         #expect(problems.count == 1)
         if damage != .addFile { #expect(problems.first?.regions == ["europe/ch/zh"]) }
         let report = try await store.repair()
         #expect(report.actions == [damage == .addFile ? .removedFiles(count: 1) : .restoredFiles(count: 1, from: .image)])
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try await device.open(full: true).initialStatus == .ok)
         #expect(store.initialStatus == .corrupted)
     }

@@ -32,7 +32,7 @@ import Testing
         #expect(store.initialStatus != .ok)
         let report = try await store.repair()
         #expect(report.status == .ok)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
         #expect(try store.cacheEntryCount() == 2)
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
@@ -59,7 +59,7 @@ import Testing
         let store = try await device.open(image: image)
         #expect(store.initialStatus == .interruptedOperation)
         #expect(try await store.repair().actions == [.finishedDelete])
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/zh"])
         #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
         #expect(try await device.open(full: true).initialStatus == .ok)
@@ -75,7 +75,16 @@ import Testing
         #expect(result.status == SIGKILL, "\(result.stderr)")
         let old = try await device.open(image: image)
         #expect(old.initialStatus == .interruptedOperation)
-        _ = try await old.repair()
+        let report = try await old.repair()
+        let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)
+        // The report names where the data is now, as a file URL.
+        let finished = report.actions.compactMap { action -> URL? in if case .finishedMove(let to) = action { to } else { nil } }
+        if committed {
+            #expect(finished.map(\.path) == [folderPath(target)], "\(report.actions)")
+            #expect(finished.allSatisfy(\.isFileURL) && report.storage == finished.first)
+        } else {
+            #expect(finished.isEmpty && report.actions.contains(.rolledBackMove), "\(report.actions)")
+        }
         let new = try await device.open(storage: target)
         _ = try await new.repair()
         var usable: [String] = []
@@ -85,12 +94,11 @@ import Testing
                 #expect(store.initialStatus == .empty, "\(folder)")
                 continue
             }
-            #expect(try store.verify(full: true).isEmpty)
+            #expect(try await store.verify(full: true).isEmpty)
             #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
             usable.append(folder)
         }
         #expect(usable.count == 1)
-        let committed = ["move.afterCommit", "move.midRemoveOld"].contains(point)
         #expect(usable == [committed ? target : device.storage])
     }
 }

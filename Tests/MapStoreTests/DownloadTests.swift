@@ -63,8 +63,8 @@ import Testing
             let bundle = try DownloadTests.bundle(of: id)
             #expect(nginx.bytesSent(path: bundle.path) == Int(bundle.size), "\(id)")
         }
-        #expect(try store.verify(full: true).isEmpty)
-        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).problems.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
+        #expect(try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).problems.isEmpty)
         let details = try store.regionDetails("europe/ch", language: "de")
         #expect(details.name == "Schweiz" && details.cities == ["Bern", "Zürich"] && details.state == .completed)
         #expect(try await device.open(full: true).initialStatus == .ok)
@@ -120,7 +120,7 @@ import Testing
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
         let sent = try server.served(li.path).bytes
         #expect(Double(sent) <= 1.05 * Double(li.size), "sent \(sent) for \(li.size)")
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func pauseAndResumeCompletes() async throws {
@@ -152,7 +152,7 @@ import Testing
         try await task.wait()
         await watcher.value
         #expect(states.withLock { $0 } == [.downloading, .paused, .downloading, .completed])
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func cancelRemovesPartialDataAndMakesRegionAvailable() async throws {
@@ -172,7 +172,7 @@ import Testing
         #expect(try DirectoryWalker.walk(device.storage + "/downloads").filter(\.isRegular).filter { !$0.relativePath.hasSuffix(".lock") }.isEmpty)
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .available)
         #expect(try store.regions() == before)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func meteredNetworkIsRefusedUnlessAllowed() async throws {
@@ -215,7 +215,7 @@ import Testing
             #expect(regions == ["europe/li"])
             #expect(bundle == (try DownloadTests.bundle(of: "europe/li").digest))
         }
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try !store.regions().contains { $0.id == "europe/li" })
     }
 
@@ -250,7 +250,7 @@ import Testing
             }
         }
         try FileSystem.removeFile(mountPoint + "/filler")
-        #expect(try store.verify(full: true).isEmpty)
-        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: storage), full: true).problems.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
+        #expect(try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: storage), full: true).problems.isEmpty)
     }
 }

@@ -22,7 +22,7 @@ import Testing
         #expect(try store.regions(language: "de-CH").first { $0.id == "europe/ch/zh" }?.name == "Zürich")
         let manifest = try fixture.manifest()
         for region in regions { #expect(region.sizeOnDiskInBytes == manifest.region(region.id)?.sizeOnDiskInBytes) }
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         // The library's verifier agrees with the image verifier run on the installed tree.
         #expect(ImageVerifier.verifyTree(device.storage + "/store", manifest: manifest, hashContents: true, jobs: 2).problems.isEmpty)
         #expect(try store.path(of: "regions/europe/ch/zh/tiles.db")?.path == device.storageFolder + "/store/regions/europe/ch/zh/tiles.db")
@@ -109,11 +109,11 @@ import Testing
         #expect(try store.regions().map(\.id) == ["europe/ch", "europe/ch/be", "europe/ch/be/thun"])
         #expect(!FileSystem.exists(device.storage + "/store/regions/europe/ch/zh"))
         #expect(FileSystem.exists(device.storage + "/store/borders/be-zh/tiles.db"))
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         try await store.deleteRegions(["europe/ch/be"])
         #expect(try store.regions().map(\.id) == ["europe/ch"])
         #expect(!FileSystem.exists(device.storage + "/store/borders"))
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         await #expect(throws: MapStoreError.self) { try await store.deleteRegions(["europe/li"]) }
         #expect(try await device.open().initialStatus == .ok)
     }
@@ -128,7 +128,7 @@ import Testing
         #expect(store.storage.path == folderPath(target))
         #expect(!FileSystem.exists(device.storage + "/store"))
         #expect(!FileSystem.exists(device.storage + "/state.sqlite"))
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try await device.open(storage: target).initialStatus == .ok)
         #expect(try await device.open().initialStatus == .empty)
         #expect(!store.mayBeOutOfSpace(for: 1))

@@ -67,7 +67,7 @@ import Testing
         let store = try await device.open(image: image, full: true)
         #expect(store.initialStatus == .corrupted)
         #expect(try store.regions().first { $0.id == "europe/ch/zh" }?.state == .needUpdate)
-        let verified = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: false)
+        let verified = try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: false)
         #expect(verified.problems.map(\.kind) == [.unknownRegionState])
         #expect(verified.problems.first?.regions == ["europe/ch/zh"])
         let report = try await store.repair()

@@ -64,7 +64,7 @@ import Testing
         task.resume()
         try await task.wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func moveDataWaitsForNoFetchAndSaysSo() async throws {
@@ -95,7 +95,116 @@ import Testing
         task.cancel()
         _ = try? await task.wait()
         try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
+    @Test func switchStorageIsRefusedWhileADownloadIsLive() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-switch.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let other = URL(fileURLWithPath: device.folder.join("other"), isDirectory: true)
+        // Fetching, then paused: either way the task works on this storage's files and rows.
+        let task = try store.download(regions: ["europe/li"])
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        for phase in ["fetching", "paused"] {
+            if phase == "paused" {
+                task.pause()
+                #expect(await eventually(30) { task.isPaused })
+            }
+            let failure: (any Error)?
+            do {
+                try await store.switchStorage(to: other)
+                failure = nil
+            } catch { failure = error }
+            if case .busy(let operation, let reason)? = failure as? MapStoreError {
+                #expect(operation == "switchStorage" && reason.contains("download"), "\(reason)")
+            } else {
+                Issue.record("switchStorage with a \(phase) download: \(String(describing: failure))")
+            }
+            #expect(store.storage.path == device.storageFolder)
+            #expect(!FileSystem.exists(other.path))
+        }
+        task.resume()
+        try await task.wait()
+        #expect(try await store.switchStorage(to: other) == .empty)
+        #expect(try await store.switchStorage(to: URL(fileURLWithPath: device.storage)) == .ok)
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+    }
+
+    @Test func droppedStoreAndPausedDownloadAreFreedAndTheDownloadResumesAfterReopening() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-drop.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        weak var droppedStore: MapStore?
+        weak var droppedTask: DownloadTask?
+        do {
+            let store = try await MapStore.open(
+                storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+                preinstalled: StoreFixture.shared.image(archive: false), options: options)
+            let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
+            paused.watcher.withLock { $0 }?.cancel()
+            droppedStore = store
+            droppedTask = paused.task
+        }
+        let freed = await eventually(10) { droppedStore == nil && droppedTask == nil }
+        #expect(freed, "store freed: \(droppedStore == nil), paused download freed: \(droppedTask == nil)")
+        let fetched = partialBytes(device.storage)
+        #expect(fetched > 0)
+
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
+        try await store.download(regions: ["europe/li"]).wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+    }
+
+    // MARK: a download awaited in a task, cancelled with it
+
+    @Test func awaitedDownloadStopsWithItsTaskKeepsItsBytesAndALaterOneResumes() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let server = try FaultServer(root: DownloadTests.catalogFolder)
+        defer { server.stop() }
+        let device = Device()
+        let name = try DownloadTests.faultCatalog("trickle-await.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
+        var options = MapStore.Options()
+        options.catalogURL = server.url(name)
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let reported = Mutex<[RegionProgress]>([])
+        let downloading = Task {
+            try await store.download(regions: ["europe/li"]) { region, progress in
+                if region == "europe/li" { reported.withLock { $0.append(progress) } }
+            }
+        }
+        #expect(await eventually(60) { partialBytes(device.storage) > 0 && !reported.withLock { $0.isEmpty } })
+        downloading.cancel()
+        let outcome = await downloading.result
+        #expect(cancelled(outcome), "\(outcome)")
+        let fetched = partialBytes(device.storage)
+        #expect(fetched > 0)
+        #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
+
+        try await store.download(regions: ["europe/li"]) { _, _ in }
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        let li = try DownloadTests.bundle(of: "europe/li")
+        let sent = try server.served(li.path).bytes
+        // The second download continued from the kept bytes (at most one unflushed block travels twice).
+        #expect(sent - Int(li.size) <= 64 * 1024, "sent \(sent) for \(li.size)")
+        let seen = reported.withLock { $0 }
+        #expect(seen.allSatisfy { $0.receivedBytes <= $0.totalBytes && $0.totalBytes > 0 }, "\(seen)")
     }
 
     // MARK: a paused task learns that another one installed its regions
@@ -152,14 +261,14 @@ import Testing
         let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
         try flipBit(in: device.storage + "/store/" + shipped.path)
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
-        #expect(try store.verify(full: true).count == 2)
+        #expect(try await store.verify(full: true).count == 2)
 
         let reopened = try await MapStore.open(
             storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache), preinstalled: image, options: options)
         let report = try await reopened.repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+        #expect(try await reopened.verify(full: true).isEmpty)
 
         // A verified archive in the storage's download cache (a paused or failed download left it) serves without the network.
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
@@ -170,7 +279,7 @@ import Testing
         let again = try await reopened.repair()
         #expect(again.actions == [.restoredFiles(count: 1, from: .downloadCache)], "\(again.actions)")
         #expect(nginx.requests(path: li.path) == requests)
-        #expect(try await offPool { try reopened.verify(full: true) }.isEmpty)
+        #expect(try await reopened.verify(full: true).isEmpty)
     }
 
     @Test func repairAfterAnUpdateRestoresUnchangedFilesFromTheShippedImage() async throws {
@@ -189,7 +298,7 @@ import Testing
         let report = try await device.open(image: fixture.image).repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .network)), "\(report.actions)")
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: regions to download right after the first start, also while an update is pending
@@ -216,7 +325,7 @@ import Testing
         #expect(try await store.checkForUpdate().status == .oldData)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: readers never wait for a writer
@@ -266,7 +375,56 @@ import Testing
         #expect(seen?.regions == fixture.manifestRegionCount)
         #expect(seen?.version == UpdateFixture.oldVersion)
         #expect(store.mapVersion == UpdateFixture.newVersion)
-        #expect(try await offPool { try store.verify(full: true) }.isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
+    @Test func startingADownloadOrAnUpdateDoesNotWaitForAMoveInProgress() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let nginx = try NginxServer(root: DownloadTests.catalogFolder)
+        defer { nginx.stop() }
+        let device = Device()
+        let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        var options = MapStore.Options()
+        options.catalogURL = catalog
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let root = device.storageFolder
+        let reached = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        CrashPoint.storageHooks.withLock {
+            $0[root] = { name in
+                guard name == "move.midCopy" else { return }
+                reached.signal()
+                release.wait()
+            }
+        }
+        defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
+        let moved = URL(fileURLWithPath: device.folder.join("moved"), isDirectory: true)
+        let moving = Task { try await store.moveData(to: moved) }
+        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        try #require(held, "the move never reached move.midCopy")
+
+        // A button tap starts a download and an update while the move copies: the calls return their
+        // tasks at once (on a thread of their own; one stuck behind the move is given 30 s).
+        let started = DispatchSemaphore(value: 0)
+        let tasks = Mutex<(download: DownloadTask?, update: UpdateTask?)>((nil, nil))
+        Thread {
+            let download = try? store.download(regions: ["europe/li"])
+            let update = try? store.startUpdate(catalog: catalog)
+            tasks.withLock { $0 = (download, update) }
+            started.signal()
+        }.start()
+        let inTime = try await offPool { started.wait(timeout: .now() + 30) == .success }
+        release.signal()
+        try await moving.value
+        #expect(inTime, "starting a download or an update waited for the move")
+        let (download, update) = tasks.withLock { $0 }
+        // They run once the move committed, at the new place.
+        try await #require(download).wait()
+        try await #require(update).wait()
+        #expect(store.storage.path == moved.standardizedFileURL.path)
+        #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     // MARK: typed errors at the boundary
@@ -277,18 +435,70 @@ import Testing
         let blocker = device.folder.join("blocker")
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         // A folder below a plain file cannot be made: the file system's failure must arrive as a MapStoreError.
-        let failure: (any Error)? = { () -> (any Error)? in
-            do {
-                try store.switchStorage(to: URL(fileURLWithPath: blocker + "/storage"))
-                return nil
-            } catch { return error }
-        }()
+        let failure: (any Error)?
+        do {
+            try await store.switchStorage(to: URL(fileURLWithPath: blocker + "/storage"))
+            failure = nil
+        } catch { failure = error }
         let error = try #require(failure as? MapStoreError, "\(String(describing: failure))")
         #expect(error.category == .local)
         #expect(error.errorDescription?.contains(folderPath(blocker)) == true, "\(error)")
         #expect(error.errorDescription?.contains("free space or fix access") == true, "\(error)")
         #expect(store.storage.path == device.storageFolder)
-        #expect(try store.verify(full: false).isEmpty)
+        #expect(try await store.verify(full: false).isEmpty)
+    }
+
+    @Test func refusalsByPolicySayWhatToDo() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        var options = MapStore.Options()
+        options.networkPolicy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
+        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let failure: MapStoreError?
+        do {
+            _ = try store.download(regions: ["europe/li"])
+            failure = nil
+        } catch { failure = error }
+        guard case .meteredNetworkDisallowed(let regions)? = failure else {
+            Issue.record("a download on a metered network: \(String(describing: failure))")
+            return
+        }
+        #expect(regions == ["europe/li"])
+        let message = try #require(failure?.errorDescription)
+        #expect(message.contains("networkChanged(metered: false)") && message.contains("allowMetered"), "\(message)")
+
+        let rollback = MapStoreError.rollbackRefused(installed: MapVersion("2026.12.0"), offered: MapVersion("2026.11.0"))
+        let said = try #require(rollback.errorDescription)
+        #expect(said.contains("2026.12.0 or newer") && said.contains("catalog URL"), "\(said)")
+    }
+
+    @Test func aDatabaseFailureInsideADownloadArrivesAsALocalErrorWithItsPath() async throws {
+        _ = try await offPool { StoreFixture.shared }
+        let device = Device()
+        var options = MapStore.Options()
+        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
+        let store = try await MapStore.open(
+            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        // Another connection holds the state database's write lock: the download's first write fails
+        // (SQLITE_BUSY after the 5 s busy timeout) inside the task, after the call returned.
+        let other = try SQLiteDatabase(path: device.storage + "/state.sqlite")
+        try other.execute("BEGIN IMMEDIATE")
+        let task = try store.download(regions: ["europe/li"])
+        let failure: MapStoreError?
+        do {
+            try await task.wait()
+            failure = nil
+        } catch { failure = error }
+        try other.execute("ROLLBACK")
+        guard case .local(let path, _, _, _, let reason)? = failure else {
+            Issue.record("a locked state database during a download: \(String(describing: failure))")
+            return
+        }
+        #expect(path.hasSuffix("/state.sqlite"), "\(path)")
+        #expect(reason.contains("locked"), "\(reason)")
+        #expect(failure?.errorDescription?.contains("free space or fix access") == true)
     }
 
     // MARK: one store-wide event stream, several consumers; progress by polling

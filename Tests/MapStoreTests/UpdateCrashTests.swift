@@ -24,8 +24,8 @@ import Testing
         _ = try await store.repair()
         let expected = UpdateCrashTests.afterSwitch.contains(point) ? UpdateFixture.newVersion : UpdateFixture.oldVersion
         #expect(store.mapVersion == expected)
-        #expect(try store.verify(full: true).isEmpty)
-        let checked = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
+        #expect(try await store.verify(full: true).isEmpty)
+        let checked = try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
         #expect(checked.problems.isEmpty, "\(checked.problems)")
         #expect(checked.mapVersion == expected)
         #expect(try store.regions().allSatisfy { $0.mapVersion == expected })
@@ -33,6 +33,6 @@ import Testing
         #expect(try await device.open(image: fixture.image, full: true).initialStatus == .ok)
         // The interrupted update can always be run to the end afterwards.
         #expect(try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)]).status == 0)
-        #expect(try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).mapVersion == UpdateFixture.newVersion)
+        #expect(try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true).mapVersion == UpdateFixture.newVersion)
     }
 }

@@ -34,9 +34,9 @@ import Testing
         }
         let changedBytes = changed.values.reduce(Int64(0)) { $0 + $1.size }
         #expect(Double(sent) <= 1.05 * Double(changedBytes), "sent \(sent) for \(changedBytes) changed bytes")
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
-        let checked = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
+        let checked = try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: true)
         #expect(checked.problems.isEmpty && checked.mapVersion == UpdateFixture.newVersion)
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
         #expect(
@@ -62,7 +62,7 @@ import Testing
         #expect(store.mapVersion == UpdateFixture.oldVersion)
         #expect(try Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")) == before)
         #expect(store.catalogURL == nil)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func cancelledUpdateResumesWithoutRefetching() async throws {
@@ -81,7 +81,7 @@ import Testing
         first.cancel()
         await #expect(throws: MapStoreError.self) { try await first.value }
         #expect(store.mapVersion == UpdateFixture.oldVersion)
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
 
         try await store.update(catalog: url)
         #expect(store.mapVersion == UpdateFixture.newVersion)
@@ -91,7 +91,7 @@ import Testing
         let expected = changed.values.reduce(0) { $0 + Int($1.size) }
         // At most one partial block per bundle (the last, unflushed write before the cancel) travels twice.
         #expect(sent - expected <= changed.count * 64 * 1024, "sent \(sent) for \(expected)")
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 
     @Test func droppedRegionBecomesUnsupported() async throws {
@@ -107,8 +107,8 @@ import Testing
         let regions = try store.regions()
         #expect(regions.first { $0.id == leaf.id }?.state == .unsupported)
         #expect(regions.filter { $0.id != leaf.id }.allSatisfy { $0.state == .completed })
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
         try await store.deleteRegions([leaf.id])
-        #expect(try store.verify(full: true).isEmpty)
+        #expect(try await store.verify(full: true).isEmpty)
     }
 }

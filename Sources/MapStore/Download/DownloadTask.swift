@@ -7,13 +7,23 @@ import Synchronization
 /// cache; `resume()`, or a later `MapStore.download` of the same regions (also after the process
 /// was killed), continues from them. Cancelling removes the fetched data and returns the regions
 /// to `available`.
+///
+/// The task holds its store; the store holds a paused task only weakly. An app that lets go of a
+/// paused download and of its store frees both; the regions stay `paused` with the fetched bytes
+/// kept, and a download of them by a store opened later resumes from those bytes.
 public final class DownloadTask: Sendable {
     /// The regions asked for.
     public let regions: [RegionID]
     /// Progress, state changes, completion or failure; finishes when the task completes, fails or is cancelled.
     public let events: AsyncStream<DownloadEvent>
 
-    enum Phase: Equatable { case running, pausing, paused, cancelling, finished }
+    enum Phase: Equatable {
+        case running, pausing, paused
+        /// Stopped because the task awaiting `MapStore.download(regions:progress:)` was cancelled:
+        /// fetched bytes are kept and the regions are `paused`, but the task ends.
+        case stopping
+        case cancelling, finished
+    }
 
     struct Control: ~Copyable {
         var phase: Phase = .running
@@ -37,6 +47,9 @@ public final class DownloadTask: Sendable {
         let runner = Task { [self] in await store.runDownload(self) }
         control.withLock { $0.runner = runner }
     }
+
+    /// True while the download is paused.
+    public var isPaused: Bool { phase == .paused }
 
     /// Stops the transfers, keeping what was fetched; regions move to `paused`.
     public func pause() {
@@ -68,7 +81,7 @@ public final class DownloadTask: Sendable {
             case .paused:
                 control.phase = .cancelling
                 return (nil, true)
-            case .cancelling, .finished: return (nil, false)
+            case .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -80,6 +93,25 @@ public final class DownloadTask: Sendable {
         }
     }
 
+    /// Stops the download keeping what was fetched (the regions become `paused`, as after a pause, so a
+    /// later download resumes them) and ends the task: `wait()` throws `MapStoreError.cancelled`.
+    func stop() {
+        let (runner, endNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running, .pausing:
+                control.phase = .stopping
+                return (control.runner, false)
+            case .paused:
+                control.phase = .stopping
+                return (nil, true)
+            case .stopping, .cancelling, .finished: return (nil, false)
+            }
+        }
+        runner?.cancel()
+        // Paused already: the regions are `paused` and the bytes kept; only the end is left.
+        if endNow { finish(.failure(.cancelled)) }
+    }
+
     /// Waits until every region is installed; throws the failure, or `MapStoreError.cancelled`.
     /// While paused, keeps waiting for `resume()` or `cancel()`.
     public func wait() async throws(MapStoreError) {
@@ -89,7 +121,14 @@ public final class DownloadTask: Sendable {
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
     var phase: Phase { control.withLock { $0.phase } }
 
-    func markPaused() { control.withLock { $0.phase = .paused } }
+    /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
+    func markPaused() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .pausing else { return false }
+            control.phase = .paused
+            return true
+        }
+    }
 
     /// Claims a paused task for finishing because its regions were installed by other work; false
     /// when it is no longer paused (resumed or cancelled meanwhile: that path finishes it).

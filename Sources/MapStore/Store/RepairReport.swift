@@ -13,8 +13,8 @@ public struct RepairReport: Sendable, Equatable {
         case finishedDelete
         /// An interrupted cache seed import was run again (or dropped when no image was offered).
         case finishedCacheImport
-        /// A move that had committed at its destination was finished: the old copy was removed.
-        case finishedMove(to: String)
+        /// A move that had committed at its destination (a file URL) was finished: the old copy was removed.
+        case finishedMove(to: URL)
         /// A move that had not committed was rolled back: the destination's partial copy was removed.
         case rolledBackMove
         /// An update or download whose new store tree was complete was switched in and committed.
@@ -40,7 +40,7 @@ public struct RepairReport: Sendable, Equatable {
             case .rolledBackInstall: "rolled back an interrupted install"
             case .finishedDelete: "finished an interrupted region deletion"
             case .finishedCacheImport: "finished an interrupted cache seed import"
-            case .finishedMove(let to): "finished moving the storage to \(to)"
+            case .finishedMove(let to): "finished moving the storage to \(to.path)"
             case .rolledBackMove: "rolled back an interrupted move"
             case .finishedUpdate(let version): "finished an interrupted update or download (now map version \(version))"
             case .rolledBackUpdate: "rolled back an interrupted update or download"

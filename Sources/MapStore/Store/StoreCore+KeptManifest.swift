@@ -61,10 +61,4 @@ extension StoreCore {
         }
         return problems
     }
-
-    /// The full check of an installed store: the kept manifest and the state's record of it, then the files.
-    func checkStore(full: Bool) throws -> [StoreProblem] {
-        let kept = try keptManifest()
-        return try keptManifestProblems(kept, signature: full) + verify(full: full, manifest: kept.manifest)
-    }
 }

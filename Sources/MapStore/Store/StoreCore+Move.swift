@@ -126,7 +126,7 @@ extension StoreCore {
             try removeCopy(at: layout)
             layout = destination
             state = other
-            return .finishedMove(to: destination.root)
+            return .finishedMove(to: destination.rootURL)
         }
         // The destination comes from the state database: only what a move of this store writes into
         // an empty folder is removed, and only when the folder holds nothing else.

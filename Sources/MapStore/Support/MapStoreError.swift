@@ -107,9 +107,11 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .remote(let url, _, let regions, let bundle, let reason):
             "remote failure\(Self.context(regions, bundle)) from \(url): \(reason); retry later (fetched bytes are kept)"
         case .rollbackRefused(let installed, let offered):
-            "the catalog offers map version \(offered), older than the installed \(installed); refused (updates never go back)"
+            "the catalog offers map version \(offered), older than the installed \(installed); refused (updates never go back): "
+                + "check the catalog URL, which must serve map version \(installed) or newer"
         case .meteredNetworkDisallowed(let regions):
-            "not downloading\(Self.context(regions, nil)): the network is metered and the network policy disallows metered networks"
+            "not downloading\(Self.context(regions, nil)): the network is metered and the network policy disallows metered networks; "
+                + "retry on an unmetered network (report it with networkChanged(metered: false)) or set networkPolicy.allowMetered"
         case .noCatalogURL: "no catalog URL is known for this storage; pass --catalog URL (or setCatalogURL / Options.catalogURL)"
         case .updateRequired(let store, let catalog):
             "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"

@@ -12,6 +12,11 @@ import Synchronization
 /// that arrives then is too late, and the update completes. Progress arrives on `MapStore.events()`
 /// (`.updateProgress` for the whole update, `.progress` for each updating region) and through
 /// `MapStore.progress(of:)`.
+///
+/// The task holds its store; the store holds a paused task only weakly. An app that lets go of a
+/// paused update and of its store frees both (and the store's files and database); the regions stay
+/// `paused` with the fetched bytes kept, and an update to the same catalog by a store opened later
+/// continues from them.
 public final class UpdateTask: Sendable {
     /// The catalog the update installs from (nil: the store's remembered catalog).
     public let catalog: URL?
@@ -129,7 +134,7 @@ public final class UpdateTask: Sendable {
     var recorded: (bundles: Set<BundleDigest>, regions: [RegionID]) { control.withLock { ($0.bundles, $0.regions) } }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
-        store.liveUpdate.withLock { live in if live === self { live = nil } }
+        store.liveUpdate.withLock { live in if live.task === self { live.task = nil } }
         control.withLock { $0.phase = .finished }
         completion.finish(outcome)
     }

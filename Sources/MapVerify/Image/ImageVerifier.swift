@@ -177,14 +177,22 @@ package enum ImageVerifier {
     }
 
     /// Compares the tree at `store` with the manifest's file list (in any order).
-    package static func verifyTree(_ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int) -> (
-        problems: [VerifyProblem], files: Int, bytes: Int64
-    ) {
+    ///
+    /// `stop` is asked before each file is handed to the hashing threads and by those threads
+    /// before each file they open, so a long check ends between files once it says true; the
+    /// result is then partial, and the caller (which knows why it stopped) discards it.
+    package static func verifyTree(
+        _ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int, stop: @escaping @Sendable () -> Bool = { false }
+    ) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
         var files = manifest.files
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
-        let outcome = StoreTreeCheck(store: store, hashContents: hashContents, jobs: jobs).run { (merge: inout StoreTreeCheck.Merge) in
-            for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
+        let check = StoreTreeCheck(store: store, hashContents: hashContents, jobs: jobs, stop: stop)
+        let outcome = check.run { (merge: inout StoreTreeCheck.Merge) in
+            for file in files {
+                if stop() { break }
+                ManifestStream.FileEntry.with(file) { merge.check($0) }
+            }
         }
         return (outcome.problems(owners: owners(of: manifest.regions)), outcome.files, outcome.bytes)
     }

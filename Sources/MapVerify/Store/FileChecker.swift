@@ -57,10 +57,11 @@ final class FileChecker {
         case hashed(Int64, SHA256.Digest)
     }
 
-    /// Checks every job of `batch`.
-    func check(_ batch: FileCheckBatch) {
+    /// Checks every job of `batch`, or the jobs before `stop` (asked before each file) says to stop.
+    func check(_ batch: FileCheckBatch, stop: () -> Bool = { false }) {
         batch.paths.withUnsafeBufferPointer { paths in
             for job in batch.jobs {
+                if stop() { return }
                 let path = paths.baseAddress! + Int(job.pathStart)
                 let found = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { inspect(job, path: $0) }
                 compare(job, found: found, batch: batch)

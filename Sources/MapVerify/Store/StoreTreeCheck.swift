@@ -45,15 +45,21 @@ package struct StoreTreeCheck {
     private let hashContents: Bool
     private let jobs: Int
     private let copyFolder: String?
+    private let stop: @Sendable () -> Bool
 
     /// Checks against the tree at `store` (hashing contents when `hashContents`) on `jobs` threads.
     /// With `copyingTo` (an existing folder holding every file's parent folder), each checked file
-    /// is also written there, fsynced, from the bytes that were hashed.
-    package init(store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil) {
+    /// is also written there, fsynced, from the bytes that were hashed. `stop` is asked by the
+    /// hashing threads before each file: once it says true, no further file is opened (the
+    /// outcome is then partial, and the caller discards it).
+    package init(
+        store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil, stop: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.store = store
         self.hashContents = hashContents || copyFolder != nil
         self.jobs = max(1, jobs)
         self.copyFolder = copyFolder
+        self.stop = stop
     }
 
     /// Runs the check: `feed` passes every manifest entry, in path order, to the merge it is
@@ -88,10 +94,12 @@ package struct StoreTreeCheck {
         let done = DispatchGroup()
         start("mappack-walk", done) { [store] in StoreTreeCheck.walk(store, into: listed) }
         for _ in 0..<jobs {
-            start("mappack-hash", done) { [store, hashContents] in
+            start("mappack-hash", done) { [store, hashContents, stop] in
                 let checker = FileChecker(store: store, storeDescriptor: storeDescriptor, hashContents: hashContents, copy: copy)
                 while let batch = files.take() {
-                    if !files.isCancelled { checker.check(batch) }
+                    // The queue's own cancel (a failed feed) is checked per batch, as it takes its lock;
+                    // the caller's `stop` (an atomic flag) per file.
+                    if !files.isCancelled, !stop() { checker.check(batch, stop: stop) }
                     files.recycle(batch)
                 }
                 results.state.withLock {

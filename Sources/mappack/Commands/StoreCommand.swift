@@ -112,7 +112,8 @@ enum StoreCommand {
             return 0
         case "verify":
             let store = try open()
-            let problems = try store.verify(full: !arguments.flag("quick"))
+            let full = !arguments.flag("quick")
+            let problems = try waitFor { try await store.verify(full: full) }
             if terminal.json {
                 for problem in problems { terminal.event(["event": "problem", "detail": problem.description]) }
                 terminal.event(["event": "done", "ok": problems.isEmpty, "store": true, "storage": store.storage.path, "problems": problems.count])
@@ -244,7 +245,7 @@ enum StoreCommand {
     }
 
     /// Runs async store work from the synchronous CLI dispatch and waits for it.
-    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

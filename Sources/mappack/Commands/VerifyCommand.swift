@@ -42,7 +42,9 @@ enum VerifyCommand {
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
     static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> Int32 {
-        let result = try MapStore.verifyInstalled(storage: URL(fileURLWithPath: path, isDirectory: true), full: full, trustedPublicKeys: trusted)
+        let result = try StoreCommand.waitFor {
+            try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: path, isDirectory: true), full: full, trustedPublicKeys: trusted)
+        }
         if terminal.json {
             for problem in result.problems {
                 terminal.event([
