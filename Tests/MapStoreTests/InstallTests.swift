@@ -54,7 +54,7 @@ import Testing
         #expect(store.initialStatus == .ok)
         #expect(try store.path(of: removed) == nil)
         #expect(try store.path(of: "regions/europe/ch/zh/search.db") != nil)
-        let problems = try store.verify(full: false)
+        let problems = try await store.verify(full: false)
         #expect(problems.map(\.kind) == [.missing], "\(problems)")
         #expect(problems.first?.regions == ["europe/ch/zh"])
         #expect(try await device.open(image: image, full: true).initialStatus == .corrupted)

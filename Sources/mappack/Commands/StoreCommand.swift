@@ -64,7 +64,7 @@ enum StoreCommand {
             // check also looks at every installed file: presence and size, and SHA-256 with --full.
             let store = try open()
             var status = store.initialStatus
-            if status == .ok, !arguments.flag("full"), try !store.verify(full: false).isEmpty { status = .corrupted }
+            if status == .ok, !arguments.flag("full"), try !waitFor({ try await store.verify(full: false) }).isEmpty { status = .corrupted }
             report(store, status: status, terminal: terminal, cache: cache)
             return status == .ok ? 0 : 1
         case "repair":
