@@ -93,7 +93,7 @@ extension MapStore {
             }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
             activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
-            try core.withLock { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
+            try write { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
             for id in requested { task.emit(.stateChanged(id, .downloading)) }
             let received = Mutex<[BundleDigest: Int64]>([:])
             let sizes = Dictionary(plan.requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
@@ -132,7 +132,7 @@ extension MapStore {
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {
             case (true, .pausing), (true, .stopping):
-                try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                try? write { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
                 // Paused before it is said, so a consumer that resumes on the event finds it paused.
                 let paused = task.markPaused()
                 for id in task.regions { task.emit(.stateChanged(id, .paused)) }
@@ -145,7 +145,7 @@ extension MapStore {
                 task.finish(.failure(.cancelled))
             default:
                 // Fetched bytes stay for a later attempt: the regions are paused, not lost.
-                try? core.withLock { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                try? write { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
                 task.finish(.failure(failure))
             }
         }
@@ -185,7 +185,7 @@ extension MapStore {
         let others = activeDownloads.withLock { map in
             map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
         }
-        core.withLock { core in
+        try? write { core in
             guard let tree = core.keptCatalog(), let url = core.catalogURL,
                 let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
             else { return }
@@ -197,56 +197,63 @@ extension MapStore {
 
     /// Catalog regions not installed, with names in `language`, their state (`available`,
     /// `downloading`, `paused`) and the bytes still to download. Uses the kept catalog of the
-    /// installed version (see `setCatalogURL`); empty when none is kept.
+    /// installed version (see `setCatalogURL`); empty when none is kept. Never waits for a write in
+    /// progress: it answers from the state the last finished write left.
     public func availableRegions(language: String? = nil) throws(MapStoreError) -> [RegionDetails] {
         try MapStoreError.boundary("availableRegions", path: storageFolder) {
-            try core.withLock { core throws -> [RegionDetails] in
-                guard let tree = core.keptCatalog() else { return [] }
-                let installed = Set(try core.committedState().regions().map(\.id))
-                let device = try DeviceView(core)
-                return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
-                    try details($0, tree: tree, device: device, language: language)
-                }
+            let snapshot = try committedSnapshot()
+            guard let tree = listings.keptCatalog(snapshot) else { return [] }
+            let installed = Set(snapshot.regions.map(\.id))
+            let device = try DeviceView(snapshot, tree: tree, listings: listings)
+            return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
+                try details($0, tree: tree, device: device, language: language)
             }
         }
     }
 
     /// Details of a catalog or installed region: names, children, cities, release time, centre, bounding
-    /// box, state, and sizes (still to download, on disk once installed).
+    /// box, state, and sizes (still to download, on disk once installed). Never waits for a write in
+    /// progress. A region installed but not in the kept catalog is described from the kept manifest.
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
         try MapStoreError.boundary("regionDetails", path: storageFolder) {
-            try core.withLock { core throws -> RegionDetails in
-                if let tree = core.keptCatalog(), tree.region(id) != nil {
-                    return try details(id, tree: tree, device: DeviceView(core), language: language)
-                }
-                let state = try core.committedState()
-                guard let row = try state.regions().first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
-                let manifest = try core.storedManifest()
-                guard let region = manifest.region(id) else { throw MapStoreError.unknownRegion(id) }
-                return RegionDetails(
-                    id: id, parent: region.parent, children: manifest.regions.filter { $0.parent == id }.map(\.id).sorted(),
-                    name: LocalizedNames.pick(region.names, language: language, fallback: region.name), names: region.names,
-                    cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
-                    mapVersion: try state.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0,
-                    sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
+            let snapshot = try committedSnapshot()
+            if let tree = listings.keptCatalog(snapshot), tree.region(id) != nil {
+                return try details(id, tree: tree, device: DeviceView(snapshot, tree: tree, listings: listings), language: language)
             }
+            guard let row = snapshot.regions.first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
+            let manifest = try StoreLayout(root: snapshot.root).keptManifest()
+            guard let region = manifest.region(id) else { throw MapStoreError.unknownRegion(id) }
+            return RegionDetails(
+                id: id, parent: region.parent, children: manifest.regions.filter { $0.parent == id }.map(\.id).sorted(),
+                name: LocalizedNames.pick(region.names, language: language, fallback: region.name), names: region.names,
+                cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
+                mapVersion: snapshot.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0, sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
         }
+    }
+
+    /// The published snapshot of a committed store: `notInstalled` when nothing is installed,
+    /// `repairNeeded` when an operation is pending.
+    func committedSnapshot() throws(MapStoreError) -> StoreSnapshot {
+        let snapshot = snapshot
+        guard snapshot.imageID != nil else { throw MapStoreError.notInstalled }
+        if snapshot.pending { throw MapStoreError.repairNeeded(status: .interruptedOperation) }
+        return snapshot
     }
 
     /// What region details need from the device, read once per listing (not once per region).
     private struct DeviceView {
         /// Region states (installed ones and downloads under way).
         let states: [RegionID: RegionState]
-        /// Bundles of the installed regions.
+        /// Bundles of the installed regions: the kept catalog is of the installed version, so an
+        /// installed region's bundles are the catalog's.
         let onDevice: Set<BundleDigest>
         /// The store's block size, for sizes on disk.
         let blockSize: Int64
 
-        init(_ core: StoreCore) throws {
-            states = try core.committedState().currentStates()
-            let manifest = try core.storedManifest()
-            onDevice = Set(try core.installedManifest(manifest).bundles.map(\.digest))
-            blockSize = manifest.blockSize
+        init(_ snapshot: StoreSnapshot, tree: RegionTree, listings: ListingCache) throws {
+            states = snapshot.states
+            onDevice = Set(snapshot.regions.flatMap { tree.region($0.id)?.bundles ?? [] })
+            blockSize = try listings.manifestFacts(snapshot).blockSize
         }
     }
 

@@ -8,14 +8,15 @@ import Synchronization
 /// stage the new version beside the old and switch atomically.
 extension MapStore {
     /// The catalog URL the store remembers (set at open, by `setCatalogURL`, or by a check or update).
-    public var catalogURL: URL? { core.withLock { $0.catalogURL } }
+    /// Never waits for a write in progress.
+    public var catalogURL: URL? { snapshot.catalogURL }
 
     /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
     /// version it is kept in the storage for region listings and downloads.
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
         try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
             let (tree, bytes) = try await loadCatalog(url)
-            try core.withLock { core throws in
+            try write { core throws in
                 let state = try core.committedState()
                 try state.setMeta("catalogURL", url.absoluteString)
                 try core.keepCatalog(tree, bytes: bytes)

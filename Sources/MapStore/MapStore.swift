@@ -94,6 +94,8 @@ public final class MapStore: Sendable {
 
     /// The cache's access, shared with the core (which resets the cache in an update).
     let cacheAccess: CacheAccess
+    /// The kept catalog and manifest facts region listings read without the lock.
+    let listings = ListingCache()
     /// Automatic updates: schedule, reported network, a deferred update (`MapStore+AutoUpdate.swift`).
     let autoUpdates = AutoUpdateSchedule()
 

@@ -1,9 +1,10 @@
 import Foundation
 import MapFormat
 import MapIO
-import MapStore
 import TestSupport
 import Testing
+
+@testable import MapStore
 
 /// `RegionDetails` as an app's region list shows it, checked against the demo world's catalog.
 @Suite struct RegionDetailsTests {
@@ -39,6 +40,22 @@ import Testing
             }
         }
         return members
+    }
+
+    /// A store installed by a library whose state did not record the kept manifest's block size and
+    /// catalog name lists the same sizes and version report (read once from the kept manifest).
+    @Test func listingsOfAStoreWhoseStateLacksTheManifestFactsAreTheSame() async throws {
+        let device = Device()
+        let (store, _, _) = try await Self.store(device)
+        let available = try store.availableRegions()
+        let report = store.versionReport
+        #expect(report.contains("catalog=demo-world"), "\(report)")
+        try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
+            .execute("DELETE FROM meta WHERE key IN ('blockSize', 'catalog')")
+        let reopened = try await device.open()
+        #expect(reopened.initialStatus == .ok)
+        #expect(try reopened.availableRegions() == available)
+        #expect(reopened.versionReport == report)
     }
 
     @Test func detailsCarryChildrenPositionReleaseTimeAndBothSizesFromTheCatalog() async throws {

@@ -333,7 +333,13 @@ import Testing
     @Test func readersAnswerWhileAnUpdateIsHeldMidway() async throws {
         let fixture = try await UpdateFixture.ready()
         let device = Device()
-        let store = try await device.open(image: fixture.image)
+        var options = MapStore.Options()
+        options.catalogURL = fixture.catalogURL(UpdateFixture.oldVersion)
+        let store = try await MapStore.open(storage: device.storageURL, cache: device.cacheURL, preinstalled: fixture.image, options: options)
+        let listed = try store.availableRegions().map(\.id)
+        let installedID = try #require(try store.regions().first?.id)
+        let installedDetails = try store.regionDetails(installedID)
+        let report = store.versionReport
         let shipped = try #require(
             try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
                 .first)
@@ -356,6 +362,7 @@ import Testing
         // before it is released (a reader stuck behind it is given 30 s, then the update goes on).
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
+        let listings = Mutex<(available: [RegionID]?, details: RegionDetails?, state: RegionState?, catalog: URL?, report: String)?>(nil)
         Thread {
             let path = (try? store.path(of: shipped.path))??.path
             let regions = (try? store.regions().count) ?? -1
@@ -364,6 +371,11 @@ import Testing
             _ = try? store.cachedData(for: "tiles/1/2/3")
             _ = try? store.computeCacheSize()
             answers.withLock { $0 = (path, regions, version) }
+            // A region list screen: the catalog's regions, one region's details, the catalog, the log line.
+            let available = try? store.availableRegions().map(\.id)
+            let details = try? store.regionDetails(installedID)
+            let state = try? store.regions().first { $0.id == installedID }?.state
+            listings.withLock { $0 = (available, details, state, store.catalogURL, store.versionReport) }
             answered.signal()
         }.start()
         let inTime = try await offPool { answered.wait(timeout: .now() + 30) == .success }
@@ -374,6 +386,16 @@ import Testing
         #expect(seen?.path == root + "/store/" + shipped.path)
         #expect(seen?.regions == fixture.manifestRegionCount)
         #expect(seen?.version == UpdateFixture.oldVersion)
+        let listing = listings.withLock { $0 }
+        #expect(listing?.available == listed)
+        // The same details but the state, which is the update's own (the region list's) while it runs.
+        #expect(listing?.details?.state == listing?.state)
+        #expect(listing?.details?.children == installedDetails.children)
+        #expect(listing?.details?.names == installedDetails.names)
+        #expect(listing?.details?.sizeOnDiskInBytes == installedDetails.sizeOnDiskInBytes)
+        #expect(listing?.details?.mapVersion == UpdateFixture.oldVersion)
+        #expect(listing?.catalog == fixture.catalogURL(UpdateFixture.oldVersion))
+        #expect(listing?.report == report)
         #expect(store.mapVersion == UpdateFixture.newVersion)
         #expect(try await store.verify(full: true).isEmpty)
     }

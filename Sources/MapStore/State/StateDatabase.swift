@@ -76,14 +76,25 @@ final class StateDatabase {
         try db.transaction {
             try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
             try setMeta("format", StateDatabase.format)
-            try setMeta("imageID", manifest.imageID)
-            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            try recordManifest(manifest)
             try setMeta("language", manifest.language ?? "")
             try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
             try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }
         }
+    }
+
+    /// Meta keys of the kept manifest's facts region listings need (so they need not decode it).
+    static let blockSizeKey = "blockSize"
+    static let catalogNameKey = "catalog"
+
+    /// The installed manifest's image id, map version, block size and catalog name, in meta.
+    private func recordManifest(_ manifest: ImageManifest) throws {
+        try setMeta("imageID", manifest.imageID)
+        try setMeta("mapVersion", manifest.mapVersion.rawValue)
+        try setMeta(StateDatabase.blockSizeKey, String(manifest.blockSize))
+        try setMeta(StateDatabase.catalogNameKey, manifest.catalog)
     }
 
     /// Records `manifest` as installed with the rows of `regions` (states from `states`, else `completed`),
@@ -94,8 +105,7 @@ final class StateDatabase {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try setMeta("format", StateDatabase.format)
-            try setMeta("imageID", manifest.imageID)
-            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            try recordManifest(manifest)
             if try meta("language") == nil { try setMeta("language", manifest.language ?? "") }
             try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: states, from: current, only: regions)
@@ -182,8 +192,7 @@ final class StateDatabase {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateDatabase.signatureKey)])
-            try setMeta("imageID", manifest.imageID)
-            try setMeta("mapVersion", manifest.mapVersion.rawValue)
+            try recordManifest(manifest)
             for (key, value) in meta { try setMeta(key, value) }
             try insertRegions(of: manifest, states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })

@@ -12,7 +12,13 @@ extension StoreCore {
         }
         let rows = (try? state.regions(bundles: false)) ?? []
         let language = (try? state.meta("language")) ?? nil
-        return StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
+        var snapshot = StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
+        snapshot.pending = ((try? state.pending()) ?? nil) != nil
+        snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
+        snapshot.catalogURL = catalogURL
+        snapshot.blockSize = ((try? state.meta(StateDatabase.blockSizeKey)) ?? nil).flatMap { Int64($0) }
+        snapshot.catalogName = (try? state.meta(StateDatabase.catalogNameKey)) ?? nil
+        return snapshot
     }
 
     /// `ids` and every installed region below them.

@@ -111,8 +111,7 @@ final class StoreCore {
 
     /// The manifest kept in the storage.
     func storedManifest() throws -> ImageManifest {
-        let data = try ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes)
-        return try ImageVerifier.readManifest(data, file: layout.manifest).0
+        try layout.keptManifest()
     }
 
     /// The offered image's manifest when the image is a folder (reading an archive's costs an extraction).

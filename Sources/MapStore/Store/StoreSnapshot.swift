@@ -1,3 +1,4 @@
+import Foundation
 import MapFormat
 
 /// The installed state readers see: published by every write when it ends, read without waiting for
@@ -12,6 +13,24 @@ struct StoreSnapshot: Sendable {
     var language: String?
     /// Installed region rows (without their bundle lists).
     var regions: [StoredRegion]
+    /// True when an operation is pending (the store needs `repair()`); a write in progress is not
+    /// seen here, since its snapshot is published when it ends.
+    var pending: Bool = false
+    /// States of regions being downloaded or paused (rows of the downloads table).
+    var downloadStates: [RegionID: RegionState] = [:]
+    /// The catalog the store remembers.
+    var catalogURL: URL?
+    /// The kept manifest's block size and catalog name as the state records them; nil in a store
+    /// installed by a library that did not record them (`ListingCache.manifestFacts` reads the manifest).
+    var blockSize: Int64?
+    var catalogName: String?
+
+    /// Every region's state: installed rows', else download rows' (absent: `available`).
+    var states: [RegionID: RegionState] {
+        var states = downloadStates
+        for region in regions { states[region.id] = region.state }
+        return states
+    }
 
     /// Nothing installed at `root`.
     static func empty(root: String) -> StoreSnapshot {

@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// Where things live inside a persistent storage folder.
 struct StoreLayout: Sendable {
@@ -28,6 +29,12 @@ struct StoreLayout: Sendable {
 
     /// Names starting with this are staging leftovers, removed at open.
     static let stagingPrefix = "." + StagingArea.Kind.staging.label + "-"
+
+    /// The kept manifest, read and decoded (tens of MB for a continent: not for every open or listing).
+    func keptManifest() throws -> ImageManifest {
+        let data = try ReadableFile.contents(of: manifest, limit: ImageVerifier.maxManifestBytes)
+        return try ImageVerifier.readManifest(data, file: manifest).0
+    }
 
     /// Store-relative `path` under `store`, or nil when it climbs out or is not clean.
     func storePath(_ relative: String) -> String? {
