@@ -270,28 +270,33 @@ extension MapStore {
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
     /// bytes the extracted files allocate, archives kept until the commit, and the free space now.
-    /// Needs the kept catalog (see `setCatalogURL`).
+    /// Needs the kept catalog (see `setCatalogURL`). Never waits for a write in progress.
     public func spaceNeeded(for regions: [RegionID]) throws(MapStoreError) -> SpaceEstimate {
         try MapStoreError.boundary("spaceNeeded", path: storageFolder) {
-            try core.withLock { core throws -> SpaceEstimate in
-                guard let tree = core.keptCatalog(), let url = core.catalogURL else { throw MapStoreError.noCatalogURL }
-                let plan = try core.planDownload(tree: tree, ids: regions, catalogURL: url)
-                let blockSize = try core.storedManifest().blockSize
-                var fetch: Int64 = 0
-                var write: Int64 = 0
-                var temporary: Int64 = 0
-                for request in plan.requests {
-                    let have = core.downloadedBytes(request.digest)
-                    fetch += max(0, request.size - have)
-                    temporary += have
-                    let info = tree.catalog.bundles[request.digest]
-                    write += info?.sizeOnDisk(blockSize: blockSize) ?? SizeOnDisk.allocated(size: info?.unpackedSize ?? 0, blockSize: blockSize)
-                }
-                var folder = core.layout.root
-                while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
-                let free = (try? FileSystem.freeBytes(at: folder)) ?? 0
-                return SpaceEstimate(fetchBytes: fetch, writeBytes: write, temporaryBytes: temporary, freeBytes: free)
+            let snapshot = try committedSnapshot()
+            guard let tree = listings.keptCatalog(snapshot), let url = snapshot.catalogURL, let version = snapshot.mapVersion else {
+                throw MapStoreError.noCatalogURL
             }
+            let device = try DeviceView(snapshot, tree: tree, listings: listings)
+            let plan = try StoreCore.planDownload(
+                tree: tree, ids: regions, catalogURL: url, installedVersion: version, installed: Set(snapshot.regions.map(\.id)),
+                onDevice: device.onDevice)
+            var fetch: Int64 = 0
+            var write: Int64 = 0
+            var temporary: Int64 = 0
+            for request in plan.requests {
+                let have = StoreCore.downloadedBytes(request.digest, root: snapshot.root)
+                fetch += max(0, request.size - have)
+                temporary += have
+                let info = tree.catalog.bundles[request.digest]
+                write +=
+                    info?.sizeOnDisk(blockSize: device.blockSize)
+                    ?? SizeOnDisk.allocated(size: info?.unpackedSize ?? 0, blockSize: device.blockSize)
+            }
+            var folder = snapshot.root
+            while !FileSystem.exists(folder), folder != "/" { folder = FileSystem.parent(folder) }
+            let free = (try? FileSystem.freeBytes(at: folder)) ?? 0
+            return SpaceEstimate(fetchBytes: fetch, writeBytes: write, temporaryBytes: temporary, freeBytes: free)
         }
     }
 

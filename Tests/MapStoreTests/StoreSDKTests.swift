@@ -340,6 +340,7 @@ import Testing
         let installedID = try #require(try store.regions().first?.id)
         let installedDetails = try store.regionDetails(installedID)
         let report = store.versionReport
+        let space = try store.spaceNeeded(for: listed)
         let shipped = try #require(
             try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
                 .first)
@@ -363,6 +364,7 @@ import Testing
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<(path: String?, regions: Int, version: MapVersion?)?>(nil)
         let listings = Mutex<(available: [RegionID]?, details: RegionDetails?, state: RegionState?, catalog: URL?, report: String)?>(nil)
+        let spaceSeen = Mutex<SpaceEstimate?>(nil)
         Thread {
             let path = (try? store.path(of: shipped.path))??.path
             let regions = (try? store.regions().count) ?? -1
@@ -376,6 +378,7 @@ import Testing
             let details = try? store.regionDetails(installedID)
             let state = try? store.regions().first { $0.id == installedID }?.state
             listings.withLock { $0 = (available, details, state, store.catalogURL, store.versionReport) }
+            spaceSeen.withLock { $0 = try? store.spaceNeeded(for: listed) }
             answered.signal()
         }.start()
         let inTime = try await offPool { answered.wait(timeout: .now() + 30) == .success }
@@ -396,6 +399,9 @@ import Testing
         #expect(listing?.details?.mapVersion == UpdateFixture.oldVersion)
         #expect(listing?.catalog == fixture.catalogURL(UpdateFixture.oldVersion))
         #expect(listing?.report == report)
+        let seenSpace = spaceSeen.withLock { $0 }
+        #expect(seenSpace?.fetchBytes == space.fetchBytes && seenSpace?.writeBytes == space.writeBytes, "\(String(describing: seenSpace)) \(space)")
+        #expect(space.fetchBytes > 0)
         #expect(store.mapVersion == UpdateFixture.newVersion)
         #expect(try await store.verify(full: true).isEmpty)
     }

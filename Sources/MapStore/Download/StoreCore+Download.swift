@@ -18,9 +18,19 @@ extension StoreCore {
     func planDownload(tree: RegionTree, ids: [RegionID], catalogURL: URL) throws -> DownloadPlan {
         let state = try committedState()
         guard let version = try state.mapVersion else { throw MapStoreError.notInstalled }
+        let rows = try state.regions()
+        return try Self.planDownload(
+            tree: tree, ids: ids, catalogURL: catalogURL, installedVersion: version, installed: Set(rows.map(\.id)),
+            onDevice: Set(rows.flatMap(\.bundles)))
+    }
+
+    /// The plan for `ids` against a store of `installedVersion` holding the regions `installed` and the
+    /// bundles `onDevice`; throws `updateRequired` when `tree` is of another version.
+    static func planDownload(
+        tree: RegionTree, ids: [RegionID], catalogURL: URL, installedVersion version: MapVersion, installed: Set<RegionID>,
+        onDevice: Set<BundleDigest>
+    ) throws -> DownloadPlan {
         guard tree.catalog.mapVersion == version else { throw MapStoreError.updateRequired(store: version, catalog: tree.catalog.mapVersion) }
-        let installed = Set(try state.regions().map(\.id))
-        let onDevice = Set(try installedManifest(storedManifest()).bundles.map(\.digest))
         var newRegions: [RegionID] = []
         var seen = Set<RegionID>()
         var wanted: [BundleDigest: [RegionID]] = [:]
@@ -64,7 +74,12 @@ extension StoreCore {
 
     /// Bytes of `digest` already on the device in the download cache (verified or partial).
     func downloadedBytes(_ digest: BundleDigest) -> Int64 {
-        let cache = DownloadCache(root: downloadFolder)
+        Self.downloadedBytes(digest, root: layout.root)
+    }
+
+    /// Bytes of `digest` the download cache of the storage `root` holds (verified or partial).
+    static func downloadedBytes(_ digest: BundleDigest, root: String) -> Int64 {
+        let cache = DownloadCache(root: root + "/" + StoreLayout.downloadsFolderName)
         if let size = (try? FileSystem.status(cache.path(for: digest))) ?? nil { return size.size }
         return ((try? FileSystem.status(cache.partialPath(for: digest))) ?? nil)?.size ?? 0
     }

@@ -189,7 +189,7 @@ extension StoreCore {
 
     /// A fetch request for each `wanted` bundle the catalog lists, in digest order, naming the
     /// regions that want it (errors about its URL name them).
-    func fetchRequests(for wanted: [BundleDigest: [RegionID]], tree: RegionTree, catalogURL: URL) throws -> [FetchRequest] {
+    static func fetchRequests(for wanted: [BundleDigest: [RegionID]], tree: RegionTree, catalogURL: URL) throws -> [FetchRequest] {
         try wanted.keys.sorted().compactMap { digest throws -> FetchRequest? in
             guard let info = tree.catalog.bundles[digest] else { return nil }
             let regions = wanted[digest] ?? []

@@ -43,7 +43,7 @@ extension StoreCore {
             if Set(region.bundles) != Set(row.bundles) { changed.append(row.id) }
             for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
         }
-        let requests = try fetchRequests(for: wanted, tree: tree, catalogURL: catalogURL)
+        let requests = try Self.fetchRequests(for: wanted, tree: tree, catalogURL: catalogURL)
         let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta("supportedUntil")).flatMap { $0.isEmpty ? nil : $0 }
         let expired = window.map { StoreCore.isPast($0, now: now) } ?? false
         let status: UpdateInfo.Status = expired ? .expiredData : (offered > installed ? .oldData : .upToDate)
