@@ -13,7 +13,7 @@ enum StoreCommand {
                                             (with --trust every file is hashed; the image must be signed;
                                             --trust PUBKEY with any verb: images and catalogs must be signed by it)
           status  [--image PATH] [--full] [--trust PUBKEY]   the storage's status: its state, then every installed
-                                            file's presence and size (--full: SHA-256 and the signature)
+                                            file's presence and size (with --full also SHA-256 and the signature)
           repair  [--image PATH] [--trust PUBKEY]   finish or roll back interrupted work, rebuild a lost state,
                                             restore the kept manifest and files from the image (validated first)
           regions [--lang L]                installed regions
