@@ -87,7 +87,7 @@ final class StoreCore {
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
         let key = "offeredManifest"
-        if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.lastIndex(of: " "),
+        if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.firstIndex(of: " "),
             remembered[..<space] == status.identity
         {
             return MapVersion(String(remembered[remembered.index(after: space)...]))
