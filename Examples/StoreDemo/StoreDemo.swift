@@ -142,6 +142,9 @@ enum StoreDemo {
         case .availableRegionsChanged: "regions on offer changed"
         case .updatePaused: "update paused"
         case .storageMoved(let url): "storage moved to \(url.path)"
+        case .storageSwitched(let url, let status): "storage switched to \(url.path) (\(status))"
+        case .repaired(let report):
+            "repaired: \(report.actions.isEmpty ? "nothing to do" : report.actions.map(\.description).joined(separator: ", "))"
         case .progress, .updateProgress, .moveProgress: nil
         }
     }

@@ -16,10 +16,11 @@ extension MapStore {
     /// (running or paused) is live: it works on this storage's files and records. Runs on a thread of
     /// its own (it creates the folder durably, removes a killed process's staging leftovers there and
     /// checks the store it finds). A cancellation of the calling task that arrives before the switch
-    /// starts throws `MapStoreError.cancelled` and changes nothing.
+    /// starts throws `MapStoreError.cancelled` and changes nothing. Consumers of `events()` hear
+    /// `.storageSwitched` with the folder and its status.
     @discardableResult
     public func switchStorage(to folder: URL) async throws(MapStoreError) -> StoreStatus {
-        try await MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
+        let status = try await MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
             try await cancellableWrite { [self] core throws -> StoreStatus in
                 try core.checkCancelled()
                 if let busy = liveWork() {
@@ -35,6 +36,8 @@ extension MapStore {
                 return core.diagnose()
             }
         }
+        broadcaster.send(.storageSwitched(storage, status))
+        return status
     }
 
     /// What is under way on the storage folder and would be cut off from it by a switch: a download

@@ -196,7 +196,8 @@ public final class MapStore: Sendable {
     /// missing or corrupt ones from what can provide them: the offered image (files it shipped,
     /// unchanged since), a verified bundle in the download cache, or the bundle fetched again by digest
     /// from the store's catalog (when the network policy allows). The report says which
-    /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies.
+    /// (`RepairReport.Action.restoredFiles(count:from:)`). Afterwards the storage verifies. Consumers
+    /// of `events()` hear each region state the repair changed, then `.repaired` with the report.
     ///
     /// Runs on threads of its own. Cancelling the calling task stops the repair between phases and
     /// between restored files and throws `MapStoreError.cancelled`: every step taken so far is
@@ -206,9 +207,13 @@ public final class MapStore: Sendable {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
                 permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            return try await cancellableWrite { core throws -> RepairReport in
+            let before = snapshot.states
+            let report = try await cancellableWrite { core throws -> RepairReport in
                 try core.repair(linkFiles: link, fetcher: fetcher)
             }
+            announceStateChanges(from: before)
+            broadcaster.send(.repaired(report))
+            return report
         }
     }
 
@@ -288,6 +293,15 @@ public final class MapStore: Sendable {
 }
 
 extension MapStore {
+    /// Sends `regionStateChanged` for every region whose state differs from `before` (a region gone
+    /// from the store and from the downloads reads as `available`).
+    func announceStateChanges(from before: [RegionID: RegionState]) {
+        let after = snapshot.states
+        for id in Set(before.keys).union(after.keys).sorted() where before[id] != after[id] {
+            broadcaster.send(.regionStateChanged(id, after[id] ?? .available))
+        }
+    }
+
     /// The installed state as the last write left it; never waits for a write in progress.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 

@@ -144,10 +144,17 @@ import Testing
         #expect(cancelled(outcome), "\(outcome)")
         #expect(store.storage.path == device.storageFolder)
         #expect(!FileSystem.exists(other.path))
+        let log = AutoUpdateTests.EventLog(store.events())
         #expect(try await store.switchStorage(to: other) == .empty)
         #expect(store.storage.path == folderPath(other.path))
         #expect(try await store.switchStorage(to: device.storageURL) == .ok)
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
+        // Each switch is heard by consumers of events(), with the folder and its status.
+        #expect(await eventually { log.all.count >= 2 })
+        let switches = log.all.compactMap { event -> String? in
+            if case .storageSwitched(let folder, let status) = event { "\(folderPath(folder.path)) \(status)" } else { nil }
+        }
+        #expect(switches == ["\(folderPath(other.path)) empty", "\(device.storageFolder) ok"], "\(switches)")
     }
 
     @Test func deletedRegionsAreAnnouncedToEveryEventConsumer() async throws {

@@ -70,9 +70,20 @@ import Testing
         let verified = try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: device.storage), full: false)
         #expect(verified.problems.map(\.kind) == [.unknownRegionState])
         #expect(verified.problems.first?.regions == ["europe/ch/zh"])
+        let log = AutoUpdateTests.EventLog(store.events())
         let report = try await store.repair()
         #expect(report.actions.contains { if case .rebuiltState = $0 { true } else { false } })
         #expect(try store.regions().allSatisfy { $0.state == .completed })
         #expect(try await device.open(full: true).initialStatus == .ok)
+        // Consumers of events() hear the state the repair recorded, then the repair's report.
+        #expect(await eventually { log.all.contains { if case .repaired = $0 { true } else { false } } })
+        let seen = log.all.compactMap { event -> String? in
+            switch event {
+            case .regionStateChanged(let id, let state): "\(id) \(state)"
+            case .repaired(let repaired): repaired == report ? "repaired" : "another report"
+            default: nil
+            }
+        }
+        #expect(seen == ["europe/ch/zh completed", "repaired"], "\(seen)")
     }
 }

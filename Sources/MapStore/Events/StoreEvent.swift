@@ -34,4 +34,8 @@ public enum StoreEvent: Sendable {
     case storageMoved(URL)
     /// An update was paused (`UpdateTask.pause()`); its fetched bytes are kept.
     case updatePaused
+    /// `repair()` finished, with what it did (region states it changed were sent before).
+    case repaired(RepairReport)
+    /// `switchStorage(to:)` made this folder the store's storage; its status as found there.
+    case storageSwitched(URL, StoreStatus)
 }
