@@ -16,6 +16,18 @@ import Testing
         init(task: DownloadTask) { self.task = task }
     }
 
+    /// A store installed from the fixture image whose catalog, `name` on `server`, serves `europe/li`
+    /// trickling at 300 bytes/s (its first request only); the catalog's URL beside it.
+    static func tricklingStore(_ device: Device, server: FaultServer, name: String) async throws -> (MapStore, URL) {
+        let catalog = server.url(try DownloadTests.faultCatalog(name, regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1"))
+        var options = MapStore.Options()
+        options.catalogURL = catalog
+        let store = try await MapStore.open(
+            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
+            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        return (store, catalog)
+    }
+
     /// Starts a download of `europe/li` that trickles (first request only) and pauses it once bytes arrived.
     static func pausedDownload(_ store: MapStore, storage: String) async throws -> PausedDownload {
         let task = try store.download(regions: ["europe/li"])
@@ -38,13 +50,8 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-move.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
-        try await store.setCatalogURL(server.url(name))
+        let (store, catalog) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-move.json")
+        try await store.setCatalogURL(catalog)
         let task = try await StoreSDKTests.pausedDownload(store, storage: device.storage).task
         let available = try store.availableRegions()
         #expect(available.first { $0.id == "europe/li" }?.state == .paused)
@@ -72,12 +79,7 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-busy.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let (store, _) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-busy.json")
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
         // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
@@ -103,12 +105,7 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-switch.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let (store, _) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-switch.json")
         let other = URL(fileURLWithPath: device.folder.join("other"), isDirectory: true)
         // Fetching, then paused: either way the task works on this storage's files and rows.
         let task = try store.download(regions: ["europe/li"])
@@ -177,12 +174,7 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-await.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let (store, _) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-await.json")
         let reported = Mutex<[RegionProgress]>([])
         let downloading = Task {
             try await store.download(regions: ["europe/li"]) { region, progress in
@@ -214,13 +206,8 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-twice.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
-        try await store.setCatalogURL(server.url(name))
+        let (store, catalog) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-twice.json")
+        try await store.setCatalogURL(catalog)
         let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
@@ -536,12 +523,7 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-events.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let (store, _) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-events.json")
         let consumers = (0..<2).map { _ in
             let events = store.events()
             return Task { () -> [StoreEvent] in
