@@ -11,8 +11,8 @@
 # --bin     folder with mappack and demo-world (default .build/release)
 # --scales  demo-world --scale values, one world each (default "10 30"); --only  demo-world --only (default europe/ch)
 # --runs    timed updates per kind (default 3); --edits  --edit-fraction values (default "0.02 0.2")
-# --chunk   average chunk size in bytes (MAPPACK_ZCK_CHUNK, set for publish and for the device's update,
-#           which must cut its old files as the publisher cut the bundles; default mappack's 8192)
+# --chunk   average chunk size in bytes (MAPPACK_ZCK_CHUNK, the publisher's choice; the catalog records it
+#           and the device cuts its old files with the catalog's value; default mappack's 8192)
 # --out     work folder (default Output/bench/chunked); the report is written beside it as FOLDER.json
 # Results: a table on stdout and Output/bench/chunked.json. Targets: downloaded <= 10% of the
 # changed bundles' bytes and <= 1.5x the changed chunks' bytes at 2%; time <= 1.2x the whole update;
@@ -102,7 +102,7 @@ for scale in $scales; do
                 sync
                 mark=$(lines "$access")
                 start=$(date +%s.%N)
-                MAPPACK_ZCK_CHUNK=$chunk "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
+                "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
                     || { echo "chunked.sh: $kind update of $name failed" >&2; exit 1; }
                 end=$(date +%s.%N)
                 printf '%s\t%s\t%s\t%s\n' "$kind" "$round" "$(python3 -c "print($end - $start)")" "$(bytes "$access" "$mark")" >> "$w/runs.tsv"

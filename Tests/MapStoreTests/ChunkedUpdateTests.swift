@@ -10,7 +10,8 @@ import Testing
 /// never as the whole `.tar.zst`; the updated store verifies in full.
 @Suite struct ChunkedUpdateTests {
     /// Two versions of a small world published with `--chunked` under `served/cat-VERSION`, and the old image built from the first.
-    static func world() async throws -> (folder: TemporaryFolder, served: String) {
+    /// `publishEnvironment` is the publisher's (`MAPPACK_ZCK_CHUNK`).
+    static func world(publishEnvironment: [String: String] = [:]) async throws -> (folder: TemporaryFolder, served: String) {
         let folder = TemporaryFolder("store-chunked")
         let served = folder.join("served")
         try await offPool {
@@ -23,7 +24,8 @@ import Testing
                         "--edit-fraction", "0.02",
                     ])
                 #expect(gen.status == 0, "\(gen.stderr)")
-                let publish = try Tool.mappack(["publish", folder.join("src-\(version)"), "--out", served + "/cat-\(version)", "--chunked"])
+                let publish = try Tool.mappack(
+                    ["publish", folder.join("src-\(version)"), "--out", served + "/cat-\(version)", "--chunked"], environment: publishEnvironment)
                 #expect(publish.status == 0, "\(publish.stderr)")
             }
             let recipe =
@@ -38,7 +40,22 @@ import Testing
     }
 
     @Test func anUpdateFetchesOnlyTheMissingChunksOfChangedBundles() async throws {
-        let (folder, served) = try await Self.world()
+        try await expectOnlyMissingChunks(try await Self.world())
+    }
+
+    /// The device cuts and compresses its old files with the chunk size the catalog names, not its
+    /// own default (8 KiB): a publisher that chose 4 KiB still gets only the changed chunks fetched
+    /// (with the device's own size, no chunk matched and about 89% of the bytes travelled).
+    @Test func anUpdateCutsWithTheCatalogsChunkSizeNotTheDevicesDefault() async throws {
+        let world = try await Self.world(publishEnvironment: ["MAPPACK_ZCK_CHUNK": "4096"])
+        let catalog = try JSONDecoder().decode(
+            Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: world.served + "/cat-2026.12.0/catalog.json")))
+        #expect(catalog.bundles.values.allSatisfy { $0.chunked?.chunkSize == 4096 && $0.chunked?.level == 6 })
+        try await expectOnlyMissingChunks(world)
+    }
+
+    func expectOnlyMissingChunks(_ world: (folder: TemporaryFolder, served: String)) async throws {
+        let (folder, served) = world
         let nginx = try NginxServer(root: served)
         defer { nginx.stop() }
         let device = Device()

@@ -223,6 +223,7 @@ public struct Publisher: Sendable {
         }
         if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
         var zck: (path: String, written: Zchunk.Written, headerSHA256: String)?
+        let parameters = Zchunk.Parameters.publisher
         let hex: String
         let size: Int64
         if chunked {
@@ -232,7 +233,7 @@ public struct Publisher: Sendable {
             let writer = try ArchiveWriter(path: tar, mtime: mtime, compressed: false)
             try writer.addTree(folder)
             try writer.finish()
-            let written = try Zchunk.compress(tar, to: zckPath)
+            let written = try Zchunk.compress(tar, to: zckPath, parameters: parameters)
             try FileSystem.removeFile(tar)
             let header = try copyRange(of: zckPath, from: 0, count: written.headerSize, to: nil)
             (hex, size) = try copyRange(of: zckPath, from: written.headerSize, count: written.size - written.headerSize, to: temporary)
@@ -250,7 +251,7 @@ public struct Publisher: Sendable {
         if let zck {
             info.chunked = ChunkedBundle(
                 url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
-                headerSHA256: zck.headerSHA256)
+                headerSHA256: zck.headerSHA256, chunkSize: parameters.averageChunk, level: Int(parameters.level))
         }
         return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary, chunkedTemporary: zck?.path)
     }

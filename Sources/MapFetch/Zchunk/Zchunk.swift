@@ -1,5 +1,6 @@
 import CZck
 import Foundation
+import MapFormat
 import MapIO
 import Synchronization
 
@@ -14,31 +15,52 @@ package enum Zchunk {
         package let size: Int64
     }
 
-    /// Average chunk size of `compress` by default (see `ChunkCutter` and the README's measurements);
-    /// nil leaves chunking to libzck. Like `compressionLevel`, publisher and device must agree: a device
-    /// cuts its old files with it to find the chunks it has (another size finds almost none, and the
-    /// update fetches nearly everything by range). `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from
-    /// 1 KiB to 1 MiB) sets it on both sides for `Benchmarks/chunked.sh --chunk`.
-    package static let defaultAverageChunk: Int? = {
-        if let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text), bytes >= 1024, bytes <= 1 << 20,
-            bytes.nonzeroBitCount == 1
-        {
-            return bytes
+    /// How a bundle is cut and compressed: a device cuts and compresses its old files the same way
+    /// to find the chunks it already has (other parameters find almost none, and the update fetches
+    /// nearly everything by range), so the publisher records them in the catalog (`ChunkedBundle`'s
+    /// `chunkSize` and `level`) and the device takes them from there.
+    package struct Parameters: Sendable, Equatable {
+        /// Average chunk size in bytes (see `ChunkCutter`); nil leaves chunking to libzck.
+        package var averageChunk: Int?
+        /// The zstd level of every chunk.
+        package var level: Int32
+
+        package init(averageChunk: Int?, level: Int32) {
+            self.averageChunk = averageChunk
+            self.level = level
         }
-        return 8 << 10
-    }()
 
-    /// The zstd level of every chunk. A device compresses its installed files' chunks again to find the
-    /// ones it has, so it must use the publisher's level (a different one costs bytes, not correctness:
-    /// no chunk matches and all are fetched). Level 6, as plain bundles: measured on the demo world's
-    /// bundles in 8 KiB chunks, libzck's default 16 made them 0.7% smaller but compressed at 8 MB/s
-    /// against 82 MB/s, and a device pays that speed on every update.
-    package static let compressionLevel: Int32 = 6
+        /// The parameters a catalog's `chunked` form names (its defaults where it names none).
+        /// `RegionTree` has refused a catalog whose values are out of range; they are clamped here
+        /// all the same, so no value can make a device allocate without bound.
+        package init(_ chunked: ChunkedBundle) {
+            let size = chunked.effectiveChunkSize
+            averageChunk = ChunkedBundle.chunkSizeProblem(size) == nil ? size : ChunkedBundle.defaultChunkSize
+            let level = chunked.effectiveLevel
+            self.level = Int32(ChunkedBundle.levelProblem(level) == nil ? level : ChunkedBundle.defaultLevel)
+        }
 
-    /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
-    /// chunks (zstd at `compressionLevel`, SHA-512/128 chunk digests, SHA-256 data digest). The same
-    /// input and libzck (and libzstd) give the same bytes.
-    package static func compress(_ input: String, to output: String, averageChunk: Int? = defaultAverageChunk) throws(ZchunkError) -> Written {
+        /// What `mappack publish --chunked` uses: chunks of about 8 KiB (see the README's
+        /// measurements) at zstd level 6, as plain bundles (measured on the demo world's bundles in
+        /// 8 KiB chunks, libzck's default 16 made them 0.7% smaller but compressed at 8 MB/s against
+        /// 82 MB/s, and a device pays that speed on every update). `MAPPACK_ZCK_CHUNK=BYTES` (a power
+        /// of two from 1 KiB to 1 MiB) is the publisher's choice of another chunk size
+        /// (`Benchmarks/chunked.sh --chunk`); devices read it from the catalog, never from the environment.
+        package static let publisher: Parameters = {
+            var parameters = Parameters(averageChunk: ChunkedBundle.defaultChunkSize, level: Int32(ChunkedBundle.defaultLevel))
+            if let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text),
+                ChunkedBundle.chunkSizeProblem(bytes) == nil
+            {
+                parameters.averageChunk = bytes
+            }
+            return parameters
+        }()
+    }
+
+    /// Compresses the file at `input` into a new `.zck` at `output` with content-defined chunks
+    /// (`parameters`; SHA-512/128 chunk digests, SHA-256 data digest). The same input, parameters
+    /// and libzck (and libzstd) give the same bytes.
+    package static func compress(_ input: String, to output: String, parameters: Parameters) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
             throw .io(FileError("create", output, code: error.code))
@@ -48,8 +70,8 @@ package enum Zchunk {
         var context: OpaquePointer? = zck
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
-        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(compressionLevel)) else { throw failure("set the zstd level", output, zck) }
-        var cutter = averageChunk.map { ChunkCutter(average: $0) }
+        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw failure("set the zstd level", output, zck) }
+        var cutter = parameters.averageChunk.map { ChunkCutter(average: $0) }
         if cutter != nil, !zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) { throw failure("choose manual chunks", output, zck) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }

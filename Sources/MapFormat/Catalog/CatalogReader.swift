@@ -202,7 +202,8 @@ extension CatalogReader {
             return info
         }
 
-        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>"}` or null (issue 21).
+        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>", "chunkSize": N, "level": N}`
+        /// (the last two optional) or null (issue 21). The parameters' ranges are `RegionTree`'s to check.
         private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
             if try scanner.readNull() { return nil }
             var object = try JSONObjectFields<ChunkedBundle.Field>(&scanner, expected: "an object (a chunked bundle)")
@@ -210,6 +211,8 @@ extension CatalogReader {
             var size: Int64?
             var headerSize: Int64?
             var headerSHA256: String?
+            var chunkSize: Int?
+            var level: Int?
             while let field = try object.next(&scanner, ChunkedBundle.Field.table) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -217,14 +220,18 @@ extension CatalogReader {
                     case .size: size = try scanner.readInt64()
                     case .headerSize: headerSize = try scanner.readInt64()
                     case .headerSHA256: headerSHA256 = try scanner.readString()
+                    case .chunkSize: chunkSize = try Self.optional(&scanner, Self.readInt)
+                    case .level: level = try Self.optional(&scanner, Self.readInt)
                     }
                 }
             }
             return ChunkedBundle(
                 url: try object.required(url, .url), size: try object.required(size, .size),
                 headerSize: try object.required(headerSize, .headerSize),
-                headerSHA256: try object.required(headerSHA256, .headerSHA256))
+                headerSHA256: try object.required(headerSHA256, .headerSHA256), chunkSize: chunkSize, level: level)
         }
+
+        private static func readInt(_ scanner: inout JSONScanner) throws(Failure) -> Int { Int(try scanner.readInt64()) }
 
         // MARK: Values
 
