@@ -28,8 +28,14 @@ import Testing
             #expect(zck.subdata(in: headerSize..<zck.count) == tarZst, "bundle \(digest): the .zck's data is the .tar.zst")
             #expect(SHA256.hex(zck.prefix(headerSize)) == chunked["headerSHA256"] as? String)
             #expect(digest == "sha256:" + SHA256.hex(tarZst))
-            // The chunking parameters a device must cut and compress with (mappack's defaults here).
-            #expect((chunked["chunkSize"] as? NSNumber)?.intValue == 8192, "\(chunked)")
+            // The cutting parameters a device must cut and compress with: a 64th of the bundle's tar
+            // (at least 1 KiB; these bundles are small), normalized cuts from a quarter to four times it.
+            let chunkSize = (chunked["chunkSize"] as? NSNumber)?.intValue ?? 0
+            let unpacked = (bundle["unpackedSize"] as? NSNumber)?.int64Value ?? 0
+            #expect(unpacked < 64 << 10 ? chunkSize == 1024 : [1024, 2048, 4096, 8192].contains(chunkSize), "\(chunked)")
+            #expect((chunked["minChunk"] as? NSNumber)?.intValue == chunkSize / 4, "\(chunked)")
+            #expect((chunked["maxChunk"] as? NSNumber)?.intValue == chunkSize * 4, "\(chunked)")
+            #expect((chunked["normalization"] as? NSNumber)?.intValue == 1, "\(chunked)")
             #expect((chunked["level"] as? NSNumber)?.intValue == 6, "\(chunked)")
         }
         // The zchunk tools read it; and a plain build (an old reader) still works from the same catalog.

@@ -48,14 +48,16 @@ import Testing
                 try writer.finish()
             }
             let zck = folder.join("served/new.zck")
-            let written = try Zchunk.compress(folder.join("new.tar"), to: zck, parameters: .publisher)
+            let parameters = Zchunk.Parameters.publisher(tarSize: 1 << 30)
+            let written = try Zchunk.compress(folder.join("new.tar"), to: zck, parameters: parameters)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: zck))
             let data = bytes.subdata(in: Int(written.headerSize)..<bytes.count)
             digest = BundleDigest(hex: MapIO.SHA256.hex(data))
             size = Int64(data.count)
-            chunked = ChunkedBundle(
-                url: "new.zck", size: written.size, headerSize: written.headerSize,
-                headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize))))
+            chunked = parameters.recorded(
+                in: ChunkedBundle(
+                    url: "new.zck", size: written.size, headerSize: written.headerSize,
+                    headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize)))))
         }
 
         func fetch(_ url: URL, seed: String) async -> (Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>, DownloadCache) {
