@@ -11,8 +11,9 @@
 # --bin     folder with mappack and demo-world (default .build/release)
 # --scales  demo-world --scale values, one world each (default "10 30"); --only  demo-world --only (default europe/ch)
 # --runs    timed updates per kind (default 3); --edits  --edit-fraction values (default "0.02 0.2")
-# --chunk   average chunk size in bytes (MAPPACK_ZCK_CHUNK, set for publish and for the device's update,
-#           which must cut its old files as the publisher cut the bundles; default mappack's 8192)
+# --chunk   one chunk size in bytes for every bundle (MAPPACK_ZCK_CHUNK, the publisher's choice; the catalog
+#           records it and the device cuts its old files with the catalog's value; default: mappack's
+#           per-bundle size, a 64th of the bundle's tar from 1 to 8 KiB)
 # --out     work folder (default Output/bench/chunked); the report is written beside it as FOLDER.json
 # Results: a table on stdout and Output/bench/chunked.json. Targets: downloaded <= 10% of the
 # changed bundles' bytes and <= 1.5x the changed chunks' bytes at 2%; time <= 1.2x the whole update;
@@ -44,6 +45,7 @@ done
 [ -z "$chunk" ] || [[ "$chunk" =~ ^[0-9]+$ ]] || { echo "chunked.sh: --chunk '$chunk': expected bytes (a power of two, 1024 to 1048576)" >&2; exit 2; }
 for tool in mappack demo-world; do [ -x "$bin/$tool" ] || { echo "chunked.sh: $bin/$tool is missing (swift build -c release)" >&2; exit 2; }; done
 command -v zck_read_header >/dev/null || { echo "chunked.sh: zck_read_header is missing; run 'make deps'" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "chunked.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 rm -rf "$out"; mkdir -p "$out/www"
 say() { echo "chunked: $*" >&2; }
 
@@ -102,10 +104,12 @@ for scale in $scales; do
                 sync
                 mark=$(lines "$access")
                 start=$(date +%s.%N)
-                MAPPACK_ZCK_CHUNK=$chunk "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
+                /usr/bin/time -f '%U %S' -o "$w/cpu" \
+                    "$bin/mappack" store update --storage "$device/storage" --cache "$device/cache" --catalog "$catalog" -q >/dev/null \
                     || { echo "chunked.sh: $kind update of $name failed" >&2; exit 1; }
                 end=$(date +%s.%N)
-                printf '%s\t%s\t%s\t%s\n' "$kind" "$round" "$(python3 -c "print($end - $start)")" "$(bytes "$access" "$mark")" >> "$w/runs.tsv"
+                cpu=$(awk 'END { print $1 + $2 }' "$w/cpu")
+                printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$round" "$(python3 -c "print($end - $start)")" "$(bytes "$access" "$mark")" "$cpu" >> "$w/runs.tsv"
             done
         done
         rm -rf "$w"/device-* "$w"/*-old
@@ -141,23 +145,38 @@ for world in worlds:
     for b in old["bundles"].values():
         have |= chunks(f"{out}/www/{name}-chunked-2026.11.0/" + b["chunked"]["url"])[1]
     need = 0
+    headers = 0
+    by_kind = {}
     for d in changed:
         header, mine = chunks(f"{out}/www/{name}-chunked-2026.12.0/" + new["bundles"][d]["chunked"]["url"])
-        need += header + sum(c for _, c in mine - have)
+        missing = sum(c for _, c in mine - have)
+        need += header + missing
+        headers += header
+        kind = by_kind.setdefault(new["bundles"][d].get("kind") or "?", [0, 0, 0, set()])
+        kind[0] += new["bundles"][d]["size"]
+        kind[1] += header
+        kind[2] += missing
+        kind[3].add(new["bundles"][d]["chunked"].get("chunkSize", 8192))
     whole, got, norange = median("plain", 3), median("chunked", 3), median("norange", 3)
     tw, tc = median("plain", 2), median("chunked", 2)
-    row = {"scale": float(scale), "editFraction": float(edit), "averageChunk": int(chunk) if chunk else 8192,
+    row = {"scale": float(scale), "editFraction": float(edit), "chunkSize": int(chunk) if chunk else "per bundle",
            "changedBundleBytes": changed_bytes, "changedPlainBundleBytes": plain_changed,
            "allBundleBytes": sum(b["size"] for b in new["bundles"].values()),
            "allPlainBundleBytes": sum(b["size"] for b in plain_new["bundles"].values()),
            "wholeUpdateBytes": whole, "chunkedUpdateBytes": got, "share": got / changed_bytes,
-           "changedChunkBytes": need, "timesChangedChunks": got / need,
+           "changedChunkBytes": need, "timesChangedChunks": got / need, "changedHeaderBytes": headers,
+           "changedByKind": {k: {"bytes": v[0], "headers": v[1], "missingChunks": v[2], "chunkSizes": sorted(v[3])} for k, v in by_kind.items()},
            "wholeSeconds": each("plain", 2), "chunkedSeconds": each("chunked", 2), "wholeMedian": tw, "chunkedMedian": tc,
            "timeRatio": tc / tw, "noRangeBytes": norange, "noRangeTimesWhole": norange / changed_bytes,
-           "noRangeSeconds": each("norange", 2)}
+           "noRangeSeconds": each("norange", 2), "wholeCPUSeconds": each("plain", 4), "chunkedCPUSeconds": each("chunked", 4),
+           "cpuRatio": median("chunked", 4) / median("plain", 4)}
     report.append(row)
     print(f"{scale} | {edit} | {changed_bytes:,} | {int(whole):,} | {int(got):,} | {row['share']:.1%} | {need:,} | "
           f"{row['timesChangedChunks']:.2f} | {tw:.2f} s | {tc:.2f} s | {row['timeRatio']:.2f} | {int(norange):,} | {row['noRangeTimesWhole']:.2f}")
+    print("    changed chunks by kind: " + ", ".join(
+        f"{k} {(v[1] + v[2]) / v[0]:.1%} of {v[0]:,} B (headers {v[1]:,} B, chunks {v[2]:,} B, chunk size {'/'.join(map(str, sorted(v[3])))})"
+        for k, v in sorted(by_kind.items())))
+    print(f"    CPU (user + sys) whole {median('plain', 4):.2f} s, chunked {median('chunked', 4):.2f} s: x{row['cpuRatio']:.2f}")
     print(f"    all bundles: chunked {row['allBundleBytes']:,} B, plain {row['allPlainBundleBytes']:,} B "
           f"(+{row['allBundleBytes'] / row['allPlainBundleBytes'] - 1:.1%}); times whole {['%.2f' % t for t in row['wholeSeconds']]}, "
           f"chunked {['%.2f' % t for t in row['chunkedSeconds']]}")

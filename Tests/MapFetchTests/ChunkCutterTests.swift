@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import Testing
 
 @testable import MapFetch
@@ -13,8 +14,13 @@ import Testing
         }
     }
 
-    func cuts(_ data: [UInt8], pieces: Int = 1) -> [Int] {
-        var cutter = ChunkCutter(average: 8 << 10)
+    /// The first publishers' cut (a catalog without cutting parameters): 8 KiB, plain.
+    static let legacy = Zchunk.Parameters(ChunkedBundle(url: "x.zck", size: 1, headerSize: 1, headerSHA256: ""))
+    /// What `publish --chunked` uses for a large bundle: 8 KiB, normalized.
+    static let normalized = Zchunk.Parameters.publisher(tarSize: 1 << 30)
+
+    func cuts(_ data: [UInt8], pieces: Int = 1, _ parameters: Zchunk.Parameters = legacy) -> [Int] {
+        var cutter = ChunkCutter(parameters)
         var out: [Int] = []
         let step = (data.count + pieces - 1) / pieces
         for start in stride(from: 0, to: data.count, by: step) {
@@ -32,6 +38,43 @@ import Testing
         #expect(lengths.allSatisfy { $0 >= 2 << 10 && $0 <= 64 << 10 })
         let average = Double(data.count) / Double(whole.count)
         #expect(average > 6144 && average < 14336, "average \(average)")
+    }
+
+    @Test func aCatalogWithoutParametersMeansTheFirstPublishersCut() {
+        #expect(Self.legacy == Zchunk.Parameters(chunkSize: 8192, minChunk: 2048, maxChunk: 65536, normalization: 0, level: 6))
+        let cutter = ChunkCutter(Self.legacy)
+        #expect(cutter.strictMask == 8191 && cutter.looseMask == 8191 && cutter.normal == 2048)
+    }
+
+    /// Normalized cuts gather around the chunk size: the same input in about as many chunks, but
+    /// far fewer long ones (an edit lands in a chunk as likely as its length, so the long ones are
+    /// what updates pay for).
+    @Test func normalizedCutsAreWithinBoundsAndGatherAroundTheChunkSize() {
+        #expect(Self.normalized == Zchunk.Parameters(chunkSize: 8192, minChunk: 2048, maxChunk: 32768, normalization: 1, level: 6))
+        let data = bytes(1 << 21, seed: 5)
+        func lengths(_ parameters: Zchunk.Parameters) -> [Int] {
+            let ends = cuts(data, parameters)
+            return zip([0] + ends, ends).map { $1 - $0 }
+        }
+        let plain = lengths(Self.legacy)
+        let normalized = lengths(Self.normalized)
+        #expect(cuts(data, pieces: 29, Self.normalized) == cuts(data, Self.normalized))
+        #expect(normalized.dropLast().allSatisfy { $0 >= 2048 && $0 <= 32768 })
+        // What an edit at a random byte costs: the length of the chunk it lands in, on average, here
+        // against the mean length (2 for lengths spread as plain cuts spread them, 1 for equal ones).
+        func sizeBiased(_ lengths: [Int]) -> Double {
+            Double(lengths.reduce(0) { $0 + $1 * $1 }) / Double(data.count) / (Double(data.count) / Double(lengths.count))
+        }
+        let mean = Double(data.count) / Double(normalized.count)
+        #expect(mean > 6144 && mean < 12288, "mean \(mean)")
+        #expect(sizeBiased(normalized) < 0.8 * sizeBiased(plain), "\(sizeBiased(normalized)) against \(sizeBiased(plain))")
+    }
+
+    /// The publisher's chunk size: a 64th of the bundle's tar, a power of two from 1 to 8 KiB.
+    @Test(arguments: [(Int64(0), 1024), (100_000, 1024), (131_072, 2048), (300_000, 4096), (524_288, 8192), (1 << 30, 8192)])
+    func thePublishersChunkSizeFollowsTheBundlesSize(_ tarSize: Int64, _ chunkSize: Int) {
+        let parameters = Zchunk.Parameters.publisher(tarSize: tarSize)
+        #expect(parameters.chunkSize == chunkSize && parameters.minChunk == chunkSize / 4 && parameters.maxChunk == chunkSize * 4)
     }
 
     @Test func anEditMovesOnlyTheCutsNearIt() {

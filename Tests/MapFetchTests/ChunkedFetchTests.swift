@@ -48,14 +48,16 @@ import Testing
                 try writer.finish()
             }
             let zck = folder.join("served/new.zck")
-            let written = try Zchunk.compress(folder.join("new.tar"), to: zck)
+            let parameters = Zchunk.Parameters.publisher(tarSize: 1 << 30)
+            let written = try Zchunk.compress(folder.join("new.tar"), to: zck, parameters: parameters)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: zck))
             let data = bytes.subdata(in: Int(written.headerSize)..<bytes.count)
             digest = BundleDigest(hex: MapIO.SHA256.hex(data))
             size = Int64(data.count)
-            chunked = ChunkedBundle(
-                url: "new.zck", size: written.size, headerSize: written.headerSize,
-                headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize))))
+            chunked = parameters.recorded(
+                in: ChunkedBundle(
+                    url: "new.zck", size: written.size, headerSize: written.headerSize,
+                    headerSHA256: MapIO.SHA256.hex(bytes.prefix(Int(written.headerSize)))))
         }
 
         func fetch(_ url: URL, seed: String) async -> (Result<ChunkedFetch.Outcome, ChunkedFetch.Fallback>, DownloadCache) {
@@ -72,7 +74,7 @@ import Testing
             let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.join("served/new.zck")))
             let target = try Zchunk.Target(path: folder.join("probe-\(UUID().uuidString).zck"), header: bytes.prefix(Int(chunked.headerSize)))
             let seedZck = folder.join("probe-seed-\(UUID().uuidString).zck")
-            _ = try Zchunk.compress(seed, to: seedZck)
+            _ = try Zchunk.compress(seed, to: seedZck, parameters: Zchunk.Parameters(chunked))
             try target.copyChunks(from: seedZck)
             var ranges: [ClosedRange<Int64>] = []
             for chunk in try target.checkChunks() {
@@ -142,7 +144,7 @@ import Testing
     @Test func seedCopiesOnManyThreadsAtOnceStayWhole() throws {
         let fixture = try Fixture()
         let seed = fixture.folder.join("seed.zck")
-        _ = try Zchunk.compress(fixture.oldTar, to: seed)
+        _ = try Zchunk.compress(fixture.oldTar, to: seed, parameters: Zchunk.Parameters(fixture.chunked))
         let header = try Data(contentsOf: URL(fileURLWithPath: fixture.folder.join("served/new.zck"))).prefix(Int(fixture.chunked.headerSize))
         let copies = fixture.folder.join("copies")
         try FileSystem.makeDirectories(copies)

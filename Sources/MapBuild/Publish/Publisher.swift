@@ -222,7 +222,7 @@ public struct Publisher: Sendable {
             for block in BundleInfo.publishedBlockSizes { onDisk[block]! += SizeOnDisk.allocated(size: entry.size, blockSize: block) }
         }
         if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
-        var zck: (path: String, written: Zchunk.Written, headerSHA256: String)?
+        var zck: (path: String, written: Zchunk.Written, headerSHA256: String, parameters: Zchunk.Parameters)?
         let hex: String
         let size: Int64
         if chunked {
@@ -232,11 +232,13 @@ public struct Publisher: Sendable {
             let writer = try ArchiveWriter(path: tar, mtime: mtime, compressed: false)
             try writer.addTree(folder)
             try writer.finish()
-            let written = try Zchunk.compress(tar, to: zckPath)
+            guard let tarSize = try FileSystem.status(tar)?.size else { throw PublishError.io("\(tar): vanished while publishing") }
+            let parameters = Zchunk.Parameters.publisher(tarSize: tarSize)
+            let written = try Zchunk.compress(tar, to: zckPath, parameters: parameters)
             try FileSystem.removeFile(tar)
             let header = try copyRange(of: zckPath, from: 0, count: written.headerSize, to: nil)
             (hex, size) = try copyRange(of: zckPath, from: written.headerSize, count: written.size - written.headerSize, to: temporary)
-            zck = (zckPath, written, header.hex)
+            zck = (zckPath, written, header.hex, parameters)
         } else {
             let writer = try ArchiveWriter(path: temporary, mtime: mtime, level: 6)
             try writer.addTree(folder)
@@ -248,9 +250,10 @@ public struct Publisher: Sendable {
             url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
             kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
         if let zck {
-            info.chunked = ChunkedBundle(
-                url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
-                headerSHA256: zck.headerSHA256)
+            info.chunked = zck.parameters.recorded(
+                in: ChunkedBundle(
+                    url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
+                    headerSHA256: zck.headerSHA256))
         }
         return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary, chunkedTemporary: zck?.path)
     }

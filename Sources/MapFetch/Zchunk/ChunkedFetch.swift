@@ -84,13 +84,14 @@ package struct ChunkedFetch: Sendable {
             try? FileSystem.removeFile(seedPath)
         }
 
-        // 1. The seed, compressed as the publisher compressed the bundle, while the header is fetched
+        // 1. The seed, compressed as the publisher compressed the bundle (the catalog's chunk size
+        // and level, not this device's defaults), while the header is fetched
         // and checked against the catalog before libzck parses it.
         let seed = Task {
             await BlockingPool.value { () -> String? in
                 do {
                     try writingSeed?()
-                    _ = try Zchunk.compress(seedTar, to: seedPath)
+                    _ = try Zchunk.compress(seedTar, to: seedPath, parameters: Zchunk.Parameters(chunked))
                     return nil
                 } catch {
                     return "\(error)"

@@ -1,5 +1,6 @@
 import CZck
 import Foundation
+import MapFormat
 import MapIO
 import Synchronization
 
@@ -14,31 +15,89 @@ package enum Zchunk {
         package let size: Int64
     }
 
-    /// Average chunk size of `compress` by default (see `ChunkCutter` and the README's measurements);
-    /// nil leaves chunking to libzck. Like `compressionLevel`, publisher and device must agree: a device
-    /// cuts its old files with it to find the chunks it has (another size finds almost none, and the
-    /// update fetches nearly everything by range). `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from
-    /// 1 KiB to 1 MiB) sets it on both sides for `Benchmarks/chunked.sh --chunk`.
-    package static let defaultAverageChunk: Int? = {
-        if let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text), bytes >= 1024, bytes <= 1 << 20,
-            bytes.nonzeroBitCount == 1
-        {
-            return bytes
+    /// How a bundle is cut and compressed: a device cuts and compresses its old files the same way
+    /// to find the chunks it already has (other parameters find almost none, and the update fetches
+    /// nearly everything by range), so the publisher records them in the catalog (`ChunkedBundle`'s
+    /// `chunkSize`, `minChunk`, `maxChunk`, `normalization`, `level`) and the device takes them from there.
+    package struct Parameters: Sendable, Equatable {
+        /// The chunk size aimed at, in bytes (a power of two; see `ChunkCutter`).
+        package var chunkSize: Int
+        /// No chunk is shorter (but a file's last).
+        package var minChunk: Int
+        /// No chunk is longer.
+        package var maxChunk: Int
+        /// `ChunkCutter`'s normalization level (0: the first publishers' plain cut).
+        package var normalization: Int
+        /// The zstd level of every chunk.
+        package var level: Int32
+
+        package init(chunkSize: Int, minChunk: Int, maxChunk: Int, normalization: Int, level: Int32) {
+            self.chunkSize = chunkSize
+            self.minChunk = minChunk
+            self.maxChunk = maxChunk
+            self.normalization = normalization
+            self.level = level
         }
-        return 8 << 10
-    }()
 
-    /// The zstd level of every chunk. A device compresses its installed files' chunks again to find the
-    /// ones it has, so it must use the publisher's level (a different one costs bytes, not correctness:
-    /// no chunk matches and all are fetched). Level 6, as plain bundles: measured on the demo world's
-    /// bundles in 8 KiB chunks, libzck's default 16 made them 0.7% smaller but compressed at 8 MB/s
-    /// against 82 MB/s, and a device pays that speed on every update.
-    package static let compressionLevel: Int32 = 6
+        /// The parameters a catalog's `chunked` form names (its defaults where it names none: the
+        /// first publishers' 8 KiB plain cut at level 6). `RegionTree` has refused a catalog whose
+        /// values are out of range; such values fall back to the defaults here all the same, so no
+        /// value can make a device loop or allocate without bound.
+        package init(_ chunked: ChunkedBundle) {
+            var checked = chunked
+            if checked.parameterProblem != nil {
+                checked = ChunkedBundle(url: chunked.url, size: chunked.size, headerSize: chunked.headerSize, headerSHA256: chunked.headerSHA256)
+            }
+            self.init(
+                chunkSize: checked.effectiveChunkSize, minChunk: checked.effectiveMinChunk, maxChunk: checked.effectiveMaxChunk,
+                normalization: checked.effectiveNormalization, level: Int32(checked.effectiveLevel))
+        }
 
-    /// Compresses the file at `input` into a new `.zck` at `output` with zchunk's content-defined
-    /// chunks (zstd at `compressionLevel`, SHA-512/128 chunk digests, SHA-256 data digest). The same
-    /// input and libzck (and libzstd) give the same bytes.
-    package static func compress(_ input: String, to output: String, averageChunk: Int? = defaultAverageChunk) throws(ZchunkError) -> Written {
+        /// The `chunked` fields that record these parameters (all of them, defaults included).
+        package func recorded(in chunked: ChunkedBundle) -> ChunkedBundle {
+            var out = chunked
+            out.chunkSize = chunkSize
+            out.minChunk = minChunk
+            out.maxChunk = maxChunk
+            out.normalization = normalization
+            out.level = Int(level)
+            return out
+        }
+
+        /// The smallest and largest chunk size `publisher(tarSize:)` picks.
+        package static let publisherChunkSizes = 1024...(8 << 10)
+        /// `publisher(tarSize:)` aims at this many chunks a bundle, within `publisherChunkSizes`.
+        package static let publisherChunksPerBundle = 64
+
+        /// What `mappack publish --chunked` uses for a bundle whose plain tar has `tarSize` bytes:
+        /// normalized cuts (level 1: from a quarter to four times the chunk size), at zstd level 6
+        /// as plain bundles (measured on the demo world's bundles in 8 KiB chunks, libzck's default
+        /// 16 made them 0.7% smaller but compressed at 8 MB/s against 82 MB/s, and a device pays that
+        /// speed on every update). The chunk size is a 64th of the tar (a power of two, 1 to 8 KiB):
+        /// a small bundle's edits cost it a larger share, and its smaller chunks cost few bytes in all;
+        /// see the README, "Delta updates". `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to
+        /// 1 MiB) is the publisher's choice of one size for every bundle (`Benchmarks/chunked.sh
+        /// --chunk`); devices read the parameters from the catalog, never from the environment.
+        package static func publisher(tarSize: Int64) -> Parameters {
+            var size = publisherChunkSizes.lowerBound
+            while size < publisherChunkSizes.upperBound, Int64(size) * 2 * Int64(publisherChunksPerBundle) <= tarSize { size *= 2 }
+            if let fixed = fixedPublisherChunkSize { size = fixed }
+            return Parameters(chunkSize: size, minChunk: size / 4, maxChunk: size * 4, normalization: 1, level: Int32(ChunkedBundle.defaultLevel))
+        }
+
+        /// `MAPPACK_ZCK_CHUNK`, when it names a usable chunk size.
+        static let fixedPublisherChunkSize: Int? = {
+            guard let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text),
+                ChunkedBundle.chunkSizeProblem(bytes) == nil
+            else { return nil }
+            return bytes
+        }()
+    }
+
+    /// Compresses the file at `input` into a new `.zck` at `output` with content-defined chunks
+    /// (`parameters`; SHA-512/128 chunk digests, SHA-256 data digest). The same input, parameters
+    /// and libzck (and libzstd) give the same bytes.
+    package static func compress(_ input: String, to output: String, parameters: Parameters) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
             throw .io(FileError("create", output, code: error.code))
@@ -48,9 +107,9 @@ package enum Zchunk {
         var context: OpaquePointer? = zck
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
-        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(compressionLevel)) else { throw failure("set the zstd level", output, zck) }
-        var cutter = averageChunk.map { ChunkCutter(average: $0) }
-        if cutter != nil, !zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) { throw failure("choose manual chunks", output, zck) }
+        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw failure("set the zstd level", output, zck) }
+        var cutter = ChunkCutter(parameters)
+        guard zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) else { throw failure("choose manual chunks", output, zck) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         let source: ReadableFile
@@ -61,7 +120,7 @@ package enum Zchunk {
             if count == 0 { break }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             var from = 0
-            for cut in cutter?.cuts(in: bytes) ?? [] {
+            for cut in cutter.cuts(in: bytes) {
                 try write(zck, bytes, from..<cut, output)
                 if zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
                 from = cut

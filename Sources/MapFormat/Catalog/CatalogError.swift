@@ -8,6 +8,9 @@ public enum CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
     case noNames(region: RegionID)
     case invalidSize(bundle: BundleDigest, field: String, value: Int64)
     case invalidBundleURL(bundle: BundleDigest, url: String)
+    /// A chunking parameter of the bundle's `chunked` form (`field`, e.g. `chunked.chunkSize`) that a
+    /// device cannot cut or compress with; `reason` says which values it takes.
+    case invalidChunking(bundle: BundleDigest, field: String, value: Int, reason: String)
     /// A bundle URL that `BundleURL.resolve` refuses against the catalog's URL.
     case foreignBundleURL(bundle: BundleDigest, url: String, catalog: String)
     case emptyRegionID
@@ -31,6 +34,8 @@ public enum CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingBundle(let region, let bundle): return "region '\(region)' references bundle \(bundle), which is not in \"bundles\""
         case .noNames(let region): return "region '\(region)' has no names; give at least one language"
         case .invalidSize(let bundle, let field, let value): return "bundle \(bundle) has \(field) \(value), which is negative or absurd (over 1 PiB)"
+        case .invalidChunking(let bundle, let field, let value, let reason):
+            return "bundle \(bundle) has \(field) \(value), \(reason); the catalog's chunked form is corrupt: publish it again"
         case .invalidBundleURL(let bundle, let url):
             return
                 "bundle \(bundle) has url '\(url)', which is empty or climbs out with '..' (also percent-encoded); give a path below the catalog's folder"

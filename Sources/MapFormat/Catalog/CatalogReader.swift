@@ -202,7 +202,9 @@ extension CatalogReader {
             return info
         }
 
-        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>"}` or null (issue 21).
+        /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>", "chunkSize": N, "minChunk": N,
+        /// "maxChunk": N, "normalization": N, "level": N}` (the last five optional) or null (issue 21). The
+        /// cutting parameters' ranges are `RegionTree`'s to check.
         private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
             if try scanner.readNull() { return nil }
             var object = try JSONObjectFields<ChunkedBundle.Field>(&scanner, expected: "an object (a chunked bundle)")
@@ -210,6 +212,11 @@ extension CatalogReader {
             var size: Int64?
             var headerSize: Int64?
             var headerSHA256: String?
+            var chunkSize: Int?
+            var minChunk: Int?
+            var maxChunk: Int?
+            var normalization: Int?
+            var level: Int?
             while let field = try object.next(&scanner, ChunkedBundle.Field.table) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -217,14 +224,22 @@ extension CatalogReader {
                     case .size: size = try scanner.readInt64()
                     case .headerSize: headerSize = try scanner.readInt64()
                     case .headerSHA256: headerSHA256 = try scanner.readString()
+                    case .chunkSize: chunkSize = try Self.optional(&scanner, Self.readInt)
+                    case .minChunk: minChunk = try Self.optional(&scanner, Self.readInt)
+                    case .maxChunk: maxChunk = try Self.optional(&scanner, Self.readInt)
+                    case .normalization: normalization = try Self.optional(&scanner, Self.readInt)
+                    case .level: level = try Self.optional(&scanner, Self.readInt)
                     }
                 }
             }
             return ChunkedBundle(
                 url: try object.required(url, .url), size: try object.required(size, .size),
                 headerSize: try object.required(headerSize, .headerSize),
-                headerSHA256: try object.required(headerSHA256, .headerSHA256))
+                headerSHA256: try object.required(headerSHA256, .headerSHA256), chunkSize: chunkSize, minChunk: minChunk,
+                maxChunk: maxChunk, normalization: normalization, level: level)
         }
+
+        private static func readInt(_ scanner: inout JSONScanner) throws(Failure) -> Int { Int(try scanner.readInt64()) }
 
         // MARK: Values
 

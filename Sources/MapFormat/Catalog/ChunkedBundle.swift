@@ -12,14 +12,91 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     public var headerSize: Int64
     /// Hex SHA-256 of the header's bytes; a header is checked against it before it is parsed.
     public var headerSHA256: String
+    /// The chunk size in bytes the publisher aimed at (a power of two in `chunkSizes`). A device cuts
+    /// its old files the same way to find the chunks it already has, so the cut (this and
+    /// `minChunk`, `maxChunk`, `normalization`) must be the publisher's; nil (catalogs published
+    /// before it was recorded) means `defaultChunkSize`.
+    public var chunkSize: Int?
+    /// No chunk is shorter but a file's last (nil: a quarter of the chunk size).
+    public var minChunk: Int?
+    /// No chunk is longer (nil: eight times the chunk size).
+    public var maxChunk: Int?
+    /// How tightly chunk lengths gather around `chunkSize` (FastCDC's normalized chunking): below
+    /// it a cut is `2^n` times less likely, above it `2^n` times more (nil: 0, one likelihood
+    /// from `minChunk` on, as the first publishers cut).
+    public var normalization: Int?
+    /// The zstd level of every chunk (in `levels`); the device compresses its old files' chunks at
+    /// it to match them. nil means `defaultLevel`.
+    public var level: Int?
 
     /// The largest header a reader accepts (a bundle of millions of chunks stays far below it).
     public static let maxHeaderSize: Int64 = 64 << 20
+    /// The chunk sizes a catalog may name: powers of two from 1 KiB to 1 MiB.
+    public static let chunkSizes: ClosedRange<Int> = 1024...(1 << 20)
+    /// The zstd levels a catalog may name: zstd's regular ones (no "ultra" levels, whose windows
+    /// would make a device allocate hundreds of megabytes).
+    public static let levels: ClosedRange<Int> = 1...19
+    /// The chunk size of a catalog that names none (what every publisher used before it was recorded).
+    public static let defaultChunkSize = 8 << 10
+    /// The zstd level of a catalog that names none.
+    public static let defaultLevel = 6
 
-    public init(url: String, size: Int64, headerSize: Int64, headerSHA256: String) {
+    /// The largest `maxChunk` a catalog may name.
+    public static let maxChunkLimit = 16 << 20
+    /// The normalization levels a catalog may name.
+    public static let normalizations: ClosedRange<Int> = 0...3
+
+    public init(
+        url: String, size: Int64, headerSize: Int64, headerSHA256: String, chunkSize: Int? = nil, minChunk: Int? = nil,
+        maxChunk: Int? = nil, normalization: Int? = nil, level: Int? = nil
+    ) {
         self.url = url
         self.size = size
         self.headerSize = headerSize
         self.headerSHA256 = headerSHA256
+        self.chunkSize = chunkSize
+        self.minChunk = minChunk
+        self.maxChunk = maxChunk
+        self.normalization = normalization
+        self.level = level
+    }
+
+    /// The chunk size to cut with: the catalog's, else `defaultChunkSize`.
+    public var effectiveChunkSize: Int { chunkSize ?? Self.defaultChunkSize }
+    /// The shortest chunk: the catalog's, else a quarter of `effectiveChunkSize`.
+    public var effectiveMinChunk: Int { minChunk ?? effectiveChunkSize / 4 }
+    /// The longest chunk: the catalog's, else eight times `effectiveChunkSize`.
+    public var effectiveMaxChunk: Int { maxChunk ?? effectiveChunkSize * 8 }
+    /// The normalization level: the catalog's, else 0.
+    public var effectiveNormalization: Int { normalization ?? 0 }
+    /// The zstd level to compress with: the catalog's, else `defaultLevel`.
+    public var effectiveLevel: Int { level ?? Self.defaultLevel }
+
+    /// Why a chunk size cannot be used (nil when it can).
+    public static func chunkSizeProblem(_ value: Int) -> String? {
+        chunkSizes.contains(value) && value.nonzeroBitCount == 1
+            ? nil : "which is not a power of two from \(chunkSizes.lowerBound) to \(chunkSizes.upperBound) bytes"
+    }
+
+    /// Why a zstd level cannot be used (nil when it can).
+    public static func levelProblem(_ value: Int) -> String? {
+        levels.contains(value) ? nil : "which is not a zstd level from \(levels.lowerBound) to \(levels.upperBound)"
+    }
+
+    /// The first field whose value a device cannot use, with its value and why.
+    public var parameterProblem: (field: String, value: Int, reason: String)? {
+        if let chunkSize, let reason = Self.chunkSizeProblem(chunkSize) { return ("chunkSize", chunkSize, reason) }
+        let size = effectiveChunkSize
+        if let minChunk, !(64...size).contains(minChunk) {
+            return ("minChunk", minChunk, "which is not from 64 bytes to the chunk size (\(size))")
+        }
+        if let maxChunk, !(size...Self.maxChunkLimit).contains(maxChunk) {
+            return ("maxChunk", maxChunk, "which is not from the chunk size (\(size)) to \(Self.maxChunkLimit) bytes")
+        }
+        if let normalization, !Self.normalizations.contains(normalization) {
+            return ("normalization", normalization, "which is not from \(Self.normalizations.lowerBound) to \(Self.normalizations.upperBound)")
+        }
+        if let level, let reason = Self.levelProblem(level) { return ("level", level, reason) }
+        return nil
     }
 }

@@ -161,6 +161,9 @@ public struct RegionTree: Sendable {
         if info.url.isEmpty || climbsOut(info.url) || (hasPercent(info.url) && BundleURL.climbsOutDecoded(info.url)) {
             return .invalidBundleURL(bundle: digest, url: info.url)
         }
+        if let (field, value, reason) = info.chunked?.parameterProblem {
+            return .invalidChunking(bundle: digest, field: "chunked." + field, value: value, reason: reason)
+        }
         return nil
     }
 
