@@ -88,12 +88,12 @@ extension MapStore {
         do {
             await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
-            let plan = try core.withLock { core throws -> StoreCore.DownloadPlan in
+            let plan = try await readOffPool { core throws -> StoreCore.DownloadPlan in
                 try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
             }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
             activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
-            try write { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
+            try await writeOffPool { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
             for id in requested { task.emit(.stateChanged(id, .downloading)) }
             let received = Mutex<[BundleDigest: Int64]>([:])
             let sizes = Dictionary(plan.requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
@@ -132,7 +132,7 @@ extension MapStore {
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
             switch (interrupted, task.phase) {
             case (true, .pausing), (true, .stopping):
-                try? write { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
                 // Paused before it is said, so a consumer that resumes on the event finds it paused.
                 let paused = task.markPaused()
                 for id in task.regions { task.emit(.stateChanged(id, .paused)) }
@@ -145,7 +145,7 @@ extension MapStore {
                 task.finish(.failure(.cancelled))
             default:
                 // Fetched bytes stay for a later attempt: the regions are paused, not lost.
-                try? write { core throws in try core.state?.setDownloadState(self.notInstalled(task.regions, core), .paused) }
+                _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
                 task.finish(.failure(failure))
             }
         }

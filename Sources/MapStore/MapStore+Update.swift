@@ -197,22 +197,22 @@ extension MapStore {
             await waitForWriteInProgress()
             guard let url = task.catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
-            let plan = try core.withLock { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
+            let plan = try await readOffPool { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
             try Task.checkCancellation()
             broadcaster.send(.updateStarted(plan.info))
             let changing = plan.supported
             task.record(bundles: Set(plan.requests.map(\.digest)), regions: changing)
-            try write { core throws in
+            try await writeOffPool { core throws in
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
             for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url, installed: plan.stored)
-            let onDevice = core.withLock { core in
-                Dictionary(plan.requests.map { ($0.digest, core.downloadedBytes($0.digest)) }, uniquingKeysWith: { first, _ in first })
-            }
+            let root = storageFolder
+            let onDevice = Dictionary(
+                plan.requests.map { ($0.digest, StoreCore.downloadedBytes($0.digest, root: root)) }, uniquingKeysWith: { first, _ in first })
             let perRegion = UpdateRegionProgress(plan.requests, onDevice: onDevice)
             for (region, got, total) in perRegion.all() { reportProgress(region, receivedBytes: got, totalBytes: total) }
             do {
@@ -228,12 +228,12 @@ extension MapStore {
                 // Paused: the regions wait (still installed and usable); else they are outdated again.
                 let pausing = task.phase == .pausing
                 if case .cancelled? = error as? MapStoreError, pausing {
-                    try? write { core throws in
+                    _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.paused) }))
                     }
                     for id in changing { broadcaster.send(.regionStateChanged(id, .paused)) }
                 } else {
-                    try? write { core throws in
+                    _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
                     }
                     regionProgress.withLock { table in for id in changing { table[id] = nil } }
@@ -265,7 +265,7 @@ extension MapStore {
     ) async throws -> [BundleDigest: String] {
         // Counted under the store's lock, so a move (which checks the count under it) never starts
         // while a fetcher writes into the download cache, and no fetch starts during a move.
-        let folder = core.withLock { core -> String in
+        let folder = try await readOffPool { [self] core -> String in
             fetching.withLock { $0 += 1 }
             return core.downloadFolder
         }

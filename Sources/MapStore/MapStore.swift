@@ -316,6 +316,17 @@ extension MapStore {
         }
     }
 
+    /// `write` on a `BlockingPool` thread, for async work (downloads, updates): a long write (a move, a
+    /// repair) may hold the lock, and the wait for it must not hold one of the cooperative pool's few threads.
+    func writeOffPool<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
+        try await BlockingPool.run { [self] in try write(body) }
+    }
+
+    /// The core under the lock on a `BlockingPool` thread, for async work that only reads it (see `writeOffPool`).
+    func readOffPool<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
+        try await BlockingPool.run { [self] in try core.withLock { core throws -> T in try body(core) } }
+    }
+
     /// `write` on a `BlockingPool` thread (never the cooperative pool), with the core's cancellation flag
     /// raised when the calling task is cancelled; the operation polls it up to its commit point.
     func cancellableWrite<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
