@@ -73,11 +73,11 @@ extension MapStore {
 
     /// The catalog downloads use: the kept one of the installed version, else the remembered URL's.
     func catalogForDownloads() async throws -> (tree: RegionTree, url: URL) {
-        let (kept, remembered) = core.withLock { ($0.keptCatalog(), $0.catalogURL) }
+        let (kept, remembered) = try await readOffPool { core in (core.keptCatalog(), core.catalogURL) }
         guard let url = remembered else { throw MapStoreError.noCatalogURL }
         if let kept { return (kept, url) }
         let (tree, bytes) = try await loadCatalog(url)
-        try core.withLock { core throws in try core.keepCatalog(tree, bytes: bytes) }
+        try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes) }
         return (tree, url)
     }
 
@@ -123,7 +123,7 @@ extension MapStore {
             for id in task.regions { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
-            settlePausedTasks()
+            await BlockingPool.value { [self] in settlePausedTasks() }
         } catch {
             activeDownloads.withLock { $0[key] = nil }
             // As at the public boundary: a file or database failure keeps its path and errno (`.local`).
@@ -138,10 +138,10 @@ extension MapStore {
                 for id in task.regions { task.emit(.stateChanged(id, .paused)) }
                 if paused { return }
                 // Stopped (or stopped or cancelled while pausing): the task ends here.
-                if task.phase == .cancelling { cleanUpCancelled(task) }
+                if task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
                 task.finish(.failure(.cancelled))
             case (true, .cancelling):
-                cleanUpCancelled(task)
+                await BlockingPool.value { [self] in cleanUpCancelled(task) }
                 task.finish(.failure(.cancelled))
             default:
                 // Fetched bytes stay for a later attempt: the regions are paused, not lost.

@@ -13,9 +13,11 @@ extension MapStore {
     func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL, installed manifest: ImageManifest) async {
         // Counted as a fetch (under the store's lock, as `fetch` does): it writes into the download
         // cache, so a move must not start meanwhile.
-        let (folder, store) = core.withLock { core in
-            fetching.withLock { $0 += 1 }
-            return (core.downloadFolder, core.layout.store)
+        let (folder, store) = await BlockingPool.value { [self] in
+            core.withLock { core in
+                fetching.withLock { $0 += 1 }
+                return (core.downloadFolder, core.layout.store)
+            }
         }
         defer { fetching.withLock { $0 -= 1 } }
         let seeds = ChunkedSeeds(
