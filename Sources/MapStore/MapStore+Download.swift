@@ -156,13 +156,12 @@ extension MapStore {
     func settlePausedTasks() {
         let paused = liveTasks.withLock { live in live.values.compactMap(\.task).filter { $0.phase == .paused } }
         guard !paused.isEmpty else { return }
-        let done = core.withLock { core -> [DownloadTask] in
-            guard let rows = try? core.state?.regions() else { return [] }
-            let installed = Set(rows.map(\.id))
-            let tree = core.keptCatalog()
-            return paused.filter { task in
-                task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
-            }
+        // From the snapshot the finished download published, and the kept catalog parsed once: no lock.
+        let snapshot = snapshot
+        let installed = Set(snapshot.regions.map(\.id))
+        let tree = listings.keptCatalog(snapshot)
+        let done = paused.filter { task in
+            task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
         }
         for task in done where task.completeElsewhere() {
             for id in task.regions { task.emit(.stateChanged(id, .completed)) }
