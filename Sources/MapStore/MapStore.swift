@@ -233,10 +233,11 @@ public final class MapStore: Sendable {
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
-        let deleted = try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
-            try await cancellableWrite { core throws -> [RegionID] in try core.deleteRegions(ids) }
+        let before = snapshot.states
+        try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
+            try await cancellableWrite { core throws in try core.deleteRegions(ids) }
         }
-        for id in deleted { broadcaster.send(.regionStateChanged(id, .available)) }
+        announceStateChanges(from: before)
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest

@@ -88,6 +88,8 @@ final class StateDatabase {
     /// Meta keys of the kept manifest's facts region listings need (so they need not decode it).
     static let blockSizeKey = "blockSize"
     static let catalogNameKey = "catalog"
+    /// Meta key of the offered image folder's manifest identity and map version (`StoreCore.offeredFolderVersion`).
+    static let offeredManifestKey = "offeredManifest"
 
     /// The installed manifest's image id, map version, block size and catalog name, in meta.
     private func recordManifest(_ manifest: ImageManifest) throws {
@@ -173,8 +175,14 @@ final class StateDatabase {
 
     /// Every region's stored state: its installed row's, else its download row's (absent: `available`).
     func currentStates() throws -> [RegionID: RegionState] {
-        var states = try downloadStates()
-        for row in try regions() { states[row.id] = row.state }
+        try Self.states(downloads: downloadStates(), installed: regions(bundles: false))
+    }
+
+    /// Every region's state from the download rows `downloads` and the installed rows `installed`:
+    /// an installed row's state wins (absent from both: `available`).
+    static func states(downloads: [RegionID: RegionState], installed: [StoredRegion]) -> [RegionID: RegionState] {
+        var states = downloads
+        for row in installed { states[row.id] = row.state }
         return states
     }
 

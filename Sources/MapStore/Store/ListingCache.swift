@@ -22,15 +22,19 @@ final class ListingCache: Sendable {
         if let cached = catalog.withLock({ $0 }), cached.identity == before.identity {
             tree = cached.tree
         } else {
-            guard let bytes = try? ReadableFile.contents(of: path, limit: CatalogLoader.maxBytes),
-                let parsed = try? CatalogLoader.tree(bytes, source: path)
-            else { return nil }
+            guard let parsed = Self.readCatalog(path) else { return nil }
             if let after = (try? FileSystem.status(path)) ?? nil, after.identity == before.identity {
                 catalog.withLock { $0 = (before.identity, parsed) }
             }
             tree = parsed
         }
         return tree.catalog.mapVersion == version ? tree : nil
+    }
+
+    /// The catalog file at `path`, read and parsed; nil when it is missing or unreadable.
+    static func readCatalog(_ path: String) -> RegionTree? {
+        guard let bytes = try? ReadableFile.contents(of: path, limit: CatalogLoader.maxBytes) else { return nil }
+        return try? CatalogLoader.tree(bytes, source: path)
     }
 
     /// The installed manifest's block size and catalog name.

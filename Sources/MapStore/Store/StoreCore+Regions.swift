@@ -37,20 +37,17 @@ extension StoreCore {
     }
 
     /// Deletes `ids` (and their installed descendants): mark pending, remove files no kept region uses, commit.
-    /// Returns the regions deleted.
-    @discardableResult
-    func deleteRegions(_ ids: [RegionID]) throws -> [RegionID] {
+    func deleteRegions(_ ids: [RegionID]) throws {
         let state = try committedState()
         let installed = try state.regions()
         for id in ids where !installed.contains(where: { $0.id == id }) { throw MapStoreError.unknownRegion(id) }
         let doomed = withDescendants(ids, in: installed)
-        guard !doomed.isEmpty else { return [] }
+        guard !doomed.isEmpty else { return }
         try state.markPending(.delete(doomed))
         CrashPoint.reach("delete.afterMark")
         try removeFiles(of: doomed, installed: installed)
         CrashPoint.reach("delete.beforeCommit")
         try state.commitDelete(doomed)
-        return doomed
     }
 
     /// Removes the files of `doomed` regions' bundles that no other installed region holds; idempotent.

@@ -86,7 +86,7 @@ final class StoreCore {
         guard let image, !image.isArchive else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
-        let key = "offeredManifest"
+        let key = StateDatabase.offeredManifestKey
         if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.firstIndex(of: " "),
             remembered[..<space] == status.identity
         {

@@ -26,11 +26,7 @@ struct StoreSnapshot: Sendable {
     var catalogName: String?
 
     /// Every region's state: installed rows', else download rows' (absent: `available`).
-    var states: [RegionID: RegionState] {
-        var states = downloadStates
-        for region in regions { states[region.id] = region.state }
-        return states
-    }
+    var states: [RegionID: RegionState] { StateDatabase.states(downloads: downloadStates, installed: regions) }
 
     /// Nothing installed at `root`.
     static func empty(root: String) -> StoreSnapshot {

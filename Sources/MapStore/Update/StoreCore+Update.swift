@@ -108,9 +108,7 @@ extension StoreCore {
 
     /// The kept catalog when it is of the installed map version.
     func keptCatalog() -> RegionTree? {
-        guard let bytes = try? ReadableFile.contents(of: keptCatalogPath, limit: CatalogLoader.maxBytes),
-            let tree = try? CatalogLoader.tree(bytes, source: keptCatalogPath),
-            let version = try? state?.mapVersion, tree.catalog.mapVersion == version
+        guard let tree = ListingCache.readCatalog(keptCatalogPath), let version = try? state?.mapVersion, tree.catalog.mapVersion == version
         else { return nil }
         return tree
     }
