@@ -17,30 +17,30 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     /// `minChunk`, `maxChunk`, `normalization`) must be the publisher's; nil (catalogs published
     /// before it was recorded) means `defaultChunkSize`.
     public var chunkSize: Int? {
-        get { cut?.chunkSize }
+        get { cut?.fields.chunkSize }
         set { setCut { $0.chunkSize = newValue } }
     }
     /// No chunk is shorter but a file's last (nil: a quarter of the chunk size).
     public var minChunk: Int? {
-        get { cut?.minChunk }
+        get { cut?.fields.minChunk }
         set { setCut { $0.minChunk = newValue } }
     }
     /// No chunk is longer (nil: eight times the chunk size).
     public var maxChunk: Int? {
-        get { cut?.maxChunk }
+        get { cut?.fields.maxChunk }
         set { setCut { $0.maxChunk = newValue } }
     }
     /// How tightly chunk lengths gather around `chunkSize` (FastCDC's normalized chunking): below
     /// it a cut is `2^n` times less likely, above it `2^n` times more (nil: 0, one likelihood
     /// from `minChunk` on, as the first publishers cut).
     public var normalization: Int? {
-        get { cut?.normalization }
+        get { cut?.fields.normalization }
         set { setCut { $0.normalization = newValue } }
     }
     /// The zstd level of every chunk (in `levels`); the device compresses its old files' chunks at
     /// it to match them. nil means `defaultLevel`.
     public var level: Int? {
-        get { cut?.level }
+        get { cut?.fields.level }
         set { setCut { $0.level = newValue } }
     }
 
@@ -49,39 +49,24 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     /// (a build's peak RSS grew by 2.5 MiB on the 0.025 GiB bench world). nil when none is set.
     private var cut: Cut?
 
-    /// The recorded cut; immutable, replaced whole when a field is set.
+    /// The recorded cut, boxed; immutable, replaced whole when a field is set.
     private final class Cut: Sendable, Equatable {
-        let chunkSize: Int?, minChunk: Int?, maxChunk: Int?, normalization: Int?, level: Int?
+        let fields: CutFields
 
-        init(chunkSize: Int?, minChunk: Int?, maxChunk: Int?, normalization: Int?, level: Int?) {
-            self.chunkSize = chunkSize
-            self.minChunk = minChunk
-            self.maxChunk = maxChunk
-            self.normalization = normalization
-            self.level = level
-        }
+        init(_ fields: CutFields) { self.fields = fields }
 
-        static func == (a: Cut, b: Cut) -> Bool {
-            (a.chunkSize, a.minChunk, a.maxChunk) == (b.chunkSize, b.minChunk, b.maxChunk)
-                && (a.normalization, a.level) == (b.normalization, b.level)
-        }
+        static func == (a: Cut, b: Cut) -> Bool { a.fields == b.fields }
     }
 
-    /// A copy of the cut's fields, for a setter to change one.
-    private struct CutFields {
+    /// The cut's fields.
+    private struct CutFields: Sendable, Equatable {
         var chunkSize: Int?, minChunk: Int?, maxChunk: Int?, normalization: Int?, level: Int?
     }
 
     private mutating func setCut(_ change: (inout CutFields) -> Void) {
-        var fields = CutFields(chunkSize: chunkSize, minChunk: minChunk, maxChunk: maxChunk, normalization: normalization, level: level)
+        var fields = cut?.fields ?? CutFields()
         change(&fields)
-        let none = fields.chunkSize == nil && fields.minChunk == nil && fields.maxChunk == nil && fields.normalization == nil && fields.level == nil
-        cut =
-            none
-            ? nil
-            : Cut(
-                chunkSize: fields.chunkSize, minChunk: fields.minChunk, maxChunk: fields.maxChunk, normalization: fields.normalization,
-                level: fields.level)
+        cut = fields == CutFields() ? nil : Cut(fields)
     }
 
     /// The largest header a reader accepts (a bundle of millions of chunks stays far below it).
