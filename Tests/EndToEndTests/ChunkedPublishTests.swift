@@ -37,6 +37,7 @@ import Testing
             #expect((chunked["maxChunk"] as? NSNumber)?.intValue == chunkSize * 4, "\(chunked)")
             #expect((chunked["normalization"] as? NSNumber)?.intValue == 1, "\(chunked)")
             #expect((chunked["level"] as? NSNumber)?.intValue == 6, "\(chunked)")
+            #expect(chunked["sqlitePages"] as? Bool == true, "SQLite databases are cut on their pages: \(chunked)")
         }
         // The zchunk tools read it; and a plain build (an old reader) still works from the same catalog.
         let first = try #require(bundles.values.first?["chunked"] as? [String: Any])
@@ -77,6 +78,10 @@ import Testing
                 #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"))
             }
         }
+        // A flag that is not a boolean: the reader names where.
+        try Data(text.replacingOccurrences(of: "\"sqlitePages\":true", with: "\"sqlitePages\":1").utf8).write(to: URL(fileURLWithPath: path))
+        let flag = try Tool.mappack(["regions", path])
+        #expect(flag.status == 2 && flag.stderr.contains(".chunked.sqlitePages: expected a boolean"), "\(flag.stderr)")
     }
 
     @Test func aPlainPublishHasNoChunkedField() throws {

@@ -19,8 +19,8 @@ import Testing
     /// What `publish --chunked` uses for a large bundle: 8 KiB, normalized.
     static let normalized = Zchunk.Parameters.publisher(tarSize: 1 << 30)
 
-    func cuts(_ data: [UInt8], pieces: Int = 1, _ parameters: Zchunk.Parameters = legacy) -> [Int] {
-        var cutter = ChunkCutter(parameters)
+    func cuts(_ data: [UInt8], pieces: Int = 1, _ parameters: Zchunk.Parameters = legacy, fixed: [Range<Int64>] = []) -> [Int] {
+        var cutter = ChunkCutter(parameters, fixed: fixed)
         var out: [Int] = []
         let step = (data.count + pieces - 1) / pieces
         for start in stride(from: 0, to: data.count, by: step) {
@@ -42,6 +42,7 @@ import Testing
 
     @Test func aCatalogWithoutParametersMeansTheFirstPublishersCut() {
         #expect(Self.legacy == Zchunk.Parameters(chunkSize: 8192, minChunk: 2048, maxChunk: 65536, normalization: 0, level: 6))
+        #expect(!Self.legacy.sqlitePages)
         let cutter = ChunkCutter(Self.legacy)
         #expect(cutter.strictMask == 8191 && cutter.looseMask == 8191 && cutter.normal == 2048)
     }
@@ -50,7 +51,8 @@ import Testing
     /// far fewer long ones (an edit lands in a chunk as likely as its length, so the long ones are
     /// what updates pay for).
     @Test func normalizedCutsAreWithinBoundsAndGatherAroundTheChunkSize() {
-        #expect(Self.normalized == Zchunk.Parameters(chunkSize: 8192, minChunk: 2048, maxChunk: 32768, normalization: 1, level: 6))
+        #expect(
+            Self.normalized == Zchunk.Parameters(chunkSize: 8192, minChunk: 2048, maxChunk: 32768, normalization: 1, level: 6, sqlitePages: true))
         let data = bytes(1 << 21, seed: 5)
         func lengths(_ parameters: Zchunk.Parameters) -> [Int] {
             let ends = cuts(data, parameters)
@@ -70,6 +72,13 @@ import Testing
         #expect(sizeBiased(normalized) < 0.8 * sizeBiased(plain), "\(sizeBiased(normalized)) against \(sizeBiased(plain))")
     }
 
+    /// What the publisher records is what a device cuts with, the SQLite page cut included.
+    @Test func theRecordedParametersAreTheOnesADeviceReads() {
+        let recorded = Self.normalized.recorded(in: ChunkedBundle(url: "x.zck", size: 1, headerSize: 1, headerSHA256: ""))
+        #expect(recorded.sqlitePages == true)
+        #expect(Zchunk.Parameters(recorded) == Self.normalized)
+    }
+
     /// The publisher's chunk size: a 64th of the bundle's tar, a power of two from 1 to 8 KiB.
     @Test(arguments: [(Int64(0), 1024), (100_000, 1024), (131_072, 2048), (300_000, 4096), (524_288, 8192), (1 << 30, 8192)])
     func thePublishersChunkSizeFollowsTheBundlesSize(_ tarSize: Int64, _ chunkSize: Int) {
@@ -85,5 +94,28 @@ import Testing
         let after = Set(cuts(edited))
         #expect(before.symmetricDifference(after).allSatisfy { abs($0 - 500_000) < 80 << 10 })
         #expect(before.intersection(after).count > before.count - 4)
+    }
+
+    /// Fixed stretches (a tar's SQLite databases): a chunk ends where one starts, every chunk size
+    /// from there and where it ends, however the input is read; elsewhere the cut is by content.
+    @Test func fixedStretchesAreCutEveryChunkSizeWhateverTheReads() {
+        let data = bytes(300_000, seed: 3)
+        let parameters = Self.normalized
+        let step = parameters.chunkSize
+        let stretches: [Range<Int64>] = [10_000..<60_000, 60_512..<61_000, 100_000..<100_000, 150_000..<250_001]
+        let whole = cuts(data, parameters, fixed: stretches)
+        #expect(whole == cuts(data, pieces: 7, parameters, fixed: stretches))
+        #expect(whole == cuts(data, pieces: 1000, parameters, fixed: stretches), "reads of 300 bytes")
+        #expect(zip([0] + whole, whole).allSatisfy { $1 > $0 }, "no empty chunk")
+        for stretch in stretches where !stretch.isEmpty {
+            let (lower, upper) = (Int(stretch.lowerBound), Int(stretch.upperBound))
+            #expect(whole.contains(lower), "a chunk ends where \(stretch) starts")
+            let inside = whole.filter { $0 > lower && $0 <= upper }
+            #expect(inside == Array(stride(from: lower + step, to: upper, by: step)) + [upper], "\(stretch): \(inside)")
+        }
+        // Before the first stretch the cut is the plain content-defined one.
+        let plain = cuts(data, parameters)
+        #expect(whole.filter { $0 < 10_000 } == plain.filter { $0 < 10_000 })
+        #expect(!whole.filter { $0 > 250_001 }.isEmpty)
     }
 }

@@ -62,11 +62,12 @@ import Testing
     @Test func bothReadersReadTheParametersAndTheWriterWritesThem() throws {
         let value = ChunkedBundle(
             url: "x.zck", size: 157, headerSize: 147, headerSHA256: String(repeating: "c", count: 64), chunkSize: 32768, minChunk: 8192,
-            maxChunk: 131072, normalization: 2, level: 9)
+            maxChunk: 131072, normalization: 2, level: 9, sqlitePages: true)
         let expected = ChunkedBundleFieldTests().catalog(chunked: value)
         let data = try CanonicalJSON.encode(expected)
         #expect(String(decoding: data, as: UTF8.self).contains("\"chunkSize\":32768"))
         #expect(String(decoding: data, as: UTF8.self).contains("\"level\":9"))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"sqlitePages\":true"))
         #expect(String(decoding: data, as: UTF8.self).contains("\"minChunk\":8192,\"normalization\":2"))
         #expect(try CatalogReader.read(data, file: "catalog.json") == expected)
         #expect(try JSONDecoder().decode(Catalog.self, from: data) == expected)
@@ -78,6 +79,7 @@ import Testing
         for catalog in [try CatalogReader.read(data, file: "catalog.json"), try JSONDecoder().decode(Catalog.self, from: data)] {
             let value = try #require(catalog.bundles.values.first?.chunked)
             #expect(value.chunkSize == nil && value.minChunk == nil && value.maxChunk == nil && value.normalization == nil && value.level == nil)
+            #expect(value.sqlitePages == nil && !value.effectiveSQLitePages, "cut by content, as the first publishers did")
             #expect(value.effectiveChunkSize == ChunkedBundle.defaultChunkSize && value.effectiveLevel == ChunkedBundle.defaultLevel)
             // The first publishers' cut: a quarter to eight times the chunk size, not normalized.
             #expect(value.effectiveMinChunk == 2048 && value.effectiveMaxChunk == 65536 && value.effectiveNormalization == 0)

@@ -15,7 +15,7 @@ import Testing
             url: "bundles/01/x.tar.zst", size: 10, unpackedSize: 20, files: 3, kind: "tiles", sizeOnDisk: ["4096": 12288, "512": 10240])
         bundle.chunked = ChunkedBundle(
             url: "bundles/01/x.zck", size: 300, headerSize: 290, headerSHA256: String(repeating: "a", count: 64), chunkSize: 16384,
-            minChunk: 4096, maxChunk: 65536, normalization: 1, level: 3)
+            minChunk: 4096, maxChunk: 65536, normalization: 1, level: 3, sqlitePages: true)
         let region = CatalogRegion(
             id: "europe", parent: "world", names: ["en": "Europe"], bundles: [digest],
             center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")

@@ -8,6 +8,10 @@
 /// size's below `normal` and `n` fewer above it, so lengths gather around `normal`: an edit lands
 /// in a chunk with a likelihood that grows with its length, and the long tail of plain cutting is
 /// what an update pays for (measured in the README, "Delta updates").
+///
+/// Within `fixed` stretches of the input (the SQLite databases a tar holds, `SQLitePages`) the cut
+/// is not by content: a chunk ends where the stretch starts, every `chunkSize` bytes from there,
+/// and where it ends; the content-defined cut starts afresh after it.
 struct ChunkCutter {
     /// No chunk is shorter (except the last).
     let minimum: Int
@@ -19,11 +23,24 @@ struct ChunkCutter {
     let strictMask: UInt64
     /// The mask from `normal` on.
     let looseMask: UInt64
+    /// The length of a chunk inside a `fixed` stretch.
+    let step: Int64
+    /// Stretches of the input (offsets from its first byte), in order and apart, cut every `step` bytes.
+    let fixed: [Range<Int64>]
     private var hash: UInt64 = 0
     private var length = 0
+    /// Offset in the input of the next byte `cuts(in:)` is given.
+    private var position: Int64 = 0
+    /// The first of `fixed` not yet cut to its end.
+    private var nextFixed = 0
 
-    /// Chunks cut as `parameters` say (`chunkSize` a power of two, checked by the catalog's reader).
-    init(_ parameters: Zchunk.Parameters) {
+    /// Chunks cut as `parameters` say (`chunkSize` a power of two, checked by the catalog's reader),
+    /// `fixed` stretches every `chunkSize` bytes (empty ones, and any that overlap one before, are left out).
+    init(_ parameters: Zchunk.Parameters, fixed: [Range<Int64>] = []) {
+        step = Int64(parameters.chunkSize)
+        var kept: [Range<Int64>] = []
+        for range in fixed where !range.isEmpty && range.lowerBound > (kept.last?.upperBound ?? 0) { kept.append(range) }
+        self.fixed = kept
         minimum = parameters.minChunk
         maximum = parameters.maxChunk
         let bits = max(1, parameters.chunkSize.trailingZeroBitCount)
@@ -40,20 +57,55 @@ struct ChunkCutter {
         }
     }
 
-    /// The offsets in `bytes` just after which a chunk ends.
+    /// The offsets in `bytes` (the input's next bytes) just after which a chunk ends.
     mutating func cuts(in bytes: UnsafeRawBufferPointer) -> [Int] {
         var out: [Int] = []
+        let base = position
+        let count = Int64(bytes.count)
+        var index: Int64 = 0
+        while index < count {
+            guard nextFixed < fixed.count else {
+                index = cutByContent(bytes, from: index, to: count, base: base, into: &out)
+                break
+            }
+            let stretch = fixed[nextFixed]
+            if base + index < stretch.lowerBound {
+                // By content up to the stretch, which starts a chunk.
+                index = cutByContent(bytes, from: index, to: min(count, stretch.lowerBound - base), base: base, into: &out)
+                if base + index == stretch.lowerBound, length > 0 { endChunk(at: index, into: &out) }
+                continue
+            }
+            let next = min(stretch.upperBound, stretch.lowerBound + ((base + index - stretch.lowerBound) / step + 1) * step)
+            guard next - base <= count else {
+                length += Int(count - index)
+                index = count
+                break
+            }
+            index = next - base
+            endChunk(at: index, into: &out)
+            if next == stretch.upperBound { nextFixed += 1 }
+        }
+        position = base + count
+        return out
+    }
+
+    /// Cuts `bytes[from..<to]` by content; returns `to`.
+    private mutating func cutByContent(_ bytes: UnsafeRawBufferPointer, from: Int64, to: Int64, base: Int64, into out: inout [Int]) -> Int64 {
         let table = ChunkCutter.gear
-        for index in 0..<bytes.count {
+        for index in Int(from)..<Int(to) {
             length += 1
             hash = (hash << 1) &+ table[Int(bytes[index])]
             if length >= minimum && hash & (length < normal ? strictMask : looseMask) == 0 || length >= maximum {
-                out.append(index + 1)
-                hash = 0
-                length = 0
+                endChunk(at: Int64(index + 1), into: &out)
             }
         }
-        return out
+        return to
+    }
+
+    private mutating func endChunk(at offset: Int64, into out: inout [Int]) {
+        out.append(Int(offset))
+        hash = 0
+        length = 0
     }
 
     /// 256 fixed random words (SplitMix64 from a fixed seed): the same cuts on every machine and release.

@@ -18,7 +18,8 @@ package enum Zchunk {
     /// How a bundle is cut and compressed: a device cuts and compresses its old files the same way
     /// to find the chunks it already has (other parameters find almost none, and the update fetches
     /// nearly everything by range), so the publisher records them in the catalog (`ChunkedBundle`'s
-    /// `chunkSize`, `minChunk`, `maxChunk`, `normalization`, `level`) and the device takes them from there.
+    /// `chunkSize`, `minChunk`, `maxChunk`, `normalization`, `level`, `sqlitePages`) and the device
+    /// takes them from there.
     package struct Parameters: Sendable, Equatable {
         /// The chunk size aimed at, in bytes (a power of two; see `ChunkCutter`).
         package var chunkSize: Int
@@ -30,13 +31,16 @@ package enum Zchunk {
         package var normalization: Int
         /// The zstd level of every chunk.
         package var level: Int32
+        /// SQLite databases in the tar are cut every `chunkSize` bytes from their start (`SQLitePages`).
+        package var sqlitePages: Bool
 
-        package init(chunkSize: Int, minChunk: Int, maxChunk: Int, normalization: Int, level: Int32) {
+        package init(chunkSize: Int, minChunk: Int, maxChunk: Int, normalization: Int, level: Int32, sqlitePages: Bool = false) {
             self.chunkSize = chunkSize
             self.minChunk = minChunk
             self.maxChunk = maxChunk
             self.normalization = normalization
             self.level = level
+            self.sqlitePages = sqlitePages
         }
 
         /// The parameters a catalog's `chunked` form names (its defaults where it names none: the
@@ -50,7 +54,8 @@ package enum Zchunk {
             }
             self.init(
                 chunkSize: checked.effectiveChunkSize, minChunk: checked.effectiveMinChunk, maxChunk: checked.effectiveMaxChunk,
-                normalization: checked.effectiveNormalization, level: Int32(checked.effectiveLevel))
+                normalization: checked.effectiveNormalization, level: Int32(checked.effectiveLevel),
+                sqlitePages: checked.effectiveSQLitePages)
         }
 
         /// The `chunked` fields that record these parameters (all of them, defaults included).
@@ -61,6 +66,7 @@ package enum Zchunk {
             out.maxChunk = maxChunk
             out.normalization = normalization
             out.level = Int(level)
+            out.sqlitePages = sqlitePages
             return out
         }
 
@@ -75,14 +81,16 @@ package enum Zchunk {
         /// 16 made them 0.7% smaller but compressed at 8 MB/s against 82 MB/s, and a device pays that
         /// speed on every update). The chunk size is a 64th of the tar (a power of two, 1 to 8 KiB):
         /// a small bundle's edits cost it a larger share, and its smaller chunks cost few bytes in all;
-        /// see the README, "Delta updates". `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to
+        /// SQLite databases are cut on their pages. See the README, "Delta updates". `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to
         /// 1 MiB) is the publisher's choice of one size for every bundle (`Benchmarks/chunked.sh
         /// --chunk`); devices read the parameters from the catalog, never from the environment.
         package static func publisher(tarSize: Int64) -> Parameters {
             var size = publisherChunkSizes.lowerBound
             while size < publisherChunkSizes.upperBound, Int64(size) * 2 * Int64(publisherChunksPerBundle) <= tarSize { size *= 2 }
             if let fixed = fixedPublisherChunkSize { size = fixed }
-            return Parameters(chunkSize: size, minChunk: size / 4, maxChunk: size * 4, normalization: 1, level: Int32(ChunkedBundle.defaultLevel))
+            return Parameters(
+                chunkSize: size, minChunk: size / 4, maxChunk: size * 4, normalization: 1, level: Int32(ChunkedBundle.defaultLevel),
+                sqlitePages: true)
         }
 
         /// `MAPPACK_ZCK_CHUNK`, when it names a usable chunk size.
@@ -94,9 +102,10 @@ package enum Zchunk {
         }()
     }
 
-    /// Compresses the file at `input` into a new `.zck` at `output` with content-defined chunks
-    /// (`parameters`; SHA-512/128 chunk digests, SHA-256 data digest). The same input, parameters
-    /// and libzck (and libzstd) give the same bytes.
+    /// Compresses the tar at `input` into a new `.zck` at `output` with content-defined chunks
+    /// (`parameters`; SHA-512/128 chunk digests, SHA-256 data digest), SQLite databases cut on their
+    /// pages when `parameters.sqlitePages`. The same input, parameters and libzck (and libzstd) give
+    /// the same bytes.
     package static func compress(_ input: String, to output: String, parameters: Parameters) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
@@ -108,7 +117,7 @@ package enum Zchunk {
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
         guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw failure("set the zstd level", output, zck) }
-        var cutter = ChunkCutter(parameters)
+        var cutter = ChunkCutter(parameters, fixed: parameters.sqlitePages ? try SQLitePages.databases(inTar: input) : [])
         guard zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) else { throw failure("choose manual chunks", output, zck) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -163,12 +172,13 @@ package enum Zchunk {
         /// Hex SHA-256 of the data section (the bundle's digest when published by mappack).
         package let dataDigest: String
 
-        /// One chunk of the data section: absolute offset in the file, compressed length, and what
-        /// libzck knows of it (1 valid, 0 missing, -1 failed its digest).
+        /// One chunk of the data section: absolute offset in the file, compressed length, what
+        /// libzck knows of it (1 valid, 0 missing, -1 failed its digest), and its bytes uncompressed.
         package struct Chunk: Sendable, Equatable {
             package let start: Int64
             package let length: Int64
             package let state: Int32
+            package var uncompressed: Int64 = 0
         }
 
         /// Writes `header` to a new file at `path` and reads it with libzck.
@@ -224,7 +234,12 @@ package enum Zchunk {
             while let current = chunk {
                 let start = zck_get_chunk_start(current)
                 let length = zck_get_chunk_comp_size(current)
-                if length > 0 { out.append(Chunk(start: Int64(start), length: Int64(length), state: zck_get_chunk_valid(current))) }
+                if length > 0 {
+                    out.append(
+                        Chunk(
+                            start: Int64(start), length: Int64(length), state: zck_get_chunk_valid(current),
+                            uncompressed: Int64(zck_get_chunk_size(current))))
+                }
                 chunk = zck_get_next_chunk(current)
             }
             return out

@@ -203,7 +203,7 @@ extension CatalogReader {
         }
 
         /// `"chunked": {"url": …, "size": N, "headerSize": N, "headerSHA256": "<hex>", "chunkSize": N, "minChunk": N,
-        /// "maxChunk": N, "normalization": N, "level": N}` (the last five optional) or null (issue 21). The
+        /// "maxChunk": N, "normalization": N, "level": N, "sqlitePages": B}` (the last six optional) or null (issue 21). The
         /// cutting parameters' ranges are `RegionTree`'s to check.
         private mutating func readOptionalChunked() throws(Failure) -> ChunkedBundle? {
             if try scanner.readNull() { return nil }
@@ -217,6 +217,7 @@ extension CatalogReader {
             var maxChunk: Int?
             var normalization: Int?
             var level: Int?
+            var sqlitePages: Bool?
             while let field = try object.next(&scanner, ChunkedBundle.Field.table) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
@@ -229,6 +230,7 @@ extension CatalogReader {
                     case .maxChunk: maxChunk = try Self.optional(&scanner, Self.readInt)
                     case .normalization: normalization = try Self.optional(&scanner, Self.readInt)
                     case .level: level = try Self.optional(&scanner, Self.readInt)
+                    case .sqlitePages: sqlitePages = try Self.optional(&scanner, Self.readBool)
                     }
                 }
             }
@@ -236,10 +238,11 @@ extension CatalogReader {
                 url: try object.required(url, .url), size: try object.required(size, .size),
                 headerSize: try object.required(headerSize, .headerSize),
                 headerSHA256: try object.required(headerSHA256, .headerSHA256), chunkSize: chunkSize, minChunk: minChunk,
-                maxChunk: maxChunk, normalization: normalization, level: level)
+                maxChunk: maxChunk, normalization: normalization, level: level, sqlitePages: sqlitePages)
         }
 
         private static func readInt(_ scanner: inout JSONScanner) throws(Failure) -> Int { Int(try scanner.readInt64()) }
+        private static func readBool(_ scanner: inout JSONScanner) throws(Failure) -> Bool { try scanner.readBool() }
 
         // MARK: Values
 

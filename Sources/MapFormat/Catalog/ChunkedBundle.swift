@@ -44,7 +44,16 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
         set { setCut { $0.level = newValue } }
     }
 
-    /// The five fields above, out of line: every `BundleInfo` holds a `ChunkedBundle?` inline, so five
+    /// Whether a SQLite database inside the bundle is cut every `chunkSize` bytes from the file's
+    /// start (on its pages, which SQLite changes in place) rather than by content, so an edited
+    /// page costs only its own chunks. nil (catalogs published before it) means false; a reader
+    /// that does not know it cuts by content and finds fewer chunks, never wrong ones.
+    public var sqlitePages: Bool? {
+        get { cut?.fields.sqlitePages }
+        set { setCut { $0.sqlitePages = newValue } }
+    }
+
+    /// The six fields above, out of line: every `BundleInfo` holds a `ChunkedBundle?` inline, so five
     /// inline `Int?` made every bundle of every catalog in memory 80 bytes bigger, chunked or not
     /// (a build's peak RSS grew by 2.5 MiB on the 0.025 GiB bench world). nil when none is set.
     private var cut: Cut?
@@ -61,6 +70,7 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     /// The cut's fields.
     private struct CutFields: Sendable, Equatable {
         var chunkSize: Int?, minChunk: Int?, maxChunk: Int?, normalization: Int?, level: Int?
+        var sqlitePages: Bool?
     }
 
     private mutating func setCut(_ change: (inout CutFields) -> Void) {
@@ -88,14 +98,16 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
 
     public init(
         url: String, size: Int64, headerSize: Int64, headerSHA256: String, chunkSize: Int? = nil, minChunk: Int? = nil,
-        maxChunk: Int? = nil, normalization: Int? = nil, level: Int? = nil
+        maxChunk: Int? = nil, normalization: Int? = nil, level: Int? = nil, sqlitePages: Bool? = nil
     ) {
         self.url = url
         self.size = size
         self.headerSize = headerSize
         self.headerSHA256 = headerSHA256
         setCut { fields in
-            fields = CutFields(chunkSize: chunkSize, minChunk: minChunk, maxChunk: maxChunk, normalization: normalization, level: level)
+            fields = CutFields(
+                chunkSize: chunkSize, minChunk: minChunk, maxChunk: maxChunk, normalization: normalization, level: level,
+                sqlitePages: sqlitePages)
         }
     }
 
@@ -106,7 +118,7 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
             headerSize: c.decode(Int64.self, forKey: .headerSize), headerSHA256: c.decode(String.self, forKey: .headerSHA256),
             chunkSize: c.decodeIfPresent(Int.self, forKey: .chunkSize), minChunk: c.decodeIfPresent(Int.self, forKey: .minChunk),
             maxChunk: c.decodeIfPresent(Int.self, forKey: .maxChunk), normalization: c.decodeIfPresent(Int.self, forKey: .normalization),
-            level: c.decodeIfPresent(Int.self, forKey: .level))
+            level: c.decodeIfPresent(Int.self, forKey: .level), sqlitePages: c.decodeIfPresent(Bool.self, forKey: .sqlitePages))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,6 +132,7 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
         try c.encodeIfPresent(maxChunk, forKey: .maxChunk)
         try c.encodeIfPresent(normalization, forKey: .normalization)
         try c.encodeIfPresent(level, forKey: .level)
+        try c.encodeIfPresent(sqlitePages, forKey: .sqlitePages)
     }
 
     /// The chunk size to cut with: the catalog's, else `defaultChunkSize`.
@@ -132,6 +145,8 @@ public struct ChunkedBundle: Codable, Sendable, Equatable {
     public var effectiveNormalization: Int { normalization ?? 0 }
     /// The zstd level to compress with: the catalog's, else `defaultLevel`.
     public var effectiveLevel: Int { level ?? Self.defaultLevel }
+    /// Whether SQLite databases are cut on their pages: the catalog's, else false.
+    public var effectiveSQLitePages: Bool { sqlitePages ?? false }
 
     /// Why a chunk size cannot be used (nil when it can).
     public static func chunkSizeProblem(_ value: Int) -> String? {

@@ -31,7 +31,7 @@ extension BundleInfo {
 extension ChunkedBundle {
     /// The members of a bundle's `chunked` value (issue 21).
     package enum Field: String, JSONField {
-        case url, size, headerSize, headerSHA256, chunkSize, minChunk, maxChunk, normalization, level
+        case url, size, headerSize, headerSHA256, chunkSize, minChunk, maxChunk, normalization, level, sqlitePages
 
         static let table = JSONFieldTable<Field>()
     }
