@@ -10,7 +10,7 @@
 #
 # --bin     folder with mappack and demo-world (default .build/release)
 # --scales  demo-world --scale values, one world each (default "10 30"); --only  demo-world --only (default europe/ch)
-# --runs    timed updates per kind (default 3); --edits  --edit-fraction values (default "0.02 0.2")
+# --runs    timed updates per kind (default 5); --edits  --edit-fraction values (default "0.02 0.2")
 # --chunk   one chunk size in bytes for every bundle (MAPPACK_ZCK_CHUNK, the publisher's choice; the catalog
 #           records it and the device cuts its old files with the catalog's value; default: mappack's
 #           per-bundle size, a 64th of the bundle's tar from 1 to 8 KiB)
@@ -24,7 +24,7 @@ root=$(pwd)
 bin=$root/.build/release
 scales="10 30"
 only=europe/ch
-runs=3
+runs=5
 chunk=""
 edits="0.02 0.2"
 out=$root/Output/bench/chunked

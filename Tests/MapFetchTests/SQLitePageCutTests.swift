@@ -124,7 +124,10 @@ import Testing
             ("random", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }),
             ("octal past the end", header(size: Array("77777777777\u{0}".utf8)) + magic + [UInt8](repeating: 0, count: 496)),
             ("base-256 huge", header(size: [0xFF] + [UInt8](repeating: 0xFF, count: 11)) + magic),
-            ("base-256 past the end", header(size: [0x80] + [UInt8](repeating: 0, count: 7) + [0, 0, 0x10, 0]) + magic + [UInt8](repeating: 0, count: 496)),
+            (
+                "base-256 past the end",
+                header(size: [0x80] + [UInt8](repeating: 0, count: 7) + [0, 0, 0x10, 0]) + magic + [UInt8](repeating: 0, count: 496)
+            ),
             ("not octal", header(size: Array("12345678901\u{0}".utf8)) + magic),
             ("short", Array(header(size: Array("00000001000\u{0}".utf8)).prefix(300))),
         ]
@@ -134,7 +137,7 @@ import Testing
             let found = try SQLitePages.databases(inTar: path)
             #expect(found.isEmpty, "\(name): \(found)")
         }
-        #expect(header(size: Array("   0001000 ".utf8)).withUnsafeBytes { SQLitePages.memberSize($0) } == 512)
+        #expect(SQLitePages.memberSize(header(size: Array("   0001000 ".utf8))) == 512)
         // The same member whole is found.
         let whole = header(size: Array("00000001000\u{0}".utf8)) + magic + [UInt8](repeating: 9, count: 496) + [UInt8](repeating: 0, count: 1024)
         try Data(whole).write(to: URL(fileURLWithPath: folder.join("whole.tar")))

@@ -24,21 +24,18 @@ enum SQLitePages {
         defer { try? file.close() }
         let fileSize: Int64
         do { fileSize = try file.status().size } catch { throw .io(FileError("stat", path, code: error.code)) }
-        let header = UnsafeMutableRawBufferPointer.allocate(byteCount: block, alignment: 8)
-        defer { header.deallocate() }
+        func read(_ count: Int, at offset: Int64) throws(ZchunkError) -> [UInt8] {
+            do { return try file.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw .io(FileError("read", path, code: error.code)) }
+        }
         var out: [Range<Int64>] = []
         var offset: Int64 = 0
-        while true {
-            let count: Int
-            do { count = try file.read(fromAbsoluteOffset: offset, into: header) } catch { throw .io(FileError("read", path, code: error.code)) }
-            guard count == block, let size = memberSize(UnsafeRawBufferPointer(header)), offset + Int64(block) + size <= fileSize else { break }
+        while offset + Int64(block) <= fileSize {
+            let header = try read(block, at: offset)
             let data = offset + Int64(block)
+            guard let size = memberSize(header), data + size <= fileSize else { break }
             let type = header[156]
-            if type == UInt8(ascii: "0") || type == 0, size >= Int64(block) {
-                var start = [UInt8](repeating: 0, count: magic.count)
-                let read = start.withUnsafeMutableBytes { bytes in Result { () throws(Errno) in try file.read(fromAbsoluteOffset: data, into: bytes) } }
-                guard case .success(let got) = read else { throw .io(FileError("read", path, code: EIO)) }
-                if got == magic.count, start == magic { out.append(data..<data + size) }
+            if type == UInt8(ascii: "0") || type == 0, size >= Int64(block), try read(magic.count, at: data) == magic {
+                out.append(data..<data + size)
             }
             offset = data + (size + Int64(block) - 1) / Int64(block) * Int64(block)
         }
@@ -48,7 +45,7 @@ enum SQLitePages {
     /// A tar header's member size: octal digits (space- or NUL-ended), or base-256 when the field's
     /// first byte has its high bit set. nil for the end marker (a block of zeros), a size that is
     /// neither, or one of a petabyte or more.
-    static func memberSize(_ header: UnsafeRawBufferPointer) -> Int64? {
+    static func memberSize(_ header: [UInt8]) -> Int64? {
         guard header.count >= block, header.contains(where: { $0 != 0 }) else { return nil }
         let field = header[124..<136]
         let limit: Int64 = 1 << 50
