@@ -102,7 +102,7 @@ import Testing
         let data = bytes(300_000, seed: 3)
         let parameters = Self.normalized
         let step = parameters.chunkSize
-        let stretches: [Range<Int64>] = [10_000..<60_000, 60_512..<61_000, 100_000..<100_000, 150_000..<250_001]
+        let stretches: [Range<Int64>] = [10_000..<60_000, 60_512..<61_000, 61_000..<70_000, 100_000..<100_000, 150_000..<250_001]
         let whole = cuts(data, parameters, fixed: stretches)
         #expect(whole == cuts(data, pieces: 7, parameters, fixed: stretches))
         #expect(whole == cuts(data, pieces: 1000, parameters, fixed: stretches), "reads of 300 bytes")

@@ -39,7 +39,7 @@ struct ChunkCutter {
     init(_ parameters: Zchunk.Parameters, fixed: [Range<Int64>] = []) {
         step = Int64(parameters.chunkSize)
         var kept: [Range<Int64>] = []
-        for range in fixed where !range.isEmpty && range.lowerBound > (kept.last?.upperBound ?? 0) { kept.append(range) }
+        for range in fixed where !range.isEmpty && range.lowerBound >= (kept.last?.upperBound ?? 0) { kept.append(range) }
         self.fixed = kept
         minimum = parameters.minChunk
         maximum = parameters.maxChunk
