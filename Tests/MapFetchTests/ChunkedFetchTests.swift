@@ -73,9 +73,9 @@ import Testing
         func missingRanges(seed: String) throws -> [ClosedRange<Int64>] {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.join("served/new.zck")))
             let target = try Zchunk.Target(path: folder.join("probe-\(UUID().uuidString).zck"), header: bytes.prefix(Int(chunked.headerSize)))
-            let seedZck = folder.join("probe-seed-\(UUID().uuidString).zck")
-            _ = try Zchunk.compress(seed, to: seedZck, parameters: Zchunk.Parameters(chunked))
-            try target.copyChunks(from: seedZck)
+            let seedChunks = try SeedChunks.write(
+                tar: seed, to: folder.join("probe-seed-\(UUID().uuidString)"), parameters: Zchunk.Parameters(chunked))
+            try target.copyChunks(from: seedChunks)
             var ranges: [ClosedRange<Int64>] = []
             for chunk in try target.checkChunks() {
                 let range = chunk.start...(chunk.start + chunk.length - 1)
@@ -141,10 +141,28 @@ import Testing
         return (outcome, try server.served("/new.zck"), missing.count)
     }
 
+    /// A device's seed is compressed byte for byte as libzck compresses the bundle (zstd's btopt
+    /// strategy at the catalog's level): a seed of the very tar a `.zck` was written from has every
+    /// one of its chunks, at any level a catalog may name.
+    @Test(arguments: [3, 6, 12])
+    func aSeedOfTheSameTarHasEveryChunkLibzckWrote(_ level: Int32) throws {
+        let fixture = try Fixture()
+        var parameters = Zchunk.Parameters(fixture.chunked)
+        parameters.level = level
+        let zck = fixture.folder.join("level-\(level).zck")
+        let written = try Zchunk.compress(fixture.folder.join("new.tar"), to: zck, parameters: parameters)
+        let seed = try SeedChunks.write(tar: fixture.folder.join("new.tar"), to: fixture.folder.join("level-\(level).seed"), parameters: parameters)
+        let header = try Data(contentsOf: URL(fileURLWithPath: zck)).prefix(Int(written.headerSize))
+        let target = try Zchunk.Target(path: fixture.folder.join("level-\(level).copy.zck"), header: header)
+        #expect(target.chunks().count > 100)
+        try target.copyChunks(from: seed)
+        #expect(try target.checkChunks().isEmpty)
+        #expect(target.isComplete())
+    }
+
     @Test func seedCopiesOnManyThreadsAtOnceStayWhole() throws {
         let fixture = try Fixture()
-        let seed = fixture.folder.join("seed.zck")
-        _ = try Zchunk.compress(fixture.oldTar, to: seed, parameters: Zchunk.Parameters(fixture.chunked))
+        let seed = try SeedChunks.write(tar: fixture.oldTar, to: fixture.folder.join("seed"), parameters: Zchunk.Parameters(fixture.chunked))
         let header = try Data(contentsOf: URL(fileURLWithPath: fixture.folder.join("served/new.zck"))).prefix(Int(fixture.chunked.headerSize))
         let copies = fixture.folder.join("copies")
         try FileSystem.makeDirectories(copies)

@@ -51,7 +51,7 @@ import Testing
         try tar(new, to: folder.join("new.tar"))
         let tarSize = try #require(try FileSystem.status(folder.join("new.tar"))?.size)
         let parameters = Zchunk.Parameters.publisher(tarSize: tarSize)
-        _ = try Zchunk.compress(folder.join("old.tar"), to: folder.join("old.zck"), parameters: parameters)
+        let seed = try SeedChunks.write(tar: folder.join("old.tar"), to: folder.join("old.seed"), parameters: parameters)
         let written = try Zchunk.compress(folder.join("new.tar"), to: folder.join("new.zck"), parameters: parameters)
 
         // The blocks of the chunk size, from the database's start, that the edit changed.
@@ -67,7 +67,7 @@ import Testing
         // What a device lacks after copying the chunks its old files have: those blocks' chunks.
         let header = try Data(contentsOf: URL(fileURLWithPath: folder.join("new.zck"))).prefix(Int(written.headerSize))
         let target = try Zchunk.Target(path: folder.join("assembled.zck"), header: header)
-        try target.copyChunks(from: folder.join("old.zck"))
+        try target.copyChunks(from: seed)
         let missing = try target.checkChunks()
         #expect(missing.count == changed.count, "\(missing.count) chunks missing for \(changed.count) changed blocks of \(step) bytes")
 

@@ -78,7 +78,7 @@ package struct ChunkedFetch: Sendable {
         }
         do { try FileSystem.makeDirectories(scratch) } catch { return fallback(error.description) }
         let zckPath = scratch + "/\(digest.hex).zck"
-        let seedPath = scratch + "/\(digest.hex).seed.zck"
+        let seedPath = scratch + "/\(digest.hex).seed"
         defer {
             try? FileSystem.removeFile(zckPath)
             try? FileSystem.removeFile(seedPath)
@@ -88,13 +88,12 @@ package struct ChunkedFetch: Sendable {
         // and level, not this device's defaults), while the header is fetched
         // and checked against the catalog before libzck parses it.
         let seed = Task {
-            await BlockingPool.value { () -> String? in
+            await BlockingPool.value { () -> Result<SeedChunks, SeedProblem> in
                 do {
                     try writingSeed?()
-                    _ = try Zchunk.compress(seedTar, to: seedPath, parameters: Zchunk.Parameters(chunked))
-                    return nil
+                    return .success(try SeedChunks.write(tar: seedTar, to: seedPath, parameters: Zchunk.Parameters(chunked)))
                 } catch {
-                    return "\(error)"
+                    return .failure(SeedProblem(reason: "\(error)"))
                 }
             }
         }
@@ -117,7 +116,7 @@ package struct ChunkedFetch: Sendable {
         downloaded += headerReceiver.received
         data.close()
         // Waited for on every path, so the files are not removed under it.
-        let seedProblem = await seed.value
+        let seedChunks = await seed.value
         switch headerAnswer {
         case .complete: break
         case .whole:
@@ -128,7 +127,7 @@ package struct ChunkedFetch: Sendable {
         }
         let headerBytes = header.data
         guard SHA256.hex(headerBytes) == chunked.headerSHA256 else { return fallback("the header does not match the catalog's headerSHA256") }
-        if let seedProblem { return fallback("the seed: \(seedProblem)") }
+        if case .failure(let problem) = seedChunks { return fallback("the seed: \(problem.reason)") }
 
         do {
             let target = try await BlockingPool.run { try Zchunk.Target(path: zckPath, header: headerBytes) }
@@ -137,7 +136,7 @@ package struct ChunkedFetch: Sendable {
             }
             // 2. The chunks the older version has.
             var missing = try await BlockingPool.run {
-                try target.copyChunks(from: seedPath)
+                if case .success(let chunks) = seedChunks { try target.copyChunks(from: chunks) }
                 return try target.checkChunks()
             }
             let reused = size - missing.reduce(0) { $0 + $1.length }
@@ -198,6 +197,11 @@ package struct ChunkedFetch: Sendable {
         } catch {
             return fallback("\(error)")
         }
+    }
+
+    /// Why the seed could not be written.
+    private struct SeedProblem: Error {
+        let reason: String
     }
 
     /// Copies `size` bytes of `path` from `offset` into the cache as bundle `digest` if their SHA-256

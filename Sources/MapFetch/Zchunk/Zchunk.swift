@@ -245,22 +245,28 @@ package enum Zchunk {
             return out
         }
 
-        /// libzck 1.2's `zck_copy_chunks` copies through a `static` buffer, so two copies at once (two
-        /// bundles' updates on two threads) mix their bytes: the chunks then fail their digests and
-        /// are downloaded instead. One copy at a time in the process.
-        private static let copyLock = Mutex(())
-
-        /// Copies into place every chunk the `.zck` at `seed` has too (by digest).
-        package func copyChunks(from seed: String) throws(ZchunkError) {
+        /// Copies into place every chunk whose digest `seed` has (its frame, of the same length).
+        /// libzck checks them with `checkChunks`, as it checks chunks fetched by range.
+        package func copyChunks(from seed: SeedChunks) throws(ZchunkError) {
             let source: FileDescriptor
-            do { source = try FileDescriptor.open(seed, .readOnly) } catch { throw .io(FileError("open", seed, code: error.code)) }
+            do { source = try FileDescriptor.open(seed.path, .readOnly) } catch { throw .io(FileError("open", seed.path, code: error.code)) }
             defer { try? source.close() }
-            guard let other = zck_create() else { throw .library(what: "create", path: seed, message: "out of memory") }
-            var otherContext: OpaquePointer? = other
-            defer { zck_free(&otherContext) }
-            guard zck_init_read(other, source.rawValue) else { throw Zchunk.failure("read the seed", seed, other) }
-            let copied = Target.copyLock.withLock { _ in zck_copy_chunks(other, zck) }
-            guard copied else { throw Zchunk.failure("copy chunks from \(seed)", path, zck) }
+            var chunk = zck_get_first_chunk(zck)
+            while let current = chunk {
+                chunk = zck_get_next_chunk(current)
+                let length = zck_get_chunk_comp_size(current)
+                guard length > 0, let text = zck_get_chunk_digest(current) else { continue }
+                let digest = ChunkDigest(hex: String(cString: text))
+                free(text)
+                guard let digest, let frame = seed.frames[digest], frame.length == length else { continue }
+                let bytes: [UInt8]
+                do { bytes = try source.readAll(fromAbsoluteOffset: frame.offset, count: frame.length) } catch {
+                    throw .io(FileError("read", seed.path, code: error.code))
+                }
+                do { try bytes.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: Int64(zck_get_chunk_start(current)), $0) } } catch {
+                    throw .io(FileError("write", path, code: (error as? Errno)?.code ?? EIO))
+                }
+            }
         }
 
         /// Writes `bytes` at absolute `offset` (a range fetched from the server).
