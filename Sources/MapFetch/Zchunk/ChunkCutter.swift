@@ -25,7 +25,7 @@ struct ChunkCutter {
     let looseMask: UInt64
     /// The length of a chunk inside a `fixed` stretch.
     let step: Int64
-    /// Stretches of the input (offsets from its first byte), in order and apart, cut every `step` bytes.
+    /// Stretches of the input (offsets from its first byte), in order, none overlapping, cut every `step` bytes.
     let fixed: [Range<Int64>]
     private var hash: UInt64 = 0
     private var length = 0
@@ -65,22 +65,18 @@ struct ChunkCutter {
         var index: Int64 = 0
         while index < count {
             guard nextFixed < fixed.count else {
-                index = cutByContent(bytes, from: index, to: count, base: base, into: &out)
+                index = cutByContent(bytes, from: index, to: count, into: &out)
                 break
             }
             let stretch = fixed[nextFixed]
             if base + index < stretch.lowerBound {
                 // By content up to the stretch, which starts a chunk.
-                index = cutByContent(bytes, from: index, to: min(count, stretch.lowerBound - base), base: base, into: &out)
+                index = cutByContent(bytes, from: index, to: min(count, stretch.lowerBound - base), into: &out)
                 if base + index == stretch.lowerBound, length > 0 { endChunk(at: index, into: &out) }
                 continue
             }
             let next = min(stretch.upperBound, stretch.lowerBound + ((base + index - stretch.lowerBound) / step + 1) * step)
-            guard next - base <= count else {
-                length += Int(count - index)
-                index = count
-                break
-            }
+            guard next - base <= count else { break }  // the stretch goes on in the next bytes
             index = next - base
             endChunk(at: index, into: &out)
             if next == stretch.upperBound { nextFixed += 1 }
@@ -90,7 +86,7 @@ struct ChunkCutter {
     }
 
     /// Cuts `bytes[from..<to]` by content; returns `to`.
-    private mutating func cutByContent(_ bytes: UnsafeRawBufferPointer, from: Int64, to: Int64, base: Int64, into out: inout [Int]) -> Int64 {
+    private mutating func cutByContent(_ bytes: UnsafeRawBufferPointer, from: Int64, to: Int64, into out: inout [Int]) -> Int64 {
         let table = ChunkCutter.gear
         for index in Int(from)..<Int(to) {
             length += 1

@@ -44,6 +44,22 @@ package struct SeedChunks: Sendable {
                 written += Int64(frame.count)
             }
         }
+        /// Compresses every piece that ends in `bytes`, and keeps the start of the one that does not.
+        func cut(_ bytes: UnsafeRawBufferPointer) throws {
+            var from = 0
+            for cut in cutter.cuts(in: bytes) {
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[from..<cut])
+                if pending.isEmpty {
+                    try add(piece)
+                } else {
+                    pending.append(contentsOf: piece)
+                    try pending.withUnsafeBytes { try add($0) }
+                    pending.removeAll(keepingCapacity: true)
+                }
+                from = cut
+            }
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
+        }
         var failure: (any Error)?
         do {
             let source = try ReadableFile(path: tar)
@@ -62,21 +78,5 @@ package struct SeedChunks: Sendable {
             }
         }
         return SeedChunks(path: path, frames: frames)
-
-        func cut(_ bytes: UnsafeRawBufferPointer) throws {
-            var from = 0
-            for cut in cutter.cuts(in: bytes) {
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[from..<cut])
-                if pending.isEmpty {
-                    try add(piece)
-                } else {
-                    pending.append(contentsOf: piece)
-                    try pending.withUnsafeBytes { try add($0) }
-                    pending.removeAll(keepingCapacity: true)
-                }
-                from = cut
-            }
-            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
-        }
     }
 }
