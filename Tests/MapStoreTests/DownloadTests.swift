@@ -31,20 +31,12 @@ import Testing
         return name
     }
 
-    func openStore(_ device: Device, catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
-        var options = options
-        options.catalogURL = catalog
-        return try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
-    }
-
     @Test func downloadsTwoRegionsInParallelWithoutRefetchingPresentBundles() async throws {
         _ = try await offPool { StoreFixture.shared }
         let nginx = try NginxServer(root: DownloadTests.catalogFolder)
         defer { nginx.stop() }
         let device = Device()
-        let store = try await openStore(device, catalog: URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
+        let store = try await device.open(catalog: URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
         try await store.setCatalogURL(URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
         #expect(!store.mayBeOutOfSpace(for: ["europe"]))
@@ -77,7 +69,7 @@ import Testing
         let device = Device()
         let li = try DownloadTests.bundle(of: "europe/li")
         let name = try DownloadTests.faultCatalog("trickle-kill.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000&times=1")
-        _ = try await openStore(device, catalog: server.url(name))
+        _ = try await device.open(catalog: server.url(name))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = [
@@ -114,7 +106,7 @@ import Testing
         )
         #expect(partialBytes(device.storage) < li.size)
 
-        let store = try await openStore(device, catalog: server.url(name))
+        let store = try await device.open(catalog: server.url(name))
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
@@ -131,7 +123,7 @@ import Testing
         // Slow enough (the bundle takes about 20 s) that the event watcher sees progress and the pause
         // lands before the end, even when other suites keep the cooperative threads busy.
         let name = try DownloadTests.faultCatalog("trickle-pause.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        let store = try await openStore(device, catalog: server.url(name))
+        let store = try await device.open(catalog: server.url(name))
         let task = try store.download(regions: ["europe/li"])
         let states = Mutex<[RegionState]>([])
         let received = Mutex<Int64>(0)
@@ -162,7 +154,7 @@ import Testing
         let device = Device()
         // Slow enough (about 20 s for the bundle) that the cancel lands before the end even on a busy machine.
         let name = try DownloadTests.faultCatalog("trickle-cancel.json", regions: ["europe/li"], query: "?fault=trickle&rate=300")
-        let store = try await openStore(device, catalog: server.url(name))
+        let store = try await device.open(catalog: server.url(name))
         let before = try store.regions()
         let task = try store.download(regions: ["europe/li"])
         #expect(await eventually(60) { partialBytes(device.storage) > 0 })
@@ -179,8 +171,8 @@ import Testing
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
         let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
-        let store = try await openStore(
-            device, catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
+        let store = try await device.open(
+            catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
         do {
             _ = try store.download(regions: ["europe/li"])
             Issue.record("metered download was not refused")
@@ -200,7 +192,7 @@ import Testing
         defer { server.stop() }
         let device = Device()
         let name = try DownloadTests.faultCatalog("status-500.json", regions: ["europe/li"], query: "?fault=status&code=500")
-        let store = try await openStore(device, catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
+        let store = try await device.open(catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
         do {
             try await store.download(regions: ["europe/li"]).wait()
             Issue.record("download succeeded against HTTP 500")

@@ -57,6 +57,14 @@ final class Device: @unchecked Sendable {
             options: .init(fullValidation: full))
     }
 
+    /// Opens a store on this device from the fixture's folder image, downloading from `catalog`.
+    func open(catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
+        var options = options
+        options.catalogURL = catalog
+        return try await MapStore.open(
+            storage: storageURL, cache: cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+    }
+
     /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread
     /// of its own: a test blocking a cooperative thread for seconds would starve the async download
     /// tests running beside it (two cores, two pool threads).

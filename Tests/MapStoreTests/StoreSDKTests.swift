@@ -20,12 +20,7 @@ import Testing
     /// trickling at 300 bytes/s (its first request only); the catalog's URL beside it.
     static func tricklingStore(_ device: Device, server: FaultServer, name: String) async throws -> (MapStore, URL) {
         let catalog = server.url(try DownloadTests.faultCatalog(name, regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1"))
-        var options = MapStore.Options()
-        options.catalogURL = catalog
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
-        return (store, catalog)
+        return (try await device.open(catalog: catalog), catalog)
     }
 
     /// Starts a download of `europe/li` that trickles (first request only) and pauses it once bytes arrived.
@@ -140,15 +135,12 @@ import Testing
         let server = try FaultServer(root: DownloadTests.catalogFolder)
         defer { server.stop() }
         let device = Device()
-        let name = try DownloadTests.faultCatalog("trickle-drop.json", regions: ["europe/li"], query: "?fault=trickle&rate=300&times=1")
-        var options = MapStore.Options()
-        options.catalogURL = server.url(name)
         weak var droppedStore: MapStore?
         weak var droppedTask: DownloadTask?
+        let catalog: URL
         do {
-            let store = try await MapStore.open(
-                storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-                preinstalled: StoreFixture.shared.image(archive: false), options: options)
+            let (store, url) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-drop.json")
+            catalog = url
             let paused = try await StoreSDKTests.pausedDownload(store, storage: device.storage)
             paused.watcher.withLock { $0 }?.cancel()
             droppedStore = store
@@ -159,9 +151,7 @@ import Testing
         let fetched = partialBytes(device.storage)
         #expect(fetched > 0)
 
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await device.open(catalog: catalog)
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" && $0.state == .completed })
@@ -298,11 +288,7 @@ import Testing
         defer { nginx.stop() }
         let device = Device()
         let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
-        var options = MapStore.Options()
-        options.catalogURL = catalog
-        let store = try await MapStore.open(
-            storage: URL(fileURLWithPath: device.storage), cache: URL(fileURLWithPath: device.cache),
-            preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await device.open(catalog: catalog)
         #expect(try store.availableRegions().map(\.id) == ["europe", "europe/li", "world"])
 
         // The server moves on to a newer map version (same bundles): the installed version's regions stay downloadable.
@@ -399,10 +385,7 @@ import Testing
         defer { nginx.stop() }
         let device = Device()
         let catalog = URL(string: "catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
-        var options = MapStore.Options()
-        options.catalogURL = catalog
-        let store = try await MapStore.open(
-            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await device.open(catalog: catalog)
         let root = device.storageFolder
         let reached = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -468,9 +451,7 @@ import Testing
         let device = Device()
         var options = MapStore.Options()
         options.networkPolicy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
-        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
-        let store = try await MapStore.open(
-            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await device.open(catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: options)
         let failure: MapStoreError?
         do {
             _ = try store.download(regions: ["europe/li"])
@@ -492,10 +473,7 @@ import Testing
     @Test func aDatabaseFailureInsideADownloadArrivesAsALocalErrorWithItsPath() async throws {
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
-        var options = MapStore.Options()
-        options.catalogURL = URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json")
-        let store = try await MapStore.open(
-            storage: device.storageURL, cache: device.cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+        let store = try await device.open(catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"))
         // Another connection holds the state database's write lock: the download's first write fails
         // (SQLITE_BUSY after the 5 s busy timeout) inside the task, after the call returned.
         let other = try SQLiteDatabase(path: device.storage + "/state.sqlite")
