@@ -1,3 +1,5 @@
+import MapIO
+
 /// Where zchunk chunks end (issue 21): a content-defined cut (a gear rolling hash, as in FastCDC)
 /// so an edit moves only the boundaries next to it, with smaller chunks than libzck's own automatic
 /// ones (about 32 KiB), which cost a small map bundle most of its bytes for a 2% edit. The cuts go to
@@ -115,6 +117,41 @@ struct ChunkCutter {
             return z ^ (z >> 31)
         }
     }()
+}
+
+extension ChunkCutter {
+    /// Reads the tar at `path` and cuts it as `parameters` say (its SQLite databases on their pages
+    /// when they say so), handing `body` the bytes in order in parts: each part either ends a chunk
+    /// or goes on into the next (the file's last part ends the last chunk without a cut). The
+    /// publisher's `Zchunk.compress` and a device's `SeedChunks` read through this one loop, so they
+    /// cut alike. What `body` throws is passed on; a `ZchunkError` as it is.
+    static func forEachPart(
+        ofTar path: String, _ parameters: Zchunk.Parameters, _ body: (UnsafeRawBufferPointer, _ endsChunk: Bool) throws -> Void
+    ) throws(ZchunkError) {
+        var cutter = ChunkCutter(parameters, fixed: parameters.sqlitePages ? try SQLitePages.databases(inTar: path) : [])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let source: ReadableFile
+        do { source = try ReadableFile(path: path) } catch { throw .io(error) }
+        while true {
+            let count: Int
+            do { count = try source.read(into: buffer) } catch { throw .io(error) }
+            if count == 0 { return }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            var from = 0
+            do {
+                for cut in cutter.cuts(in: bytes) {
+                    try body(UnsafeRawBufferPointer(rebasing: bytes[from..<cut]), true)
+                    from = cut
+                }
+                if from < count { try body(UnsafeRawBufferPointer(rebasing: bytes[from..<count]), false) }
+            } catch let error as ZchunkError {
+                throw error
+            } catch {
+                throw .library(what: "cut", path: path, message: "\(error)")
+            }
+        }
+    }
 }
 
 extension UInt64 {

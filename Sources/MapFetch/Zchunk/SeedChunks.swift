@@ -32,51 +32,33 @@ package struct SeedChunks: Sendable {
         do { compressor = try ZstdChunkCompressor(level: parameters.level) } catch {
             throw .library(what: "start compressing", path: path, message: error.description)
         }
-        var cutter = ChunkCutter(parameters, fixed: parameters.sqlitePages ? try SQLitePages.databases(inTar: tar) : [])
         var frames: [ChunkDigest: Frame] = [:]
         var written: Int64 = 0
-        /// The start of a piece that an earlier read began.
+        func add(_ piece: UnsafeRawBufferPointer) throws(ZchunkError) {
+            do {
+                try compressor.compress(piece) { frame, digest in
+                    try output.writeAll(toAbsoluteOffset: written, frame)
+                    if frames[digest] == nil { frames[digest] = Frame(offset: written, length: frame.count) }
+                    written += Int64(frame.count)
+                }
+            } catch let error as Errno {
+                throw .io(FileError("write", path, code: error.code))
+            } catch {
+                throw .library(what: "compress the seed", path: path, message: "\(error)")
+            }
+        }
+        /// A chunk that one read of the tar began and a later one ends.
         var pending: [UInt8] = []
-        func add(_ piece: UnsafeRawBufferPointer) throws {
-            try compressor.compress(piece) { frame, digest in
-                try output.writeAll(toAbsoluteOffset: written, frame)
-                if frames[digest] == nil { frames[digest] = Frame(offset: written, length: frame.count) }
-                written += Int64(frame.count)
-            }
+        func addPending() throws(ZchunkError) {
+            try pending.withUnsafeBytes { bytes in Result { () throws(ZchunkError) in try add(bytes) } }.get()
+            pending.removeAll(keepingCapacity: true)
         }
-        /// Compresses every piece that ends in `bytes`, and keeps the start of the one that does not.
-        func cut(_ bytes: UnsafeRawBufferPointer) throws {
-            var from = 0
-            for cut in cutter.cuts(in: bytes) {
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[from..<cut])
-                if pending.isEmpty {
-                    try add(piece)
-                } else {
-                    pending.append(contentsOf: piece)
-                    try pending.withUnsafeBytes { try add($0) }
-                    pending.removeAll(keepingCapacity: true)
-                }
-                from = cut
-            }
-            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
+        try ChunkCutter.forEachPart(ofTar: tar, parameters) { part, endsChunk in
+            if endsChunk, pending.isEmpty { return try add(part) }
+            pending.append(contentsOf: part)
+            if endsChunk { try addPending() }
         }
-        var failure: (any Error)?
-        do {
-            let source = try ReadableFile(path: tar)
-            try source.forEachChunk { bytes in
-                do { try cut(bytes) } catch {
-                    failure = error
-                    throw error
-                }
-            }
-            if !pending.isEmpty { try pending.withUnsafeBytes { try add($0) } }
-        } catch {
-            switch failure ?? error {
-            case let error as FileError: throw .io(error)
-            case let error as Errno: throw .io(FileError("write", path, code: error.code))
-            case let error: throw .library(what: "compress the seed", path: path, message: "\(error)")
-            }
-        }
+        if !pending.isEmpty { try addPending() }
         return SeedChunks(path: path, frames: frames)
     }
 }

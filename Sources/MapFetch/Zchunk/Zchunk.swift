@@ -117,24 +117,10 @@ package enum Zchunk {
         defer { zck_free(&context) }
         guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
         guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw failure("set the zstd level", output, zck) }
-        var cutter = ChunkCutter(parameters, fixed: parameters.sqlitePages ? try SQLitePages.databases(inTar: input) : [])
         guard zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) else { throw failure("choose manual chunks", output, zck) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        let source: ReadableFile
-        do { source = try ReadableFile(path: input) } catch { throw .io(error) }
-        while true {
-            let count: Int
-            do { count = try source.read(into: buffer) } catch { throw .io(error) }
-            if count == 0 { break }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            var from = 0
-            for cut in cutter.cuts(in: bytes) {
-                try write(zck, bytes, from..<cut, output)
-                if zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
-                from = cut
-            }
-            try write(zck, bytes, from..<count, output)
+        try ChunkCutter.forEachPart(ofTar: input, parameters) { part, endsChunk in
+            try write(zck, part, output)
+            if endsChunk, zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
         }
         guard zck_close(zck) else { throw failure("finish", output, zck) }
         let header = zck_get_header_length(zck)
@@ -143,10 +129,10 @@ package enum Zchunk {
         return Written(headerSize: Int64(header), size: Int64(header) + Int64(data))
     }
 
-    private static func write(_ zck: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ output: String) throws(ZchunkError) {
-        guard !range.isEmpty else { return }
-        let written = zck_write(zck, bytes.baseAddress?.advanced(by: range.lowerBound).assumingMemoryBound(to: CChar.self), range.count)
-        if written != range.count { throw failure("write", output, zck) }
+    private static func write(_ zck: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ output: String) throws(ZchunkError) {
+        guard !bytes.isEmpty else { return }
+        let written = zck_write(zck, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        if written != bytes.count { throw failure("write", output, zck) }
     }
 
     private static func failure(_ what: String, _ path: String, _ zck: OpaquePointer?) -> ZchunkError {
@@ -178,7 +164,7 @@ package enum Zchunk {
             package let start: Int64
             package let length: Int64
             package let state: Int32
-            package var uncompressed: Int64 = 0
+            package let uncompressed: Int64
         }
 
         /// Writes `header` to a new file at `path` and reads it with libzck.
