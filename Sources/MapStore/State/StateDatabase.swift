@@ -47,6 +47,14 @@ final class StateDatabase {
         try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
     }
 
+    /// True when the database records neither a committed image nor a pending operation. Every
+    /// install records its pending row before it writes anything else, so a file left empty, truncated
+    /// to its header, freshly created or stripped of those rows is no evidence that an install began:
+    /// it is read as a lost state, never as an interrupted install.
+    var isBlank: Bool {
+        get throws { try imageID == nil && pending() == nil }
+    }
+
     /// The committed image id, nil before the first install commits.
     var imageID: String? { get throws { try meta("imageID") } }
     /// The committed map version.

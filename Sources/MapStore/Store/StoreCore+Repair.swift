@@ -22,8 +22,13 @@ extension StoreCore {
                 _ = try opened.regions()
                 state = opened
             } catch {
-                stateUnreadable = "\(error)"
+                stateUnreadable = "it could not be read (\(error))"
             }
+        }
+        // An empty, truncated or freshly created database recorded nothing, not an install that began.
+        if let state, (try? state.isBlank) != false {
+            self.state = nil
+            stateUnreadable = "it was empty (no installed image, no pending operation)"
         }
         let stateLost = stateUnreadable != nil || !FileSystem.exists(layout.state)
         let pending = stateLost ? nil : try state?.pending()
@@ -162,7 +167,7 @@ extension StoreCore {
         var reasons: [String] = []
         var rows: [StoredRegion] = []
         if let unreadable {
-            reasons.append("it could not be read (\(unreadable))")
+            reasons.append(unreadable)
         } else if let state, FileSystem.exists(layout.state) {
             rows = try state.regions()
             if let recorded = try state.imageID, recorded != manifest.imageID {

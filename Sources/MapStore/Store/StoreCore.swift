@@ -49,10 +49,15 @@ final class StoreCore {
     /// signature, and every installed file by SHA-256.
     func diagnose() -> StoreStatus {
         let hadLeftovers = removeLeftovers()
-        guard FileSystem.exists(layout.state) else {
-            return FileSystem.exists(layout.store) || FileSystem.exists(layout.manifest) || hadLeftovers ? .interruptedInstall : .empty
+        // A missing or blank state beside installed data is a lost state: `repair()` rebuilds it from the
+        // kept manifest and the files. Only leftovers without both mean an install never finished.
+        let lostState = {
+            if FileSystem.isDirectory(self.layout.store), FileSystem.exists(self.layout.manifest) { return StoreStatus.corrupted }
+            return FileSystem.exists(self.layout.store) || FileSystem.exists(self.layout.manifest) || hadLeftovers ? .interruptedInstall : .empty
         }
+        guard FileSystem.exists(layout.state) else { return lostState() }
         guard let state = try? StateDatabase(path: layout.state) else { return .corrupted }
+        guard (try? state.isBlank) == false else { return lostState() }
         self.state = state
         if let format = try? state.meta("format"), format != StateDatabase.format { return .versionMismatch }
         let pending: PendingOperation?
