@@ -12,6 +12,11 @@ import Foundation
 /// | `short` | fixture             | release | 3       | expires 1 h after `signedAt`   |
 /// | `rot3`  | fixture             | release | 3       | next key: `next`               |
 /// | `rot4`  | fixture             | next    | 4       |                                |
+/// | `beta`  | fixture, catalog id `fixture-beta` | release | 10^12 | another lineage, same key (`--force`) |
+/// | `frozen`| fixture             | release | 2^53-1  | the largest version (`--force`)  |
+/// | `reset` | fixture             | release | 5       | epoch 1, next key `next` cosigns (`--reset-lineage`) |
+/// | `after` | fixture, `li` changed | next  | 6       | epoch 1, published over `reset`  |
+/// | `dupkey`| `v2`'s catalog      | release | 2       | `"version"` twice in the signature |
 public final class SignedCatalogSets: @unchecked Sendable {
     /// Built once per test process.
     public static let shared = SignedCatalogSets()
@@ -39,12 +44,24 @@ public final class SignedCatalogSets: @unchecked Sendable {
             }
             try SourceFixture.write(to: folder.join("source"))
             try SourceFixture.write(to: folder.join("source-b"), changed: ["li"])
+            try SourceFixture.write(to: folder.join("source-beta"))
+            let beta = folder.join("source-beta/source.json")
+            try Data(
+                try String(contentsOfFile: beta, encoding: .utf8).replacingOccurrences(
+                    of: "\"catalog\":\"fixture\"", with: "\"catalog\":\"fixture-beta\""
+                )
+                .utf8
+            ).write(to: URL(fileURLWithPath: beta))
             let sets: [(String, String, String, String, [String])] = [
                 ("v1", "source", "release", "1", []), ("v2", "source", "release", "2", []), ("v2b", "source-b", "release", "2", []),
                 ("other", "source", "other", "3", []), ("short", "source", "release", "3", ["--expires", "1h"]),
                 ("rot3", "source", "release", "3", ["--next-key", key("next") + ".pub"]), ("rot4", "source", "next", "4", []),
+                ("beta", "source-beta", "release", "1000000000000", ["--force"]), ("frozen", "source", "release", "9007199254740991", ["--force"]),
+                ("reset", "source", "release", "5", ["--reset-lineage", key("next") + ".key"]), ("after", "source-b", "next", "6", []),
             ]
             for (name, source, signer, version, extra) in sets {
+                // `after` is published over `reset`'s folder, so it keeps epoch 1.
+                if name == "after" { try FileManager.default.copyItem(atPath: served + "/reset", toPath: served + "/after") }
                 let publish = try Tool.mappack(
                     [
                         "publish", folder.join(source), "--out", served + "/" + name, "--sign", key(signer) + ".key",
@@ -53,6 +70,13 @@ public final class SignedCatalogSets: @unchecked Sendable {
                     environment: ["SOURCE_DATE_EPOCH": String(Self.signedAt)])
                 precondition(publish.status == 0, "publish \(name): \(publish.stderr)")
             }
+            // A signature that says its version twice: readers keeping the first and the last would disagree.
+            try FileManager.default.copyItem(atPath: served + "/v2", toPath: served + "/dupkey")
+            let signature = served + "/dupkey/catalog.json.sig"
+            let text = try String(contentsOfFile: signature, encoding: .utf8)
+            precondition(text.contains("\"version\":2}"), text)
+            try Data(text.replacingOccurrences(of: "\"version\":2}", with: "\"version\":2,\"version\":999}").utf8)
+                .write(to: URL(fileURLWithPath: signature))
         } catch {
             preconditionFailure("signed catalog sets: \(error)")
         }

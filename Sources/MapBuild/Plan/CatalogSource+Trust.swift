@@ -37,7 +37,9 @@ extension CatalogSource {
             let seen = try trust.ledger.seen(catalog: catalog)
             let accepted = try CatalogTrust.check(
                 catalogBytes: bytes, signature: signature, source: source,
-                trusted: trust.keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, now: trust.now)
+                trusted: trust.keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, lineage: try trust.ledger.lineage(url: name),
+                now: trust.now)
+            try trust.ledger.pin(url: name, catalog: catalog)
             try trust.ledger.record(accepted, catalog: catalog)
         } catch let error as CatalogTrustError {
             throw .untrusted(url: name, error)

@@ -14,6 +14,14 @@ public struct CatalogSigning: Sendable {
     public var clock: Date
     /// The public key text that signs the next catalogs, for key rotation.
     public var nextKey: String?
+    /// `--force`: sign a version far ahead of the clock, or over a damaged previous signature.
+    public var force = false
+    /// `--reset-lineage`: the new private key (and its file) that cosigns a new epoch and signs next.
+    public var reset: (privateKey: String, path: String)?
+    /// How far ahead of the clock (and of the previous version) a version may go without `force`: ten
+    /// years in seconds. Versions default to the clock in seconds, so a larger jump is a mistake that
+    /// would make every later catalog a "rollback".
+    public static let maxStep: Int64 = 3650 * 86_400
 
     /// A signing configuration.
     public init(privateKey: String, keyPath: String, version: Int64? = nil, validFor: TimeInterval = 30 * 86_400, clock: Date, nextKey: String? = nil)

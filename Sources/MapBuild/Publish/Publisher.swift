@@ -16,6 +16,12 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
     case badSigningKey(path: String, reason: String)
     /// `--catalog-version` is not above the version already signed in the output folder (or equal to it with other bytes).
     case catalogVersionNotNewer(given: Int64, previous: Int64, path: String)
+    /// `--catalog-version` jumps further than `CatalogSigning.maxStep` beyond the clock and the previous version.
+    case catalogVersionTooFar(given: Int64, limit: Int64)
+    /// The previous `catalog.json.sig` in the output folder cannot be read, so the rollback guard has nothing to go by.
+    case previousSignatureDamaged(path: String, reason: String)
+    /// The previous version is the largest there is; only a reset of the counter can follow it.
+    case catalogVersionExhausted(previous: Int64, path: String)
 
     public var description: String {
         switch self {
@@ -29,6 +35,12 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
         case .badSigningKey(let path, let reason): "\(path): cannot sign the catalog: \(reason)"
         case .catalogVersionNotNewer(let given, let previous, let path):
             "--catalog-version \(given) is not above version \(previous) signed in \(path); devices that saw \(previous) would refuse it as a rollback (or mix-and-match): give a larger --catalog-version or leave it out"
+        case .catalogVersionTooFar(let given, let limit):
+            "--catalog-version \(given) is more than ten years of seconds beyond the clock and the previous version (limit \(limit)); devices that saw it would refuse every later catalog as a rollback; give a smaller one, or --force if you mean it"
+        case .previousSignatureDamaged(let path, let reason):
+            "\(path): the previous signature cannot be read (\(reason)), so the version it guards against rolling back is unknown; restore it from your release records, or pass --force to sign anyway (devices still refuse a version below the one they saw)"
+        case .catalogVersionExhausted(let previous, let path):
+            "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (see README, signed catalogs)"
         }
     }
 }
@@ -178,24 +190,33 @@ public struct Publisher: Sendable {
     /// signed at `previousAt` (the output folder's signature, when there is one).
     private static func sign(_ catalogBytes: Data, catalog: String, with signing: CatalogSigning, previousAt path: String) throws -> (Data, Int64) {
         var previous: CatalogSignature?
-        if FileSystem.exists(path), let data = try? ReadableFile.contents(of: path, limit: CatalogSignature.maxBytes) {
-            previous = try? CatalogSignature.parse(data, source: path)
+        if FileSystem.exists(path) {
+            do {
+                previous = try CatalogSignature.parse(try ReadableFile.contents(of: path, limit: CatalogSignature.maxBytes), source: path)
+            } catch {
+                if !signing.force { throw PublishError.previousSignatureDamaged(path: path, reason: "\(error)") }
+            }
         }
+        // A reset starts a new epoch whose versions are not compared with the old ones.
+        let epoch = signing.reset != nil ? (previous?.lineageEpoch ?? 0) + 1 : previous?.epoch
+        let guarded = signing.reset == nil ? previous : nil
         let seconds = signing.clock.timeIntervalSince1970.rounded(.down)
-        let clockVersion = seconds < 0 ? 0 : seconds < 9e18 ? Int64(seconds) : Int64.max
-        let (afterPrevious, overflow) = (previous?.version ?? -1).addingReportingOverflow(1)
-        if overflow, signing.version == nil, let previous {
-            throw PublishError.catalogVersionNotNewer(given: previous.version, previous: previous.version, path: path)
+        let clockVersion = seconds < 0 ? 0 : Int64(min(seconds, Double(CatalogSignature.maxVersion)))
+        let afterPrevious = (guarded?.version ?? -1) + 1
+        if let guarded, afterPrevious > CatalogSignature.maxVersion {
+            throw PublishError.catalogVersionExhausted(previous: guarded.version, path: path)
         }
         let version = signing.version ?? max(clockVersion, afterPrevious)
-        if let previous, version < previous.version || (version == previous.version && SHA256.hex(catalogBytes) != previous.sha256) {
-            throw PublishError.catalogVersionNotNewer(given: version, previous: previous.version, path: path)
+        let limit = max(clockVersion, afterPrevious) + CatalogSigning.maxStep
+        if version > limit, !signing.force { throw PublishError.catalogVersionTooFar(given: version, limit: limit) }
+        if let guarded, version < guarded.version || (version == guarded.version && SHA256.hex(catalogBytes) != guarded.sha256) {
+            throw PublishError.catalogVersionNotNewer(given: version, previous: guarded.version, path: path)
         }
         do {
             let bytes = try CatalogTrust.sign(
-                catalogBytes: catalogBytes, catalog: catalog, version: version,
+                catalogBytes: catalogBytes, catalog: catalog, version: version, epoch: epoch,
                 expires: signing.clock.addingTimeInterval(signing.validFor), nextKey: signing.nextKey,
-                privateKey: signing.privateKey, path: signing.keyPath)
+                privateKey: signing.privateKey, path: signing.keyPath, reset: signing.reset)
             return (bytes, version)
         } catch {
             throw PublishError.badSigningKey(path: signing.keyPath, reason: error.description)

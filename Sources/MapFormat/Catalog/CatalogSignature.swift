@@ -13,12 +13,18 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     public static let fileName = "catalog.json.sig"
     /// Largest signature file accepted (a real one is well under 1 KiB).
     public static let maxBytes = 64 << 10
+    /// Largest version accepted: 2^53 - 1, the largest integer every JSON reader holds exactly.
+    public static let maxVersion: Int64 = (1 << 53) - 1
 
     public var format: String
     /// The signed catalog's `catalog` id.
     public var catalog: String
-    /// The catalog version; a device refuses one lower than the newest it has seen.
+    /// The catalog version; a device refuses one lower than the newest it has seen within the same epoch.
     public var version: Int64
+    /// The lineage's counter reset (absent: 0). A higher epoch starts the version count afresh, and is
+    /// accepted only with a `cosignature` by the `nextKey` it names: a rotation signed by the old and the
+    /// new key, the key holder's way out of a version frozen too high.
+    public var epoch: Int64?
     /// When the signature stops being valid, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
     public var expires: String
     /// Hex SHA-256 of the exact `catalog.json` bytes.
@@ -29,12 +35,31 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     public var keyID: String
     /// Base64 Ed25519 signature over `signedBytes`.
     public var signature: String
+    /// With a new `epoch`: the `nextKey`'s signature over the same `signedBytes`.
+    public var cosignature: Cosignature?
+
+    /// A second signature over `signedBytes`, by the key named `keyID`.
+    public struct Cosignature: Codable, Equatable, Sendable {
+        /// The first 16 hex digits of the SHA-256 of the cosigning public key's raw 32 bytes.
+        public var keyID: String
+        /// Base64 Ed25519 signature over the record's `signedBytes`.
+        public var signature: String
+
+        /// A cosignature record.
+        public init(keyID: String, signature: String) {
+            self.keyID = keyID
+            self.signature = signature
+        }
+    }
 
     /// Builds a signature record (the `signature` field filled in by the signer).
-    public init(catalog: String, version: Int64, expires: String, sha256: String, nextKey: String?, keyID: String, signature: String = "") {
+    public init(
+        catalog: String, version: Int64, epoch: Int64? = nil, expires: String, sha256: String, nextKey: String?, keyID: String, signature: String = ""
+    ) {
         self.format = Self.formatTag.description
         self.catalog = catalog
         self.version = version
+        self.epoch = epoch
         self.expires = expires
         self.sha256 = sha256
         self.nextKey = nextKey
@@ -42,13 +67,19 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         self.signature = signature
     }
 
-    /// The bytes the signature covers: canonical JSON of every field but `signature` (`nextKey` as null when absent).
+    /// The bytes the signature covers: canonical JSON of every field but `signature` and `cosignature`
+    /// (`nextKey` as null when absent; `epoch` only when present, so records without one read as before).
     public var signedBytes: Data {
         get throws {
             try CanonicalJSON.encode(
-                Signed(catalog: catalog, expires: expires, format: format, keyID: keyID, nextKey: nextKey, sha256: sha256, version: version))
+                Signed(
+                    catalog: catalog, epoch: epoch, expires: expires, format: format, keyID: keyID, nextKey: nextKey, sha256: sha256,
+                    version: version))
         }
     }
+
+    /// The epoch, 0 when absent.
+    public var lineageEpoch: Int64 { epoch ?? 0 }
 
     /// `expires` as a date; nil when it is not a UTC timestamp of the form above.
     public var expiryDate: Date? {
@@ -81,6 +112,12 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         }
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }
         guard parsed.version >= 0 else { throw .signatureInvalid(reason: "\(source): version \(parsed.version) is negative") }
+        guard parsed.version <= maxVersion else {
+            throw .signatureInvalid(reason: "\(source): version \(parsed.version) is above the largest accepted, \(maxVersion)")
+        }
+        guard (0...maxVersion).contains(parsed.lineageEpoch) else {
+            throw .signatureInvalid(reason: "\(source): epoch \(parsed.lineageEpoch) is outside 0...\(maxVersion)")
+        }
         guard parsed.expiryDate != nil else {
             throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z")
         }
@@ -92,11 +129,12 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
 
     /// The signed fields (every `Field` but `signature`); `nextKey` is always present so its absence is signed too.
     private struct Signed: Encodable {
-        let catalog: String, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
+        let catalog: String, epoch: Int64?, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Field.self)
             try container.encode(catalog, forKey: .catalog)
+            try container.encodeIfPresent(epoch, forKey: .epoch)
             try container.encode(expires, forKey: .expires)
             try container.encode(format, forKey: .format)
             try container.encode(keyID, forKey: .keyID)

@@ -11,6 +11,10 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
     case mixAndMatch(version: Int64)
     /// The signature's expiry has passed (a frozen mirror keeps serving an old catalog).
     case expired(expires: String)
+    /// The signed catalog id is not the lineage this device or recipe follows (another catalog signed by the same key).
+    case otherLineage(following: String, offered: String)
+    /// The signature starts a new epoch without a valid cosignature by the next key it names.
+    case epochResetUnproven(reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +28,10 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
             "mix-and-match refused: the catalog is version \(version), the same version seen before but with other bytes; the publisher must give every catalog a new --catalog-version"
         case .expired(let expires):
             "the catalog's signature expired at \(expires); the server serves a stale catalog (a frozen mirror?), or this device's clock is wrong; publish a fresh signature"
+        case .otherLineage(let following, let offered):
+            "another catalog refused: the signature is for catalog '\(offered)', but this follows catalog '\(following)' (pinned when it was first trusted); the server swapped in another lineage signed by the same key"
+        case .epochResetUnproven(let reason):
+            "version reset refused: \(reason); a reset of the version counter must be signed by the old key and cosigned by the new key it names (mappack publish --reset-lineage NEW_KEY)"
         }
     }
 }

@@ -40,6 +40,6 @@ extension ChunkedBundle {
 extension CatalogSignature {
     /// The members of `catalog.json.sig`; all but `signature` are signed (`signedBytes`).
     package enum Field: String, JSONField {
-        case format, catalog, version, expires, sha256, nextKey, keyID, signature
+        case format, catalog, version, epoch, expires, sha256, nextKey, keyID, signature, cosignature
     }
 }

@@ -1074,3 +1074,44 @@ package enum JSONStrings {
         }
     }
 }
+
+extension JSONScanner {
+    /// The first key repeated within one object anywhere in `data` (with the byte offset of its second
+    /// occurrence), nil when there is none or when `data` is not JSON (the decoder reports that).
+    /// Readers disagree on a repeated key (some keep the first, others the last), so a document
+    /// that has one means two things and is refused wherever it is read.
+    static func firstDuplicateKey(in data: Data) -> (key: String, offset: Int)? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (key: String, offset: Int)? in
+            var scanner = JSONScanner(raw)
+            do throws(Failure) {
+                return try scanner.duplicateKeyInValue()
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// Walks one value (objects and arrays recursively, depth bounded by `open`).
+    private mutating func duplicateKeyInValue() throws(Failure) -> (key: String, offset: Int)? {
+        switch try peekKind() {
+        case .object:
+            try beginObject()
+            var first = true
+            var keys = Set<String>()
+            while try nextMember(first: &first) {
+                let key = try readKeyString()
+                guard keys.insert(key).inserted else { return (key, offset) }
+                if let found = try duplicateKeyInValue() { return found }
+            }
+        case .array:
+            try beginArray()
+            var first = true
+            while try nextElement(first: &first) {
+                if let found = try duplicateKeyInValue() { return found }
+            }
+        default:
+            try skipValue()
+        }
+        return nil
+    }
+}

@@ -6,10 +6,16 @@ package struct SeenCatalog: Sendable, Equatable {
     package var sha256: String
     /// Public key texts it brought into trust: its signer and the next key it named (key rotation).
     package var keys: [String]
+    /// The signed catalog id: the lineage followed from then on (nil: remembered before lineages were pinned).
+    package var catalog: String?
+    /// The signature's epoch (0 before any reset of the version counter).
+    package var epoch: Int64
 
-    package init(version: Int64, sha256: String, keys: [String]) {
+    package init(version: Int64, sha256: String, keys: [String], catalog: String? = nil, epoch: Int64 = 0) {
         self.version = version
         self.sha256 = sha256
         self.keys = keys
+        self.catalog = catalog
+        self.epoch = epoch
     }
 }

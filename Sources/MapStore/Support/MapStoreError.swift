@@ -63,6 +63,10 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case catalogMixAndMatch(url: String, version: Int64)
     /// The catalog's signature has expired (a frozen mirror, or a wrong device clock).
     case catalogExpired(url: String, expires: String)
+    /// The catalog's signature is for another catalog id than the installed image's lineage.
+    case catalogOtherLineage(url: String, following: String, offered: String)
+    /// The catalog's signature resets the version counter without the new key's cosignature.
+    case catalogResetRefused(url: String, reason: String)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -77,7 +81,9 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// The side this failure is on.
     public var category: Category {
         switch self {
-        case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired: .remote
+        case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired,
+            .catalogOtherLineage, .catalogResetRefused:
+            .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy:
@@ -129,6 +135,9 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"
         case .catalogMixAndMatch(let url, let version): "catalog \(url): \(CatalogTrustError.mixAndMatch(version: version))"
         case .catalogExpired(let url, let expires): "catalog \(url): \(CatalogTrustError.expired(expires: expires))"
+        case .catalogOtherLineage(let url, let following, let offered):
+            "catalog \(url): \(CatalogTrustError.otherLineage(following: following, offered: offered))"
+        case .catalogResetRefused(let url, let reason): "catalog \(url): \(CatalogTrustError.epochResetUnproven(reason: reason))"
         }
     }
 
@@ -144,6 +153,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .rollback(let seen, let offered): return .catalogRollback(url: url, seen: seen, offered: offered)
         case .mixAndMatch(let version): return .catalogMixAndMatch(url: url, version: version)
         case .expired(let expires): return .catalogExpired(url: url, expires: expires)
+        case .otherLineage(let following, let offered): return .catalogOtherLineage(url: url, following: following, offered: offered)
+        case .epochResetUnproven(let reason): return .catalogResetRefused(url: url, reason: reason)
         }
     }
 

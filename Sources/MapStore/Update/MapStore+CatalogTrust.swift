@@ -25,9 +25,11 @@ extension MapStore {
             let state = try core.committedState()
             let accepted: SeenCatalog
             do {
+                // The device follows the lineage of the image it installed: another catalog id signed by
+                // the same key is refused, and the counters are that lineage's.
                 accepted = try CatalogTrust.check(
                     catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
-                    seen: try state.seenCatalog(), now: now)
+                    seen: try state.seenCatalog(), lineage: try state.meta(StateDatabase.catalogNameKey), now: now)
             } catch let error as CatalogTrustError {
                 throw MapStoreError.catalogRefused(error, url: url)
             }

@@ -68,6 +68,11 @@ enum Verbs {
                 VerbSpec.Option("catalog-version", value: "N", "The signed catalog's version (default: one more than the last)"),
                 VerbSpec.Option("expires", value: "DURATION", "The signature's lifetime, e.g. 36h or 14d (default 30d)"),
                 VerbSpec.Option("next-key", value: "PUBKEY", "Announce the key that signs the next catalogs", completion: .file),
+                VerbSpec.Option(
+                    "reset-lineage", value: "NEWKEY",
+                    "Reset a version counter frozen too high: a new epoch, signed by --sign and cosigned by NEWKEY (the next key)",
+                    completion: .file),
+                VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature"),
                 VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks"),
             ]),
         VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),

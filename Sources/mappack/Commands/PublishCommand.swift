@@ -1,5 +1,6 @@
 import Foundation
 import MapBuild
+import MapFormat
 import MapIO
 import Synchronization
 
@@ -61,7 +62,7 @@ enum PublishCommand {
     /// The catalog signing options; nil without `--sign` (the other signing options need it).
     private static func signing(_ arguments: Arguments) throws -> CatalogSigning? {
         guard let keyPath = arguments.option("sign") else {
-            for name in ["catalog-version", "expires", "next-key"] where arguments.option(name) != nil {
+            for name in ["catalog-version", "expires", "next-key", "reset-lineage"] where arguments.option(name) != nil {
                 throw UsageError(message: "--\(name) needs --sign KEY (it describes the catalog's signature)")
             }
             return nil
@@ -71,8 +72,13 @@ enum PublishCommand {
             guard let version = Int64(text), version >= 0 else {
                 throw UsageError(message: "--catalog-version must be a whole number ≥ 0, not '\(text)'")
             }
+            guard version <= CatalogSignature.maxVersion else {
+                throw UsageError(
+                    message: "--catalog-version \(version) is above \(CatalogSignature.maxVersion), the largest version devices accept (2^53 - 1)")
+            }
             signing.version = version
         }
+        signing.force = arguments.flag("force")
         if let text = arguments.option("expires") {
             guard let seconds = CatalogSigning.duration(text) else {
                 throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
@@ -83,6 +89,16 @@ enum PublishCommand {
             let text = try KeyFiles.read(path)
             do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--next-key: \(error)") }
             signing.nextKey = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let path = arguments.option("reset-lineage") {
+            guard signing.nextKey == nil else {
+                throw UsageError(message: "--reset-lineage names the next key itself (its public half); leave out --next-key")
+            }
+            let text = try KeyFiles.read(path)
+            do { _ = try Ed25519.publicKey(ofPrivate: text, path: path) } catch {
+                throw UsageError(message: "--reset-lineage needs the new private key (mappack keygen's .key): \(error)")
+            }
+            signing.reset = (privateKey: text, path: path)
         }
         return signing
     }
