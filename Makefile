@@ -1,8 +1,12 @@
 # mappack — make demo · make test · make bench · make deps
 SHELL := /bin/bash
-APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-dev libssl-dev \
+# The project-local Python (.venv) for the real world and the outside checkers (`make venv`); first,
+# so its REALWORLD_APT is known to APT_PACKAGES below.
+include Tools/realworld/venv.mk
+.DEFAULT_GOAL := deps
+APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev zlib1g-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium fuse3 python3-pyfuse3 libzck-dev zchunk
+                minisign chromium fuse3 python3-pyfuse3 libzck-dev zchunk $(REALWORLD_APT)
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
@@ -53,7 +57,7 @@ demo-world:
 	fi
 
 ## test: the whole suite (unit, nginx-backed network tests, end-to-end CLI tests)
-test: deps format-check portable
+test: deps venv format-check portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build $(SWIFT_FLAGS)
 

@@ -27,11 +27,12 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZck", pkgConfig: "zck", providers: [.apt(["libzck-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CLinux"),
 
         .target(name: "MapFormat"),
-        .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CSQLite", "CCrypto", "CMalloc", "CLinux"]),
+        .target(name: "MapIO", dependencies: ["MapFormat", "CArchive", "CZstd", "CZlib", "CSQLite", "CCrypto", "CMalloc", "CLinux"]),
         // Checking images and installed stores: used by the CLI (`verify`, `inspect`), the build
         // (`--from`) and MapStore (install, status, repair).
         .target(name: "MapVerify", dependencies: ["MapIO", "MapFormat"]),

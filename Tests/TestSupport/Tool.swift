@@ -7,7 +7,13 @@ public enum Tool {
         public let status: Int32
         public let stdout: String
         public let stderr: String
+        /// True when the child outlived its timeout and was killed (SIGKILL).
+        public var timedOut = false
     }
+
+    /// How long a child may run unless the caller says otherwise: far beyond any step of the suite on
+    /// a loaded machine, so only a hung child reaches it (and the suite goes on instead of hanging).
+    public static let defaultTimeout: TimeInterval = 900
 
     /// The build folder holding the test binary and the package's executables.
     public static var buildFolder: String {
@@ -30,7 +36,7 @@ public enum Tool {
     /// Runs `executable` with `arguments` and waits.
     public static func run(
         _ executable: String, _ arguments: [String], in directory: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : path(executable))
@@ -51,14 +57,25 @@ public enum Tool {
         nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        nonisolated(unsafe) var timedOut = false
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem {
+            timedOut = true
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         group.wait()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
+            timedOut: timedOut)
     }
 
     /// Runs `mappack` with `arguments`.
-    public static func mappack(_ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        try run(path("mappack"), arguments, in: directory, environment: environment)
+    public static func mappack(
+        _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
+    ) throws -> Result {
+        try run(path("mappack"), arguments, in: directory, environment: environment, timeout: timeout)
     }
 }

@@ -14,6 +14,15 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case output(String)
     /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
     case offline(bundle: BundleDigest, url: URL)
+    /// The tile databases an `mbtiles` or `maplibre-offline` output joins hold tiles of more than one format.
+    case mixedTileFormats([TileFormatUse])
+
+    /// One tile database's format, for `mixedTileFormats`.
+    package struct TileFormatUse: Sendable, Equatable {
+        package let region: RegionID
+        package let file: String
+        package let format: String
+    }
 
     package var description: String {
         switch self {
@@ -28,6 +37,10 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
         case .output(let message): message
         case .offline(let bundle, let url):
             "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
+        case .mixedTileFormats(let uses):
+            "the tile databases hold tiles of different formats ("
+                + uses.map { "region '\($0.region)' \($0.file): \($0.format)" }.joined(separator: "; ")
+                + "); one .mbtiles or MapLibre database holds one format, so build these regions into separate images (or leave out the mbtiles and maplibre-offline outputs)"
         }
     }
 }

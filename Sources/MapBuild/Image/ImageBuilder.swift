@@ -252,6 +252,13 @@ package struct ImageBuilder: Sendable {
                         id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
                         files: files.sorted())
                 }
+            },
+            seedRegions: { [seedSelection = plan.seedSelection] in
+                seedSelection.regions.compactMap { entry in
+                    tree.region(entry.id).map {
+                        OutputRegion(id: entry.id, broughtBy: entry.broughtBy, name: $0.name(in: language), bbox: $0.bbox, files: [])
+                    }
+                }
             })
         var staged: [(output: any ImageOutput, entry: String)] = []
         for output in recipe.outputs {

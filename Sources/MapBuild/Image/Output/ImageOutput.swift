@@ -43,12 +43,23 @@ struct ImageOutputSource {
     let mapVersion: MapVersion
     /// The image's regions with the store files of their own bundles (read when an output asks).
     let regions: @Sendable () throws -> [OutputRegion]
+    /// The cache seed's regions (their files are in the seed, not the store; `files` is empty).
+    var seedRegions: @Sendable () -> [OutputRegion] = { [] }
 
     /// The complete image (manifest, signature, cache seed, `store/`), inside the staging folder.
     static let imageEntry = "image"
     var imageFolder: String { stagingFolder + "/" + ImageOutputSource.imageEntry }
     /// The image's store folder.
     var storeFolder: String { imageFolder + "/" + ImageManifest.storeFolder }
+    /// The image's cache seed file, when it has one.
+    var cacheSeedFile: String? { cacheSeed == nil ? nil : imageFolder + "/" + ImageManifest.cacheSeedFileName }
+
+    /// The tile databases of the image's regions, then those of its cache seed (the overview's low
+    /// zooms), the seed's copied to `scratch` (a folder of the staging area, removed by the caller).
+    func tileDatabases(scratch: String) throws -> TileDatabases {
+        let seed = cacheSeedFile.map { TileDatabases.Seed(file: $0, scratch: scratch, regions: seedRegions()) }
+        return try TileDatabases(regions: try regions(), store: storeFolder, seed: seed)
+    }
 }
 
 /// One region of an image as outputs that regroup data by region see it.

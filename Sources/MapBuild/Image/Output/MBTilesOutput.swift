@@ -3,9 +3,11 @@ import MapFormat
 import MapIO
 
 /// The image's tiles as one MBTiles 1.3 file, `<image>.mbtiles`: every tile of the image's tile
-/// databases (see `TileDatabases`; where two hold the same tile, the region first by id wins),
-/// with the metadata the spec asks for (`name`, `format`) and recommends (`bounds`, `center`,
-/// `minzoom`, `maxzoom`, `type`, `version`, `description`).
+/// databases and then of its cache seed's (the overview's low zooms; see `TileDatabases`: where two
+/// hold the same tile, the region first by id wins, and a region over the overview), with the
+/// metadata the spec asks for (`name`, `format`, and for `pbf` the `json` row with the sources'
+/// `vector_layers` merged) and recommends (`bounds`, `center`, `minzoom`, `maxzoom`, `type`,
+/// `version`, `description`). Sources of different formats are refused (`mixedTileFormats`).
 struct MBTilesOutput: SingleFileOutput {
     static let fileExtension = ".mbtiles"
 
@@ -14,7 +16,10 @@ struct MBTilesOutput: SingleFileOutput {
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
         let regions = try source.regions()
-        let tiles = try TileDatabases(regions: regions, store: source.storeFolder)
+        let scratch = source.stagingFolder + "/mbtiles-seed"
+        defer { try? FileSystem.removeTree(scratch) }
+        let tiles = try source.tileDatabases(scratch: scratch)
+        let format = try tiles.commonFormat()
         let path = source.stagingFolder + "/" + name
         let database = try TileDatabases.create(path)
         try database.execute(
@@ -37,11 +42,12 @@ struct MBTilesOutput: SingleFileOutput {
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
             let low = try zooms?["low", as: Int64?.self] ?? 0
             let high = try zooms?["high", as: Int64?.self] ?? 0
-            let bounds = TileDatabases.union(regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
+            // The overview's regions count too: their low-zoom tiles are in the file.
+            let bounds = TileDatabases.union(regions.map(\.bbox) + tiles.sources.map(\.region.bbox)) ?? [-180, -85.0511, 180, 85.0511]
             let center = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2]
             let metadata: [(String, String)] = [
                 ("name", source.imageName),
-                ("format", try tiles.commonFormat() ?? "application/octet-stream"),
+                ("format", format ?? "application/octet-stream"),
                 ("type", "baselayer"),
                 ("version", source.mapVersion.rawValue),
                 ("description", "Tiles of \(source.imageName) (catalog \(source.catalog)), written by mappack"),
@@ -50,7 +56,8 @@ struct MBTilesOutput: SingleFileOutput {
                 ("minzoom", "\(low)"),
                 ("maxzoom", "\(high)"),
             ]
-            try database.executeMany("INSERT INTO metadata (name, value) VALUES (?, ?)", metadata.map { [.text($0.0), .text($0.1)] })
+            let json = format == "pbf" ? try tiles.vectorLayersJSON().map { [("json", $0)] } ?? [] : []
+            try database.executeMany("INSERT INTO metadata (name, value) VALUES (?, ?)", (metadata + json).map { [.text($0.0), .text($0.1)] })
         }
         try TileDatabases.finish(database, path: path)
         return name

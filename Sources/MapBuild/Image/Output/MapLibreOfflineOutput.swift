@@ -5,9 +5,12 @@ import MapIO
 /// The image's tiles as a MapLibre Native offline database (schema version 6), `<image>.maplibre.db`,
 /// which an app merges into its own with `mergeOfflineRegions`: one offline region per recipe
 /// `include` entry (its tiles and those of the regions it brought), with the bounds of those
-/// regions and the zoom range of their tiles. Tiles are stored under the URL template
-/// `mappack://<catalog>/{z}/{x}/{y}` (the app's style names the same template for its source);
-/// the style itself is the app's (no `resources` rows).
+/// regions and the zoom range of their tiles, and one for the cache seed's tiles (the overview's low
+/// zooms). Tiles are stored under the URL template `mappack://<catalog>/{z}/{x}/{y}` (the app's
+/// style names the same template for its source); the style itself is the app's (no `resources`
+/// rows). Tiles are stored as MapLibre Native stores them: its reader un-deflates a zlib stream when
+/// `compressed = 1` and otherwise parses the bytes as they are (it un-gzips only in its `mbtiles://`
+/// reader), so gzipped sources are re-wrapped as zlib with `compressed = 1`.
 struct MapLibreOfflineOutput: SingleFileOutput {
     static let fileExtension = ".maplibre.db"
     /// The schema version MapLibre Native's offline database has (`PRAGMA user_version`).
@@ -19,8 +22,17 @@ struct MapLibreOfflineOutput: SingleFileOutput {
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
-        let regions = try source.regions()
-        let tiles = try TileDatabases(regions: regions, store: source.storeFolder)
+        let scratch = source.stagingFolder + "/maplibre-seed"
+        defer { try? FileSystem.removeTree(scratch) }
+        let tiles = try source.tileDatabases(scratch: scratch)
+        _ = try tiles.commonFormat()
+        let own = try source.regions()
+        let ownIDs = Set(own.map(\.id))
+        var seedRegions: [OutputRegion] = []
+        for region in tiles.sources.map(\.region) where !ownIDs.contains(region.id) && !seedRegions.contains(where: { $0.id == region.id }) {
+            seedRegions.append(region)
+        }
+        let regions = own + seedRegions
         let template = MapLibreOfflineOutput.urlTemplate(catalog: source.catalog)
         let accessed = TileDatabases.epoch(source.built)
         let path = source.stagingFolder + "/" + name
@@ -36,12 +48,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
                 let regionID = try database.firstRow("SELECT last_insert_rowid() AS id")!["id", as: Int64.self]
                 for tileSource in tiles.sources where tileSource.region.broughtBy == root {
                     try TileDatabases.attached(tileSource, to: database) {
-                        _ = try database.query(
-                            """
-                            INSERT OR IGNORE INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed, must_revalidate)
-                            SELECT ?, 1, zoom_level, tile_column, (1 << zoom_level) - 1 - tile_row, tile_data, 0, ?, 0
-                            FROM src.tiles ORDER BY zoom_level, tile_column, tile_row
-                            """, [.text(template), .integer(accessed)])
+                        try MapLibreOfflineOutput.copyTiles(into: database, from: tileSource, template: template, accessed: accessed)
                         _ = try database.query(
                             """
                             INSERT OR IGNORE INTO region_tiles (region_id, tile_id)
@@ -66,6 +73,42 @@ struct MapLibreOfflineOutput: SingleFileOutput {
         }
         try TileDatabases.finish(database, path: path)
         return name
+    }
+
+    /// Largest tile accepted once inflated (a decompression bomb stops the build, naming the file).
+    static let maxTileBytes = 64 << 20
+
+    /// Copies the attached `src.tiles` into `tiles` (TMS rows turned to XYZ): gzip re-wrapped as zlib
+    /// and zlib kept, both with `compressed = 1`; other bytes as they are with `compressed = 0`.
+    static func copyTiles(into database: SQLiteDatabase, from source: TileDatabases.Source, template: String, accessed: Int64) throws {
+        let insert = """
+            INSERT OR IGNORE INTO tiles (url_template, pixel_ratio, z, x, y, data, compressed, accessed, must_revalidate)
+            VALUES (?, 1, ?, ?, ?, ?, ?, ?, 0)
+            """
+        var failure: (any Error)?
+        try database.forEachRow("SELECT zoom_level, tile_column, tile_row, tile_data FROM src.tiles ORDER BY zoom_level, tile_column, tile_row") {
+            row throws(SQLiteError) in
+            guard failure == nil else { return }
+            let z = try row["zoom_level", as: Int64.self]
+            let x = try row["tile_column", as: Int64.self]
+            let y = (Int64(1) << z) - 1 - (try row["tile_row", as: Int64.self])
+            let data = try row["tile_data", as: Data?.self] ?? Data()
+            var stored = data
+            var compressed: Int64 = 0
+            switch Zlib.wrapping(of: data) {
+            case .gzip:
+                do { stored = try Zlib.deflate(try Zlib.inflate(data, limit: maxTileBytes)) } catch {
+                    failure = BuildError.output("\(source.path): tile \(z)/\(x)/\(y) of region '\(source.region.id)' is not valid gzip: \(error)")
+                    return
+                }
+                compressed = 1
+            case .zlib: compressed = 1
+            case .none: break
+            }
+            _ = try database.query(
+                insert, [.text(template), .integer(z), .integer(x), .integer(y), .blob(stored), .integer(compressed), .integer(accessed)])
+        }
+        if let failure { throw failure }
     }
 
     /// MapLibre Native's offline schema, version 6 (tables, columns and indexes as the library

@@ -13,17 +13,50 @@ struct TileDatabases {
         let path: String
     }
 
-    /// Every tile database of `regions`, in region order, then path order.
+    /// The image's cache seed, whose tile databases (the overview's low zooms) join the outputs.
+    struct Seed {
+        /// `cache-seed.sqlite`.
+        let file: String
+        /// Where its tile databases are copied to be attached (a folder the caller removes).
+        let scratch: String
+        /// The seed's regions, to name the databases' regions.
+        let regions: [OutputRegion]
+    }
+
+    /// Every tile database of `regions`, in region order, then path order; then the seed's, in its
+    /// entry order. Where two hold the same tile, the first wins: a region's own over the overview's.
     let sources: [Source]
 
-    init(regions: [OutputRegion], store: String) throws {
+    init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
             for file in region.files where try TileDatabases.isTileDatabase(store + "/" + file) {
                 found.append(Source(region: region, path: store + "/" + file))
             }
         }
+        if let seed { found += try TileDatabases.seedSources(seed) }
         sources = found
+    }
+
+    /// Copies each tile database of the cache seed to `seed.scratch` (SQLite attaches files only).
+    private static func seedSources(_ seed: Seed) throws -> [Source] {
+        try FileSystem.makeDirectories(seed.scratch)
+        let database = try SQLiteDatabase(path: seed.file, readOnly: true)
+        let byID = Dictionary(seed.regions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let entries = try database.query(
+            "SELECT key, region FROM entries WHERE substr(data, 1, 16) = ? ORDER BY accessed", [.blob(sqliteMagic)])
+        var found: [Source] = []
+        for entry in entries {
+            let key = try entry["key", as: String.self]
+            let id = RegionID(try entry["region", as: String.self])
+            let copy = seed.scratch + "/seed-\(found.count).db"
+            let data = try database.firstRow("SELECT data FROM entries WHERE key = ?", [.text(key)])?["data", as: Data.self] ?? Data()
+            try FileSystem.writeAtomically(data, to: copy)
+            guard try isTileDatabase(copy) else { continue }
+            let region = byID[id] ?? OutputRegion(id: id, broughtBy: id, name: id.rawValue, bbox: nil, files: [])
+            found.append(Source(region: region, path: copy))
+        }
+        return found
     }
 
     /// SQLite's file header, the first 16 bytes of every database.
@@ -63,23 +96,82 @@ struct TileDatabases {
         try FileSystem.syncFile(path)
     }
 
-    /// The sources' common MBTiles `format` (nil when they differ or none says).
-    func commonFormat() throws -> String? {
-        var formats = Set<String>()
-        for source in sources {
-            let database = try SQLiteDatabase(path: source.path, readOnly: true)
-            let hasMetadata = try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil
-            guard hasMetadata, let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format'") else { return nil }
-            formats.insert(try row["value", as: String.self])
+    /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
+    /// (gzip or zlib: `pbf`; `png`, `jpg`, `webp` by their signatures); nil when neither tells.
+    static func format(of path: String) throws -> String? {
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
+            let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format'"), let value = try row["value", as: String?.self]
+        {
+            return value
         }
-        return formats.count == 1 ? formats.first : nil
+        guard let tile = try database.firstRow("SELECT substr(tile_data, 1, 12) AS head FROM tiles LIMIT 1") else { return nil }
+        let head = [UInt8](try tile["head", as: Data?.self] ?? Data())
+        if Zlib.wrapping(of: Data(head)) != .none { return "pbf" }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpg" }
+        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "webp" }
+        return nil
     }
 
-    /// `[west, south, east, north]` around every box in `boxes` (nil when none is known).
+    /// The sources' one tile format (nil when none tells); a mix is refused, naming each database's
+    /// region and format, since one output file cannot hold two.
+    func commonFormat() throws -> String? {
+        var uses: [BuildError.TileFormatUse] = []
+        for source in sources {
+            guard let format = try TileDatabases.format(of: source.path) else { continue }
+            uses.append(BuildError.TileFormatUse(region: source.region.id, file: (source.path as NSString).lastPathComponent, format: format))
+        }
+        let formats = Set(uses.map(\.format))
+        guard formats.count <= 1 else {
+            // One database of each format is enough to show the mix.
+            var shown = Set<String>()
+            throw BuildError.mixedTileFormats(uses.filter { shown.insert($0.format).inserted })
+        }
+        return formats.first
+    }
+
+    /// MBTiles' `json` metadata for vector tiles: the sources' `vector_layers` merged by layer id
+    /// (fields united, the widest zoom range, the first description), as canonical JSON; nil when no
+    /// source has any.
+    func vectorLayersJSON() throws -> String? {
+        var layers: [String: [String: Any]] = [:]
+        for source in sources {
+            let database = try SQLiteDatabase(path: source.path, readOnly: true)
+            guard try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
+                let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'json'"),
+                let text = try row["value", as: String?.self],
+                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                let list = object["vector_layers"] as? [[String: Any]]
+            else { continue }
+            for layer in list {
+                guard let id = layer["id"] as? String else { continue }
+                var merged = layers[id] ?? ["id": id, "fields": [String: String]()]
+                var fields = merged["fields"] as? [String: String] ?? [:]
+                for (name, type) in layer["fields"] as? [String: String] ?? [:] where fields[name] == nil { fields[name] = type }
+                merged["fields"] = fields
+                if merged["description"] == nil, let description = layer["description"] as? String { merged["description"] = description }
+                for (key, pick) in [("minzoom", { (a: Int, b: Int) in min(a, b) }), ("maxzoom", { (a: Int, b: Int) in max(a, b) })] {
+                    if let value = layer[key] as? Int { merged[key] = (merged[key] as? Int).map { pick($0, value) } ?? value }
+                }
+                layers[id] = merged
+            }
+        }
+        guard !layers.isEmpty else { return nil }
+        let ordered = layers.keys.sorted().map { layers[$0]! }
+        let data = try JSONSerialization.data(withJSONObject: ["vector_layers": ordered], options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `[west, south, east, north]` around every box in `boxes` (nil when none is known). A box whose
+    /// west is east of its east crosses the antimeridian; then the union spans every longitude.
     static func union(_ boxes: [[Double]?]) -> [Double]? {
         let known = boxes.compactMap { $0 }.filter { $0.count == 4 }
         guard !known.isEmpty else { return nil }
-        return [known.map { $0[0] }.min()!, known.map { $0[1] }.min()!, known.map { $0[2] }.max()!, known.map { $0[3] }.max()!]
+        let south = known.map { $0[1] }.min()!
+        let north = known.map { $0[3] }.max()!
+        if known.contains(where: { $0[0] > $0[2] }) { return [-180, south, 180, north] }
+        return [known.map { $0[0] }.min()!, south, known.map { $0[2] }.max()!, north]
     }
 
     /// Seconds since 1970 of an ISO 8601 build time (0 when it does not parse).

@@ -1,0 +1,88 @@
+import CZlib
+import Foundation
+
+/// Why a gzip or zlib stream could not be inflated or deflated.
+package struct ZlibError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// zlib's message, or what mappack refused.
+    package let reason: String
+
+    package var description: String { reason }
+}
+
+/// gzip and zlib streams, through zlib: vector tiles as map sources ship them (gzip) and as MapLibre
+/// Native's offline database keeps them (zlib, `compressed = 1`). Whole buffers only: a tile is small.
+package enum Zlib {
+    /// How a buffer is wrapped, by its first bytes.
+    package enum Wrapping: Equatable, Sendable {
+        /// RFC 1952: `1f 8b`.
+        case gzip
+        /// RFC 1950: a CMF byte with method 8 and a header checksum divisible by 31.
+        case zlib
+        /// Anything else (raw MVT, PNG, …).
+        case none
+    }
+
+    /// The wrapping of `data`.
+    package static func wrapping(of data: Data) -> Wrapping {
+        guard data.count >= 2 else { return .none }
+        let first = data[data.startIndex]
+        let second = data[data.startIndex + 1]
+        if first == 0x1F, second == 0x8B { return .gzip }
+        if first & 0x0F == 8, first >> 4 <= 7, (UInt16(first) << 8 | UInt16(second)) % 31 == 0 { return .zlib }
+        return .none
+    }
+
+    /// The bytes inside a gzip or zlib stream (`inflateInit2` with header detection); refused past
+    /// `limit` bytes out (a decompression bomb) or when the stream is damaged or truncated.
+    package static func inflate(_ data: Data, limit: Int) throws(ZlibError) -> Data {
+        var stream = z_stream()
+        guard mappack_inflate_init(&stream) == Z_OK else { throw ZlibError(reason: "inflateInit2 failed") }
+        defer { inflateEnd(&stream) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var input = data
+        let status: Int32 = input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
+            stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.avail_in = uInt(raw.count)
+            while true {
+                let result = chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    stream.next_out = buffer.baseAddress
+                    stream.avail_out = uInt(buffer.count)
+                    let result = CZlib.inflate(&stream, Z_NO_FLUSH)
+                    output.append(buffer.baseAddress!, count: buffer.count - Int(stream.avail_out))
+                    return result
+                }
+                if output.count > limit { return Z_BUF_ERROR - 100 }
+                if result == Z_STREAM_END { return Z_OK }
+                if result != Z_OK { return result }
+                if stream.avail_in == 0, stream.avail_out != 0 { return Z_DATA_ERROR - 100 }
+            }
+        }
+        switch status {
+        case Z_OK: return output
+        case Z_BUF_ERROR - 100: throw ZlibError(reason: "inflates to more than \(limit) bytes")
+        case Z_DATA_ERROR - 100: throw ZlibError(reason: "the stream is truncated")
+        default: throw ZlibError(reason: "damaged stream (zlib \(status): \(stream.msg.map { String(cString: $0) } ?? "no message"))")
+        }
+    }
+
+    /// `data` as a zlib stream (RFC 1950) at `level` (`deflateInit`); the same bytes for the same input.
+    package static func deflate(_ data: Data, level: Int32 = 6) throws(ZlibError) -> Data {
+        var stream = z_stream()
+        guard mappack_deflate_init(&stream, level) == Z_OK else { throw ZlibError(reason: "deflateInit failed") }
+        defer { deflateEnd(&stream) }
+        var input = data
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))))
+        let status = input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
+            output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                stream.avail_in = uInt(raw.count)
+                stream.next_out = buffer.baseAddress
+                stream.avail_out = uInt(buffer.count)
+                return CZlib.deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { throw ZlibError(reason: "deflate failed (zlib \(status))") }
+        return Data(output.prefix(Int(stream.total_out)))
+    }
+}
