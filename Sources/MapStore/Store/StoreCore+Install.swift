@@ -129,6 +129,10 @@ extension StoreCore {
     /// (and for hard links, then hashed after linking) sizes and the file list are checked first.
     /// The manifest staged is the exact bytes checked, the seed a copy hashed and checked row by row.
     private func stageFolder(_ image: PreinstalledImage, link: Bool) throws -> StagedImage {
+        // The entry rule `mappack verify` and the packed install apply: nothing beside the manifest rides along unchecked.
+        if let refusal = PackedImageEntry.refusals(inFolder: image.path).first {
+            throw MapStoreError.invalidImage(path: image.path, reason: refusal.description)
+        }
         let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
         let jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -244,7 +248,7 @@ extension StoreCore {
         let free = (try? FileSystem.freeBytes(at: folder)) ?? Int64.max
         let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000))
         var refusal: PackedImageEntry.Refusal?
-        var filesBefore = 0
+        var rule = PackedImageEntry.Rule()
         var cancelled = false
         let flag = cancellation
         do {
@@ -253,16 +257,18 @@ extension StoreCore {
                     cancelled = true
                     throw ArchiveError.unsafePath(entry: path, reason: "cancelled")
                 }
-                let isDirectory = entry.kind == .directory
-                if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
+                if case .failure(let refused) = rule.admit(path, isDirectory: entry.kind == .directory) {
                     refusal = refused
                     throw ArchiveError.unsafePath(entry: path, reason: refused.description)
                 }
-                if !isDirectory { filesBefore += 1 }
             }
         } catch {
             if cancelled { throw MapStoreError.cancelled }
             if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
+            // The extractor's ledger sees every repeat first; it is the rule's refusal, said as `mappack verify` says it.
+            if case .duplicatePath(let entry) = error {
+                throw MapStoreError.invalidImage(path: image.path, reason: PackedImageEntry.Refusal.duplicate(entry: entry).description)
+            }
             if let full = outOfSpace(error) { throw full }
             if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
