@@ -22,7 +22,8 @@ enum BuildCommand {
         }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         var options = BuildOptions(
-            outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
+            outputRoot: try Arguments.outputFolder(arguments.option("out") ?? "Output", option: "out"), cache: cache, jobs: jobs,
+            sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option("from")
         options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)

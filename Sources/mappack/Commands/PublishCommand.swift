@@ -8,7 +8,8 @@ enum PublishCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("publish")!)
         let source = try arguments.expect(["source_dir"])[0]
-        guard let out = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
+        guard let given = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
+        let out = try Arguments.outputFolder(given, option: "out")
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
