@@ -57,16 +57,8 @@ extension StoreCore {
         }
     }
 
-    /// `error` as `outOfSpace` when it is a write that found the filesystem full.
-    private func outOfSpace(_ error: any Error) -> MapStoreError? {
-        var file = error as? FileError
-        if case ArchiveError.io(let inner)? = error as? ArchiveError { file = inner }
-        if case MapStoreError.local(let path, let code?, _, _, _)? = error as? MapStoreError { file = FileError("write", path, code: code) }
-        // SQLITE_FULL: the state database could not grow.
-        if let database = error as? SQLiteError, database.code == 13 { file = FileError("write", database.path, code: ENOSPC) }
-        guard let file, file.code == ENOSPC || file.code == EDQUOT else { return nil }
-        return .outOfSpace(storage: layout.root, path: file.path, errno: file.code)
-    }
+    /// `error` as `outOfSpace` in this storage when it is a write that found the filesystem full.
+    private func outOfSpace(_ error: any Error) -> MapStoreError? { MapStoreError.outOfSpace(error, storage: layout.root) }
 
     /// Renames a staged image into place and commits it, then imports its cache seed.
     private func commitStaged(_ staged: StagedImage, state: StateDatabase) throws {
