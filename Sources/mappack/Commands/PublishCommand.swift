@@ -1,5 +1,6 @@
 import Foundation
 import MapBuild
+import MapFormat
 import MapIO
 import Synchronization
 
@@ -79,6 +80,11 @@ enum PublishCommand {
                 throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
             }
             signing.validFor = seconds
+        }
+        guard signing.clock.addingTimeInterval(signing.validFor) <= UTCTime.latest else {
+            throw UsageError(
+                message: "the signature would expire after year 9999 (the clock \(UTCTime.format(signing.clock) ?? "?") plus --expires "
+                    + "\(arguments.option("expires") ?? "30d")); an expiry is a four-digit year: lower SOURCE_DATE_EPOCH or --expires")
         }
         if let path = arguments.option("next-key") {
             let text = try KeyFiles.read(path)
