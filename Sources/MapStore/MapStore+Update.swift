@@ -186,8 +186,13 @@ extension MapStore {
         for id in changed { broadcaster.send(.regionStateChanged(id, .outdated)) }
     }
 
-    /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop).
+    /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop),
+    /// `outOfSpace` when a write found the disk full (as the install says it).
     private func performUpdate(_ task: UpdateTask) async throws(MapStoreError) {
+        do { try await fetchAndApplyUpdate(task) } catch { throw MapStoreError.outOfSpace(error, storage: storageFolder) ?? error }
+    }
+
+    private func fetchAndApplyUpdate(_ task: UpdateTask) async throws(MapStoreError) {
         let broadcaster = broadcaster
         let report: @Sendable (UpdateProgress) -> Void = { step in
             task.progress(step)

@@ -8,6 +8,11 @@ enum CommandClock {
         try seconds("SOURCE_DATE_EPOCH") ?? Date()
     }
 
+    /// `SOURCE_DATE_EPOCH` in whole seconds, nil when unset: the one place it is read and bounded.
+    static func sourceDateEpoch() throws(UsageError) -> Int? {
+        try seconds("SOURCE_DATE_EPOCH").map { Int($0.timeIntervalSince1970) }
+    }
+
     /// The clock that judges whether a catalog signature has expired: now, or `MAPPACK_NOW` (whole seconds
     /// since 1970), which exists for tests only: a device or CI machine never sets it.
     static func check() throws(UsageError) -> @Sendable () -> Date {

@@ -315,6 +315,60 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(!FileManager.default.fileExists(atPath: device.storage + "/store"))
     }
 
+    // MARK: issue 29, item 6: one entry rule for verify and install
+
+    /// A bad `manifest.sig` and a good one under the same name: whichever a reader keeps, the two
+    /// verbs must not disagree; both refuse the archive and name the entry.
+    @Test(arguments: ["badFirst", "goodFirst"])
+    func duplicateEntryIsRefusedByVerifyAndInstall(_ order: String) async throws {
+        let work = TemporaryFolder("trust-duplicate")
+        let device = Device()
+        let key = SignedStoreFixture.shared.publicKey
+        let unpacked = work.join("unpacked")
+        let bad = work.join("bad")
+        try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: bad, withIntermediateDirectories: true)
+        #expect(try shell("zstd -dc '\(SignedStoreFixture.shared.imageArchive)' | tar -x -C '\(unpacked)'").status == 0)
+        try Data((Data(repeating: 7, count: 64).base64EncodedString() + "\n").utf8).write(to: URL(fileURLWithPath: bad + "/manifest.sig"))
+        let signatures =
+            order == "badFirst" ? "-C '\(bad)' manifest.sig -C '\(unpacked)' manifest.sig" : "manifest.sig -C '\(bad)' manifest.sig -C '\(unpacked)'"
+        let archive = work.join("image.tar.zst")
+        let pack = "tar -c --format=ustar -C '\(unpacked)' manifest.json \(signatures) cache-seed.sqlite store | zstd -q -o '\(archive)'"
+        #expect(try shell(pack).status == 0)
+        #expect(try shell("zstd -dc '\(archive)' | tar -t | grep -c '^manifest.sig$'").stdout.hasPrefix("2"))
+        let verify = try Tool.mappack(["verify", "--trust", key, archive])
+        #expect(verify.status == 1, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stderr.contains("'manifest.sig' appears twice"), "\(verify.stderr)")
+        let install = try await device.run(["install", "--image", archive, "--trust", key])
+        #expect(install.status == 1, "\(install.stdout)\(install.stderr)")
+        #expect(install.stderr.contains("'manifest.sig' appears twice"), "\(install.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/store"))
+    }
+
+    /// An image holds `manifest.json`, `manifest.sig`, `cache-seed.sqlite` and `store/` at its top,
+    /// nothing else: a signature covers the manifest only, so a file beside it would ride along unchecked.
+    @Test(arguments: ["folder", "archive"])
+    func extraTopLevelFileIsRefusedByVerifyAndInstall(_ shape: String) async throws {
+        let work = TemporaryFolder("trust-extra")
+        let device = Device()
+        let key = SignedStoreFixture.shared.publicKey
+        let folder = try SignedStoreFixture.shared.copyOfFolder(in: work)
+        try Data("#!/bin/sh\necho owned\n".utf8).write(to: URL(fileURLWithPath: folder + "/evil.sh"))
+        var image = folder
+        if shape == "archive" {
+            image = work.join("image.tar.zst")
+            let pack = "cd '\(folder)' && tar -c --format=ustar manifest.json manifest.sig evil.sh cache-seed.sqlite store | zstd -q -o '\(image)'"
+            #expect(try shell(pack).status == 0)
+        }
+        let verify = try Tool.mappack(["verify", "--trust", key, image])
+        #expect(verify.status == 1, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stderr.contains("'evil.sh' is not part of an image"), "\(verify.stderr)")
+        let install = try await device.run(["install", "--image", image, "--trust", key])
+        #expect(install.status == 1, "\(install.stdout)\(install.stderr)")
+        #expect(install.stderr.contains("'evil.sh' is not part of an image"), "\(install.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/store"))
+    }
+
     @Test func editedMapVersionInTheStateIsNoticed() async throws {
         let device = Device()
         #expect(try await device.run(["install", "--image", StoreFixture.shared.imageFolder]).status == 0)

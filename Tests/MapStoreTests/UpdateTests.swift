@@ -111,4 +111,33 @@ import Testing
         try await store.deleteRegions([leaf.id])
         #expect(try await store.verify(full: true).isEmpty)
     }
+    /// A disk that fills while an update fetches is `outOfSpace`, named as the install names it
+    /// (issue 29 item 10b): the storage is installed on a tmpfs, which is then shrunk to what it holds.
+    @Test(.enabled(if: getuid() == 0, "mounts a tmpfs"))
+    func diskFullDuringUpdateIsReportedAsOutOfSpace() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let work = TemporaryFolder("update-full")
+        let mount = work.join("small")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let mounted = try shell("mount -t tmpfs -o size=64m tmpfs '\(mount)'")
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer { _ = try? shell("umount '\(mount)'") }
+        let storage = mount + "/storage"
+        let store = ["--storage", storage, "--cache", work.join("cache")]
+        let install = try Tool.mappack(["store", "install", "--image", fixture.imageFolder] + store)
+        try #require(install.status == 0, "\(install.stderr)")
+        let used = try shell("df -k --output=used '\(mount)' | tail -1").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let shrunk = try shell("mount -o remount,size=\(try #require(Int(used)) + 8)k '\(mount)'")
+        try #require(shrunk.status == 0, "\(shrunk.stderr)")
+        let nginx = try NginxServer(root: fixture.served)
+        defer { nginx.stop() }
+        let catalog = URL(string: "cat-\(UpdateFixture.newVersion)/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        let update = try await offPool { try Tool.mappack(["store", "update", "--catalog", catalog.absoluteString] + store) }
+        #expect(update.status == 1, "\(update.stdout)\(update.stderr)")
+        #expect(update.stderr.contains("out of space") && update.stderr.contains(folderPath(storage)), "\(update.stderr)")
+        #expect(update.stderr.contains("full") && update.stderr.contains("free space"), "\(update.stderr)")
+        #expect(!update.stderr.contains("local failure"), "\(update.stderr)")
+        let status = try Tool.mappack(["store", "status"] + store)
+        #expect(status.stdout.contains(UpdateFixture.oldVersion.rawValue) || status.stdout.hasPrefix("ok"), "\(status.stdout)\(status.stderr)")
+    }
 }

@@ -232,7 +232,7 @@ package struct ImageBuilder: Sendable {
             // in the folder form: a packed image keeps the entries every installed reader accepts.
             let comment = "image:\(imageName)\timageID:\(imageID)\tbuilt:\(built)\tfile:\(ImageManifest.fileName)"
             let minisig = try Minisign.signature(of: manifestBytes, privateKey: key.text, path: key.path, trustedComment: comment)
-            try FileSystem.writeAtomically(Data(minisig.utf8), to: area.imageFolder + "/" + ImageManifest.fileName + Minisign.signatureExtension)
+            try FileSystem.writeAtomically(Data(minisig.utf8), to: area.imageFolder + "/" + ImageManifest.minisignFileName)
         }
         let summary = ImageSummary(
             name: recipe.name, mapVersion: catalog.mapVersion, imageID: imageID, regions: regions.count,

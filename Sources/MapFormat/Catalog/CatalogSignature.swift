@@ -81,12 +81,8 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     /// The epoch, 0 when absent.
     public var lineageEpoch: Int64 { epoch ?? 0 }
 
-    /// `expires` as a date; nil when it is not a UTC timestamp of the form above.
-    public var expiryDate: Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return expires.hasSuffix("Z") ? formatter.date(from: expires) : nil
-    }
+    /// `expires` as a date; nil when it is not exactly a `UTCTime` (`2027-01-15T08:00:00Z`, year at most 9999).
+    public var expiryDate: Date? { UTCTime.parse(expires) }
 
     /// Where the signature of the catalog at `catalog` is: `.sig` appended to the URL's path (query kept).
     public static func url(beside catalog: URL) -> URL {
@@ -96,11 +92,9 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
         return components.url ?? catalog.appendingPathExtension("sig")
     }
 
-    /// `date` as an `expires` value.
+    /// `date` as an `expires` value; past `UTCTime.latest` it is that (publish refuses such an expiry first).
     public static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        UTCTime.format(min(max(date, Date(timeIntervalSince1970: 0)), UTCTime.latest))!
     }
 
     /// Parses a signature file; `source` names it in errors.
@@ -119,7 +113,9 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
             throw .signatureInvalid(reason: "\(source): epoch \(parsed.lineageEpoch) is outside 0...\(maxVersion)")
         }
         guard parsed.expiryDate != nil else {
-            throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z")
+            throw .signatureInvalid(
+                reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z "
+                    + "(exactly that form, year at most 9999); publish a fresh signature")
         }
         guard Hex.isDigits(parsed.sha256.utf8, count: 64) else {
             throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")

@@ -13,6 +13,8 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     public static let signatureFileName = "manifest.sig"
     /// The cache seed's file name inside an image.
     public static let cacheSeedFileName = "cache-seed.sqlite"
+    /// The manifest's signature in minisign's format, for stock `minisign -V`; in the folder form only.
+    public static let minisignFileName = "manifest.json.minisig"
 
     /// `mappack-image/<major>`.
     public var format: String

@@ -57,16 +57,8 @@ extension StoreCore {
         }
     }
 
-    /// `error` as `outOfSpace` when it is a write that found the filesystem full.
-    private func outOfSpace(_ error: any Error) -> MapStoreError? {
-        var file = error as? FileError
-        if case ArchiveError.io(let inner)? = error as? ArchiveError { file = inner }
-        if case MapStoreError.local(let path, let code?, _, _, _)? = error as? MapStoreError { file = FileError("write", path, code: code) }
-        // SQLITE_FULL: the state database could not grow.
-        if let database = error as? SQLiteError, database.code == 13 { file = FileError("write", database.path, code: ENOSPC) }
-        guard let file, file.code == ENOSPC || file.code == EDQUOT else { return nil }
-        return .outOfSpace(storage: layout.root, path: file.path, errno: file.code)
-    }
+    /// `error` as `outOfSpace` in this storage when it is a write that found the filesystem full.
+    private func outOfSpace(_ error: any Error) -> MapStoreError? { MapStoreError.outOfSpace(error, storage: layout.root) }
 
     /// Renames a staged image into place and commits it, then imports its cache seed.
     private func commitStaged(_ staged: StagedImage, state: StateDatabase) throws {
@@ -129,6 +121,10 @@ extension StoreCore {
     /// (and for hard links, then hashed after linking) sizes and the file list are checked first.
     /// The manifest staged is the exact bytes checked, the seed a copy hashed and checked row by row.
     private func stageFolder(_ image: PreinstalledImage, link: Bool) throws -> StagedImage {
+        // The entry rule `mappack verify` and the packed install apply: nothing beside the manifest rides along unchecked.
+        if let refusal = PackedImageEntry.refusals(inFolder: image.path).first {
+            throw MapStoreError.invalidImage(path: image.path, reason: refusal.description)
+        }
         let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
         let manifest = checked.manifest
         let jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -244,7 +240,7 @@ extension StoreCore {
         let free = (try? FileSystem.freeBytes(at: folder)) ?? Int64.max
         let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: free, maxEntries: 4_000_000))
         var refusal: PackedImageEntry.Refusal?
-        var filesBefore = 0
+        var rule = PackedImageEntry.Rule()
         var cancelled = false
         let flag = cancellation
         do {
@@ -253,16 +249,18 @@ extension StoreCore {
                     cancelled = true
                     throw ArchiveError.unsafePath(entry: path, reason: "cancelled")
                 }
-                let isDirectory = entry.kind == .directory
-                if case .failure(let refused) = PackedImageEntry.classify(path, isDirectory: isDirectory, filesBefore: filesBefore) {
+                if case .failure(let refused) = rule.admit(path, isDirectory: entry.kind == .directory) {
                     refusal = refused
                     throw ArchiveError.unsafePath(entry: path, reason: refused.description)
                 }
-                if !isDirectory { filesBefore += 1 }
             }
         } catch {
             if cancelled { throw MapStoreError.cancelled }
             if let refusal { throw MapStoreError.invalidImage(path: image.path, reason: refusal.description) }
+            // The extractor's ledger sees every repeat first; it is the rule's refusal, said as `mappack verify` says it.
+            if case .duplicatePath(let entry) = error {
+                throw MapStoreError.invalidImage(path: image.path, reason: PackedImageEntry.Refusal.duplicate(entry: entry).description)
+            }
             if let full = outOfSpace(error) { throw full }
             if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)

@@ -125,9 +125,11 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
         case .cancelled: "cancelled; start the operation again to continue (fetched bytes are kept unless a download was cancelled)"
         case .outOfSpace(let storage, let path, let code):
-            "out of space in the map storage \(storage)\(path == storage ? "" : " (writing \(path))")"
-                + (code.map { ": \(String(cString: strerror($0)))" } ?? ": the image does not fit in the free space")
-                + "; free space on that filesystem or choose another storage folder, then install again"
+            "out of space: "
+                + (code.map { "the disk holding the map storage \(storage) is full (\(String(cString: strerror($0))))" }
+                    ?? "the image does not fit in the free space of the map storage \(storage)")
+                + (path == storage ? "" : " writing \(path)")
+                + "; free space on that disk or move the storage to a larger one (`mappack store move`, moveData), then try again"
         case .invalidCatalog(let url, let reason):
             "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
         case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"

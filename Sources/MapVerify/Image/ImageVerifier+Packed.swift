@@ -21,21 +21,20 @@ extension ImageVerifier {
         var bytes: Int64 = 0
         var signature: Data?
         do throws(ArchiveError) {
-            var filesBefore = 0
+            var rule = PackedImageEntry.Rule()
             while let entry = try reader.next() {
                 let name = try SafeExtractor.cleanPath(entry)
                 switch entry.kind {
                 case .directory, .regular: break
                 default: throw ArchiveError.forbiddenType(entry: name, type: "\(entry.kind)")
                 }
-                let role = PackedImageEntry.classify(name, isDirectory: entry.kind == .directory, filesBefore: filesBefore)
-                if entry.kind == .regular { filesBefore += 1 }
+                let role = rule.admit(name, isDirectory: entry.kind == .directory)
                 switch role {
                 case .failure(.manifestNotFirst): throw ImageOpenError.notAnImage(path: path).asArchive
                 case .failure(let refusal):
                     problems.append(VerifyProblem(kind: .extra, path: name, regions: [], detail: refusal.description))
                     if entry.kind == .directory { continue }
-                case .success(.storeFolder): continue
+                case .success(.storeFolder), .success(.minisignSignature): continue
                 case .success(.manifest):
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name

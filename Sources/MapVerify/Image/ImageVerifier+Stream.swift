@@ -35,6 +35,7 @@ extension ImageVerifier {
             throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
         }
         var (header, problems) = try manifest.finish()
+        problems += layoutProblems(ofFolder: path)
         let signaturePath = path + "/" + ImageManifest.signatureFileName
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
         if !trusted.isEmpty {

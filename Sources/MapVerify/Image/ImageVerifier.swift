@@ -153,6 +153,7 @@ package enum ImageVerifier {
             throw .manifest(path: manifestPath, reason: error.description)
         }
         var (manifest, problems) = try readManifest(data, file: manifestPath)
+        problems += layoutProblems(ofFolder: path)
         let signaturePath = path + "/" + ImageManifest.signatureFileName
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
         if let problem = try checkSignature(manifestBytes: data, signature: signature, trusted: trusted) { problems.append(problem) }
@@ -162,6 +163,11 @@ package enum ImageVerifier {
         var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
         report.signed = signature != nil
         return report
+    }
+
+    /// The entries of the image folder at `path` that the entry rule (`PackedImageEntry`) refuses.
+    static func layoutProblems(ofFolder path: String) -> [VerifyProblem] {
+        PackedImageEntry.refusals(inFolder: path).map { VerifyProblem(kind: .extra, path: $0.entry, regions: [], detail: $0.description) }
     }
 
     /// The cache seed's problem, if any, in the image folder at `image`.

@@ -87,6 +87,21 @@ struct Arguments {
         return value
     }
 
+    /// `path`, the output folder given as `--option` (or its default). A symbolic link is bad usage:
+    /// mappack writes only into real folders, so an output cannot be redirected elsewhere (and the
+    /// link is never replaced by a folder of its own).
+    static func outputFolder(_ path: String, option: String) throws(UsageError) -> String {
+        // `link/` names the folder behind the link to the kernel: the link itself is what is refused.
+        var bare = Substring(path)
+        while bare.count > 1, bare.hasSuffix("/") { bare = bare.dropLast() }
+        if let status = try? FileSystem.status(String(bare)), status.isSymlink {
+            throw UsageError(
+                message: "--\(option) \(bare) is a symbolic link; mappack writes only into real folders (symlinks are refused so an output "
+                    + "can't be redirected); pass the folder it points to")
+        }
+        return path
+    }
+
     /// A catalog location from the command line: a `file://`, `http://` or `https://` URL, or a
     /// path (relative to the current folder). A text with `://` that does not parse as such a URL
     /// is bad usage, not a crash.

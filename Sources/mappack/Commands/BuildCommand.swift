@@ -13,16 +13,11 @@ enum BuildCommand {
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
         try cache.checkOwnership()
         let recipe = try Recipe.load(recipePath)
-        var epoch: Int?
-        if let text = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !text.isEmpty {
-            guard let value = Int(text), value >= 0 else {
-                throw UsageError(message: "SOURCE_DATE_EPOCH must be whole seconds since 1970, not '\(text)'")
-            }
-            epoch = value
-        }
+        let epoch = try CommandClock.sourceDateEpoch()
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         var options = BuildOptions(
-            outputRoot: arguments.option("out") ?? "Output", cache: cache, jobs: jobs, sourceDateEpoch: epoch, signingKey: signingKey)
+            outputRoot: try Arguments.outputFolder(arguments.option("out") ?? "Output", option: "out"), cache: cache, jobs: jobs,
+            sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option("from")
         options.force = arguments.flag("force")
         options.remoteCache = try remoteCache(arguments)

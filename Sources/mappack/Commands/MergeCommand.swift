@@ -13,7 +13,8 @@ enum MergeCommand {
         }
         let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
         let options = BuildOptions(
-            outputRoot: arguments.option("out") ?? "Output", cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
+            outputRoot: try Arguments.outputFolder(arguments.option("out") ?? "Output", option: "out"),
+            cache: DownloadCache(root: FileSystem.absolute(DownloadCache.defaultRoot())),
             jobs: try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
             sourceDateEpoch: nil, signingKey: signingKey)
         let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)

@@ -9,7 +9,8 @@ enum PublishCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("publish")!)
         let source = try arguments.expect(["source_dir"])[0]
-        guard let out = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
+        guard let given = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
+        let out = try Arguments.outputFolder(given, option: "out")
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
@@ -84,6 +85,11 @@ enum PublishCommand {
                 throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
             }
             signing.validFor = seconds
+        }
+        guard signing.clock.addingTimeInterval(signing.validFor) <= UTCTime.latest else {
+            throw UsageError(
+                message: "the signature would expire after year 9999 (the clock \(UTCTime.format(signing.clock) ?? "?") plus --expires "
+                    + "\(arguments.option("expires") ?? "30d")); an expiry is a four-digit year: lower SOURCE_DATE_EPOCH or --expires")
         }
         if let path = arguments.option("next-key") {
             let text = try KeyFiles.read(path)

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The one form in which mappack writes and reads a time: `YYYY-MM-DDTHH:MM:SSZ`, UTC, a four-digit
+/// year from 1970 to 9999, nothing else (no fractions, no offsets), so every reader agrees on it.
+public enum UTCTime {
+    /// The last time the form holds: 9999-12-31T23:59:59Z.
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// `text` as a date; nil unless it is exactly of the form above and names a real time.
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20 else { return nil }
+        let separators: [Int: UInt8] = [4: 0x2D, 7: 0x2D, 10: 0x54, 13: 0x3A, 16: 0x3A, 19: 0x5A]
+        for (index, byte) in bytes.enumerated() {
+            if let separator = separators[index] {
+                guard byte == separator else { return nil }
+            } else if !(0x30...0x39).contains(byte) {
+                return nil
+            }
+        }
+        func number(_ range: Range<Int>) -> Int { bytes[range].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        let (hour, minute, second) = (number(11..<13), number(14..<16), number(17..<19))
+        guard year >= 1970, (1...12).contains(month), (1...daysIn(month, of: year)).contains(day), hour < 24, minute < 60, second < 60 else {
+            return nil
+        }
+        let seconds = ((daysSince1970(year: year, month: month, day: day) * 24 + hour) * 60 + minute) * 60 + second
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// `date` in the form above (whole seconds, rounded down); nil before 1970 or past `latest`.
+    public static func format(_ date: Date) -> String? {
+        guard date.timeIntervalSince1970 >= 0, date <= latest else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the date (Howard Hinnant's `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
