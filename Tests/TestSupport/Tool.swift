@@ -7,7 +7,13 @@ public enum Tool {
         public let status: Int32
         public let stdout: String
         public let stderr: String
+        /// Whether the process outlived its timeout and was killed (`status` is then SIGKILL's).
+        public let timedOut: Bool
     }
+
+    /// How long a child may run unless a test says otherwise: longer than any build here takes
+    /// on two busy cores, so only a hang reaches it.
+    public static let defaultTimeout: TimeInterval = 1200
 
     /// The build folder holding the test binary and the package's executables.
     public static var buildFolder: String {
@@ -27,10 +33,11 @@ public enum Tool {
     /// Path of one of the package's executables.
     public static func path(_ name: String) -> String { buildFolder + "/" + name }
 
-    /// Runs `executable` with `arguments` and waits.
+    /// Runs `executable` with `arguments` and waits, at most `timeout` seconds: then the child is
+    /// killed (SIGKILL) and the result says `timedOut`, so a hang fails its test instead of the run.
     public static func run(
         _ executable: String, _ arguments: [String], in directory: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : path(executable))
@@ -44,6 +51,8 @@ public enum Tool {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // Read both pipes while the child runs so a full pipe never blocks it.
         let group = DispatchGroup()
@@ -51,14 +60,23 @@ public enum Tool {
         nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
         process.waitUntilExit()
         group.wait()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
+            timedOut: timedOut)
     }
 
     /// Runs `mappack` with `arguments`.
-    public static func mappack(_ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        try run(path("mappack"), arguments, in: directory, environment: environment)
+    public static func mappack(
+        _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
+    ) throws -> Result {
+        try run(path("mappack"), arguments, in: directory, environment: environment, timeout: timeout)
     }
 }
