@@ -247,10 +247,12 @@ package struct ImageBuilder: Sendable {
             regions: {
                 try selection.regions.map { entry in
                     let region = tree.region(entry.id)!
-                    let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { try $0.files().map(\.path) }
+                    let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { bundle in
+                        try bundle.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
+                    }
                     return OutputRegion(
                         id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
-                        files: files.sorted())
+                        files: files.sorted { $0.path < $1.path })
                 }
             })
         var staged: [(output: any ImageOutput, entry: String)] = []
