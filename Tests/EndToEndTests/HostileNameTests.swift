@@ -96,4 +96,60 @@ import Testing
             #expect(!HostileNameTests.hasTerminalControls(result.stdout), "\(arguments): \(result.stdout.debugDescription)")
         }
     }
+
+    /// The text of the page's `report-data` script as an HTML parser ends it: at the first `</script`.
+    static func embeddedData(_ page: String) throws -> String {
+        let open = try #require(page.firstRange(of: "<script type=\"application/json\" id=\"report-data\">"))
+        let rest = page[open.upperBound...]
+        let close = try #require(rest.range(of: "</script", options: .caseInsensitive))
+        return String(rest[..<close.lowerBound])
+    }
+
+    /// The cells of a Markdown table row: its `|` not escaped as `\|`, less one.
+    static func cells(_ row: Substring) -> Int {
+        zip(row, row.dropFirst()).filter { $0.0 != "\\" && $0.1 == "|" }.count + (row.first == "|" ? 1 : 0) - 1
+    }
+
+    @Test func reportsKeepEveryNameInsideTheirJSONAndMarkdown() throws {
+        let world = try World()
+        let folder = world.folder
+        let runs: [(String, [String], [String])] = [
+            ("plan", ["plan", world.recipe, "--cache", world.cache], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
+            ("inspect", ["inspect", world.image], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
+            ("diff catalogs", ["diff", world.catalog, world.catalog], Array(HostileNameTests.names.keys)),
+            ("diff images", ["diff", world.image, world.image], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
+        ]
+        for (index, (label, arguments, ids)) in runs.enumerated() {
+            let html = folder.join("report-\(index).html")
+            let markdown = folder.join("report-\(index).md")
+            let result = try Tool.mappack(arguments + ["--html", html, "--markdown", markdown], timeout: 120)
+            #expect(result.status == 0, "\(label): \(result.stderr)")
+
+            // The data is JSON that gives every name back, and holds nothing that changes how an
+            // HTML parser reads a script (`<!--`, `<script`, `</`) or a line separator.
+            let data = try HostileNameTests.embeddedData(try String(contentsOfFile: html, encoding: .utf8))
+            for marker in ["<", ">", "&", "\u{2028}", "\u{2029}"] {
+                #expect(!data.contains(marker), "\(label): \(marker.debugDescription) in the report data")
+            }
+            let object = try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any]
+            let regions = try #require(object?["regions"] as? [[String: Any]], "\(label): \(data.prefix(300))")
+            for id in ids {
+                #expect(regions.first { $0["id"] as? String == id }?["name"] as? String == HostileNameTests.names[id], "\(label): \(id)")
+            }
+
+            // Markdown: each region one row, no raw HTML.
+            let text = try String(contentsOfFile: markdown, encoding: .utf8)
+            #expect(!text.contains("<script") && !text.contains("<!--") && !text.contains("\r"), "\(label): \(text.debugDescription)")
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let header = lines.first { $0.hasPrefix("| region |") }
+            for id in ids {
+                let rows = lines.filter { $0.contains("`\(id)`") }
+                #expect(rows.count == 1, "\(label): \(id): \(text.debugDescription)")
+                let words = HostileNameTests.names[id]!.split { !$0.isLetter }
+                #expect(rows.first.map { $0.contains(words.first!) && $0.contains(words.last!) } == true, "\(label): \(id): \(rows)")
+                #expect(rows.first.map(HostileNameTests.cells) == header.map(HostileNameTests.cells), "\(label): \(rows)")
+            }
+            #expect(!lines.contains { $0.hasPrefix("Row") || $0.hasPrefix("Forged") }, "\(label): \(text.debugDescription)")
+        }
+    }
 }
