@@ -18,7 +18,9 @@ import Testing
             #expect(try shell("sqlite3 '\(state)' 'CREATE TABLE x(a); DROP TABLE x;'").status == 0)
         case .freshSchema:
             // What a process killed right after creating the database would leave: the tables, no rows.
-            #expect(try shell("sqlite3 '\(state)' 'DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM downloads;'").status == 0)
+            #expect(
+                try shell("sqlite3 '\(state)' 'DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM downloads;'").status
+                    == 0)
         case .truncated:
             #expect(try shell("truncate -s 2048 '\(state)'").status == 0)
         }
