@@ -28,11 +28,13 @@ final class Terminal: @unchecked Sendable {
         color = isTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
 
-    /// A line on standard output.
+    /// A line on standard output. Like everything `Terminal` prints for people, its control
+    /// characters but LF and TAB are shown escaped (`String.visibleKeepingLines`): text from inputs
+    /// cannot drive the terminal.
     func line(_ text: String) {
         lock.withLock {
             clearProgress()
-            Terminal.write(Data((text + "\n").utf8), to: STDOUT_FILENO)
+            Terminal.write(Data((text.visibleKeepingLines + "\n").utf8), to: STDOUT_FILENO)
         }
     }
 
@@ -41,12 +43,13 @@ final class Terminal: @unchecked Sendable {
         guard !quiet else { return }
         lock.withLock {
             clearProgress()
-            Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO)
+            Terminal.write(Data((text.visibleKeepingLines + "\n").utf8), to: STDERR_FILENO)
         }
     }
 
     /// An error on standard error (red on a colour TTY).
     func error(_ text: String) {
+        let text = text.visibleKeepingLines
         let line = color ? "\u{1B}[31merror:\u{1B}[0m \(text)" : "error: \(text)"
         lock.withLock {
             clearProgress()
@@ -77,7 +80,7 @@ final class Terminal: @unchecked Sendable {
     /// `progress` redraws one line), with `--json` or with `--quiet`.
     func log(_ text: String) {
         guard showsProgress, !isTTY else { return }
-        lock.withLock { Terminal.write(Data((text + "\n").utf8), to: STDERR_FILENO) }
+        lock.withLock { Terminal.write(Data((text.visibleKeepingLines + "\n").utf8), to: STDERR_FILENO) }
     }
 
     /// A progress line, redrawn in place on a TTY at most 10 times a second (always with `force`);
@@ -88,7 +91,7 @@ final class Terminal: @unchecked Sendable {
             let now = Date()
             guard force || now.timeIntervalSince(lastProgress) >= 0.1 else { return }
             lastProgress = now
-            Terminal.write(Data(("\r\u{1B}[2K" + text()).utf8), to: STDERR_FILENO)
+            Terminal.write(Data(("\r\u{1B}[2K" + text().visible).utf8), to: STDERR_FILENO)
             progressShown = true
         }
     }

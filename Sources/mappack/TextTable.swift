@@ -13,8 +13,9 @@ struct TextTable {
         alignments = columns.map(\.1)
     }
 
-    /// Adds a row: one cell per column.
-    mutating func add(_ cells: [String]) { rows.append(cells) }
+    /// Adds a row: one cell per column, each on one line with its control characters shown
+    /// escaped (`String.visible`), so a name cannot split a row or drive the terminal.
+    mutating func add(_ cells: [String]) { rows.append(cells.map(\.visible)) }
 
     /// The header and the rows, one per line, without a final newline; the last column is not padded
     /// when it is left-aligned, so no line ends in spaces.

@@ -7,13 +7,13 @@ public enum Tool {
         public let status: Int32
         public let stdout: String
         public let stderr: String
-        /// True when the child outlived its timeout and was killed (SIGKILL).
-        public var timedOut = false
+        /// Whether the process outlived its timeout and was killed (`status` is then SIGKILL's).
+        public let timedOut: Bool
     }
 
-    /// How long a child may run unless the caller says otherwise: far beyond any step of the suite on
-    /// a loaded machine, so only a hung child reaches it (and the suite goes on instead of hanging).
-    public static let defaultTimeout: TimeInterval = 900
+    /// How long a child may run unless a test says otherwise: longer than any build here takes
+    /// on two busy cores, so only a hang reaches it.
+    public static let defaultTimeout: TimeInterval = 1200
 
     /// The build folder holding the test binary and the package's executables.
     public static var buildFolder: String {
@@ -33,7 +33,8 @@ public enum Tool {
     /// Path of one of the package's executables.
     public static func path(_ name: String) -> String { buildFolder + "/" + name }
 
-    /// Runs `executable` with `arguments` and waits.
+    /// Runs `executable` with `arguments` and waits, at most `timeout` seconds: then the child is
+    /// killed (SIGKILL) and the result says `timedOut`, so a hang fails its test instead of the run.
     public static func run(
         _ executable: String, _ arguments: [String], in directory: String? = nil,
         environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
@@ -50,6 +51,8 @@ public enum Tool {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // Read both pipes while the child runs so a full pipe never blocks it.
         let group = DispatchGroup()
@@ -57,15 +60,13 @@ public enum Tool {
         nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        nonisolated(unsafe) var timedOut = false
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem {
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
             timedOut = true
-            kill(pid, SIGKILL)
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         process.waitUntilExit()
-        watchdog.cancel()
         group.wait()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),

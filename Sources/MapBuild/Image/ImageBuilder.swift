@@ -171,6 +171,8 @@ package struct ImageBuilder: Sendable {
         var bundleRecords: [ImageBundle] = []
         var storeBundles: [UnpackedBundle] = []
         var seedCandidates: [CacheSeedWriter.Candidate] = []
+        // The seed's files by region and bundle, for the tile outputs (which add the overview's tiles).
+        var seedFiles: [RegionID: [OutputFile]] = [:]
         for bundle in ordered {
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
             if bundle.forStore {
@@ -183,6 +185,7 @@ package struct ImageBuilder: Sendable {
             if plan.seedSelection.bundles.contains(bundle.digest) {
                 let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
                 let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                seedFiles[region, default: []] += try result.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
                 seedCandidates += try result.files().map {
                     CacheSeedWriter.Candidate(
                         path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
@@ -247,16 +250,19 @@ package struct ImageBuilder: Sendable {
             regions: {
                 try selection.regions.map { entry in
                     let region = tree.region(entry.id)!
-                    let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { try $0.files().map(\.path) }
+                    let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { bundle in
+                        try bundle.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
+                    }
                     return OutputRegion(
                         id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
-                        files: files.sorted())
+                        files: files.sorted { $0.path < $1.path })
                 }
             },
-            seedRegions: { [seedSelection = plan.seedSelection] in
+            seedRegions: { [seedSelection = plan.seedSelection, seedFiles] in
                 seedSelection.regions.compactMap { entry in
                     tree.region(entry.id).map {
-                        OutputRegion(id: entry.id, broughtBy: entry.broughtBy, name: $0.name(in: language), bbox: $0.bbox, files: [])
+                        OutputRegion(
+                            id: entry.id, broughtBy: entry.broughtBy, name: $0.name(in: language), bbox: $0.bbox, files: seedFiles[entry.id] ?? [])
                     }
                 }
             })

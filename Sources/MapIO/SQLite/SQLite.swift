@@ -15,6 +15,17 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package var description: String { "\(path): SQLite error \(code) in '\(operation)': \(message)" }
 }
 
+/// A statement stopped by `SQLiteDatabase.withWorkLimit`: it ran more virtual-machine steps than
+/// its caller allowed (a database from outside whose query would never end, or not soon).
+package struct SQLiteWorkLimitError: Error, Sendable, CustomStringConvertible {
+    /// The database file.
+    package let path: String
+    /// The steps allowed.
+    package let steps: Int64
+
+    package var description: String { "\(path): SQLite stopped after more than \(steps) steps" }
+}
+
 /// A value bound to or read from a statement.
 package enum SQLValue: Sendable, Equatable {
     case integer(Int64)
@@ -120,6 +131,44 @@ package final class SQLiteDatabase {
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Runs `body` with every statement of this connection stopped once they have run `steps`
+    /// virtual-machine steps in all (`sqlite3_progress_handler`, asked every 10,000 steps): the
+    /// work a query over a database from outside may do is bounded, whatever its schema holds.
+    /// Throws `SQLiteWorkLimitError` when the limit stopped a statement.
+    package func withWorkLimit<T>(steps: Int64, _ body: () throws -> T) throws -> T {
+        let budget = WorkBudget(remaining: steps)
+        sqlite3_progress_handler(handle, SQLiteDatabase.progressInterval, SQLiteDatabase.spendSteps, Unmanaged.passUnretained(budget).toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        do {
+            let result = try withExtendedLifetime(budget) { try body() }
+            if budget.exceeded { throw SQLiteWorkLimitError(path: path, steps: steps) }
+            return result
+        } catch {
+            if budget.exceeded { throw SQLiteWorkLimitError(path: path, steps: steps) }
+            throw error
+        }
+    }
+
+    /// The progress handler: takes the steps since its last call from the `WorkBudget` in
+    /// `context`; a non-zero answer makes SQLite stop the statement (`SQLITE_INTERRUPT`).
+    private static let spendSteps: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        let budget = Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue()
+        budget.remaining -= Int64(progressInterval)
+        guard budget.remaining < 0 else { return 0 }
+        budget.exceeded = true
+        return 1
+    }
+
+    /// Steps between two calls of the progress handler: rare enough to cost nothing.
+    private static let progressInterval: Int32 = 10_000
+
+    /// The steps `withWorkLimit` has left; the progress handler's context.
+    private final class WorkBudget {
+        var remaining: Int64
+        var exceeded = false
+        init(remaining: Int64) { self.remaining = remaining }
     }
 
     /// Number of rows the last statement changed.

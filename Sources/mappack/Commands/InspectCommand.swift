@@ -40,14 +40,16 @@ enum InspectCommand {
                     } ?? NSNull(),
                 ], schema: JSONSchemas.inspect)
         } else {
-            terminal.line("image \(manifest.name) — \(manifest.format), id \(manifest.imageID)")
+            terminal.line("image \(manifest.name.visible) — \(manifest.format.visible), id \(manifest.imageID.visible)")
             terminal.line(
-                "catalog \(manifest.catalog), map version \(manifest.mapVersion), built \(manifest.built) by mappack \(manifest.mappackVersion)")
+                "catalog \(manifest.catalog.visible), map version \(manifest.mapVersion.rawValue.visible), built \(manifest.built.visible) "
+                    + "by mappack \(manifest.mappackVersion.visible)")
             terminal.line("block size \(manifest.blockSize), \(manifest.bundles.count) bundles, \(manifest.files.count) files, \(signature)")
-            let width = min(50, manifest.regions.map { $0.id.rawValue.count }.max() ?? 10)
+            let width = min(50, manifest.regions.map { $0.id.rawValue.visible.count }.max() ?? 10)
             for region in manifest.regions {
+                let name = LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue)
                 terminal.line(
-                    "  \(region.id.rawValue.rightPadded(width))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue))"
+                    "  \(region.id.rawValue.visible.rightPadded(width))  \(ByteCount.format(region.sizeOnDiskInBytes).leftPadded(10))  \(name.visible)"
                 )
             }
             if let seed = manifest.cacheSeed {

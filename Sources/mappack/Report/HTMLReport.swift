@@ -37,7 +37,7 @@ enum HTMLReport {
             page += treemap(report, measure: measure, kinds: kinds)
         }
         page += regionTree(report)
-        let data = String(decoding: try CanonicalJSON.encode(report), as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        let data = scriptSafe(String(decoding: try CanonicalJSON.encode(report), as: UTF8.self))
         page += "<script type=\"application/json\" id=\"report-data\">\(data)</script>\n</body></html>\n"
         return page
     }
@@ -121,6 +121,27 @@ enum HTMLReport {
         "x=\"\(f(rect.x))\" y=\"\(f(rect.y))\" width=\"\(f(rect.width))\" height=\"\(f(rect.height))\""
     }
 
+    /// JSON that stays one `<script>` element's text whatever its strings hold: `<`, `>` and `&`
+    /// as `\u003c`, `\u003e`, `\u0026` (an HTML parser reads `</script`, `<!--` and `<script` in
+    /// a script and changes state on them), and U+2028, U+2029 as `\u2028`, `\u2029` (line ends
+    /// to older JavaScript). Outside strings JSON has none of these, so the escapes read back as
+    /// the same text.
+    static func scriptSafe(_ json: String) -> String {
+        var out = ""
+        out.reserveCapacity(json.utf8.count)
+        for scalar in json.unicodeScalars {
+            switch scalar {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     static func escape(_ text: String) -> String {
         var out = ""
         for character in text {
@@ -140,7 +161,6 @@ enum HTMLReport {
 /// A `SizeReport` as GitHub-flavoured Markdown, for a CI job summary (`$GITHUB_STEP_SUMMARY`).
 enum MarkdownReport {
     static func render(_ report: SizeReport, top: Int = 20) -> String {
-        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
         var out = "### \(cell(report.title))\n\n| | |\n|---|---|\n"
         for line in report.summary where line.count == 2 { out += "| \(cell(line[0])) | \(cell(line[1])) |\n" }
         let totals = Dictionary(uniqueKeysWithValues: report.measures.map { ($0, report.subtreeTotals($0)) })
@@ -158,6 +178,23 @@ enum MarkdownReport {
                 + report.measures.map { "\(ByteCount.format(totals[$0]?[region.id] ?? 0)) |" }.joined(separator: " ") + "\n"
         }
         if ranked.count > top { out += "\n\(ranked.count - top) more regions: see the HTML report (`--html`).\n" }
+        return out
+    }
+
+    /// `text` as one table cell: on one line with its control characters shown escaped
+    /// (`String.visible`: CR and LF would end the row and start a forged one), `|` as `\|`, and
+    /// `&`, `<`, `>` as HTML entities (GitHub renders raw HTML in Markdown).
+    static func cell(_ text: String) -> String {
+        var out = ""
+        for character in text.visible {
+            switch character {
+            case "|": out += "\\|"
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(character)
+            }
+        }
         return out
     }
 }

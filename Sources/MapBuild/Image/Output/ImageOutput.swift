@@ -70,8 +70,16 @@ struct OutputRegion: Sendable {
     let name: String
     /// `[west, south, east, north]`, when the catalog has it.
     let bbox: [Double]?
-    /// Store-relative paths of the files of the region's own bundles, sorted.
-    let files: [String]
+    /// The files of the region's own bundles, sorted by path.
+    let files: [OutputFile]
+}
+
+/// One store file of a region's bundle.
+struct OutputFile: Sendable {
+    /// Store-relative path.
+    let path: String
+    /// The bundle that holds it.
+    let bundle: BundleDigest
 }
 
 extension Recipe.OutputFormat {

@@ -98,7 +98,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
             switch Zlib.wrapping(of: data) {
             case .gzip:
                 do { stored = try Zlib.deflate(try Zlib.inflate(data, limit: maxTileBytes)) } catch {
-                    failure = BuildError.output("\(source.path): tile \(z)/\(x)/\(y) of region '\(source.region.id)' is not valid gzip: \(error)")
+                    failure = source.refused("tile \(z)/\(x)/\(y) is not valid gzip: \(error)")
                     return
                 }
                 compressed = 1

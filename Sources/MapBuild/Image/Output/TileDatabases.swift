@@ -4,13 +4,40 @@ import MapIO
 
 /// The tile databases among an image's files: SQLite files in MBTiles' shape (a `tiles` table of
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
-/// ship them per region. The tile outputs (`mbtiles`, `maplibre-offline`) copy their tiles with
-/// SQLite's `ATTACH`, so no tile passes through Swift.
+/// ship them per region, and those of the image's cache seed (the overview's low zooms). The
+/// `mbtiles` output copies tiles with SQLite's `ATTACH`, so no tile passes through Swift; the
+/// `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
+///
+/// Tile databases come in bundles, so they are input from outside: SQL over them must end and read
+/// only stored rows. `tiles` and `metadata` must be plain tables (no view, virtual table, generated
+/// column or trigger, which run code of the file's choosing), the schema's functions are not trusted
+/// (`trusted_schema`), and every read runs under a work limit that grows with the file's size.
 struct TileDatabases {
     /// One tile database: the region whose bundle holds it and its path in the store.
     struct Source {
         let region: OutputRegion
+        /// The store file and its bundle.
+        let file: OutputFile
+        /// Its full path.
         let path: String
+        /// SQLite steps its reads may take (`workLimit(bytes:)`).
+        let workLimit: Int64
+
+        /// The build's error for this database, with `reason`.
+        func refused(_ reason: String) -> BuildError {
+            .tileDatabaseRefused(path: file.path, region: region.id, bundle: file.bundle, reason: reason)
+        }
+
+        /// Runs `body` under this database's work limit on `database`, turning a stop at the limit
+        /// into the build's error.
+        func limited<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
+            do {
+                return try database.withWorkLimit(steps: workLimit, body)
+            } catch let error as SQLiteWorkLimitError {
+                let bytes = (workLimit - TileDatabases.baseWorkLimit) / TileDatabases.stepsPerByte
+                throw refused("reading it took more than \(error.steps) SQLite steps, far more than a database of \(bytes) bytes needs")
+            }
+        }
     }
 
     /// The image's cache seed, whose tile databases (the overview's low zooms) join the outputs.
@@ -19,7 +46,7 @@ struct TileDatabases {
         let file: String
         /// Where its tile databases are copied to be attached (a folder the caller removes).
         let scratch: String
-        /// The seed's regions, to name the databases' regions.
+        /// The seed's regions with the files of their bundles, to name each database's region and bundle.
         let regions: [OutputRegion]
     }
 
@@ -30,31 +57,35 @@ struct TileDatabases {
     init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
-            for file in region.files where try TileDatabases.isTileDatabase(store + "/" + file) {
-                found.append(Source(region: region, path: store + "/" + file))
+            for file in region.files {
+                let path = store + "/" + file.path
+                guard let bytes = TileDatabases.sqliteFileSize(path) else { continue }
+                let source = Source(region: region, file: file, path: path, workLimit: TileDatabases.workLimit(bytes: bytes))
+                if try TileDatabases.isTileDatabase(source) { found.append(source) }
             }
         }
         if let seed { found += try TileDatabases.seedSources(seed) }
         sources = found
     }
 
-    /// Copies each tile database of the cache seed to `seed.scratch` (SQLite attaches files only).
+    /// Copies each tile database of the cache seed to `seed.scratch` (SQLite attaches files only),
+    /// checked like the store's.
     private static func seedSources(_ seed: Seed) throws -> [Source] {
         try FileSystem.makeDirectories(seed.scratch)
         let database = try SQLiteDatabase(path: seed.file, readOnly: true)
-        let byID = Dictionary(seed.regions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var owners: [String: (OutputRegion, OutputFile)] = [:]
+        for region in seed.regions { for file in region.files where owners[file.path] == nil { owners[file.path] = (region, file) } }
         let entries = try database.query(
-            "SELECT key, region FROM entries WHERE substr(data, 1, 16) = ? ORDER BY accessed", [.blob(sqliteMagic)])
+            "SELECT key FROM entries WHERE substr(data, 1, 16) = ? ORDER BY accessed", [.blob(sqliteMagic)])
         var found: [Source] = []
         for entry in entries {
             let key = try entry["key", as: String.self]
-            let id = RegionID(try entry["region", as: String.self])
+            guard let (region, file) = owners[key] else { continue }
             let copy = seed.scratch + "/seed-\(found.count).db"
             let data = try database.firstRow("SELECT data FROM entries WHERE key = ?", [.text(key)])?["data", as: Data.self] ?? Data()
             try FileSystem.writeAtomically(data, to: copy)
-            guard try isTileDatabase(copy) else { continue }
-            let region = byID[id] ?? OutputRegion(id: id, broughtBy: id, name: id.rawValue, bbox: nil, files: [])
-            found.append(Source(region: region, path: copy))
+            let source = Source(region: region, file: file, path: copy, workLimit: workLimit(bytes: Int64(data.count)))
+            if try isTileDatabase(source) { found.append(source) }
         }
         return found
     }
@@ -62,23 +93,68 @@ struct TileDatabases {
     /// SQLite's file header, the first 16 bytes of every database.
     private static let sqliteMagic = Data("SQLite format 3\u{0}".utf8)
 
-    /// Whether the file at `path` is a SQLite database with an MBTiles `tiles` table.
-    static func isTileDatabase(_ path: String) throws -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        let head = try? file.read(upToCount: 16)
-        try? file.close()
-        guard head == sqliteMagic else { return false }
-        let database = try SQLiteDatabase(path: path, readOnly: true)
-        let columns = try database.query("SELECT name FROM pragma_table_info('tiles')").map { try $0["name", as: String.self] }
-        return Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns)
+    /// The size of the file at `path` when it is a SQLite database (nil otherwise).
+    private static func sqliteFileSize(_ path: String) -> Int64? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        guard (try? file.read(upToCount: 16)) == sqliteMagic, let end = try? file.seekToEnd() else { return nil }
+        return Int64(end)
+    }
+
+    /// SQLite steps a read may take per byte of the database. A copy costs tens of steps per row and
+    /// every row of a plain table takes bytes of the file, so real databases stay far below; only
+    /// SQL that makes rows out of nothing reaches it.
+    static let stepsPerByte: Int64 = 1_000
+
+    /// The steps the reads of a database of `bytes` bytes may take, in all.
+    static func workLimit(bytes: Int64) -> Int64 { baseWorkLimit + stepsPerByte * bytes }
+
+    /// The steps any database may take, however small (its schema, a few queries).
+    static let baseWorkLimit: Int64 = 10_000_000
+
+    /// The tables the outputs read from a tile database.
+    private static let readTables = ["tiles", "metadata"]
+
+    /// Whether `source` is an MBTiles database (a `tiles` with MBTiles' columns); throws the build's
+    /// error when it is one the outputs must not read (see the type's summary).
+    static func isTileDatabase(_ source: Source) throws -> Bool {
+        let database = try SQLiteDatabase(path: source.path, readOnly: true)
+        try database.execute("PRAGMA trusted_schema = OFF")
+        return try source.limited(database) {
+            let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
+            guard Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns) else { return false }
+            for table in readTables {
+                // Names in SQLite are case-insensitive: `TILES` answers to `src.tiles`.
+                let objects = try database.query(
+                    "SELECT type, coalesce(sql, '') AS sql FROM sqlite_master WHERE name = ? COLLATE NOCASE AND type IN ('table', 'view')",
+                    [.text(table)])
+                for object in objects {
+                    let type = try object["type", as: String.self]
+                    let sql = try object["sql", as: String.self]
+                    if type != "table" { throw source.refused("'\(table)' is a \(type), not a table") }
+                    if sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE") { throw source.refused("'\(table)' is a virtual table") }
+                }
+                guard !objects.isEmpty else { continue }
+                let generated = try database.query("SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)", [.text(table)])
+                if let column = generated.first {
+                    throw source.refused("'\(table)' has a generated column, '\(try column["name", as: String.self])'")
+                }
+                let triggers = try database.query(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", [.text(table)])
+                if let trigger = triggers.first { throw source.refused("'\(table)' has a trigger, '\(try trigger["name", as: String.self])'") }
+            }
+            return true
+        }
     }
 
     /// Runs `body` in one transaction with the tile database `source` attached to `database` as
-    /// `src` (attached outside it: SQLite detaches only outside a transaction).
+    /// `src` (attached outside it: SQLite detaches only outside a transaction), under the source's
+    /// work limit and with its schema untrusted.
     static func attached<T>(_ source: Source, to database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
+        try database.execute("PRAGMA trusted_schema = OFF")
         _ = try database.query("ATTACH DATABASE ? AS src", [.text(source.path)])
         defer { try? database.execute("DETACH DATABASE src") }
-        return try database.transaction(body)
+        return try source.limited(database) { try database.transaction(body) }
     }
 
     /// A new output database at `path` whose bytes are a function of what goes in (fixed page
@@ -98,20 +174,24 @@ struct TileDatabases {
 
     /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
     /// (gzip or zlib: `pbf`; `png`, `jpg`, `webp` by their signatures); nil when neither tells.
-    static func format(of path: String) throws -> String? {
-        let database = try SQLiteDatabase(path: path, readOnly: true)
-        if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
-            let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format'"), let value = try row["value", as: String?.self]
-        {
-            return value
+    static func format(of source: Source) throws -> String? {
+        let database = try SQLiteDatabase(path: source.path, readOnly: true)
+        try database.execute("PRAGMA trusted_schema = OFF")
+        return try source.limited(database) { () throws -> String? in
+            if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
+                let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format' LIMIT 1"),
+                let value = try row["value", as: String?.self]
+            {
+                return value
+            }
+            guard let tile = try database.firstRow("SELECT substr(tile_data, 1, 12) AS head FROM tiles LIMIT 1") else { return nil }
+            let head = [UInt8](try tile["head", as: Data?.self] ?? Data())
+            if Zlib.wrapping(of: Data(head)) != .none { return "pbf" }
+            if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
+            if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpg" }
+            if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "webp" }
+            return nil
         }
-        guard let tile = try database.firstRow("SELECT substr(tile_data, 1, 12) AS head FROM tiles LIMIT 1") else { return nil }
-        let head = [UInt8](try tile["head", as: Data?.self] ?? Data())
-        if Zlib.wrapping(of: Data(head)) != .none { return "pbf" }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpg" }
-        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "webp" }
-        return nil
     }
 
     /// The sources' one tile format (nil when none tells); a mix is refused, naming each database's
@@ -119,8 +199,8 @@ struct TileDatabases {
     func commonFormat() throws -> String? {
         var uses: [BuildError.TileFormatUse] = []
         for source in sources {
-            guard let format = try TileDatabases.format(of: source.path) else { continue }
-            uses.append(BuildError.TileFormatUse(region: source.region.id, file: (source.path as NSString).lastPathComponent, format: format))
+            guard let format = try TileDatabases.format(of: source) else { continue }
+            uses.append(BuildError.TileFormatUse(region: source.region.id, file: source.file.path, format: format))
         }
         let formats = Set(uses.map(\.format))
         guard formats.count <= 1 else {
@@ -138,10 +218,14 @@ struct TileDatabases {
         var layers: [String: [String: Any]] = [:]
         for source in sources {
             let database = try SQLiteDatabase(path: source.path, readOnly: true)
-            guard try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
-                let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'json'"),
-                let text = try row["value", as: String?.self],
-                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            try database.execute("PRAGMA trusted_schema = OFF")
+            let text = try source.limited(database) { () throws -> String? in
+                guard try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
+                    let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'json' LIMIT 1")
+                else { return nil }
+                return try row["value", as: String?.self]
+            }
+            guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
                 let list = object["vector_layers"] as? [[String: Any]]
             else { continue }
             for layer in list {

@@ -1,0 +1,36 @@
+/// Text from inputs (region names and ids from catalogs and manifests, file names, error messages
+/// that echo them) as it is printed for people. A terminal acts on control characters: ESC starts
+/// sequences that clear the screen or set the window title, BEL rings, CR and LF start a line, so a
+/// name holding them could forge table rows or take over the terminal. Printed, each control
+/// character is shown as its Swift escape instead, `\u{1B}` for ESC, `\u{D}` for CR, `\u{9B}` for
+/// the C1 CSI: visible, unambiguous, and what the name holds. `--json` output needs none of this
+/// (JSON escapes them itself).
+extension String {
+    /// This text on one line: every C0 control character (TAB, CR and LF too), DEL, every C1
+    /// control character and the Unicode line and paragraph separators (U+2028, U+2029) escaped.
+    /// For a table cell or a name inside a line.
+    var visible: String { escapingControls(keepingLines: false) }
+
+    /// This text with control characters escaped as `visible` does, but LF and TAB kept: for whole
+    /// messages, which may be several lines. `Terminal` passes everything it prints through it.
+    var visibleKeepingLines: String { escapingControls(keepingLines: true) }
+
+    private func escapingControls(keepingLines: Bool) -> String {
+        // Most text is printable ASCII: seen from its bytes, left as it is.
+        let plain = utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || (keepingLines && ($0 == 0x0A || $0 == 0x09)) }
+        }
+        if plain == true { return self }
+        var out = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            let value = scalar.value
+            let control = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            if !control || (keepingLines && (scalar == "\n" || scalar == "\t")) {
+                out.append(scalar)
+            } else {
+                out.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+}
