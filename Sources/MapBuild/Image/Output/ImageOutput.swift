@@ -82,6 +82,7 @@ extension Recipe.OutputFormat {
         case .tarZst: PackedOutput()
         case .mbtiles: MBTilesOutput()
         case .maplibreOffline: MapLibreOfflineOutput()
+        case .pmtiles: PMTilesOutput()
         }
     }
 }

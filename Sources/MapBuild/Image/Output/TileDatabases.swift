@@ -4,8 +4,8 @@ import MapIO
 
 /// The tile databases among an image's files: SQLite files in MBTiles' shape (a `tiles` table of
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
-/// ship them per region. The tile outputs (`mbtiles`, `maplibre-offline`) copy their tiles with
-/// SQLite's `ATTACH`, so no tile passes through Swift.
+/// ship them per region. The tile outputs (`mbtiles`, `maplibre-offline`, `pmtiles`) copy their
+/// tiles with SQLite's `ATTACH`; only `pmtiles` then reads them in Swift, one at a time.
 struct TileDatabases {
     /// One tile database: the region whose bundle holds it and its path in the store.
     struct Source {
