@@ -17,7 +17,7 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest, reason: String)
     /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
     case offline(bundle: BundleDigest, url: URL)
-    /// The tile databases an `mbtiles` or `maplibre-offline` output joins hold tiles of more than one format.
+    /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
     case mixedTileFormats([TileFormatUse])
 
     /// One tile database's format, for `mixedTileFormats`.
@@ -46,7 +46,7 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
         case .mixedTileFormats(let uses):
             "the tile databases hold tiles of different formats ("
                 + uses.map { "region '\($0.region)' \($0.file): \($0.format)" }.joined(separator: "; ")
-                + "); one .mbtiles or MapLibre database holds one format, so build these regions into separate images (or leave out the mbtiles and maplibre-offline outputs)"
+                + "); one .mbtiles, MapLibre database or .pmtiles holds one format, so build these regions into separate images (or leave out the mbtiles, maplibre-offline and pmtiles outputs)"
         }
     }
 }

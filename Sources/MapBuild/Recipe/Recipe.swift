@@ -11,6 +11,8 @@ public struct Recipe: Sendable {
         case mbtiles
         /// The image's tiles as a MapLibre Native offline database (`<image>.maplibre.db`, schema 6).
         case maplibreOffline = "maplibre-offline"
+        /// The image's tiles as one PMTiles v3 archive (`<image>.pmtiles`), for static map hosting.
+        case pmtiles
     }
 
     /// The recipe file it was read from.

@@ -90,6 +90,7 @@ extension Recipe.OutputFormat {
         case .tarZst: PackedOutput()
         case .mbtiles: MBTilesOutput()
         case .maplibreOffline: MapLibreOfflineOutput()
+        case .pmtiles: PMTilesOutput()
         }
     }
 }

@@ -5,8 +5,8 @@ import MapIO
 /// The tile databases among an image's files: SQLite files in MBTiles' shape (a `tiles` table of
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
 /// ship them per region, and those of the image's cache seed (the overview's low zooms). The
-/// `mbtiles` output copies tiles with SQLite's `ATTACH`, so no tile passes through Swift; the
-/// `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
+/// `mbtiles` and `pmtiles` outputs copy tiles with SQLite's `ATTACH` (`pmtiles` then reads them in
+/// Swift, one at a time); the `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
 ///
 /// Tile databases come in bundles, so they are input from outside: SQL over them must end and read
 /// only stored rows. `tiles` and `metadata` must be plain tables (no view, virtual table, generated
