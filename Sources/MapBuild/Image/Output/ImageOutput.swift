@@ -63,15 +63,23 @@ struct ImageOutputSource {
 }
 
 /// One region of an image as outputs that regroup data by region see it.
-struct OutputRegion: Sendable {
-    let id: RegionID
+package struct OutputRegion: Sendable {
+    package let id: RegionID
     /// The recipe's `include` entry that brought it.
-    let broughtBy: RegionID
-    let name: String
+    package let broughtBy: RegionID
+    package let name: String
     /// `[west, south, east, north]`, when the catalog has it.
-    let bbox: [Double]?
+    package let bbox: [Double]?
     /// Store-relative paths of the files of the region's own bundles, sorted.
-    let files: [String]
+    package let files: [String]
+
+    package init(id: RegionID, broughtBy: RegionID, name: String, bbox: [Double]?, files: [String]) {
+        self.id = id
+        self.broughtBy = broughtBy
+        self.name = name
+        self.bbox = bbox
+        self.files = files
+    }
 }
 
 extension Recipe.OutputFormat {

@@ -6,28 +6,34 @@ import MapIO
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
 /// ship them per region. The tile outputs (`mbtiles`, `maplibre-offline`) copy their tiles with
 /// SQLite's `ATTACH`, so no tile passes through Swift.
-struct TileDatabases {
+package struct TileDatabases {
     /// One tile database: the region whose bundle holds it and its path in the store.
-    struct Source {
-        let region: OutputRegion
-        let path: String
+    package struct Source: Sendable {
+        package let region: OutputRegion
+        package let path: String
     }
 
     /// The image's cache seed, whose tile databases (the overview's low zooms) join the outputs.
-    struct Seed {
-        /// `cache-seed.sqlite`.
+    package struct Seed {
+        /// `cache-seed.sqlite` (or a device's map cache, `cache.sqlite`: the same `entries` table).
         let file: String
         /// Where its tile databases are copied to be attached (a folder the caller removes).
         let scratch: String
         /// The seed's regions, to name the databases' regions.
         let regions: [OutputRegion]
+
+        package init(file: String, scratch: String, regions: [OutputRegion]) {
+            self.file = file
+            self.scratch = scratch
+            self.regions = regions
+        }
     }
 
     /// Every tile database of `regions`, in region order, then path order; then the seed's, in its
     /// entry order. Where two hold the same tile, the first wins: a region's own over the overview's.
-    let sources: [Source]
+    package let sources: [Source]
 
-    init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
+    package init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
             for file in region.files where try TileDatabases.isTileDatabase(store + "/" + file) {
@@ -63,7 +69,7 @@ struct TileDatabases {
     private static let sqliteMagic = Data("SQLite format 3\u{0}".utf8)
 
     /// Whether the file at `path` is a SQLite database with an MBTiles `tiles` table.
-    static func isTileDatabase(_ path: String) throws -> Bool {
+    package static func isTileDatabase(_ path: String) throws -> Bool {
         guard let file = FileHandle(forReadingAtPath: path) else { return false }
         let head = try? file.read(upToCount: 16)
         try? file.close()
@@ -98,7 +104,7 @@ struct TileDatabases {
 
     /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
     /// (gzip or zlib: `pbf`; `png`, `jpg`, `webp` by their signatures); nil when neither tells.
-    static func format(of path: String) throws -> String? {
+    package static func format(of path: String) throws -> String? {
         let database = try SQLiteDatabase(path: path, readOnly: true)
         if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
             let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format'"), let value = try row["value", as: String?.self]
@@ -134,7 +140,7 @@ struct TileDatabases {
     /// MBTiles' `json` metadata for vector tiles: the sources' `vector_layers` merged by layer id
     /// (fields united, the widest zoom range, the first description), as canonical JSON; nil when no
     /// source has any.
-    func vectorLayersJSON() throws -> String? {
+    package func vectorLayersJSON() throws -> String? {
         var layers: [String: [String: Any]] = [:]
         for source in sources {
             let database = try SQLiteDatabase(path: source.path, readOnly: true)
@@ -165,7 +171,7 @@ struct TileDatabases {
 
     /// `[west, south, east, north]` around every box in `boxes` (nil when none is known). A box whose
     /// west is east of its east crosses the antimeridian; then the union spans every longitude.
-    static func union(_ boxes: [[Double]?]) -> [Double]? {
+    package static func union(_ boxes: [[Double]?]) -> [Double]? {
         let known = boxes.compactMap { $0 }.filter { $0.count == 4 }
         guard !known.isEmpty else { return nil }
         let south = known.map { $0[1] }.min()!
