@@ -42,6 +42,8 @@ import Testing
             Run(verb: "verify", arguments: ["verify", image]),
             Run(verb: "verify", arguments: ["verify", folder.join("device/maps")]),
             Run(verb: "inspect", arguments: ["inspect", image + ".tar.zst"]),
+            // serve runs until a signal (ServeTests validates its `serving` line); here its refusal.
+            Run(verb: "serve", arguments: ["serve", folder.join("no-image"), "--port", "0"], status: 2),
             Run(verb: "diff", arguments: ["diff", world.catalog, catalog2]),
             Run(verb: "diff", arguments: ["diff", image, folder.join("out2/fixture-1.0")]),
             Run(verb: "keygen", arguments: ["keygen", "--out", folder.join("release")]),

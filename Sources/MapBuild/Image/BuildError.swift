@@ -14,7 +14,7 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case output(String)
     /// A tile database of a bundle (`path` in the store) that the tile outputs do not read: its
     /// `tiles` is not a plain table, or reading it did not end within its work limit.
-    case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest, reason: String)
+    case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest?, reason: String)
     /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
     case offline(bundle: BundleDigest, url: URL)
     /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
@@ -39,7 +39,7 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
             "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
         case .output(let message): message
         case .tileDatabaseRefused(let path, let region, let bundle, let reason):
-            "tile database '\(path)' of region \(region) (bundle \(bundle)) refused: \(reason). The mbtiles and maplibre-offline outputs "
+            "tile database '\(path)' of region \(region)\(bundle.map { " (bundle \($0))" } ?? "") refused: \(reason). The mbtiles and maplibre-offline outputs "
                 + "copy tiles only from plain tables; ask the catalog's publisher to fix the bundle, or drop those formats from output.formats"
         case .offline(let bundle, let url):
             "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"

@@ -40,6 +40,17 @@ enum Verbs {
                 VerbSpec.Option("quick", "Check sizes and structure only, without hashing"),
                 VerbSpec.Option("full", "Hash every file (the default; kept for scripts)"), jobs, trust,
             ]),
+        VerbSpec(
+            name: "serve", positionals: "PATH", summary: "show an image, .tar.zst or installed store on http://127.0.0.1",
+            options: [
+                VerbSpec.Option("port", short: "p", value: "N", "Listen on 127.0.0.1:N (default 8080; 0 for any free port)"),
+                VerbSpec.Option(
+                    "cache", value: "DIR", "An installed store's map cache (store install --cache): its overview tiles", completion: .directory),
+                VerbSpec.Option(
+                    "maplibre-js", value: "DIR", "The folder with maplibre-gl.js and .css (default: the PyPI wheel maplibre in .venv)",
+                    completion: .directory),
+                VerbSpec.Option("open-url-file", value: "FILE", "Also write the page's URL to FILE once serving", completion: .file),
+            ]),
         VerbSpec(name: "inspect", positionals: "IMAGE", summary: "what an image holds", options: [trust, lang, html, markdown]),
         VerbSpec(name: "diff", positionals: "OLD NEW", summary: "two images or catalogs: regions, bundles, bytes", options: [html, markdown]),
         VerbSpec(
