@@ -6,7 +6,9 @@ import Testing
 /// `--version`, `--help`/`-h` on every verb, short options, "did you mean", completions, and a
 /// README whose command list says what `mappack help` says.
 @Suite struct CommandLineTests {
-    static let verbs = ["build", "merge", "plan", "regions", "verify", "inspect", "diff", "store", "keygen", "publish", "completions", "help"]
+    static let verbs = [
+        "build", "merge", "plan", "regions", "verify", "inspect", "diff", "store", "keygen", "publish", "import", "completions", "help",
+    ]
 
     @Test func versionNamesMappackAndTheLibrariesItLinks() throws {
         let result = try Tool.mappack(["--version"])
