@@ -33,7 +33,10 @@ enum ImportDatabases {
             """)
         try database.query("ATTACH DATABASE ? AS src", [.text(tileset.path)])
         try database.query("ATTACH DATABASE ? AS p", [.text(scratch)])
-        try database.transaction {
+        // A deferred transaction: it locks the tileset and the scratch table only to read them, so
+        // shards on one machine can copy from one tileset at the same time.
+        try database.execute("BEGIN")
+        do {
             try database.query(
                 """
                 INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data)
@@ -53,6 +56,10 @@ enum ImportDatabases {
             metadata["maxzoom"] = String(high)
             try database.executeMany(
                 "INSERT INTO main.metadata (name, value) VALUES (?, ?)", metadata.sorted { $0.key < $1.key }.map { [.text($0.key), .text($0.value)] })
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
         }
         try database.execute("DETACH DATABASE src; DETACH DATABASE p;")
     }
