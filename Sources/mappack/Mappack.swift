@@ -33,6 +33,7 @@ struct Mappack {
             case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
             case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
+            case "import": code = try await ImportCommand.run(arguments, terminal: terminal)
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "completions":
                 let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
@@ -106,6 +107,7 @@ struct Mappack {
             if case .pathInTwoBundles = error { return 2 }
             if case .mixedTileFormats = error { return 2 }
             return 1
+        case let error as ImportError: return error.isBadInput ? 2 : 1
         case let error as CatalogSource.LoadError:
             if case .untrusted = error { return 1 }
             return 2

@@ -7,7 +7,8 @@ import Testing
 /// README whose command list says what `mappack help` says.
 @Suite struct CommandLineTests {
     static let verbs = [
-        "build", "merge", "plan", "regions", "verify", "serve", "inspect", "diff", "store", "keygen", "publish", "completions", "help",
+        "build", "merge", "plan", "regions", "verify", "serve", "inspect", "diff", "store", "keygen", "publish", "import", "completions",
+        "help",
     ]
 
     @Test func versionNamesMappackAndTheLibrariesItLinks() throws {

@@ -86,6 +86,19 @@ enum Verbs {
                 VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature"),
                 VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks"),
             ]),
+        VerbSpec(
+            name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
+            options: [
+                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles)", completion: .file),
+                VerbSpec.Option("regions", value: "GEOJSON", "Region boundaries: Polygon features with id, parent, name", completion: .file),
+                VerbSpec.Option("places", value: "GEOJSON", "Places for the search databases: Point features with name", completion: .file),
+                VerbSpec.Option(
+                    "out", short: "o", value: "DIR", "The source folder (or, with --shard, the shard folder) to write", completion: .directory),
+                VerbSpec.Option("catalog", value: "ID", "The catalog's id (default imported)"),
+                VerbSpec.Option("map-version", value: "V", "The map version (default 1.0)"),
+                VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge"),
+                VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out"),
+            ]),
         VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),
         VerbSpec(
             name: "help", positionals: "[VERB]", summary: "this text, or one verb's options",

@@ -122,6 +122,17 @@ package struct TileDatabases {
     /// The tables the outputs read from a tile database.
     private static let readTables = ["tiles", "metadata"]
 
+    /// Whether the SQLite file at `path` has a `tiles` table or view with MBTiles' columns: for a
+    /// tileset the user names on the command line (`mappack import --tiles`), which may be a view
+    /// over other tables as some tools write it. Bundles' databases go through `isTileDatabase(_:)`.
+    static func hasTilesTable(_ path: String) throws -> Bool {
+        guard sqliteFileSize(path) != nil else { return false }
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        try database.execute("PRAGMA trusted_schema = OFF")
+        let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
+        return Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns)
+    }
+
     /// Whether `source` is an MBTiles database (a `tiles` with MBTiles' columns); throws the build's
     /// error when it is one the outputs must not read (see the type's summary).
     static func isTileDatabase(_ source: Source) throws -> Bool {
