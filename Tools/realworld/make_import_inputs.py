@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import math
 import sqlite3
 import sys
@@ -92,6 +93,8 @@ def inputs(args):
         geojsonl = Path(scratch) / "countries.geojsonl"
         world.write_features(countries, geojsonl)
         world.run_tippecanoe(geojsonl, out / "tiles.mbtiles", args.max_zoom)
+        if args.features_out:
+            shutil.copyfile(geojsonl, args.features_out)
     world.log(f"make_import_inputs: {len(countries)} countries, {len(places)} places, zooms 0-{args.max_zoom} -> {out}")
     return 0
 
@@ -169,6 +172,7 @@ def main(argv):
     made.add_argument("--continent", default="Europe")
     made.add_argument("--max-zoom", type=int, default=8)
     made.add_argument("--min-population", type=int, default=5000, choices=(500, 1000, 5000, 15000))
+    made.add_argument("--features-out", help="also keep the countries as the GeoJSON lines tippecanoe read (for the benchmark)")
     checked = commands.add_parser("check", help="compare an imported source folder with shapely's cover")
     checked.add_argument("--inputs", required=True)
     checked.add_argument("--source", required=True)
