@@ -32,7 +32,6 @@ package struct ImageBuilder: Sendable {
         let area = try prepareStaging(.staging)
         let staging = area.path
         do {
-            events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
             // File lists wait on disk, not in memory, until the manifest is written.
             let spill = try FileRecordSpill(path: staging + "/files.records")
             // Counted from what was verified: reused (--from) and cached bundles cost no download.
@@ -131,6 +130,12 @@ package struct ImageBuilder: Sendable {
             }
         }
         let remaining = bundles.filter { results[$0.digest] == nil }
+        // Announced once the reused bundles are known: what is left is fetched or found in the cache.
+        let cached = remaining.filter(\.cached)
+        events(
+            .planned(
+                bundles: bundles.count, downloadBytes: remaining.reduce(0) { $0 + ($1.cached ? 0 : $1.info.size) }, cached: cached.count,
+                reused: results.count))
         let catalogURL = plan.recipe.catalogURL
         let requests = try remaining.map { bundle in
             guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {

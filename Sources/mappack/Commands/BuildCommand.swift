@@ -156,7 +156,8 @@ enum BuildCommand {
             case .uploaded(let digest, let size): ["event": "remote-uploaded", "bundle": digest.description, "size": size]
             case .uploadFailed(let digest, let reason): ["event": "remote-upload-failed", "bundle": digest.description, "reason": reason]
             }
-        case .planned(let bundles, let bytes): ["event": "planned", "bundles": bundles, "downloadBytes": bytes]
+        case .planned(let bundles, let bytes, let cached, let reused):
+            ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
         case .phase(let name): ["event": "phase", "phase": name]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
         case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]

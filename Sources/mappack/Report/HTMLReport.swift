@@ -45,7 +45,8 @@ enum HTMLReport {
     /// A treemap of `measure`: a rectangle per region with bytes, split by kind inside.
     private static func treemap(_ report: SizeReport, measure: SizeReport.Measure, kinds: [String]) -> String {
         let total = report.total(measure)
-        var svg = "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
+        var svg =
+            "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(escape(report.treemapSubject)), \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
         svg +=
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" data-measure=\"\(measure.rawValue)\" data-total=\"\(total)\">\n"
         var regions: [(SizeReport.Region, Int64)] = []
