@@ -61,7 +61,15 @@ package struct ImageBuilder: Sendable {
         let imageName = "\(stamp.summary.name)-\(stamp.summary.mapVersion)"
         return BuildReport(
             imagePath: root + "/" + imageName, packedPath: packedPath(root: root, imageName: imageName, formats: formats),
-            summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
+            outputs: outputs(root: root, imageName: imageName, formats: formats), summary: stamp.summary, downloadedBytes: 0,
+            bundles: stamp.bundles ?? 0, upToDate: true)
+    }
+
+    /// Where each output of `formats` is published, in publishing order.
+    private static func outputs(root: String, imageName: String, formats: [Recipe.OutputFormat]) -> [BuildOutput] {
+        Recipe.OutputFormat.allCases.filter(formats.contains).map {
+            BuildOutput(format: $0, path: root + "/" + $0.output.publishedName(imageName: imageName))
+        }
     }
 
     /// Where the packed form is published, when the recipe asks for it.
@@ -296,7 +304,7 @@ package struct ImageBuilder: Sendable {
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
         return BuildReport(
             imagePath: root + "/" + imageName, packedPath: ImageBuilder.packedPath(root: root, imageName: imageName, formats: recipe.formats),
-            summary: summary,
+            outputs: ImageBuilder.outputs(root: root, imageName: imageName, formats: recipe.formats), summary: summary,
             downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 
