@@ -36,7 +36,7 @@ enum BuildCommand {
             do {
                 catalogBytes = try CatalogSource.prefetch(recipe.catalogURL)
                 if let trust { try CatalogSource.verifySignature(catalogBytes, url: recipe.catalogURL, trust: trust) }
-            } catch { throw PlanError.catalog(error) }
+            } catch { throw PlanError.catalog(error.named(by: recipe)) }
             if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
                 announce(report, started: started, terminal: terminal)
                 return 0

@@ -69,15 +69,19 @@ enum StoreCommand {
             return status == .ok ? 0 : 1
         case "repair":
             let store = try open()
+            // What `status` would say: open reads the state database only, so damaged files show
+            // as ok there; repair's "was" must not contradict the status that sent the user here.
+            var before = store.initialStatus
+            if before == .ok, try !waitFor({ try await store.verify(full: false) }).isEmpty { before = .corrupted }
             let result = try waitFor { try await store.repair() }
             if terminal.json {
                 terminal.event([
-                    "event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
+                    "event": "repaired", "before": before.rawValue, "status": result.status.rawValue,
                     "storage": result.storage.path, "actions": result.actions.map(\.description),
                 ])
             } else {
                 for action in result.actions { terminal.note(action.description) }
-                terminal.line("\(result.status): \(result.storage.path) (was \(store.initialStatus))")
+                terminal.line("\(result.status): \(result.storage.path) (was \(before))")
             }
             return 0
         case "regions":
@@ -308,14 +312,19 @@ enum StoreCommand {
 
     /// What to do about a store that is not ok, as a command to run.
     static func advice(for status: StoreStatus, storage: String, cache: String) -> String? {
+        let plainRepair = "mappack store repair --storage \(storage) --cache \(cache)"
         let repair = "mappack store repair --image IMAGE --storage \(storage) --cache \(cache)"
         // Not a switch: a status added to MapStore gets the general advice instead of breaking the build.
         if status == .ok || status == .empty { return nil }
         if status == .corrupted {
-            return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
+            return "installed files or the kept manifest do not match the state database; restore them: \(plainRepair) "
+                + "(from the download cache or the catalog's server; add --image IMAGE to restore from the image they came from)"
         }
-        if status == .interruptedInstall || status == .interruptedOperation {
-            return "work was interrupted; finish or roll it back: \(repair) (the --image is needed to finish an install)"
+        if status == .interruptedInstall {
+            return "an install was interrupted; finish it with the image it installed: \(repair)"
+        }
+        if status == .interruptedOperation {
+            return "work was interrupted; finish or roll it back: \(plainRepair)"
         }
         if status == .versionMismatch {
             return "the state database is of an unknown format, or the image offered has another map version than the store; "

@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 32 item 8: messages say what happened, where, and what to do — through the real binary.
+@Suite struct MessageTests {
+    @Test func storeRepairSaysWhatItFoundAndStatusAdvisesAPlainRepair() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe).status == 0)
+        let storage = world.folder.join("device/maps")
+        let cache = world.folder.join("device/cache")
+        let device = ["--storage", storage, "--cache", cache]
+        let install = try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0.tar.zst"] + device)
+        #expect(install.status == 0, "\(install.stderr)")
+        try FileManager.default.removeItem(atPath: storage + "/store/regions/europe/ch/zh/search.db")
+        let status = try Tool.mappack(["store", "status"] + device)
+        #expect(status.status == 1)
+        #expect(status.stdout.hasPrefix("corrupted: "), "\(status.stdout)")
+        // A plain repair restores files (from the download cache or the server); no image needed.
+        #expect(status.stderr.contains(": mappack store repair --storage "), "\(status.stderr)")
+        let repair = try Tool.mappack(["store", "repair", "--image", world.out + "/fixture-1.0"] + device)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stdout.contains("(was corrupted)"), "\(repair.stdout)")
+        #expect(try Tool.mappack(["store", "status"] + device).status == 0)
+    }
+
+    @Test func catalogErrorsNameTheRecipeLineOnlyWhenThereIsOne() throws {
+        let folder = TemporaryFolder("messages")
+        let listed = try Tool.mappack(["regions", folder.join("missing.json")])
+        #expect(listed.status == 2)
+        #expect(listed.stderr.contains("no such file") && !listed.stderr.contains("recipe"), "\(listed.stderr)")
+
+        let server = try NginxServer(root: folder.join("served"))
+        defer { server.stop() }
+        let url = server.baseURL.appendingPathComponent("nowhere/catalog.json").absoluteString
+        let recipe = folder.join("r.yaml")
+        try "name: x\ncatalog: \(url)\nregions:\n  include: [europe]\n".write(toFile: recipe, atomically: true, encoding: .utf8)
+        let plan = try Tool.mappack(["plan", recipe, "--cache", folder.join("cache")])
+        #expect(plan.status == 1)
+        #expect(plan.stderr.contains("HTTP status 404 (not found)"), "\(plan.stderr)")
+        #expect(plan.stderr.contains("\(recipe):2"), "no recipe line: \(plan.stderr)")
+        #expect(plan.stderr.contains("check the URL"), "no advice: \(plan.stderr)")
+    }
+
+    @Test func inspectOfNothingSaysNoSuchFile() throws {
+        for verb in ["inspect", "verify"] {
+            let result = try Tool.mappack([verb, "/no/such/path"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("/no/such/path: no such file"), "\(verb): \(result.stderr)")
+        }
+    }
+
+    @Test func unknownOutputFormatIsEchoedWithTheNearestName() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, formats: "[directory, mbtile]"))
+        let plan = try Tool.mappack(["plan", recipe, "--cache", world.cache])
+        #expect(plan.status == 2)
+        #expect(plan.stderr.contains("unknown output format 'mbtile'; did you mean 'mbtiles'?"), "\(plan.stderr)")
+    }
+
+    @Test func aMistypedNameSuggestsTheRegionItIsNearestToFirst() throws {
+        let folder = TemporaryFolder("typo")
+        let catalog = try DemoWorldFixture.publish(in: folder, only: "africa/bj,europe/at", scale: 0.05)
+        let recipe = folder.join("r.yaml")
+        try "name: x\ncatalog: \(catalog)\nregions:\n  include: [europe/at/1, Wein]\n".write(toFile: recipe, atomically: true, encoding: .utf8)
+        let plan = try Tool.mappack(["plan", recipe, "--cache", folder.join("cache")])
+        #expect(plan.status == 2)
+        #expect(plan.stderr.contains("unknown region 'Wein'; did you mean 'europe/at/9'"), "\(plan.stderr)")
+    }
+}
