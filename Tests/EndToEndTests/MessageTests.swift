@@ -68,4 +68,16 @@ import Testing
         #expect(plan.status == 2)
         #expect(plan.stderr.contains("unknown region 'Wein'; did you mean 'europe/at/9'"), "\(plan.stderr)")
     }
+
+    /// A build that cannot fit says so before it downloads anything; it is not a rejected bundle.
+    @Test func aBuildThatDoesNotFitTheDiskSaysSoBeforeItStarts() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        let build = try Tool.mappack(
+            ["build", recipe, "--cache", world.cache, "--out", world.out], environment: ["MAPPACK_TEST_FREE_BYTES": "20000"])
+        #expect(build.status == 1)
+        #expect(build.stderr.contains("not enough free space for this build in \(world.out)"), "\(build.stderr)")
+        #expect(!build.stderr.contains("rejected"))
+        #expect(!FileManager.default.fileExists(atPath: world.cache + "/sha256"))
+    }
 }

@@ -29,6 +29,7 @@ package struct ImageBuilder: Sendable {
             events(.phase("up to date"))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
+        try FreeSpaceCheck.check(plan, outputRoot: root, cacheRoot: options.cache.root)
         let area = try prepareStaging(.staging)
         let staging = area.path
         do {
@@ -440,6 +441,9 @@ package struct ImageBuilder: Sendable {
             if case .digestMismatch = error {
                 try? cache.evict(bundle.digest)
                 throw BuildError.damagedInCache(bundle: bundle.digest, path: archive, reason: error)
+            }
+            if case .io(let fileError) = error, fileError.code == ENOSPC || fileError.code == EDQUOT {
+                throw BuildError.diskFull(path: fileError.path, bundle: bundle.digest)
             }
             if case .io(let fileError) = error, fileError.code == EEXIST {
                 throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])
