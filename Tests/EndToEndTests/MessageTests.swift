@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 32 item 8: messages say what happened, where, and what to do — through the real binary.
 @Suite struct MessageTests {
-    @Test func storeRepairSaysWhatItFoundAndStatusAdvisesAPlainRepair() throws {
+    @Test func storeRepairSaysWhatItFoundAndStatusAdvisesARepairThatWorks() throws {
         let world = try PublishedWorld()
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         #expect(try world.build(recipe).status == 0)
@@ -13,15 +13,25 @@ import Testing
         let device = ["--storage", storage, "--cache", cache]
         let install = try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0.tar.zst"] + device)
         #expect(install.status == 0, "\(install.stderr)")
-        try FileManager.default.removeItem(atPath: storage + "/store/regions/europe/ch/zh/search.db")
+        let damaged = storage + "/store/regions/europe/ch/zh/search.db"
+        // No catalog known: only the image can give the file back.
+        try FileManager.default.removeItem(atPath: damaged)
         let status = try Tool.mappack(["store", "status"] + device)
         #expect(status.status == 1)
         #expect(status.stdout.hasPrefix("corrupted: "), "\(status.stdout)")
-        // A plain repair restores files (from the download cache or the server); no image needed.
-        #expect(status.stderr.contains(": mappack store repair --storage "), "\(status.stderr)")
+        #expect(status.stderr.contains(": mappack store repair --image IMAGE --storage "), "\(status.stderr)")
         let repair = try Tool.mappack(["store", "repair", "--image", world.out + "/fixture-1.0"] + device)
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(repair.stdout.contains("(was corrupted)"), "\(repair.stdout)")
+        #expect(try Tool.mappack(["store", "status"] + device).status == 0)
+        // With the catalog known, a plain repair fetches the file again, and status says so.
+        let download = try Tool.mappack(["store", "download", "europe/li", "--catalog", world.catalog] + device)
+        #expect(download.status == 0, "\(download.stderr)")
+        try FileManager.default.removeItem(atPath: damaged)
+        let again = try Tool.mappack(["store", "status"] + device)
+        #expect(again.stderr.contains(": mappack store repair --storage "), "\(again.stderr)")
+        let plain = try Tool.mappack(["store", "repair"] + device)
+        #expect(plain.status == 0 && plain.stdout.contains("(was corrupted)"), "\(plain.stdout)\(plain.stderr)")
         #expect(try Tool.mappack(["store", "status"] + device).status == 0)
     }
 

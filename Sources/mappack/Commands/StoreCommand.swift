@@ -298,7 +298,7 @@ enum StoreCommand {
 
     private static func report(_ store: MapStore, status: StoreStatus? = nil, terminal: Terminal, cache: String) {
         let status = status ?? store.initialStatus
-        let advice = advice(for: status, storage: store.storage.path, cache: cache)
+        let advice = advice(for: status, storage: store.storage.path, cache: cache, catalogKnown: store.catalogURL != nil)
         if terminal.json {
             terminal.event([
                 "event": "status", "status": status.rawValue, "storage": store.storage.path,
@@ -311,12 +311,16 @@ enum StoreCommand {
     }
 
     /// What to do about a store that is not ok, as a command to run.
-    static func advice(for status: StoreStatus, storage: String, cache: String) -> String? {
+    /// With `catalogKnown`, a plain repair can fetch damaged files again; without, it needs the image.
+    static func advice(for status: StoreStatus, storage: String, cache: String, catalogKnown: Bool) -> String? {
         let plainRepair = "mappack store repair --storage \(storage) --cache \(cache)"
         let repair = "mappack store repair --image IMAGE --storage \(storage) --cache \(cache)"
         // Not a switch: a status added to MapStore gets the general advice instead of breaking the build.
         if status == .ok || status == .empty { return nil }
         if status == .corrupted {
+            if !catalogKnown {
+                return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
+            }
             return "installed files or the kept manifest do not match the state database; restore them: \(plainRepair) "
                 + "(from the download cache or the catalog's server; add --image IMAGE to restore from the image they came from)"
         }
