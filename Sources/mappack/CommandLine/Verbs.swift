@@ -52,7 +52,7 @@ enum Verbs {
                 VerbSpec.Option("check", "update: only report whether a newer version exists"),
                 lang, VerbSpec.Option("to", value: "DIR", "move: the new storage folder", completion: .directory), trust,
                 VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with"),
-            ]),
+            ], words: .list(StoreCommand.verbs)),
         VerbSpec(
             name: "keygen", positionals: "", summary: "Ed25519 key pair for --sign / --trust",
             options: [
@@ -75,12 +75,14 @@ enum Verbs {
                 VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature"),
                 VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks"),
             ]),
-        VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),
+        VerbSpec(
+            name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: [],
+            words: .list(Help.shells)),
         VerbSpec(
             name: "help", positionals: "[VERB]", summary: "this text, or one verb's options",
             options: [
                 VerbSpec.Option("man", "Print the man page (roff) instead")
-            ]),
+            ], words: .verbs),
     ]
 
     /// The verb with this name.
