@@ -92,11 +92,16 @@ struct SizeReport: Encodable {
         regions.reduce(Int64(0)) { sum, region in region.parts.reduce(sum) { $0 &+ $1.bytes(measure) } }
     }
 
-    /// A kind name for bundles whose source does not say (an image's manifest): the largest
-    /// file's name without its extension, or the extension where the name is a number.
+    /// A kind name for bundles whose source does not say (an image's manifest), as a catalog names
+    /// it: `border` for files under `borders/`, `routing` for `.rt` files or a `routing/` folder,
+    /// else the largest file's name without its extension (`tiles`, `search`, `overview`), or the
+    /// extension where the name is a number.
     static func kindLabel(files: [(path: String, size: Int64)]) -> String {
         guard let largest = files.max(by: { $0.size < $1.size || ($0.size == $1.size && $0.path > $1.path) }) else { return "empty" }
-        let name = largest.path.split(separator: "/").last.map(String.init) ?? largest.path
+        if largest.path.hasPrefix("borders/") { return "border" }
+        let components = largest.path.split(separator: "/")
+        let name = components.last.map(String.init) ?? largest.path
+        if name.hasSuffix(".rt") || components.dropLast().contains("routing") { return "routing" }
         let stem = name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
         if stem.allSatisfy(\.isNumber), let dot = name.lastIndex(of: ".") { return String(name[name.index(after: dot)...]) }
         return stem.isEmpty ? name : stem
