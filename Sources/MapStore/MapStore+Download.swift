@@ -77,7 +77,7 @@ extension MapStore {
         guard let url = remembered else { throw MapStoreError.noCatalogURL }
         if let kept { return (kept, url) }
         let (tree, bytes) = try await loadCatalog(url)
-        try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes) }
+        _ = try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes, url: url) }
         return (tree, url)
     }
 

@@ -7,21 +7,24 @@ import Synchronization
 /// Map updates: check a catalog for a newer map version, fetch only the bundles not on the device,
 /// stage the new version beside the old and switch atomically.
 extension MapStore {
-    /// The catalog URL the store remembers (set at open, by `setCatalogURL`, or by a check or update).
-    /// Never waits for a write in progress.
+    /// The catalog the installed data comes from, which downloads resolve bundle URLs against: set at
+    /// open (`Options.catalogURL`), by `setCatalogURL` with a catalog of the installed map version, and by
+    /// an update; a check never changes it. Never waits for a write in progress.
     public var catalogURL: URL? { snapshot.catalogURL }
 
-    /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
-    /// version it is kept in the storage for region listings and downloads.
+    /// Remembers `url` as the store's catalog: the next check or update reads it when none is named. When
+    /// the catalog there is of the installed map version, it is kept in the storage for region listings
+    /// and downloads, which resolve bundle URLs against `url` from then on; a catalog of another version
+    /// changes nothing downloads use (an update to it does).
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
         try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
             let (tree, bytes) = try await loadCatalog(url)
-            try write { core throws in
+            let kept = try write { core throws -> Bool in
                 let state = try core.committedState()
-                try state.setMeta("catalogURL", url.absoluteString)
-                try core.keepCatalog(tree, bytes: bytes)
+                try state.setMeta(.checkedCatalogURL, url.absoluteString)
+                return try core.keepCatalog(tree, bytes: bytes, url: url)
             }
-            broadcaster.send(.availableRegionsChanged)
+            if kept { broadcaster.send(.availableRegionsChanged) }
         }
     }
 
@@ -53,8 +56,9 @@ extension MapStore {
     @available(*, deprecated, message: "set autoUpdate")
     public func setAutoUpdate(_ enabled: Bool) { autoUpdate = enabled }
 
-    /// Compares the installed data with the catalog at `catalog` (or the remembered one); see
-    /// `UpdateInfo` for the status rule. Marks installed regions `outdated` (newer version) or
+    /// Compares the installed data with the catalog at `catalog` (or, when nil, the one last checked or
+    /// set, else `catalogURL`); see `UpdateInfo` for the status rule. The catalog is remembered for the
+    /// next check and `update()`; `catalogURL`, which downloads resolve against, does not change. Marks installed regions `outdated` (newer version) or
     /// `needUpdate` (support window passed); a newer version is announced (`StoreEvent.updateAvailable`).
     /// With `autoUpdate` on and a newer version found, runs `update` before returning, unless the network
     /// policy holds it back (`StoreEvent.updateDeferred`) or an automatic update runs already. Throws
@@ -68,16 +72,18 @@ extension MapStore {
     /// The check of `checkForUpdate`, without the automatic update: the comparison and the catalog's URL.
     func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
         try await MapStoreError.boundary("checkForUpdate", path: storageFolder) {
-            guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            guard let url = catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
-            let info = try write { core throws -> UpdateInfo in
+            let (info, kept) = try write { core throws -> (UpdateInfo, Bool) in
                 let info = try core.planUpdate(tree: tree, catalogURL: url).info
-                try core.state?.setMeta("catalogURL", url.absoluteString)
+                // What later work depends on stays: downloads resolve against the installed catalog. Only a
+                // store that keeps no catalog of its version yet keeps this one (with its URL).
+                try core.state?.setMeta(.checkedCatalogURL, url.absoluteString)
                 try core.markChecked(info)
-                if info.availableVersion == info.installedVersion { try core.keepCatalog(tree, bytes: bytes) }
-                return info
+                let kept = try core.keptCatalog() == nil && core.keepCatalog(tree, bytes: bytes, url: url)
+                return (info, kept)
             }
-            if info.availableVersion == info.installedVersion { broadcaster.send(.availableRegionsChanged) }
+            if kept { broadcaster.send(.availableRegionsChanged) }
             if info.availableVersion > info.installedVersion { broadcaster.send(.updateAvailable(info)) }
             return (info, url)
         }
@@ -200,7 +206,7 @@ extension MapStore {
         }
         try await MapStoreError.boundary("update", path: storageFolder) {
             await waitForWriteInProgress()
-            guard let url = task.catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            guard let url = task.catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
             let plan = try await readOffPool { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }

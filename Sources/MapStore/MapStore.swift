@@ -157,7 +157,7 @@ public final class MapStore: Sendable {
         if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
         var remembered = false
         if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
-            try core.state?.setMeta("catalogURL", url.absoluteString)
+            try core.state?.setMeta(.installedCatalogURL, url.absoluteString)
             remembered = true
         }
         let store = MapStore(core: core, status: status, options: options)
@@ -175,7 +175,7 @@ public final class MapStore: Sendable {
         guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
             let (tree, bytes) = try? loadCatalogBlocking(url)
         else { return }
-        core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
+        core.withLock { core in _ = try? core.keepCatalog(tree, bytes: bytes, url: url) }
     }
 
     /// The storage folder in use, a file URL (changes after `moveData(to:)`, `switchStorage(to:)`

@@ -11,13 +11,14 @@ extension StoreCore {
             return .empty(root: layout.root)
         }
         let rows = (try? state.regions(bundles: false)) ?? []
-        let language = (try? state.meta("language")) ?? nil
+        let language = (try? state.meta(.language)) ?? nil
         var snapshot = StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
         snapshot.pending = ((try? state.pending()) ?? nil) != nil
         snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
         snapshot.catalogURL = catalogURL
-        snapshot.blockSize = ((try? state.meta(StateDatabase.blockSizeKey)) ?? nil).flatMap { Int64($0) }
-        snapshot.catalogName = (try? state.meta(StateDatabase.catalogNameKey)) ?? nil
+        snapshot.catalogToCheck = catalogToCheck
+        snapshot.blockSize = ((try? state.meta(.blockSize)) ?? nil).flatMap { Int64($0) }
+        snapshot.catalogName = (try? state.meta(.catalogName)) ?? nil
         return snapshot
     }
 

@@ -157,7 +157,7 @@ extension StoreCore {
             try FileSystem.removeFile(layout.signature)
         }
         try FileSystem.writeAtomically(checked.bytes, to: layout.manifest)
-        try state?.setMeta(StateDatabase.signatureKey, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+        try state?.setMeta(.signature, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
         return checked.manifest
     }
 

@@ -59,7 +59,7 @@ final class StoreCore {
         guard let state = try? StateDatabase(path: layout.state) else { return .corrupted }
         guard (try? state.isBlank) == false else { return lostState() }
         self.state = state
-        if let format = try? state.meta("format"), format != StateDatabase.format { return .versionMismatch }
+        if let format = try? state.meta(.format), format != StateDatabase.format { return .versionMismatch }
         let pending: PendingOperation?
         do { pending = try state.pending() } catch { return .corrupted }
         if let pending {
@@ -91,7 +91,7 @@ final class StoreCore {
         guard let image, !image.isArchive else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
-        let key = StateDatabase.offeredManifestKey
+        let key = StateMetaKey.offeredManifest
         if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.firstIndex(of: " "),
             remembered[..<space] == status.identity
         {

@@ -18,8 +18,10 @@ struct StoreSnapshot: Sendable {
     var pending: Bool = false
     /// States of regions being downloaded or paused (rows of the downloads table).
     var downloadStates: [RegionID: RegionState] = [:]
-    /// The catalog the store remembers.
+    /// The catalog the installed data comes from (downloads resolve against it).
     var catalogURL: URL?
+    /// The catalog a check or an update reads when the app names none (`StoreCore.catalogToCheck`).
+    var catalogToCheck: URL?
     /// The kept manifest's block size and catalog name as the state records them; nil in a store
     /// installed by a library that did not record them (`ListingCache.manifestFacts` reads the manifest).
     var blockSize: Int64?

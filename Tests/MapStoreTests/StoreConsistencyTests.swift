@@ -1,0 +1,62 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import Synchronization
+import TestSupport
+import Testing
+
+/// Issue 31's reproduced problems: what a check, an update, a kill and a second process may change,
+/// and what readers and event consumers see meanwhile.
+@Suite struct StoreConsistencyTests {
+    /// nginx serving both versions, the old version's catalog URL, and the new version's catalog served
+    /// from another folder (`elsewhere/`, its bundle URLs absolute paths into `cat-NEW/`): a bundle of
+    /// the installed version resolved against it is a 404.
+    static func servedVersions(_ fixture: UpdateFixture) throws -> (nginx: NginxServer, old: URL, new: URL) {
+        var catalog = try fixture.catalog(UpdateFixture.newVersion)
+        for key in catalog.bundles.keys { catalog.bundles[key]!.url = "/cat-\(UpdateFixture.newVersion)/" + catalog.bundles[key]!.url }
+        try FileSystem.makeDirectories(fixture.served + "/elsewhere")
+        try CanonicalJSON.encode(catalog).write(to: URL(fileURLWithPath: fixture.served + "/elsewhere/catalog.json"))
+        let nginx = try NginxServer(root: fixture.served)
+        let old = URL(string: "cat-\(UpdateFixture.oldVersion)/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        let new = URL(string: "elsewhere/catalog.json", relativeTo: nginx.baseURL)!.absoluteURL
+        return (nginx, old, new)
+    }
+
+    // MARK: 1. a check changes nothing later work depends on
+
+    @Test func checkForUpdateLeavesDownloadsResolvingAgainstTheInstalledCatalog() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let (nginx, old, new) = try StoreConsistencyTests.servedVersions(fixture)
+        defer { nginx.stop() }
+        let device = Device()
+        let store = try await device.open(image: fixture.image, catalog: old)
+        #expect(store.catalogURL == old)
+        #expect(try await store.checkForUpdate(catalog: new).status == .oldData)
+        #expect(store.catalogURL == old)
+        try await store.download(regions: ["world"]).wait()
+        try await store.deleteRegions(["europe/ch/zh"])
+        try await store.download(regions: ["europe/ch/zh"]).wait()
+        #expect(try store.regions().contains { $0.id == "world" && $0.mapVersion == UpdateFixture.oldVersion })
+        #expect(try await store.verify(full: true).isEmpty)
+        // The update a check found uses the checked catalog; then downloads resolve against it.
+        try await store.update()
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(store.catalogURL == new)
+        try await store.deleteRegions(["europe/ch/zh"])
+        try await store.download(regions: ["europe/ch/zh"]).wait()
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
+    @Test func setCatalogURLOfANewerVersionLeavesDownloadsResolvingAgainstTheInstalledCatalog() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let (nginx, old, new) = try StoreConsistencyTests.servedVersions(fixture)
+        defer { nginx.stop() }
+        let device = Device()
+        let store = try await device.open(image: fixture.image, catalog: old)
+        try await store.setCatalogURL(new)
+        #expect(store.catalogURL == old)
+        try await store.download(regions: ["world"]).wait()
+        #expect(try await store.checkForUpdate().availableVersion == UpdateFixture.newVersion)
+    }
+}
