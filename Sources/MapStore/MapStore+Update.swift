@@ -179,17 +179,14 @@ extension MapStore {
     func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
         let (bundles, regions) = task.recorded
         let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
-        let changed =
-            (try? write { core -> [RegionID] in
-                if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
-                guard let state = try? core.committedState(), let rows = try? state.regions() else { return [] }
-                let marked = Set(regions)
-                let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
-                try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
-                return back
-            }) ?? []
+        try? write { core in
+            if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
+            guard let state = try? core.committedState(), let rows = try? state.regions() else { return }
+            let marked = Set(regions)
+            let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
+            try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
+        }
         regionProgress.withLock { table in for id in regions { table[id] = nil } }
-        for id in changed { broadcaster.send(.regionStateChanged(id, .outdated)) }
     }
 
     /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop),
@@ -218,7 +215,6 @@ extension MapStore {
             try await writeOffPool { core throws in
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
-            for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url, installed: plan.stored)
             let root = storageFolder
@@ -242,26 +238,31 @@ extension MapStore {
                     _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.paused) }))
                     }
-                    for id in changing { broadcaster.send(.regionStateChanged(id, .paused)) }
                 } else {
                     _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
                     }
                     regionProgress.withLock { table in for id in changing { table[id] = nil } }
-                    for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 }
                 throw error
             }
             CrashPoint.reach("update.afterFetch")
             report(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
-            _ = try await BlockingPool.run { [self] in
-                try write { core throws -> ImageManifest in
-                    try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+            do {
+                _ = try await BlockingPool.run { [self] in
+                    try write { core throws -> ImageManifest in
+                        try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                    }
                 }
+            } catch {
+                // Rolled back: the regions are outdated again. A switch left pending is repair's (which pauses them).
+                _ = try? await writeOffPool { core throws in
+                    try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
+                }
+                regionProgress.withLock { table in for id in changing { table[id] = nil } }
+                throw error
             }
             regionProgress.withLock { table in for id in changing { table[id] = nil } }
-            for id in plan.supported { broadcaster.send(.regionStateChanged(id, .completed)) }
-            for id in plan.unsupported { broadcaster.send(.regionStateChanged(id, .unsupported)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

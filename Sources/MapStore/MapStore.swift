@@ -207,11 +207,9 @@ public final class MapStore: Sendable {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
                 permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            let before = snapshot.states
             let report = try await cancellableWrite { core throws -> RepairReport in
                 try core.repair(linkFiles: link, fetcher: fetcher)
             }
-            announceStateChanges(from: before)
             broadcaster.send(.repaired(report))
             return report
         }
@@ -233,11 +231,9 @@ public final class MapStore: Sendable {
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
-        let before = snapshot.states
         try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
             try await cancellableWrite { core throws in try core.deleteRegions(ids) }
         }
-        announceStateChanges(from: before)
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest
@@ -294,27 +290,33 @@ public final class MapStore: Sendable {
 }
 
 extension MapStore {
-    /// Sends `regionStateChanged` for every region whose state differs from `before` (a region gone
-    /// from the store and from the downloads reads as `available`).
-    func announceStateChanges(from before: [RegionID: RegionState]) {
-        let after = snapshot.states
-        for id in Set(before.keys).union(after.keys).sorted() where before[id] != after[id] {
-            broadcaster.send(.regionStateChanged(id, after[id] ?? .available))
-        }
-    }
-
     /// The installed state as the last write left it; never waits for a write in progress.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
-    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers see.
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
+    /// see and announces every region state it changed (see `publish`).
     func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
-            defer {
-                let snapshot = core.snapshot()
-                published.withLock { $0 = snapshot }
-            }
+            defer { publish(core.snapshot()) }
             return try body(core)
         }
+    }
+
+    /// The one place region states are announced: publishes `snapshot` and sends `regionStateChanged` for
+    /// every region whose state differs from the snapshot it replaces (a region gone from the store and
+    /// from the downloads reads as `available`), under the store's lock, so consumers of `events()` hear
+    /// every change in commit order and, applying them to the snapshot before, get the one after.
+    private func publish(_ snapshot: StoreSnapshot) {
+        let before = published.withLock { published -> [RegionID: RegionState] in
+            defer { published = snapshot }
+            return published.states
+        }
+        let after = snapshot.states
+        let changes = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }.map { ($0, after[$0] ?? .available) }
+        // A paused region keeps its bytes so far; one installed, outdated again or gone has no progress.
+        let settled = changes.filter { $0.1 != .downloading && $0.1 != .paused }.map(\.0)
+        if !settled.isEmpty { regionProgress.withLock { table in for id in settled { table[id] = nil } } }
+        for (id, state) in changes { broadcaster.send(.regionStateChanged(id, state)) }
     }
 
     /// `write` on a `BlockingPool` thread, for async work (downloads, updates): a long write (a move, a

@@ -59,4 +59,42 @@ import Testing
         try await store.download(regions: ["world"]).wait()
         #expect(try await store.checkForUpdate().availableVersion == UpdateFixture.newVersion)
     }
+
+    // MARK: 2, 3. every state change is announced
+
+    @Test func checkAnnouncesEveryRegionStateItChanges() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let (nginx, old, new) = try StoreConsistencyTests.servedVersions(fixture)
+        defer { nginx.stop() }
+        let device = Device()
+        let store = try await device.open(image: fixture.image, catalog: old)
+        let replay = EventReplay(store)
+        #expect(try await store.checkForUpdate(catalog: new).status == .oldData)
+        #expect(try store.regions().allSatisfy { $0.state == .outdated })
+        let mismatch = await replay.mismatch()
+        #expect(mismatch == nil, "\(mismatch ?? "")")
+    }
+
+    @Test func downloadOfAParentAnnouncesEveryDescendantItInstalls() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let (nginx, old, _) = try StoreConsistencyTests.servedVersions(fixture)
+        defer { nginx.stop() }
+        let device = Device()
+        let store = try await device.open(image: fixture.image, catalog: old)
+        try await store.deleteRegions(["europe/ch"])
+        let children = try fixture.catalog(UpdateFixture.oldVersion).regions.filter { $0.parent == "europe/ch" }.map(\.id)
+        #expect(children.count > 1)
+        let replay = EventReplay(store)
+        let task = try store.download(regions: ["europe/ch"])
+        let heard = Task { () -> [RegionID: [RegionState]] in
+            var states: [RegionID: [RegionState]] = [:]
+            for await case .stateChanged(let id, let state) in task.events { states[id, default: []].append(state) }
+            return states
+        }
+        try await task.wait()
+        let states = await heard.value
+        for id in ["europe/ch"] + children { #expect(states[id] == [.downloading, .completed], "\(id): \(states[id] ?? [])") }
+        let mismatch = await replay.mismatch()
+        #expect(mismatch == nil, "\(mismatch ?? "")")
+    }
 }
