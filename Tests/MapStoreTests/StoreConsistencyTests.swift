@@ -97,4 +97,31 @@ import Testing
         let mismatch = await replay.mismatch()
         #expect(mismatch == nil, "\(mismatch ?? "")")
     }
+
+    // MARK: 4. a killed update leaves no region downloading
+
+    @Test(arguments: ["update.afterFetch", "update.afterMark"])
+    func killedUpdateLeavesNoRegionDownloadingAndRepairSaysSo(_ point: String) async throws {
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
+        _ = try await device.open(image: fixture.image)
+        let killed = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
+        #expect(killed.status == SIGKILL, "\(killed.stderr)")
+        let store = try await device.open(image: fixture.image)
+        // Killed while fetching, nothing is pending: the store is usable at the old version, as after a killed download.
+        if point == "update.afterFetch" {
+            #expect(store.initialStatus == .ok)
+            let states = try store.regions().map(\.state)
+            #expect(states.allSatisfy { $0 == .paused }, "\(states)")
+        }
+        let report = try await store.repair()
+        #expect(
+            report.actions.contains { if case .pausedInterruptedFetch(let count) = $0 { count == fixture.manifestRegionCount } else { false } },
+            "\(report.actions)")
+        let states = try store.regions().map(\.state)
+        #expect(states.allSatisfy { $0 == .paused }, "\(states)")
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
+        #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
+    }
 }

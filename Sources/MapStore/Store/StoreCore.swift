@@ -16,6 +16,8 @@ final class StoreCore {
     var state: StateDatabase?
     /// Raised when the task that runs the current operation is cancelled; nil outside cancellable work.
     var cancellation: CancellationFlag?
+    /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
+    var pausedAtOpen: [RegionID] = []
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
@@ -68,11 +70,7 @@ final class StoreCore {
         }
         guard (try? state.imageID) != nil, let installed = try? state.mapVersion else { return .interruptedInstall }
         removeTransitionLeftovers()
-        // No process is downloading at open: an interrupted download is a paused one.
-        if let downloads = try? state.downloadStates() {
-            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
-            if !interrupted.isEmpty { try? state.setDownloadState(interrupted, .paused) }
-        }
+        pausedAtOpen = pauseInterruptedFetches()
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
         guard FileSystem.isDirectory(layout.store), ((try? FileSystem.status(layout.manifest)) ?? nil)?.isRegular == true else { return .corrupted }
         if fullValidation {
@@ -82,6 +80,26 @@ final class StoreCore {
         }
         if let offered = offeredFolderVersion(), offered > installed { return .versionMismatch }
         return .ok
+    }
+
+    /// No process fetches for this storage when it is opened (one process at a time uses it): regions left
+    /// `downloading` — download rows, and installed rows an update was replacing — become `paused`, their
+    /// installed data (if any) the committed version and their fetched bytes kept for a later download or
+    /// update. Returns them.
+    func pauseInterruptedFetches() -> [RegionID] {
+        guard let state else { return [] }
+        var paused: [RegionID] = []
+        if let downloads = try? state.downloadStates() {
+            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
+            if !interrupted.isEmpty, (try? state.setDownloadState(interrupted, .paused)) != nil { paused += interrupted }
+        }
+        if let rows = try? state.regions(bundles: false) {
+            let interrupted = rows.filter { $0.state == .downloading }.map(\.id)
+            if !interrupted.isEmpty, (try? state.setStates(Dictionary(uniqueKeysWithValues: interrupted.map { ($0, RegionState.paused) }))) != nil {
+                paused += interrupted
+            }
+        }
+        return paused.sorted()
     }
 
     /// The map version of the offered image when it is a folder (reading an archive's costs an
