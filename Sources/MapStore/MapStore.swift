@@ -242,10 +242,12 @@ public final class MapStore: Sendable {
     /// adds them before it commits). One `lstat`; like `regions`, never waits for a write in progress.
     public func path(of storePath: String) throws(MapStoreError) -> URL? {
         try MapStoreError.boundary("path", path: storageFolder) {
+            // The folder of the same snapshot that says the version and the states: during a switch the old
+            // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
-            guard snapshot.imageID != nil, let full = StoreLayout(root: snapshot.root).storePath(storePath),
-                try FileSystem.status(full)?.isRegular == true
-            else { return nil }
+            guard snapshot.imageID != nil, let relative = StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
+            let full = snapshot.storeFolder + relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
+            guard try FileSystem.status(full)?.isRegular == true else { return nil }
             return URL(fileURLWithPath: full, isDirectory: false)
         }
     }
@@ -297,7 +299,11 @@ extension MapStore {
     /// see and announces every region state it changed (see `publish`).
     func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
-            defer { publish(core.snapshot()) }
+            core.publisher = { [self] snapshot in publish(snapshot) }
+            defer {
+                core.publisher = nil
+                publish(core.snapshot())
+            }
             return try body(core)
         }
     }

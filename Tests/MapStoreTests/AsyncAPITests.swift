@@ -151,9 +151,11 @@ import Testing
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
         // Each switch is heard by consumers of events(), with the folder and its status (and, before it,
         // every region whose state the switch changed).
-        let heardSwitches = { log.all.compactMap { event -> String? in
-            if case .storageSwitched(let folder, let status) = event { "\(folderPath(folder.path)) \(status)" } else { nil }
-        } }
+        let heardSwitches = {
+            log.all.compactMap { event -> String? in
+                if case .storageSwitched(let folder, let status) = event { "\(folderPath(folder.path)) \(status)" } else { nil }
+            }
+        }
         #expect(await eventually { heardSwitches().count >= 2 })
         let switches = heardSwitches()
         #expect(switches == ["\(folderPath(other.path)) empty", "\(device.storageFolder) ok"], "\(switches)")

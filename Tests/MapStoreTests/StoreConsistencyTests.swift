@@ -124,4 +124,53 @@ import Testing
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
         #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
     }
+
+    // MARK: 5. readers see one committed snapshot
+
+    /// The files of the manifest at `path`, path → SHA-256.
+    static func files(ofManifest path: String) throws -> [String: String] {
+        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        return Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func readersDuringAnUpdateNeverSeeANewFileWithTheOldVersion() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
+        let store = try await device.open(image: fixture.image)
+        let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
+        // Files of bundles the update replaces: their bytes change (or they go).
+        let changed = Set(try fixture.changedBundles().keys)
+        let manifest = try JSONDecoder().decode(
+            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
+        let watched = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path).sorted().prefix(40)
+        #expect(!watched.isEmpty && !changed.isEmpty)
+        let reader = ReaderLoop(store, paths: Array(watched))
+        try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
+        let samples = await reader.stop()
+        let new = try StoreConsistencyTests.files(ofManifest: device.storage + "/manifest.json")
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let torn = ReaderLoop.torn(samples, expected: [UpdateFixture.oldVersion: old, UpdateFixture.newVersion: new])
+        #expect(torn.isEmpty, "\(torn.count) of \(samples.count) reads torn, e.g. \(torn.prefix(3))")
+    }
+
+    @Test func readersDuringADeleteAndAMoveNeverMissTheFilesOfAnInstalledRegion() async throws {
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
+        let store = try await device.open(image: fixture.image)
+        let manifest = try JSONDecoder().decode(
+            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
+        let zurich = Set(try #require(manifest.regions.first { $0.id == "europe/ch/zh" }).bundles)
+        let watched = manifest.files.filter { zurich.contains($0.bundle) }.map(\.path)
+        #expect(!watched.isEmpty)
+        var reader = ReaderLoop(store, paths: watched)
+        try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
+        var missing = ReaderLoop.missing(await reader.stop(), region: "europe/ch/zh", expected: old)
+        #expect(missing.isEmpty, "move: \(missing.count) reads, e.g. \(missing.prefix(3))")
+        reader = ReaderLoop(store, paths: watched)
+        try await store.deleteRegions(["europe/ch/zh"])
+        missing = ReaderLoop.missing(await reader.stop(), region: "europe/ch/zh", expected: old)
+        #expect(missing.isEmpty, "delete: \(missing.count) reads, e.g. \(missing.prefix(3))")
+    }
 }

@@ -12,7 +12,8 @@ extension StoreCore {
         }
         let rows = (try? state.regions(bundles: false)) ?? []
         let language = (try? state.meta(.language)) ?? nil
-        var snapshot = StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
+        var snapshot = StoreSnapshot(
+            root: layout.root, storeFolder: layout.store, mapVersion: version, imageID: imageID, language: language, regions: rows)
         snapshot.pending = ((try? state.pending()) ?? nil) != nil
         snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
         snapshot.catalogURL = catalogURL
@@ -46,6 +47,13 @@ extension StoreCore {
         guard !doomed.isEmpty else { return }
         try state.markPending(.delete(doomed))
         CrashPoint.reach("delete.afterMark")
+        // Recorded, the delete only rolls forward (repair finishes it): readers stop seeing the regions
+        // before their files go.
+        var remaining = snapshot()
+        let gone = Set(doomed)
+        remaining.regions.removeAll { gone.contains($0.id) }
+        remaining.pending = false
+        publishForReaders(remaining)
         try removeFiles(of: doomed, installed: installed)
         CrashPoint.reach("delete.beforeCommit")
         try state.commitDelete(doomed)

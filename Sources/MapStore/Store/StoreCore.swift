@@ -16,6 +16,9 @@ final class StoreCore {
     var state: StateDatabase?
     /// Raised when the task that runs the current operation is cancelled; nil outside cancellable work.
     var cancellation: CancellationFlag?
+    /// Publishes a snapshot to readers in the middle of a write (set by `MapStore.write` for its body; nil
+    /// outside one): where what readers see must change before the write ends, e.g. before files go.
+    var publisher: ((StoreSnapshot) -> Void)?
     /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
     var pausedAtOpen: [RegionID] = []
 
@@ -80,6 +83,11 @@ final class StoreCore {
         }
         if let offered = offeredFolderVersion(), offered > installed { return .versionMismatch }
         return .ok
+    }
+
+    /// Hands `snapshot` to the readers now (see `publisher`).
+    func publishForReaders(_ snapshot: StoreSnapshot) {
+        publisher?(snapshot)
     }
 
     /// No process fetches for this storage when it is opened (one process at a time uses it): regions left
