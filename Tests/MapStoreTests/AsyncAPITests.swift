@@ -26,7 +26,7 @@ import Testing
         }
         defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
         let running = Task { try await task() }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         running.cancel()
         release.signal()
         try #require(held, "the work never reached \(point)")
@@ -254,7 +254,7 @@ import Testing
         }
         defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
         let verifying = Task { try await store.verify(full: true) }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         try #require(held, "the verify never reached verify.beforeFiles")
 
         // While the verify reads the files: readers and calls that take the store's lock answer, on a
