@@ -63,7 +63,7 @@ enum Verbs {
                 VerbSpec.Option("check", "update: only report whether a newer version exists"),
                 lang, VerbSpec.Option("to", value: "DIR", "move: the new storage folder", completion: .directory), trust,
                 VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with"),
-            ]),
+            ], words: .list(StoreCommand.verbs)),
         VerbSpec(
             name: "keygen", positionals: "", summary: "Ed25519 key pair for --sign / --trust",
             options: [
@@ -99,12 +99,14 @@ enum Verbs {
                 VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge"),
                 VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out"),
             ]),
-        VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),
+        VerbSpec(
+            name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: [],
+            words: .list(Help.shells)),
         VerbSpec(
             name: "help", positionals: "[VERB]", summary: "this text, or one verb's options",
             options: [
                 VerbSpec.Option("man", "Print the man page (roff) instead")
-            ]),
+            ], words: .verbs),
     ]
 
     /// The verb with this name.
