@@ -89,7 +89,7 @@ enum Verbs {
         VerbSpec(
             name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
             options: [
-                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles)", completion: .file),
+                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles, or PMTiles v3)", completion: .file),
                 VerbSpec.Option("regions", value: "GEOJSON", "Region boundaries: Polygon features with id, parent, name", completion: .file),
                 VerbSpec.Option("places", value: "GEOJSON", "Places for the search databases: Point features with name", completion: .file),
                 VerbSpec.Option(
