@@ -103,6 +103,7 @@ struct Mappack {
             if case .plan(let planError) = error { return exitCode(for: planError) }
             if case .pathInTwoBundles = error { return 2 }
             if case .mixedTileFormats = error { return 2 }
+            if case .releasedNotATime = error { return 2 }
             return 1
         case let error as CatalogSource.LoadError:
             if case .untrusted = error { return 1 }
