@@ -21,7 +21,8 @@ import Testing
 
     /// `mappack build` with no `SOURCE_DATE_EPOCH` (nor any other build-time source) into `out`.
     static func buildFromReleased(_ world: PublishedWorld, recipe: String, out: String) throws -> Tool.Result {
-        try Tool.run("/usr/bin/env", ["-u", "SOURCE_DATE_EPOCH", Tool.path("mappack"), "build", recipe, "--cache", world.cache, "--out", out], timeout: 600)
+        try Tool.run(
+            "/usr/bin/env", ["-u", "SOURCE_DATE_EPOCH", Tool.path("mappack"), "build", recipe, "--cache", world.cache, "--out", out], timeout: 600)
     }
 
     @Test(arguments: [

@@ -463,7 +463,8 @@ package struct ImageBuilder: Sendable {
         }
         guard let released = plan.tree.catalog.released else { return "1970-01-01T00:00:00Z" }
         guard let built = UTCTime.normalised(released) else {
-            throw .releasedNotATime(catalog: plan.recipe.catalogURL.isFileURL ? plan.recipe.catalogURL.path : plan.recipe.catalogURL.absoluteString, released: released)
+            throw .releasedNotATime(
+                catalog: plan.recipe.catalogURL.isFileURL ? plan.recipe.catalogURL.path : plan.recipe.catalogURL.absoluteString, released: released)
         }
         return built
     }

@@ -148,7 +148,8 @@ final class MapCache {
     private static func overLimit(_ seed: String, _ error: SQLiteWorkLimitError, workLimit: Int64) -> MapStoreError {
         .invalidCacheSeed(
             path: seed,
-            reason: "reading it took more than \(error.steps) SQLite steps, far more than a seed of \(UntrustedDatabase.bytes(ofWorkLimit: workLimit)) bytes needs"
+            reason:
+                "reading it took more than \(error.steps) SQLite steps, far more than a seed of \(UntrustedDatabase.bytes(ofWorkLimit: workLimit)) bytes needs"
         )
     }
 
@@ -204,18 +205,18 @@ final class MapCache {
             // The cache's own failures (a full disk) stay what they are; only the limit names the seed.
             imported = try db.withWorkLimit(steps: workLimit) {
                 try db.transaction { () throws -> Int in
-                try MapCache.checkSeedSchema(seed, db, schema: "seed")
-                let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM main.entries")?["low", as: Int64.self] ?? 0
-                let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
-                try db.query(
-                    """
-                    INSERT OR IGNORE INTO main.entries(key, region, data, size, sha256, accessed)
-                    SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
-                    """, [.integer(top), .integer(low - 1)])
-                let count = db.changes
-                try db.query("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
-                CrashPoint.reach("cache.midImport")
-                return count
+                    try MapCache.checkSeedSchema(seed, db, schema: "seed")
+                    let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM main.entries")?["low", as: Int64.self] ?? 0
+                    let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
+                    try db.query(
+                        """
+                        INSERT OR IGNORE INTO main.entries(key, region, data, size, sha256, accessed)
+                        SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
+                        """, [.integer(top), .integer(low - 1)])
+                    let count = db.changes
+                    try db.query("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
+                    CrashPoint.reach("cache.midImport")
+                    return count
                 }
             }
         } catch let error as SQLiteWorkLimitError {
