@@ -6,7 +6,7 @@ include Tools/realworld/venv.mk
 .DEFAULT_GOAL := deps
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev zlib1g-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium fuse3 python3-pyfuse3 libzck-dev zchunk $(REALWORLD_APT)
+                minisign chromium chromium-driver fuse3 python3-pyfuse3 libzck-dev zchunk $(REALWORLD_APT)
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
@@ -17,8 +17,15 @@ DEMO_WORLD_OPTIONS :=
 DEMO_SOURCE := $(DEMO_OUT)/demo-world-source/$(DEMO_VERSION)
 DEMO_CATALOG := $(DEMO_OUT)/demo-world/$(DEMO_VERSION)
 DEMO_STAMP := $(DEMO_OUT)/demo-world-$(DEMO_VERSION).stamp
+# The real world `make demo` builds from (Tools/realworld), and the device folder it installs into.
+REAL_VERSION := 2026.12.0
+REAL_WORLD_OPTIONS :=
+REAL_SOURCE := $(DEMO_OUT)/real-world-source/$(REAL_VERSION)
+REAL_CATALOG := $(DEMO_OUT)/real-world/$(REAL_VERSION)
+REAL_STAMP := $(DEMO_OUT)/real-world-$(REAL_VERSION).stamp
+DEVICE := $(DEMO_OUT)/device
 
-.PHONY: deps build demo demo-world test portable powercut format format-check bench fuzz man clean
+.PHONY: deps build demo demo-world real-world test portable powercut format format-check bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -34,15 +41,34 @@ build: deps
 	swift build -c release $(SWIFT_FLAGS) --product mappack
 	swift build -c release $(SWIFT_FLAGS) --product demo-world
 
-## demo: generate the demo world and publish it (unless unchanged), build Recipes/demo.yaml, verify the image
+## demo: make a real world (Natural Earth countries, GeoNames cities; reused when unchanged), publish it,
+## build Recipes/demo.yaml (Europe), verify the image, install it into a device store and verify that
 # The build uses the default download cache, the one `mappack plan Recipes/demo.yaml` looks in.
-demo: build
-	@$(MAKE) -s demo-world
+demo: build venv
+	@$(MAKE) -s real-world
 	$(RELEASE)/mappack build Recipes/demo.yaml
-	$(RELEASE)/mappack verify Output/demo-$(DEMO_VERSION)
-	@echo "demo image: $$(pwd)/Output/demo-$(DEMO_VERSION)  (packed: $$(pwd)/Output/demo-$(DEMO_VERSION).tar.zst)"
+	$(RELEASE)/mappack verify Output/demo-$(REAL_VERSION)
+	rm -rf $(DEVICE) && $(RELEASE)/mappack store install --image Output/demo-$(REAL_VERSION).tar.zst --storage $(DEVICE)/storage --cache $(DEVICE)/cache
+	$(RELEASE)/mappack verify $(DEVICE)/storage
+	@echo "demo image: $$(pwd)/Output/demo-$(REAL_VERSION)  (packed: .tar.zst; tiles: .mbtiles, .maplibre.db)"
+	@echo "installed on a device folder: $$(pwd)/$(DEVICE)/storage"
+	@echo "look at it: $(RELEASE)/mappack serve $(DEVICE)/storage --cache $(DEVICE)/cache   (then open the URL it prints)"
 
-## demo-world: generate and publish the demo world, unless the published one came from the same
+## real-world: make the real world's source folder (Tools/realworld/make_real_world.py) and publish it,
+## unless the published one came from the same generator, requirements, mappack binary and options
+real-world: venv
+	@inputs="$(REAL_VERSION) [$(REAL_WORLD_OPTIONS)] $$(cat $(REALWORLD_DIR)/make_real_world.py $(REALWORLD_REQUIREMENTS) $(RELEASE)/mappack | sha256sum | cut -c1-64)"; \
+	catalog="$(REAL_CATALOG)/catalog.json"; \
+	if [ -f "$$catalog" ] && [ "$$(cat "$(REAL_STAMP)" 2>/dev/null)" = "$$inputs $$(sha256sum < "$$catalog" | cut -c1-64)" ]; then \
+	  echo "real world: $(REAL_CATALOG) is up to date (same generator, binaries and options; rm $(REAL_STAMP) to remake it)"; \
+	else \
+	  rm -f "$(REAL_STAMP)" && \
+	  $(REALWORLD_PYTHON) $(REALWORLD_DIR)/make_real_world.py --out $(REAL_SOURCE) --map-version $(REAL_VERSION) $(REAL_WORLD_OPTIONS) && \
+	  $(RELEASE)/mappack publish $(REAL_SOURCE) --out $(REAL_CATALOG) && \
+	  echo "$$inputs $$(sha256sum < "$$catalog" | cut -c1-64)" > "$(REAL_STAMP)"; \
+	fi
+
+## demo-world: generate and publish the synthetic demo world (scale tests, benchmarks, Recipes/synthetic.yaml), unless the published one came from the same
 ## binaries, map version and options and its catalog is untouched (a stamp records them)
 demo-world:
 	@inputs="$(DEMO_VERSION) [$(DEMO_WORLD_OPTIONS)] $$(cat $(RELEASE)/demo-world $(RELEASE)/mappack | sha256sum | cut -c1-64)"; \

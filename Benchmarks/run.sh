@@ -154,3 +154,7 @@ bash "$root/Benchmarks/chunked.sh" --bin "$release" || say "chunked update rows 
 
 # MapStore (issue 18): path(of:) during an update and open of an installed 1 GiB store, own worlds and nginx.
 bash "$root/Benchmarks/store.sh" --bin "$release" || say "store rows failed"
+
+# mappack import (issue 30): the real Europe tileset against tippecanoe's own run, a 2 GiB synthetic one
+# against one read of its tiles; peak RSS of both.
+bash "$root/Benchmarks/import.sh" --bin "$release" || say "import rows failed"

@@ -27,11 +27,13 @@ struct Mappack {
             case "plan": code = try PlanCommand.run(arguments, terminal: terminal)
             case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
             case "verify": code = try VerifyCommand.run(arguments, terminal: terminal)
+            case "serve": code = try ServeCommand.run(arguments, terminal: terminal)
             case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
             case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
             case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
             case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
+            case "import": code = try await ImportCommand.run(arguments, terminal: terminal)
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "completions":
                 let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
@@ -93,6 +95,7 @@ struct Mappack {
     /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
     static func exitCode(for error: any Error) -> Int32 {
         switch error {
+        case is LoopbackServerError: return 1
         case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return 2
         case let error as PlanError:
             if case .capacityExceeded = error { return 1 }
@@ -105,6 +108,7 @@ struct Mappack {
             if case .mixedTileFormats = error { return 2 }
             if case .releasedNotATime = error { return 2 }
             return 1
+        case let error as ImportError: return error.isBadInput ? 2 : 1
         case let error as CatalogSource.LoadError:
             if case .untrusted = error { return 1 }
             return 2

@@ -38,4 +38,28 @@ import Testing
         #expect(!other.stdout.contains("up to date"), "\(other.stdout)")
         #expect(try modified(catalog) != made)
     }
+
+    /// `make real-world` (what `make demo` builds from): real Natural Earth tiles published with this
+    /// build's `mappack`, reused when the generator, requirements, binary and options are unchanged.
+    @Test func theRealWorldIsPublishedAndReusedWhenItsInputsAreUnchanged() throws {
+        let folder = TemporaryFolder("real-demo")
+        func make(_ options: String) throws -> Tool.Result {
+            try Tool.run(
+                "/usr/bin/make",
+                [
+                    "-s", "-C", DemoTests.root, "real-world", "RELEASE=\(Tool.buildFolder)", "DEMO_OUT=\(folder.path)",
+                    "REAL_WORLD_OPTIONS=\(options)",
+                ],
+                timeout: 600)
+        }
+        let catalog = folder.join("real-world/2026.12.0/catalog.json")
+        let first = try make("--countries CH,LI")
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let text = try String(contentsOfFile: catalog, encoding: .utf8)
+        #expect(text.contains("\"europe/western-europe/ch\"") && text.contains("Liechtenstein"))
+        let made = try modified(catalog)
+        let again = try make("--countries CH,LI")
+        #expect(again.status == 0 && again.stdout.contains("up to date"), "\(again.stdout)\(again.stderr)")
+        #expect(try modified(catalog) == made)
+    }
 }

@@ -28,6 +28,21 @@ import Testing
         let device = ["--storage", folder.join("device/maps"), "--cache", folder.join("device/cache")]
         #expect(try Tool.mappack(["store", "install", "--image", image + ".tar.zst"] + device).status == 0)
         let shards = folder.join("shards")
+        // A tiny tileset and one region for `import`.
+        let tileset = folder.join("import/tiles.mbtiles")
+        try FileManager.default.createDirectory(atPath: folder.join("import"), withIntermediateDirectories: true)
+        let made = try Tool.run(
+            "/usr/bin/sqlite3",
+            [
+                tileset,
+                "CREATE TABLE metadata (name TEXT, value TEXT); CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);"
+                    + " INSERT INTO metadata VALUES ('format', 'pbf'); INSERT INTO tiles VALUES (0, 0, 0, x'1f8b00'), (1, 1, 1, x'1f8b01');",
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        try Data(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"ch","name":"Switzerland"},"geometry":{"type":"Polygon","coordinates":[[[6,46],[10,46],[10,47.5],[6,46]]]}}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: folder.join("import/regions.geojson")))
 
         let runs: [Run] = [
             Run(verb: "build", arguments: ["build", recipe, "--cache", world.cache, "--out", folder.join("out2")]),
@@ -42,10 +57,15 @@ import Testing
             Run(verb: "verify", arguments: ["verify", image]),
             Run(verb: "verify", arguments: ["verify", folder.join("device/maps")]),
             Run(verb: "inspect", arguments: ["inspect", image + ".tar.zst"]),
+            // serve runs until a signal (ServeTests validates its `serving` line); here its refusal.
+            Run(verb: "serve", arguments: ["serve", folder.join("no-image"), "--port", "0"], status: 2),
             Run(verb: "diff", arguments: ["diff", world.catalog, catalog2]),
             Run(verb: "diff", arguments: ["diff", image, folder.join("out2/fixture-1.0")]),
             Run(verb: "keygen", arguments: ["keygen", "--out", folder.join("release")]),
             Run(verb: "publish", arguments: ["publish", folder.join("source"), "--out", folder.join("catalog3")]),
+            Run(
+                verb: "import",
+                arguments: ["import", "--tiles", tileset, "--regions", folder.join("import/regions.geojson"), "--out", folder.join("import/source")]),
             Run(verb: "completions", arguments: ["completions", "bash"]),
             Run(verb: "help", arguments: ["help"]),
             Run(verb: "help", arguments: ["help", "store"]),

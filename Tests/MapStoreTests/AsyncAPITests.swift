@@ -26,7 +26,7 @@ import Testing
         }
         defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
         let running = Task { try await task() }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         running.cancel()
         release.signal()
         try #require(held, "the work never reached \(point)")
@@ -149,11 +149,15 @@ import Testing
         #expect(store.storage.path == folderPath(other.path))
         #expect(try await store.switchStorage(to: device.storageURL) == .ok)
         #expect(try store.regions().map(\.id) == StoreFixture.allRegions)
-        // Each switch is heard by consumers of events(), with the folder and its status.
-        #expect(await eventually { log.all.count >= 2 })
-        let switches = log.all.compactMap { event -> String? in
-            if case .storageSwitched(let folder, let status) = event { "\(folderPath(folder.path)) \(status)" } else { nil }
+        // Each switch is heard by consumers of events(), with the folder and its status (and, before it,
+        // every region whose state the switch changed).
+        let heardSwitches = {
+            log.all.compactMap { event -> String? in
+                if case .storageSwitched(let folder, let status) = event { "\(folderPath(folder.path)) \(status)" } else { nil }
+            }
         }
+        #expect(await eventually { heardSwitches().count >= 2 })
+        let switches = heardSwitches()
         #expect(switches == ["\(folderPath(other.path)) empty", "\(device.storageFolder) ok"], "\(switches)")
     }
 
@@ -250,7 +254,7 @@ import Testing
         }
         defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
         let verifying = Task { try await store.verify(full: true) }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         try #require(held, "the verify never reached verify.beforeFiles")
 
         // While the verify reads the files: readers and calls that take the store's lock answer, on a

@@ -329,7 +329,7 @@ import Testing
         }
         defer { CrashPoint.pauseHook.withLock { $0 = nil } }
         let update = Task { try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion)) }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         try #require(held, "the update never reached update.midStaging")
 
         // The update holds still inside its transition; readers on a thread of their own must answer
@@ -399,7 +399,7 @@ import Testing
         defer { CrashPoint.storageHooks.withLock { $0[root] = nil } }
         let moved = URL(fileURLWithPath: device.folder.join("moved"), isDirectory: true)
         let moving = Task { try await store.moveData(to: moved) }
-        let held = try await offPool { reached.wait(timeout: .now() + 120) == .success }
+        let held = try await offPool { reached.wait(timeout: .now() + 600) == .success }
         try #require(held, "the move never reached move.midCopy")
 
         // A button tap starts a download and an update while the move copies: the calls return their

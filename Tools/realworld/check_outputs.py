@@ -5,7 +5,8 @@
     check_outputs.py mbtiles FILE [--expect-layer countries] [--expect-name Switzerland ...] [--min-zoom 0]
     check_outputs.py render MBTILES --lon 8.2 --lat 46.8 --zoom 6 [--expect-rgb R,G,B] [--expect LON,LAT=COLOUR ...] [--png OUT.png]
     check_outputs.py maplibre-db FILE [--expect-layer countries] [--expect-name Switzerland ...]
-    check_outputs.py pmtiles FILE [--expect-layer countries] [--expect-name Switzerland ...]
+    check_outputs.py pmtiles FILE [--expect-layer countries] [--expect-name Switzerland ...] [--min-zoom 0]
+    check_outputs.py pmtiles-matches MBTILES PMTILES
 
 Exit 0 when every check passes, 1 with one `FAIL:` line per failed check, 2 on bad usage (or a
 missing tool). The last line printed is the summary: `check_outputs <verb>: PASS|FAIL ...`.
@@ -487,13 +488,58 @@ def check_maplibre_db(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # pmtiles
 
+PMTILES_ROOT_LIMIT = 16384  # the header and the root directory lie in the first 16 KiB (spec v3, chapters 2 and 4)
+
+
+def pmtiles_entries(source, header):
+    """Every tile entry (run length > 0) of the archive, walking the root and its leaf directories with
+    the reader's own directory decoder; checks each directory's entries as the spec asks."""
+    from pmtiles.tile import deserialize_directory
+
+    problems: list[str] = []
+    tiles = []
+    leaves = 0
+
+    def walk(offset, length, depth, where):
+        nonlocal leaves
+        try:
+            entries = deserialize_directory(source(offset, length))
+        except Exception as error:
+            problems.append(f"{where} does not decode: {type(error).__name__}: {error}")
+            return
+        if not entries:
+            problems.append(f"{where} has no entries (the spec: the count MUST be greater than 0)")
+        previous = -1
+        for entry in entries:
+            if entry.tile_id <= previous:
+                problems.append(f"{where}: tile ids not ascending ({previous} then {entry.tile_id})")
+            previous = entry.tile_id
+            if entry.length <= 0:
+                problems.append(f"{where}: entry {entry} has length 0 (the spec: MUST be greater than 0)")
+            if entry.run_length == 0:
+                leaves += 1
+                if depth > 0:
+                    problems.append(f"{where}: a leaf directory inside a leaf directory")
+                elif entry.offset + entry.length > header["leaf_directory_length"]:
+                    problems.append(f"{where}: leaf {entry} ends past the leaf directories section")
+                else:
+                    walk(header["leaf_directory_offset"] + entry.offset, entry.length, depth + 1, f"leaf directory at {entry.offset}")
+            else:
+                tiles.append(entry)
+
+    walk(header["root_offset"], header["root_length"], 0, "root directory")
+    return tiles, leaves, problems
+
+
 def check_pmtiles(args) -> int:
-    from pmtiles.reader import MmapSource, Reader, all_tiles
-    from pmtiles.tile import Compression, TileType
+    from pmtiles.reader import MmapSource, Reader
+    from pmtiles.tile import Compression, TileType, tileid_to_zxy
 
     report = Report("pmtiles", args.file)
-    if not Path(args.file).is_file():
+    path = Path(args.file)
+    if not path.is_file():
         raise Usage(f"{args.file}: no such file")
+    size = path.stat().st_size
     with open(args.file, "rb") as handle:
         source = MmapSource(handle)
         try:
@@ -503,35 +549,114 @@ def check_pmtiles(args) -> int:
             return report.finish()
         report.check(header["version"] == 3, "PMTiles spec version 3", f"version {header['version']}")
         report.info(f"header: tile_type={header['tile_type'].name} tile_compression={header['tile_compression'].name} "
-                    f"zooms {header['min_zoom']}-{header['max_zoom']} tiles addressed={header['addressed_tiles_count']} "
+                    f"internal_compression={header['internal_compression'].name} clustered={header['clustered']} "
+                    f"zooms {header['min_zoom']}-{header['max_zoom']} addressed={header['addressed_tiles_count']} "
+                    f"entries={header['tile_entries_count']} contents={header['tile_contents_count']} "
                     f"bounds={[header[k] / 1e7 for k in ('min_lon_e7', 'min_lat_e7', 'max_lon_e7', 'max_lat_e7')]}")
         report.check(header["tile_type"] == TileType.MVT, "tile type is MVT", f"it is {header['tile_type'].name}")
+        # The PyPI reader gunzips every directory whatever the header says; the spec allows others.
+        report.check(header["internal_compression"] == Compression.GZIP, "directories and metadata are gzipped (internal compression 2)",
+                     f"it is {header['internal_compression'].name}, which this reader cannot read")
+        report.check(header["root_offset"] + header["root_length"] <= PMTILES_ROOT_LIMIT,
+                     f"header and root directory lie in the first {PMTILES_ROOT_LIMIT} bytes",
+                     f"the root ends at byte {header['root_offset'] + header['root_length']}")
+        sections = {name: (header[f"{name}_offset"], header[f"{name}_length"])
+                    for name in ("root", "metadata", "leaf_directory", "tile_data")}
+        outside = [name for name, (offset, length) in sections.items() if offset < 127 or offset + length > size]
+        report.check(not outside, "every section lies inside the file, after the header", f"{outside} do not (file is {size} bytes)")
         report.check(header["min_zoom"] <= header["max_zoom"], "min_zoom <= max_zoom")
-        if args.min_zoom is not None:
-            report.check(header["min_zoom"] <= args.min_zoom, f"zoom {args.min_zoom} is in the archive", f"min_zoom is {header['min_zoom']}")
+        report.check(header["min_lon_e7"] <= header["max_lon_e7"] and header["min_lat_e7"] <= header["max_lat_e7"],
+                     "bounds are min <= max")
         try:
             metadata = Reader(source).metadata()
-            layers = metadata.get("vector_layers") or []
-            report.check(len(layers) > 0, "metadata has vector_layers", "none")
+            layers = metadata.get("vector_layers")
+            report.check(isinstance(layers, list) and len(layers) > 0, "metadata has vector_layers (required for MVT)",
+                         f"vector_layers is {layers!r}")
             if args.expect_layer:
-                report.check(args.expect_layer in [l.get("id") for l in layers], f"vector_layers lists '{args.expect_layer}'")
+                report.check(args.expect_layer in [l.get("id") for l in layers or []], f"vector_layers lists '{args.expect_layer}'")
+            report.info(f"metadata keys: {sorted(metadata)}")
         except Exception as error:
             report.check(False, "metadata reads as JSON", f"{type(error).__name__}: {error}")
+
+        entries, leaves, problems = pmtiles_entries(source, header)
+        report.info(f"directories: root {header['root_length']} bytes, {leaves} leaf directories ({header['leaf_directory_length']} bytes)")
+        report.check(not problems, "every directory decodes with ascending tile ids and non-zero lengths", "; ".join(problems[:5]))
+        addressed = sum(entry.run_length for entry in entries)
+        contents = {(entry.offset, entry.length) for entry in entries}
+        for key, actual in (("addressed_tiles_count", addressed), ("tile_entries_count", len(entries)), ("tile_contents_count", len(contents))):
+            if header[key] != 0:  # 0 means unknown
+                report.check(header[key] == actual, f"header {key} matches the directories", f"header {header[key]}, directories {actual}")
+        if header["clustered"]:
+            # Clustered: tile data in tile id order; each entry starts where the data so far ends or, deduplicated, before it.
+            end, wrong = 0, []
+            for entry in entries:
+                if entry.offset != end and entry.offset + entry.length > end:
+                    wrong.append(str(entry))
+                end = max(end, entry.offset + entry.length)
+            report.check(not wrong and end == header["tile_data_length"],
+                         "clustered: tile data in tile id order, each entry contiguous or an earlier copy, filling the data section",
+                         f"{len(wrong)} entries are not, e.g. {wrong[:3]}; data ends at {end} of {header['tile_data_length']}")
+        zooms = sorted({tileid_to_zxy(entry.tile_id)[0] for entry in entries} | {tileid_to_zxy(entry.tile_id + entry.run_length - 1)[0] for entry in entries})
+        if zooms:
+            report.check((zooms[0], zooms[-1]) == (header["min_zoom"], header["max_zoom"]), "header zooms match the tiles",
+                         f"header {header['min_zoom']}-{header['max_zoom']}, tiles {zooms[0]}-{zooms[-1]}")
+        if args.min_zoom is not None:
+            report.check(args.min_zoom in zooms, f"tiles at zoom {args.min_zoom} exist", f"zooms with tiles: {zooms}")
+
         scan = TileScan(args.expect_layer, args.expect_name)
         total = 0
-        for (z, x, y), data in all_tiles(source):
-            total += 1
+        for entry in entries:
+            data = source(header["tile_data_offset"] + entry.offset, entry.length)
+            address = "/".join(map(str, tileid_to_zxy(entry.tile_id)))
+            total += entry.run_length
             try:
                 if header["tile_compression"] == Compression.GZIP:
                     data = gzip.decompress(data)
-                elif header["tile_compression"] not in (Compression.NONE, Compression.UNKNOWN):
-                    scan.errors.append(f"{z}/{x}/{y}: tile compression {header['tile_compression'].name} not supported here")
+                elif header["tile_compression"] != Compression.NONE:
+                    scan.errors.append(f"{address}: tile compression {header['tile_compression'].name} not supported here")
                     continue
             except (OSError, EOFError) as error:
-                scan.errors.append(f"{z}/{x}/{y}: header says {header['tile_compression'].name}, data does not decompress: {error}")
+                scan.errors.append(f"{address}: header says {header['tile_compression'].name}, data does not decompress: {error}")
                 continue
-            scan.add(f"{z}/{x}/{y}", data)
+            before = scan.decoded
+            scan.add(address, data)
+            # A run of ids shares these bytes: count each tile it addresses as decoded.
+            if scan.decoded > before:
+                scan.decoded += entry.run_length - 1
         scan.report(report, total)
+    return report.finish()
+
+
+def check_pmtiles_matches(args) -> int:
+    """Every tile of an MBTiles file, read by `sqlite3`, is the same bytes in the PMTiles archive at the
+    same z/x/y, read by the PyPI reader's `Reader.get`, and the archive addresses no other tile."""
+    from pmtiles.reader import MmapSource, Reader, all_tiles
+
+    report = Report("pmtiles-matches", f"{args.mbtiles} vs {args.pmtiles}")
+    database = read_sqlite(args.mbtiles)
+    if not Path(args.pmtiles).is_file():
+        raise Usage(f"{args.pmtiles}: no such file")
+    try:
+        with open(args.pmtiles, "rb") as handle:
+            source = MmapSource(handle)
+            reader = Reader(source)
+            missing, different, total = [], [], 0
+            for z, x, row, data in database.execute("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY 1, 2, 3"):
+                y = (1 << z) - 1 - row
+                total += 1
+                found = reader.get(z, x, y)
+                if found is None:
+                    missing.append(f"{z}/{x}/{y}")
+                elif bytes(found) != bytes(data or b""):
+                    different.append(f"{z}/{x}/{y}")
+            addressed = sum(1 for _ in all_tiles(source))
+    finally:
+        database.close()
+    report.info(f"{total} tiles in the MBTiles, {addressed} addressed by the PMTiles")
+    report.check(total > 0, "the MBTiles holds tiles")
+    report.check(not missing, "every MBTiles tile is in the PMTiles", f"{len(missing)} are not, e.g. {missing[:3]}")
+    report.check(not different, "every tile has the same bytes in both", f"{len(different)} differ, e.g. {different[:3]}")
+    report.check(addressed == total, "the PMTiles addresses no other tile", f"it addresses {addressed}, the MBTiles holds {total}")
     return report.finish()
 
 
@@ -576,7 +701,11 @@ def parse(argv):
     sub = verbs.add_parser("pmtiles", help="PMTiles v3 through the PyPI pmtiles reader")
     sub.add_argument("file")
     tile_options(sub)
-    sub.add_argument("--min-zoom", type=int, default=None)
+    sub.add_argument("--min-zoom", type=int, default=None, help="tiles at this zoom must exist")
+
+    sub = verbs.add_parser("pmtiles-matches", help="every MBTiles tile has the same bytes at the same z/x/y in a PMTiles archive")
+    sub.add_argument("mbtiles")
+    sub.add_argument("pmtiles")
     return parser.parse_args(argv)
 
 
@@ -586,7 +715,7 @@ def main(argv) -> int:
     try:
         args = parse(argv)
         return {"mbtiles": check_mbtiles, "render": check_render, "maplibre-db": check_maplibre_db,
-                "pmtiles": check_pmtiles}[args.verb](args)
+                "pmtiles": check_pmtiles, "pmtiles-matches": check_pmtiles_matches}[args.verb](args)
     except Usage as usage:
         print(f"check_outputs: usage: {usage}", file=sys.stderr)
         print(f"check_outputs {argv[0] if argv else '?'}: USAGE ERROR", flush=True)

@@ -14,10 +14,14 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case output(String)
     /// A tile database of a bundle (`path` in the store) that the tile outputs do not read: its
     /// `tiles` is not a plain table, or reading it did not end within its work limit.
-    case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest, reason: String)
+    case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest?, reason: String)
     /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
     case offline(bundle: BundleDigest, url: URL)
-    /// The tile databases an `mbtiles` or `maplibre-offline` output joins hold tiles of more than one format.
+    /// The filesystem of `folder` has `free` bytes; the build needs `needed` (checked before it starts).
+    case notEnoughSpace(folder: String, needed: Int64, free: Int64)
+    /// Writing `path` failed for want of space (`ENOSPC`, `EDQUOT`) while the build ran.
+    case diskFull(path: String, bundle: BundleDigest?)
+    /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
     case mixedTileFormats([TileFormatUse])
     /// The catalog's `released`, which becomes the manifest's `built` when `SOURCE_DATE_EPOCH` is
     /// unset, is not a time (`UTCTime.parseISO8601`), or not one from 1970 to 9999.
@@ -42,14 +46,20 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
             "bundle \(bundle) in the download cache (\(path)) is damaged: \(reason). It was removed from the cache; run the build again to download it anew"
         case .output(let message): message
         case .tileDatabaseRefused(let path, let region, let bundle, let reason):
-            "tile database '\(path)' of region \(region) (bundle \(bundle)) refused: \(reason). The mbtiles and maplibre-offline outputs "
+            "tile database '\(path)' of region \(region)\(bundle.map { " (bundle \($0))" } ?? "") refused: \(reason). The mbtiles and maplibre-offline outputs "
                 + "copy tiles only from plain tables; ask the catalog's publisher to fix the bundle, or drop those formats from output.formats"
+        case .notEnoughSpace(let folder, let needed, let free):
+            "not enough free space for this build in \(folder): it needs about \(ByteCount.format(needed)) (\(needed) bytes), "
+                + "\(ByteCount.format(free)) are free; free \(ByteCount.format(needed - free)), or choose another --out or --cache folder"
+        case .diskFull(let path, let bundle):
+            "disk full: no space left writing \(path)\(bundle.map { " (bundle \($0))" } ?? ""); free space on that filesystem, "
+                + "or choose another --out or --cache folder, then build again"
         case .offline(let bundle, let url):
             "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
         case .mixedTileFormats(let uses):
             "the tile databases hold tiles of different formats ("
                 + uses.map { "region '\($0.region)' \($0.file): \($0.format)" }.joined(separator: "; ")
-                + "); one .mbtiles or MapLibre database holds one format, so build these regions into separate images (or leave out the mbtiles and maplibre-offline outputs)"
+                + "); one .mbtiles, MapLibre database or .pmtiles holds one format, so build these regions into separate images (or leave out the mbtiles, maplibre-offline and pmtiles outputs)"
         case .releasedNotATime(let catalog, let released):
             "\(catalog): the catalog's \"released\" is '\(released)', not a time from 1970 to 9999; the image's build time is made from it, "
                 + "so ask its publisher for one like 2026-11-20T00:00:00Z, or set SOURCE_DATE_EPOCH to give the build time yourself"

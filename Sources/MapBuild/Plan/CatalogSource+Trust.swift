@@ -70,7 +70,7 @@ extension CatalogSource {
         }
         if tooLarge { throw .untrusted(url: url.absoluteString, .signatureInvalid(reason: "larger than \(CatalogSignature.maxBytes) bytes")) }
         if outcome.status == 404 || outcome.status == 410 { return nil }
-        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: "HTTP status \(outcome.status)") }
+        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: httpReason(outcome.status)) }
         if let error = outcome.error { throw .unreadable(url: url.absoluteString, reason: error) }
         return data
     }

@@ -75,7 +75,8 @@ public enum CatalogSource {
             do { return try ReadableFile.contents(of: url.path, limit: maxBytes) } catch {
                 throw .unreadable(
                     url: url.path,
-                    reason: error.code == ENOENT ? "no such file; run `mappack publish` or fix the recipe's catalog path" : error.description)
+                    reason: error.code == ENOENT
+                        ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : error.description)
             }
         }
         var data = Data()
@@ -89,8 +90,28 @@ public enum CatalogSource {
             return true
         }
         if tooLarge { throw .unreadable(url: url.absoluteString, reason: "larger than \(maxBytes) bytes") }
-        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: "HTTP status \(outcome.status)") }
+        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: httpReason(outcome.status)) }
         if let error = outcome.error { throw .unreadable(url: url.absoluteString, reason: error) }
         return data
+    }
+
+    /// What an HTTP error status means for a catalog, and what to do.
+    static func httpReason(_ status: Int) -> String {
+        switch status {
+        case 404, 410: "HTTP status \(status) (not found); check the URL, or publish the catalog there (`mappack publish`)"
+        case 401, 403: "HTTP status \(status) (access refused); check the URL and that this machine may read it"
+        case 500...: "HTTP status \(status) (server error); try again later, or ask the server's operator"
+        default: "HTTP status \(status); check the URL"
+        }
+    }
+}
+
+extension CatalogSource.LoadError {
+    /// The error with the recipe line that names the catalog, for a catalog that cannot be read:
+    /// the fix is often in the recipe.
+    package func named(by recipe: Recipe) -> CatalogSource.LoadError {
+        guard case .unreadable(let url, let reason) = self else { return self }
+        let place = recipe.catalogLine > 0 ? "\(recipe.file):\(recipe.catalogLine)" : recipe.file
+        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))")
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// Why a source folder could not be published.
 public enum PublishError: Error, Sendable, CustomStringConvertible {
     case notASource(path: String, reason: String)
-    case unknownBundle(region: RegionID, bundle: String)
+    /// `source.json` breaks `mappack-source/1`: the file, the field (`regions[3].bbox`) and what is wrong.
+    case invalidSource(file: String, field: String, problem: String)
     case pathInTwoBundles(path: String, first: String, second: String)
     case badBundleFolder(bundle: String, reason: String)
     case invalidCatalog(CatalogError)
@@ -26,7 +27,7 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notASource(let path, let reason): "\(path): not a region source folder: \(reason)"
-        case .unknownBundle(let region, let bundle): "region '\(region)' lists bundle '\(bundle)', which has no folder under bundles/"
+        case .invalidSource(let file, let field, let problem): "\(file): \(field): \(problem) (docs/source-format.md)"
         case .pathInTwoBundles(let path, let first, let second):
             "file '\(path)' is in both bundle '\(first)' and bundle '\(second)'; a store path must belong to one bundle"
         case .badBundleFolder(let bundle, let reason): "bundle '\(bundle)': \(reason)"
@@ -101,9 +102,7 @@ public struct Publisher: Sendable {
         do { try FormatTagError.check(world.format, expected: SourceWorld.formatTag) } catch {
             throw PublishError.notASource(path: sourceFile, reason: error.description)
         }
-        for region in world.regions {
-            for bundle in region.bundles where world.bundles[bundle] == nil { throw PublishError.unknownBundle(region: region.id, bundle: bundle) }
-        }
+        try world.validate(file: sourceFile, folder: source)
         let absoluteOutput = FileSystem.absolute(output)
         let parent = FileSystem.parent(absoluteOutput)
         try FileSystem.makeDirectories(parent)

@@ -11,6 +11,8 @@ public struct Recipe: Sendable {
         case mbtiles
         /// The image's tiles as a MapLibre Native offline database (`<image>.maplibre.db`, schema 6).
         case maplibreOffline = "maplibre-offline"
+        /// The image's tiles as one PMTiles v3 archive (`<image>.pmtiles`), for static map hosting.
+        case pmtiles
     }
 
     /// The recipe file it was read from.
@@ -41,6 +43,8 @@ public struct Recipe: Sendable {
     public var formats: [OutputFormat]
     /// The recipe file's exact bytes (shards carry them so a merge can check and replay the build).
     public var source: Data = Data()
+    /// The line of `catalog:` in the recipe file, for errors about the catalog (0 when unknown).
+    public var catalogLine: Int = 0
 }
 
 /// A recipe that cannot be used, with the place it was found.

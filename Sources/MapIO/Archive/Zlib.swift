@@ -68,8 +68,21 @@ package enum Zlib {
 
     /// `data` as a zlib stream (RFC 1950) at `level` (`deflateInit`); the same bytes for the same input.
     package static func deflate(_ data: Data, level: Int32 = 6) throws(ZlibError) -> Data {
+        try deflate(data, wrapping: .zlib, level: level)
+    }
+
+    /// `data` as a gzip stream (RFC 1952) at `level` (`deflateInit2`, 15 + 16 window bits): no file
+    /// name, modification time 0, so the same bytes for the same input (PMTiles directories, tiles).
+    package static func gzip(_ data: Data, level: Int32 = 6) throws(ZlibError) -> Data {
+        try deflate(data, wrapping: .gzip, level: level)
+    }
+
+    /// `data` deflated inside the `wrapping` header and trailer (`deflate` with `Z_FINISH` into a
+    /// buffer of `deflateBound` bytes, so one call does it).
+    private static func deflate(_ data: Data, wrapping: Wrapping, level: Int32) throws(ZlibError) -> Data {
         var stream = z_stream()
-        guard mappack_deflate_init(&stream, level) == Z_OK else { throw ZlibError(reason: "deflateInit failed") }
+        let initialised = wrapping == .gzip ? mappack_gzip_deflate_init(&stream, level) : mappack_deflate_init(&stream, level)
+        guard initialised == Z_OK else { throw ZlibError(reason: wrapping == .gzip ? "deflateInit2 failed" : "deflateInit failed") }
         defer { deflateEnd(&stream) }
         var input = data
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))))

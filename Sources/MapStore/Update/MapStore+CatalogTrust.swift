@@ -29,7 +29,7 @@ extension MapStore {
                 // the same key is refused, and the counters are that lineage's.
                 accepted = try CatalogTrust.check(
                     catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
-                    seen: try state.seenCatalog(), lineage: try state.meta(StateDatabase.catalogNameKey), now: now)
+                    seen: try state.seenCatalog(), lineage: try state.meta(.catalogName), now: now)
             } catch let error as CatalogTrustError {
                 throw MapStoreError.catalogRefused(error, url: url)
             }

@@ -40,6 +40,17 @@ enum Verbs {
                 VerbSpec.Option("quick", "Check sizes and structure only, without hashing"),
                 VerbSpec.Option("full", "Hash every file (the default; kept for scripts)"), jobs, trust,
             ]),
+        VerbSpec(
+            name: "serve", positionals: "PATH", summary: "show an image, .tar.zst or installed store on http://127.0.0.1",
+            options: [
+                VerbSpec.Option("port", short: "p", value: "N", "Listen on 127.0.0.1:N (default 8080; 0 for any free port)"),
+                VerbSpec.Option(
+                    "cache", value: "DIR", "An installed store's map cache (store install --cache): its overview tiles", completion: .directory),
+                VerbSpec.Option(
+                    "maplibre-js", value: "DIR", "The folder with maplibre-gl.js and .css (default: the PyPI wheel maplibre in .venv)",
+                    completion: .directory),
+                VerbSpec.Option("open-url-file", value: "FILE", "Also write the page's URL to FILE once serving", completion: .file),
+            ]),
         VerbSpec(name: "inspect", positionals: "IMAGE", summary: "what an image holds", options: [trust, lang, html, markdown]),
         VerbSpec(name: "diff", positionals: "OLD NEW", summary: "two images or catalogs: regions, bundles, bytes", options: [html, markdown]),
         VerbSpec(
@@ -52,7 +63,7 @@ enum Verbs {
                 VerbSpec.Option("check", "update: only report whether a newer version exists"),
                 lang, VerbSpec.Option("to", value: "DIR", "move: the new storage folder", completion: .directory), trust,
                 VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with"),
-            ]),
+            ], words: .list(StoreCommand.verbs)),
         VerbSpec(
             name: "keygen", positionals: "", summary: "Ed25519 key pair for --sign / --trust",
             options: [
@@ -75,12 +86,27 @@ enum Verbs {
                 VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature"),
                 VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks"),
             ]),
-        VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),
+        VerbSpec(
+            name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
+            options: [
+                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles, or PMTiles v3)", completion: .file),
+                VerbSpec.Option("regions", value: "GEOJSON", "Region boundaries: Polygon features with id, parent, name", completion: .file),
+                VerbSpec.Option("places", value: "GEOJSON", "Places for the search databases: Point features with name", completion: .file),
+                VerbSpec.Option(
+                    "out", short: "o", value: "DIR", "The source folder (or, with --shard, the shard folder) to write", completion: .directory),
+                VerbSpec.Option("catalog", value: "ID", "The catalog's id (default imported)"),
+                VerbSpec.Option("map-version", value: "V", "The map version (default 1.0)"),
+                VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge"),
+                VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out"),
+            ]),
+        VerbSpec(
+            name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: [],
+            words: .list(Help.shells)),
         VerbSpec(
             name: "help", positionals: "[VERB]", summary: "this text, or one verb's options",
             options: [
                 VerbSpec.Option("man", "Print the man page (roff) instead")
-            ]),
+            ], words: .verbs),
     ]
 
     /// The verb with this name.

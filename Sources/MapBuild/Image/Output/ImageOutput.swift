@@ -63,23 +63,37 @@ struct ImageOutputSource {
 }
 
 /// One region of an image as outputs that regroup data by region see it.
-struct OutputRegion: Sendable {
-    let id: RegionID
+package struct OutputRegion: Sendable {
+    package let id: RegionID
     /// The recipe's `include` entry that brought it.
-    let broughtBy: RegionID
-    let name: String
+    package let broughtBy: RegionID
+    package let name: String
     /// `[west, south, east, north]`, when the catalog has it.
-    let bbox: [Double]?
+    package let bbox: [Double]?
     /// The files of the region's own bundles, sorted by path.
-    let files: [OutputFile]
+    package let files: [OutputFile]
+
+    package init(id: RegionID, broughtBy: RegionID, name: String, bbox: [Double]?, files: [OutputFile]) {
+        self.id = id
+        self.broughtBy = broughtBy
+        self.name = name
+        self.bbox = bbox
+        self.files = files
+    }
 }
 
 /// One store file of a region's bundle.
-struct OutputFile: Sendable {
+package struct OutputFile: Sendable {
     /// Store-relative path.
-    let path: String
-    /// The bundle that holds it.
-    let bundle: BundleDigest
+    package let path: String
+    /// The bundle that holds it (nil when the reader does not know, as for a cache seed's file
+    /// that no manifest entry names).
+    package let bundle: BundleDigest?
+
+    package init(path: String, bundle: BundleDigest?) {
+        self.path = path
+        self.bundle = bundle
+    }
 }
 
 extension Recipe.OutputFormat {
@@ -90,6 +104,7 @@ extension Recipe.OutputFormat {
         case .tarZst: PackedOutput()
         case .mbtiles: MBTilesOutput()
         case .maplibreOffline: MapLibreOfflineOutput()
+        case .pmtiles: PMTilesOutput()
         }
     }
 }

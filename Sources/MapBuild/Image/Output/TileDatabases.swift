@@ -5,20 +5,20 @@ import MapIO
 /// The tile databases among an image's files: SQLite files in MBTiles' shape (a `tiles` table of
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
 /// ship them per region, and those of the image's cache seed (the overview's low zooms). The
-/// `mbtiles` output copies tiles with SQLite's `ATTACH`, so no tile passes through Swift; the
-/// `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
+/// `mbtiles` and `pmtiles` outputs copy tiles with SQLite's `ATTACH` (`pmtiles` then reads them in
+/// Swift, one at a time); the `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
 ///
 /// Tile databases come in bundles, so they are input from outside: `tiles` and `metadata` are read
 /// by `UntrustedDatabase`'s rules (plain tables only, the schema untrusted, a work limit that grows
 /// with the file's size), the cache seed's on the device by the same ones.
-struct TileDatabases {
+package struct TileDatabases {
     /// One tile database: the region whose bundle holds it and its path in the store.
-    struct Source {
-        let region: OutputRegion
+    package struct Source: Sendable {
+        package let region: OutputRegion
         /// The store file and its bundle.
-        let file: OutputFile
+        package let file: OutputFile
         /// Its full path.
-        let path: String
+        package let path: String
         /// SQLite steps its reads may take (`workLimit(bytes:)`).
         let workLimit: Int64
 
@@ -29,7 +29,7 @@ struct TileDatabases {
 
         /// Runs `body` under this database's work limit on `database`, turning a stop at the limit
         /// into the build's error.
-        func limited<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
+        package func limited<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
             do {
                 return try database.withWorkLimit(steps: workLimit, body)
             } catch let error as SQLiteWorkLimitError {
@@ -40,20 +40,27 @@ struct TileDatabases {
     }
 
     /// The image's cache seed, whose tile databases (the overview's low zooms) join the outputs.
-    struct Seed {
+    package struct Seed {
         /// `cache-seed.sqlite`.
         let file: String
         /// Where its tile databases are copied to be attached (a folder the caller removes).
         let scratch: String
-        /// The seed's regions with the files of their bundles, to name each database's region and bundle.
+        /// The seed's regions with the files of their bundles, to name each database's region and bundle
+        /// (a file none of them names goes under the first).
         let regions: [OutputRegion]
+
+        package init(file: String, scratch: String, regions: [OutputRegion]) {
+            self.file = file
+            self.scratch = scratch
+            self.regions = regions
+        }
     }
 
     /// Every tile database of `regions`, in region order, then path order; then the seed's, in its
     /// entry order. Where two hold the same tile, the first wins: a region's own over the overview's.
-    let sources: [Source]
+    package let sources: [Source]
 
-    init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
+    package init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
             for file in region.files {
@@ -79,7 +86,7 @@ struct TileDatabases {
         var found: [Source] = []
         for entry in entries {
             let key = try entry["key", as: String.self]
-            guard let (region, file) = owners[key] else { continue }
+            guard let (region, file) = owners[key] ?? seed.regions.first.map({ ($0, OutputFile(path: key, bundle: nil)) }) else { continue }
             let copy = seed.scratch + "/seed-\(found.count).db"
             let data = try database.firstRow("SELECT data FROM entries WHERE key = ?", [.text(key)])?["data", as: Data.self] ?? Data()
             try FileSystem.writeAtomically(data, to: copy)
@@ -102,6 +109,17 @@ struct TileDatabases {
 
     /// The tables the outputs read from a tile database.
     private static let readTables = ["tiles", "metadata"]
+
+    /// Whether the SQLite file at `path` has a `tiles` table or view with MBTiles' columns: for a
+    /// tileset the user names on the command line (`mappack import --tiles`), which may be a view
+    /// over other tables as some tools write it. Bundles' databases go through `isTileDatabase(_:)`.
+    static func hasTilesTable(_ path: String) throws -> Bool {
+        guard sqliteFileSize(path) != nil else { return false }
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        try database.execute("PRAGMA trusted_schema = OFF")
+        let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
+        return Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns)
+    }
 
     /// Whether `source` is an MBTiles database (a `tiles` with MBTiles' columns); throws the build's
     /// error when it is one the outputs must not read (see the type's summary).
@@ -144,7 +162,7 @@ struct TileDatabases {
 
     /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
     /// (gzip or zlib: `pbf`; `png`, `jpg`, `webp` by their signatures); nil when neither tells.
-    static func format(of source: Source) throws -> String? {
+    package static func format(of source: Source) throws -> String? {
         let database = try UntrustedDatabase.open(path: source.path)
         return try source.limited(database) { () throws -> String? in
             if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
@@ -165,7 +183,7 @@ struct TileDatabases {
 
     /// The sources' one tile format (nil when none tells); a mix is refused, naming each database's
     /// region and format, since one output file cannot hold two.
-    func commonFormat() throws -> String? {
+    package func commonFormat() throws -> String? {
         var uses: [BuildError.TileFormatUse] = []
         for source in sources {
             guard let format = try TileDatabases.format(of: source) else { continue }
@@ -183,7 +201,7 @@ struct TileDatabases {
     /// MBTiles' `json` metadata for vector tiles: the sources' `vector_layers` merged by layer id
     /// (fields united, the widest zoom range, the first description), as canonical JSON; nil when no
     /// source has any.
-    func vectorLayersJSON() throws -> String? {
+    package func vectorLayersJSON() throws -> String? {
         var layers: [String: [String: Any]] = [:]
         for source in sources {
             let database = try UntrustedDatabase.open(path: source.path)
@@ -217,7 +235,7 @@ struct TileDatabases {
 
     /// `[west, south, east, north]` around every box in `boxes` (nil when none is known). A box whose
     /// west is east of its east crosses the antimeridian; then the union spans every longitude.
-    static func union(_ boxes: [[Double]?]) -> [Double]? {
+    package static func union(_ boxes: [[Double]?]) -> [Double]? {
         let known = boxes.compactMap { $0 }.filter { $0.count == 4 }
         guard !known.isEmpty else { return nil }
         let south = known.map { $0[1] }.min()!

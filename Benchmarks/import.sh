@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# mappack import's rows (issue 30), real and synthetic:
+# - the real Europe tileset: Natural Earth countries cut by tippecanoe (Tools/realworld/
+#   make_import_inputs.py), imported with the countries' polygons and GeoNames places; the
+#   baseline is tippecanoe's own run over the same countries (the step a map team already pays);
+# - a synthetic tileset of --big-gib GiB (incompressible tiles over Europe's box, zooms 0..14, from
+#   a fixed seed), imported with the same polygons; the baseline reads every tile once with sqlite3
+#   (tippecanoe cannot make it, and a read is the least any import must do).
+# Each row: medians of --runs timed runs (hyperfine), the ratio import / baseline, and the peak RSS
+# of one import (/usr/bin/time -v): memory must not grow with the tileset.
+#
+#   bash Benchmarks/import.sh [--bin DIR] [--runs N] [--countries CODES] [--max-zoom Z] [--big-gib G] [--out DIR]
+#
+# --bin        folder with a mappack binary (default .build/release, built here)
+# --countries  ISO codes of the real world (default: every country of Europe); --max-zoom (default 8)
+# --big-gib    size of the synthetic tileset's tiles in GiB (default 2; tests use a small one)
+# --out        working folder (default Output/bench/import); inputs are kept there, so reruns skip
+#              making them. Results: a table on stdout and OUT/import.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin=$root/.build/release
+runs=3
+countries=""
+max_zoom=8
+big_gib=2
+out=$root/Output/bench/import
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin) bin=$(cd "${2:?--bin needs a folder}" && pwd); shift 2 ;;
+        --runs) runs=${2:?--runs needs a value}; shift 2 ;;
+        --countries) countries=${2?--countries needs ISO codes}; shift 2 ;;
+        --max-zoom) max_zoom=${2:?--max-zoom needs a zoom}; shift 2 ;;
+        --big-gib) big_gib=${2:?--big-gib needs a size}; shift 2 ;;
+        --out) mkdir -p "${2:?--out needs a folder}"; out=$(cd "$2" && pwd); shift 2 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "import.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "import.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
+python3 -c "import sys; assert 0 < float(sys.argv[1]) <= 64" "$big_gib" 2>/dev/null \
+    || { echo "import.sh: --big-gib '$big_gib': expected GiB above 0 (at most 64)" >&2; exit 2; }
+[ -x "$bin/mappack" ] || swift build -c release --product mappack
+[ -x "$root/.venv/bin/python" ] || make -s venv
+py=$root/.venv/bin/python
+tippecanoe=$root/.venv/bin/tippecanoe
+for tool in hyperfine sqlite3; do command -v "$tool" >/dev/null || { echo "import.sh: '$tool' is missing; run 'make deps'" >&2; exit 2; }; done
+[ -x /usr/bin/time ] || { echo "import.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+say() { echo "bench: $*" >&2; }
+mkdir -p "$out"
+
+inputs=$out/inputs-$(echo "${countries:-europe}" | tr ',A-Z' '-a-z')-z$max_zoom
+if [ ! -s "$inputs/tiles.mbtiles" ] || [ ! -s "$inputs/countries.geojsonl" ]; then
+    say "making the real inputs (${countries:-Europe}, zooms 0-$max_zoom)…"
+    "$py" "$root/Tools/realworld/make_import_inputs.py" inputs --out "$inputs" --countries "$countries" --max-zoom "$max_zoom" \
+        --features-out "$inputs/countries.geojsonl" >&2
+fi
+big=$out/synthetic-${big_gib}g.mbtiles
+if [ ! -s "$big" ]; then
+    say "making the synthetic tileset ($big_gib GiB)…"
+    python3 "$root/Benchmarks/import_rows.py" synthetic --regions "$inputs/regions.geojson" \
+        --bytes "$(python3 -c "import sys; print(int(float(sys.argv[1]) * 2**30))" "$big_gib")" --out "$big" >&2
+fi
+
+# Peak RSS of one run of a command, in KiB.
+peak() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident set size/ { print $2 }'; }
+
+row() { # name baseline-command import-command import-out input-bytes
+    local name=$1 baseline=$2 import=$3 work=$4 bytes=$5
+    hyperfine --style none --runs "$runs" --prepare "rm -rf '$work'" --export-json "$out/$name.hyperfine.json" "$baseline" "$import" >&2
+    rm -rf "$work"
+    local rss base_rss
+    rss=$(peak bash -c "$import")
+    rm -rf "$work"
+    base_rss=$(peak bash -c "$baseline")
+    python3 "$root/Benchmarks/import_rows.py" row --name "$name" --timings "$out/$name.hyperfine.json" --rss-kib "$rss" \
+        --baseline-rss-kib "$base_rss" --input-bytes "$bytes" --out "$out/$name.json" >/dev/null
+}
+
+real_bytes=$(stat -c %s "$inputs/tiles.mbtiles")
+row import-real \
+    "'$tippecanoe' -o '$out/tippecanoe.mbtiles' --force --quiet -l countries -Z0 -z$max_zoom --detect-shared-borders --no-tile-size-limit --name countries '$inputs/countries.geojsonl'" \
+    "'$bin/mappack' import -q --tiles '$inputs/tiles.mbtiles' --regions '$inputs/regions.geojson' --places '$inputs/places.geojson' --out '$out/work-real'" \
+    "$out/work-real" "$real_bytes"
+big_bytes=$(stat -c %s "$big")
+row import-synthetic \
+    "sqlite3 -readonly '$big' 'SELECT sum(length(tile_data)) FROM tiles'" \
+    "'$bin/mappack' import -q --tiles '$big' --regions '$inputs/regions.geojson' --out '$out/work-big'" \
+    "$out/work-big" "$big_bytes"
+
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+rows = [json.load(open(f"{out}/{name}.json")) for name in ("import-real", "import-synthetic")]
+json.dump({"rows": rows}, open(f"{out}/import.json", "w"), indent=1, sort_keys=True)
+labels = {"import-real": "import, real tileset / tippecanoe over the same countries",
+          "import-synthetic": "import, synthetic tileset / one sqlite3 read of every tile"}
+for r in rows:
+    print(f"{labels[r['row']]} ({r['inputBytes'] / 2**20:.0f} MiB in): median {r['importMedianSeconds']:.2f} s vs "
+          f"{r['baselineMedianSeconds']:.2f} s = {r['ratio']:.2f}x; peak RSS {r['importPeakRSSMiB']:.1f} MiB "
+          f"(baseline {r['baselinePeakRSSMiB']:.1f} MiB)")
+PY

@@ -1,0 +1,111 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Where an import puts things: the regions' shapes and ancestry, which shard owns which region,
+/// and each bundle's name, kind and file.
+struct ImportLayout {
+    let regions: [ImportRegion]
+    let shapes: [MercatorShape]
+    /// Each region's ancestors (positions).
+    private let ancestors: [Set<Int>]
+    /// Each region's rank among the ids, sorted.
+    private let rank: [Int]
+    /// The shard (0-based) that writes each region's bundles: every N-th region by id.
+    let shardOfRegion: [Int]
+
+    /// A bundle folder and the file it holds.
+    struct Bundle {
+        let name: String
+        let kind: String
+        let file: String
+    }
+
+    init(regions: [ImportRegion], file: String, shards: Int) throws(ImportError) {
+        self.regions = regions
+        shapes = regions.map(\.shape)
+        let position = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($0.element.id, $0.offset) })
+        ancestors = regions.map { region in
+            var found = Set<Int>()
+            var step = region.parent
+            while let parent = step, let at = position[parent], found.insert(at).inserted { step = regions[at].parent }
+            return found
+        }
+        let sorted = regions.indices.sorted { regions[$0].id < regions[$1].id }
+        var rank = [Int](repeating: 0, count: regions.count)
+        for (place, index) in sorted.enumerated() { rank[index] = place }
+        self.rank = rank
+        shardOfRegion = rank.map { $0 % shards }
+        var stems: [String: Int] = [:]
+        for (index, region) in regions.enumerated() {
+            let stem = ImportLayout.stem(region.id)
+            if let other = stems.updateValue(index, forKey: stem) {
+                throw .badFeature(
+                    file: file, field: "features[\(region.featureIndex)].properties.id",
+                    problem: "'\(region.id)' and '\(regions[other].id)' give the same bundle name \(stem); rename one")
+            }
+        }
+    }
+
+    /// A region id as one folder name: `europe/ch` → `europe.ch`.
+    static func stem(_ id: RegionID) -> String { id.rawValue.replacingOccurrences(of: "/", with: ".") }
+
+    /// `hits` without the regions that have a descendant among them, sorted by id.
+    func deepest(_ hits: [Int]) -> [Int] {
+        var kept = hits
+        if hits.count > 1 {
+            var covered = Set<Int>()
+            for hit in hits { covered.formUnion(ancestors[hit]) }
+            kept = hits.filter { !covered.contains($0) }
+        }
+        return kept.sorted { rank[$0] < rank[$1] }
+    }
+
+    /// The shard that writes the tiles of `members` (sorted by id): its first region's.
+    func owner(of members: [Int]) -> Int { shardOfRegion[members[0]] }
+
+    /// The bundle for the tiles of `members` (sorted by id): the region's own, or a shared one.
+    func tileBundle(for members: [Int]) -> Bundle {
+        if members.count == 1 {
+            let region = regions[members[0]]
+            return Bundle(name: ImportLayout.stem(region.id) + ".tiles", kind: TileImporter.Kind.tiles, file: "regions/\(region.id)/tiles.db")
+        }
+        let key = String(SHA256.hex(Data(members.map { regions[$0].id.rawValue }.joined(separator: "\n").utf8)).prefix(16))
+        return Bundle(name: "shared." + key, kind: TileImporter.Kind.shared, file: "shared/\(key)/tiles.db")
+    }
+
+    /// The bundle for a region's search database.
+    func searchBundle(for region: Int) -> Bundle {
+        let id = regions[region].id
+        return Bundle(name: ImportLayout.stem(id) + ".search", kind: TileImporter.Kind.search, file: "regions/\(id)/search.db")
+    }
+
+    /// `[west, south, east, north]` around the boxes of `members`.
+    func bbox(of members: [Int]) -> [Double] {
+        let boxes = members.map { regions[$0].bbox }
+        if boxes.count == 1 { return boxes[0] }
+        var intervals: [(west: Double, east: Double)] = []
+        for box in boxes { intervals += box[0] <= box[2] ? [(box[0], box[2])] : [(box[0], 180), (-180, box[2])] }
+        let (west, east) = ImportRegion.shortestArc(intervals)
+        return [west, boxes.map { $0[1] }.min()!, east, boxes.map { $0[3] }.max()!]
+    }
+
+    /// Each region's places, for every region in region order: a place belongs to the deepest
+    /// regions whose polygons hold it; a region's places by population (largest first), then name.
+    func assign(_ places: [ImportPlace]) -> [(region: Int, places: [ImportPlace])] {
+        var byRegion = [[ImportPlace]](repeating: [], count: regions.count)
+        for place in places {
+            let point = MercatorShape.project(longitude: place.longitude, latitude: place.latitude)
+            let hits = shapes.indices.filter { shapes[$0].contains(point) }
+            for region in deepest(hits) { byRegion[region].append(place) }
+        }
+        return regions.indices.map { index in
+            (
+                index,
+                byRegion[index].sorted {
+                    ($0.population ?? -1, $1.name, $1.latitude, $1.longitude) > ($1.population ?? -1, $0.name, $0.latitude, $0.longitude)
+                }
+            )
+        }
+    }
+}

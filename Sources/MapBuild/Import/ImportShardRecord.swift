@@ -1,0 +1,42 @@
+import MapFormat
+
+/// `shard.json`: what one `mappack import --shard I/N` wrote, for `mappack import --merge`. An
+/// unsharded import writes the same record (as shard 1 of 1) in its staging folder and composes
+/// `source.json` from it, so a merge of N shards gives the same bytes.
+struct ImportShardRecord: Codable, Sendable {
+    static let formatTag = FormatTag(name: "mappack-import-shard", major: 1)
+    static let fileName = "shard.json"
+
+    /// One bundle folder this shard wrote.
+    struct Bundle: Codable, Sendable {
+        var kind: String
+        /// The regions that list it.
+        var regions: [RegionID]
+    }
+
+    /// What the shard saw and placed.
+    struct Counts: Codable, Sendable {
+        /// Tiles of the tileset.
+        var tiles: Int
+        /// Tiles this shard looked at exactly (its regions' candidates).
+        var examined: Int
+        /// Tiles written into this shard's bundles.
+        var placed: Int
+        /// Tiles this shard examined that meet no region (left out).
+        var outside: Int
+        /// Places written into this shard's search databases.
+        var places: Int
+    }
+
+    var format: String
+    var shard: Int
+    var shards: Int
+    /// SHA-256 over the inputs and options; every shard of one import has the same.
+    var inputs: String
+    var catalog: String
+    var mapVersion: MapVersion
+    /// Every region, in the boundaries' feature order, with no bundles yet.
+    var regions: [SourceWorld.Region]
+    var bundles: [String: Bundle]
+    var counts: Counts
+}

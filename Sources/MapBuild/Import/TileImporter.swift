@@ -1,0 +1,155 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// `mappack import`: writes a region source folder (`mappack-source/1`) from one tileset (MBTiles,
+/// or PMTiles v3 turned into a scratch MBTiles first: `ImportPMTiles`), region boundaries and optional places (`docs/source-format.md`, "Bring your own data").
+///
+/// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
+/// region's own tiles are those of no descendant: installing a region brings its descendants). A
+/// tile that one region needs goes to that region's `tiles.db`; one that several need is stored
+/// once, in a shared bundle listed by all of them.
+///
+/// It streams: the first pass reads only the tileset's index (zoom, column, row, in that order),
+/// finds each tile's regions (regions whose box meets the tile's column, then the exact test) and
+/// records the placement in a scratch SQLite table; the second writes each database in turn with
+/// SQLite copying the tile bytes from the tileset (`INSERT … SELECT` over `ATTACH`), so tile data
+/// never passes through Swift and one output database is open at a time.
+public struct TileImporter: Sendable {
+    /// What to import and where.
+    public struct Options: Sendable {
+        public var tiles: String
+        public var regions: String
+        public var places: String?
+        public var output: String
+        public var catalog: String
+        public var mapVersion: MapVersion
+        /// `--shard I/N` (1-based): this run writes the bundles of every N-th region (by id) and the
+        /// shared bundles whose first region is one of them, plus `shard.json`.
+        public var shard: (index: Int, count: Int)?
+
+        public init(tiles: String, regions: String, places: String?, output: String, catalog: String, mapVersion: MapVersion) {
+            self.tiles = tiles
+            self.regions = regions
+            self.places = places
+            self.output = output
+            self.catalog = catalog
+            self.mapVersion = mapVersion
+        }
+    }
+
+    /// What an import (or a merge) wrote.
+    public struct Result: Sendable {
+        /// The source folder, or the shard folder.
+        public let output: String
+        public let regions: Int
+        public let bundles: Int
+        public let tiles: Int
+        public let placed: Int
+        public let outside: Int
+        public let places: Int
+    }
+
+    public let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    /// The bundle kinds an import writes.
+    enum Kind {
+        static let tiles = "tiles"
+        static let shared = "border"
+        static let search = "search"
+    }
+
+    /// Runs the import (blocking: call it off the cooperative pool).
+    public func run() throws -> Result {
+        let shard = options.shard ?? (1, 1)
+        guard shard.count >= 1, (1...shard.count).contains(shard.index) else {
+            throw ImportError.badShards(reason: "--shard \(shard.index)/\(shard.count): expected I/N with 1 ≤ I ≤ N")
+        }
+        if let reason = PathName.problem(options.catalog) {
+            throw ImportError.badShards(reason: "--catalog '\(options.catalog)' \(reason); \(PathName.rule)")
+        }
+        if let reason = PathName.problem(options.mapVersion.rawValue) {
+            throw ImportError.badShards(reason: "--map-version '\(options.mapVersion)' \(reason); \(PathName.rule)")
+        }
+        let regions = try GeoJSONInput.regions(file: options.regions)
+        let places = try options.places.map { path throws(ImportError) in try GeoJSONInput.places(file: path) } ?? []
+        // A PMTiles archive's header is checked now; its tiles become an MBTiles in the staging folder.
+        let archive = try ImportPMTiles.open(options.tiles)
+        let mbtiles = archive == nil ? try ImportTileset(path: options.tiles) : nil
+        let layout = try ImportLayout(regions: regions, file: options.regions, shards: shard.count)
+
+        let (area, outputName, _) = try ImportOutput.stage(options.output)
+        do {
+            let converted = area.path + "/.tileset.mbtiles"
+            let tileset: ImportTileset
+            if let archive {
+                try archive.convert(to: converted)
+                tileset = try ImportTileset(path: converted, name: options.tiles)
+            } else {
+                tileset = mbtiles!
+            }
+            let inputs = try fingerprint(tileset: tileset)
+            let scratch = area.path + "/.placement.sqlite"
+            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, shard: shard.index - 1, scratch: scratch)
+            var bundles: [String: ImportShardRecord.Bundle] = [:]
+            for destination in pass.destinations.indices where layout.owner(of: pass.destinations[destination]) == shard.index - 1 {
+                let members = pass.destinations[destination]
+                let bundle = layout.tileBundle(for: members)
+                try ImportDatabases.writeTiles(
+                    to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, destination: destination, scratch: scratch, tileset: tileset,
+                    name: members.count == 1
+                        ? regions[members[0]].id.rawValue : "shared: " + members.map { regions[$0].id.rawValue }.joined(separator: ", "),
+                    bbox: layout.bbox(of: members), center: regions[members[0]].center)
+                bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: members.map { regions[$0].id })
+            }
+            try FileSystem.removeFile(scratch)
+            if archive != nil { try FileSystem.removeFile(converted) }
+            var placed = 0
+            if options.places != nil {
+                for (region, rows) in layout.assign(places) where layout.shardOfRegion[region] == shard.index - 1 {
+                    let bundle = layout.searchBundle(for: region)
+                    try ImportDatabases.writeSearch(
+                        to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, region: regions[region], places: rows)
+                    bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [regions[region].id])
+                    placed += rows.count
+                }
+            }
+            let record = ImportShardRecord(
+                format: ImportShardRecord.formatTag.description, shard: shard.index, shards: shard.count, inputs: inputs, catalog: options.catalog,
+                mapVersion: options.mapVersion,
+                regions: regions.map {
+                    SourceWorld.Region(
+                        id: $0.id, parent: $0.parent, names: $0.names, center: $0.center, bbox: $0.bbox, cities: nil, released: nil, bundles: [])
+                },
+                bundles: bundles,
+                counts: .init(tiles: pass.tiles, examined: pass.examined, placed: pass.placed, outside: pass.outside, places: placed))
+            if options.shard == nil {
+                try ImportOutput.compose([record], into: area.path)
+            } else {
+                try FileSystem.writeAtomically(try ImportOutput.encode(record), to: area.path + "/" + ImportShardRecord.fileName)
+                try FileSystem.syncTree(area.path)
+            }
+            try area.commit(as: outputName)
+            return Result(
+                output: FileSystem.absolute(options.output), regions: regions.count, bundles: bundles.count, tiles: pass.tiles, placed: pass.placed,
+                outside: pass.outside, places: placed)
+        } catch {
+            area.discard()
+            throw error
+        }
+    }
+
+    /// `mappack import --merge SHARD... --out DIR`.
+    public static func merge(shards: [String], output: String) throws -> Result { try ImportOutput.merge(shards: shards, output: output) }
+
+    /// SHA-256 over the boundaries and places files, the tileset's metadata and tile count, and the options that shape the output.
+    private func fingerprint(tileset: ImportTileset) throws -> String {
+        var text = "regions " + (try SHA256.hexOfFile(options.regions).hex) + "\n"
+        text += "places " + (try options.places.map { try SHA256.hexOfFile($0).hex } ?? "-") + "\n"
+        for (name, value) in tileset.metadata.sorted(by: { $0.key < $1.key }) { text += "metadata \(name)=\(value)\n" }
+        text += "tiles \(tileset.count)\ncatalog \(options.catalog)\nmapVersion \(options.mapVersion)\nshards \(options.shard?.count ?? 1)\n"
+        return SHA256.hex(Data(text.utf8))
+    }
+}

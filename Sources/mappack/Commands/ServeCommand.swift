@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+import MapBuild
+import MapFormat
+import MapIO
+
+/// `mappack serve PATH`: an image folder, packed image or installed store on
+/// `http://127.0.0.1:PORT/` (tiles, TileJSON, a style, the regions, a viewer page) until SIGINT or SIGTERM.
+enum ServeCommand {
+    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
+        let arguments = try Arguments(raw, verb: Verbs.named("serve")!)
+        let path = try arguments.expect(["path"])[0]
+        let port = try arguments.int("port", range: 0...65535) ?? 8080
+        let maplibre = try MapLibreAssets.load(explicit: arguments.option("maplibre-js"))
+        let image = try ServedImage.open(path, cache: arguments.option("cache"))
+        defer { image.close() }
+        let server = try LoopbackServer(port: UInt16(port))
+        let base = "http://127.0.0.1:\(server.port)"
+        let routes = try ServeRoutes(image: image, base: base, maplibre: maplibre)
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        server.start { routes.respond(to: $0) }
+        let url = base + "/"
+        if let file = arguments.option("open-url-file") {
+            try FileSystem.writeAtomically(Data((url + "\n").utf8), to: file)
+        }
+        if terminal.json {
+            var event: [String: any Sendable] = [
+                "event": "serving", "path": path, "kind": image.kind.rawValue, "url": url, "port": Int(server.port),
+                "imageID": image.manifest.imageID, "tileDatabases": image.tiles.sources.count,
+            ]
+            if let maplibre { event["maplibre"] = maplibre.folder }
+            terminal.event(event)
+        } else {
+            terminal.line("serving \(path) at \(url)")
+            if maplibre == nil {
+                terminal.error("note: MapLibre GL JS not found (run `make venv`, or give --maplibre-js DIR); the page at / says so")
+            }
+        }
+        stop.wait()
+        server.stop()
+        for source in sources { source.cancel() }
+        return 0
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import MapBuild
+import MapFormat
+
+/// The JSON documents `mappack serve` answers with, made once when it starts: TileJSON 3.0.0, a
+/// MapLibre style and the regions as GeoJSON. URLs are absolute (`base`, e.g.
+/// `http://127.0.0.1:8080`): MapLibre fetches tiles from a web worker, where a relative URL has no page to resolve against.
+enum ServeDocuments {
+    /// The style's colours (the same as `Tools/realworld/check_outputs.py`'s palette, which the
+    /// screenshot check reads back): water is the background, a country without its own colour is land.
+    static let water = "rgb(30,144,255)"
+    static let land = "rgb(204,204,204)"
+    static let border = "rgb(60,60,60)"
+    static let countryColours: [(code: String, colour: String)] = [
+        ("CH", "rgb(228,26,28)"), ("LI", "rgb(77,175,74)"), ("AT", "rgb(255,127,0)"), ("DE", "rgb(152,78,163)"),
+        ("IT", "rgb(255,255,51)"), ("FR", "rgb(166,86,40)"),
+    ]
+    /// The feature property colours are matched on, when a layer has one of these fields (first wins).
+    static let countryCodeFields = ["ISO_A2", "iso_a2", "ISO_A2_EH", "iso_3166_1"]
+
+    /// The tile URL template's extension for a tile format.
+    static func tileExtension(_ format: String?) -> String { format ?? "pbf" }
+
+    /// The merged `vector_layers` of the image's tile databases (empty when none says).
+    static func vectorLayers(_ image: ServedImage) throws -> [[String: Any]] {
+        guard let text = try image.tiles.vectorLayersJSON(),
+            let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        else { return [] }
+        return object["vector_layers"] as? [[String: Any]] ?? []
+    }
+
+    /// `[west, south, east, north]` around the image's own regions (what the viewer first shows).
+    static func regionBounds(_ image: ServedImage) -> [Double] {
+        TileDatabases.union(image.manifest.regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
+    }
+
+    /// TileJSON 3.0.0 for the image's tiles.
+    static func tileJSON(_ image: ServedImage, base: String) throws -> Data {
+        let format = image.formats.values.first
+        // A source whose region's box is unknown (the seed's world overview) may hold tiles anywhere.
+        let boxes = image.tiles.sources.map(\.region.bbox)
+        let bounds = boxes.contains { $0 == nil } ? [-180, -85.0511, 180, 85.0511] : TileDatabases.union(boxes) ?? regionBounds(image)
+        let zooms = image.zooms ?? 0...0
+        let focus = regionBounds(image)
+        var document: [String: Any] = [
+            "tilejson": "3.0.0",
+            "name": "\(image.manifest.name) \(image.manifest.mapVersion.rawValue)",
+            "description": "Tiles of \(image.manifest.name) (catalog \(image.manifest.catalog)), served by mappack",
+            "version": "1.0.0",
+            "scheme": "xyz",
+            "tiles": ["\(base)/tiles/{z}/{x}/{y}.\(tileExtension(format))"],
+            "minzoom": zooms.lowerBound,
+            "maxzoom": zooms.upperBound,
+            "bounds": bounds,
+            "center": [(focus[0] + focus[2]) / 2, (focus[1] + focus[3]) / 2, zooms.lowerBound],
+        ]
+        if format == "pbf" || format == nil { document["vector_layers"] = try vectorLayers(image) }
+        return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// A MapLibre style: the water colour as background; per vector layer a fill for its polygons
+    /// (by country code when the layer has one), a line for their borders and a circle for points;
+    /// a raster layer for image tiles. No symbol layers: glyphs are not available offline.
+    static func style(_ image: ServedImage, base: String) throws -> Data {
+        let format = image.formats.values.first
+        var layers: [[String: Any]] = [["id": "water", "type": "background", "paint": ["background-color": water]]]
+        let isVector = format == "pbf" || format == nil
+        let source: [String: Any] = ["type": isVector ? "vector" : "raster", "url": "\(base)/tilejson.json"]
+        if isVector {
+            let polygons: [Any] = ["match", ["geometry-type"], ["Polygon", "MultiPolygon"], true, false]
+            let points: [Any] = ["match", ["geometry-type"], ["Point", "MultiPoint"], true, false]
+            for layer in try vectorLayers(image) {
+                guard let id = layer["id"] as? String else { continue }
+                let fields = layer["fields"] as? [String: Any] ?? [:]
+                var fill: Any = land
+                if let code = countryCodeFields.first(where: { fields[$0] != nil }) {
+                    var match: [Any] = ["match", ["get", code]]
+                    for entry in countryColours { match += [entry.code, entry.colour] }
+                    match.append(land)
+                    fill = match
+                }
+                layers.append([
+                    "id": "\(id)-fill", "type": "fill", "source": "image", "source-layer": id, "filter": polygons,
+                    "paint": ["fill-color": fill],
+                ])
+                layers.append([
+                    "id": "\(id)-borders", "type": "line", "source": "image", "source-layer": id, "filter": polygons,
+                    "paint": ["line-color": border, "line-width": 1],
+                ])
+                layers.append([
+                    "id": "\(id)-points", "type": "circle", "source": "image", "source-layer": id, "filter": points,
+                    "paint": ["circle-color": border, "circle-radius": 2],
+                ])
+            }
+        } else {
+            layers.append(["id": "tiles", "type": "raster", "source": "image"])
+        }
+        let document: [String: Any] = [
+            "version": 8, "name": "\(image.manifest.name) (mappack serve)", "sources": ["image": source], "layers": layers,
+        ]
+        return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// Each region of the manifest with a bounding box, as a polygon of that box with its id, name
+    /// and the point its label hangs from (the middle of the box's north edge).
+    static func regionsGeoJSON(_ image: ServedImage) throws -> Data {
+        var features: [[String: Any]] = []
+        for region in image.manifest.regions {
+            guard let box = region.bbox, box.count == 4 else { continue }
+            let (west, south, east, north) = (box[0], box[1], box[2], box[3])
+            let ring: [[Double]] = [[west, south], [east, south], [east, north], [west, north], [west, south]]
+            var properties: [String: Any] = ["id": region.id.rawValue, "name": region.name, "labelAt": [(west + east) / 2, north]]
+            if let parent = region.parent { properties["parent"] = parent.rawValue }
+            let geometry: [String: Any] = ["type": "Polygon", "coordinates": [ring]]
+            features.append(["type": "Feature", "properties": properties, "geometry": geometry])
+        }
+        let document: [String: Any] = ["type": "FeatureCollection", "features": features]
+        return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `Benchmarks/import.sh` (issue 30's rows), run on a tiny real world and a tiny synthetic tileset:
+/// the rows come out well formed and their numbers are measurements (positive), never judged as
+/// timings here.
+@Suite struct ImportBenchTests {
+    @Test func importBenchPrintsWellFormedRealAndSyntheticRows() throws {
+        let folder = TemporaryFolder("import-bench")
+        let run = try Tool.run(
+            "/bin/bash",
+            [
+                Tool.repositoryRoot + "/Benchmarks/import.sh", "--bin", Tool.buildFolder, "--countries", "CH,LI", "--max-zoom", "6",
+                "--big-gib", "0.005", "--runs", "1", "--out", folder.join("bench"),
+            ], timeout: 600)
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("tippecanoe over the same countries"), "\(run.stdout)")
+        #expect(run.stdout.contains("one sqlite3 read of every tile"), "\(run.stdout)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("bench/import.json")))) as? [String: Any])
+        let rows = try #require(report["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["row"] as? String } == ["import-real", "import-synthetic"])
+        for row in rows {
+            for key in ["baselineMedianSeconds", "importMedianSeconds", "ratio", "importPeakRSSMiB", "baselinePeakRSSMiB", "inputBytes"] {
+                let value = try #require((row[key] as? NSNumber)?.doubleValue, "\(key) missing in \(row)")
+                #expect(value > 0, "\(key) = \(value)")
+            }
+        }
+    }
+}
