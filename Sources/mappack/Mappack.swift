@@ -106,6 +106,7 @@ struct Mappack {
             if case .plan(let planError) = error { return exitCode(for: planError) }
             if case .pathInTwoBundles = error { return 2 }
             if case .mixedTileFormats = error { return 2 }
+            if case .releasedNotATime = error { return 2 }
             return 1
         case let error as ImportError: return error.isBadInput ? 2 : 1
         case let error as CatalogSource.LoadError:

@@ -3,12 +3,14 @@
 /// sequences that clear the screen or set the window title, BEL rings, CR and LF start a line, so a
 /// name holding them could forge table rows or take over the terminal. Printed, each control
 /// character is shown as its Swift escape instead, `\u{1B}` for ESC, `\u{D}` for CR, `\u{9B}` for
-/// the C1 CSI: visible, unambiguous, and what the name holds. `--json` output needs none of this
-/// (JSON escapes them itself).
+/// the C1 CSI: visible, unambiguous, and what the name holds. The bidirectional embeddings,
+/// overrides and isolates (U+202A–U+202E, U+2066–U+2069) are escaped too: they reorder what a
+/// terminal shows after them (Trojan Source), so a name could make a line read as something it is
+/// not. `--json` output needs none of this (JSON keeps the name as it is, for programs).
 extension String {
     /// This text on one line: every C0 control character (TAB, CR and LF too), DEL, every C1
-    /// control character and the Unicode line and paragraph separators (U+2028, U+2029) escaped.
-    /// For a table cell or a name inside a line.
+    /// control character, the Unicode line and paragraph separators (U+2028, U+2029) and the
+    /// bidirectional controls escaped. For a table cell or a name inside a line.
     var visible: String { escapingControls(keepingLines: false) }
 
     /// This text with control characters escaped as `visible` does, but LF and TAB kept: for whole
@@ -24,7 +26,9 @@ extension String {
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             let value = scalar.value
-            let control = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            let control =
+                value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value)
             if !control || (keepingLines && (scalar == "\n" || scalar == "\t")) {
                 out.append(scalar)
             } else {

@@ -7,18 +7,15 @@ import Testing
 @Suite struct ClosedPipeTests {
     /// Runs mappack with standard output a pipe whose read end is already closed.
     private static func runIntoClosedPipe(_ arguments: [String]) throws -> (status: Int32, reason: Process.TerminationReason, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let process = ChildProcess("mappack", arguments, timeout: 300)
         let out = Pipe()
         let err = Pipe()
         try out.fileHandleForReading.close()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        process.process.standardOutput = out
+        process.process.standardError = err
+        try process.start()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        try process.wait()
         return (process.terminationStatus, process.terminationReason, stderr)
     }
 

@@ -4,14 +4,15 @@ import Testing
 
 /// Region names come from catalogs, so they are input nobody here wrote: control characters in a
 /// name must not reach the terminal (ESC sequences that clear it or set its title, CR and LF that
-/// forge table rows), and no name may break out of the JSON or Markdown of a report.
+/// forge table rows; bidirectional overrides and isolates that reorder what a terminal shows, as
+/// in Trojan Source), and no name may break out of the JSON or Markdown of a report.
 @Suite struct HostileNameTests {
     /// The names the fixture gives its regions, by region id.
     static let names: [String: String] = [
-        "europe/ch/zh": "Zurich\u{1B}[2J\u{1B}]0;pwned\u{07}",
+        "europe/ch/zh": "Zurich\u{1B}[2J\u{1B}]0;pwned\u{07}\u{202E}lanretni\u{202C}",
         "europe/ch/be": "Bern\rForged\nRow",
         "europe/ch/be/thun": "Thun<!--<script>alert(1)</script>&amp;|x\u{2028}y\u{2029}z",
-        "europe/li": "Li\u{9B}2J\u{7F}\tend",
+        "europe/li": "Li\u{9B}2J\u{7F}\tend\u{2066}\u{2067}\u{2068}\u{202A}\u{202B}\u{202D}Vaduz\u{2069}",
     ]
 
     /// A published source fixture whose regions have `names`, an image of `europe/ch` built from it
@@ -46,9 +47,13 @@ import Testing
         }
     }
 
-    /// Whether `text` holds a character a terminal acts on: C0 controls but LF and TAB, DEL, C1.
+    /// Whether `text` holds a character a terminal acts on: C0 controls but LF and TAB, DEL, C1, and
+    /// the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
     static func hasTerminalControls(_ text: String) -> Bool {
-        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
+        text.unicodeScalars.contains {
+            ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)
+                || (0x2066...0x2069).contains($0.value)
+        }
     }
 
     @Test func humanOutputShowsControlCharactersVisiblyAndEachRegionOnOneLine() throws {
@@ -81,7 +86,7 @@ import Testing
 
     @Test func errorsEchoNamesWithControlCharactersVisibly() throws {
         let world = try World()
-        let hostile = "nowhere\u{1B}]0;pwned\u{07}\rforged"
+        let hostile = "nowhere\u{1B}]0;pwned\u{07}\rforged\u{202E}desrever\u{2066}"
         let runs: [[String]] = [
             ["plan", world.folder.join(hostile + ".yaml")],
             ["regions", world.folder.join(hostile + ".json")],
@@ -140,6 +145,7 @@ import Testing
             // Markdown: each region one row, no raw HTML.
             let text = try String(contentsOfFile: markdown, encoding: .utf8)
             #expect(!text.contains("<script") && !text.contains("<!--") && !text.contains("\r"), "\(label): \(text.debugDescription)")
+            #expect(!HostileNameTests.hasTerminalControls(text), "\(label): \(text.debugDescription)")
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let header = lines.first { $0.hasPrefix("| region |") }
             for id in ids {

@@ -15,15 +15,16 @@ import Testing
                 .utf8
         )
         .write(to: URL(fileURLWithPath: recipe))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = ["build", recipe, "--cache", world.folder.join("cache"), "--out", world.folder.join("out"), "--json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": phase]) { $1 }
+        // A build that never reaches the phase, or never ends, is killed at its deadline: the reads
+        // below then end and `wait` fails the test.
+        let process = ChildProcess(
+            "mappack", ["build", recipe, "--cache", world.folder.join("cache"), "--out", world.folder.join("out"), "--json"],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": phase])
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        process.process.standardOutput = out
+        process.process.standardError = err
+        try process.start()
         // Read events until the build announces the phase it is now held in.
         var seen = Data()
         let marker = Data("\"phase\":\"\(phase)\"".utf8)
@@ -33,10 +34,10 @@ import Testing
             seen.append(chunk)
         }
         #expect(seen.range(of: marker) != nil, "the build never reached \(phase): \(String(decoding: seen, as: UTF8.self))")
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         let rest = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        try process.wait()
         #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(stderr)")
         #expect(stderr.contains("SIGTERM") && stderr.contains("nothing was published"), "\(stderr)")
         #expect(!String(decoding: rest, as: UTF8.self).contains("\"event\":\"done\""))

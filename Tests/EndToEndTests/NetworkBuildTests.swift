@@ -42,14 +42,13 @@ final class ServedWorld: @unchecked Sendable {
     }
 
     /// Starts `mappack build` without waiting, and waits until a partial download exists.
-    func startBuildUntilPartial(_ recipe: String, cache: String, out: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = ["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out), "--json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000"]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    func startBuildUntilPartial(_ recipe: String, cache: String, out: String) throws -> ChildProcess {
+        let process = ChildProcess(
+            "mappack", ["build", recipe, "--cache", folder.join(cache), "--out", folder.join(out), "--json"],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        process.process.standardOutput = FileHandle.nullDevice
+        process.process.standardError = FileHandle.nullDevice
+        try process.start()
         let partial = folder.join(cache + "/partial")
         for _ in 0..<400 {
             let parts = (try? FileManager.default.contentsOfDirectory(atPath: partial))?.filter { $0.hasSuffix(".part") } ?? []
@@ -85,8 +84,8 @@ final class ServedWorld: @unchecked Sendable {
         let server = try FaultServer(root: world.published)
         let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString)
         let victim = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")
-        kill(victim.processIdentifier, SIGKILL)
-        victim.waitUntilExit()
+        victim.signal(SIGKILL)
+        try victim.wait()
         #expect(victim.terminationReason == .uncaughtSignal)
         let outAfterKill = (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []
         #expect(outAfterKill.filter { !$0.hasPrefix(".") }.isEmpty, "\(outAfterKill)")
@@ -128,8 +127,8 @@ final class ServedWorld: @unchecked Sendable {
         let server = try FaultServer(root: world.published)
         let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString)
         let build = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")
-        kill(build.processIdentifier, number)
-        build.waitUntilExit()
+        build.signal(number)
+        try build.wait()
         #expect(build.terminationReason == .exit && build.terminationStatus == 1)
         // Nothing in Output (not even staging), partial downloads kept for the next run.
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)

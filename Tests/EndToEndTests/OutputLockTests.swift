@@ -16,28 +16,26 @@ import Testing
         try Data("name: same\ncatalog: \(catalog)\nregions:\n  include: [europe/ch/zh]\n".utf8).write(to: URL(fileURLWithPath: recipeB))
         let out = world.folder.join("out")
         // A is held at its publish phase until B has shown it is waiting.
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        first.arguments = ["build", recipeA, "--cache", world.folder.join("cache-a"), "--out", out, "--json"]
-        first.environment = ProcessInfo.processInfo.environment.merging(["MAPPACK_TEST_PAUSE_AT": "publish"]) { $1 }
+        // Both are killed at their deadlines if they hang, which also ends the reads below.
+        let first = ChildProcess(
+            "mappack", ["build", recipeA, "--cache", world.folder.join("cache-a"), "--out", out, "--json"],
+            environment: ["MAPPACK_TEST_PAUSE_AT": "publish"])
         let firstOut = Pipe()
-        first.standardOutput = firstOut
-        first.standardError = FileHandle.nullDevice
-        try first.run()
+        first.process.standardOutput = firstOut
+        first.process.standardError = FileHandle.nullDevice
+        try first.start()
         var seen = Data()
         while seen.range(of: Data("\"phase\":\"publish\"".utf8)) == nil {
             let chunk = firstOut.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen.append(chunk)
         }
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        second.arguments = ["build", recipeB, "--cache", world.folder.join("cache-b"), "--out", out]
+        let second = ChildProcess("mappack", ["build", recipeB, "--cache", world.folder.join("cache-b"), "--out", out])
         let secondErr = Pipe()
         let secondOut = Pipe()
-        second.standardError = secondErr
-        second.standardOutput = secondOut
-        try second.run()
+        second.process.standardError = secondErr
+        second.process.standardOutput = secondOut
+        try second.start()
         var said = Data()
         while String(decoding: said, as: UTF8.self).range(of: "waiting") == nil {
             let chunk = secondErr.fileHandleForReading.availableData
@@ -47,12 +45,12 @@ import Testing
         #expect(String(decoding: said, as: UTF8.self).contains("waiting: another mappack"), "\(String(decoding: said, as: UTF8.self))")
         #expect(second.isRunning)
         // A stops (nothing published); B then builds and publishes its own image.
-        kill(first.processIdentifier, SIGTERM)
+        first.signal(SIGTERM)
         _ = firstOut.fileHandleForReading.readDataToEndOfFile()
-        first.waitUntilExit()
+        try first.wait()
         _ = secondErr.fileHandleForReading.readDataToEndOfFile()
         let stdout = String(decoding: secondOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        second.waitUntilExit()
+        try second.wait()
         #expect(first.terminationStatus == 1)
         #expect(second.terminationStatus == 0, "\(stdout)")
         let manifest = try String(contentsOfFile: out + "/same-2026.11.0/manifest.json", encoding: .utf8)

@@ -35,22 +35,21 @@ import Testing
     /// name with `kind` and its PID) exists, kills it with SIGKILL and returns that folder's name.
     private func killHeld(_ arguments: [String], at phase: String, kind: String, world: ServedWorld) throws -> String {
         let out = world.folder.join("out")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = arguments + (arguments.first == "merge" ? [] : ["--cache", world.folder.join("cache")]) + ["--out", out]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": phase]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let name = ".net-2026.11.0\(kind)\(process.processIdentifier)"
+        let process = ChildProcess(
+            "mappack", arguments + (arguments.first == "merge" ? [] : ["--cache", world.folder.join("cache")]) + ["--out", out],
+            environment: ["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": phase])
+        process.process.standardOutput = FileHandle.nullDevice
+        process.process.standardError = FileHandle.nullDevice
+        try process.start()
+        let name = ".net-2026.11.0\(kind)\(process.pid)"
         // Held for up to 30 s at the phase; the staging folder is there long before.
         let marker = out + "/" + name + (kind == ".staging-" || kind == ".merge-" ? "/image/store" : "/shard.json")
         for _ in 0..<800 {
             if FileManager.default.fileExists(atPath: marker) { break }
             usleep(25_000)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        try process.wait()
         #expect(process.terminationReason == .uncaughtSignal)
         return FileManager.default.fileExists(atPath: out + "/" + name) ? name : ""
     }

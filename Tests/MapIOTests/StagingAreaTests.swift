@@ -6,11 +6,10 @@ import Testing
 @Suite struct StagingAreaTests {
     /// The PID of a process that has exited and been reaped.
     private func deadPID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
+        let process = ChildProcess("/bin/true", [], timeout: 60)
+        try process.start()
+        try process.wait()
+        return process.pid
     }
 
     private func make(_ path: String, folder: Bool) throws {

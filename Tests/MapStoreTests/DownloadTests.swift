@@ -70,36 +70,34 @@ import Testing
         let li = try DownloadTests.bundle(of: "europe/li")
         let name = try DownloadTests.faultCatalog("trickle-kill.json", regions: ["europe/li"], query: "?fault=trickle&rate=1000&times=1")
         _ = try await device.open(catalog: server.url(name))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = [
-            "store", "download", "europe/li", "--catalog", server.url(name).absoluteString, "--storage", device.storage, "--cache", device.cache,
-        ]
+        let process = ChildProcess(
+            "mappack",
+            ["store", "download", "europe/li", "--catalog", server.url(name).absoluteString, "--storage", device.storage, "--cache", device.cache],
+            timeout: 300)
         // What the process says goes to a file, for the failure message.
         let logFolder = TemporaryFolder("kill-download")
         let log = logFolder.join("stderr.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        process.process.standardOutput = FileHandle.nullDevice
+        process.process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.start()
         // The bundle takes seconds at this rate and is past 3000 bytes for only the last few: the watch
         // runs on its own thread and kills from there, because with other suites keeping both cores'
         // cooperative threads busy, a task's wake-ups can come later than the end of the download.
-        let pid = process.processIdentifier
         let storage = device.storage
         let reached = try await offPool { () -> Bool in
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 if partialBytes(storage) >= 3000 {
-                    kill(pid, SIGKILL)
+                    process.signal(SIGKILL)
                     return true
                 }
                 usleep(10_000)
             }
             return false
         }
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        try process.wait()
         #expect(
             reached,
             "partial: \(partialBytes(device.storage)) bytes; exit \(process.terminationStatus); stderr: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "?"); server: \((try? server.served(li.path)).map { "\($0)" } ?? "?")"

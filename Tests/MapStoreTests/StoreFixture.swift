@@ -67,11 +67,11 @@ final class Device: @unchecked Sendable {
 
     /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread
     /// of its own: a test blocking a cooperative thread for seconds would starve the async download
-    /// tests running beside it (two cores, two pool threads).
-    func run(_ verb: [String], crashAt: String? = nil) async throws -> Tool.Result {
+    /// tests running beside it (two cores, two pool threads). The child is killed after `timeout` seconds.
+    func run(_ verb: [String], crashAt: String? = nil, timeout: TimeInterval = Tool.defaultTimeout) async throws -> Tool.Result {
         let arguments = ["store"] + verb + ["--storage", storage, "--cache", cache]
         let environment = crashAt.map { ["MAPSTORE_CRASH_AT": $0] } ?? [:]
-        return try await offPool { try Tool.mappack(arguments, environment: environment) }
+        return try await offPool { try Tool.mappack(arguments, environment: environment, timeout: timeout) }
     }
 }
 

@@ -8,7 +8,7 @@ public final class CatalogAttackServer: @unchecked Sendable {
     public let root: String
     /// The port it listens on.
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// The script, found beside this source file so tests run from any working directory.
     public static let script: String = {
@@ -28,7 +28,7 @@ public final class CatalogAttackServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the server and waits for it.
-    public func stop() { LoopbackPort.stop(process) }
+    public func stop() { process.stop() }
 
     /// From now on `/catalog.json` (and the bundles) come from `root/catalog`, `/catalog.json.sig` from
     /// `root/signature` (default: the catalog's folder; nil strips it), its `nextKey` replaced by

@@ -26,7 +26,7 @@ public final class NginxServer: @unchecked Sendable {
     /// With TLS, the self-signed certificate (PEM) a client must trust; nil for plain HTTP.
     public let certificate: String?
     private let folder: TemporaryFolder
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts nginx serving `root`; returns once the port answers. With `tls`, it serves HTTPS and offers
     /// HTTP/2 (ALPN) with a fresh self-signed certificate for 127.0.0.1. `limitRate` (nginx's
@@ -43,18 +43,17 @@ public final class NginxServer: @unchecked Sendable {
             let conf = folder.join("nginx.conf")
             try Self.config(port: port, root: root, prefix: folder.path, tls: tls, webdav: webdav, limitRate: limitRate).write(
                 toFile: conf, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-            process.arguments = ["-c", conf, "-p", folder.path + "/", "-e", folder.join("error.log")]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            // Runs until stopped; `stop` bounds its end.
+            let process = ChildProcess("/usr/sbin/nginx", ["-c", conf, "-p", folder.path + "/", "-e", folder.join("error.log")], timeout: nil)
+            process.process.standardOutput = FileHandle.nullDevice
+            process.process.standardError = FileHandle.nullDevice
+            try process.start()
             if LoopbackPort.waitUntilAnswering(port, while: { process.isRunning }) {
                 self.port = port
                 self.process = process
                 return
             }
-            LoopbackPort.stop(process)
+            process.stop()
             lastError = (try? String(contentsOfFile: folder.join("error.log"), encoding: .utf8)) ?? lastError
         }
         throw TestServerError(description: "nginx did not start: \(lastError)")
@@ -62,8 +61,8 @@ public final class NginxServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops nginx (SIGTERM, fast shutdown) and waits for it.
-    public func stop() { LoopbackPort.stop(process) }
+    /// Stops nginx (SIGTERM, fast shutdown) and waits for it (SIGKILL after 3 s).
+    public func stop() { process.stop() }
 
     /// Body bytes nginx sent for every path starting with `prefix`, summed over its access log.
     public func bytesSent(prefix: String) -> Int {
@@ -110,18 +109,15 @@ public final class NginxServer: @unchecked Sendable {
     }
 
     private static func makeCertificate(in folder: TemporaryFolder) throws -> String {
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", folder.join("key.pem"), "-out", folder.join("cert.pem"), "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw TestServerError(description: "openssl could not make a test certificate") }
+        let openssl = try Tool.run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", folder.join("key.pem"), "-out", folder.join("cert.pem"), "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ], timeout: 120)
+        if openssl.timedOut { throw TestServerError(description: "openssl did not make a test certificate within 120 s") }
+        guard openssl.status == 0 else { throw TestServerError(description: "openssl could not make a test certificate") }
         return folder.join("cert.pem")
     }
 
@@ -172,7 +168,7 @@ public final class FaultServer: @unchecked Sendable {
     public let root: String
     /// The port it listens on.
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// The script, found beside this source file so tests run from any working directory.
     public static let script: String = {
@@ -188,8 +184,8 @@ public final class FaultServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops the server and waits for it.
-    public func stop() { LoopbackPort.stop(process) }
+    /// Stops the server and waits for it (SIGKILL after 3 s).
+    public func stop() { process.stop() }
 
     /// `http://127.0.0.1:<port>/<path>?fault=…&…` with `parameters` in a stable order.
     public func url(_ path: String, fault: String? = nil, _ parameters: [String: String] = [:]) -> URL {
@@ -223,15 +219,16 @@ public final class FaultServer: @unchecked Sendable {
 /// Loopback socket helpers for the test servers.
 enum LoopbackPort {
     /// Starts a Python test server `script` serving `root` on a free port, waits for its
-    /// "PORT <n>" line and for the port to answer; returns the process and the port.
-    static func startScript(_ script: String, root: String, name: String) throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--root", root, "--port", "0"]
+    /// "PORT <n>" line (at most 60 s: then it is killed, which ends the read) and for the port to
+    /// answer; returns the process, which runs until stopped, and the port.
+    static func startScript(_ script: String, root: String, name: String) throws -> (ChildProcess, Int) {
+        let process = ChildProcess("/usr/bin/env", ["python3", script, "--root", root, "--port", "0"], timeout: nil)
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process.process.standardOutput = output
+        process.process.standardError = FileHandle.nullDevice
+        try process.start()
+        let deadline = process.killIfRunning(after: 60)
+        defer { deadline.cancel() }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let piece = output.fileHandleForReading.availableData
@@ -240,20 +237,10 @@ enum LoopbackPort {
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), waitUntilAnswering(port, while: { process.isRunning }) else {
-            stop(process)
-            throw TestServerError(description: "\(name) did not start (said '\(text)')")
+            process.stop()
+            throw TestServerError(description: "\(name) did not start within 60 s (said '\(text)')")
         }
         return (process, port)
-    }
-
-    /// SIGTERM, then SIGKILL if the child is still there after 3 s, then reap it.
-    static func stop(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 
     /// A port the kernel considers free right now.
@@ -290,6 +277,9 @@ enum LoopbackPort {
     static func get(port: Int, path: String) throws -> Data {
         let fd = try connect(port: port)
         defer { close(fd) }
+        // A server that stops answering ends the read after 60 s (`recv` fails) instead of hanging the test.
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var response = Data()

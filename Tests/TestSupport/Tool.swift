@@ -39,21 +39,12 @@ public enum Tool {
         _ executable: String, _ arguments: [String], in directory: String? = nil,
         environment: [String: String] = [:], timeout: TimeInterval = defaultTimeout
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : path(executable))
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        var env = ProcessInfo.processInfo.environment
-        env["SWIFT_BACKTRACE"] = "enable=no"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        let child = ChildProcess(executable, arguments, environment: environment, in: directory, timeout: timeout)
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        child.process.standardOutput = out
+        child.process.standardError = err
+        try child.start()
         // Read both pipes while the child runs so a full pipe never blocks it.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
@@ -61,15 +52,10 @@ public enum Tool {
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         var timedOut = false
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            exited.wait()
-        }
-        process.waitUntilExit()
+        do { try child.wait() } catch { timedOut = true }
         group.wait()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
+            status: child.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
             timedOut: timedOut)
     }
 

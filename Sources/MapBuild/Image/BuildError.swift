@@ -23,6 +23,9 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case diskFull(path: String, bundle: BundleDigest?)
     /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
     case mixedTileFormats([TileFormatUse])
+    /// The catalog's `released`, which becomes the manifest's `built` when `SOURCE_DATE_EPOCH` is
+    /// unset, is not a time (`UTCTime.parseISO8601`), or not one from 1970 to 9999.
+    case releasedNotATime(catalog: String, released: String)
 
     /// One tile database's format, for `mixedTileFormats`.
     package struct TileFormatUse: Sendable, Equatable {
@@ -57,6 +60,9 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
             "the tile databases hold tiles of different formats ("
                 + uses.map { "region '\($0.region)' \($0.file): \($0.format)" }.joined(separator: "; ")
                 + "); one .mbtiles, MapLibre database or .pmtiles holds one format, so build these regions into separate images (or leave out the mbtiles, maplibre-offline and pmtiles outputs)"
+        case .releasedNotATime(let catalog, let released):
+            "\(catalog): the catalog's \"released\" is '\(released)', not a time from 1970 to 9999; the image's build time is made from it, "
+                + "so ask its publisher for one like 2026-11-20T00:00:00Z, or set SOURCE_DATE_EPOCH to give the build time yourself"
         }
     }
 }

@@ -24,7 +24,7 @@ extension ImageBuilder {
                 format: ShardRecord.formatTag.description, index: index, count: count, recipeName: plan.recipe.name,
                 recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: plan.catalogSHA256,
                 mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
-                built: ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog),
+                built: try ImageBuilder.buildTime(epoch: options.sourceDateEpoch, plan: plan),
                 bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
                     ShardRecord.Bundle(
                         digest: bundle.digest, forStore: bundle.forStore,

@@ -19,7 +19,7 @@ package struct ImageBuilder: Sendable {
     package func run(events: @escaping @Sendable (BuildEvent) -> Void) async throws -> BuildReport {
         do { try plan.checkCapacity() } catch { throw BuildError.plan(error) }
         let root = FileSystem.absolute(options.outputRoot)
-        let built = ImageBuilder.buildTime(epoch: options.sourceDateEpoch, catalog: plan.tree.catalog)
+        let built = try ImageBuilder.buildTime(epoch: options.sourceDateEpoch, plan: plan)
         let key = BuildStamp.key(
             recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
             formats: plan.recipe.formats, signingKey: options.signingKey?.text)
@@ -468,13 +468,21 @@ package struct ImageBuilder: Sendable {
         try staging.commit(entry, as: name, sync: false)
     }
 
-    /// ISO 8601 build time from `SOURCE_DATE_EPOCH`, else the catalog's release time, never the clock.
-    static func buildTime(epoch: Int?, catalog: Catalog) -> String {
+    /// The build time, exactly `YYYY-MM-DDTHH:MM:SSZ` (`UTCTime`): from `SOURCE_DATE_EPOCH`, else the
+    /// catalog's release time, never the clock, so a build is a function of its inputs. A `released`
+    /// in another ISO 8601 spelling (an offset, fractions, a date alone) is written in the one form;
+    /// one that is not a time is refused (`releasedNotATime`), not copied into the manifest.
+    static func buildTime(epoch: Int?, plan: BuildPlan) throws(BuildError) -> String {
         if let epoch {
-            let formatter = ISO8601DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+            // The CLI bounds SOURCE_DATE_EPOCH to 1970-9999 (`CommandClock`); a library caller gets the bounds.
+            let date = min(max(Date(timeIntervalSince1970: TimeInterval(epoch)), Date(timeIntervalSince1970: 0)), UTCTime.latest)
+            return UTCTime.format(date)!
         }
-        return catalog.released ?? "1970-01-01T00:00:00Z"
+        guard let released = plan.tree.catalog.released else { return "1970-01-01T00:00:00Z" }
+        guard let built = UTCTime.normalised(released) else {
+            throw .releasedNotATime(
+                catalog: plan.recipe.catalogURL.isFileURL ? plan.recipe.catalogURL.path : plan.recipe.catalogURL.absoluteString, released: released)
+        }
+        return built
     }
 }

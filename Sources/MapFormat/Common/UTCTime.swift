@@ -28,6 +28,44 @@ public enum UTCTime {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
+    /// `text` as a date when it is an ISO 8601 time in one of the common spellings: the form above,
+    /// with fractional seconds or an offset (`+01:00`, `-0530`) instead of `Z`, or a date
+    /// alone (midnight UTC). For times written by others (a catalog's `released`), read tolerantly
+    /// and then written in the one form (`normalised`). Nil for anything else: a time without a zone
+    /// (whose zone would be a guess), trailing text, a date that does not exist. Read here, not by a
+    /// date formatter, so every platform reads the same text as the same time.
+    public static func parseISO8601(_ text: String) -> Date? {
+        if let date = parse(text) { return date }
+        let bytes = Array(text.utf8)
+        if bytes.count == 10 { return parse(text + "T00:00:00Z") }
+        guard bytes.count > 19, let base = parse(String(decoding: bytes[0..<19], as: UTF8.self) + "Z") else { return nil }
+        var zone = bytes[19...]
+        var fraction = 0.0
+        if zone.first == UInt8(ascii: ".") {
+            let digits = zone.dropFirst().prefix { (0x30...0x39).contains($0) }
+            guard !digits.isEmpty, let value = Double("0." + String(decoding: digits, as: UTF8.self)) else { return nil }
+            fraction = value
+            zone = zone.dropFirst(1 + digits.count)
+        }
+        guard let offset = offsetSeconds(Array(zone)) else { return nil }
+        return base.addingTimeInterval(fraction - TimeInterval(offset))
+    }
+
+    /// Seconds east of UTC of a zone designator: `Z`, `+HH:MM`, `+HHMM` (or `-`); nil otherwise.
+    private static func offsetSeconds(_ zone: [UInt8]) -> Int? {
+        if zone == [UInt8(ascii: "Z")] { return 0 }
+        guard zone.count == 5 || zone.count == 6, zone[0] == UInt8(ascii: "+") || zone[0] == UInt8(ascii: "-") else { return nil }
+        let digits = zone.count == 6 ? [zone[1], zone[2], zone[4], zone[5]] : Array(zone[1...4])
+        guard zone.count == 5 || zone[3] == UInt8(ascii: ":"), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let (hours, minutes) = (Int(digits[0] - 0x30) * 10 + Int(digits[1] - 0x30), Int(digits[2] - 0x30) * 10 + Int(digits[3] - 0x30))
+        guard hours < 24, minutes < 60 else { return nil }
+        return (zone[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+
+    /// `text` (any spelling `parseISO8601` reads) in the one form; nil when it is not a time or
+    /// falls outside 1970 to 9999.
+    public static func normalised(_ text: String) -> String? { parseISO8601(text).flatMap(format) }
+
     /// `date` in the form above (whole seconds, rounded down); nil before 1970 or past `latest`.
     public static func format(_ date: Date) -> String? {
         guard date.timeIntervalSince1970 >= 0, date <= latest else { return nil }

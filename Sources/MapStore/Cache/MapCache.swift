@@ -100,18 +100,69 @@ final class MapCache {
         }
     }
 
-    /// Checks a seed's format and map version without importing it.
-    static func seedVersion(at seed: String) throws -> MapVersion {
-        let reader: SQLiteDatabase
-        do { reader = try SQLiteDatabase(path: seed, readOnly: true) } catch {
+    /// The tables a seed's reads touch.
+    private static let seedTables = ["entries", "meta"]
+
+    /// Opens the seed at `seed` for reading by `UntrustedDatabase`'s rules, a seed being a file
+    /// from an image (input from outside, vouched for by an unsigned manifest at most): its schema
+    /// untrusted, `entries` and `meta` plain tables. Returns it with the work limit its reads share.
+    private static func openSeed(_ seed: String) throws -> (database: SQLiteDatabase, workLimit: Int64) {
+        let database: SQLiteDatabase
+        let bytes: Int64
+        do {
+            database = try UntrustedDatabase.open(path: seed)
+            bytes = try FileSystem.status(seed)?.size ?? 0
+        } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
         }
-        var values: [String: String] = [:]
+        let workLimit = UntrustedDatabase.workLimit(bytes: bytes)
+        try readingSeed(seed, database, workLimit: workLimit) { try checkSeedSchema(seed, database) }
+        return (database, workLimit)
+    }
+
+    /// Refuses a seed whose `entries` or `meta` is not a plain table (of the database attached to
+    /// `database` as `schema`).
+    private static func checkSeedSchema(_ seed: String, _ database: SQLiteDatabase, schema: String = "main") throws {
+        for table in seedTables {
+            if let refusal = try UntrustedDatabase.refusal(of: table, in: database, schema: schema) {
+                throw MapStoreError.invalidCacheSeed(path: seed, reason: refusal + ", which would run SQL of the seed's choosing")
+            }
+        }
+    }
+
+    /// Runs `body`, reads of `seed` through `database`, under `workLimit`; every failure but the
+    /// store's own errors becomes `invalidCacheSeed` naming the seed.
+    private static func readingSeed<T>(_ seed: String, _ database: SQLiteDatabase, workLimit: Int64, _ body: () throws -> T) throws -> T {
         do {
+            return try database.withWorkLimit(steps: workLimit, body)
+        } catch let error as MapStoreError {
+            throw error
+        } catch let error as SQLiteWorkLimitError {
+            throw overLimit(seed, error, workLimit: workLimit)
+        } catch {
+            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
+        }
+    }
+
+    /// The refusal of a seed whose reads ran past `workLimit`.
+    private static func overLimit(_ seed: String, _ error: SQLiteWorkLimitError, workLimit: Int64) -> MapStoreError {
+        .invalidCacheSeed(
+            path: seed,
+            reason:
+                "reading it took more than \(error.steps) SQLite steps, far more than a seed of \(UntrustedDatabase.bytes(ofWorkLimit: workLimit)) bytes needs"
+        )
+    }
+
+    /// Checks a seed's format and map version without importing it.
+    static func seedVersion(at seed: String) throws -> MapVersion {
+        let (reader, workLimit) = try openSeed(seed)
+        let values = try readingSeed(seed, reader, workLimit: workLimit) { () throws -> [String: String] in
+            var values: [String: String] = [:]
             for row in try reader.query("SELECT key, value FROM meta") {
                 if let key = try row["key", as: String?.self], let value = try row["value", as: String?.self] { values[key] = value }
             }
-        } catch { throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)") }
+            return values
+        }
         do { try FormatTagError.check(values["format"], expected: CacheSchema.formatTag) } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: error.description)
         }
@@ -119,18 +170,14 @@ final class MapCache {
         return MapVersion(version)
     }
 
-    /// Checks a seed's rows before they are imported: no negative size, every size the length of its
-    /// data (the LRU sums sizes), and with `entries` exactly that many rows.
+    /// Checks a seed's tables and rows before they are imported: `entries` and `meta` plain tables,
+    /// no negative size, every size the length of its data (the LRU sums sizes), and with `entries`
+    /// exactly that many rows.
     static func checkSeedRows(at seed: String, entries: Int?) throws {
-        let rows: Int64
-        let bad: Int64
-        do {
-            let reader = try SQLiteDatabase(path: seed, readOnly: true)
+        let (reader, workLimit) = try openSeed(seed)
+        let (rows, bad) = try readingSeed(seed, reader, workLimit: workLimit) { () throws -> (Int64, Int64) in
             let counts = try reader.firstRow("SELECT COUNT(*) AS count, COALESCE(SUM(size < 0 OR size != length(data)), 0) AS bad FROM entries")
-            rows = try counts?["count", as: Int64.self] ?? 0
-            bad = try counts?["bad", as: Int64.self] ?? 0
-        } catch {
-            throw MapStoreError.invalidCacheSeed(path: seed, reason: "\(error)")
+            return (try counts?["count", as: Int64.self] ?? 0, try counts?["bad", as: Int64.self] ?? 0)
         }
         if bad > 0 {
             throw MapStoreError.invalidCacheSeed(
@@ -143,24 +190,37 @@ final class MapCache {
 
     /// Imports every entry of `seed` in one transaction, ranked below everything already cached
     /// (a seed is older than anything the app has used), then evicts. Returns the entries imported.
+    /// The attached seed is read by the rules `openSeed` applies, checked again once attached: the
+    /// file could have changed since.
     func importSeed(_ seed: String, storeVersion: MapVersion?) throws -> Int {
         let version = try MapCache.seedVersion(at: seed)
         if let storeVersion, version < storeVersion { throw MapStoreError.seedOlderThanStore(seed: version, store: storeVersion) }
         try MapCache.checkSeedRows(at: seed, entries: nil)
-        try db.execute("ATTACH DATABASE '\(seed.replacingOccurrences(of: "'", with: "''"))' AS seed")
+        let workLimit = UntrustedDatabase.workLimit(bytes: (try? FileSystem.status(seed)?.size) ?? 0)
+        try db.execute("PRAGMA trusted_schema = OFF")
+        try db.query("ATTACH DATABASE ? AS seed", [.text(seed)])
         defer { try? db.execute("DETACH DATABASE seed") }
-        let imported = try db.transaction { () throws -> Int in
-            let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM entries")?["low", as: Int64.self] ?? 0
-            let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
-            try db.query(
-                """
-                INSERT OR IGNORE INTO entries(key, region, data, size, sha256, accessed)
-                SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
-                """, [.integer(top), .integer(low - 1)])
-            let count = db.changes
-            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
-            CrashPoint.reach("cache.midImport")
-            return count
+        let imported: Int
+        do {
+            // The cache's own failures (a full disk) stay what they are; only the limit names the seed.
+            imported = try db.withWorkLimit(steps: workLimit) {
+                try db.transaction { () throws -> Int in
+                    try MapCache.checkSeedSchema(seed, db, schema: "seed")
+                    let low = try db.firstRow("SELECT COALESCE(MIN(accessed), 0) AS low FROM main.entries")?["low", as: Int64.self] ?? 0
+                    let top = try db.firstRow("SELECT COALESCE(MAX(accessed), 0) AS top FROM seed.entries")?["top", as: Int64.self] ?? 0
+                    try db.query(
+                        """
+                        INSERT OR IGNORE INTO main.entries(key, region, data, size, sha256, accessed)
+                        SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
+                        """, [.integer(top), .integer(low - 1)])
+                    let count = db.changes
+                    try db.query("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
+                    CrashPoint.reach("cache.midImport")
+                    return count
+                }
+            }
+        } catch let error as SQLiteWorkLimitError {
+            throw MapCache.overLimit(seed, error, workLimit: workLimit)
         }
         try evict()
         // synchronous=NORMAL leaves a WAL commit unsynced until a checkpoint, which otherwise comes

@@ -76,7 +76,7 @@ extension StoreCore {
         imageRegions.sort { $0.id < $1.id }
         var manifest = ImageManifest(
             name: old.name, catalog: tree.catalog.catalog, mapVersion: tree.catalog.mapVersion,
-            built: tree.catalog.released ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
+            built: tree.catalog.released.flatMap(UTCTime.normalised) ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
             language: language, regions: imageRegions, bundles: bundles, files: files, cacheSeed: nil)
         let sizes = manifest.derivedSizesOnDisk()
         for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }

@@ -8,10 +8,9 @@ import MapIO
 /// `mbtiles` and `pmtiles` outputs copy tiles with SQLite's `ATTACH` (`pmtiles` then reads them in
 /// Swift, one at a time); the `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
 ///
-/// Tile databases come in bundles, so they are input from outside: SQL over them must end and read
-/// only stored rows. `tiles` and `metadata` must be plain tables (no view, virtual table, generated
-/// column or trigger, which run code of the file's choosing), the schema's functions are not trusted
-/// (`trusted_schema`), and every read runs under a work limit that grows with the file's size.
+/// Tile databases come in bundles, so they are input from outside: `tiles` and `metadata` are read
+/// by `UntrustedDatabase`'s rules (plain tables only, the schema untrusted, a work limit that grows
+/// with the file's size), the cache seed's on the device by the same ones.
 package struct TileDatabases {
     /// One tile database: the region whose bundle holds it and its path in the store.
     package struct Source: Sendable {
@@ -34,7 +33,7 @@ package struct TileDatabases {
             do {
                 return try database.withWorkLimit(steps: workLimit, body)
             } catch let error as SQLiteWorkLimitError {
-                let bytes = (workLimit - TileDatabases.baseWorkLimit) / TileDatabases.stepsPerByte
+                let bytes = UntrustedDatabase.bytes(ofWorkLimit: workLimit)
                 throw refused("reading it took more than \(error.steps) SQLite steps, far more than a database of \(bytes) bytes needs")
             }
         }
@@ -67,7 +66,7 @@ package struct TileDatabases {
             for file in region.files {
                 let path = store + "/" + file.path
                 guard let bytes = TileDatabases.sqliteFileSize(path) else { continue }
-                let source = Source(region: region, file: file, path: path, workLimit: TileDatabases.workLimit(bytes: bytes))
+                let source = Source(region: region, file: file, path: path, workLimit: UntrustedDatabase.workLimit(bytes: bytes))
                 if try TileDatabases.isTileDatabase(source) { found.append(source) }
             }
         }
@@ -91,7 +90,7 @@ package struct TileDatabases {
             let copy = seed.scratch + "/seed-\(found.count).db"
             let data = try database.firstRow("SELECT data FROM entries WHERE key = ?", [.text(key)])?["data", as: Data.self] ?? Data()
             try FileSystem.writeAtomically(data, to: copy)
-            let source = Source(region: region, file: file, path: copy, workLimit: workLimit(bytes: Int64(data.count)))
+            let source = Source(region: region, file: file, path: copy, workLimit: UntrustedDatabase.workLimit(bytes: Int64(data.count)))
             if try isTileDatabase(source) { found.append(source) }
         }
         return found
@@ -107,17 +106,6 @@ package struct TileDatabases {
         guard (try? file.read(upToCount: 16)) == sqliteMagic, let end = try? file.seekToEnd() else { return nil }
         return Int64(end)
     }
-
-    /// SQLite steps a read may take per byte of the database. A copy costs tens of steps per row and
-    /// every row of a plain table takes bytes of the file, so real databases stay far below; only
-    /// SQL that makes rows out of nothing reaches it.
-    static let stepsPerByte: Int64 = 1_000
-
-    /// The steps the reads of a database of `bytes` bytes may take, in all.
-    static func workLimit(bytes: Int64) -> Int64 { baseWorkLimit + stepsPerByte * bytes }
-
-    /// The steps any database may take, however small (its schema, a few queries).
-    static let baseWorkLimit: Int64 = 10_000_000
 
     /// The tables the outputs read from a tile database.
     private static let readTables = ["tiles", "metadata"]
@@ -136,30 +124,12 @@ package struct TileDatabases {
     /// Whether `source` is an MBTiles database (a `tiles` with MBTiles' columns); throws the build's
     /// error when it is one the outputs must not read (see the type's summary).
     static func isTileDatabase(_ source: Source) throws -> Bool {
-        let database = try SQLiteDatabase(path: source.path, readOnly: true)
-        try database.execute("PRAGMA trusted_schema = OFF")
+        let database = try UntrustedDatabase.open(path: source.path)
         return try source.limited(database) {
             let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
             guard Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns) else { return false }
             for table in readTables {
-                // Names in SQLite are case-insensitive: `TILES` answers to `src.tiles`.
-                let objects = try database.query(
-                    "SELECT type, coalesce(sql, '') AS sql FROM sqlite_master WHERE name = ? COLLATE NOCASE AND type IN ('table', 'view')",
-                    [.text(table)])
-                for object in objects {
-                    let type = try object["type", as: String.self]
-                    let sql = try object["sql", as: String.self]
-                    if type != "table" { throw source.refused("'\(table)' is a \(type), not a table") }
-                    if sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE") { throw source.refused("'\(table)' is a virtual table") }
-                }
-                guard !objects.isEmpty else { continue }
-                let generated = try database.query("SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)", [.text(table)])
-                if let column = generated.first {
-                    throw source.refused("'\(table)' has a generated column, '\(try column["name", as: String.self])'")
-                }
-                let triggers = try database.query(
-                    "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", [.text(table)])
-                if let trigger = triggers.first { throw source.refused("'\(table)' has a trigger, '\(try trigger["name", as: String.self])'") }
+                if let refusal = try UntrustedDatabase.refusal(of: table, in: database) { throw source.refused(refusal) }
             }
             return true
         }
@@ -193,8 +163,7 @@ package struct TileDatabases {
     /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
     /// (gzip or zlib: `pbf`; `png`, `jpg`, `webp` by their signatures); nil when neither tells.
     package static func format(of source: Source) throws -> String? {
-        let database = try SQLiteDatabase(path: source.path, readOnly: true)
-        try database.execute("PRAGMA trusted_schema = OFF")
+        let database = try UntrustedDatabase.open(path: source.path)
         return try source.limited(database) { () throws -> String? in
             if try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
                 let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'format' LIMIT 1"),
@@ -235,8 +204,7 @@ package struct TileDatabases {
     package func vectorLayersJSON() throws -> String? {
         var layers: [String: [String: Any]] = [:]
         for source in sources {
-            let database = try SQLiteDatabase(path: source.path, readOnly: true)
-            try database.execute("PRAGMA trusted_schema = OFF")
+            let database = try UntrustedDatabase.open(path: source.path)
             let text = try source.limited(database) { () throws -> String? in
                 guard try database.firstRow("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'metadata'") != nil,
                     let row = try database.firstRow("SELECT value FROM metadata WHERE name = 'json' LIMIT 1")
