@@ -20,6 +20,7 @@ import Foundation
 /// | `ts7`   | fixture             | release | 7       | timestamp counter `signedAt`   |
 /// | `ts7b`  | fixture             | release | 7       | timestamp counter `signedAt + 60` (same catalog, newer timestamp) |
 /// | `ts8`   | fixture             | release | 8       | timestamp expires 1 h after `signedAt` |
+/// | `ts9`   | fixture, `li` changed | release | 9     | a new version after `ts7`      |
 public final class SignedCatalogSets: @unchecked Sendable {
     /// Built once per test process.
     public static let shared = SignedCatalogSets()
@@ -62,7 +63,7 @@ public final class SignedCatalogSets: @unchecked Sendable {
                 ("beta", "source-beta", "release", "1000000000000", ["--force"]), ("frozen", "source", "release", "9007199254740991", ["--force"]),
                 ("reset", "source", "release", "5", ["--reset-lineage", key("next") + ".key"]), ("after", "source-b", "next", "6", []),
                 ("ts7", "source", "release", "7", []), ("ts7b", "source", "release", "7", ["clock+60"]),
-                ("ts8", "source", "release", "8", ["--timestamp-expires", "1h"]),
+                ("ts8", "source", "release", "8", ["--timestamp-expires", "1h"]), ("ts9", "source-b", "release", "9", []),
             ]
             for (name, source, signer, version, extra) in sets {
                 // `after` is published over `reset`'s folder, so it keeps epoch 1.

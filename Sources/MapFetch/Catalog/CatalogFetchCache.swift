@@ -3,7 +3,7 @@ import MapIO
 
 /// The last catalog fetched from one URL, with its signature, its timestamp and the validators each
 /// came with: `<folder>/<first 32 hex digits of the URL's SHA-256>/`. A device keeps it in its
-/// storage's `downloads/catalogs/`, a build machine in `<download cache>/catalogs/`. Only what a later
+/// storage's `catalog-fetch/`, a build machine in `<download cache>/catalogs/`. Only what a later
 /// check compares against is kept; trust is decided each time by the caller, never by the cache.
 struct CatalogFetchCache {
     /// The entry's folder.

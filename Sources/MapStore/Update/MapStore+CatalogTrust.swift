@@ -6,7 +6,7 @@ import Synchronization
 
 /// Every catalog the store fetches (checks, updates, the catalog URL, downloads) passes here. It is
 /// fetched the cheap way (`CatalogFetcher`: the signed `catalog.json.timestamp` first, conditional
-/// requests, the `.zst`; kept in `downloads/catalogs/`). With trusted keys the timestamp and the
+/// requests, the `.zst`; kept in `catalog-fetch/`). With trusted keys the timestamp and the
 /// catalog's `catalog.json.sig` must hold (see `CatalogTrust`), and what was trusted is remembered in
 /// `state.sqlite` before the catalog is used.
 extension MapStore {
@@ -18,7 +18,7 @@ extension MapStore {
 
     /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
     func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let fetcher = CatalogFetcher(cacheRoot: core.withLock { $0.downloadFolder } + "/catalogs", limit: CatalogLoader.maxBytes)
+        let fetcher = CatalogFetcher(cacheRoot: core.withLock { $0.layout.root } + "/" + StoreLayout.catalogFetchFolderName, limit: CatalogLoader.maxBytes)
         let configured = options.trustedPublicKeys
         guard !configured.isEmpty else {
             // Nothing is trusted, so the timestamp only saves the download; a malformed one is ignored.
