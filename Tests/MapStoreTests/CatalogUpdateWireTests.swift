@@ -30,6 +30,11 @@ import Testing
 
         try FileManager.default.removeItem(atPath: site)
         try FileManager.default.copyItem(atPath: setup.sets.served + "/ts9", toPath: site)
+        // nginx's ETag is the file's mtime and size: a publish an hour later, as a real one would be
+        // (copyItem keeps the fixture's mtime, and both fixtures were published within a second).
+        for name in ["catalog.json.timestamp", "catalog.json.zst", "catalog.json.sig", "catalog.json"] {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: site + "/" + name)
+        }
         let before = nginx.wireLog().count
         _ = try await store.checkForUpdate(catalog: url)
         let newVersion = Array(nginx.wireLog().dropFirst(before))
