@@ -36,7 +36,11 @@ public enum CatalogSource {
     /// With `cache` (the download cache), an HTTP catalog is fetched the cheap way (`CatalogFetcher`).
     public static func loadWithBytes(_ url: URL, cache: String? = nil) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
         let data: Data
-        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) { data = kept.bytes } else { data = try fetch(url, cache: cache, trust: nil).bytes }
+        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) {
+            data = kept.bytes
+        } else {
+            data = try fetch(url, cache: cache, trust: nil).bytes
+        }
         return (try decode(data, url: url), data)
     }
 

@@ -17,7 +17,8 @@ package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConverti
         switch self {
         case .missing(let url): "\(url): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
         case .fetch(let error): error.description
-        case .undecodable(let url, let reason): "\(url): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
+        case .undecodable(let url, let reason):
+            "\(url): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
         case .refused(let url, let error): "\(url): \(error)"
         }
     }
@@ -90,7 +91,8 @@ package struct CatalogFetcher: Sendable {
             // A catalog kept without its signature (fetched without trusted keys) gets it now.
             var signature = signed ? cache.read(.signature, limit: CatalogSignature.maxBytes) : nil
             if signed && signature == nil {
-                signature = try document(.signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: nil, record: &record)
+                signature = try document(
+                    .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: nil, record: &record)
             }
             if signed { kept[.signature] = signature }
             cache.store(kept, record: record)
@@ -121,7 +123,8 @@ package struct CatalogFetcher: Sendable {
                 if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit)))) {
                     guard SHA256.hex(compressed) == zstSHA256 else {
                         throw CatalogFetchError.refused(
-                            url: zstName, .timestampMismatch(reason: "catalog.json.zst's sha256 is not the \(zstSHA256.prefix(16))… the timestamp names"))
+                            url: zstName,
+                            .timestampMismatch(reason: "catalog.json.zst's sha256 is not the \(zstSHA256.prefix(16))… the timestamp names"))
                     }
                     do { bytes = try Zstd.decompress(compressed, limit: Int(timestamp.size)) } catch {
                         throw CatalogFetchError.undecodable(url: zstName, reason: "\(error)")
@@ -129,7 +132,8 @@ package struct CatalogFetcher: Sendable {
                 }
             } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
-                    throw .refused(url: zstName, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
+                    throw .refused(
+                        url: zstName, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
                 }
                 throw .fetch(error)
             } catch { throw .undecodable(url: zstName, reason: "\(error)") }
@@ -142,7 +146,8 @@ package struct CatalogFetcher: Sendable {
                 }
             } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
-                    throw .refused(url: name, .timestampMismatch(reason: "the catalog is larger than the \(timestamp.size) bytes the timestamp names"))
+                    throw .refused(
+                        url: name, .timestampMismatch(reason: "the catalog is larger than the \(timestamp.size) bytes the timestamp names"))
                 }
                 throw .fetch(error)
             } catch { throw .fetch(.failed(url: name, httpStatus: nil, reason: "\(error)")) }
@@ -162,7 +167,8 @@ package struct CatalogFetcher: Sendable {
         let keptBytes = record.validators[key] == nil ? nil : cache?.read(document, limit: limit)
         let response: DocumentFetch.Response
         do {
-            response = try DocumentFetch.get(url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding)
+            response = try DocumentFetch.get(
+                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding)
         } catch { throw .fetch(error) }
         switch response {
         case .body(let data, let validators):

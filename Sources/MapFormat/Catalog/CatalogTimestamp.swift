@@ -96,7 +96,8 @@ public struct CatalogTimestamp: Codable, Equatable, Sendable {
             throw .signatureInvalid(reason: "\(source): size or zstSize is negative, or zstSize and zstSHA256 are not given together")
         }
         guard parsed.expiryDate != nil else {
-            throw .signatureInvalid(reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z; publish a fresh timestamp")
+            throw .signatureInvalid(
+                reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z; publish a fresh timestamp")
         }
         guard Hex.isDigits(parsed.sha256.utf8, count: 64), parsed.zstSHA256.map({ Hex.isDigits($0.utf8, count: 64) }) ?? true else {
             throw .signatureInvalid(reason: "\(source): sha256 or zstSHA256 is not 64 lowercase hex digits")

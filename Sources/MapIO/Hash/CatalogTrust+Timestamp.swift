@@ -52,13 +52,16 @@ extension CatalogTrust {
         }
         if let seen {
             if record.lineageEpoch < seen.epoch {
-                throw .epochResetUnproven(reason: "\(source) names epoch \(record.lineageEpoch), below epoch \(seen.epoch) seen before (a replayed timestamp)")
+                throw .epochResetUnproven(
+                    reason: "\(source) names epoch \(record.lineageEpoch), below epoch \(seen.epoch) seen before (a replayed timestamp)")
             }
             if record.lineageEpoch == seen.epoch {
                 if record.version < seen.version { throw .timestampStale(seen: seen.version, offered: record.version) }
                 if record.version == seen.version && record.sha256 != seen.sha256 {
                     throw .timestampMismatch(
-                        reason: "it names version \(record.version), seen before, with sha256 \(record.sha256.prefix(16))… instead of \(seen.sha256.prefix(16))…")
+                        reason:
+                            "it names version \(record.version), seen before, with sha256 \(record.sha256.prefix(16))… instead of \(seen.sha256.prefix(16))…"
+                    )
                 }
             }
             if record.timestampVersion < seen.timestampVersion {

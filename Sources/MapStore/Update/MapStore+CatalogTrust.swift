@@ -18,11 +18,14 @@ extension MapStore {
 
     /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
     func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let fetcher = CatalogFetcher(cacheRoot: core.withLock { $0.layout.root } + "/" + StoreLayout.catalogFetchFolderName, limit: CatalogLoader.maxBytes)
+        let fetcher = CatalogFetcher(
+            cacheRoot: core.withLock { $0.layout.root } + "/" + StoreLayout.catalogFetchFolderName, limit: CatalogLoader.maxBytes)
         let configured = options.trustedPublicKeys
         guard !configured.isEmpty else {
             // Nothing is trusted, so the timestamp only saves the download; a malformed one is ignored.
-            let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: false) { bytes, source in try? CatalogTimestamp.parse(bytes, source: source) }
+            let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: false) { bytes, source in
+                try? CatalogTimestamp.parse(bytes, source: source)
+            }
             return (try CatalogLoader.tree(fetched.bytes, source: url.absoluteString), fetched.bytes)
         }
         let now = options.now()
