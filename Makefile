@@ -52,7 +52,7 @@ demo: build venv
 	$(RELEASE)/mappack verify $(DEVICE)/storage
 	@echo "demo image: $$(pwd)/Output/demo-$(REAL_VERSION)  (packed: .tar.zst; tiles: .mbtiles, .maplibre.db)"
 	@echo "installed on a device folder: $$(pwd)/$(DEVICE)/storage"
-	@echo "look at it: $(RELEASE)/mappack serve $(DEVICE)/storage   (then open the URL it prints)"
+	@echo "look at it: $(RELEASE)/mappack serve $(DEVICE)/storage --cache $(DEVICE)/cache   (then open the URL it prints)"
 
 ## real-world: make the real world's source folder (Tools/realworld/make_real_world.py) and publish it,
 ## unless the published one came from the same generator, requirements, mappack binary and options

@@ -66,7 +66,7 @@ extension MapStore {
     /// One automatic check: a failed check is reported (`updateCheckFailed`) and the schedule goes on; a
     /// newer version is updated to, or deferred when the network policy forbids the network.
     func runAutomaticCheck() async {
-        guard autoUpdate, catalogURL != nil else { return }
+        guard autoUpdate, snapshot.catalogToCheck != nil else { return }
         let found: (info: UpdateInfo, url: URL)
         do {
             found = try await findUpdate(catalog: nil)

@@ -77,7 +77,7 @@ extension MapStore {
         guard let url = remembered else { throw MapStoreError.noCatalogURL }
         if let kept { return (kept, url) }
         let (tree, bytes) = try await loadCatalog(url)
-        try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes) }
+        _ = try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes, url: url) }
         return (tree, url)
     }
 
@@ -85,6 +85,8 @@ extension MapStore {
     func runDownload(_ task: DownloadTask) async {
         let key = ObjectIdentifier(task)
         var requested: [RegionID] = []
+        // The requested regions and the descendants the plan installs with them: the task announces each one's state.
+        var scope = task.regions
         do {
             await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
@@ -92,9 +94,10 @@ extension MapStore {
                 try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
             }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
+            scope = task.regions + plan.newRegions.filter { !task.regions.contains($0) }
             activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
             try await writeOffPool { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
-            for id in requested { task.emit(.stateChanged(id, .downloading)) }
+            for id in requested + plan.newRegions.filter({ !requested.contains($0) }) { task.emit(.stateChanged(id, .downloading)) }
             let received = Mutex<[BundleDigest: Int64]>([:])
             let sizes = Dictionary(plan.requests.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
             let archives = try await fetch(
@@ -120,7 +123,7 @@ extension MapStore {
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
             activeDownloads.withLock { $0[key] = nil }
-            for id in task.regions { task.emit(.stateChanged(id, .completed)) }
+            for id in scope { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
             await BlockingPool.value { [self] in settlePausedTasks() }
@@ -135,7 +138,7 @@ extension MapStore {
                 _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
                 // Paused before it is said, so a consumer that resumes on the event finds it paused.
                 let paused = task.markPaused()
-                for id in task.regions { task.emit(.stateChanged(id, .paused)) }
+                for id in scope { task.emit(.stateChanged(id, .paused)) }
                 if paused { return }
                 // Stopped (or stopped or cancelled while pausing): the task ends here.
                 if task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
@@ -164,7 +167,9 @@ extension MapStore {
             task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
         }
         for task in done where task.completeElsewhere() {
-            for id in task.regions { task.emit(.stateChanged(id, .completed)) }
+            var scope = task.regions
+            for id in task.regions { scope += (tree?.subtree(id) ?? []).filter { !scope.contains($0) } }
+            for id in scope { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
         }
@@ -179,19 +184,22 @@ extension MapStore {
         return Array(out.intersection(Set(downloads).union(ids)))
     }
 
-    /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows.
+    /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows; the
+    /// task announces its regions and the descendants they would have brought `available`.
     func cleanUpCancelled(_ task: DownloadTask) {
         let others = activeDownloads.withLock { map in
             map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
         }
-        try? write { core in
-            guard let tree = core.keptCatalog(), let url = core.catalogURL,
-                let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
-            else { return }
-            core.removeDownloads(Set(plan.requests.map(\.digest)).subtracting(others))
-            try? core.state?.setDownloadState(plan.newRegions, nil)
-        }
-        for id in task.regions { task.emit(.stateChanged(id, .available)) }
+        let descendants =
+            (try? write { core -> [RegionID] in
+                guard let tree = core.keptCatalog(), let url = core.catalogURL,
+                    let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+                else { return [] }
+                core.removeDownloads(Set(plan.requests.map(\.digest)).subtracting(others))
+                try? core.state?.setDownloadState(plan.newRegions, nil)
+                return plan.newRegions
+            }) ?? []
+        for id in task.regions + descendants.filter({ !task.regions.contains($0) }) { task.emit(.stateChanged(id, .available)) }
     }
 
     /// Catalog regions not installed, with names in `language`, their state (`available`,

@@ -21,10 +21,9 @@ extension MapStore {
     /// Passes a download task's event on to the store's consumers and the progress table.
     func forward(_ event: DownloadEvent, of task: DownloadTask) {
         switch event {
-        case .stateChanged(let id, let state):
-            // A paused region keeps its bytes so far; an installed or cancelled one has no progress.
-            if state == .completed || state == .available { regionProgress.withLock { _ = $0.removeValue(forKey: id) } }
-            broadcaster.send(.regionStateChanged(id, state))
+        case .stateChanged:
+            // The write that changed the state announced it to the store's consumers (`MapStore.publish`).
+            break
         case .progress(let id, let received, let total):
             reportProgress(id, receivedBytes: received, totalBytes: total)
         case .completed(let ids):

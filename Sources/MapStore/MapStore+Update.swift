@@ -7,21 +7,24 @@ import Synchronization
 /// Map updates: check a catalog for a newer map version, fetch only the bundles not on the device,
 /// stage the new version beside the old and switch atomically.
 extension MapStore {
-    /// The catalog URL the store remembers (set at open, by `setCatalogURL`, or by a check or update).
-    /// Never waits for a write in progress.
+    /// The catalog the installed data comes from, which downloads resolve bundle URLs against: set at
+    /// open (`Options.catalogURL`), by `setCatalogURL` with a catalog of the installed map version, and by
+    /// an update; a check never changes it. Never waits for a write in progress.
     public var catalogURL: URL? { snapshot.catalogURL }
 
-    /// Remembers `url` as the store's catalog. When the catalog there is of the installed map
-    /// version it is kept in the storage for region listings and downloads.
+    /// Remembers `url` as the store's catalog: the next check or update reads it when none is named. When
+    /// the catalog there is of the installed map version, it is kept in the storage for region listings
+    /// and downloads, which resolve bundle URLs against `url` from then on; a catalog of another version
+    /// changes nothing downloads use (an update to it does).
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
         try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
             let (tree, bytes) = try await loadCatalog(url)
-            try write { core throws in
+            let kept = try write { core throws -> Bool in
                 let state = try core.committedState()
-                try state.setMeta("catalogURL", url.absoluteString)
-                try core.keepCatalog(tree, bytes: bytes)
+                try state.setMeta(.checkedCatalogURL, url.absoluteString)
+                return try core.keepCatalog(tree, bytes: bytes, url: url)
             }
-            broadcaster.send(.availableRegionsChanged)
+            if kept { broadcaster.send(.availableRegionsChanged) }
         }
     }
 
@@ -53,8 +56,9 @@ extension MapStore {
     @available(*, deprecated, message: "set autoUpdate")
     public func setAutoUpdate(_ enabled: Bool) { autoUpdate = enabled }
 
-    /// Compares the installed data with the catalog at `catalog` (or the remembered one); see
-    /// `UpdateInfo` for the status rule. Marks installed regions `outdated` (newer version) or
+    /// Compares the installed data with the catalog at `catalog` (or, when nil, the one last checked or
+    /// set, else `catalogURL`); see `UpdateInfo` for the status rule. The catalog is remembered for the
+    /// next check and `update()`; `catalogURL`, which downloads resolve against, does not change. Marks installed regions `outdated` (newer version) or
     /// `needUpdate` (support window passed); a newer version is announced (`StoreEvent.updateAvailable`).
     /// With `autoUpdate` on and a newer version found, runs `update` before returning, unless the network
     /// policy holds it back (`StoreEvent.updateDeferred`) or an automatic update runs already. Throws
@@ -68,16 +72,18 @@ extension MapStore {
     /// The check of `checkForUpdate`, without the automatic update: the comparison and the catalog's URL.
     func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
         try await MapStoreError.boundary("checkForUpdate", path: storageFolder) {
-            guard let url = catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            guard let url = catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
-            let info = try write { core throws -> UpdateInfo in
+            let (info, kept) = try write { core throws -> (UpdateInfo, Bool) in
                 let info = try core.planUpdate(tree: tree, catalogURL: url).info
-                try core.state?.setMeta("catalogURL", url.absoluteString)
+                // What later work depends on stays: downloads resolve against the installed catalog. Only a
+                // store that keeps no catalog of its version yet keeps this one (with its URL).
+                try core.state?.setMeta(.checkedCatalogURL, url.absoluteString)
                 try core.markChecked(info)
-                if info.availableVersion == info.installedVersion { try core.keepCatalog(tree, bytes: bytes) }
-                return info
+                let kept = try core.keptCatalog() == nil && core.keepCatalog(tree, bytes: bytes, url: url)
+                return (info, kept)
             }
-            if info.availableVersion == info.installedVersion { broadcaster.send(.availableRegionsChanged) }
+            if kept { broadcaster.send(.availableRegionsChanged) }
             if info.availableVersion > info.installedVersion { broadcaster.send(.updateAvailable(info)) }
             return (info, url)
         }
@@ -173,17 +179,14 @@ extension MapStore {
     func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
         let (bundles, regions) = task.recorded
         let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
-        let changed =
-            (try? write { core -> [RegionID] in
-                if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
-                guard let state = try? core.committedState(), let rows = try? state.regions() else { return [] }
-                let marked = Set(regions)
-                let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
-                try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
-                return back
-            }) ?? []
+        try? write { core in
+            if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
+            guard let state = try? core.committedState(), let rows = try? state.regions() else { return }
+            let marked = Set(regions)
+            let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
+            try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
+        }
         regionProgress.withLock { table in for id in regions { table[id] = nil } }
-        for id in changed { broadcaster.send(.regionStateChanged(id, .outdated)) }
     }
 
     /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop),
@@ -200,7 +203,7 @@ extension MapStore {
         }
         try await MapStoreError.boundary("update", path: storageFolder) {
             await waitForWriteInProgress()
-            guard let url = task.catalog ?? catalogURL else { throw MapStoreError.noCatalogURL }
+            guard let url = task.catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
             let (tree, bytes) = try await loadCatalog(url)
             let plan = try await readOffPool { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
@@ -212,7 +215,6 @@ extension MapStore {
             try await writeOffPool { core throws in
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
-            for id in changing { broadcaster.send(.regionStateChanged(id, .downloading)) }
             let archives: [BundleDigest: String]
             await fetchChunked(plan.requests, tree: tree, catalogURL: url, installed: plan.stored)
             let root = storageFolder
@@ -236,26 +238,31 @@ extension MapStore {
                     _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.paused) }))
                     }
-                    for id in changing { broadcaster.send(.regionStateChanged(id, .paused)) }
                 } else {
                     _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
                     }
                     regionProgress.withLock { table in for id in changing { table[id] = nil } }
-                    for id in changing { broadcaster.send(.regionStateChanged(id, .outdated)) }
                 }
                 throw error
             }
             CrashPoint.reach("update.afterFetch")
             report(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
-            _ = try await BlockingPool.run { [self] in
-                try write { core throws -> ImageManifest in
-                    try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+            do {
+                _ = try await BlockingPool.run { [self] in
+                    try write { core throws -> ImageManifest in
+                        try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                    }
                 }
+            } catch {
+                // Rolled back: the regions are outdated again. A switch left pending is repair's (which pauses them).
+                _ = try? await writeOffPool { core throws in
+                    try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
+                }
+                regionProgress.withLock { table in for id in changing { table[id] = nil } }
+                throw error
             }
             regionProgress.withLock { table in for id in changing { table[id] = nil } }
-            for id in plan.supported { broadcaster.send(.regionStateChanged(id, .completed)) }
-            for id in plan.unsupported { broadcaster.send(.regionStateChanged(id, .unsupported)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

@@ -157,7 +157,7 @@ public final class MapStore: Sendable {
         if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
         var remembered = false
         if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
-            try core.state?.setMeta("catalogURL", url.absoluteString)
+            try core.state?.setMeta(.installedCatalogURL, url.absoluteString)
             remembered = true
         }
         let store = MapStore(core: core, status: status, options: options)
@@ -175,7 +175,7 @@ public final class MapStore: Sendable {
         guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
             let (tree, bytes) = try? loadCatalogBlocking(url)
         else { return }
-        core.withLock { core in try? core.keepCatalog(tree, bytes: bytes) }
+        core.withLock { core in _ = try? core.keepCatalog(tree, bytes: bytes, url: url) }
     }
 
     /// The storage folder in use, a file URL (changes after `moveData(to:)`, `switchStorage(to:)`
@@ -207,11 +207,9 @@ public final class MapStore: Sendable {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
                 permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
-            let before = snapshot.states
             let report = try await cancellableWrite { core throws -> RepairReport in
                 try core.repair(linkFiles: link, fetcher: fetcher)
             }
-            announceStateChanges(from: before)
             broadcaster.send(.repaired(report))
             return report
         }
@@ -233,11 +231,9 @@ public final class MapStore: Sendable {
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
-        let before = snapshot.states
         try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
             try await cancellableWrite { core throws in try core.deleteRegions(ids) }
         }
-        announceStateChanges(from: before)
     }
 
     /// The installed file for readers, as a file URL, by its store-relative path (as the manifest
@@ -246,10 +242,12 @@ public final class MapStore: Sendable {
     /// adds them before it commits). One `lstat`; like `regions`, never waits for a write in progress.
     public func path(of storePath: String) throws(MapStoreError) -> URL? {
         try MapStoreError.boundary("path", path: storageFolder) {
+            // The folder of the same snapshot that says the version and the states: during a switch the old
+            // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
-            guard snapshot.imageID != nil, let full = StoreLayout(root: snapshot.root).storePath(storePath),
-                try FileSystem.status(full)?.isRegular == true
-            else { return nil }
+            guard snapshot.imageID != nil, let relative = StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
+            let full = snapshot.storeFolder + relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
+            guard try FileSystem.status(full)?.isRegular == true else { return nil }
             return URL(fileURLWithPath: full, isDirectory: false)
         }
     }
@@ -294,27 +292,37 @@ public final class MapStore: Sendable {
 }
 
 extension MapStore {
-    /// Sends `regionStateChanged` for every region whose state differs from `before` (a region gone
-    /// from the store and from the downloads reads as `available`).
-    func announceStateChanges(from before: [RegionID: RegionState]) {
-        let after = snapshot.states
-        for id in Set(before.keys).union(after.keys).sorted() where before[id] != after[id] {
-            broadcaster.send(.regionStateChanged(id, after[id] ?? .available))
-        }
-    }
-
     /// The installed state as the last write left it; never waits for a write in progress.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
-    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers see.
+    /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
+    /// see and announces every region state it changed (see `publish`).
     func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
+            core.publisher = { [self] snapshot in publish(snapshot) }
             defer {
-                let snapshot = core.snapshot()
-                published.withLock { $0 = snapshot }
+                core.publisher = nil
+                publish(core.snapshot())
             }
             return try body(core)
         }
+    }
+
+    /// The one place region states are announced: publishes `snapshot` and sends `regionStateChanged` for
+    /// every region whose state differs from the snapshot it replaces (a region gone from the store and
+    /// from the downloads reads as `available`), under the store's lock, so consumers of `events()` hear
+    /// every change in commit order and, applying them to the snapshot before, get the one after.
+    private func publish(_ snapshot: StoreSnapshot) {
+        let before = published.withLock { published -> [RegionID: RegionState] in
+            defer { published = snapshot }
+            return published.states
+        }
+        let after = snapshot.states
+        let changes = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }.map { ($0, after[$0] ?? .available) }
+        // A paused region keeps its bytes so far; one installed, outdated again or gone has no progress.
+        let settled = changes.filter { $0.1 != .downloading && $0.1 != .paused }.map(\.0)
+        if !settled.isEmpty { regionProgress.withLock { table in for id in settled { table[id] = nil } } }
+        for (id, state) in changes { broadcaster.send(.regionStateChanged(id, state)) }
     }
 
     /// `write` on a `BlockingPool` thread, for async work (downloads, updates): a long write (a move, a

@@ -20,6 +20,8 @@ final class BuildProgress: Sendable {
         var received: Int64 = 0
         var inFlight: [BundleDigest: Int64] = [:]
         var reused = 0
+        /// Bundles the download cache already held when the fetch started.
+        var cached = 0
         var unpacked = 0
         var files = 0
         /// Files of the bundles that go into the image's store (the rest feed the cache seed only).
@@ -60,10 +62,11 @@ final class BuildProgress: Sendable {
         var started: [String] = []
         let now = state.withLock { state -> State in
             switch event {
-            case .planned(let bundles, let bytes):
+            case .planned(let bundles, let bytes, let cached, _):
                 // Fetching starts with the first fetch event: a --from build reuses bundles first.
                 state.bundles = bundles
                 state.downloadBytes = bytes
+                state.cached = cached
             case .phase(let name):
                 started.append(enter(name, &state))
             case .reused(let digest, let files):
@@ -121,7 +124,8 @@ final class BuildProgress: Sendable {
         switch state.phase {
         case "fetch":
             return
-                "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download (the rest is in the download cache)"
+                "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download"
+                + (state.cached > 0 ? " (\(state.cached) in the download cache)" : "")
         case "reuse": return "reuse: copying unchanged bundles from the --from image"
         case "unpack": return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
         case "manifest": return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"

@@ -85,6 +85,59 @@ import Testing
         for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }
     }
 
+    /// Issue 32 item 7: a verb's words, not the folder's files, where the verb takes words.
+    @Test func completionsOfferStoreVerbsVerbNamesAndShells() throws {
+        let folder = TemporaryFolder("completions-words")
+        let script = folder.join("mappack.bash")
+        try Data(try Tool.mappack(["completions", "bash"]).stdout.utf8).write(to: URL(fileURLWithPath: script))
+        try Data().write(to: URL(fileURLWithPath: folder.join("a-file-here")))
+        func complete(_ words: [String]) throws -> [String] {
+            let line = words.map { "'\($0)'" }.joined(separator: " ")
+            let result = try Tool.run(
+                "/bin/bash", ["-c", "source \(script); COMP_WORDS=(\(line)); COMP_CWORD=\(words.count - 1); _mappack; echo ${COMPREPLY[@]}"],
+                in: folder.path)
+            return result.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+        let store = try complete(["mappack", "store", ""])
+        #expect(store.contains("install") && store.contains("repair") && !store.contains("a-file-here"), "\(store)")
+        #expect(try complete(["mappack", "store", "rep"]) == ["repair"])
+        let help = try complete(["mappack", "help", ""])
+        #expect(help.contains("build") && help.contains("store") && !help.contains("a-file-here"), "\(help)")
+        #expect(try complete(["mappack", "completions", ""]).sorted() == ["bash", "fish", "zsh"])
+        // A recipe is still a file.
+        #expect(try complete(["mappack", "build", "a-"]) == ["a-file-here"])
+        let zsh = try Tool.mappack(["completions", "zsh"]).stdout
+        #expect(zsh.contains("store) _arguments") && zsh.contains("'1:verb:(install status repair"), "\(zsh)")
+        let fish = try Tool.mappack(["completions", "fish"]).stdout
+        #expect(fish.contains("-n '__fish_seen_subcommand_from store' -a 'install status repair"), "\(fish)")
+        for extra in [[], ["--storage", folder.join("s"), "--cache", folder.join("c")]] {
+            let typo = try Tool.mappack(["store", "instal"] + extra)
+            #expect(typo.status == 2)
+            #expect(typo.stderr.contains("unknown store verb 'instal'; did you mean 'install'?"), "\(typo.stderr)")
+        }
+    }
+
+    /// Issue 32 item 7: the man page says what the README would, for a machine without it.
+    @Test func manPageHasStoreVerbsRecipeEnvironmentExitStatusAndExamples() throws {
+        let page = try Tool.mappack(["help", "--man"]).stdout
+        for section in [".SH RECIPE", ".SH ENVIRONMENT", ".SH EXIT STATUS", ".SH EXAMPLES", ".SH SEE ALSO"] {
+            #expect(page.contains("\n\(section)\n"), "no \(section)")
+        }
+        for verb in ["install", "status", "repair", "update", "download", "available"] {
+            #expect(page.contains(".SS store \(verb)"), "no store \(verb)")
+        }
+        for variable in ["SOURCE_DATE_EPOCH", "MAPPACK_REMOTE_CACHE", "MAPPACK_REMOTE_CACHE_HEADER", "XDG_CACHE_HOME", "NO_COLOR"] {
+            #expect(page.contains(".B \(variable)"), "ENVIRONMENT lacks \(variable)")
+        }
+        for key in ["name", "catalog", "mapVersion", "regions.include", "output.formats"] {
+            #expect(page.contains("\\fB\(key)\\fR"), "recipe lacks \(key)")
+        }
+        let seeAlso = try #require(page.components(separatedBy: ".SH SEE ALSO\n").last)
+        #expect(!seeAlso.contains("README.md") && seeAlso.contains("\\fBzstd\\fR(1)"), "\(seeAlso)")
+        // Every line roff reads is a request or text; no stray unescaped leading dot or quote.
+        for line in page.split(separator: "\n") where line.hasPrefix("'") { Issue.record("line starts with a quote: \(line)") }
+    }
+
     @Test func manPageIsRoff() throws {
         let page = try Tool.mappack(["help", "--man"])
         #expect(page.status == 0 && page.stdout.hasPrefix(".TH MAPPACK 1"))

@@ -146,4 +146,31 @@ import Testing
         #expect(try built.build(["--force"]).status == 0)
         #expect(try names.map { try Data(contentsOf: URL(fileURLWithPath: built.out + "/" + $0)) } == first)
     }
+
+    /// Issue 32 item 4: the closing lines and the `done` event name every output the recipe asked
+    /// for, built or found up to date, and each is there.
+    @Test func buildListsEveryOutputItWrote() throws {
+        let built = try Built()
+        let expected = [
+            "directory": built.image, "mbtiles": built.image + ".mbtiles", "maplibre-offline": built.image + ".maplibre.db",
+        ]
+        let text = try built.build()
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("image: \(built.image)\n"), "\(text.stdout)")
+        for format in ["mbtiles", "maplibre-offline"] {
+            #expect(text.stdout.contains("\(format): \(expected[format]!)\n"), "no \(format) line in:\n\(text.stdout)")
+        }
+        for rebuild in [[], ["--force"]] {
+            let json = try built.build(["--json"] + rebuild)
+            #expect(json.status == 0, "\(json.stderr)")
+            let done = try #require(
+                json.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                    .first { $0["event"] as? String == "done" })
+            let outputs = try #require(done["outputs"] as? [[String: Any]], "no outputs in \(done)")
+            var listed: [String: String] = [:]
+            for output in outputs { listed[output["format"] as? String ?? "?"] = output["path"] as? String }
+            #expect(listed == expected)
+            for path in listed.values { #expect(FileManager.default.fileExists(atPath: path), "\(path)") }
+        }
+    }
 }

@@ -57,12 +57,12 @@ final class Device: @unchecked Sendable {
             options: .init(fullValidation: full))
     }
 
-    /// Opens a store on this device from the fixture's folder image, downloading from `catalog`.
-    func open(catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
+    /// Opens a store on this device from `image` (the fixture's folder image when nil), downloading from `catalog`.
+    func open(image: PreinstalledImage? = nil, catalog: URL, options: MapStore.Options = .init()) async throws -> MapStore {
         var options = options
         options.catalogURL = catalog
         return try await MapStore.open(
-            storage: storageURL, cache: cacheURL, preinstalled: StoreFixture.shared.image(archive: false), options: options)
+            storage: storageURL, cache: cacheURL, preinstalled: image ?? StoreFixture.shared.image(archive: false), options: options)
     }
 
     /// Runs `mappack store VERB … --storage --cache` with an optional crash point. Waits on a thread

@@ -17,6 +17,10 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case tileDatabaseRefused(path: String, region: RegionID, bundle: BundleDigest?, reason: String)
     /// An offline build needs a bundle that is neither in the download cache nor at a `file://` URL.
     case offline(bundle: BundleDigest, url: URL)
+    /// The filesystem of `folder` has `free` bytes; the build needs `needed` (checked before it starts).
+    case notEnoughSpace(folder: String, needed: Int64, free: Int64)
+    /// Writing `path` failed for want of space (`ENOSPC`, `EDQUOT`) while the build ran.
+    case diskFull(path: String, bundle: BundleDigest?)
     /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
     case mixedTileFormats([TileFormatUse])
 
@@ -41,6 +45,12 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
         case .tileDatabaseRefused(let path, let region, let bundle, let reason):
             "tile database '\(path)' of region \(region)\(bundle.map { " (bundle \($0))" } ?? "") refused: \(reason). The mbtiles and maplibre-offline outputs "
                 + "copy tiles only from plain tables; ask the catalog's publisher to fix the bundle, or drop those formats from output.formats"
+        case .notEnoughSpace(let folder, let needed, let free):
+            "not enough free space for this build in \(folder): it needs about \(ByteCount.format(needed)) (\(needed) bytes), "
+                + "\(ByteCount.format(free)) are free; free \(ByteCount.format(needed - free)), or choose another --out or --cache folder"
+        case .diskFull(let path, let bundle):
+            "disk full: no space left writing \(path)\(bundle.map { " (bundle \($0))" } ?? ""); free space on that filesystem, "
+                + "or choose another --out or --cache folder, then build again"
         case .offline(let bundle, let url):
             "bundle \(bundle) is not in the download cache and \(url.absoluteString) is not a local file; an offline build does not use the network (fill the cache with an online build first)"
         case .mixedTileFormats(let uses):

@@ -3,7 +3,10 @@ import MapFormat
 
 /// What a build reports while it works.
 package enum BuildEvent: Sendable {
-    case planned(bundles: Int, downloadBytes: Int64)
+    /// The bundles to put in place, once the ones `--from` reuses are known: `downloadBytes` of
+    /// them to download (at most, when chunked updates fetch less), `cached` found in the download
+    /// cache, `reused` copied from the old image.
+    case planned(bundles: Int, downloadBytes: Int64, cached: Int, reused: Int)
     case fetch(FetchEvent)
     case unpacked(BundleDigest, files: Int)
     case reused(BundleDigest, files: Int)

@@ -16,7 +16,6 @@ extension ImageBuilder {
         let root = area.folder
         do {
             let mine = ShardAssignment.bundles(plan.bundles, index: index, count: count)
-            events(.planned(bundles: mine.count, downloadBytes: mine.filter { !$0.cached }.reduce(0) { $0 + $1.info.size }))
             let unpacked = try await produce(
                 mine, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", events: events)
             try FileSystem.rename(area.imageFolder + "/" + ImageManifest.storeFolder, to: staging + "/store")

@@ -29,10 +29,10 @@ package struct ImageBuilder: Sendable {
             events(.phase("up to date"))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
+        try FreeSpaceCheck.check(plan, outputRoot: root, cacheRoot: options.cache.root)
         let area = try prepareStaging(.staging)
         let staging = area.path
         do {
-            events(.planned(bundles: plan.bundles.count, downloadBytes: plan.downloadBytes))
             // File lists wait on disk, not in memory, until the manifest is written.
             let spill = try FileRecordSpill(path: staging + "/files.records")
             // Counted from what was verified: reused (--from) and cached bundles cost no download.
@@ -62,7 +62,15 @@ package struct ImageBuilder: Sendable {
         let imageName = "\(stamp.summary.name)-\(stamp.summary.mapVersion)"
         return BuildReport(
             imagePath: root + "/" + imageName, packedPath: packedPath(root: root, imageName: imageName, formats: formats),
-            summary: stamp.summary, downloadedBytes: 0, bundles: stamp.bundles ?? 0, upToDate: true)
+            outputs: outputs(root: root, imageName: imageName, formats: formats), summary: stamp.summary, downloadedBytes: 0,
+            bundles: stamp.bundles ?? 0, upToDate: true)
+    }
+
+    /// Where each output of `formats` is published, in publishing order.
+    private static func outputs(root: String, imageName: String, formats: [Recipe.OutputFormat]) -> [BuildOutput] {
+        Recipe.OutputFormat.allCases.filter(formats.contains).map {
+            BuildOutput(format: $0, path: root + "/" + $0.output.publishedName(imageName: imageName))
+        }
     }
 
     /// Where the packed form is published, when the recipe asks for it.
@@ -131,6 +139,12 @@ package struct ImageBuilder: Sendable {
             }
         }
         let remaining = bundles.filter { results[$0.digest] == nil }
+        // Announced once the reused bundles are known: what is left is fetched or found in the cache.
+        let cached = remaining.filter(\.cached)
+        events(
+            .planned(
+                bundles: bundles.count, downloadBytes: remaining.reduce(0) { $0 + ($1.cached ? 0 : $1.info.size) }, cached: cached.count,
+                reused: results.count))
         let catalogURL = plan.recipe.catalogURL
         let requests = try remaining.map { bundle in
             guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {
@@ -291,7 +305,7 @@ package struct ImageBuilder: Sendable {
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
         return BuildReport(
             imagePath: root + "/" + imageName, packedPath: ImageBuilder.packedPath(root: root, imageName: imageName, formats: recipe.formats),
-            summary: summary,
+            outputs: ImageBuilder.outputs(root: root, imageName: imageName, formats: recipe.formats), summary: summary,
             downloadedBytes: plan.downloadBytes, bundles: plan.bundles.count)
     }
 
@@ -427,6 +441,9 @@ package struct ImageBuilder: Sendable {
             if case .digestMismatch = error {
                 try? cache.evict(bundle.digest)
                 throw BuildError.damagedInCache(bundle: bundle.digest, path: archive, reason: error)
+            }
+            if case .io(let fileError) = error, fileError.code == ENOSPC || fileError.code == EDQUOT {
+                throw BuildError.diskFull(path: fileError.path, bundle: bundle.digest)
             }
             if case .io(let fileError) = error, fileError.code == EEXIST {
                 throw BuildError.pathInTwoBundles(path: String(fileError.path.dropFirst(destination.count + 1)), bundles: [bundle.digest])

@@ -7,6 +7,10 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case badFeature(file: String, field: String, problem: String)
     /// The tileset is not an MBTiles file mappack can copy from.
     case badTileset(file: String, reason: String)
+    /// The tileset looks like PMTiles (magic or `.pmtiles`) but is not a PMTiles v3 archive mappack
+    /// can read: the file and what is wrong (a section past the end, a directory that inflates
+    /// too far, ids not ascending, …).
+    case badPMTiles(file: String, reason: String)
     /// A bad `--shard`, `--merge` set or output folder.
     case badShards(reason: String)
     /// Writing the source folder failed (disk, SQLite).
@@ -15,7 +19,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// Whether the input was wrong (exit 2) rather than the work failing (exit 1).
     public var isBadInput: Bool {
         switch self {
-        case .unreadable, .badFeature, .badTileset, .badShards: true
+        case .unreadable, .badFeature, .badTileset, .badPMTiles, .badShards: true
         case .failed: false
         }
     }
@@ -25,6 +29,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let file, let reason): "\(file): \(reason)"
         case .badFeature(let file, let field, let problem): "\(file): \(field): \(problem)"
         case .badTileset(let file, let reason): "\(file): not a usable MBTiles tileset: \(reason)"
+        case .badPMTiles(let file, let reason):
+            "\(file): not a usable PMTiles v3 archive: \(reason); write it again (pmtiles convert) or pass the MBTiles it came from"
         case .badShards(let reason): reason
         case .failed(let reason): "import failed: \(reason)"
         }

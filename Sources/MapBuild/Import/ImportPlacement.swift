@@ -84,7 +84,7 @@ enum ImportPlacement {
         try database.execute("COMMIT")
         if let invalid {
             throw ImportError.badTileset(
-                file: tileset.path, reason: "tile zoom \(invalid.zoom) column \(invalid.x) row \(invalid.row) is outside the zoom's grid (zooms 0-30)"
+                file: tileset.name, reason: "tile zoom \(invalid.zoom) column \(invalid.x) row \(invalid.row) is outside the zoom's grid (zooms 0-30)"
             )
         }
         return pass

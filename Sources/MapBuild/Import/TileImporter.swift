@@ -2,8 +2,8 @@ import Foundation
 import MapFormat
 import MapIO
 
-/// `mappack import`: writes a region source folder (`mappack-source/1`) from one MBTiles tileset,
-/// region boundaries and optional places (`docs/source-format.md`, "Bring your own data").
+/// `mappack import`: writes a region source folder (`mappack-source/1`) from one tileset (MBTiles,
+/// or PMTiles v3 turned into a scratch MBTiles first: `ImportPMTiles`), region boundaries and optional places (`docs/source-format.md`, "Bring your own data").
 ///
 /// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
 /// region's own tiles are those of no descendant: installing a region brings its descendants). A
@@ -75,12 +75,22 @@ public struct TileImporter: Sendable {
         }
         let regions = try GeoJSONInput.regions(file: options.regions)
         let places = try options.places.map { path throws(ImportError) in try GeoJSONInput.places(file: path) } ?? []
-        let tileset = try ImportTileset(path: options.tiles)
+        // A PMTiles archive's header is checked now; its tiles become an MBTiles in the staging folder.
+        let archive = try ImportPMTiles.open(options.tiles)
+        let mbtiles = archive == nil ? try ImportTileset(path: options.tiles) : nil
         let layout = try ImportLayout(regions: regions, file: options.regions, shards: shard.count)
-        let inputs = try fingerprint(tileset: tileset)
 
         let (area, outputName, _) = try ImportOutput.stage(options.output)
         do {
+            let converted = area.path + "/.tileset.mbtiles"
+            let tileset: ImportTileset
+            if let archive {
+                try archive.convert(to: converted)
+                tileset = try ImportTileset(path: converted, name: options.tiles)
+            } else {
+                tileset = mbtiles!
+            }
+            let inputs = try fingerprint(tileset: tileset)
             let scratch = area.path + "/.placement.sqlite"
             let pass = try ImportPlacement.run(tileset: tileset, layout: layout, shard: shard.index - 1, scratch: scratch)
             var bundles: [String: ImportShardRecord.Bundle] = [:]
@@ -95,6 +105,7 @@ public struct TileImporter: Sendable {
                 bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: members.map { regions[$0].id })
             }
             try FileSystem.removeFile(scratch)
+            if archive != nil { try FileSystem.removeFile(converted) }
             var placed = 0
             if options.places != nil {
                 for (region, rows) in layout.assign(places) where layout.shardOfRegion[region] == shard.index - 1 {

@@ -32,8 +32,12 @@ public struct BuildPlan: Sendable {
     public let bundles: [PlannedBundle]
     /// Bytes to download (bundles not in the cache).
     public let downloadBytes: Int64
-    /// Compressed bytes of all needed bundles.
+    /// Compressed bytes of all needed bundles (`storeBundleBytes + seedBundleBytes`).
     public let totalBundleBytes: Int64
+    /// Compressed bytes of the bundles that go into the image's store.
+    public let storeBundleBytes: Int64
+    /// Compressed bytes of the bundles only the cache seed uses.
+    public let seedBundleBytes: Int64
     /// The store's size on disk at the recipe's block size, when the catalog declares it.
     public let sizeOnDisk: Int64?
     /// Upper bound of the cache seed's content bytes (declared sizes, capped by maxBytes).
@@ -42,6 +46,10 @@ public struct BuildPlan: Sendable {
     public let regionSizes: [RegionID: Int64]
     /// `regionSizes` in the order of `selection.regions`; nil when the sizes are not known.
     package let selectedRegionSizes: [Int64]?
+    /// Per selected region, in the order of `selection.regions`: the compressed bytes of its
+    /// subtree's store bundles within the selection (a shared bundle counts for each region that
+    /// uses it, once for their common ancestor), as `regions` shows a region's download.
+    package let selectedRegionDownloadSizes: [Int64]
 
     /// Bytes by which the image overshoots `target.capacity`, when it does.
     public var capacityOvershoot: Int64? {
@@ -75,7 +83,9 @@ extension BuildPlan {
     package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
         let tree: RegionTree
         let catalogBytes: Data
-        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch { throw .catalog(error) }
+        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch {
+            throw .catalog(error.named(by: recipe))
+        }
         if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {
             throw .mapVersionMismatch(recipe: pinned, catalog: tree.catalog.mapVersion, file: recipe.file)
         }
@@ -120,10 +130,12 @@ extension BuildPlan {
         var planned: [PlannedBundle] = []
         planned.reserveCapacity(selection.bundleNumbers.count + seed.bundleNumbers.count)
         var downloadBytes: Int64 = 0
-        var totalBytes: Int64 = 0
+        var storeBundleBytes: Int64 = 0
+        var seedBundleBytes: Int64 = 0
         var seedBytes: Int64 = 0
         // Each store bundle's size on disk at the recipe's block size, while every one is known.
         var onDisk: [Int64]? = [Int64](repeating: 0, count: bundleCount)
+        var compressed = [Int64](repeating: 0, count: bundleCount)
         var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
@@ -139,43 +151,44 @@ extension BuildPlan {
                 bundleUsers = users[userRange].map { regions[Int($0)].id }
             }
             let cached = cacheHasBundles && cache.contains(digest)
-            totalBytes += info.size
             if !cached { downloadBytes += info.size }
             if forStore[number] {
+                storeBundleBytes += info.size
+                compressed[number] = info.size
                 if let size = info.sizeOnDisk(blockSize: recipe.blockSize) { onDisk?[number] = size } else { onDisk = nil }
             } else {
+                seedBundleBytes += info.size
                 seedBytes += info.unpackedSize
             }
             planned.append(PlannedBundle(digest: digest, info: info, regions: bundleUsers, forStore: forStore[number], cached: cached))
         }
         if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
 
-        // Each bundle credits its size once to every selected region whose subtree uses it:
+        // Each bundle credits its sizes once to every selected region whose subtree uses it:
         // walking up from its users costs bundles × depth, not regions × subtree size.
-        var sizeOnDisk: Int64?
-        var selectedSizes: [Int64]?
-        if let onDisk {
-            var selected = [Bool](repeating: false, count: regions.count)
-            for position in selection.regionPositions { selected[Int(position)] = true }
-            var sizes = [Int64](repeating: 0, count: regions.count)
-            var total: Int64 = 0
-            var credited: [Int32] = []
-            for number in selection.bundleNumbers {
-                let size = onDisk[Int(number)]
-                total += size
-                credited.removeAll(keepingCapacity: true)
-                for user in users[Int(userStarts[Int(number)])..<Int(userEnds[Int(number)])] where selected[Int(user)] {
-                    var current = user
-                    while current >= 0, selected[Int(current)], !credited.contains(current) {
-                        credited.append(current)
-                        sizes[Int(current)] += size
-                        current = tree.parentPositions[Int(current)]
-                    }
+        var selected = [Bool](repeating: false, count: regions.count)
+        for position in selection.regionPositions { selected[Int(position)] = true }
+        var diskSizes = [Int64](repeating: 0, count: regions.count)
+        var downloadSizes = [Int64](repeating: 0, count: regions.count)
+        var totalOnDisk: Int64 = 0
+        var credited: [Int32] = []
+        for number in selection.bundleNumbers {
+            let size = onDisk?[Int(number)] ?? 0
+            let download = compressed[Int(number)]
+            totalOnDisk += size
+            credited.removeAll(keepingCapacity: true)
+            for user in users[Int(userStarts[Int(number)])..<Int(userEnds[Int(number)])] where selected[Int(user)] {
+                var current = user
+                while current >= 0, selected[Int(current)], !credited.contains(current) {
+                    credited.append(current)
+                    diskSizes[Int(current)] += size
+                    downloadSizes[Int(current)] += download
+                    current = tree.parentPositions[Int(current)]
                 }
             }
-            sizeOnDisk = total
-            selectedSizes = selection.regionPositions.map { sizes[Int($0)] }
         }
+        let sizeOnDisk: Int64? = onDisk == nil ? nil : totalOnDisk
+        let selectedSizes: [Int64]? = onDisk == nil ? nil : selection.regionPositions.map { diskSizes[Int($0)] }
         var regionSizes: [RegionID: Int64] = [:]
         if let selectedSizes {
             regionSizes.reserveCapacity(selectedSizes.count)
@@ -184,8 +197,9 @@ extension BuildPlan {
         let plan = BuildPlan(
             recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
             catalogSHA256: SHA256.hex(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
-            downloadBytes: downloadBytes, totalBundleBytes: totalBytes, sizeOnDisk: sizeOnDisk,
-            cacheSeedBytes: seedBytes, regionSizes: regionSizes, selectedRegionSizes: selectedSizes)
+            downloadBytes: downloadBytes, totalBundleBytes: storeBundleBytes + seedBundleBytes, storeBundleBytes: storeBundleBytes,
+            seedBundleBytes: seedBundleBytes, sizeOnDisk: sizeOnDisk, cacheSeedBytes: seedBytes, regionSizes: regionSizes,
+            selectedRegionSizes: selectedSizes, selectedRegionDownloadSizes: selection.regionPositions.map { downloadSizes[Int($0)] })
         return plan
     }
 

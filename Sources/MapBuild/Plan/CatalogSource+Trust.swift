@@ -80,7 +80,7 @@ extension CatalogSource {
         } catch {
             switch error {
             case .tooLarge(_, let limit): throw .untrusted(url: name, .signatureInvalid(reason: "larger than \(limit) bytes"))
-            case .failed(_, let status, let reason): throw .unreadable(url: name, reason: status.map { "HTTP status \($0)" } ?? reason)
+            case .failed(_, let status, let reason): throw .unreadable(url: name, reason: status.map { httpReason($0) } ?? reason)
             }
         }
     }

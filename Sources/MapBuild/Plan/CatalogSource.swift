@@ -70,10 +70,11 @@ public enum CatalogSource {
             switch error {
             case .missing:
                 throw .unreadable(
-                    url: name, reason: url.isFileURL ? "no such file; run `mappack publish` or fix the recipe's catalog path" : "HTTP status 404")
+                    url: name,
+                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404))
             case .fetch(.tooLarge(_, let limit)): throw .unreadable(url: name, reason: "larger than \(limit) bytes")
             case .fetch(.failed(_, let status, let reason)):
-                throw .unreadable(url: name, reason: status.map { "HTTP status \($0)" + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
+                throw .unreadable(url: name, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
             case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason)
             case .refused(_, let refusal): throw .untrusted(url: name, refusal)
             }
@@ -99,5 +100,25 @@ public enum CatalogSource {
     private static func formatField(_ data: Data) -> String? {
         struct Head: Decodable { let format: String? }
         return (try? JSONDecoder().decode(Head.self, from: data))?.format
+    }
+
+    /// What an HTTP error status means for a catalog, and what to do.
+    static func httpReason(_ status: Int) -> String {
+        switch status {
+        case 404, 410: "HTTP status \(status) (not found); check the URL, or publish the catalog there (`mappack publish`)"
+        case 401, 403: "HTTP status \(status) (access refused); check the URL and that this machine may read it"
+        case 500...: "HTTP status \(status) (server error); try again later, or ask the server's operator"
+        default: "HTTP status \(status); check the URL"
+        }
+    }
+}
+
+extension CatalogSource.LoadError {
+    /// The error with the recipe line that names the catalog, for a catalog that cannot be read:
+    /// the fix is often in the recipe.
+    package func named(by recipe: Recipe) -> CatalogSource.LoadError {
+        guard case .unreadable(let url, let reason) = self else { return self }
+        let place = recipe.catalogLine > 0 ? "\(recipe.file):\(recipe.catalogLine)" : recipe.file
+        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))")
     }
 }

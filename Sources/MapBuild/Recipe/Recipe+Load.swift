@@ -92,7 +92,7 @@ extension Recipe {
                 formats = []
                 for item in items {
                     guard case .scalar(let text, _, _) = item, let format = OutputFormat(rawValue: text) else {
-                        throw fail(item, "unknown output format; use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw fail(item, OutputFormat.unknownMessage(item))
                     }
                     if !formats.contains(format) { formats.append(format) }
                 }
@@ -102,7 +102,7 @@ extension Recipe {
         return Recipe(
             file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
             include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
-            blockSize: blockSize, capacity: capacity, formats: formats, source: data)
+            blockSize: blockSize, capacity: capacity, formats: formats, source: data, catalogLine: top.node("catalog")?.line ?? 0)
     }
 }
 
@@ -181,5 +181,17 @@ private struct RecipeFields {
             out.append(RegionSelector(text, location: "\(file):\(line):\(column)"))
         }
         return out
+    }
+}
+
+extension Recipe.OutputFormat {
+    /// What `output.formats` says about an entry that names no format: the value, the nearest
+    /// format name when it looks like a typo, and the list.
+    static func unknownMessage(_ item: YAMLNode) -> String {
+        let names = allCases.map(\.rawValue)
+        guard case .scalar(let text, _, _) = item else { return "an output format is a name, one of: \(names.joined(separator: ", "))" }
+        let nearest = names.map { ($0, EditDistance.between(Array(text.utf8), Array($0.utf8))) }.filter { $0.1 <= 3 }.min { $0.1 < $1.1 }?.0
+        return "unknown output format '\(text)'" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
+            + " (use one of: \(names.joined(separator: ", ")))"
     }
 }

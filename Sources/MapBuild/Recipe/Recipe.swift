@@ -43,6 +43,8 @@ public struct Recipe: Sendable {
     public var formats: [OutputFormat]
     /// The recipe file's exact bytes (shards carry them so a merge can check and replay the build).
     public var source: Data = Data()
+    /// The line of `catalog:` in the recipe file, for errors about the catalog (0 when unknown).
+    public var catalogLine: Int = 0
 }
 
 /// A recipe that cannot be used, with the place it was found.

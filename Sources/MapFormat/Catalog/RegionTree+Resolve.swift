@@ -57,18 +57,19 @@ extension RegionTree {
     }
 
     /// `lookup`, with the region's position; the id is the selector's own spelling when it names an id.
-    private func lookupRegion(_ selector: RegionSelector) throws(ResolutionError) -> (position: Int32, id: RegionID) {
+    private func lookupRegion(_ selector: RegionSelector, near: [RegionID] = []) throws(ResolutionError) -> (position: Int32, id: RegionID) {
         let id = RegionID(selector.text)
         if let position = position(of: id) { return (position, id) }
         let matches = catalog.regions.indices.filter { catalog.regions[$0].names.values.contains(selector.text) }
             .sorted { catalog.regions[$0].id < catalog.regions[$1].id }
         if matches.count == 1 { return (Int32(matches[0]), catalog.regions[matches[0]].id) }
         if matches.count > 1 { throw .ambiguousName(selector, matches: matches.map { catalog.regions[$0].id }) }
-        throw .unknownRegion(selector, suggestions: suggestions(for: selector.text))
+        throw .unknownRegion(selector, suggestions: suggestions(for: selector.text, near: near))
     }
 
-    /// Up to three ids (or ids of names) closest to `text` by edit distance.
-    public func suggestions(for text: String) -> [RegionID] {
+    /// Up to three ids (or ids of names) closest to `text` by edit distance; among equally close
+    /// ones, those nearest in the tree to `near` (the regions the other selectors name) first.
+    public func suggestions(for text: String, near: [RegionID] = []) -> [RegionID] {
         let needle = Array(text.lowercased().unicodeScalars)
         var scored: [(Int, RegionID)] = []
         for region in regions {
@@ -81,12 +82,32 @@ extension RegionTree {
             scored.append((best, region.id))
         }
         let limit = max(2, needle.count / 3)
-        return scored.filter { $0.0 <= limit }.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }.prefix(3).map(\.1)
+        let nearParts = near.map { $0.rawValue.split(separator: "/") }
+        // How many leading id parts a candidate shares with the nearest of `near`.
+        func closeness(_ id: RegionID) -> Int {
+            let parts = id.rawValue.split(separator: "/")
+            return nearParts.map { other in zip(parts, other).prefix { $0 == $1 }.count }.max() ?? 0
+        }
+        let ranked: [(distance: Int, closeness: Int, id: RegionID)] = scored.filter { $0.0 <= limit }.map { ($0.0, closeness($0.1), $0.1) }
+        let sorted = ranked.sorted { a, b in
+            if a.distance != b.distance { return a.distance < b.distance }
+            if a.closeness != b.closeness { return a.closeness > b.closeness }
+            return a.id < b.id
+        }
+        return sorted.prefix(3).map(\.id)
     }
 
     /// Resolves includes (each with its subtree) minus excludes (each with its subtree).
     public func resolve(include: [RegionSelector], exclude: [RegionSelector]) throws(ResolutionError) -> RegionSelection {
         let regions = catalog.regions
+        // The regions the selectors that do resolve name: a typo's suggestions near them rank first.
+        var named: [RegionID] { (include + exclude).compactMap { try? self.lookupRegion($0).id } }
+        func lookupRegion(_ selector: RegionSelector) throws(ResolutionError) -> (position: Int32, id: RegionID) {
+            do { return try self.lookupRegion(selector) } catch {
+                guard case .unknownRegion = error else { throw error }
+                return try self.lookupRegion(selector, near: named)
+            }
+        }
         var excluded = [Bool](repeating: false, count: regions.count)
         for selector in exclude {
             for position in subtreePositions(try lookupRegion(selector).position) { excluded[Int(position)] = true }
@@ -121,20 +142,24 @@ extension RegionTree {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints.
+/// Edit distance for "did you mean" hints: insertions, deletions, substitutions and swaps of two
+/// neighbouring characters (`Wein` is one edit from `Wien`), each costing one (optimal string
+/// alignment).
 public enum EditDistance {
-    /// The number of single-character edits between `a` and `b`.
+    /// The number of single-character edits (a swap of neighbours is one) between `a` and `b`.
     public static func between<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
             current[0] = i
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { current[j] = min(current[j], beforePrevious[j - 2] + 1) }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

@@ -23,7 +23,10 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         let hint: String
         switch code {
         case ENOSPC: hint = "; free space on that filesystem"
+        case EDQUOT: hint = "; the disk quota is used up: free space or choose a folder elsewhere"
         case EACCES, EPERM: hint = "; check the permissions"
+        case EROFS: hint = "; that filesystem is read-only: choose a folder on a writable one"
+        case ENOTDIR: hint = "; a part of the path is a file, not a folder"
         case ENOENT: hint = ""
         default: hint = ""
         }

@@ -24,6 +24,21 @@ package final class ReadableFile {
         do { return try descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
     }
 
+    /// The file's size now (`fstat`).
+    package func size() throws(FileError) -> Int64 {
+        do { return try descriptor.status().size } catch { throw FileError("fstat", path, code: error.code) }
+    }
+
+    /// Exactly `count` bytes from `offset` (`pread`, repeated), leaving the file position alone; a
+    /// file that ends before them is `EIO`. For formats read by offset (PMTiles sections and tiles).
+    package func read(fromOffset offset: UInt64, count: Int) throws(FileError) -> Data {
+        guard count > 0 else { return Data() }
+        guard let start = Int64(exactly: offset) else { throw FileError("pread (offset \(offset))", path, code: EINVAL) }
+        do { return Data(try descriptor.readAll(fromAbsoluteOffset: start, count: count)) } catch {
+            throw FileError("pread", path, code: error.code)
+        }
+    }
+
     /// Calls `body` with each chunk of the file in order.
     package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws(FileError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)

@@ -4,6 +4,8 @@ import MapFormat
 /// What `MapStore.events()` reports, store-wide: every download task's and every update's changes.
 public enum StoreEvent: Sendable {
     /// A region changed state (downloading, paused, completed, outdated, available after a cancel or a deletion, …).
+    /// Every change, by any operation (a check, a download with its descendants, an update, a repair, a
+    /// delete), is sent once, in the order the changes were committed.
     case regionStateChanged(RegionID, RegionState)
     /// Bytes of a region being downloaded (with its descendants), or of an installed region being
     /// updated, on the device so far, of `totalBytes`.

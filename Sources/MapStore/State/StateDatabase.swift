@@ -39,12 +39,12 @@ final class StateDatabase {
             """)
     }
 
-    func meta(_ key: String) throws -> String? {
-        try db.firstRow("SELECT value FROM meta WHERE key = ?", [.text(key)])?["value", as: String.self]
+    func meta(_ key: StateMetaKey) throws -> String? {
+        try db.firstRow("SELECT value FROM meta WHERE key = ?", [.text(key.rawValue)])?["value", as: String.self]
     }
 
-    func setMeta(_ key: String, _ value: String) throws {
-        try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(value)])
+    func setMeta(_ key: StateMetaKey, _ value: String) throws {
+        try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
     }
 
     /// True when the database records neither a committed image nor a pending operation. Every
@@ -56,9 +56,9 @@ final class StateDatabase {
     }
 
     /// The committed image id, nil before the first install commits.
-    var imageID: String? { get throws { try meta("imageID") } }
+    var imageID: String? { get throws { try meta(.imageID) } }
     /// The committed map version.
-    var mapVersion: MapVersion? { get throws { try meta("mapVersion").map { MapVersion($0) } } }
+    var mapVersion: MapVersion? { get throws { try meta(.mapVersion).map { MapVersion($0) } } }
 
     /// The operation under way, if one started and never committed.
     func pending() throws -> PendingOperation? {
@@ -83,28 +83,22 @@ final class StateDatabase {
     func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool) throws {
         try db.transaction {
             try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
-            try setMeta("format", StateDatabase.format)
+            try setMeta(.format, StateDatabase.format)
             try recordManifest(manifest)
-            try setMeta("language", manifest.language ?? "")
-            try setMeta("installed", ISO8601DateFormatter().string(from: Date()))
-            try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+            try setMeta(.language, manifest.language ?? "")
+            try setMeta(.installed, ISO8601DateFormatter().string(from: Date()))
+            try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }
         }
     }
 
-    /// Meta keys of the kept manifest's facts region listings need (so they need not decode it).
-    static let blockSizeKey = "blockSize"
-    static let catalogNameKey = "catalog"
-    /// Meta key of the offered image folder's manifest identity and map version (`StoreCore.offeredFolderVersion`).
-    static let offeredManifestKey = "offeredManifest"
-
     /// The installed manifest's image id, map version, block size and catalog name, in meta.
     private func recordManifest(_ manifest: ImageManifest) throws {
-        try setMeta("imageID", manifest.imageID)
-        try setMeta("mapVersion", manifest.mapVersion.rawValue)
-        try setMeta(StateDatabase.blockSizeKey, String(manifest.blockSize))
-        try setMeta(StateDatabase.catalogNameKey, manifest.catalog)
+        try setMeta(.imageID, manifest.imageID)
+        try setMeta(.mapVersion, manifest.mapVersion.rawValue)
+        try setMeta(.blockSize, String(manifest.blockSize))
+        try setMeta(.catalogName, manifest.catalog)
     }
 
     /// Records `manifest` as installed with the rows of `regions` (states from `states`, else `completed`),
@@ -114,17 +108,16 @@ final class StateDatabase {
         try db.transaction {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
-            try setMeta("format", StateDatabase.format)
+            try setMeta(.format, StateDatabase.format)
             try recordManifest(manifest)
-            if try meta("language") == nil { try setMeta("language", manifest.language ?? "") }
-            try setMeta(StateDatabase.signatureKey, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+            if try meta(.language) == nil { try setMeta(.language, manifest.language ?? "") }
+            try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: states, from: current, only: regions)
         }
     }
 
-    /// Meta key saying whether the kept manifest carries the image's signature (`kept`), came from an
-    /// unsigned image (`none`), or was written by an update or download (absent: nothing to check).
-    static let signatureKey = "signature"
+    /// Values of the `signature` meta key: the kept manifest carries the image's signature (`kept`), came
+    /// from an unsigned image (`none`), or was written by an update or download (absent: nothing to check).
     static let signatureKept = "kept"
     static let signatureNone = "none"
 
@@ -207,9 +200,9 @@ final class StateDatabase {
         try db.transaction {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
-            try db.query("DELETE FROM meta WHERE key = ?", [.text(StateDatabase.signatureKey)])
+            try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])
             try recordManifest(manifest)
-            for (key, value) in meta { try setMeta(key, value) }
+            for (key, value) in meta { if let key = StateMetaKey(rawValue: key) { try setMeta(key, value) } }
             try insertRegions(of: manifest, states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }

@@ -33,6 +33,10 @@ public struct RepairReport: Sendable, Equatable {
         case discardedPendingRecord
         /// The state database was rebuilt from the kept manifest and the files (`reason` says what was wrong with it).
         case rebuiltState(reason: String, regions: Int)
+        /// Regions a process that ended while downloading or updating them had left `downloading` now read
+        /// `paused` (settled at open, or after rolling back its interrupted switch): their installed data,
+        /// if any, is the committed version, and a later download or update resumes from the fetched bytes.
+        case pausedInterruptedFetch(regions: Int)
 
         public var description: String {
             switch self {
@@ -48,6 +52,9 @@ public struct RepairReport: Sendable, Equatable {
             case .removedFiles(let count): "removed \(count) file\(count == 1 ? "" : "s") no installed region lists"
             case .discardedPendingRecord: "dropped a pending-operation record that matches no interrupted work (the store had committed)"
             case .restoredManifest: "restored the kept manifest.json from the image"
+            case .pausedInterruptedFetch(let regions):
+                "paused \(regions) region\(regions == 1 ? "" : "s") an interrupted download or update was fetching "
+                    + "(a later download or update resumes from the bytes fetched)"
             case .rebuiltState(let reason, let regions):
                 "rebuilt the state database from the kept manifest and the files (\(regions) region\(regions == 1 ? "" : "s")): \(reason)"
             }

@@ -39,7 +39,7 @@ extension StoreCore {
                     detail: "the state records mapVersion \(recorded) but the kept manifest is map version \(kept.manifest.mapVersion)"))
         }
         if signature, !trustedKeys.isEmpty {
-            switch try state.meta(StateDatabase.signatureKey) {
+            switch try state.meta(.signature) {
             case StateDatabase.signatureKept?:
                 let signature = try? ReadableFile.contents(of: layout.signature, limit: 4096)
                 let problem: VerifyProblem?

@@ -96,15 +96,18 @@ extension StoreCore {
         try FileSystem.syncDirectory(destination.root)
         try FileSystem.removeTree(staging)
         CrashPoint.reach("move.afterCommit")
-        try removeCopy(at: layout)
+        let old = layout
         layout = destination
         self.state = try StateDatabase(path: destination.state)
+        // Readers go to the destination before the old copy goes.
+        publishForReaders(snapshot())
+        try removeCopy(at: old)
     }
 
     /// Removes a storage's installed data: the store first, the state database last, so an
     /// interruption leaves a state whose pending move the next repair finishes.
     private func removeCopy(at old: StoreLayout) throws {
-        state = nil
+        if old.root == layout.root { state = nil }
         try FileSystem.removeTree(old.store)
         CrashPoint.reach("move.midRemoveOld")
         try FileSystem.removeTree(old.root + "/" + StoreLayout.downloadsFolderName)

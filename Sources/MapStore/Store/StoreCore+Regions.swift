@@ -11,13 +11,15 @@ extension StoreCore {
             return .empty(root: layout.root)
         }
         let rows = (try? state.regions(bundles: false)) ?? []
-        let language = (try? state.meta("language")) ?? nil
-        var snapshot = StoreSnapshot(root: layout.root, mapVersion: version, imageID: imageID, language: language, regions: rows)
+        let language = (try? state.meta(.language)) ?? nil
+        var snapshot = StoreSnapshot(
+            root: layout.root, storeFolder: layout.store, mapVersion: version, imageID: imageID, language: language, regions: rows)
         snapshot.pending = ((try? state.pending()) ?? nil) != nil
         snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
         snapshot.catalogURL = catalogURL
-        snapshot.blockSize = ((try? state.meta(StateDatabase.blockSizeKey)) ?? nil).flatMap { Int64($0) }
-        snapshot.catalogName = (try? state.meta(StateDatabase.catalogNameKey)) ?? nil
+        snapshot.catalogToCheck = catalogToCheck
+        snapshot.blockSize = ((try? state.meta(.blockSize)) ?? nil).flatMap { Int64($0) }
+        snapshot.catalogName = (try? state.meta(.catalogName)) ?? nil
         return snapshot
     }
 
@@ -45,6 +47,13 @@ extension StoreCore {
         guard !doomed.isEmpty else { return }
         try state.markPending(.delete(doomed))
         CrashPoint.reach("delete.afterMark")
+        // Recorded, the delete only rolls forward (repair finishes it): readers stop seeing the regions
+        // before their files go.
+        var remaining = snapshot()
+        let gone = Set(doomed)
+        remaining.regions.removeAll { gone.contains($0.id) }
+        remaining.pending = false
+        publishForReaders(remaining)
         try removeFiles(of: doomed, installed: installed)
         CrashPoint.reach("delete.beforeCommit")
         try state.commitDelete(doomed)

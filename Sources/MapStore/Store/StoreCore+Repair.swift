@@ -85,6 +85,10 @@ extension StoreCore {
             case nil:
                 break
             }
+            // The interrupted work settled (rolled back, or never a switch): what it was fetching waits, paused.
+            let paused = pausedAtOpen + (pending != nil ? pauseInterruptedFetches() : [])
+            pausedAtOpen = []
+            if !paused.isEmpty { actions.append(.pausedInterruptedFetch(regions: Set(paused).count)) }
             guard FileSystem.exists(layout.state) else {
                 return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
             }
@@ -157,7 +161,7 @@ extension StoreCore {
             try FileSystem.removeFile(layout.signature)
         }
         try FileSystem.writeAtomically(checked.bytes, to: layout.manifest)
-        try state?.setMeta(StateDatabase.signatureKey, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
+        try state?.setMeta(.signature, checked.signature != nil ? StateDatabase.signatureKept : StateDatabase.signatureNone)
         return checked.manifest
     }
 

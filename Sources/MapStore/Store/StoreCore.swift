@@ -16,6 +16,11 @@ final class StoreCore {
     var state: StateDatabase?
     /// Raised when the task that runs the current operation is cancelled; nil outside cancellable work.
     var cancellation: CancellationFlag?
+    /// Publishes a snapshot to readers in the middle of a write (set by `MapStore.write` for its body; nil
+    /// outside one): where what readers see must change before the write ends, e.g. before files go.
+    var publisher: ((StoreSnapshot) -> Void)?
+    /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
+    var pausedAtOpen: [RegionID] = []
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))
@@ -59,7 +64,7 @@ final class StoreCore {
         guard let state = try? StateDatabase(path: layout.state) else { return .corrupted }
         guard (try? state.isBlank) == false else { return lostState() }
         self.state = state
-        if let format = try? state.meta("format"), format != StateDatabase.format { return .versionMismatch }
+        if let format = try? state.meta(.format), format != StateDatabase.format { return .versionMismatch }
         let pending: PendingOperation?
         do { pending = try state.pending() } catch { return .corrupted }
         if let pending {
@@ -68,11 +73,7 @@ final class StoreCore {
         }
         guard (try? state.imageID) != nil, let installed = try? state.mapVersion else { return .interruptedInstall }
         removeTransitionLeftovers()
-        // No process is downloading at open: an interrupted download is a paused one.
-        if let downloads = try? state.downloadStates() {
-            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
-            if !interrupted.isEmpty { try? state.setDownloadState(interrupted, .paused) }
-        }
+        pausedAtOpen = pauseInterruptedFetches()
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
         guard FileSystem.isDirectory(layout.store), ((try? FileSystem.status(layout.manifest)) ?? nil)?.isRegular == true else { return .corrupted }
         if fullValidation {
@@ -84,6 +85,31 @@ final class StoreCore {
         return .ok
     }
 
+    /// Hands `snapshot` to the readers now (see `publisher`).
+    func publishForReaders(_ snapshot: StoreSnapshot) {
+        publisher?(snapshot)
+    }
+
+    /// No process fetches for this storage when it is opened (one process at a time uses it): regions left
+    /// `downloading` — download rows, and installed rows an update was replacing — become `paused`, their
+    /// installed data (if any) the committed version and their fetched bytes kept for a later download or
+    /// update. Returns them.
+    func pauseInterruptedFetches() -> [RegionID] {
+        guard let state else { return [] }
+        var paused: [RegionID] = []
+        if let downloads = try? state.downloadStates() {
+            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
+            if !interrupted.isEmpty, (try? state.setDownloadState(interrupted, .paused)) != nil { paused += interrupted }
+        }
+        if let rows = try? state.regions(bundles: false) {
+            let interrupted = rows.filter { $0.state == .downloading }.map(\.id)
+            if !interrupted.isEmpty, (try? state.setStates(Dictionary(uniqueKeysWithValues: interrupted.map { ($0, RegionState.paused) }))) != nil {
+                paused += interrupted
+            }
+        }
+        return paused.sorted()
+    }
+
     /// The map version of the offered image when it is a folder (reading an archive's costs an
     /// extraction). Its manifest is decoded once and the version remembered in the state database with
     /// the manifest file's identity (device, inode, size, times), so later opens cost one `lstat`.
@@ -91,7 +117,7 @@ final class StoreCore {
         guard let image, !image.isArchive else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
-        let key = StateDatabase.offeredManifestKey
+        let key = StateMetaKey.offeredManifest
         if let remembered = (try? state?.meta(key)) ?? nil, let space = remembered.firstIndex(of: " "),
             remembered[..<space] == status.identity
         {

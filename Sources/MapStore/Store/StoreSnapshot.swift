@@ -6,6 +6,10 @@ import MapFormat
 struct StoreSnapshot: Sendable {
     /// The storage folder.
     var root: String
+    /// The folder readers resolve store paths in (`path(of:)`): the store tree of this snapshot's
+    /// version. The live `store/` folder, except while a switch replaces it: then a hard-linked copy
+    /// of the old tree, so the new files become visible only with the snapshot published after the commit.
+    var storeFolder: String
     /// The committed map version and image id; nil when nothing is installed.
     var mapVersion: MapVersion?
     var imageID: String?
@@ -18,8 +22,10 @@ struct StoreSnapshot: Sendable {
     var pending: Bool = false
     /// States of regions being downloaded or paused (rows of the downloads table).
     var downloadStates: [RegionID: RegionState] = [:]
-    /// The catalog the store remembers.
+    /// The catalog the installed data comes from (downloads resolve against it).
     var catalogURL: URL?
+    /// The catalog a check or an update reads when the app names none (`StoreCore.catalogToCheck`).
+    var catalogToCheck: URL?
     /// The kept manifest's block size and catalog name as the state records them; nil in a store
     /// installed by a library that did not record them (`ListingCache.manifestFacts` reads the manifest).
     var blockSize: Int64?
@@ -30,7 +36,7 @@ struct StoreSnapshot: Sendable {
 
     /// Nothing installed at `root`.
     static func empty(root: String) -> StoreSnapshot {
-        StoreSnapshot(root: root, mapVersion: nil, imageID: nil, language: nil, regions: [])
+        StoreSnapshot(root: root, storeFolder: StoreLayout(root: root).store, mapVersion: nil, imageID: nil, language: nil, regions: [])
     }
 
     /// Installed regions with names in `language` (BCP 47), falling back to the base language, the

@@ -139,6 +139,7 @@ extension StoreCore {
     @discardableResult
     func finishTransition(_ record: TransitionRecord, crashPrefix: String? = nil) throws -> ImageManifest {
         guard let state else { throw MapStoreError.notInstalled }
+        try keepOldTreeForReaders()
         for name in [ImageManifest.storeFolder, ImageManifest.fileName] {
             let next = nextFolder + "/" + name
             let live = layout.root + "/" + name
@@ -160,6 +161,8 @@ extension StoreCore {
         var states: [RegionID: RegionState] = [:]
         for (id, value) in record.states { states[RegionID(id)] = RegionState(stored: value) }
         try state.commitTransition(manifest, states: states, meta: record.meta)
+        // Readers switch to the new tree with the committed state, before the old copy goes.
+        publishForReaders(snapshot())
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }
         // The image's signature does not cover the new manifest (the state no longer asks for it).
         try FileSystem.removeFile(layout.signature)
@@ -168,6 +171,24 @@ extension StoreCore {
         try FileSystem.removeTree(nextFolder)
         try FileSystem.syncDirectory(layout.root)
         return manifest
+    }
+
+    /// Before a switch replaces the live store tree: when readers are watching (`publisher`), a hard-linked
+    /// copy of it in `.update-old/store`, published as their store folder, so that until the commit they
+    /// read the committed version's files (the switch then removes the live tree instead of moving it
+    /// there). Idempotent; a kill leaves `.update-old`, which the switch's finish or roll-back removes.
+    private func keepOldTreeForReaders() throws {
+        guard publisher != nil, FileSystem.isDirectory(nextFolder + "/" + ImageManifest.storeFolder), FileSystem.isDirectory(layout.store),
+            let files = try? installedManifest(storedManifest()).files
+        else { return }
+        let copy = oldFolder + "/" + ImageManifest.storeFolder
+        try FileSystem.removeTree(copy)
+        try FileSystem.makeDirectories(copy)
+        try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: copy, link: true)
+        var readers = snapshot()
+        readers.pending = false
+        readers.storeFolder = copy
+        publishForReaders(readers)
     }
 
     /// After a killed transition: finish it when the new tree was complete, else roll it back.

@@ -34,7 +34,7 @@ extension MapStore {
         // same key is refused, and the counters are that lineage's.
         let (seenBefore, lineage) = try core.withLock { core throws in
             let state = try core.committedState()
-            return (try state.seenCatalog(), try state.meta(StateDatabase.catalogNameKey))
+            return (try state.seenCatalog(), try state.meta(.catalogName))
         }
         let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: true) { bytes, source throws(CatalogTrustError) in
             try CatalogTrust.checkTimestamp(bytes, source: source, trusted: trusted, seen: seenBefore, lineage: lineage, now: now)

@@ -18,8 +18,16 @@ extension StoreCore {
         var stored: ImageManifest
     }
 
-    /// The catalog URL the store remembers.
-    var catalogURL: URL? { ((try? state?.meta("catalogURL")) ?? nil).flatMap { $0.isEmpty ? nil : URL(string: $0) } }
+    /// The catalog the installed data comes from: what downloads and repair's fetches resolve bundle
+    /// URLs against (see `StateMetaKey.installedCatalogURL`).
+    var catalogURL: URL? { storedURL(.installedCatalogURL) }
+
+    /// The catalog a check or an update reads when the app names none: the one last checked, else the installed one.
+    var catalogToCheck: URL? { storedURL(.checkedCatalogURL) ?? catalogURL }
+
+    private func storedURL(_ key: StateMetaKey) -> URL? {
+        ((try? state?.meta(key)) ?? nil).flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    }
 
     /// Compares the installed data with `tree`; refuses a catalog with an older map version.
     func planUpdate(tree: RegionTree, catalogURL: URL, now: Date = Date()) throws -> UpdatePlan {
@@ -44,7 +52,7 @@ extension StoreCore {
             for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
         }
         let requests = try Self.fetchRequests(for: wanted, tree: tree, catalogURL: catalogURL)
-        let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta("supportedUntil")).flatMap { $0.isEmpty ? nil : $0 }
+        let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta(.supportedUntil)).flatMap { $0.isEmpty ? nil : $0 }
         let expired = window.map { StoreCore.isPast($0, now: now) } ?? false
         let status: UpdateInfo.Status = expired ? .expiredData : (offered > installed ? .oldData : .upToDate)
         let info = UpdateInfo(
@@ -92,7 +100,11 @@ extension StoreCore {
             return TransitionTarget(
                 kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
                 infos: [:], states: states,
-                meta: ["catalogURL": catalogURL.absoluteString, "supportedUntil": tree.catalog.supportedUntil ?? ""],
+                meta: [
+                    StateMetaKey.installedCatalogURL.rawValue: catalogURL.absoluteString,
+                    StateMetaKey.checkedCatalogURL.rawValue: catalogURL.absoluteString,
+                    StateMetaKey.supportedUntil.rawValue: tree.catalog.supportedUntil ?? "",
+                ],
                 resetsCache: versionChanges)
         }
         try? FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath)
@@ -113,10 +125,15 @@ extension StoreCore {
         return tree
     }
 
-    /// Keeps `bytes` as the installed version's catalog and its support window, when the versions agree.
-    func keepCatalog(_ tree: RegionTree, bytes: Data) throws {
-        guard let state, let version = try state.mapVersion, tree.catalog.mapVersion == version else { return }
+    /// Keeps `bytes`, the catalog at `url`, as the installed version's catalog with its support window, and
+    /// `url` as the installed catalog (the kept catalog's bundle URLs are relative to it, so the two change
+    /// together), when the versions agree; true when kept.
+    @discardableResult
+    func keepCatalog(_ tree: RegionTree, bytes: Data, url: URL) throws -> Bool {
+        guard let state, let version = try state.mapVersion, tree.catalog.mapVersion == version else { return false }
         try FileSystem.writeAtomically(bytes, to: keptCatalogPath)
-        try state.setMeta("supportedUntil", tree.catalog.supportedUntil ?? "")
+        try state.setMeta(.installedCatalogURL, url.absoluteString)
+        try state.setMeta(.supportedUntil, tree.catalog.supportedUntil ?? "")
+        return true
     }
 }

@@ -25,6 +25,8 @@ package struct VerifyProblem: Sendable, Equatable, CustomStringConvertible {
 /// What was refused before any file was checked: not an image, unreadable or malformed manifest.
 package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
     case notAnImage(path: String)
+    /// Nothing at `path` (or a dangling link).
+    case noSuchFile(path: String)
     case manifest(path: String, reason: String)
     case archive(path: String, ArchiveError)
 
@@ -32,6 +34,8 @@ package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .notAnImage(let path):
             "\(path): not a mappack image (no \(ImageManifest.fileName)); give an image folder, an image .tar.zst or an installed store"
+        case .noSuchFile(let path):
+            "\(path): no such file or folder; give an image folder, an image .tar.zst or an installed store (`mappack build` writes images)"
         case .manifest(let path, let reason): "\(path): \(reason)"
         case .archive(let path, let error): "\(path): \(error)"
         }

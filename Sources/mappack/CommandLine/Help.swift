@@ -57,6 +57,18 @@ enum Help {
         "mappack \(MappackVersion.current)\n" + libraries.map { "  " + $0 }.joined(separator: "\n")
     }
 
+    /// The shells `mappack completions` writes for.
+    static let shells = ["bash", "zsh", "fish"]
+
+    /// The words a verb's first positional completes to; nil when it is a file.
+    static func words(_ verb: VerbSpec) -> [String]? {
+        switch verb.words {
+        case .files: nil
+        case .verbs: Verbs.all.map(\.name)
+        case .list(let words): words
+        }
+    }
+
     /// `mappack completions SHELL`.
     static func completions(_ shell: String) throws(UsageError) -> String {
         switch shell {
@@ -64,7 +76,7 @@ enum Help {
         case "zsh": return zsh
         case "fish": return fish
         default:
-            let suggestion = Spelling.nearest(to: shell, among: ["bash", "zsh", "fish"]).map { "; did you mean \($0)?" } ?? ""
+            let suggestion = Spelling.nearest(to: shell, among: shells).map { "; did you mean \($0)?" } ?? ""
             throw UsageError(message: "no completions for shell '\(shell)'\(suggestion) (bash, zsh or fish)")
         }
     }
@@ -76,7 +88,11 @@ enum Help {
             let fileCase =
                 files.isEmpty
                 ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
-            return "        \(verb.name))\n\(fileCase)            words=\"\(words.joined(separator: " "))\";;"
+            let firstWords =
+                Help.words(verb).map {
+                    "            if [ \"$COMP_CWORD\" -eq 2 ] && [[ \"$cur\" != -* ]]; then COMPREPLY=($(compgen -W \"\($0.joined(separator: " "))\" -- \"$cur\")); return; fi\n"
+                } ?? ""
+            return "        \(verb.name))\n\(fileCase)\(firstWords)            words=\"\(words.joined(separator: " "))\";;"
         }
         return """
             # bash completion for mappack (made by `mappack completions bash`)
@@ -107,7 +123,8 @@ enum Help {
                     ?? ""
                 return "'--\(option.name)[\(help)]\(value)'"
             }
-            return "        \(verb.name)) _arguments \(specs.joined(separator: " ")) '*:file:_files';;"
+            let first = Help.words(verb).map { "'1:verb:(\($0.joined(separator: " ")))' " } ?? ""
+            return "        \(verb.name)) _arguments \(specs.joined(separator: " ")) \(first)'*:file:_files';;"
         }
         return """
             #compdef mappack
@@ -131,6 +148,12 @@ enum Help {
         for verb in Verbs.all {
             lines.append(
                 "complete -c mappack -n __fish_use_subcommand -a \(verb.name) -d '\(verb.summary.replacingOccurrences(of: "'", with: "\\'"))'")
+            // `-f` above turns file names off for every verb; the ones that take files turn them back on.
+            if let words = Help.words(verb) {
+                lines.append("complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -a '\(words.joined(separator: " "))'")
+            } else if !verb.positionals.isEmpty {
+                lines.append("complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -F")
+            }
             for option in verb.allOptions {
                 var line = "complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -l \(option.name)"
                 if let short = option.short { line += " -s \(short)" }
@@ -141,9 +164,9 @@ enum Help {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `mappack help --man`: a man page (roff) for `make man`.
+    /// `mappack help --man`: a man page (roff) for `make man`, with what a machine without the
+    /// README needs: every verb and store verb, the recipe, the environment, exit status, examples.
     static var manPage: String {
-        func roff(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-") }
         var page = [
             ".TH MAPPACK 1", ".SH NAME", "mappack \\- build and verify preinstalled offline map images",
             ".SH SYNOPSIS", ".B mappack", "\\fICOMMAND\\fR [\\fIoptions\\fR]", ".SH COMMANDS",
@@ -153,9 +176,78 @@ enum Help {
             for option in verb.allOptions { page += [".TP", "\\fB\(roff(option.synopsis))\\fR", roff(option.help)] }
         }
         page += [
-            ".SH EXIT STATUS", "0 ok, 1 the work failed, 2 bad usage or bad input, 141 output closed by its reader.",
-            ".SH SEE ALSO", "README.md and ARCHITECTURE.md in the mappack repository.",
+            ".SH STORE VERBS",
+            "\\fBmappack store\\fR \\fIVERB\\fR \\fB\\-\\-storage\\fR \\fIDIR\\fR \\fB\\-\\-cache\\fR \\fIDIR\\fR [\\fIoptions\\fR]",
+        ]
+        for verb in StoreCommand.subverbs {
+            page += [".SS store \(verb.name)" + (verb.arguments.isEmpty ? "" : " " + roff(verb.arguments)), roff(verb.summary)]
+        }
+        page += [".SH RECIPE", "A build reads a YAML recipe:"]
+        for (key, text) in recipeKeys { page += [".TP", "\\fB\(key)\\fR", roff(text)] }
+        page += [".SH ENVIRONMENT"]
+        for (name, text) in environment { page += [".TP", ".B \(name)", roff(text)] }
+        page += [
+            ".SH EXIT STATUS", ".TP", ".B 0", "ok.", ".TP", ".B 1",
+            "the work failed (a download, a check, a full disk, a store that is not ok).", ".TP", ".B 2",
+            "bad usage or bad input (an unknown option, a recipe or catalog with a mistake, a path that is no image).",
+            ".TP", ".B 141", "the output was closed by its reader.",
+            ".SH EXAMPLES",
+        ]
+        for (what, command) in examples { page += [".TP", roff(what), ".EX", roff(command), ".EE"] }
+        page += [
+            ".SH SEE ALSO",
+            "\\fBzstd\\fR(1), \\fBtar\\fR(1), \\fBsqlite3\\fR(1), \\fBminisign\\fR(1), \\fBcurl\\fR(1);",
+            "\\fBmappack help\\fR \\fIVERB\\fR for one verb's options, \\fBmappack help \\-\\-json\\fR for tools.",
         ]
         return page.joined(separator: "\n") + "\n"
     }
+
+    /// Text as roff: backslashes and hyphens escaped, and a line starting with `.` or `'` (a
+    /// request to roff) guarded with `\&`.
+    private static func roff(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
+        }.joined(separator: "\n")
+    }
+
+    /// The recipe's keys, for the man page (README.md "Recipes" says more).
+    private static let recipeKeys: [(String, String)] = [
+        ("name", "the image's name: Output/<name>-<mapVersion>/"),
+        ("catalog", "the catalog: a path relative to the recipe, or a file://, http:// or https:// URL"),
+        ("mapVersion", "optional; must equal the catalog's, or the build stops"),
+        ("language", "names in the manifest (falls back de-CH → de → en → id)"),
+        ("regions.include", "region ids or exact names in any language; each brings all its descendants"),
+        ("regions.exclude", "regions left out with their whole subtree, also inside an included one"),
+        ("cacheSeed.include", "regions whose files seed the device's map cache"),
+        ("cacheSeed.maxBytes", "the cache seed's limit, e.g. 64 MiB"),
+        ("target.blockSize", "the device's file system block size for sizes on disk (default 4096)"),
+        ("target.capacity", "the most the image may take on disk; a plan over it fails"),
+        ("output.formats", "any of: " + Recipe.OutputFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: directory)"),
+    ]
+
+    /// The environment variables mappack reads (test hooks are left out).
+    private static let environment: [(String, String)] = [
+        ("SOURCE_DATE_EPOCH", "the build time (seconds since 1970) recorded in images; without it, the catalog's release time"),
+        ("XDG_CACHE_HOME", "the download cache is $XDG_CACHE_HOME/mappack (else ~/.cache/mappack) unless --cache is given"),
+        ("MAPPACK_REMOTE_CACHE", "a shared bundle cache URL, as --remote-cache"),
+        ("MAPPACK_REMOTE_CACHE_HEADER", "one HTTP header line sent to the remote cache (e.g. Authorization); never printed"),
+        ("MAPPACK_REMOTE_CACHE_READONLY", "1: never upload to the remote cache, as --remote-cache-readonly"),
+        ("MAPPACK_NOW", "the time (seconds since 1970) that signature expiry is judged against, instead of the clock"),
+        ("MAPPACK_PROGRESS_INTERVAL", "seconds between progress lines off a terminal"),
+        ("NO_COLOR", "set: no colours on a terminal"),
+    ]
+
+    /// Commands worth copying, for the man page.
+    private static let examples: [(String, String)] = [
+        ("See what a recipe would build, and its sizes:", "mappack plan recipe.yaml --html plan.html"),
+        ("Build it into ./Output:", "mappack build recipe.yaml"),
+        ("Build from the last image, fetching only changed bundles:", "mappack build recipe.yaml --from Output/demo-2026.11.0"),
+        ("Check an image:", "mappack verify Output/demo-2026.12.0.tar.zst"),
+        (
+            "Install it as a device would, then check the store:",
+            "mappack store install --image Output/demo-2026.12.0 --storage maps --cache cache\nmappack store status --storage maps --cache cache"
+        ),
+        ("Load bash completions:", "source <(mappack completions bash)"),
+    ]
 }

@@ -31,6 +31,16 @@ struct VerbSpec: Sendable {
     let positionals: String
     let summary: String
     let options: [Option]
+    /// What a shell completes the first positional argument with.
+    var words: Words = .files
+
+    /// The first positional's completions: file names, or a closed list of words.
+    enum Words: Sendable {
+        case files
+        /// mappack's own verbs (`help VERB`).
+        case verbs
+        case list([String])
+    }
 
     /// The options every verb takes besides its own.
     static let common: [Option] = [

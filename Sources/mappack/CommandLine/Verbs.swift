@@ -63,7 +63,7 @@ enum Verbs {
                 VerbSpec.Option("check", "update: only report whether a newer version exists"),
                 lang, VerbSpec.Option("to", value: "DIR", "move: the new storage folder", completion: .directory), trust,
                 VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with"),
-            ]),
+            ], words: .list(StoreCommand.verbs)),
         VerbSpec(
             name: "keygen", positionals: "", summary: "Ed25519 key pair for --sign / --trust",
             options: [
@@ -91,7 +91,7 @@ enum Verbs {
         VerbSpec(
             name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
             options: [
-                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles)", completion: .file),
+                VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles, or PMTiles v3)", completion: .file),
                 VerbSpec.Option("regions", value: "GEOJSON", "Region boundaries: Polygon features with id, parent, name", completion: .file),
                 VerbSpec.Option("places", value: "GEOJSON", "Places for the search databases: Point features with name", completion: .file),
                 VerbSpec.Option(
@@ -101,12 +101,14 @@ enum Verbs {
                 VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge"),
                 VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out"),
             ]),
-        VerbSpec(name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: []),
+        VerbSpec(
+            name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: [],
+            words: .list(Help.shells)),
         VerbSpec(
             name: "help", positionals: "[VERB]", summary: "this text, or one verb's options",
             options: [
                 VerbSpec.Option("man", "Print the man page (roff) instead")
-            ]),
+            ], words: .verbs),
     ]
 
     /// The verb with this name.

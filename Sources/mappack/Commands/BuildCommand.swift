@@ -36,7 +36,7 @@ enum BuildCommand {
             do {
                 catalogBytes = try CatalogSource.prefetch(recipe.catalogURL, cache: cache.root, trust: trust)
                 if let trust { try CatalogSource.verifySignature(catalogBytes, url: recipe.catalogURL, trust: trust) }
-            } catch { throw PlanError.catalog(error) }
+            } catch { throw PlanError.catalog(error.named(by: recipe)) }
             if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
                 announce(report, started: started, terminal: terminal)
                 return 0
@@ -120,7 +120,7 @@ enum BuildCommand {
                 "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
                 "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
                 "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
-                "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes,
+                "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes, "outputs": outputObjects(report),
                 "seconds": Date().timeIntervalSince(started),
             ])
         } else {
@@ -128,9 +128,26 @@ enum BuildCommand {
             terminal.line(
                 "\(what) \(report.summary.name) \(report.summary.mapVersion): \(report.summary.regions) regions, \(report.summary.files) files, image id \(report.summary.imageID.prefix(16))"
             )
-            terminal.line("image: \(report.imagePath)")
-            if let packed = report.packedPath { terminal.line("packed: \(packed)") }
+            printOutputs(report, terminal: terminal)
         }
+    }
+
+    /// One line per output, `image: …`, `packed: …`, then `<format>: …` for the others.
+    static func printOutputs(_ report: BuildReport, terminal: Terminal) {
+        for output in report.outputs {
+            let label =
+                switch output.format {
+                case .directory: "image"
+                case .tarZst: "packed"
+                default: output.format.rawValue
+                }
+            terminal.line("\(label): \(output.path)")
+        }
+    }
+
+    /// The `outputs` of a `done` event: every output's format and path.
+    static func outputObjects(_ report: BuildReport) -> [[String: any Sendable]] {
+        report.outputs.map { ["format": $0.format.rawValue, "path": $0.path] }
     }
 
     /// The remote cache from `--remote-cache` or `MAPPACK_REMOTE_CACHE`, with the optional
@@ -156,7 +173,8 @@ enum BuildCommand {
             case .uploaded(let digest, let size): ["event": "remote-uploaded", "bundle": digest.description, "size": size]
             case .uploadFailed(let digest, let reason): ["event": "remote-upload-failed", "bundle": digest.description, "reason": reason]
             }
-        case .planned(let bundles, let bytes): ["event": "planned", "bundles": bundles, "downloadBytes": bytes]
+        case .planned(let bundles, let bytes, let cached, let reused):
+            ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
         case .phase(let name): ["event": "phase", "phase": name]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
         case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]

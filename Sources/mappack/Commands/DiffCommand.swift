@@ -31,7 +31,7 @@ enum DiffCommand {
             side.kinds = tree.catalog.bundles.compactMapValues(\.kind)
             return side
         }
-        guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
+        guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
         let report = FileSystem.isDirectory(path) ? try ImageVerifier.verifyFolder(path, hashContents: false) : try ImageVerifier.verifyPacked(path)
         let manifest = report.manifest
         var side = Side(

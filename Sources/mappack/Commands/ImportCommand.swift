@@ -23,7 +23,7 @@ enum ImportCommand {
                 throw UsageError(message: "import takes no folders (\(arguments.positionals.joined(separator: " "))) unless --merge is given")
             }
             guard let tiles = arguments.option("tiles"), let regions = arguments.option("regions") else {
-                throw UsageError(message: "import needs --tiles TILESET.mbtiles and --regions BOUNDARIES.geojson")
+                throw UsageError(message: "import needs --tiles TILESET (.mbtiles or .pmtiles) and --regions BOUNDARIES.geojson")
             }
             var options = TileImporter.Options(
                 tiles: tiles, regions: regions, places: arguments.option("places"), output: out, catalog: arguments.option("catalog") ?? "imported",

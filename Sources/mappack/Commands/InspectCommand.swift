@@ -8,7 +8,7 @@ enum InspectCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         let arguments = try Arguments(raw, verb: Verbs.named("inspect")!)
         let path = try arguments.expect(["image"])[0]
-        guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
+        guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report =
             FileSystem.isDirectory(path)

@@ -37,13 +37,15 @@ enum MergeCommand {
         }
         progress.finish()
         if terminal.json {
-            terminal.event(["event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID])
+            terminal.event([
+                "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
+                "outputs": BuildCommand.outputObjects(report),
+            ])
         } else {
             terminal.line(
                 "merged \(arguments.positionals.count) shards: \(report.summary.name) \(report.summary.mapVersion), image id \(report.summary.imageID.prefix(16))"
             )
-            terminal.line("image: \(report.imagePath)")
-            if let packed = report.packedPath { terminal.line("packed: \(packed)") }
+            BuildCommand.printOutputs(report, terminal: terminal)
         }
         return 0
     }

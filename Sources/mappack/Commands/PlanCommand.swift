@@ -19,6 +19,7 @@ enum PlanCommand {
             var object: [String: any Sendable] = [
                 "recipe": recipe.name, "catalog": plan.tree.catalog.catalog, "mapVersion": plan.tree.catalog.mapVersion.rawValue,
                 "blockSize": recipe.blockSize, "downloadBytes": plan.downloadBytes, "totalBundleBytes": plan.totalBundleBytes,
+                "storeBundleBytes": plan.storeBundleBytes, "cacheSeedBundleBytes": plan.seedBundleBytes,
                 "bundles": plan.bundles.count, "bundlesCached": plan.bundles.filter(\.cached).count,
                 "sizeOnDiskInBytes": plan.sizeOnDisk.map { $0 as any Sendable } ?? NSNull(),
                 "cacheSeedBytes": plan.cacheSeedBytes, "capacity": recipe.capacity.map { $0 as any Sendable } ?? NSNull(),
@@ -31,6 +32,7 @@ enum PlanCommand {
                 return [
                     "id": entry.id.rawValue, "name": regions[Int(position)].name(in: language), "broughtBy": entry.broughtBy.rawValue,
                     "sizeOnDiskInBytes": plan.selectedRegionSizes.map { $0[index] as any Sendable } ?? NSNull(),
+                    "downloadBytes": plan.selectedRegionDownloadSizes[index],
                 ]
             }
             object["bundleList"] = plan.bundles.map { b -> [String: any Sendable] in
@@ -57,22 +59,12 @@ enum PlanCommand {
                 if entry.broughtBy != entry.id { out.append("  (via \(entry.broughtBy.rawValue.visible))") }
                 out.append("\n")
             }
-            let cached = plan.bundles.filter(\.cached).count
-            out.append("bundles: \(plan.bundles.count) (\(cached) in the download cache \(cache.root), \(plan.bundles.count - cached) to fetch)\n")
-            out.append("download: \(ByteCount.format(plan.downloadBytes)) (\(plan.downloadBytes) bytes)\n")
-            out.append(
-                "size on disk: \(plan.sizeOnDisk.map { "\(ByteCount.format($0)) (\($0) bytes)" } ?? "unknown (catalog gives no sizes for this block size)")\n"
-            )
-            out.append("cache seed: up to \(ByteCount.format(plan.cacheSeedBytes))")
-            if let capacity = recipe.capacity {
-                out.append(
-                    "\ncapacity: \(ByteCount.format(capacity)) — \(over == nil ? "fits" : "does NOT fit, over by \(ByteCount.format(over!)) (\(over!) bytes)")"
-                )
-            }
+            for (label, value) in PlanSummary.lines(plan, cache: cache.root) { out.append("\(label): \(value.visible)\n") }
+            out.dropLastNewline()
             terminal.line(out.text)
         }
         // Written before the capacity check, so a plan that does not fit shows where the bytes go.
-        try ReportFiles.write(SizeReport(plan: plan), arguments: arguments, terminal: terminal)
+        try ReportFiles.write(SizeReport(plan: plan, cache: cache.root), arguments: arguments, terminal: terminal)
         try plan.checkCapacity()
         return 0
     }
@@ -109,6 +101,11 @@ private struct TextBuffer {
         if alignRight { bytes.append(contentsOf: padding) }
         append(text)
         if !alignRight { bytes.append(contentsOf: padding) }
+    }
+
+    /// Drops a final line feed (`Terminal.line` adds one).
+    mutating func dropLastNewline() {
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     }
 
     var text: String { String(decoding: bytes, as: UTF8.self) }

@@ -6,37 +6,60 @@ import Synchronization
 
 /// `mappack store VERB --storage S --cache C`: drives MapStore on folders as a device would.
 enum StoreCommand {
-    static let usage = """
-        usage: mappack store <verb> --storage DIR --cache DIR [options]
+    /// One store verb: its arguments and what it does, declared once for the usage text, the man
+    /// page, completions and "did you mean".
+    struct Subverb: Sendable {
+        let name: String
+        let arguments: String
+        let summary: String
+    }
 
-          install --image PATH [--full] [--trust PUBKEY]   first start: validate and install a preinstall image
-                                            (with --trust every file is hashed; the image must be signed;
-                                            --trust PUBKEY with any verb: images and catalogs must be signed by it)
-          status  [--image PATH] [--full] [--trust PUBKEY]   the storage's status: its state, then every installed
-                                            file's presence and size (with --full also SHA-256 and the signature)
-          repair  [--image PATH] [--trust PUBKEY]   finish or roll back interrupted work, rebuild a lost state,
-                                            restore the kept manifest and files from the image (validated first)
-          regions [--lang L]                installed regions
-          delete  ID...                     delete regions (and their installed descendants)
-          verify  [--quick] [--trust PUBKEY]   check the kept manifest (and its signature) and the installed files
-          cache   size | clear | limit BYTES
-          move    --to DIR                  move the persistent storage
-          update  [--catalog URL] [--check] update to the catalog's newer map version (--check: only report)
-          download ID... [--catalog URL]    download more regions from the store's catalog
-          available [--lang L] [--catalog URL]  catalog regions not installed
-          version                           one-line map version report (store and cache)
+    static let subverbs: [Subverb] = [
+        Subverb(
+            name: "install", arguments: "--image PATH [--full] [--trust PUBKEY]",
+            summary: "first start: validate and install a preinstall image (with --trust every file is hashed; the image must be signed; "
+                + "--trust PUBKEY with any verb: images and catalogs must be signed by it)"),
+        Subverb(
+            name: "status", arguments: "[--image PATH] [--full] [--trust PUBKEY]",
+            summary: "the storage's status: its state, then every installed file's presence and size (with --full also SHA-256 and the signature)"),
+        Subverb(
+            name: "repair", arguments: "[--image PATH] [--trust PUBKEY]",
+            summary: "finish or roll back interrupted work, rebuild a lost state, restore the kept manifest and files "
+                + "(from the image, validated first, the download cache or the catalog's server)"),
+        Subverb(name: "regions", arguments: "[--lang L]", summary: "installed regions"),
+        Subverb(name: "delete", arguments: "ID...", summary: "delete regions (and their installed descendants)"),
+        Subverb(
+            name: "verify", arguments: "[--quick] [--trust PUBKEY]", summary: "check the kept manifest (and its signature) and the installed files"),
+        Subverb(name: "cache", arguments: "size | clear | limit BYTES", summary: "the map cache's size; empty it; cap it"),
+        Subverb(name: "move", arguments: "--to DIR", summary: "move the persistent storage"),
+        Subverb(name: "update", arguments: "[--catalog URL] [--check]", summary: "update to the catalog's newer map version (--check: only report)"),
+        Subverb(name: "download", arguments: "ID... [--catalog URL]", summary: "download more regions from the store's catalog"),
+        Subverb(name: "available", arguments: "[--lang L] [--catalog URL]", summary: "catalog regions not installed"),
+        Subverb(name: "version", arguments: "", summary: "one-line map version report (store and cache)"),
+    ]
 
-        exit codes: 0 ok, 1 not ok or the work failed, 2 bad usage
-        """
+    static let usage: String = {
+        let heads = subverbs.map { $0.name + ($0.arguments.isEmpty ? "" : " " + $0.arguments) }
+        let width = min(44, heads.map(\.count).max() ?? 0)
+        let lines = zip(subverbs, heads).map { verb, head in
+            "  " + head + String(repeating: " ", count: max(1, width - head.count + 2)) + verb.summary
+        }
+        return "usage: mappack store <verb> --storage DIR --cache DIR [options]\n\n" + lines.joined(separator: "\n")
+            + "\n\nexit codes: 0 ok, 1 not ok or the work failed, 2 bad usage"
+    }()
 
     /// The store's verbs, as `mappack help --json` lists them.
-    static let verbs = ["install", "status", "repair", "regions", "delete", "verify", "cache", "move", "update", "download", "available", "version"]
+    static let verbs = subverbs.map(\.name)
 
     static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
         guard let verb = raw.first else { throw UsageError(message: usage) }
         if ["help", "--help", "-h"].contains(verb) {
             terminal.line(Help.verb(Verbs.named("store")!))
             return 0
+        }
+        guard verbs.contains(verb) else {
+            let suggestion = Spelling.nearest(to: verb, among: verbs).map { "; did you mean '\($0)'?" } ?? ""
+            throw UsageError(message: "unknown store verb '\(verb)'\(suggestion)\n" + usage)
         }
         let arguments = try Arguments(Array(raw.dropFirst()), verb: Verbs.named("store")!)
         guard let storage = arguments.option("storage"), let cache = arguments.option("cache") else {
@@ -69,15 +92,19 @@ enum StoreCommand {
             return status == .ok ? 0 : 1
         case "repair":
             let store = try open()
+            // What `status` would say: open reads the state database only, so damaged files show
+            // as ok there; repair's "was" must not contradict the status that sent the user here.
+            var before = store.initialStatus
+            if before == .ok, try !waitFor({ try await store.verify(full: false) }).isEmpty { before = .corrupted }
             let result = try waitFor { try await store.repair() }
             if terminal.json {
                 terminal.event([
-                    "event": "repaired", "before": store.initialStatus.rawValue, "status": result.status.rawValue,
+                    "event": "repaired", "before": before.rawValue, "status": result.status.rawValue,
                     "storage": result.storage.path, "actions": result.actions.map(\.description),
                 ])
             } else {
                 for action in result.actions { terminal.note(action.description) }
-                terminal.line("\(result.status): \(result.storage.path) (was \(store.initialStatus))")
+                terminal.line("\(result.status): \(result.storage.path) (was \(before))")
             }
             return 0
         case "regions":
@@ -294,7 +321,7 @@ enum StoreCommand {
 
     private static func report(_ store: MapStore, status: StoreStatus? = nil, terminal: Terminal, cache: String) {
         let status = status ?? store.initialStatus
-        let advice = advice(for: status, storage: store.storage.path, cache: cache)
+        let advice = advice(for: status, storage: store.storage.path, cache: cache, catalogKnown: store.catalogURL != nil)
         if terminal.json {
             terminal.event([
                 "event": "status", "status": status.rawValue, "storage": store.storage.path,
@@ -307,15 +334,24 @@ enum StoreCommand {
     }
 
     /// What to do about a store that is not ok, as a command to run.
-    static func advice(for status: StoreStatus, storage: String, cache: String) -> String? {
+    /// With `catalogKnown`, a plain repair can fetch damaged files again; without, it needs the image.
+    static func advice(for status: StoreStatus, storage: String, cache: String, catalogKnown: Bool) -> String? {
+        let plainRepair = "mappack store repair --storage \(storage) --cache \(cache)"
         let repair = "mappack store repair --image IMAGE --storage \(storage) --cache \(cache)"
         // Not a switch: a status added to MapStore gets the general advice instead of breaking the build.
         if status == .ok || status == .empty { return nil }
         if status == .corrupted {
-            return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
+            if !catalogKnown {
+                return "installed files or the kept manifest do not match the state database; restore them from the image they came from: \(repair)"
+            }
+            return "installed files or the kept manifest do not match the state database; restore them: \(plainRepair) "
+                + "(from the download cache or the catalog's server; add --image IMAGE to restore from the image they came from)"
         }
-        if status == .interruptedInstall || status == .interruptedOperation {
-            return "work was interrupted; finish or roll it back: \(repair) (the --image is needed to finish an install)"
+        if status == .interruptedInstall {
+            return "an install was interrupted; finish it with the image it installed: \(repair)"
+        }
+        if status == .interruptedOperation {
+            return "work was interrupted; finish or roll it back: \(plainRepair)"
         }
         if status == .versionMismatch {
             return "the state database is of an unknown format, or the image offered has another map version than the store; "

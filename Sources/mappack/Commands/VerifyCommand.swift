@@ -10,7 +10,7 @@ enum VerifyCommand {
         let arguments = try Arguments(raw, verb: Verbs.named("verify")!)
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
-        guard FileSystem.exists(path) else { throw ImageOpenError.notAnImage(path: path) }
+        guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
         let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
             return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal)

@@ -31,7 +31,7 @@ enum HTMLReport {
         page += "</table>\n"
         let kinds = Array(Set(report.regions.flatMap { $0.parts.map(\.kind) })).sorted()
         page +=
-            "<p class=\"legend\">" + kinds.map { "<span><i style=\"background:\(color(kind: $0, among: kinds))\"></i>\(escape($0))</span>" }.joined()
+            "<p class=\"legend\">" + kinds.map { "<span><i style=\"background:\(color(kind: $0))\"></i>\(escape($0))</span>" }.joined()
             + "</p>\n"
         for measure in report.measures {
             page += treemap(report, measure: measure, kinds: kinds)
@@ -45,7 +45,8 @@ enum HTMLReport {
     /// A treemap of `measure`: a rectangle per region with bytes, split by kind inside.
     private static func treemap(_ report: SizeReport, measure: SizeReport.Measure, kinds: [String]) -> String {
         let total = report.total(measure)
-        var svg = "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
+        var svg =
+            "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(escape(report.treemapSubject)), \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
         svg +=
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" data-measure=\"\(measure.rawValue)\" data-total=\"\(total)\">\n"
         var regions: [(SizeReport.Region, Int64)] = []
@@ -61,7 +62,7 @@ enum HTMLReport {
             let inner = Treemap.layout(parts.map { Double($0.bytes(measure)) }, in: box)
             for (part, rect) in zip(parts, inner) {
                 let bytes = part.bytes(measure)
-                let fill = color(kind: part.kind, among: kinds)
+                let fill = color(kind: part.kind)
                 let label = "\(escape(region.name)) (\(escape(region.id))) · \(escape(part.kind)): \(escape(ByteCount.format(bytes)))"
                 var element = "<rect " + geometry(rect) + " fill=\"\(fill)\" stroke=\"#ffffff\" stroke-width=\"0.5\" "
                 element += "data-region=\"\(escape(region.id))\" data-kind=\"\(escape(part.kind))\" data-bytes=\"\(bytes)\">"
@@ -107,12 +108,18 @@ enum HTMLReport {
         return html + "</ul></section>\n"
     }
 
-    /// A fixed colour per kind (its position among the report's kinds), readable under black text.
-    static func color(kind: String, among kinds: [String]) -> String {
-        let palette = [
-            "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f",
+    /// One colour per kind, the same in every report (plan, inspect, diff) whatever other kinds
+    /// the page holds: the known kinds have their own; another kind gets one of the rest by a hash
+    /// of its name. All are readable under black text.
+    static func color(kind: String) -> String {
+        let known = [
+            "overview": "#8dd3c7", "tiles": "#80b1d3", "search": "#fdb462", "routing": "#b3de69", "border": "#bc80bd", "other": "#d9d9d9",
         ]
-        return palette[(kinds.firstIndex(of: kind) ?? 0) % palette.count]
+        if let colour = known[kind] { return colour }
+        let rest = ["#ffffb3", "#bebada", "#fb8072", "#fccde5", "#ccebc5", "#ffed6f"]
+        var hash: UInt32 = 2_166_136_261
+        for byte in kind.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return rest[Int(hash % UInt32(rest.count))]
     }
 
     private static func f(_ value: Double) -> String { String(format: "%.2f", value) }

@@ -6,12 +6,12 @@ extension SizeReport {
     /// What a build of `plan` would write and download, per selected region and bundle kind. On
     /// disk is the catalog's size for the recipe's block size (the unpacked size where it has none);
     /// download is the compressed bundles' size (the summary says how much the cache already holds).
-    init(plan: BuildPlan) {
+    init(plan: BuildPlan, cache: String) {
         let recipe = plan.recipe
         let bundles = Dictionary(plan.bundles.filter(\.forStore).map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
         var counted = Set<BundleDigest>()
         var regions: [Region] = []
-        for entry in plan.selection.regions {
+        for (index, entry) in plan.selection.regions.enumerated() {
             guard let region = plan.tree.region(entry.id) else { continue }
             var parts: [String: Part] = [:]
             for digest in region.bundles where counted.insert(digest).inserted {
@@ -24,18 +24,12 @@ extension SizeReport {
             regions.append(
                 Region(
                     id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name(in: recipe.language),
-                    parts: parts.values.sorted { $0.kind < $1.kind }))
+                    parts: parts.values.sorted { $0.kind < $1.kind }, subtreeOnDisk: plan.selectedRegionSizes?[index],
+                    subtreeDownload: plan.selectedRegionDownloadSizes[index]))
         }
-        let cached = plan.bundles.filter(\.cached).count
         self.init(
             kind: "plan", title: "Plan for \(recipe.name): \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion)",
-            summary: [
-                ["recipe", recipe.file], ["regions", "\(plan.selection.regions.count)"],
-                ["bundles", "\(plan.bundles.count) (\(cached) in the download cache)"],
-                ["download", "\(ByteCount.format(plan.totalBundleBytes)) (\(ByteCount.format(plan.downloadBytes)) not in the cache)"],
-                ["size on disk", plan.sizeOnDisk.map(ByteCount.format) ?? "unknown for this block size"],
-                ["block size", "\(recipe.blockSize)"],
-            ],
+            summary: [["recipe", recipe.file]] + PlanSummary.lines(plan, cache: cache).map { [$0.label, $0.value] },
             measures: [.onDisk, .download], regions: regions)
     }
 
@@ -47,6 +41,17 @@ extension SizeReport {
         for file in manifest.files { files[file.bundle, default: []].append((file.path, file.size)) }
         let sizes = Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
         var counted = Set<BundleDigest>()
+        // Each region's subtree bundles, each once, for its download (as its size on disk counts them).
+        let parents = Dictionary(manifest.regions.map { ($0.id, $0.parent) }, uniquingKeysWith: { first, _ in first })
+        var subtreeBundles: [RegionID: Set<BundleDigest>] = [:]
+        for region in manifest.regions {
+            var current: RegionID? = region.id
+            var seen = Set<RegionID>()
+            while let id = current, parents[id] != nil, seen.insert(id).inserted {
+                subtreeBundles[id, default: []].formUnion(region.bundles)
+                current = parents[id] ?? nil
+            }
+        }
         let regions = manifest.regions.map { region -> Region in
             var parts: [String: Part] = [:]
             for digest in region.bundles where counted.insert(digest).inserted {
@@ -59,7 +64,8 @@ extension SizeReport {
             return Region(
                 id: region.id.rawValue, parent: region.parent?.rawValue,
                 name: LocalizedNames.pick(region.names, language: language, fallback: region.id.rawValue),
-                parts: parts.values.sorted { $0.kind < $1.kind })
+                parts: parts.values.sorted { $0.kind < $1.kind }, subtreeOnDisk: region.sizeOnDiskInBytes,
+                subtreeDownload: (subtreeBundles[region.id] ?? []).reduce(Int64(0)) { $0 &+ (sizes[$1] ?? 0) })
         }
         self.init(
             kind: "inspect", title: "Image \(manifest.name) \(manifest.mapVersion)",

@@ -28,8 +28,15 @@ struct SizeReport: Encodable {
         let id: String
         let parent: String?
         let name: String
-        /// The region's own bundles (a bundle two regions list counts at the first), by kind.
+        /// The region's own bundles (a bundle two regions list counts at the first), by kind: the
+        /// treemap's rectangles, which add up to the report's total.
         var parts: [Part]
+        /// The bytes of the region with everything below it, where the source computed them (a
+        /// bundle shared by two regions counts in both, as `plan` and `regions` show them).
+        var subtreeOnDisk: Int64? = nil
+        var subtreeDownload: Int64? = nil
+
+        func subtree(_ measure: Measure) -> Int64? { measure == .onDisk ? subtreeOnDisk : subtreeDownload }
     }
 
     /// The report's version, in the page's embedded data.
@@ -41,6 +48,8 @@ struct SizeReport: Encodable {
     let summary: [[String]]
     /// The measures this report has data for, in display order.
     let measures: [Measure]
+    /// What the treemaps hold, in their titles.
+    var treemapSubject = "store bundles"
     let regions: [Region]
 
     /// The regions in tree order (parents before children, siblings by id), with their depth.
@@ -58,9 +67,14 @@ struct SizeReport: Encodable {
         return out
     }
 
-    /// Each region's bytes with everything below it.
+    /// Each region's bytes with everything below it: the source's own numbers when it gave them,
+    /// else the sum of the parts below.
     func subtreeTotals(_ measure: Measure) -> [String: Int64] {
         var totals: [String: Int64] = [:]
+        if regions.allSatisfy({ $0.subtree(measure) != nil }) {
+            for region in regions { totals[region.id] = region.subtree(measure) }
+            return totals
+        }
         let byID = Dictionary(regions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for region in regions {
             let own = region.parts.reduce(Int64(0)) { $0 &+ $1.bytes(measure) }
@@ -78,11 +92,16 @@ struct SizeReport: Encodable {
         regions.reduce(Int64(0)) { sum, region in region.parts.reduce(sum) { $0 &+ $1.bytes(measure) } }
     }
 
-    /// A kind name for bundles whose source does not say (an image's manifest): the largest
-    /// file's name without its extension, or the extension where the name is a number.
+    /// A kind name for bundles whose source does not say (an image's manifest), as a catalog names
+    /// it: `border` for files under `borders/`, `routing` for `.rt` files or a `routing/` folder,
+    /// else the largest file's name without its extension (`tiles`, `search`, `overview`), or the
+    /// extension where the name is a number.
     static func kindLabel(files: [(path: String, size: Int64)]) -> String {
         guard let largest = files.max(by: { $0.size < $1.size || ($0.size == $1.size && $0.path > $1.path) }) else { return "empty" }
-        let name = largest.path.split(separator: "/").last.map(String.init) ?? largest.path
+        if largest.path.hasPrefix("borders/") { return "border" }
+        let components = largest.path.split(separator: "/")
+        let name = components.last.map(String.init) ?? largest.path
+        if name.hasSuffix(".rt") || components.dropLast().contains("routing") { return "routing" }
         let stem = name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
         if stem.allSatisfy(\.isNumber), let dot = name.lastIndex(of: ".") { return String(name[name.index(after: dot)...]) }
         return stem.isEmpty ? name : stem

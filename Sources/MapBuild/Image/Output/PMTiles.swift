@@ -1,7 +1,8 @@
 import Foundation
 
-/// The facts of PMTiles v3 (protomaps' `spec/v3/spec.md`) a writer needs: tile ids on the Hilbert
-/// curve, directory entries and their varint encoding, and the 127-byte header.
+/// The facts of PMTiles v3 (protomaps' `spec/v3/spec.md`) a writer and a reader need: tile ids on
+/// the Hilbert curve and back, directory entries and their varint encoding and decoding, and the
+/// 127-byte header written and parsed.
 enum PMTiles {
     /// The highest zoom whose tile ids fit the 64-bit ids (4^32 tiles would not).
     static let maxZoom = 31
@@ -70,6 +71,50 @@ enum PMTiles {
         return before + position
     }
 
+    /// The tile `z/x/y` (XYZ rows) of `id`, the inverse of `tileID(z:x:y:)`: the zoom whose range
+    /// holds the id, then the position on that zoom's Hilbert curve walked from the smallest
+    /// quadrant out. Nil past `maxZoom`'s last id.
+    static func tile(id: UInt64) -> (z: Int, x: Int64, y: Int64)? {
+        var before: UInt64 = 0
+        for z in 0...maxZoom {
+            let count = UInt64(1) << (2 * UInt64(z))
+            guard id - before >= count else { return tile(z: z, position: id - before) }
+            before += count
+        }
+        return nil
+    }
+
+    /// The tile at `position` on zoom `z`'s Hilbert curve.
+    private static func tile(z: Int, position: UInt64) -> (z: Int, x: Int64, y: Int64) {
+        var x: UInt64 = 0
+        var y: UInt64 = 0
+        var rest = position
+        var size: UInt64 = 1
+        while size < UInt64(1) << z {
+            let right = 1 & (rest / 2)
+            let lower = 1 & (rest ^ right)
+            // Undo the turn `tileID` gave this quadrant's sub-square.
+            if lower == 0 {
+                if right == 1 {
+                    x = size - 1 - x
+                    y = size - 1 - y
+                }
+                swap(&x, &y)
+            }
+            x += size * right
+            y += size * lower
+            rest /= 4
+            size *= 2
+        }
+        return (z, Int64(x), Int64(y))
+    }
+
+    /// What is wrong with bytes read as PMTiles (the header, a directory); the reader adds the file.
+    struct Malformed: Error, Equatable, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
     /// One directory entry: a run of `runLength` tiles from `tileID` on with the same bytes at
     /// `offset` (from the tile data section's start), or with `runLength` 0 a leaf directory at
     /// `offset` from the leaf directories section's start.
@@ -99,6 +144,69 @@ enum PMTiles {
             end = entry.offset + entry.length
         }
         return bytes
+    }
+
+    /// The entries of a directory's bytes (after decompression), the inverse of `directory(_:)`.
+    /// Refused: a count the bytes cannot hold, a varint past the bytes or over 64 bits, ids past
+    /// 64 bits, the first entry continuing a previous one (offset 0).
+    static func entries(ofDirectory bytes: Data) throws(Malformed) -> [Entry] {
+        var reader = VarintReader(bytes: bytes)
+        let count = try reader.next("the entry count")
+        // Every entry takes at least four bytes (four varints), so a larger count is a lie.
+        guard count <= UInt64(bytes.count / 4) else {
+            throw Malformed(reason: "the directory claims \(count) entries in \(bytes.count) bytes")
+        }
+        var entries = [Entry](repeating: Entry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))
+        var id: UInt64 = 0
+        for index in entries.indices {
+            let (sum, overflow) = id.addingReportingOverflow(try reader.next("tile id \(index)"))
+            guard !overflow else { throw Malformed(reason: "entry \(index)'s tile id is past 64 bits") }
+            id = sum
+            entries[index].tileID = id
+        }
+        for index in entries.indices { entries[index].runLength = try reader.next("run length \(index)") }
+        for index in entries.indices { entries[index].length = try reader.next("length \(index)") }
+        for index in entries.indices {
+            let value = try reader.next("offset \(index)")
+            if value > 0 {
+                entries[index].offset = value - 1
+            } else if index > 0 {
+                let previous = entries[index - 1]
+                let (end, overflow) = previous.offset.addingReportingOverflow(previous.length)
+                guard !overflow else { throw Malformed(reason: "entry \(index)'s offset is past 64 bits") }
+                entries[index].offset = end
+            } else {
+                throw Malformed(reason: "the first entry's offset is 0 (\"after the previous entry\") but no entry precedes it")
+            }
+        }
+        return entries
+    }
+
+    /// Reads the varints of a directory in order.
+    private struct VarintReader {
+        let bytes: Data
+        var index: Data.Index
+
+        init(bytes: Data) {
+            self.bytes = bytes
+            index = bytes.startIndex
+        }
+
+        /// The next varint; `what` names it in the error.
+        mutating func next(_ what: String) throws(Malformed) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                index += 1
+                // The tenth byte holds bit 63 only.
+                guard shift < 63 || byte <= 1 else { throw Malformed(reason: "\(what) is a varint over 64 bits") }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            throw Malformed(reason: "the directory ends inside \(what)")
+        }
     }
 
     /// `value` as a protobuf varint: seven bits a byte, low bits first, the high bit set on every
@@ -154,6 +262,52 @@ enum PMTiles {
             bytes.append(centerZoom)
             for degrees in [center[0], center[1]] { Header.append(position: degrees, to: &bytes) }
             return bytes
+        }
+
+        /// A header with the defaults above, for a writer to fill in.
+        init() {}
+
+        /// The header in the first 127 bytes of `bytes`, the inverse of `bytes`. Refused: fewer
+        /// bytes, no `PMTiles` magic, a version other than 3, a compression or tile type byte the
+        /// spec does not define.
+        init(parsing bytes: Data) throws(Malformed) {
+            let bytes = [UInt8](bytes.prefix(headerLength))
+            guard bytes.count == headerLength else {
+                throw Malformed(reason: "the file is \(bytes.count) bytes, shorter than the \(headerLength)-byte header")
+            }
+            guard bytes[0..<7].elementsEqual("PMTiles".utf8) else { throw Malformed(reason: "no 'PMTiles' magic in its first 7 bytes") }
+            guard bytes[7] == 3 else { throw Malformed(reason: "PMTiles version \(bytes[7]); mappack reads version 3") }
+            func integer(_ at: Int, _ count: Int) -> UInt64 {
+                (0..<count).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+            }
+            func degrees(_ at: Int) -> Double { Double(Int32(bitPattern: UInt32(integer(at, 4)))) / 10_000_000 }
+            func compression(_ at: Int, _ what: String) throws(Malformed) -> Compression {
+                guard let value = Compression(rawValue: bytes[at]) else {
+                    throw Malformed(reason: "\(what) compression byte \(bytes[at]) is not 0-4")
+                }
+                return value
+            }
+            rootOffset = integer(8, 8)
+            rootLength = integer(16, 8)
+            metadataOffset = integer(24, 8)
+            metadataLength = integer(32, 8)
+            leafDirectoriesOffset = integer(40, 8)
+            leafDirectoriesLength = integer(48, 8)
+            tileDataOffset = integer(56, 8)
+            tileDataLength = integer(64, 8)
+            addressedTiles = integer(72, 8)
+            tileEntries = integer(80, 8)
+            tileContents = integer(88, 8)
+            clustered = bytes[96] == 1
+            internalCompression = try compression(97, "internal")
+            tileCompression = try compression(98, "tile")
+            guard let type = TileType(rawValue: bytes[99]) else { throw Malformed(reason: "tile type byte \(bytes[99]) is not 0-5") }
+            tileType = type
+            minZoom = bytes[100]
+            maxZoom = bytes[101]
+            bounds = [degrees(102), degrees(106), degrees(110), degrees(114)]
+            centerZoom = bytes[118]
+            center = [degrees(119), degrees(123)]
         }
 
         /// A longitude or latitude as the spec's little-endian int32 of degrees × 10^7.
