@@ -7,6 +7,8 @@ import Synchronization
 package final class CurlTransfer {
     private let handle: UnsafeMutableRawPointer
     private var sink: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    /// The last response's headers, names lowercased (filled by `get`).
+    private var responseHeaders: [String: String] = [:]
 
     /// Result of a transfer.
     package struct Outcome {
@@ -16,6 +18,8 @@ package final class CurlTransfer {
         package let error: String?
         /// True when the sink asked to stop.
         package let aborted: Bool
+        /// The final response's headers, names lowercased (`get` only).
+        package var headers: [String: String] = [:]
     }
 
     static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -60,12 +64,15 @@ package final class CurlTransfer {
         return Outcome(status: status, error: code == CURLE_OK ? nil : (message.isEmpty ? "curl error \(code.rawValue)" : message), aborted: false)
     }
 
-    /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort).
+    /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort). With
+    /// `acceptEncoding`, every encoding libcurl decodes is offered (`CURLOPT_ACCEPT_ENCODING` "") and the
+    /// sink sees decoded bytes, so a size cap in the sink caps the decoded size.
     package func get(
-        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [],
+        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [], acceptEncoding: Bool = false,
         sink: @escaping (UnsafeRawBufferPointer) -> Bool
     ) -> Outcome {
         self.sink = sink
+        responseHeaders = [:]
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
@@ -84,6 +91,19 @@ package final class CurlTransfer {
         mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
         mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
         if offset > 0 { mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
+        if acceptEncoding { mp_curl_setopt_str(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        mp_curl_setopt_ptr(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
+        mp_curl_setopt_datacb(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let line = UnsafeRawBufferPointer(start: data, count: size * count)
+            if line.starts(with: "HTTP/".utf8) {
+                transfer.responseHeaders = [:]  // a new response (after a redirect)
+            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self).lowercased()
+                transfer.responseHeaders[name] = CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+            }
+            return size * count
+        }
         let aborted = errorBuffer.withUnsafeMutableBufferPointer { errors -> Bool in
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
@@ -99,7 +119,7 @@ package final class CurlTransfer {
         var status = 0
         mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: aborted)
+        return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: aborted, headers: responseHeaders)
     }
 }
 

@@ -11,6 +11,11 @@ mirror or a network in between would: what they hold changes over time, chosen b
       signature=garbage                     a signature file that is not JSON
       next-key=TEXT                         the served signature's "nextKey" replaced by TEXT after
                                             signing (an attacker slipping in a key of their own)
+      timestamp=DIR                         /catalog.json.timestamp from ROOT/DIR (default none: 404,
+                                            a server from before timestamps); /catalog.json.zst comes
+                                            from the catalog's DIR. So a stale (older DIR), replayed
+                                            (same catalog, older timestamp), expired or mismatched
+                                            (another DIR's catalog) timestamp is one request away.
 
 So one server serves every attack: unsigned (signature=none), another key (a DIR published with
 another key), rollback (an older DIR after a newer one), mix-and-match (another DIR with the same
@@ -28,7 +33,7 @@ import sys
 import urllib.parse
 
 stats = {}
-scene = {"catalog": None, "signature": None, "next-key": None}
+scene = {"catalog": None, "signature": None, "next-key": None, "timestamp": None}
 
 
 def inside(root, *parts):
@@ -48,6 +53,10 @@ def body_for(root, path):
         return None
     if path == "/catalog.json":
         return read(inside(root, scene["catalog"], "catalog.json"))
+    if path == "/catalog.json.timestamp":
+        if scene["timestamp"] in (None, "none"):
+            return None
+        return read(inside(root, scene["timestamp"], "catalog.json.timestamp"))
     if path == "/catalog.json.sig":
         if scene["signature"] in (None, "none"):
             return None
@@ -70,6 +79,7 @@ async def respond(method, target, version, writer, root):
         scene["catalog"] = query.get("catalog")
         scene["signature"] = query.get("signature", scene["catalog"])
         scene["next-key"] = query.get("next-key")
+        scene["timestamp"] = query.get("timestamp")
         body = b"ok"
     elif path == "/__stats":
         body = json.dumps(stats, sort_keys=True).encode()

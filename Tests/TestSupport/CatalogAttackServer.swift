@@ -32,8 +32,8 @@ public final class CatalogAttackServer: @unchecked Sendable {
 
     /// From now on `/catalog.json` (and the bundles) come from `root/catalog`, `/catalog.json.sig` from
     /// `root/signature` (default: the catalog's folder; nil strips it), its `nextKey` replaced by
-    /// `nextKey` when given.
-    public func serve(catalog: String, signature: String?? = .none, nextKey: String? = nil) throws {
+    /// `nextKey` when given; `/catalog.json.timestamp` from `root/timestamp` (nil: 404, as before timestamps).
+    public func serve(catalog: String, signature: String?? = .none, nextKey: String? = nil, timestamp: String? = nil) throws {
         var components = URLComponents()
         components.path = "/__serve"
         var items = [URLQueryItem(name: "catalog", value: catalog)]
@@ -43,6 +43,7 @@ public final class CatalogAttackServer: @unchecked Sendable {
         case .some(.some(let folder)): items.append(URLQueryItem(name: "signature", value: folder))
         }
         if let nextKey { items.append(URLQueryItem(name: "next-key", value: nextKey)) }
+        if let timestamp { items.append(URLQueryItem(name: "timestamp", value: timestamp)) }
         components.queryItems = items
         let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
         _ = try LoopbackPort.get(port: port, path: "/__serve?" + query)

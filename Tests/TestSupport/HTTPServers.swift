@@ -84,6 +84,17 @@ public final class NginxServer: @unchecked Sendable {
         }
     }
 
+    /// Every logged request so far: path (with query), status, and the bytes nginx sent for it on the
+    /// wire, headers included (`$bytes_sent`).
+    public func wireLog() -> [(path: String, status: Int, bytes: Int)] {
+        let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, let status = Int(fields[1]), let bytes = Int(fields[5]) else { return nil }
+            return (String(fields[0]), status, bytes)
+        }
+    }
+
     /// Requests nginx logged for `path` (no query).
     public func requests(path: String) -> Int {
         let log = (try? String(contentsOfFile: folder.join("access.log"), encoding: .utf8)) ?? ""
@@ -139,7 +150,7 @@ public final class NginxServer: @unchecked Sendable {
             error_log \(prefix)/error.log warn;
             events { worker_connections 256; }
             http {
-                log_format bytes '$request_uri $status $body_bytes_sent $connection $server_protocol';
+                log_format bytes '$request_uri $status $body_bytes_sent $connection $server_protocol $bytes_sent';
                 access_log \(prefix)/access.log bytes;
                 client_body_temp_path \(prefix)/client_body;
                 proxy_temp_path \(prefix)/proxy;

@@ -17,6 +17,10 @@ import Foundation
 /// | `reset` | fixture             | release | 5       | epoch 1, next key `next` cosigns (`--reset-lineage`) |
 /// | `after` | fixture, `li` changed | next  | 6       | epoch 1, published over `reset`  |
 /// | `dupkey`| `v2`'s catalog      | release | 2       | `"version"` twice in the signature |
+/// | `ts7`   | fixture             | release | 7       | timestamp counter `signedAt`   |
+/// | `ts7b`  | fixture             | release | 7       | timestamp counter `signedAt + 60` (same catalog, newer timestamp) |
+/// | `ts8`   | fixture             | release | 8       | timestamp expires 1 h after `signedAt` |
+/// | `ts9`   | fixture, `li` changed | release | 9     | a new version after `ts7`      |
 public final class SignedCatalogSets: @unchecked Sendable {
     /// Built once per test process.
     public static let shared = SignedCatalogSets()
@@ -58,16 +62,19 @@ public final class SignedCatalogSets: @unchecked Sendable {
                 ("rot3", "source", "release", "3", ["--next-key", key("next") + ".pub"]), ("rot4", "source", "next", "4", []),
                 ("beta", "source-beta", "release", "1000000000000", ["--force"]), ("frozen", "source", "release", "9007199254740991", ["--force"]),
                 ("reset", "source", "release", "5", ["--reset-lineage", key("next") + ".key"]), ("after", "source-b", "next", "6", []),
+                ("ts7", "source", "release", "7", []), ("ts7b", "source", "release", "7", ["clock+60"]),
+                ("ts8", "source", "release", "8", ["--timestamp-expires", "1h"]), ("ts9", "source-b", "release", "9", []),
             ]
             for (name, source, signer, version, extra) in sets {
                 // `after` is published over `reset`'s folder, so it keeps epoch 1.
                 if name == "after" { try FileManager.default.copyItem(atPath: served + "/reset", toPath: served + "/after") }
+                let clock = Self.signedAt + (extra == ["clock+60"] ? 60 : 0)
                 let publish = try Tool.mappack(
                     [
                         "publish", folder.join(source), "--out", served + "/" + name, "--sign", key(signer) + ".key",
                         "--catalog-version", version,
-                    ] + extra,
-                    environment: ["SOURCE_DATE_EPOCH": String(Self.signedAt)])
+                    ] + extra.filter { $0 != "clock+60" },
+                    environment: ["SOURCE_DATE_EPOCH": String(clock)])
                 precondition(publish.status == 0, "publish \(name): \(publish.stderr)")
             }
             // A signature that says its version twice: readers keeping the first and the last would disagree.

@@ -83,7 +83,9 @@ extension BuildPlan {
     package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
         let tree: RegionTree
         let catalogBytes: Data
-        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL) } catch { throw .catalog(error.named(by: recipe)) }
+        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch {
+            throw .catalog(error.named(by: recipe))
+        }
         if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {
             throw .mapVersionMismatch(recipe: pinned, catalog: tree.catalog.mapVersion, file: recipe.file)
         }

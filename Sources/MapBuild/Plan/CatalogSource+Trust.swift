@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import Synchronization
 
 /// `mappack build --trust KEY`: the catalog must carry a valid `catalog.json.sig` by a trusted key (or a
 /// key a trusted catalog named next), not older than the newest seen, not of a seen version with other
@@ -22,23 +23,41 @@ extension CatalogSource {
             self.ledger = ledger
             self.now = now
         }
+
+        /// Trusts `catalog.json.timestamp` (`bytes`, from `source`) for the catalog at `url` as a device
+        /// does, against the ledger of the catalog id it names and the lineage pinned at `url`.
+        func checkTimestamp(_ bytes: Data, source: String, url: String) throws(CatalogTrustError) -> CatalogTimestamp {
+            let named = try CatalogTimestamp.parse(bytes, source: source)
+            let seen: SeenCatalog?
+            let lineage: String?
+            do {
+                seen = try ledger.seen(catalog: named.catalog)
+                lineage = try ledger.lineage(url: url)
+            } catch { throw .signatureInvalid(reason: error.description) }
+            return try CatalogTrust.checkTimestamp(
+                bytes, source: source, trusted: keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, lineage: lineage, now: now)
+        }
     }
 
-    /// Checks `bytes`, the catalog read from `url`, against its signature beside it, and remembers it in
-    /// the ledger when it is trusted. Refusals are `LoadError.untrusted`.
+    /// Checks `bytes`, the catalog read from `url`, against its signature beside it (the one `prefetch`
+    /// fetched with it, else fetched now), and remembers it in the ledger when it is trusted, with the
+    /// counter of the timestamp that named it. Refusals are `LoadError.untrusted`.
     public static func verifySignature(_ bytes: Data, url: URL, trust: Trust) throws(LoadError) {
         let signatureURL = CatalogSignature.url(beside: url)
         let source = signatureURL.isFileURL ? signatureURL.path : signatureURL.absoluteString
         let name = url.isFileURL ? url.path : url.absoluteString
-        let signature = try fetchSignature(signatureURL)
+        let kept = prefetched.withLock { $0[url] }.flatMap { $0.bytes == bytes ? $0 : nil }
+        let signature: Data?
+        if let kept { signature = kept.signature } else { signature = try fetchSignature(signatureURL) }
         do {
             // The ledger is per catalog id; the id comes from the signed fields (checked just below).
             let catalog = try signature.map { try CatalogSignature.parse($0, source: source).catalog } ?? ""
             let seen = try trust.ledger.seen(catalog: catalog)
-            let accepted = try CatalogTrust.check(
+            var accepted = try CatalogTrust.check(
                 catalogBytes: bytes, signature: signature, source: source,
                 trusted: trust.keys.map { TrustedKey(path: $0.path, text: $0.text) }, seen: seen, lineage: try trust.ledger.lineage(url: name),
                 now: trust.now)
+            accepted.timestampVersion = max(kept?.timestamp?.timestampVersion ?? 0, seen?.timestampVersion ?? 0)
             try trust.ledger.pin(url: name, catalog: catalog)
             try trust.ledger.record(accepted, catalog: catalog)
         } catch let error as CatalogTrustError {
@@ -52,26 +71,17 @@ extension CatalogSource {
 
     /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410).
     private static func fetchSignature(_ url: URL) throws(LoadError) -> Data? {
-        if url.isFileURL {
-            do { return try ReadableFile.contents(of: url.path, limit: CatalogSignature.maxBytes) } catch {
-                if error.isNotFound { return nil }
-                throw .unreadable(url: url.path, reason: error.description)
+        let name = url.isFileURL ? url.path : url.absoluteString
+        do {
+            switch try DocumentFetch.get(url, limit: CatalogSignature.maxBytes) {
+            case .body(let data, _): return data
+            case .notModified, .missing: return nil
+            }
+        } catch {
+            switch error {
+            case .tooLarge(_, let limit): throw .untrusted(url: name, .signatureInvalid(reason: "larger than \(limit) bytes"))
+            case .failed(_, let status, let reason): throw .unreadable(url: name, reason: status.map { httpReason($0) } ?? reason)
             }
         }
-        var data = Data()
-        var tooLarge = false
-        let outcome = CurlTransfer().get(url) { chunk in
-            if data.count + chunk.count > CatalogSignature.maxBytes {
-                tooLarge = true
-                return false
-            }
-            data.append(contentsOf: chunk)
-            return true
-        }
-        if tooLarge { throw .untrusted(url: url.absoluteString, .signatureInvalid(reason: "larger than \(CatalogSignature.maxBytes) bytes")) }
-        if outcome.status == 404 || outcome.status == 410 { return nil }
-        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: httpReason(outcome.status)) }
-        if let error = outcome.error { throw .unreadable(url: url.absoluteString, reason: error) }
-        return data
     }
 }

@@ -33,21 +33,53 @@ public enum CatalogSource {
     }
 
     /// The catalog at `url` and the exact bytes it was read from (those of `prefetch`, if it ran).
-    public static func loadWithBytes(_ url: URL) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
+    /// With `cache` (the download cache), an HTTP catalog is fetched the cheap way (`CatalogFetcher`).
+    public static func loadWithBytes(_ url: URL, cache: String? = nil) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
         let data: Data
-        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) { data = kept } else { data = try fetchBytes(url) }
+        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) {
+            data = kept.bytes
+        } else {
+            data = try fetch(url, cache: cache, trust: nil).bytes
+        }
         return (try decode(data, url: url), data)
     }
 
     /// Reads the catalog's bytes without decoding them (a no-op build needs only their hash) and
-    /// keeps them for the next `loadWithBytes(url)`, so a run reads its catalog once.
-    public static func prefetch(_ url: URL) throws(LoadError) -> Data {
-        let data = try fetchBytes(url)
-        prefetched.withLock { $0[url] = data }
-        return data
+    /// keeps them (and its signature) for the next `loadWithBytes(url)` and `verifySignature`, so a run
+    /// reads its catalog once. With `cache`, the timestamp is fetched first and the catalog only when
+    /// it names one not kept in `<cache>/catalogs/`, with conditional requests; with `trust`, the
+    /// timestamp is checked before it decides anything.
+    public static func prefetch(_ url: URL, cache: String? = nil, trust: Trust? = nil) throws(LoadError) -> Data {
+        let fetched = try fetch(url, cache: cache, trust: trust)
+        prefetched.withLock { $0[url] = fetched }
+        return fetched.bytes
     }
 
-    private static let prefetched = Mutex<[URL: Data]>([:])
+    /// Catalogs fetched by `prefetch` (bytes, signature, timestamp), by URL.
+    static let prefetched = Mutex<[URL: FetchedCatalog]>([:])
+
+    private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
+        let name = url.isFileURL ? url.path : url.absoluteString
+        let fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
+        do {
+            return try fetcher.fetch(url, signed: trust != nil) { bytes, source throws(CatalogTrustError) in
+                guard let trust else { return try? CatalogTimestamp.parse(bytes, source: source) }
+                return try trust.checkTimestamp(bytes, source: source, url: name)
+            }
+        } catch {
+            switch error {
+            case .missing:
+                throw .unreadable(
+                    url: name,
+                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404))
+            case .fetch(.tooLarge(_, let limit)): throw .unreadable(url: name, reason: "larger than \(limit) bytes")
+            case .fetch(.failed(_, let status, let reason)):
+                throw .unreadable(url: name, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
+            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason)
+            case .refused(_, let refusal): throw .untrusted(url: name, refusal)
+            }
+        }
+    }
 
     /// Decodes and validates catalog bytes read from `url`.
     public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
@@ -68,31 +100,6 @@ public enum CatalogSource {
     private static func formatField(_ data: Data) -> String? {
         struct Head: Decodable { let format: String? }
         return (try? JSONDecoder().decode(Head.self, from: data))?.format
-    }
-
-    private static func fetchBytes(_ url: URL) throws(LoadError) -> Data {
-        if url.isFileURL {
-            do { return try ReadableFile.contents(of: url.path, limit: maxBytes) } catch {
-                throw .unreadable(
-                    url: url.path,
-                    reason: error.code == ENOENT
-                        ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : error.description)
-            }
-        }
-        var data = Data()
-        var tooLarge = false
-        let outcome = CurlTransfer().get(url) { chunk in
-            if data.count + chunk.count > maxBytes {
-                tooLarge = true
-                return false
-            }
-            data.append(contentsOf: chunk)
-            return true
-        }
-        if tooLarge { throw .unreadable(url: url.absoluteString, reason: "larger than \(maxBytes) bytes") }
-        if outcome.status >= 400 { throw .unreadable(url: url.absoluteString, reason: httpReason(outcome.status)) }
-        if let error = outcome.error { throw .unreadable(url: url.absoluteString, reason: error) }
-        return data
     }
 
     /// What an HTTP error status means for a catalog, and what to do.

@@ -19,6 +19,8 @@ public struct CatalogTrustLedger: Sendable {
         var sha256: String
         var keys: [String]
         var epoch: Int64?
+        /// The newest `catalog.json.timestamp` counter accepted (absent before issue 33).
+        var timestamp: Int64?
     }
 
     private struct Pin: Codable {
@@ -58,7 +60,9 @@ public struct CatalogTrustLedger: Sendable {
         guard FileSystem.exists(path) else { return nil }
         do {
             let record = try CanonicalJSON.decode(Record.self, from: try ReadableFile.contents(of: path, limit: 1 << 20), file: path)
-            return SeenCatalog(version: record.version, sha256: record.sha256, keys: record.keys, catalog: catalog, epoch: record.epoch ?? 0)
+            return SeenCatalog(
+                version: record.version, sha256: record.sha256, keys: record.keys, catalog: catalog, epoch: record.epoch ?? 0,
+                timestampVersion: record.timestamp ?? 0)
         } catch {
             throw .unreadable(url: path, reason: "the catalog trust ledger is damaged (\(error)); remove it to trust the next signed catalog afresh")
         }
@@ -70,7 +74,10 @@ public struct CatalogTrustLedger: Sendable {
         do {
             try FileSystem.makeDirectories(folder)
             try FileSystem.writeAtomically(
-                try CanonicalJSON.encode(Record(version: seen.version, sha256: seen.sha256, keys: seen.keys, epoch: seen.epoch)), to: path)
+                try CanonicalJSON.encode(
+                    Record(
+                        version: seen.version, sha256: seen.sha256, keys: seen.keys, epoch: seen.epoch,
+                        timestamp: seen.timestampVersion == 0 ? nil : seen.timestampVersion)), to: path)
         } catch {
             throw .unreadable(url: path, reason: "cannot record the trusted catalog: \(error)")
         }

@@ -10,6 +10,9 @@ public struct CatalogSigning: Sendable {
     public var version: Int64?
     /// How long the signature is valid after `clock`.
     public var validFor: TimeInterval
+    /// How long `catalog.json.timestamp` is valid after `clock` (at most `validFor`): short, as TUF's
+    /// timestamp role, so a frozen mirror is found out within a day; publish again to renew it.
+    public var timestampValidFor: TimeInterval = 86_400
     /// The build clock (`SOURCE_DATE_EPOCH` or now).
     public var clock: Date
     /// The public key text that signs the next catalogs, for key rotation.

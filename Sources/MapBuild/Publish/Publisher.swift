@@ -165,12 +165,19 @@ public struct Publisher: Sendable {
             do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }
             let catalogBytes = try CanonicalJSON.encode(catalog)
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
+            // Devices fetch the catalog compressed (issue 33); hashes and signatures stay over the plain bytes.
+            let compressed = Zstd.compress(catalogBytes, level: Self.catalogCompressionLevel)
+            try FileSystem.writeAtomically(compressed, to: staging + "/" + Self.compressedCatalogName)
             var signedVersion: Int64?
             if let signing {
-                let (signature, version) = try Self.sign(
+                let (signature, version, epoch) = try Self.sign(
                     catalogBytes, catalog: catalog.catalog, with: signing,
                     previousAt: absoluteOutput + "/" + CatalogSignature.fileName)
                 try FileSystem.writeAtomically(signature, to: staging + "/" + CatalogSignature.fileName)
+                let timestamp = try Self.signTimestamp(
+                    catalogBytes, compressed: compressed, catalog: catalog.catalog, version: version, epoch: epoch, with: signing,
+                    previousAt: absoluteOutput + "/" + CatalogTimestamp.fileName)
+                try FileSystem.writeAtomically(timestamp, to: staging + "/" + CatalogTimestamp.fileName)
                 signedVersion = version
             }
             try FileSystem.syncDirectory(staging)
@@ -185,9 +192,37 @@ public struct Publisher: Sendable {
         }
     }
 
-    /// The signature file for `catalogBytes` and its version. The version never goes below the one
+    /// The compressed catalog's name beside `catalog.json`.
+    public static let compressedCatalogName = "catalog.json.zst"
+    /// `zstd -19`: a catalog is written once and fetched by every device.
+    static let catalogCompressionLevel: Int32 = 19
+
+    /// The `catalog.json.timestamp` bytes for the catalog just signed. Its own counter is the build
+    /// clock in seconds, and at least one more than the previous timestamp's at `previousAt` (a damaged
+    /// previous timestamp is ignored: it guards nothing a device checks, the signature does that).
+    private static func signTimestamp(
+        _ catalogBytes: Data, compressed: Data, catalog: String, version: Int64, epoch: Int64?, with signing: CatalogSigning,
+        previousAt path: String
+    ) throws -> Data {
+        let previous = try? CatalogTimestamp.parse(try ReadableFile.contents(of: path, limit: CatalogTimestamp.maxBytes), source: path)
+        let seconds = signing.clock.timeIntervalSince1970.rounded(.down)
+        let clock = seconds < 0 ? 0 : Int64(min(seconds, Double(CatalogSignature.maxVersion)))
+        let timestampVersion = min(max(clock, (previous?.timestampVersion ?? -1) + 1), CatalogSignature.maxVersion)
+        do {
+            return try CatalogTrust.signTimestamp(
+                catalogBytes: catalogBytes, compressed: compressed, catalog: catalog, version: version, epoch: epoch,
+                timestampVersion: timestampVersion, expires: signing.clock.addingTimeInterval(min(signing.timestampValidFor, signing.validFor)),
+                privateKey: signing.privateKey, path: signing.keyPath)
+        } catch {
+            throw PublishError.badSigningKey(path: signing.keyPath, reason: error.description)
+        }
+    }
+
+    /// The signature file for `catalogBytes`, its version and epoch. The version never goes below the one
     /// signed at `previousAt` (the output folder's signature, when there is one).
-    private static func sign(_ catalogBytes: Data, catalog: String, with signing: CatalogSigning, previousAt path: String) throws -> (Data, Int64) {
+    private static func sign(
+        _ catalogBytes: Data, catalog: String, with signing: CatalogSigning, previousAt path: String
+    ) throws -> (Data, Int64, Int64?) {
         var previous: CatalogSignature?
         if FileSystem.exists(path) {
             do {
@@ -216,7 +251,7 @@ public struct Publisher: Sendable {
                 catalogBytes: catalogBytes, catalog: catalog, version: version, epoch: epoch,
                 expires: signing.clock.addingTimeInterval(signing.validFor), nextKey: signing.nextKey,
                 privateKey: signing.privateKey, path: signing.keyPath, reset: signing.reset)
-            return (bytes, version)
+            return (bytes, version, epoch)
         } catch {
             throw PublishError.badSigningKey(path: signing.keyPath, reason: error.description)
         }

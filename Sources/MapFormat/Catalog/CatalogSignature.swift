@@ -85,11 +85,15 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     public var expiryDate: Date? { UTCTime.parse(expires) }
 
     /// Where the signature of the catalog at `catalog` is: `.sig` appended to the URL's path (query kept).
-    public static func url(beside catalog: URL) -> URL {
-        if catalog.isFileURL { return URL(fileURLWithPath: catalog.path + ".sig") }
-        guard var components = URLComponents(url: catalog, resolvingAgainstBaseURL: true) else { return catalog.appendingPathExtension("sig") }
-        components.percentEncodedPath += ".sig"
-        return components.url ?? catalog.appendingPathExtension("sig")
+    public static func url(beside catalog: URL) -> URL { url(beside: catalog, suffix: ".sig") }
+
+    /// `suffix` appended to the catalog URL's path (query kept): the signature, timestamp and `.zst` beside it.
+    static func url(beside catalog: URL, suffix: String) -> URL {
+        if catalog.isFileURL { return URL(fileURLWithPath: catalog.path + suffix) }
+        let fallback = catalog.appendingPathExtension(String(suffix.dropFirst()))
+        guard var components = URLComponents(url: catalog, resolvingAgainstBaseURL: true) else { return fallback }
+        components.percentEncodedPath += suffix
+        return components.url ?? fallback
     }
 
     /// `date` as an `expires` value; past `UTCTime.latest` it is that (publish refuses such an expiry first).

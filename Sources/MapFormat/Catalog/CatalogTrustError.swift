@@ -15,6 +15,15 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
     case otherLineage(following: String, offered: String)
     /// The signature starts a new epoch without a valid cosignature by the next key it names.
     case epochResetUnproven(reason: String)
+    /// `catalog.json.timestamp` names a catalog version older than the newest seen (a stale timestamp).
+    case timestampStale(seen: Int64, offered: Int64)
+    /// `catalog.json.timestamp`'s own counter is below the newest timestamp seen (a replayed timestamp).
+    case timestampReplayed(seen: Int64, offered: Int64)
+    /// `catalog.json.timestamp`'s expiry has passed (a frozen mirror keeps serving an old timestamp).
+    case timestampExpired(expires: String)
+    /// The catalog served is not the one `catalog.json.timestamp` names (its SHA-256 or size), or the
+    /// timestamp names the version seen before with other bytes.
+    case timestampMismatch(reason: String)
 
     public var description: String {
         switch self {
@@ -32,6 +41,14 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
             "another catalog refused: the signature is for catalog '\(offered)', but this follows catalog '\(following)' (pinned when it was first trusted); the server swapped in another lineage signed by the same key"
         case .epochResetUnproven(let reason):
             "version reset refused: \(reason); a reset of the version counter must be signed by the old key and cosigned by the new key it names (mappack publish --reset-lineage NEW_KEY)"
+        case .timestampStale(let seen, let offered):
+            "stale timestamp refused: catalog.json.timestamp names catalog version \(offered), older than version \(seen) seen before; the server replays an old timestamp (check the mirror)"
+        case .timestampReplayed(let seen, let offered):
+            "replayed timestamp refused: catalog.json.timestamp is timestamp version \(offered), older than timestamp version \(seen) seen before; the server replays an old timestamp (check the mirror)"
+        case .timestampExpired(let expires):
+            "the catalog's timestamp expired at \(expires); the server serves a stale catalog.json.timestamp (a frozen mirror?), or this device's clock is wrong; publish again to sign a fresh timestamp"
+        case .timestampMismatch(let reason):
+            "the catalog does not match its timestamp: \(reason); the catalog and catalog.json.timestamp come from different publishes (a mirror mid-update or a mixed-up server); try again later"
         }
     }
 }

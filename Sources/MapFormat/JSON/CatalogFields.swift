@@ -43,3 +43,10 @@ extension CatalogSignature {
         case format, catalog, version, epoch, expires, sha256, nextKey, keyID, signature, cosignature
     }
 }
+
+extension CatalogTimestamp {
+    /// The members of `catalog.json.timestamp`; all but `signature` are signed (`signedBytes`).
+    package enum Field: String, JSONField {
+        case format, catalog, version, epoch, timestampVersion, expires, sha256, size, zstSHA256, zstSize, keyID, signature
+    }
+}

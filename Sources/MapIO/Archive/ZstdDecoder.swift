@@ -128,6 +128,46 @@ package enum Zstd {
         precondition(ZSTD_isError(written) == 0, "ZSTD_compress failed on a bound-sized buffer")
         return out.prefix(written)
     }
+
+    /// `data` (one or more whole zstd frames) decompressed, refusing more than `limit` output bytes, a
+    /// window over `2^windowLogMax` or a truncated frame (`ZSTD_decompressStream`). The cap is what
+    /// stops a decompression bomb: a small download that would expand to gigabytes is cut at `limit`.
+    package static func decompress(_ data: Data, limit: Int, windowLogMax: Int32 = 27) throws(ArchiveError) -> Data {
+        guard let context = ZSTD_createDCtx() else { throw .zstd("out of memory") }
+        defer { ZSTD_freeDCtx(context) }
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
+        var output = Data()
+        let step = Int(ZSTD_DStreamOutSize())
+        var chunk = [UInt8](repeating: 0, count: step)
+        var hint = 0
+        var failure: ArchiveError?
+        data.withUnsafeBytes { source in
+            var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+            repeat {
+                let produced = chunk.withUnsafeMutableBytes { target -> Int in
+                    var out = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                    hint = ZSTD_decompressStream(context, &out, &input)
+                    return out.pos
+                }
+                if ZSTD_isError(hint) != 0 {
+                    failure =
+                        ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
+                        ? .windowTooLarge(limitLog: windowLogMax) : .zstd(String(cString: ZSTD_getErrorName(hint)))
+                    return
+                }
+                guard output.count + produced <= limit else {
+                    failure = .tooLarge(entry: "decompressed data", limit: Int64(limit))
+                    return
+                }
+                output.append(contentsOf: chunk[0..<produced])
+                // 0: a frame ended and is flushed; with all input read, so is the stream.
+                if input.pos == input.size && (hint == 0 || produced == 0) { break }
+            } while true
+        }
+        if let failure { throw failure }
+        if hint != 0 { throw .zstd("stream ends in the middle of a frame (truncated data)") }
+        return output
+    }
 }
 
 extension Zstd {

@@ -10,8 +10,11 @@ package struct SeenCatalog: Sendable, Equatable {
     package var catalog: String?
     /// The signature's epoch (0 before any reset of the version counter).
     package var epoch: Int64
+    /// The newest `catalog.json.timestamp` counter accepted (0 before any): an older one is a replay.
+    package var timestampVersion: Int64 = 0
 
-    package init(version: Int64, sha256: String, keys: [String], catalog: String? = nil, epoch: Int64 = 0) {
+    package init(version: Int64, sha256: String, keys: [String], catalog: String? = nil, epoch: Int64 = 0, timestampVersion: Int64 = 0) {
+        self.timestampVersion = timestampVersion
         self.version = version
         self.sha256 = sha256
         self.keys = keys

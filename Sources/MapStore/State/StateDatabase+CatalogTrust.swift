@@ -10,11 +10,15 @@ extension StateDatabase {
         let columns = try trustColumns()
         guard !columns.isEmpty else { return nil }
         let lineage = columns.contains("catalog") ? "catalog, epoch" : "NULL AS catalog, 0 AS epoch"
-        guard let row = try db.firstRow("SELECT version, sha256, keys, \(lineage) FROM catalog_trust WHERE id = 1") else { return nil }
+        let timestamp = columns.contains("timestamp") ? "timestamp" : "0 AS timestamp"
+        guard let row = try db.firstRow("SELECT version, sha256, keys, \(lineage), \(timestamp) FROM catalog_trust WHERE id = 1") else {
+            return nil
+        }
         return SeenCatalog(
             version: try row["version", as: Int64.self], sha256: try row["sha256", as: String.self],
             keys: try row["keys", as: String.self].split(separator: "\n").map(String.init),
-            catalog: try row["catalog", as: String?.self], epoch: try row["epoch", as: Int64.self])
+            catalog: try row["catalog", as: String?.self], epoch: try row["epoch", as: Int64.self],
+            timestampVersion: try row["timestamp", as: Int64.self])
     }
 
     /// Records `seen` durably (`synchronous=EXTRA`), before the catalog is used.
@@ -29,11 +33,15 @@ extension StateDatabase {
                 try db.execute(
                     "ALTER TABLE catalog_trust ADD COLUMN catalog TEXT; ALTER TABLE catalog_trust ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;")
             }
+            if !(try trustColumns()).contains("timestamp") {
+                // The newest catalog.json.timestamp counter accepted (issue 33).
+                try db.execute("ALTER TABLE catalog_trust ADD COLUMN timestamp INTEGER NOT NULL DEFAULT 0;")
+            }
             try db.query(
-                "INSERT OR REPLACE INTO catalog_trust(id, version, sha256, keys, catalog, epoch) VALUES (1, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO catalog_trust(id, version, sha256, keys, catalog, epoch, timestamp) VALUES (1, ?, ?, ?, ?, ?, ?)",
                 [
                     .integer(seen.version), .text(seen.sha256), .text(seen.keys.joined(separator: "\n")), seen.catalog.map { .text($0) } ?? .null,
-                    .integer(seen.epoch),
+                    .integer(seen.epoch), .integer(seen.timestampVersion),
                 ])
         }
     }

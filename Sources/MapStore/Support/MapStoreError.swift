@@ -67,6 +67,14 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case catalogOtherLineage(url: String, following: String, offered: String)
     /// The catalog's signature resets the version counter without the new key's cosignature.
     case catalogResetRefused(url: String, reason: String)
+    /// `catalog.json.timestamp` names a catalog older than the newest this device has seen (a stale timestamp).
+    case catalogTimestampStale(url: String, seen: Int64, offered: Int64)
+    /// `catalog.json.timestamp`'s own counter is below the newest timestamp this device has seen (a replay).
+    case catalogTimestampReplayed(url: String, seen: Int64, offered: Int64)
+    /// `catalog.json.timestamp` has expired (a frozen mirror, or a wrong device clock).
+    case catalogTimestampExpired(url: String, expires: String)
+    /// The catalog served is not the one `catalog.json.timestamp` names.
+    case catalogTimestampMismatch(url: String, reason: String)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -82,7 +90,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     public var category: Category {
         switch self {
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired,
-            .catalogOtherLineage, .catalogResetRefused:
+            .catalogOtherLineage, .catalogResetRefused, .catalogTimestampStale, .catalogTimestampReplayed, .catalogTimestampExpired,
+            .catalogTimestampMismatch:
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
@@ -140,6 +149,11 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .catalogOtherLineage(let url, let following, let offered):
             "catalog \(url): \(CatalogTrustError.otherLineage(following: following, offered: offered))"
         case .catalogResetRefused(let url, let reason): "catalog \(url): \(CatalogTrustError.epochResetUnproven(reason: reason))"
+        case .catalogTimestampStale(let url, let seen, let offered): "\(url): \(CatalogTrustError.timestampStale(seen: seen, offered: offered))"
+        case .catalogTimestampReplayed(let url, let seen, let offered):
+            "\(url): \(CatalogTrustError.timestampReplayed(seen: seen, offered: offered))"
+        case .catalogTimestampExpired(let url, let expires): "\(url): \(CatalogTrustError.timestampExpired(expires: expires))"
+        case .catalogTimestampMismatch(let url, let reason): "\(url): \(CatalogTrustError.timestampMismatch(reason: reason))"
         }
     }
 
@@ -148,7 +162,11 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
 
     /// The store's case for a catalog refused by its signature check.
     static func catalogRefused(_ error: CatalogTrustError, url: URL) -> MapStoreError {
-        let url = url.absoluteString
+        catalogRefused(error, url: url.absoluteString)
+    }
+
+    /// The store's case for a catalog refused by its signature or timestamp check, at `url`.
+    static func catalogRefused(_ error: CatalogTrustError, url: String) -> MapStoreError {
         switch error {
         case .unsigned: return .catalogUnsigned(url: url)
         case .signatureInvalid(let reason): return .catalogSignatureInvalid(url: url, reason: reason)
@@ -157,6 +175,10 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .expired(let expires): return .catalogExpired(url: url, expires: expires)
         case .otherLineage(let following, let offered): return .catalogOtherLineage(url: url, following: following, offered: offered)
         case .epochResetUnproven(let reason): return .catalogResetRefused(url: url, reason: reason)
+        case .timestampStale(let seen, let offered): return .catalogTimestampStale(url: url, seen: seen, offered: offered)
+        case .timestampReplayed(let seen, let offered): return .catalogTimestampReplayed(url: url, seen: seen, offered: offered)
+        case .timestampExpired(let expires): return .catalogTimestampExpired(url: url, expires: expires)
+        case .timestampMismatch(let reason): return .catalogTimestampMismatch(url: url, reason: reason)
         }
     }
 

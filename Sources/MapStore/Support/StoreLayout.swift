@@ -22,6 +22,9 @@ struct StoreLayout: Sendable {
     static let stateFileName = "state.sqlite"
     /// The download cache's folder name (fetched and partial bundles).
     static let downloadsFolderName = "downloads"
+    /// The last catalog fetched from the catalog URL, with its signature, timestamp and HTTP validators
+    /// (`CatalogFetcher`), so a check with nothing new costs a `304`. Outside `downloads/`, which holds bundles only.
+    static let catalogFetchFolderName = "catalog-fetch"
     /// The kept catalog's file name (the installed map version's catalog).
     static let catalogFileName = "catalog.json"
     /// This process's staging folder for installs, moves and repairs.

@@ -9,61 +9,27 @@ enum CatalogLoader {
     /// Largest catalog accepted.
     static let maxBytes = 64 << 20
 
-    /// The catalog's bytes and validated tree; remote failures become `MapStoreError.remote`.
-    static func load(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
-        try await BlockingPool.run { try loadBlocking(url) }
-    }
-
-    static func loadBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let bytes = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
-        return (try tree(bytes, source: url.absoluteString), bytes)
-    }
-
-    /// The catalog's bytes and its signature's (nil when the server has none: 404 or no file), not decoded.
-    static func fetchSigned(_ url: URL) async throws -> (catalog: Data, signature: Data?) {
-        try await BlockingPool.run { try fetchSignedBlocking(url) }
-    }
-
-    static func fetchSignedBlocking(_ url: URL) throws -> (catalog: Data, signature: Data?) {
-        let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
-        return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
-    }
-
-    private static func missing(_ url: URL, what: String) -> MapStoreError {
-        url.isFileURL
-            ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read \(what): no such file")
-            : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for \(what)")
-    }
-
-    /// The body at `url`, at most `limit` bytes; nil when there is none (no such file, HTTP 404 or 410).
-    private static func fetch(_ url: URL, limit: Int, what: String) throws -> Data? {
-        if url.isFileURL {
-            do { return try ReadableFile.contents(of: url.path, limit: limit) } catch {
-                if error.isNotFound { return nil }
-                throw MapStoreError.local(path: url.path, errno: nil, regions: [], bundle: nil, reason: "cannot read \(what): \(error)")
+    /// The catalog at `url` through `fetcher` (timestamp first, conditional requests, `.zst`), its
+    /// timestamp vetted by `vet`; fetch failures become `MapStoreError.remote` (or `.local` for a file),
+    /// refusals the `MapStoreError.catalog…` cases.
+    static func fetch(
+        _ url: URL, with fetcher: CatalogFetcher, signed: Bool, vet: (Data, String) throws(CatalogTrustError) -> CatalogTimestamp?
+    ) throws(MapStoreError) -> FetchedCatalog {
+        do { return try fetcher.fetch(url, signed: signed, vet: vet) } catch {
+            switch error {
+            case .missing:
+                throw url.isFileURL
+                    ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read the catalog: no such file")
+                    : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for the catalog")
+            case .fetch(.tooLarge(let source, let limit)):
+                throw .remote(url: source, httpStatus: nil, regions: [], bundle: nil, reason: "the catalog is larger than \(limit) bytes")
+            case .fetch(.failed(let source, let status, let reason)):
+                if url.isFileURL { throw .local(path: source, errno: nil, regions: [], bundle: nil, reason: "cannot read the catalog: \(reason)") }
+                throw .remote(url: source, httpStatus: status, regions: [], bundle: nil, reason: reason)
+            case .undecodable(let source, let reason): throw .invalidCatalog(url: source, reason: reason)
+            case .refused(let source, let refusal): throw .catalogRefused(refusal, url: source)
             }
         }
-        var body = Data()
-        var tooLarge = false
-        let outcome = CurlTransfer().get(url) { chunk in
-            body.append(contentsOf: chunk)
-            tooLarge = body.count > limit
-            return !tooLarge
-        }
-        if tooLarge {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "\(what) is larger than \(limit) bytes")
-        }
-        if outcome.status == 404 || outcome.status == 410 { return nil }
-        if let error = outcome.error, !outcome.aborted {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: nil, reason: error)
-        }
-        guard outcome.status == 200 else {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "HTTP status \(outcome.status) for \(what)")
-        }
-        return body
     }
 
     /// Decodes and validates catalog bytes.

@@ -1,41 +1,64 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 import Synchronization
 
-/// Every catalog the store fetches (checks, updates, the catalog URL, downloads) passes here: with
-/// trusted keys it must carry a valid `catalog.json.sig` (see `CatalogTrust`), and what was trusted is
-/// remembered in `state.sqlite` before the catalog is used.
+/// Every catalog the store fetches (checks, updates, the catalog URL, downloads) passes here. It is
+/// fetched the cheap way (`CatalogFetcher`: the signed `catalog.json.timestamp` first, conditional
+/// requests, the `.zst`; kept in `catalog-fetch/`). With trusted keys the timestamp and the
+/// catalog's `catalog.json.sig` must hold (see `CatalogTrust`), and what was trusted is remembered in
+/// `state.sqlite` before the catalog is used.
 extension MapStore {
     /// The catalog at `url`, decoded; refused with a `MapStoreError.catalog…` case when trusted keys
-    /// are configured and its signature does not hold. Without trusted keys, unsigned catalogs are used as before.
+    /// are configured and its timestamp or signature does not hold. Without trusted keys, unsigned catalogs are used as before.
     func loadCatalog(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
         try await BlockingPool.run { [self] in try loadCatalogBlocking(url) }
     }
 
     /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
     func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
+        let fetcher = CatalogFetcher(
+            cacheRoot: core.withLock { $0.layout.root } + "/" + StoreLayout.catalogFetchFolderName, limit: CatalogLoader.maxBytes)
         let configured = options.trustedPublicKeys
-        guard !configured.isEmpty else { return try CatalogLoader.loadBlocking(url) }
-        let (bytes, signature) = try CatalogLoader.fetchSignedBlocking(url)
+        guard !configured.isEmpty else {
+            // Nothing is trusted, so the timestamp only saves the download; a malformed one is ignored.
+            let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: false) { bytes, source in
+                try? CatalogTimestamp.parse(bytes, source: source)
+            }
+            return (try CatalogLoader.tree(fetched.bytes, source: url.absoluteString), fetched.bytes)
+        }
         let now = options.now()
         let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
+        // The device follows the lineage of the image it installed: another catalog id signed by the
+        // same key is refused, and the counters are that lineage's.
+        let (seenBefore, lineage) = try core.withLock { core throws in
+            let state = try core.committedState()
+            return (try state.seenCatalog(), try state.meta(.catalogName))
+        }
+        let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: true) { bytes, source throws(CatalogTrustError) in
+            try CatalogTrust.checkTimestamp(bytes, source: source, trusted: trusted, seen: seenBefore, lineage: lineage, now: now)
+        }
         let source = CatalogSignature.url(beside: url).absoluteString
         return try core.withLock { core throws -> (tree: RegionTree, bytes: Data) in
             let state = try core.committedState()
-            let accepted: SeenCatalog
+            // Judged again against what is remembered now: another check may have moved it on meanwhile.
+            let seen = try state.seenCatalog()
+            var accepted: SeenCatalog
             do {
-                // The device follows the lineage of the image it installed: another catalog id signed by
-                // the same key is refused, and the counters are that lineage's.
+                if let timestamp = fetched.timestamp, let seen, timestamp.timestampVersion < seen.timestampVersion {
+                    throw CatalogTrustError.timestampReplayed(seen: seen.timestampVersion, offered: timestamp.timestampVersion)
+                }
                 accepted = try CatalogTrust.check(
-                    catalogBytes: bytes, signature: signature, source: source, trusted: trusted,
-                    seen: try state.seenCatalog(), lineage: try state.meta(.catalogName), now: now)
+                    catalogBytes: fetched.bytes, signature: fetched.signature, source: source, trusted: trusted,
+                    seen: seen, lineage: lineage, now: now)
             } catch let error as CatalogTrustError {
                 throw MapStoreError.catalogRefused(error, url: url)
             }
-            let tree = try CatalogLoader.tree(bytes, source: url.absoluteString)
+            accepted.timestampVersion = max(fetched.timestamp?.timestampVersion ?? 0, seen?.timestampVersion ?? 0)
+            let tree = try CatalogLoader.tree(fetched.bytes, source: url.absoluteString)
             try state.setSeenCatalog(accepted)
-            return (tree, bytes)
+            return (tree, fetched.bytes)
         }
     }
 }

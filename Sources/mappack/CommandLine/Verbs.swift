@@ -78,6 +78,8 @@ enum Verbs {
                 out, jobs, sign,
                 VerbSpec.Option("catalog-version", value: "N", "The signed catalog's version (default: one more than the last)"),
                 VerbSpec.Option("expires", value: "DURATION", "The signature's lifetime, e.g. 36h or 14d (default 30d)"),
+                VerbSpec.Option(
+                    "timestamp-expires", value: "DURATION", "catalog.json.timestamp's lifetime, e.g. 6h or 2d (default 1d, at most --expires)"),
                 VerbSpec.Option("next-key", value: "PUBKEY", "Announce the key that signs the next catalogs", completion: .file),
                 VerbSpec.Option(
                     "reset-lineage", value: "NEWKEY",

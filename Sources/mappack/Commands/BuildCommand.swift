@@ -34,7 +34,7 @@ enum BuildCommand {
             // The bytes checked here are the ones the plan uses (prefetch keeps them).
             let catalogBytes: Data
             do {
-                catalogBytes = try CatalogSource.prefetch(recipe.catalogURL)
+                catalogBytes = try CatalogSource.prefetch(recipe.catalogURL, cache: cache.root, trust: trust)
                 if let trust { try CatalogSource.verifySignature(catalogBytes, url: recipe.catalogURL, trust: trust) }
             } catch { throw PlanError.catalog(error.named(by: recipe)) }
             if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {

@@ -63,7 +63,7 @@ enum PublishCommand {
     /// The catalog signing options; nil without `--sign` (the other signing options need it).
     private static func signing(_ arguments: Arguments) throws -> CatalogSigning? {
         guard let keyPath = arguments.option("sign") else {
-            for name in ["catalog-version", "expires", "next-key", "reset-lineage"] where arguments.option(name) != nil {
+            for name in ["catalog-version", "expires", "timestamp-expires", "next-key", "reset-lineage"] where arguments.option(name) != nil {
                 throw UsageError(message: "--\(name) needs --sign KEY (it describes the catalog's signature)")
             }
             return nil
@@ -85,6 +85,12 @@ enum PublishCommand {
                 throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
             }
             signing.validFor = seconds
+        }
+        if let text = arguments.option("timestamp-expires") {
+            guard let seconds = CatalogSigning.duration(text) else {
+                throw UsageError(message: "--timestamp-expires must be hours or days like 6h or 2d (at most 3650d), not '\(text)'")
+            }
+            signing.timestampValidFor = seconds
         }
         guard signing.clock.addingTimeInterval(signing.validFor) <= UTCTime.latest else {
             throw UsageError(

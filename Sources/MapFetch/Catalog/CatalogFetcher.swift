@@ -1,0 +1,184 @@
+import Foundation
+import MapFormat
+import MapIO
+
+/// Why a catalog (or its signature or timestamp) could not be fetched.
+package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No catalog at the URL (no file, HTTP 404 or 410).
+    case missing(url: String)
+    /// A document could not be fetched, or is larger than its cap.
+    case fetch(DocumentFetchError)
+    /// `catalog.json.zst` is not a zstd stream, or decompresses to more than the timestamp's size (a bomb).
+    case undecodable(url: String, reason: String)
+    /// The timestamp was refused, or the catalog is not the one it names.
+    case refused(url: String, CatalogTrustError)
+
+    package var description: String {
+        switch self {
+        case .missing(let url): "\(url): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
+        case .fetch(let error): error.description
+        case .undecodable(let url, let reason):
+            "\(url): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
+        case .refused(let url, let error): "\(url): \(error)"
+        }
+    }
+}
+
+/// A catalog as fetched: the bytes (plain, whatever travelled), its signature and its timestamp.
+package struct FetchedCatalog: Sendable {
+    /// The exact `catalog.json` bytes every hash and signature is over.
+    package var bytes: Data
+    /// `catalog.json.sig`, nil when the server has none.
+    package var signature: Data?
+    /// `catalog.json.timestamp` as the caller's `vet` accepted it; nil when there is none.
+    package var timestamp: CatalogTimestamp?
+    /// True when the catalog came from the cache because the timestamp (or a `304`) said it is current.
+    package var reused: Bool
+}
+
+/// Fetches a catalog the cheap way (issue 33): the small signed `catalog.json.timestamp` first,
+/// conditionally (`If-None-Match` / `If-Modified-Since`); the catalog only when the timestamp names
+/// one not in the cache, and then its `.zst` (the hashes stay over the plain bytes, and decompression
+/// stops at the size the timestamp names, so a small download cannot expand into a bomb). A server
+/// without timestamps gets a conditional GET of the catalog offering `Content-Encoding`, decoded under
+/// the same cap. Trust stays with the caller: `vet` checks the timestamp before it decides anything,
+/// and the caller checks the catalog's signature after.
+package struct CatalogFetcher: Sendable {
+    /// Where fetched catalogs are kept between checks (`CatalogFetchCache`); nil keeps nothing.
+    package var cacheRoot: String?
+    /// The largest catalog accepted, decompressed.
+    package var limit: Int
+
+    package init(cacheRoot: String?, limit: Int) {
+        self.cacheRoot = cacheRoot
+        self.limit = limit
+    }
+
+    /// The catalog at `url`, and its signature when `signed` (without trusted keys none is fetched).
+    /// `vet` trusts or refuses the timestamp's bytes (`source` names it); it returns nil to ignore a
+    /// timestamp (a device without trusted keys ignores a malformed one).
+    package func fetch(
+        _ url: URL, signed: Bool, vet: (_ bytes: Data, _ source: String) throws(CatalogTrustError) -> CatalogTimestamp?
+    ) throws(CatalogFetchError) -> FetchedCatalog {
+        let cache = url.isFileURL ? nil : cacheRoot.map { CatalogFetchCache(root: $0, url: url) }
+        var record = cache?.record() ?? CatalogFetchCache.Record()
+        var kept: [CatalogFetchCache.Document: Data?] = [:]
+        let timestampURL = CatalogTimestamp.url(beside: url)
+        let timestampSource = timestampURL.isFileURL ? timestampURL.path : timestampURL.absoluteString
+        let timestampBytes = try document(.timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record)
+        let timestamp: CatalogTimestamp?
+        do { timestamp = try timestampBytes.flatMap { bytes throws(CatalogTrustError) in try vet(bytes, timestampSource) } } catch {
+            throw .refused(url: timestampSource, error)
+        }
+        kept[.timestamp] = timestampBytes
+        guard let timestamp else {
+            // An old server (or an ignored timestamp): the catalog itself, conditionally.
+            let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record)
+            guard let bytes else { throw .missing(url: url.isFileURL ? url.path : url.absoluteString) }
+            let signature =
+                signed
+                ? try document(.signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: cache, record: &record)
+                : nil
+            kept[.catalog] = bytes
+            kept[.signature] = signature
+            record.catalogVersion = nil
+            cache?.store(kept, record: record)
+            return FetchedCatalog(bytes: bytes, signature: signature, timestamp: nil, reused: false)
+        }
+        if let cache, record.catalogVersion == timestamp.version, let bytes = cache.read(.catalog, limit: limit),
+            (try? CatalogTrust.checkNamed(bytes, by: timestamp)) != nil
+        {
+            // A catalog kept without its signature (fetched without trusted keys) gets it now.
+            var signature = signed ? cache.read(.signature, limit: CatalogSignature.maxBytes) : nil
+            if signed && signature == nil {
+                signature = try document(
+                    .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: nil, record: &record)
+            }
+            if signed { kept[.signature] = signature }
+            cache.store(kept, record: record)
+            return FetchedCatalog(bytes: bytes, signature: signature, timestamp: timestamp, reused: true)
+        }
+        let bytes = try fetchNamed(by: timestamp, url: url)
+        let signatureURL = CatalogSignature.url(beside: url)
+        record.validators[CatalogFetchCache.Document.signature.rawValue] = nil
+        let signature = signed ? try document(.signature, at: signatureURL, limit: CatalogSignature.maxBytes, cache: nil, record: &record) : nil
+        record.validators[CatalogFetchCache.Document.catalog.rawValue] = nil
+        record.catalogVersion = timestamp.version
+        kept[.catalog] = bytes
+        kept[.signature] = signature
+        cache?.store(kept, record: record)
+        return FetchedCatalog(bytes: bytes, signature: signature, timestamp: timestamp, reused: false)
+    }
+
+    /// The catalog `timestamp` names: its `.zst` when it names one (checked, then decompressed up to
+    /// the named size), else the plain catalog; refused unless its SHA-256 and size are the named ones.
+    private func fetchNamed(by timestamp: CatalogTimestamp, url: URL) throws(CatalogFetchError) -> Data {
+        let name = url.isFileURL ? url.path : url.absoluteString
+        guard timestamp.size <= Int64(limit) else { throw .fetch(.tooLarge(url: name, limit: limit)) }
+        var bytes: Data?
+        if let zstSHA256 = timestamp.zstSHA256, let zstSize = timestamp.zstSize {
+            let zstURL = CatalogTimestamp.compressedURL(beside: url)
+            let zstName = zstURL.isFileURL ? zstURL.path : zstURL.absoluteString
+            do {
+                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit)))) {
+                    guard SHA256.hex(compressed) == zstSHA256 else {
+                        throw CatalogFetchError.refused(
+                            url: zstName,
+                            .timestampMismatch(reason: "catalog.json.zst's sha256 is not the \(zstSHA256.prefix(16))… the timestamp names"))
+                    }
+                    do { bytes = try Zstd.decompress(compressed, limit: Int(timestamp.size)) } catch {
+                        throw CatalogFetchError.undecodable(url: zstName, reason: "\(error)")
+                    }
+                }
+            } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
+                if case .tooLarge = error {
+                    throw .refused(
+                        url: zstName, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
+                }
+                throw .fetch(error)
+            } catch { throw .undecodable(url: zstName, reason: "\(error)") }
+        }
+        if bytes == nil {
+            do {
+                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true) {
+                case .body(let data, _): bytes = data
+                case .notModified, .missing: throw CatalogFetchError.missing(url: name)
+                }
+            } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
+                if case .tooLarge = error {
+                    throw .refused(
+                        url: name, .timestampMismatch(reason: "the catalog is larger than the \(timestamp.size) bytes the timestamp names"))
+                }
+                throw .fetch(error)
+            } catch { throw .fetch(.failed(url: name, httpStatus: nil, reason: "\(error)")) }
+        }
+        guard let bytes else { throw .missing(url: name) }
+        do { try CatalogTrust.checkNamed(bytes, by: timestamp) } catch { throw .refused(url: name, error) }
+        return bytes
+    }
+
+    /// `document` at `url`: conditionally when the cache has it and its validators (a `304` gives the
+    /// kept bytes), else plainly; nil when there is none. The new validators go into `record`.
+    private func document(
+        _ document: CatalogFetchCache.Document, at url: URL, limit: Int, acceptEncoding: Bool = false, cache: CatalogFetchCache?,
+        record: inout CatalogFetchCache.Record
+    ) throws(CatalogFetchError) -> Data? {
+        let key = document.rawValue
+        let keptBytes = record.validators[key] == nil ? nil : cache?.read(document, limit: limit)
+        let response: DocumentFetch.Response
+        do {
+            response = try DocumentFetch.get(
+                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding)
+        } catch { throw .fetch(error) }
+        switch response {
+        case .body(let data, let validators):
+            record.validators[key] = validators
+            return data
+        case .notModified:
+            return keptBytes
+        case .missing:
+            record.validators[key] = nil
+            return nil
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MapFormat
+import MapStore
+import TestSupport
+import Testing
+
+/// `catalog.json.timestamp` on a device with trusted keys, against the attack server
+/// (Tests/Support/catalog_attack_server.py): the catalog is fetched only when the timestamp names one
+/// the device lacks, and a stale, replayed, expired or mismatched timestamp is each refused with its own case.
+@Suite struct CatalogTimestampTests {
+    typealias Setup = SignedCatalogTests.Setup
+
+    @Test func catalogIsFetchedOnlyWhenTheTimestampNamesANewOne() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2", timestamp: "v2")
+        let store = try await setup.open()
+        try await expectAccepted(setup, store)
+        #expect(try setup.server.requests("/catalog.json.zst") == 1)
+        #expect(try setup.server.requests("/catalog.json") == 0)
+        // Nothing new: the timestamp alone.
+        try await expectAccepted(setup, store)
+        #expect(try setup.server.requests("/catalog.json.timestamp") == 2)
+        #expect(try setup.server.requests("/catalog.json.zst") == 1)
+        #expect(try setup.server.requests("/catalog.json.sig") == 1)
+    }
+
+    @Test func staleTimestampIsRefused() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2", timestamp: "v2")
+        let store = try await setup.open()
+        try await expectAccepted(setup, store)
+        try setup.server.serve(catalog: "v1", timestamp: "v1")
+        guard case .catalogTimestampStale(_, let seen, let offered) = await setup.check(store) else {
+            Issue.record("stale timestamp accepted")
+            return
+        }
+        #expect(seen == 2 && offered == 1)
+    }
+
+    @Test func replayedTimestampIsRefusedAlsoAfterRestart() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "ts7b", timestamp: "ts7b")
+        try await expectAccepted(setup, try await setup.open())
+        try setup.server.serve(catalog: "ts7b", timestamp: "ts7")
+        guard case .catalogTimestampReplayed(_, let seen, let offered) = await setup.check(try await setup.open()) else {
+            Issue.record("replayed timestamp accepted")
+            return
+        }
+        #expect(seen == SignedCatalogSets.signedAt + 60 && offered == SignedCatalogSets.signedAt)
+    }
+
+    @Test func expiredTimestampIsRefused() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "ts8", timestamp: "ts8")
+        guard case .catalogTimestampExpired(_, let expires) = await setup.check(try await setup.open()) else {
+            Issue.record("expired timestamp accepted")
+            return
+        }
+        #expect(expires == "2027-01-15T09:00:00Z")
+    }
+
+    @Test func catalogOtherThanTheTimestampNamesIsRefused() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2b", timestamp: "v2")
+        guard case .catalogTimestampMismatch(let url, let reason) = await setup.check(try await setup.open()) else {
+            Issue.record("mismatched catalog accepted")
+            return
+        }
+        #expect(url.hasSuffix("/catalog.json.zst") && reason.contains("sha256"), "\(url): \(reason)")
+    }
+
+    @Test func timestampByAnotherKeyIsRefused() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2", timestamp: "other")
+        guard case .catalogSignatureInvalid(let url, _) = await setup.check(try await setup.open()) else {
+            Issue.record("timestamp by another key accepted")
+            return
+        }
+        #expect(url.hasSuffix("/catalog.json.timestamp"))
+    }
+
+    @Test func serverWithoutTimestampStillServesSignedCatalogs() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2")
+        let store = try await setup.open()
+        try await expectAccepted(setup, store)
+        #expect(try setup.server.requests("/catalog.json.timestamp") == 1)
+        #expect(try setup.server.requests("/catalog.json") == 1)
+        try setup.server.serve(catalog: "v1")
+        guard case .catalogRollback = await setup.check(store) else {
+            Issue.record("rollback accepted without a timestamp")
+            return
+        }
+    }
+
+    private func expectAccepted(_ setup: Setup, _ store: MapStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let refusal = await setup.check(store)
+        #expect(refusal == nil, "\(refusal.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+    }
+}
