@@ -37,14 +37,16 @@ import Testing
     static func check(old: String, new: String, oldWords: [String], newWords: [String], expected: Expected, folder: TemporaryFolder, label: String)
         throws
     {
-        #expect(!expected.added.isEmpty && !expected.removed.isEmpty && !expected.changed.isEmpty && !expected.unchanged.isEmpty, "\(label): \(expected)")
+        #expect(
+            !expected.added.isEmpty && !expected.removed.isEmpty && !expected.changed.isEmpty && !expected.unchanged.isEmpty, "\(label): \(expected)")
 
         // Text: both sides named first, then the region counts, then the rows, then bundles.
         let text = try Tool.mappack(["diff", old, new])
         #expect(text.status == 0, "\(label): \(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count > 4, "\(label): \(text.stdout)")
-        let oldLine = lines.first ?? "", newLine = lines.dropFirst().first ?? ""
+        let oldLine = lines.first ?? ""
+        let newLine = lines.dropFirst().first ?? ""
         #expect(oldLine.hasPrefix("old: ") && oldWords.allSatisfy(oldLine.contains), "\(label): \(oldLine)")
         #expect(newLine.hasPrefix("new: ") && newWords.allSatisfy(newLine.contains), "\(label): \(newLine)")
         #expect(
@@ -101,7 +103,8 @@ import Testing
         }
         #expect(positions.allSatisfy { $0 != nil } && positions.map { $0! } == positions.map { $0! }.sorted(), "\(label): sections out of order")
         for (change, ids) in [("added", expected.added), ("removed", expected.removed), ("changed", expected.changed)] {
-            let listed = Set(html.matches(of: try Regex("<tr data-change=\"\(change)\" data-region=\"([^\"]+)\"")).map { String($0.output[1].substring!) })
+            let listed = Set(
+                html.matches(of: try Regex("<tr data-change=\"\(change)\" data-region=\"([^\"]+)\"")).map { String($0.output[1].substring!) })
             #expect(listed == ids, "\(label): \(change) rows \(listed.sorted()), expected \(ids.sorted())")
         }
         #expect(!html.contains("<li data-region="), "\(label): the page lists every region")
@@ -121,7 +124,8 @@ import Testing
         let summary = try String(contentsOfFile: markdown, encoding: .utf8)
         let heading = summary.split(separator: "\n").first ?? ""
         #expect(heading.hasPrefix("### "), "\(label): \(summary)")
-        #expect(oldWords.filter { !$0.contains("/") }.allSatisfy(heading.contains) && newWords.filter { !$0.contains("/") }.allSatisfy(heading.contains))
+        #expect(
+            oldWords.filter { !$0.contains("/") }.allSatisfy(heading.contains) && newWords.filter { !$0.contains("/") }.allSatisfy(heading.contains))
         #expect(summary.contains("| region | name | change |"), "\(label): \(summary)")
         var markdownRows: [String: Set<String>] = [:]
         for match in summary.matches(of: /\n\| `([^`]+)` \| [^|]* \| (added|removed|changed) \|/) {
