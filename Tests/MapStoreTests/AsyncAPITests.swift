@@ -273,7 +273,7 @@ import Testing
         let inTime = try await offPool { answered.wait(timeout: .now() + 30) == .success }
         // A write goes through too: the files the verify was about to read change under it.
         let deleting = Task { try await store.deleteRegions(["europe/ch/zh"]) }
-        let deleted = await eventually(30) { (try? store.regions().contains { $0.id == "europe/ch/zh" }) == false }
+        let deleted = await eventually(180) { (try? store.regions().contains { $0.id == "europe/ch/zh" }) == false }
         release.signal()
         try await deleting.value
         let problems = try await verifying.value
@@ -298,9 +298,9 @@ import Testing
         let store = try await device.open(image: fixture.image)
         let total = changed.values.reduce(Int64(0)) { $0 + $1.size }
         let task = try store.startUpdate(catalog: url)
-        #expect(await eventually(60) { partialBytes(device.storage) > total / 10 })
+        #expect(await eventually(300) { partialBytes(device.storage) > total / 10 })
         task.pause()
-        #expect(await eventually(30) { task.isPaused })
+        #expect(await eventually(180) { task.isPaused })
         #expect(try store.regions().contains { $0.state == .paused })
         let updating = try #require(try store.regions().first { $0.state == .paused && store.progress(of: $0.id) != nil }?.id)
         let held = try #require(store.progress(of: updating))
@@ -345,14 +345,14 @@ import Testing
         do {
             let store = try await device.open(image: fixture.image)
             let task = try store.startUpdate(catalog: url)
-            #expect(await eventually(60) { partialBytes(device.storage) > total / 10 })
+            #expect(await eventually(300) { partialBytes(device.storage) > total / 10 })
             task.pause()
-            #expect(await eventually(30) { task.isPaused })
+            #expect(await eventually(180) { task.isPaused })
             droppedStore = store
             droppedTask = task
         }
         // The app let go of both: nothing else may keep them (or the store's open database) alive.
-        let freed = await eventually(10) { droppedStore == nil && droppedTask == nil }
+        let freed = await eventually(300) { droppedStore == nil && droppedTask == nil }
         #expect(freed, "store freed: \(droppedStore == nil), paused update freed: \(droppedTask == nil)")
 
         let kept = partialBytes(device.storage)
@@ -378,9 +378,9 @@ import Testing
         let url = try fixture.tricklingCatalog("trickle-cancel.json", on: server)
         let store = try await device.open(image: fixture.image)
         let task = try store.startUpdate(catalog: url)
-        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        #expect(await eventually(300) { partialBytes(device.storage) > 0 })
         task.pause()
-        #expect(await eventually(30) { task.isPaused })
+        #expect(await eventually(180) { task.isPaused })
         task.cancel()
         await #expect(throws: MapStoreError.self) { try await task.wait() }
         #expect(partialBytes(device.storage) == 0)

@@ -98,18 +98,18 @@ import Testing
         let store = try await AutoUpdateTests.open(device, site: site)
         let log = EventLog(store.events())
         // Checked at open and on schedule; nothing newer yet.
-        #expect(await eventually(30) { site.catalogRequests >= 3 })
+        #expect(await eventually(180) { site.catalogRequests >= 3 })
         #expect(store.mapVersion == UpdateFixture.oldVersion)
 
         try site.publish(UpdateFixture.newVersion)
-        #expect(await eventually(120) { store.mapVersion == UpdateFixture.newVersion })
+        #expect(await eventually(300) { store.mapVersion == UpdateFixture.newVersion })
         let new = UpdateFixture.newVersion
-        #expect(await eventually(10) { log.updateSteps.contains("finished \(new)") })
+        #expect(await eventually(300) { log.updateSteps.contains("finished \(new)") })
         #expect(log.updateSteps.prefix(3) == ["available \(new)", "started \(new)", "finished \(new)"], "\(log.updateSteps)")
         #expect(try await store.verify(full: true).isEmpty)
         // Up to date again: later checks find nothing to do.
         let requests = site.catalogRequests
-        #expect(await eventually(30) { site.catalogRequests >= requests + 2 })
+        #expect(await eventually(180) { site.catalogRequests >= requests + 2 })
         #expect(log.updateSteps.filter { $0.hasPrefix("started") }.count == 1, "\(log.updateSteps)")
     }
 
@@ -121,10 +121,10 @@ import Testing
         let store = try await AutoUpdateTests.open(device, site: site, policy: NetworkPolicy(allowMetered: false, isNetworkMetered: { true }))
         let log = EventLog(store.events())
         let new = UpdateFixture.newVersion
-        #expect(await eventually(30) { log.updateSteps.contains("deferred \(new) meteredNetwork") }, "\(log.updateSteps)")
+        #expect(await eventually(180) { log.updateSteps.contains("deferred \(new) meteredNetwork") }, "\(log.updateSteps)")
         // Several checks later: still deferred, announced once, and not one bundle fetched.
         let requests = site.catalogRequests
-        #expect(await eventually(30) { site.catalogRequests >= requests + 3 })
+        #expect(await eventually(180) { site.catalogRequests >= requests + 3 })
         #expect(store.mapVersion == UpdateFixture.oldVersion)
         #expect(log.updateSteps.filter { $0.hasPrefix("deferred") }.count == 1, "\(log.updateSteps)")
         #expect(!log.updateSteps.contains { $0.hasPrefix("started") })
@@ -139,8 +139,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         #expect(store.mapVersion == UpdateFixture.oldVersion)
         store.networkChanged(metered: false)
-        #expect(await eventually(120) { store.mapVersion == new })
-        #expect(await eventually(10) { log.updateSteps.contains("finished \(new)") })
+        #expect(await eventually(300) { store.mapVersion == new })
+        #expect(await eventually(300) { log.updateSteps.contains("finished \(new)") })
         let after = log.updateSteps.drop { !$0.hasPrefix("deferred") }.filter { !$0.hasPrefix("available") }
         #expect(Array(after) == ["deferred \(new) meteredNetwork", "started \(new)", "finished \(new)"], "\(log.updateSteps)")
         #expect(try await store.verify(full: true).isEmpty)
@@ -153,11 +153,11 @@ import Testing
         var store: MapStore? = try await AutoUpdateTests.open(device, site: site)
         weak let released = store
         let log = EventLog(store!.events())
-        #expect(await eventually(30) { site.catalogRequests >= 3 })
+        #expect(await eventually(180) { site.catalogRequests >= 3 })
         store = nil
         // The schedule holds the store weakly: releasing it ends the store, its schedule and its event streams.
-        #expect(await eventually(10) { released == nil }, "the store outlived its last reference")
-        #expect(await eventually(10) { log.ended.withLock { $0 } })
+        #expect(await eventually(300) { released == nil }, "the store outlived its last reference")
+        #expect(await eventually(300) { log.ended.withLock { $0 } })
         let requests = site.catalogRequests
         try await Task.sleep(for: .milliseconds(800))
         #expect(site.catalogRequests == requests, "checks went on after the store was released")
@@ -177,14 +177,14 @@ import Testing
         let before = site.catalogRequests
         #expect(before <= 1, "\(before) catalog requests with autoUpdate off")
         store.autoUpdate = true
-        #expect(await eventually(30) { site.catalogRequests >= before + 3 })
+        #expect(await eventually(180) { site.catalogRequests >= before + 3 })
         // A long interval replaces the short one at once (a check under way may still finish); turning off stops the schedule.
         store.autoUpdateInterval = .seconds(3600)
         let settled = try await site.settledCatalogRequests()
         try await Task.sleep(for: .milliseconds(600))
         #expect(site.catalogRequests == settled)
         store.autoUpdateInterval = .milliseconds(100)
-        #expect(await eventually(30) { site.catalogRequests >= settled + 2 })
+        #expect(await eventually(180) { site.catalogRequests >= settled + 2 })
         store.autoUpdate = false
         let stopped = try await site.settledCatalogRequests()
         try await Task.sleep(for: .milliseconds(600))

@@ -136,9 +136,9 @@ import Testing
                 }
             }
         }
-        #expect(await eventually(60) { received.withLock { $0 } > 0 })
+        #expect(await eventually(300) { received.withLock { $0 } > 0 })
         task.pause()
-        #expect(await eventually(60) { states.withLock { $0.last } == .paused })
+        #expect(await eventually(300) { states.withLock { $0.last } == .paused })
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .paused)
         task.resume()
         try await task.wait()
@@ -157,7 +157,7 @@ import Testing
         let store = try await device.open(catalog: server.url(name))
         let before = try store.regions()
         let task = try store.download(regions: ["europe/li"])
-        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        #expect(await eventually(300) { partialBytes(device.storage) > 0 })
         task.cancel()
         await #expect(throws: MapStoreError.self) { try await task.wait() }
         #expect(partialBytes(device.storage) == 0)

@@ -29,10 +29,10 @@ import Testing
         let paused = PausedDownload(task: task)
         let watcher = Task { for await event in task.events { paused.events.withLock { $0.append(event) } } }
         paused.watcher.withLock { $0 = watcher }
-        #expect(await eventually(60) { partialBytes(storage) > 0 })
+        #expect(await eventually(300) { partialBytes(storage) > 0 })
         task.pause()
         #expect(
-            await eventually(60) {
+            await eventually(300) {
                 paused.events.withLock { $0.contains { if case .stateChanged(_, .paused) = $0 { true } else { false } } }
             })
         return paused
@@ -76,7 +76,7 @@ import Testing
         let device = Device()
         let (store, _) = try await StoreSDKTests.tricklingStore(device, server: server, name: "trickle-busy.json")
         let task = try store.download(regions: ["europe/li"])
-        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        #expect(await eventually(300) { partialBytes(device.storage) > 0 })
         // The fetcher writes into downloads/: moving it away under the fetcher would lose or tear its bytes.
         let failure: (any Error)?
         do {
@@ -104,11 +104,11 @@ import Testing
         let other = URL(fileURLWithPath: device.folder.join("other"), isDirectory: true)
         // Fetching, then paused: either way the task works on this storage's files and rows.
         let task = try store.download(regions: ["europe/li"])
-        #expect(await eventually(60) { partialBytes(device.storage) > 0 })
+        #expect(await eventually(300) { partialBytes(device.storage) > 0 })
         for phase in ["fetching", "paused"] {
             if phase == "paused" {
                 task.pause()
-                #expect(await eventually(30) { task.isPaused })
+                #expect(await eventually(180) { task.isPaused })
             }
             let failure: (any Error)?
             do {
@@ -146,7 +146,7 @@ import Testing
             droppedStore = store
             droppedTask = paused.task
         }
-        let freed = await eventually(10) { droppedStore == nil && droppedTask == nil }
+        let freed = await eventually(300) { droppedStore == nil && droppedTask == nil }
         #expect(freed, "store freed: \(droppedStore == nil), paused download freed: \(droppedTask == nil)")
         let fetched = partialBytes(device.storage)
         #expect(fetched > 0)
@@ -171,7 +171,7 @@ import Testing
                 if region == "europe/li" { reported.withLock { $0.append(progress) } }
             }
         }
-        #expect(await eventually(60) { partialBytes(device.storage) > 0 && !reported.withLock { $0.isEmpty } })
+        #expect(await eventually(300) { partialBytes(device.storage) > 0 && !reported.withLock { $0.isEmpty } })
         downloading.cancel()
         let outcome = await downloading.result
         #expect(cancelled(outcome), "\(outcome)")
@@ -208,7 +208,7 @@ import Testing
             try? await task.wait()
             waited.withLock { $0 = true }
         }
-        let returned = await eventually(30) { waited.withLock { $0 } }
+        let returned = await eventually(180) { waited.withLock { $0 } }
         #expect(returned, "the paused task's wait() did not return after another task installed its region")
         guard returned else { return }
         await paused.watcher.withLock { $0 }?.value

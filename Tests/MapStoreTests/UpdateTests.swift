@@ -77,7 +77,7 @@ import Testing
         let first = Task { try await store.update(catalog: url) { step in received.withLock { $0 = max($0, step.receivedBytes) } } }
         let total = try fixture.changedBundles().values.reduce(Int64(0)) { $0 + $1.size }
         // Generous: with every suite running beside it on two cores, the first bytes can take long to come.
-        #expect(await eventually(60) { received.withLock { $0 } > total / 10 })
+        #expect(await eventually(300) { received.withLock { $0 } > total / 10 })
         first.cancel()
         await #expect(throws: MapStoreError.self) { try await first.value }
         #expect(store.mapVersion == UpdateFixture.oldVersion)
