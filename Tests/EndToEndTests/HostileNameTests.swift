@@ -118,11 +118,20 @@ import Testing
     @Test func reportsKeepEveryNameInsideTheirJSONAndMarkdown() throws {
         let world = try World()
         let folder = world.folder
+        // A diff lists only the regions that changed: its old side is the fixture with every
+        // bundle's bytes changed (and plain names), so every region of the new side is listed.
+        let other = try SourceFixture.write(to: folder.join("src-other"), changed: Set(SourceFixture.bundles.keys))
+        #expect(try Tool.mappack(["publish", other, "--out", folder.join("cat-other")], timeout: 300).status == 0)
+        try SourceFixture.recipe(catalog: folder.join("cat-other/catalog.json")).write(
+            toFile: folder.join("other.yaml"), atomically: true, encoding: .utf8)
+        let build = try Tool.mappack(
+            ["build", folder.join("other.yaml"), "--out", folder.join("Output-other"), "--cache", world.cache], timeout: 300)
+        #expect(build.status == 0, "\(build.stderr)")
         let runs: [(String, [String], [String])] = [
             ("plan", ["plan", world.recipe, "--cache", world.cache], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
             ("inspect", ["inspect", world.image], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
-            ("diff catalogs", ["diff", world.catalog, world.catalog], Array(HostileNameTests.names.keys)),
-            ("diff images", ["diff", world.image, world.image], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
+            ("diff catalogs", ["diff", folder.join("cat-other/catalog.json"), world.catalog], Array(HostileNameTests.names.keys)),
+            ("diff images", ["diff", folder.join("Output-other/fixture-1.0"), world.image], ["europe/ch/zh", "europe/ch/be", "europe/ch/be/thun"]),
         ]
         for (index, (label, arguments, ids)) in runs.enumerated() {
             let html = folder.join("report-\(index).html")
@@ -140,6 +149,9 @@ import Testing
             let regions = try #require(object?["regions"] as? [[String: Any]], "\(label): \(data.prefix(300))")
             for id in ids {
                 #expect(regions.first { $0["id"] as? String == id }?["name"] as? String == HostileNameTests.names[id], "\(label): \(id)")
+                if let changes = object?["changes"] as? [[String: Any]] {
+                    #expect(changes.first { $0["id"] as? String == id }?["name"] as? String == HostileNameTests.names[id], "\(label): \(id)")
+                }
             }
 
             // Markdown: each region one row, no raw HTML.

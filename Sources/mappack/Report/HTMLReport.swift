@@ -3,9 +3,10 @@ import MapBuild
 import MapFormat
 
 /// A `SizeReport` as one self-contained HTML page (no script, font or image from the network):
-/// a summary, a treemap per measure (region, then bundle kind, area by bytes; each rectangle
-/// carries `data-region`, `data-kind` and `data-bytes`), the region tree with sizes, and the
-/// report's data as JSON (`<script type="application/json" id="report-data">`).
+/// a summary, for a diff the regions added, removed and changed, one legend, a treemap per measure
+/// (grouped by top-level region and country, then region, then bundle kind, area by bytes; each
+/// rectangle carries `data-region`, `data-kind` and `data-bytes`), the region tree with sizes (not
+/// for a diff), and the report's data as JSON (`<script type="application/json" id="report-data">`).
 enum HTMLReport {
     static let width = 1000.0, height = 560.0
 
@@ -18,9 +19,10 @@ enum HTMLReport {
             body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2430;background:#fff}
             h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 8px}
             table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-            svg{border:1px solid #c9ced6;max-width:100%;height:auto}svg text{font-size:11px;fill:#10151c;pointer-events:none}
+            svg{border:1px solid #c9ced6;max-width:100%;height:auto}svg text{font-size:11px;fill:#10151c;pointer-events:none}svg text.group{font-weight:600}
             .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
             ul.tree{list-style:none;padding-left:18px}ul.tree li{margin:1px 0}.id{color:#5a6472;font-size:12px}.size{font-variant-numeric:tabular-nums;color:#2a3340}
+            table.changes td.id{color:#5a6472;font-size:12px}
             </style></head><body>
             <h1>\(escape(report.title))</h1>
             <table class="summary">
@@ -29,6 +31,7 @@ enum HTMLReport {
             page += "<tr><th>\(escape(line[0]))</th><td>\(escape(line[1]))</td></tr>\n"
         }
         page += "</table>\n"
+        if let changes = report.changes { page += changeTables(changes, unchanged: report.regionsUnchanged ?? 0) }
         let kinds = Array(Set(report.regions.flatMap { $0.parts.map(\.kind) })).sorted()
         page +=
             "<p class=\"legend\">" + kinds.map { "<span><i style=\"background:\(color(kind: $0))\"></i>\(escape($0))</span>" }.joined()
@@ -36,50 +39,11 @@ enum HTMLReport {
         for measure in report.measures {
             page += treemap(report, measure: measure, kinds: kinds)
         }
-        page += regionTree(report)
+        // A diff lists the regions that changed above; the tree of the rest would be all unchanged.
+        if report.changes == nil { page += regionTree(report) }
         let data = scriptSafe(String(decoding: try CanonicalJSON.encode(report), as: UTF8.self))
         page += "<script type=\"application/json\" id=\"report-data\">\(data)</script>\n</body></html>\n"
         return page
-    }
-
-    /// A treemap of `measure`: a rectangle per region with bytes, split by kind inside.
-    private static func treemap(_ report: SizeReport, measure: SizeReport.Measure, kinds: [String]) -> String {
-        let total = report.total(measure)
-        var svg =
-            "<section id=\"treemap-\(measure.rawValue)\"><h2>Where the bytes go: \(escape(report.treemapSubject)), \(measure.title), \(escape(ByteCount.format(total)))</h2>\n"
-        svg +=
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" data-measure=\"\(measure.rawValue)\" data-total=\"\(total)\">\n"
-        var regions: [(SizeReport.Region, Int64)] = []
-        for region in report.regions {
-            let bytes = region.parts.reduce(Int64(0)) { sum, part in sum &+ part.bytes(measure) }
-            if bytes > 0 { regions.append((region, bytes)) }
-        }
-        regions.sort { a, b in a.1 != b.1 ? a.1 > b.1 : a.0.id < b.0.id }
-        let outer = Treemap.layout(regions.map { Double($0.1) }, in: Treemap.Rect(x: 0, y: 0, width: width, height: height))
-        for ((region, bytes), box) in zip(regions, outer) {
-            svg += "<g data-region=\"\(escape(region.id))\" data-bytes=\"\(bytes)\">"
-            let parts = region.parts.filter { $0.bytes(measure) > 0 }.sorted { $0.bytes(measure) > $1.bytes(measure) }
-            let inner = Treemap.layout(parts.map { Double($0.bytes(measure)) }, in: box)
-            for (part, rect) in zip(parts, inner) {
-                let bytes = part.bytes(measure)
-                let fill = color(kind: part.kind)
-                let label = "\(escape(region.name)) (\(escape(region.id))) · \(escape(part.kind)): \(escape(ByteCount.format(bytes)))"
-                var element = "<rect " + geometry(rect) + " fill=\"\(fill)\" stroke=\"#ffffff\" stroke-width=\"0.5\" "
-                element += "data-region=\"\(escape(region.id))\" data-kind=\"\(escape(part.kind))\" data-bytes=\"\(bytes)\">"
-                element += "<title>" + label + "</title></rect>"
-                svg += element
-            }
-            svg += "<rect " + geometry(box) + " fill=\"none\" stroke=\"#1d2430\" stroke-width=\"1\"/>"
-            if box.width > 70 && box.height > 16 {
-                let shown = escape(String(region.name.prefix(Int(box.width / 7))))
-                svg += "<text x=\"\(f(box.x + 4))\" y=\"\(f(box.y + 13))\">" + shown + "</text>"
-            }
-            svg += "</g>\n"
-        }
-        if regions.isEmpty {
-            svg += "<text x=\"\(Int(width / 2))\" y=\"\(Int(height / 2))\" text-anchor=\"middle\">nothing</text>"
-        }
-        return svg + "</svg></section>\n"
     }
 
     /// The regions as nested lists, each with its subtree's bytes per measure.
@@ -122,9 +86,9 @@ enum HTMLReport {
         return rest[Int(hash % UInt32(rest.count))]
     }
 
-    private static func f(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func f(_ value: Double) -> String { String(format: "%.2f", value) }
 
-    private static func geometry(_ rect: Treemap.Rect) -> String {
+    static func geometry(_ rect: Treemap.Rect) -> String {
         "x=\"\(f(rect.x))\" y=\"\(f(rect.y))\" width=\"\(f(rect.width))\" height=\"\(f(rect.height))\""
     }
 
@@ -170,6 +134,7 @@ enum MarkdownReport {
     static func render(_ report: SizeReport, top: Int = 20) -> String {
         var out = "### \(cell(report.title))\n\n| | |\n|---|---|\n"
         for line in report.summary where line.count == 2 { out += "| \(cell(line[0])) | \(cell(line[1])) |\n" }
+        if let changes = report.changes { return out + changeTable(changes, unchanged: report.regionsUnchanged ?? 0, top: 50) }
         let totals = Dictionary(uniqueKeysWithValues: report.measures.map { ($0, report.subtreeTotals($0)) })
         let ranked = report.regions.sorted { a, b in
             let x = totals[report.measures[0]]?[a.id] ?? 0

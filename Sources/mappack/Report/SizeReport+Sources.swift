@@ -77,3 +77,45 @@ extension SizeReport {
             measures: [.onDisk, .download], regions: regions)
     }
 }
+
+extension SizeReport {
+    /// What a device downloads to go from `old` to `new`, per region of the new side: the bundles
+    /// it lists that the old side lacks (a bundle two regions list counts at the first by id).
+    /// Only regions with such bytes are kept, with their ancestors for the treemap's groups; the
+    /// regions added, removed and changed lead the report (`changes`).
+    init(
+        old: DiffSide, new: DiffSide, changes: [RegionChange], unchanged: Int, addedBundles: Set<BundleDigest>, bundleLine: String, download: Int64
+    ) {
+        var counted = Set<BundleDigest>()
+        var parts: [RegionID: [Part]] = [:]
+        for id in new.regions.keys.sorted() {
+            var kinds: [String: Part] = [:]
+            for digest in new.regions[id]!.sorted() where addedBundles.contains(digest) && counted.insert(digest).inserted {
+                let kind = new.kinds[digest] ?? "other"
+                kinds[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= new.bundleSizes[digest] ?? 0
+            }
+            if !kinds.isEmpty { parts[id] = kinds.values.sorted { $0.kind < $1.kind } }
+        }
+        var shown = Set<RegionID>()
+        for id in parts.keys {
+            var current: RegionID? = id
+            while let region = current, new.regions[region] != nil, shown.insert(region).inserted { current = new.parents[region] }
+        }
+        let regions = shown.sorted().map { id in
+            Region(id: id.rawValue, parent: new.parents[id]?.rawValue, name: new.names[id] ?? id.rawValue, parts: parts[id] ?? [])
+        }
+        self.init(
+            kind: "diff", title: "\(old.label.title) → \(new.label.title)",
+            summary: [
+                ["old", old.label.text], ["new", new.label.text],
+                ["regions", RegionChange.counts(changes, unchanged: unchanged)], ["bundles", bundleLine],
+                ["a device downloads", "\(ByteCount.format(download)) (\(download) bytes)"],
+            ],
+            measures: [.download], regions: regions)
+        treemapSubject = "new bundles by region"
+        self.old = old.label
+        self.new = new.label
+        self.changes = changes
+        self.regionsUnchanged = unchanged
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What `--html` and `--markdown` show for `plan`, `inspect` and `diff`: the regions as a tree and,
-/// for each region, the bytes of its own bundles by kind, on disk and downloaded.
+/// for each region, the bytes of its own bundles by kind, on disk and downloaded; for `diff`, first
+/// the two sides and the regions added, removed and changed.
 struct SizeReport: Encodable {
     /// One measure of bytes the report shows (a treemap each).
     enum Measure: String, Encodable, CaseIterable {
@@ -51,6 +52,12 @@ struct SizeReport: Encodable {
     /// What the treemaps hold, in their titles.
     var treemapSubject = "store bundles"
     let regions: [Region]
+    /// A diff's two sides, the regions it lists (added, removed, changed) and how many regions
+    /// are the same on both sides; none for `plan` and `inspect`.
+    var old: DiffSide.Label? = nil
+    var new: DiffSide.Label? = nil
+    var changes: [RegionChange]? = nil
+    var regionsUnchanged: Int? = nil
 
     /// The regions in tree order (parents before children, siblings by id), with their depth.
     func tree() -> [(region: Region, depth: Int)] {
