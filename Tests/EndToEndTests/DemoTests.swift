@@ -46,7 +46,10 @@ import Testing
         func make(_ options: String) throws -> Tool.Result {
             try Tool.run(
                 "/usr/bin/make",
-                ["-s", "-C", DemoTests.root, "real-world", "RELEASE=\(Tool.buildFolder)", "DEMO_OUT=\(folder.path)", "REAL_WORLD_OPTIONS=\(options)"],
+                [
+                    "-s", "-C", DemoTests.root, "real-world", "RELEASE=\(Tool.buildFolder)", "DEMO_OUT=\(folder.path)",
+                    "REAL_WORLD_OPTIONS=\(options)",
+                ],
                 timeout: 600)
         }
         let catalog = folder.join("real-world/2026.12.0/catalog.json")
