@@ -24,8 +24,9 @@ package struct ImageBuilder: Sendable {
             recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
             formats: plan.recipe.formats, signingKey: options.signingKey?.text)
         if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
-            // Nothing to build, but what killed runs left in the output folder still goes.
-            try StagingArea.sweepStale(in: root)
+            // Nothing to build, but what killed runs left in the output folder still goes: out of
+            // the way at once, its files deleted by a child this no-op does not wait for.
+            try StagingArea.sweepStale(in: root, inBackground: true)
             events(.phase("up to date"))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
@@ -50,9 +51,12 @@ package struct ImageBuilder: Sendable {
             try BuildStamp.write(
                 root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
                 bundles: plan.bundles.count)
+            // A finished build leaves nothing of killed runs behind; their deletion ran meanwhile.
+            Trash.waitForRemovals(in: root)
             return report
         } catch {
-            area.discard()
+            // Out of the way in one rename; an interrupted build does not wait for its files' deletion.
+            area.throwAway()
             throw error
         }
     }
@@ -81,7 +85,7 @@ package struct ImageBuilder: Sendable {
             recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
             formats: recipe.formats, signingKey: options.signingKey?.text)
         guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
-        try? StagingArea.sweepStale(in: root)
+        try? StagingArea.sweepStale(in: root, inBackground: true)
         return report(upToDate: stamp, root: root, formats: recipe.formats)
     }
 
@@ -103,7 +107,8 @@ package struct ImageBuilder: Sendable {
                 "refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
         }
         try FileSystem.makeDirectories(root)
-        try StagingArea.sweepStale(in: root)
+        // Deleted while this build works (`Trash`); a build that succeeds waits for it at its end.
+        try StagingArea.sweepStale(in: root, inBackground: true)
         return try StagingArea(for: imageName, kind: kind, in: root).makeFolder(ImageOutputSource.imageEntry + "/store")
     }
 
