@@ -179,6 +179,7 @@ package struct ImageBuilder: Sendable {
         // The seed's files by region and bundle, for the tile outputs (which add the overview's tiles).
         var seedFiles: [RegionID: [OutputFile]] = [:]
         for bundle in ordered {
+            try Task.checkCancellation()
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
             if bundle.forStore {
                 storeBundles.append(result)
@@ -198,6 +199,7 @@ package struct ImageBuilder: Sendable {
                 }
             }
         }
+        try Task.checkCancellation()
         let fileList = try ManifestFileList(storeBundles)
 
         var cacheSeed: ImageCacheSeed?
@@ -211,6 +213,7 @@ package struct ImageBuilder: Sendable {
                 regions: plan.seedSelection.regions.map(\.id))
         }
         seedCandidates = []
+        try Task.checkCancellation()
         try FileSystem.removeTree(seedScratch)
 
         let language = recipe.language
@@ -229,6 +232,7 @@ package struct ImageBuilder: Sendable {
             mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
             regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
         let manifestPath = area.imageFolder + "/" + ImageManifest.fileName
+        try Task.checkCancellation()
         let imageID = try fileList.writeManifest(shell, to: manifestPath)
         var signature: Data?
         if let key = options.signingKey {
@@ -249,7 +253,7 @@ package struct ImageBuilder: Sendable {
         let tree = plan.tree
         let selection = plan.selection
         let storeFiles = Dictionary(storeBundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
-        let source = ImageOutputSource(
+        var source = ImageOutputSource(
             stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature,
             catalog: catalog.catalog, mapVersion: catalog.mapVersion,
             regions: {
@@ -271,18 +275,26 @@ package struct ImageBuilder: Sendable {
                     }
                 }
             })
+        let storeBytes = storeBundles.reduce(0) { $0 + $1.unpackedSize }
+        source.packProgress = { [count = fileList.count] files, bytes in
+            events(.packed(files: files, totalFiles: count, bytes: bytes, totalBytes: storeBytes))
+        }
         var staged: [(output: any ImageOutput, entry: String)] = []
         for output in recipe.outputs {
             if let phase = output.phase {
                 try Task.checkCancellation()
                 events(.phase(phase))
+                if output is PackedOutput { source.packProgress(0, 0) }
                 TestPause.reach(phase)
             }
             staged.append((output, try output.stage(source)))
         }
 
+        // A signal that came during the last output stops the build here, before a phase starts.
+        try Task.checkCancellation()
         events(.phase("publish"))
         TestPause.reach("publish")
+        try Task.checkCancellation()
         // Written without syncs (faster); on disk before a rename shows them, so a power cut leaves a
         // finished-looking output that verifies, or none.
         for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) }
