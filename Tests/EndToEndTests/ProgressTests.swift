@@ -91,6 +91,26 @@ import Testing
         #expect(move.stderr.hasPrefix("move: "), "\(move.stderr)")
     }
 
+    /// `store download` on a terminal: one line for all the regions asked for (not one region after
+    /// another), and "installing" once the bytes are in, instead of sitting at 100 %.
+    @Test func storeDownloadOnATerminalSaysAllRegionsAndInstalling() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe).status == 0)
+        let device = ["--storage", world.folder.join("device/maps"), "--cache", world.folder.join("device/cache")]
+        #expect(try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0"] + device).status == 0)
+        #expect(try Tool.mappack(["store", "delete", "europe/ch/zh", "europe/ch/be"] + device).status == 0)
+        let command = ([Tool.path("mappack"), "store", "download", "europe/ch/zh", "europe/ch/be", "--catalog", world.catalog] + device)
+            .joined(separator: " ")
+        let run = try Tool.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], environment: ["NO_COLOR": "1"])
+        #expect(run.status == 0, "\(run.stdout)")
+        let screen = run.stdout
+        #expect(screen.contains("download 2 regions"), "\(screen)")
+        #expect(!screen.contains("download: europe/ch/be "), "one region's line: \(screen)")
+        #expect(screen.contains("installing"), "\(screen)")
+        #expect(screen.contains("downloaded europe/ch/zh europe/ch/be"), "\(screen)")
+    }
+
     /// A signal with `--quiet`: the one line that says the build stops, no blank line before it.
     @Test func anInterruptedQuietBuildPrintsNoBlankLine() throws {
         let world = try PublishedWorld()
