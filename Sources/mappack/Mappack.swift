@@ -120,9 +120,9 @@ struct Mappack {
             if case .untrusted = error { return 1 }
             return 2
         case let error as MapStoreError:
-            // The caller's to fix: a region id it gave, or a catalog it has not given yet.
+            // The caller's to fix: a region id it gave, a catalog it has not given yet, a folder to move to.
             switch error {
-            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL: return 2
+            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty: return 2
             default: break
             }
             // A catalog file named on the command line is input; one a server sent is failed work.

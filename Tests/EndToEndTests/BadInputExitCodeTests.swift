@@ -30,6 +30,14 @@ import Testing
         // A region the catalog does not have, once a catalog is known.
         let download = try Tool.mappack(["store", "download", "europe/xx", "--catalog", world.catalog] + device)
         #expect(download.status == 2, "\(download.status): \(download.stderr)")
+
+        // A folder to move to that is not empty.
+        let occupied = world.folder.join("occupied")
+        try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: occupied + "/file"))
+        let move = try Tool.mappack(["store", "move", "--to", occupied] + device)
+        #expect(move.status == 2, "\(move.status): \(move.stderr)")
+        #expect(move.stderr.contains(occupied), "\(move.stderr)")
     }
 
     @Test func globalOptionsWorkBeforeTheVerb() throws {
