@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Ctrl-C in any phase of a large build ends it at once (issue 32 item 1): exit 1 within 2 s of the
+/// Ctrl-C in any phase of a large build (`reuse` of a `--from` build too) ends it at once (issue 32 item 1): exit 1 within 2 s of the
 /// signal (asserted with a margin for a loaded two-core box; each time is printed), no phase starts
 /// after the signal, the progress line says "stopping" and stops moving, nothing is published, and
 /// the next run leaves no staging behind.
@@ -13,16 +13,18 @@ import Testing
 @Suite(.serialized) struct InterruptTimingTests {
     /// Where each phase's signal is sent: after this text shows (a `phase` event, the first event
     /// of a kind, or, off `--json`, the phase's first progress line on standard error).
-    static let phases: [(name: String, marker: String, warmCache: Bool, json: Bool)] = [
-        ("fetch", "\"event\":\"bundle-verified\"", false, true),
-        ("unpack", "\"event\":\"bundle-unpacked\"", true, true),
-        ("manifest", "\"phase\":\"manifest\"", true, true),
-        ("cache seed", "\"phase\":\"cache seed\"", true, true),
+    /// `reuse` is a `--from` build's copy of an earlier image's files (`WARM` stands for that image).
+    static let phases: [(name: String, marker: String, warmCache: Bool, json: Bool, extra: [String])] = [
+        ("fetch", "\"event\":\"bundle-verified\"", false, true, []),
+        ("unpack", "\"event\":\"bundle-unpacked\"", true, true, []),
+        ("reuse", "\"phase\":\"reuse\"", true, true, ["--from", "WARM"]),
+        ("manifest", "\"phase\":\"manifest\"", true, true, []),
+        ("cache seed", "\"phase\":\"cache seed\"", true, true, []),
         // Off --json, as at a terminal or in CI: the progress line must stop moving too.
-        ("pack", "pack: ", true, false),
-        ("mbtiles", "\"phase\":\"mbtiles\"", true, true),
-        ("maplibre-offline", "\"phase\":\"maplibre-offline\"", true, true),
-        ("publish", "\"phase\":\"publish\"", true, true),
+        ("pack", "pack: ", true, false, []),
+        ("mbtiles", "\"phase\":\"mbtiles\"", true, true, []),
+        ("maplibre-offline", "\"phase\":\"maplibre-offline\"", true, true, []),
+        ("publish", "\"phase\":\"publish\"", true, true, []),
     ]
 
     @Test func sigintInEveryPhaseOfALargeBuildExitsWithinTwoSeconds() throws {
@@ -54,7 +56,8 @@ import Testing
         var times: [String] = []
         for (index, phase) in Self.phases.enumerated() {
             let cache = phase.warmCache ? folder.join("cache") : folder.join("cold-\(index)")
-            let run = try Self.interrupt(recipe: recipe, cache: cache, out: out, after: phase.marker, json: phase.json)
+            let extra = phase.extra.map { $0 == "WARM" ? folder.join("warm/europe-2026.11.0") : $0 }
+            let run = try Self.interrupt(recipe: recipe, cache: cache, out: out, after: phase.marker, json: phase.json, extra: extra)
             times.append("\(phase.name) \(String(format: "%.2f", run.seconds)) s")
             #expect(run.reached, "\(phase.name): the build never reached it: \(run.stdout.suffix(2000))")
             #expect(run.status == 1, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
@@ -99,10 +102,12 @@ import Testing
 
     /// Runs a build into `out`, sends SIGINT as soon as `marker` shows on standard output (with
     /// `--json`) or standard error (without), and waits for its exit (killed after 60 s).
-    static func interrupt(recipe: String, cache: String, out: String, after marker: String, json: Bool = true) throws -> Interrupted {
+    static func interrupt(
+        recipe: String, cache: String, out: String, after marker: String, json: Bool = true, extra: [String] = []
+    ) throws -> Interrupted {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = ["build", recipe, "--cache", cache, "--out", out, "--force"] + (json ? ["--json"] : [])
+        process.arguments = ["build", recipe, "--cache", cache, "--out", out, "--force"] + extra + (json ? ["--json"] : [])
         process.environment = ProcessInfo.processInfo.environment.merging([
             "SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_PROGRESS_INTERVAL": "0.05", "SWIFT_BACKTRACE": "enable=no",
         ]) { $1 }
