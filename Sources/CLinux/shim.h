@@ -24,4 +24,40 @@ static inline ssize_t mp_getdents64(int fd, void *buffer, size_t count) {
 static inline int mp_syncfs(int fd) {
     return (int)syscall(SYS_syncfs, fd);
 }
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+
+// Declared by glibc (2.34 and later) only under _GNU_SOURCE.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#define MP_POSIX_SPAWN_SETSID 0x80
+
+// posix_spawn(3) of a child that outlives this process undisturbed: a session of its own (a
+// terminal's Ctrl-C to this process group does not reach it), standard input and output on
+// /dev/null, and no other descriptor of ours (no lock or pipe stays held by it). Returns the
+// child's pid, or -1 with errno.
+static inline pid_t mp_spawn_detached(const char *path, char *const argv[], char *const envp[]) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+    if (posix_spawnattr_init(&attributes) != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return -1;
+    }
+    int failed = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        || posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        || posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        || posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        || posix_spawnattr_setflags(&attributes, MP_POSIX_SPAWN_SETSID);
+    pid_t child = -1;
+    int code = failed ? EINVAL : posix_spawn(&child, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (code != 0) {
+        errno = code;
+        return -1;
+    }
+    return child;
+}
 #endif

@@ -28,6 +28,10 @@ final class BuildProgress: Sendable {
         var storeFiles = 0
         var storeBundlesDone = 0
         var fetchStarted = Date()
+        /// The packed form's store files and bytes so far, and their totals.
+        var packed = (files: 0, totalFiles: 0, bytes: Int64(0), totalBytes: Int64(0))
+        /// A signal came: the line said so and moves no more.
+        var stopping = false
     }
 
     /// How the phases that carry no counts of their own describe themselves.
@@ -51,16 +55,32 @@ final class BuildProgress: Sendable {
     }
 
     /// The status line now; nil before the build has a plan.
-    private func currentStatus() -> String? { state.withLock { $0.phase == "plan" ? nil : status($0) } }
+    private func currentStatus() -> String? { state.withLock { $0.phase == "plan" || $0.stopping ? nil : status($0) } }
 
     /// Stops the ticking and clears a redrawn line.
     func finish() { ticker?.finish() }
+
+    /// A line about the whole run on standard error, in every mode (`Terminal.notice`).
+    func say(_ message: String) { terminal.notice(message) }
+
+    /// A signal came: the line stops moving (no more ticks or counts) and one line on standard error
+    /// says why, in every mode (with `--quiet` and `--json` too: a signal's answer is not chatter).
+    func stopping(_ message: String) {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
+        ticker?.finish()
+        terminal.notice(message)
+    }
 
     /// Takes one of the builder's events.
     func take(_ event: BuildEvent) {
         guard terminal.showsProgress else { return }
         var started: [String] = []
-        let now = state.withLock { state -> State in
+        let now = state.withLock { state -> State? in
+            if state.stopping { return nil }
             switch event {
             case .planned(let bundles, let bytes, let cached, _):
                 // Fetching starts with the first fetch event: a --from build reuses bundles first.
@@ -94,10 +114,13 @@ final class BuildProgress: Sendable {
             case .chunked(_, let downloaded, _, _, let fallback):
                 // A chunked bundle's ranges count as received; the fetch phase then finds it cached.
                 if fallback == nil { state.received += downloaded }
+            case .packed(let files, let totalFiles, let bytes, let totalBytes):
+                state.packed = (files, totalFiles, bytes, totalBytes)
             case .remote: break
             }
             return state
         }
+        guard let now else { return }
         // The status line is only made when a terminal redraws it (at most 10 times a second).
         for headline in started { ticker?.started(headline) }
         if started.isEmpty { ticker?.update(self.status(now)) }
@@ -130,7 +153,9 @@ final class BuildProgress: Sendable {
         case "unpack": return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
         case "manifest": return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"
         case "cache seed": return "cache seed: \(descriptions.cacheSeed)"
-        case "pack": return "pack: \(state.storeFiles) files into \(descriptions.pack)"
+        case "pack":
+            let size = state.packed.totalBytes > 0 ? " (\(ByteCount.format(state.packed.totalBytes)))" : ""
+            return "pack: \(state.storeFiles) files\(size) into \(descriptions.pack)"
         case "publish": return "publish: into \(descriptions.publish)"
         default: return "\(state.phase)…"
         }
@@ -150,6 +175,11 @@ final class BuildProgress: Sendable {
                 + "\(ByteCount.format(Int64(rate)))/s  ETA \(eta) s · unpacked \(state.unpacked + state.reused)/\(state.bundles)"
         case "unpack":
             return "unpack \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files · \(elapsed) s"
+        case "pack":
+            let packed = state.packed
+            return
+                "pack \(packed.files)/\(packed.totalFiles) files, \(ByteCount.format(packed.bytes))/\(ByteCount.format(packed.totalBytes))"
+                + " into \(descriptions.pack) · \(elapsed) s"
         default:
             return headline(state) + " · \(elapsed) s"
         }

@@ -11,8 +11,10 @@ enum Interrupts {
 
     /// Runs `work` as a task that SIGINT/SIGTERM cancel; a second signal exits at once. With a
     /// `gate`, a signal that comes once the outputs are going into place no longer stops the work:
-    /// it says so, and the work completes.
-    static func cancellable<T: Sendable>(gate: PublishGate? = nil, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// it says so, and the work completes. `progress` stops moving at the signal and says it.
+    static func cancellable<T: Sendable>(
+        gate: PublishGate? = nil, progress: BuildProgress, _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let task = Task { try await work() }
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
@@ -24,13 +26,10 @@ enum Interrupts {
                     return previous == nil
                 }
                 if first, gate?.requestStop() == false {
-                    Terminal.write(
-                        Data(
-                            "\ninterrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)\n".utf8
-                        ), to: STDERR_FILENO)
+                    progress.say(
+                        "interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
                 } else if first {
-                    Terminal.write(
-                        Data("\ninterrupted: stopping (partial downloads are kept; run the same command again to resume)\n".utf8), to: STDERR_FILENO)
+                    progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
                     task.cancel()
                 } else {
                     exit(128 + number)

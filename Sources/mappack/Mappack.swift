@@ -14,11 +14,15 @@ struct Mappack {
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())
+        // Options every verb takes may come before it too (`mappack -q build …`); the verb reads them.
+        let global = arguments.prefix { Mappack.isGlobalOption($0) }
+        arguments.removeFirst(global.count)
         guard !arguments.isEmpty else {
             Terminal.write(Data((Help.usage + "\n").utf8), to: STDERR_FILENO)
             exit(2)
         }
         let verb = arguments.removeFirst()
+        arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {
             let code: Int32
@@ -86,6 +90,14 @@ struct Mappack {
         }
     }
 
+    /// `--json`, `--quiet`, `--verbose` and their short forms, alone or grouped (`-qv`): the options
+    /// of every verb, also taken before the verb.
+    static func isGlobalOption(_ argument: String) -> Bool {
+        if ["--json", "--quiet", "--verbose"].contains(argument) { return true }
+        guard argument.count > 1, argument.hasPrefix("-"), !argument.hasPrefix("--") else { return false }
+        return argument.dropFirst().allSatisfy { $0 == "q" || $0 == "v" }
+    }
+
     /// An unknown command, with the nearest known one.
     static func unknownVerb(_ verb: String) -> UsageError {
         let suggestion = Spelling.nearest(to: verb, among: Verbs.all.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
@@ -113,7 +125,11 @@ struct Mappack {
             if case .untrusted = error { return 1 }
             return 2
         case let error as MapStoreError:
-            if case .notInstalled = error { return 2 }
+            // The caller's to fix: a region id it gave, a catalog it has not given yet, a folder to move to.
+            switch error {
+            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty: return 2
+            default: break
+            }
             // A catalog file named on the command line is input; one a server sent is failed work.
             if case .invalidCatalog(let url, _) = error, url.hasPrefix("/") || url.hasPrefix("file:") { return 2 }
             return 1

@@ -47,6 +47,15 @@ final class Terminal: @unchecked Sendable {
         }
     }
 
+    /// A line on standard error in every mode (`--quiet` and `--json` too), in place of a redrawn
+    /// progress line: what happens to the whole run (a signal's answer).
+    func notice(_ text: String) {
+        lock.withLock {
+            clearProgress()
+            Terminal.write(Data((text.visibleKeepingLines + "\n").utf8), to: STDERR_FILENO)
+        }
+    }
+
     /// An error on standard error (red on a colour TTY).
     func error(_ text: String) {
         let text = text.visibleKeepingLines

@@ -33,13 +33,17 @@ import Testing
         #expect(first("cache seed: ") != nil, "\(build.stderr)")
         #expect(first("pack: ")?.contains("fixture-1.0.tar.zst") == true, "\(build.stderr)")
         #expect(first("publish: ") != nil, "\(build.stderr)")
-        // Held 2 s in pack with a line every 0.3 s: more lines follow the phase's first.
-        #expect(lines.filter { $0.hasPrefix("pack: ") }.count >= 3, "\(build.stderr)")
+        // Held 2 s in pack with a line every 0.3 s: more lines follow the phase's first, each with
+        // the files and bytes packed so far (issue 32 item 9).
+        let packLines = lines.filter { $0.hasPrefix("pack") }
+        #expect(packLines.count >= 3, "\(build.stderr)")
+        #expect(packLines.dropFirst().allSatisfy { $0.hasPrefix("pack \(0)/\(files) files, 0 B/") }, "\(packLines)")
         // The phases come in the order the build runs them.
         let order = ["fetch: ", "unpack: ", "manifest: ", "cache seed: ", "pack: ", "publish: "].compactMap { prefix in
             lines.firstIndex { $0.hasPrefix(prefix) }
         }
         #expect(order == order.sorted() && order.count == 6, "\(build.stderr)")
+        #expect(!lines.contains(""), "a blank line: \(build.stderr)")
     }
 
     /// On a terminal (a pseudo-terminal from `script`) the redrawn line shows each phase, and its
@@ -85,6 +89,54 @@ import Testing
         let move = try Tool.mappack(["store", "move", "--to", world.folder.join("moved")] + device, environment: environment)
         #expect(move.status == 0, "\(move.stderr)")
         #expect(move.stderr.hasPrefix("move: "), "\(move.stderr)")
+    }
+
+    /// `store download` on a terminal: one line for all the regions asked for (not one region after
+    /// another), and "installing" once the bytes are in, instead of sitting at 100 %.
+    @Test func storeDownloadOnATerminalSaysAllRegionsAndInstalling() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        #expect(try world.build(recipe).status == 0)
+        let device = ["--storage", world.folder.join("device/maps"), "--cache", world.folder.join("device/cache")]
+        #expect(try Tool.mappack(["store", "install", "--image", world.out + "/fixture-1.0"] + device).status == 0)
+        #expect(try Tool.mappack(["store", "delete", "europe/ch/zh", "europe/ch/be"] + device).status == 0)
+        let command = ([Tool.path("mappack"), "store", "download", "europe/ch/zh", "europe/ch/be", "--catalog", world.catalog] + device)
+            .joined(separator: " ")
+        let run = try Tool.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], environment: ["NO_COLOR": "1"])
+        #expect(run.status == 0, "\(run.stdout)")
+        let screen = run.stdout
+        #expect(screen.contains("download 2 regions"), "\(screen)")
+        #expect(!screen.contains("download: europe/ch/be "), "one region's line: \(screen)")
+        #expect(screen.contains("installing"), "\(screen)")
+        #expect(screen.contains("downloaded europe/ch/zh europe/ch/be"), "\(screen)")
+    }
+
+    /// A signal with `--quiet`: the one line that says the build stops, no blank line before it.
+    @Test func anInterruptedQuietBuildPrintsNoBlankLine() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
+        process.arguments = ["build", recipe, "--cache", world.cache, "--out", world.out, "-q", "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["MAPPACK_TEST_PAUSE_AT": "manifest"]) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        var seen = Data()
+        while seen.range(of: Data("\"phase\":\"manifest\"".utf8)) == nil {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        kill(process.processIdentifier, SIGINT)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.hasPrefix("interrupted: stopping"), "\(stderr)")
+        #expect(!stderr.contains("\n\n"), "\(stderr)")
     }
 
     @Test func publishSaysWhatItDoes() throws {

@@ -31,6 +31,78 @@ import Testing
         #expect(try Tool.mappack(["verify", out + "/net-2026.11.0"]).status == 0)
     }
 
+    /// A build killed with SIGKILL whose parent has not reaped it yet (a zombie, as right after `kill
+    /// -9` in a script) is dead: the next successful run removes its staging folder (issue 32 item 2),
+    /// and a no-op run after another killed build puts the leftover out of the way at once and does
+    /// not wait for its deletion.
+    @Test func aZombieBuildsStagingIsGoneAfterTheNextRunAndANoOpDoesNotPayForIt() throws {
+        let world = try ServedWorld()
+        let recipe = try world.recipe(catalog: world.published + "/catalog.json")
+        let out = world.folder.join("out")
+        let (leftover, parent) = try killUnreaped(recipe, world: world)
+        defer { end(parent) }
+        let next = try world.build(recipe, cache: "cache", out: "out")
+        #expect(next.status == 0 && next.stdout.contains("built"), "\(next.stderr)")
+        // Only the build stamp is hidden in a finished output folder: no staging, no trash.
+        var left = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasPrefix(".") && !$0.hasSuffix(".build.json") } ?? []
+        #expect(!leftover.isEmpty && left.isEmpty, "\(leftover): \(left)")
+
+        let (second, secondParent) = try killUnreaped(recipe, extra: ["--force"], world: world)
+        defer { end(secondParent) }
+        let started = ContinuousClock.now
+        let noOp = try world.build(recipe, cache: "cache", out: "out")
+        print("stale staging: the no-op after a killed build took \(ContinuousClock.now - started)")
+        #expect(noOp.status == 0 && noOp.stdout.contains("up to date"), "\(noOp.stderr)")
+        left = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+        #expect(!second.isEmpty && !left.contains(second), "\(left)")
+        #expect(left.allSatisfy { !$0.contains(".staging-") }, "\(left)")
+        #expect(try Tool.mappack(["verify", out + "/net-2026.11.0"]).status == 0)
+    }
+
+    /// Starts a build held at `manifest` under a shell that then becomes `sleep`, which never reaps
+    /// it; kills the build with SIGKILL once its staging folder exists and returns that folder's
+    /// name, and the parent that keeps it a zombie (for `end`).
+    private func killUnreaped(_ recipe: String, extra: [String] = [], world: ServedWorld) throws -> (String, Process) {
+        let out = world.folder.join("out")
+        let command =
+            ([Tool.path("mappack"), "build", recipe, "--cache", world.folder.join("cache"), "--out", out] + extra).joined(separator: " ")
+            + " >/dev/null 2>&1 & echo $!; exec sleep 120"
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", command]
+        shell.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "1790000000", "MAPPACK_TEST_PAUSE_AT": "manifest"]) {
+            $1
+        }
+        let pipe = Pipe()
+        shell.standardOutput = pipe
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(text)")
+        let name = ".net-2026.11.0.staging-\(pid)"
+        for _ in 0..<2400 where !FileManager.default.fileExists(atPath: out + "/" + name + "/image/store") { usleep(25_000) }
+        kill(pid, SIGKILL)
+        // Dead, but a zombie until `sleep` (which never waits) goes.
+        for _ in 0..<2400 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if stat.contains(") Z ") { break }
+            usleep(25_000)
+        }
+        #expect(((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").contains(") Z "))
+        return (FileManager.default.fileExists(atPath: out + "/" + name) ? name : "", shell)
+    }
+
+    /// Ends the parent `killUnreaped` started (which reaps nothing: its zombie goes with it).
+    private func end(_ parent: Process) {
+        kill(parent.processIdentifier, SIGKILL)
+        parent.waitUntilExit()
+    }
+
     /// Runs `mappack ARGUMENTS --out OUT` held at `phase`, waits until its staging folder (a hidden
     /// name with `kind` and its PID) exists, kills it with SIGKILL and returns that folder's name.
     private func killHeld(_ arguments: [String], at phase: String, kind: String, world: ServedWorld) throws -> String {

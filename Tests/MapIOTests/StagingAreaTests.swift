@@ -39,6 +39,63 @@ import Testing
         #expect(left == Set(kept))
     }
 
+    /// In the background, the same entries go, in one rename each into this process's trash, and
+    /// a detached child deletes them; a dead run's trash is taken over. Nothing else is touched,
+    /// and once the removals are waited for, no trash is left.
+    @Test func sweepInTheBackgroundMovesTheSameEntriesAsideAndDeletesThem() throws {
+        let folder = TemporaryFolder("staging-sweep-background")
+        let dead = try deadPID()
+        let live = getppid()
+        let stale = [".img-1.0.staging-\(dead)", ".img-1.0.tar.zst.old-\(dead)", ".trash-\(dead)"]
+        let kept = [".img-1.0.staging-\(live)", "img-1.0", ".img-1.0.build.json", ".trash-\(live)"]
+        for (index, name) in (stale + kept).enumerated() { try make(folder.join(name), folder: index % 2 == 0) }
+        try StagingArea.sweepStale(in: folder.path, inBackground: true)
+        var left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(left.subtracting([".trash-\(getpid())"]) == Set(kept))
+        Trash.waitForRemovals(in: folder.path)
+        left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(left == Set(kept))
+    }
+
+    /// A zombie (killed, not yet reaped by its parent) owns nothing: its staging is swept.
+    @Test func aZombiesStagingIsSwept() throws {
+        let folder = TemporaryFolder("staging-sweep-zombie")
+        // A shell whose child is killed while the shell, now `sleep`, never reaps it.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "sleep 60 & echo $!; exec sleep 60"]
+        let pipe = Pipe()
+        shell.standardOutput = pipe
+        try shell.run()
+        defer {
+            kill(shell.processIdentifier, SIGKILL)
+            shell.waitUntilExit()
+        }
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let child = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(child, SIGKILL)
+        for _ in 0..<400 where !((try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? "").contains(") Z ") {
+            usleep(25_000)
+        }
+        try make(folder.join(".img.staging-\(child)"), folder: true)
+        try StagingArea.sweepStale(in: folder.path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    /// Thrown away: out of its name at once, and a small tree is deleted before `throwAway` returns.
+    @Test func throwAwayLeavesNothing() throws {
+        let folder = TemporaryFolder("staging-throw-away")
+        let area = try StagingArea(for: "img", kind: .staging, in: folder.path).makeFolder("image/store")
+        try make(area.path + "/image/store/file", folder: false)
+        area.throwAway()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
     @Test func sweepForOneNameLeavesOtherNamesAlone() throws {
         let folder = TemporaryFolder("staging-sweep-for")
         let dead = try deadPID()

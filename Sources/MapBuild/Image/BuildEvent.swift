@@ -16,4 +16,7 @@ package enum BuildEvent: Sendable {
     case chunked(BundleDigest, downloaded: Int64, reused: Int64, size: Int64, fallback: String?)
     case remote(RemoteCacheEvent)
     case phase(String)
+    /// The packed form (`.tar.zst`) holds `files` of the store's `totalFiles` files so far, `bytes`
+    /// of their `totalBytes` bytes.
+    case packed(files: Int, totalFiles: Int, bytes: Int64, totalBytes: Int64)
 }

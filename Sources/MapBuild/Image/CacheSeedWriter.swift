@@ -43,6 +43,8 @@ struct CacheSeedWriter {
                 [.text("mapVersion"), .text(mapVersion.rawValue)],
             ])
         for candidate in ordered {
+            // Between files: a signal stops a large seed here (the work file goes with the staging folder).
+            try Task.checkCancellation()
             if let maxBytes, total + candidate.size > maxBytes { continue }
             let data = try ReadableFile.contents(of: candidate.source, limit: Int(candidate.size) + 1)
             rank += 1
@@ -55,6 +57,7 @@ struct CacheSeedWriter {
             total += candidate.size
         }
         try db.execute("COMMIT")
+        try Task.checkCancellation()
         try FileSystem.removeFile(path)
         try db.execute("VACUUM INTO '\(path.replacingOccurrences(of: "'", with: "''"))'")
         try FileSystem.removeFile(work)

@@ -40,9 +40,10 @@ extension ImageBuilder {
             try options.gate.enterPublishing()
             try ImageBuilder.replace(shardName(index, of: count), with: nil, of: area)
             try FileSystem.syncDirectory(root)
+            Trash.waitForRemovals(in: root)
             return root + "/" + shardName(index, of: count)
         } catch {
-            area.discard()
+            area.throwAway()
             throw error
         }
     }
@@ -140,9 +141,11 @@ extension ImageBuilder {
                 return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }
             let unpacked = Dictionary(uniqueKeysWithValues: copied.map { ($0.digest, $0) })
-            return try builder.finish(staging: area, unpacked: unpacked, built: first.record.built, events: events)
+            let report = try builder.finish(staging: area, unpacked: unpacked, built: first.record.built, events: events)
+            Trash.waitForRemovals(in: area.folder)
+            return report
         } catch {
-            area.discard()
+            area.throwAway()
             throw error
         }
     }

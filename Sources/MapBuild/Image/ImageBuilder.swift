@@ -24,8 +24,9 @@ package struct ImageBuilder: Sendable {
             recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
             formats: plan.recipe.formats, signingKey: options.signingKey?.text)
         if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
-            // Nothing to build, but what killed runs left in the output folder still goes.
-            try StagingArea.sweepStale(in: root)
+            // Nothing to build, but what killed runs left in the output folder still goes: out of
+            // the way at once, its files deleted by a child this no-op does not wait for.
+            try StagingArea.sweepStale(in: root, inBackground: true)
             events(.phase("up to date"))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
@@ -50,9 +51,12 @@ package struct ImageBuilder: Sendable {
             try BuildStamp.write(
                 root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
                 bundles: plan.bundles.count)
+            // A finished build leaves nothing of killed runs behind; their deletion ran meanwhile.
+            Trash.waitForRemovals(in: root)
             return report
         } catch {
-            area.discard()
+            // Out of the way in one rename; an interrupted build does not wait for its files' deletion.
+            area.throwAway()
             throw error
         }
     }
@@ -89,7 +93,7 @@ package struct ImageBuilder: Sendable {
             recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
             formats: recipe.formats, signingKey: options.signingKey?.text)
         guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
-        try? StagingArea.sweepStale(in: root)
+        try? StagingArea.sweepStale(in: root, inBackground: true)
         return report(upToDate: stamp, root: root, formats: recipe.formats)
     }
 
@@ -111,7 +115,8 @@ package struct ImageBuilder: Sendable {
                 "refusing the image name '\(imageName)': it must be one plain file name (from the recipe's name and the catalog's mapVersion)")
         }
         try FileSystem.makeDirectories(root)
-        try StagingArea.sweepStale(in: root)
+        // Deleted while this build works (`Trash`); a build that succeeds waits for it at its end.
+        try StagingArea.sweepStale(in: root, inBackground: true)
         return try StagingArea(for: imageName, kind: kind, in: root).makeFolder(ImageOutputSource.imageEntry + "/store")
     }
 
@@ -188,6 +193,7 @@ package struct ImageBuilder: Sendable {
         // The seed's files by region and bundle, for the tile outputs (which add the overview's tiles).
         var seedFiles: [RegionID: [OutputFile]] = [:]
         for bundle in ordered {
+            try Task.checkCancellation()
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
             if bundle.forStore {
                 storeBundles.append(result)
@@ -207,6 +213,7 @@ package struct ImageBuilder: Sendable {
                 }
             }
         }
+        try Task.checkCancellation()
         let fileList = try ManifestFileList(storeBundles)
 
         var cacheSeed: ImageCacheSeed?
@@ -220,6 +227,7 @@ package struct ImageBuilder: Sendable {
                 regions: plan.seedSelection.regions.map(\.id))
         }
         seedCandidates = []
+        try Task.checkCancellation()
         try FileSystem.removeTree(seedScratch)
 
         let language = recipe.language
@@ -238,6 +246,7 @@ package struct ImageBuilder: Sendable {
             mappackVersion: MappackVersion.current, blockSize: recipe.blockSize, language: language,
             regions: regions, bundles: bundleRecords.sorted { $0.digest < $1.digest }, files: [], cacheSeed: cacheSeed)
         let manifestPath = area.imageFolder + "/" + ImageManifest.fileName
+        try Task.checkCancellation()
         let imageID = try fileList.writeManifest(shell, to: manifestPath)
         var signature: Data?
         if let key = options.signingKey {
@@ -258,7 +267,7 @@ package struct ImageBuilder: Sendable {
         let tree = plan.tree
         let selection = plan.selection
         let storeFiles = Dictionary(storeBundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
-        let source = ImageOutputSource(
+        var source = ImageOutputSource(
             stagingFolder: staging, imageName: imageName, built: built, cacheSeed: cacheSeed, signature: signature,
             catalog: catalog.catalog, mapVersion: catalog.mapVersion,
             regions: {
@@ -280,18 +289,26 @@ package struct ImageBuilder: Sendable {
                     }
                 }
             })
+        let storeBytes = storeBundles.reduce(0) { $0 + $1.unpackedSize }
+        source.packProgress = { [count = fileList.count] files, bytes in
+            events(.packed(files: files, totalFiles: count, bytes: bytes, totalBytes: storeBytes))
+        }
         var staged: [(output: any ImageOutput, entry: String)] = []
         for output in recipe.outputs {
             if let phase = output.phase {
                 try Task.checkCancellation()
                 events(.phase(phase))
+                if output is PackedOutput { source.packProgress(0, 0) }
                 TestPause.reach(phase)
             }
             staged.append((output, try output.stage(source)))
         }
 
+        // A signal that came during the last output stops the build here, before a phase starts.
+        try Task.checkCancellation()
         events(.phase("publish"))
         TestPause.reach("publish")
+        try Task.checkCancellation()
         // Written without syncs (faster); on disk before a rename shows them, so a power cut leaves a
         // finished-looking output that verifies, or none.
         for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) }

@@ -5,6 +5,7 @@ import MapIO
 /// most `width` items in flight.
 package enum BlockingWork {
     /// Maps `items` through `body` with `width` threads, keeping the input order; the first error wins.
+    /// Cancelling the task ends it once the items in flight are done (`CancellationError`).
     package static func map<Item: Sendable, T: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> T) async throws
         -> [T]
     {
@@ -19,6 +20,9 @@ package enum BlockingWork {
             }
             while let (index, value) = try await group.next() {
                 results[index] = value
+                // A pool thread does not see the task's cancellation: stop starting items here, so a
+                // signal waits only for those in flight.
+                try Task.checkCancellation()
                 if next < items.count {
                     let index2 = next
                     let item = items[index2]

@@ -21,6 +21,8 @@ package struct StagingArea: Sendable {
         case temporary
         /// A replaced folder, set aside until its successor is in place: `.old-`.
         case aside
+        /// Entries no longer wanted, waiting to be deleted (`Trash`): `.trash-`.
+        case trash
 
         /// The kind's word in an entry name.
         package var label: String {
@@ -31,12 +33,13 @@ package struct StagingArea: Sendable {
             case .publish: "publish"
             case .temporary: "tmp"
             case .aside: "old"
+            case .trash: "trash"
             }
         }
 
         /// True when `label` names a kind in use (any shard numbers).
         static func isKnown(_ label: Substring) -> Bool {
-            if ["staging", "merge", "publish", "tmp", "old"].contains(label) { return true }
+            if ["staging", "merge", "publish", "tmp", "old", "trash"].contains(label) { return true }
             let parts = label.split(separator: "-", omittingEmptySubsequences: false)
             return parts.count == 4 && parts[0] == "shard" && parts[2] == "of" && Int(parts[1]) != nil && Int(parts[3]) != nil
         }
@@ -76,6 +79,16 @@ package struct StagingArea: Sendable {
         try? FileSystem.removeTree(path)
     }
 
+    /// Moves the entry out of the way in one rename, into this process's trash in its folder, and
+    /// deletes it there for at most half a second, handing the rest to a child that outlives this
+    /// process (`Trash`): an interrupted run ends at once instead of deleting a large tree file by
+    /// file, and a small one leaves nothing. Nothing when absent; removed here when it cannot be moved.
+    package func throwAway() {
+        guard FileSystem.exists(path) else { return }
+        do { try Trash.put(name, in: folder) } catch { discard() }
+        Trash.empty(in: folder, within: .milliseconds(500))
+    }
+
     /// Renames the staging entry (or `entry`, a relative path inside it) to `target`, one name in
     /// `folder`, replacing what was there; then fsyncs `folder` unless `sync` is false (the caller
     /// commits more and syncs once).
@@ -105,7 +118,11 @@ package struct StagingArea: Sendable {
     /// Removes the staging entries in `folder` (of every kind; with `what`, only those for it) whose
     /// process is gone: what runs killed outright (`kill -9`, power loss) left behind. Entries of
     /// live processes, this one included, stay; so does everything not named like a staging entry.
-    package static func sweepStale(in folder: String, for what: String? = nil) throws(FileError) {
+    ///
+    /// With `inBackground`, each is moved into this process's trash in one rename and deleted by a
+    /// child that outlives this process (`Trash.emptyDetached`), so the caller does not wait for
+    /// the files; `Trash.waitForRemovals` waits for them.
+    package static func sweepStale(in folder: String, for what: String? = nil, inBackground: Bool = false) throws(FileError) {
         guard FileSystem.isDirectory(folder) else { return }
         for entry in try DirectoryWalker.entries(of: folder) where entry.hasPrefix(".") {
             guard let dash = entry.lastIndex(of: "-"), let pid = Int32(entry[entry.index(after: dash)...]), pid > 0, pid != getpid() else { continue }
@@ -118,8 +135,29 @@ package struct StagingArea: Sendable {
                 // `.<kind>` alone, or `.<what>.<kind>`: the kind follows the last dot.
                 label = stem.lastIndex(of: ".").map { stem[stem.index(after: $0)...] } ?? stem
             }
-            guard Kind.isKnown(label), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try FileSystem.removeTree(folder + "/" + entry)
+            guard Kind.isKnown(label), isGone(pid) else { continue }
+            if inBackground {
+                try Trash.put(entry, in: folder)
+            } else {
+                try FileSystem.removeTree(folder + "/" + entry)
+            }
         }
+        if inBackground { Trash.emptyDetached(in: folder) }
+    }
+
+    /// True when process `pid` has ended: there is none, or it is a zombie (killed, and not yet
+    /// reaped by its parent, as right after `kill -9` in a script).
+    static func isGone(_ pid: Int32) -> Bool {
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        #if os(Linux)
+            // `/proc/PID/stat` is `PID (COMMAND) STATE …`; the command may hold spaces and parentheses.
+            guard let stat = try? ReadableFile.contents(of: "/proc/\(pid)/stat", limit: 4096),
+                let close = stat.lastIndex(of: UInt8(ascii: ")")), stat.index(close, offsetBy: 2) < stat.endIndex
+            else { return false }
+            let state = stat[stat.index(close, offsetBy: 2)]
+            return state == UInt8(ascii: "Z") || state == UInt8(ascii: "X")
+        #else
+            return false
+        #endif
     }
 }

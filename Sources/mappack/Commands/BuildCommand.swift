@@ -64,7 +64,7 @@ enum BuildCommand {
             }
             let path: String
             do {
-                path = try await Interrupts.cancellable(gate: options.gate) {
+                path = try await Interrupts.cancellable(gate: options.gate, progress: progress) {
                     try await builder.runShard(parts[0], of: parts[1]) { event in
                         if terminal.json { terminal.event(eventObject(event)) }
                         progress.take(event)
@@ -80,7 +80,7 @@ enum BuildCommand {
         }
         let report: BuildReport
         do {
-            report = try await Interrupts.cancellable(gate: options.gate) {
+            report = try await Interrupts.cancellable(gate: options.gate, progress: progress) {
                 try await builder.run { event in
                     if terminal.json { terminal.event(eventObject(event)) }
                     switch event {
@@ -176,6 +176,8 @@ enum BuildCommand {
         case .planned(let bundles, let bytes, let cached, let reused):
             ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
         case .phase(let name): ["event": "phase", "phase": name]
+        case .packed(let files, let totalFiles, let bytes, let totalBytes):
+            ["event": "pack-progress", "files": files, "totalFiles": totalFiles, "bytes": bytes, "totalBytes": totalBytes]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
         case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
         case .chunked(let digest, let downloaded, let reused, let size, let fallback):

@@ -25,7 +25,7 @@ enum MergeCommand {
         let progress = BuildProgress(terminal: terminal, descriptions: descriptions)
         let report: BuildReport
         do {
-            report = try await Interrupts.cancellable(gate: options.gate) {
+            report = try await Interrupts.cancellable(gate: options.gate, progress: progress) {
                 try await ImageBuilder.merge(shards: arguments.positionals, options: options) { event in
                     if terminal.json { terminal.event(BuildCommand.eventObject(event)) }
                     progress.take(event)

@@ -35,12 +35,7 @@ struct StoreAvailable {
             note = nil
             return
         }
-        guard let url, let catalog else {
-            rows = []
-            catalogVersion = nil
-            note = "no catalog is known for this store: give --catalog URL (the store remembers it)"
-            return
-        }
+        guard let url, let catalog else { throw MapStoreError.noCatalogURL }
         if given == nil { try check(url) }
         let tree = try CatalogSource.load(url)
         catalogVersion = tree.catalog.mapVersion

@@ -224,12 +224,27 @@ enum StoreCommand {
             ticker.started("download: \(arguments.positionals.joined(separator: " "))")
             do {
                 try waitFor {
+                    // One line for all the regions asked for (their bytes summed), not one region's after
+                    // another's; once every byte is in, the regions are being installed.
+                    var regions: [RegionID: (received: Int64, total: Int64)] = [:]
+                    var installing = false
+                    let count = "\(arguments.positionals.count) region\(arguments.positionals.count == 1 ? "" : "s")"
                     for await event in task.events {
                         if case .progress(let region, let received, let total) = event {
                             if terminal.json {
                                 terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total])
                             }
-                            ticker.set("download: \(region) \(ByteCount.format(received))/\(ByteCount.format(total))")
+                            regions[region] = (received, total)
+                            let received = regions.values.reduce(0) { $0 + $1.received }
+                            let total = regions.values.reduce(0) { $0 + $1.total }
+                            let fetched = regions.count == arguments.positionals.count && regions.values.allSatisfy { $0.received >= $0.total }
+                            if !fetched {
+                                ticker.set("download \(count) \(ByteCount.format(received))/\(ByteCount.format(total))")
+                            } else if !installing {
+                                // A step of its own, shown at once (also off a terminal): no line sits at 100 %.
+                                installing = true
+                                ticker.started("download \(count): installing (\(ByteCount.format(total)) fetched)")
+                            }
                         }
                     }
                     try await task.wait()

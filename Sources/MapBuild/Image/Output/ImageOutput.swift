@@ -45,6 +45,8 @@ struct ImageOutputSource {
     let regions: @Sendable () throws -> [OutputRegion]
     /// The cache seed's regions (their files are in the seed, not the store; `files` is empty).
     var seedRegions: @Sendable () -> [OutputRegion] = { [] }
+    /// Hears the store files and bytes packed so far while the packed form is written.
+    var packProgress: @Sendable (_ files: Int, _ bytes: Int64) -> Void = { _, _ in }
 
     /// The complete image (manifest, signature, cache seed, `store/`), inside the staging folder.
     static let imageEntry = "image"

@@ -30,6 +30,8 @@ struct MBTilesOutput: SingleFileOutput {
             CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
             """)
         for tileSource in tiles.sources {
+            // Between databases: a large build stops here at a signal instead of copying every tile.
+            try Task.checkCancellation()
             try TileDatabases.attached(tileSource, to: database) {
                 try database.execute(
                     """

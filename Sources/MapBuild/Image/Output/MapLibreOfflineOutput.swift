@@ -47,6 +47,8 @@ struct MapLibreOfflineOutput: SingleFileOutput {
                 _ = try database.query("INSERT INTO regions (definition, description) VALUES ('{}', ?)", [.blob(description)])
                 let regionID = try database.firstRow("SELECT last_insert_rowid() AS id")!["id", as: Int64.self]
                 for tileSource in tiles.sources where tileSource.region.broughtBy == root {
+                    // Between databases: a large build stops here at a signal instead of copying every tile.
+                    try Task.checkCancellation()
                     try TileDatabases.attached(tileSource, to: database) {
                         try MapLibreOfflineOutput.copyTiles(into: database, from: tileSource, template: template, accessed: accessed)
                         _ = try database.query(

@@ -8,7 +8,7 @@ struct PackedOutput: SingleFileOutput {
         let name = publishedName(imageName: source.imageName)
         try ImagePacker.pack(
             image: source.imageFolder, built: source.built, cacheSeed: source.cacheSeed, signature: source.signature,
-            to: source.stagingFolder + "/" + name)
+            to: source.stagingFolder + "/" + name, progress: source.packProgress)
         return name
     }
 }

@@ -64,6 +64,7 @@ package struct TileDatabases {
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
             for file in region.files {
+                try Task.checkCancellation()
                 let path = store + "/" + file.path
                 guard let bytes = TileDatabases.sqliteFileSize(path) else { continue }
                 let source = Source(region: region, file: file, path: path, workLimit: UntrustedDatabase.workLimit(bytes: bytes))
@@ -85,6 +86,7 @@ package struct TileDatabases {
             "SELECT key FROM entries WHERE substr(data, 1, 16) = ? ORDER BY accessed", [.blob(sqliteMagic)])
         var found: [Source] = []
         for entry in entries {
+            try Task.checkCancellation()
             let key = try entry["key", as: String.self]
             guard let (region, file) = owners[key] ?? seed.regions.first.map({ ($0, OutputFile(path: key, bundle: nil)) }) else { continue }
             let copy = seed.scratch + "/seed-\(found.count).db"
