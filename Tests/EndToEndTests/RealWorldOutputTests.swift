@@ -40,6 +40,20 @@ import Testing
         #expect(flags.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1|78", "\(flags.stdout)")
     }
 
+    /// The installed store on a device folder: its tile databases are MBTiles files GDAL opens and
+    /// whose tiles `mapbox_vector_tile` decodes, with the country where it belongs.
+    @Test func theInstalledStoresTilesAreReadByGDALAndDecoded() throws {
+        let built = Built.shared
+        #expect(built.build.status == 0, "\(built.build.stderr)")
+        let storage = built.folder.join("device/storage")
+        let install = try Tool.mappack(
+            ["store", "install", "--image", built.out + "/alps-2026.12.0", "--storage", storage, "--cache", built.folder.join("device/cache")])
+        #expect(install.status == 0, "\(install.stderr)")
+        let tiles = storage + "/store/regions/\(RealWorldFixture.switzerland)/tiles.db"
+        let check = try RealWorldFixture.check(["mbtiles", tiles, "--expect-layer", "countries", "--expect-name", "Switzerland"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
     @Test func mbtilesHasTheVectorLayersGDALNeedsAndTheOverviewsLowZooms() throws {
         let built = Built.shared
         #expect(built.build.status == 0, "\(built.build.stderr)")

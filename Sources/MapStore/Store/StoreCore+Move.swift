@@ -111,6 +111,9 @@ extension StoreCore {
         try FileSystem.removeTree(old.store)
         CrashPoint.reach("move.midRemoveOld")
         try FileSystem.removeTree(old.root + "/" + StoreLayout.downloadsFolderName)
+        // The fetched catalogs and their validators are a cache: the moved store fetches again
+        // (conditionally) rather than carry them, and the old folder is left empty.
+        try FileSystem.removeTree(old.root + "/" + StoreLayout.catalogFetchFolderName)
         try FileSystem.removeFile(old.root + "/" + StoreLayout.catalogFileName)
         try FileSystem.removeFile(old.manifest)
         try FileSystem.removeFile(old.signature)
