@@ -1,5 +1,4 @@
 import Foundation
-import MapFormat
 import MapStore
 import Synchronization
 
