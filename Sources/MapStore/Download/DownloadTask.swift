@@ -15,10 +15,17 @@ public final class DownloadTask: Sendable {
     /// The regions asked for.
     public let regions: [RegionID]
     /// Progress, state changes, completion or failure; finishes when the task completes, fails or is cancelled.
-    public let events: AsyncStream<DownloadEvent>
+    ///
+    /// Each read is a consumer of its own that gets every event of the task, as each `MapStore.events()`
+    /// stream gets every store event: any number of consumers may watch one task. A consumer that starts
+    /// after the task did first gets the events sent before (a run of progress reports of one region as the
+    /// latest of them), then the rest as they come.
+    public var events: AsyncStream<DownloadEvent> { log.stream() }
 
     enum Phase: Equatable {
         case running, pausing, paused
+        /// Fetched; the install runs to its commit: a pause, a cancel or a stop is too late.
+        case installing
         /// Stopped because the task awaiting `MapStore.download(regions:progress:)` was cancelled:
         /// fetched bytes are kept and the regions are `paused`, but the task ends.
         case stopping
@@ -30,7 +37,8 @@ public final class DownloadTask: Sendable {
         var runner: Task<Void, Never>?
     }
 
-    let continuation: AsyncStream<DownloadEvent>.Continuation
+    /// The task's events, for every consumer of `events`.
+    let log = DownloadEventLog()
     let control = Mutex(Control())
     /// The end, and who awaits it.
     let completion = TaskCompletion()
@@ -39,7 +47,6 @@ public final class DownloadTask: Sendable {
     init(store: MapStore, regions: [RegionID]) {
         self.store = store
         self.regions = regions
-        (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Starts (or restarts after a pause) the work.
@@ -141,7 +148,7 @@ public final class DownloadTask: Sendable {
     }
 
     func emit(_ event: DownloadEvent) {
-        continuation.yield(event)
+        log.send(event)
         store.forward(event, of: self)
     }
 
@@ -151,7 +158,7 @@ public final class DownloadTask: Sendable {
         if case .failure(let error) = outcome {
             if case .cancelled = error {} else { emit(.failed(error)) }
         }
-        continuation.finish()
+        log.finish()
         completion.finish(outcome)
     }
 }
