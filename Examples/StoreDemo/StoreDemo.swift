@@ -77,7 +77,8 @@ enum StoreDemo {
                     }
                     if !pauseAsked, received > 0, received < total {
                         pauseAsked = true
-                        task.pause()
+                        // Refused once the download installs (it then completes): a button would say so.
+                        if !task.pause() { print("pause refused: \(id) is installing") }
                     }
                 case .stateChanged(let id, .paused):
                     let progress = store.progress(of: id)

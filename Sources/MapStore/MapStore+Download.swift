@@ -119,6 +119,8 @@ extension MapStore {
                     for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
                 }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
+            // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
+            guard task.beginInstall() else { throw MapStoreError.cancelled }
             try await BlockingPool.run { [self] in
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }

@@ -231,6 +231,8 @@ extension MapStore {
                     progress: { received, total in
                         report(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
                     })
+                // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
+                guard task.beginInstall() else { throw MapStoreError.cancelled }
             } catch {
                 // Paused: the regions wait (still installed and usable); else they are outdated again.
                 let pausing = task.phase == .pausing

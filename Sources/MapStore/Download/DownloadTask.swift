@@ -58,14 +58,22 @@ public final class DownloadTask: Sendable {
     /// True while the download is paused.
     public var isPaused: Bool { phase == .paused }
 
-    /// Stops the transfers, keeping what was fetched; regions move to `paused`.
-    public func pause() {
-        let runner = control.withLock { control -> Task<Void, Never>? in
-            guard control.phase == .running else { return nil }
-            control.phase = .pausing
-            return control.runner
+    /// Stops the transfers, keeping what was fetched; regions move to `paused`. True when the task pauses (or
+    /// is paused already); false when it cannot: its install has begun and runs to its commit (the regions
+    /// become `completed` and `wait()` returns), or it ended or is being cancelled.
+    @discardableResult
+    public func pause() -> Bool {
+        let (runner, pausing) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running:
+                control.phase = .pausing
+                return (control.runner, true)
+            case .pausing, .paused: return (nil, true)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
+            }
         }
         runner?.cancel()
+        return pausing
     }
 
     /// Continues a paused download from the bytes already fetched.
@@ -78,7 +86,8 @@ public final class DownloadTask: Sendable {
         if restart { start() }
     }
 
-    /// Stops the download and removes its fetched data; the regions return to `available`.
+    /// Stops the download and removes its fetched data; the regions return to `available`. Too late once the
+    /// install has begun (see `pause()`): the download then completes.
     public func cancel() {
         let (runner, cleanUpNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
             switch control.phase {
@@ -88,7 +97,7 @@ public final class DownloadTask: Sendable {
             case .paused:
                 control.phase = .cancelling
                 return (nil, true)
-            case .stopping, .cancelling, .finished: return (nil, false)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -111,7 +120,7 @@ public final class DownloadTask: Sendable {
             case .paused:
                 control.phase = .stopping
                 return (nil, true)
-            case .stopping, .cancelling, .finished: return (nil, false)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -127,6 +136,16 @@ public final class DownloadTask: Sendable {
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
     var phase: Phase { control.withLock { $0.phase } }
+
+    /// Moves a running task to `installing`, after which a pause, a cancel or a stop is too late; false when
+    /// one came in first (the runner then settles the task as that one asks).
+    func beginInstall() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .running else { return false }
+            control.phase = .installing
+            return true
+        }
+    }
 
     /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
     func markPaused() -> Bool {
