@@ -215,8 +215,8 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
-    /// the image's language, English, then the id. Never waits for a write in progress (an update,
+    /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`, then `de`), falling back
+    /// to the image's language, English, then the id (as `availableRegions` does). Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.
     public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
         try MapStoreError.boundary("regions", path: storageFolder) {

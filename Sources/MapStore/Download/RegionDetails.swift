@@ -10,7 +10,8 @@ public struct RegionDetails: Sendable, Equatable {
     public let parent: RegionID?
     /// The regions directly below this one, sorted by id (downloading this region brings them all).
     public let children: [RegionID]
-    /// The name in the requested language (`de-CH → de → en → id`).
+    /// The name in the requested language (`de-CH → de`), else the image's language, English, the id: the
+    /// rule `InstalledRegion.name` follows, so a region keeps its name when it is installed.
     public let name: String
     /// All localized names.
     public let names: [String: String]
