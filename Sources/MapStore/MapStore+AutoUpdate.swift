@@ -15,24 +15,26 @@ extension MapStore {
     }
 
     /// Tells the store the device's network changed, as the app's reachability monitor sees it (on Apple
-    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). From the first
-    /// report on, the last report (not `NetworkPolicy.isNetworkMetered`) says whether the network is
-    /// metered, for downloads, updates and repair alike. An automatic update that waits because the network
-    /// was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
+    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). The store's one
+    /// fact about the network (`isNetworkMetered`, first `Options.networkIsMetered`), which `networkPolicy`
+    /// is held against for downloads, updates and repair alike. An automatic update that waits because the
+    /// network was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
     public func networkChanged(metered: Bool) {
         guard autoUpdates.report(metered: metered), autoUpdate else { return }
         Task { [weak self] in await self?.runAutomaticCheck() }
     }
 
+    /// Whether the network is metered, as the app last said (`Options.networkIsMetered` at open, then
+    /// `networkChanged(metered:)`).
+    public var isNetworkMetered: Bool { autoUpdates.metered }
+
     /// True when the network policy lets downloads, updates and repair fetch now (see `networkChanged`).
-    var networkPermitsFetching: Bool {
-        let policy = networkPolicy
-        return policy.allowMetered || !(autoUpdates.reportedMetered ?? policy.isNetworkMetered())
-    }
+    var networkPermitsFetching: Bool { networkPolicy.permits(metered: autoUpdates.metered) }
 
     /// At open: takes the schedule from the options and, with `autoUpdate` on, checks at once.
     func startAutomaticUpdates(interval: Duration?) {
         autoUpdates.interval = interval
+        _ = autoUpdates.report(metered: options.networkIsMetered)
         if autoUpdate { scheduleAutomaticChecks(checkNow: true) }
     }
 

@@ -286,7 +286,8 @@ extension MapStore {
         defer { fetching.withLock { $0 -= 1 } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
-        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: options.fetchRetryDelay, maxDelay: max(options.fetchRetryDelay, 30))
+        let delay = options.fetchRetryDelay.inSeconds
+        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
         let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: policy)
         do throws(FetchError) {
             return try await fetcher.fetch(requests) { event in

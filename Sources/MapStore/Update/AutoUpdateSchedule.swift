@@ -14,8 +14,8 @@ final class AutoUpdateSchedule: Sendable {
         /// The generation whose loop sleeps now (cancelling it then ends no work under way); set by the
         /// loop itself, so it is right also when the loop started sleeping before `install` recorded it.
         var sleepingGeneration: Int?
-        /// The last `networkChanged(metered:)` report; nil until the app reports one.
-        var reportedMetered: Bool?
+        /// Whether the network is metered: `Options.networkIsMetered`, then the last `networkChanged(metered:)`.
+        var metered = false
         /// The version an automatic update waits with because the network is metered.
         var deferred: MapVersion?
         /// True while an automatic update runs (a second one is not started beside it).
@@ -81,13 +81,13 @@ final class AutoUpdateSchedule: Sendable {
         }
     }
 
-    /// The app's last report; nil until it reported.
-    var reportedMetered: Bool? { state.withLock { $0.reportedMetered } }
+    /// Whether the network is metered, as the app last said.
+    var metered: Bool { state.withLock { $0.metered } }
 
     /// Records a report; true when the network is unmetered now and an update waits for it.
     func report(metered: Bool) -> Bool {
         state.withLock { state -> Bool in
-            state.reportedMetered = metered
+            state.metered = metered
             return !metered && state.deferred != nil
         }
     }
