@@ -34,10 +34,6 @@ extension MapStore {
         set { settings.withLock { $0.networkPolicy = newValue } }
     }
 
-    /// Replaces the network policy (same as setting `networkPolicy`).
-    @available(*, deprecated, message: "set networkPolicy")
-    public func setNetworkPolicy(_ policy: NetworkPolicy) { networkPolicy = policy }
-
     /// Whether the store updates by itself: a check now and every `autoUpdateInterval`, and
     /// `checkForUpdate` runs `update` when it finds a newer version (see `autoUpdateInterval` and
     /// `networkChanged(metered:)`).
@@ -51,10 +47,6 @@ extension MapStore {
             if changed { autoUpdateChanged(to: newValue) }
         }
     }
-
-    /// Turns automatic updates on or off (same as setting `autoUpdate`).
-    @available(*, deprecated, message: "set autoUpdate")
-    public func setAutoUpdate(_ enabled: Bool) { autoUpdate = enabled }
 
     /// Compares the installed data with the catalog at `catalog` (or, when nil, the one last checked or
     /// set, else `catalogURL`); see `UpdateInfo` for the status rule. The catalog is remembered for the

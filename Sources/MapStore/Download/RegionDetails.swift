@@ -36,10 +36,6 @@ public struct RegionDetails: Sendable, Equatable {
     /// whole blocks when the catalog does not), every bundle counted once, whether on the device or not.
     public let sizeOnDiskInBytes: Int64
 
-    /// Compressed bytes still to download (the old name of `downloadSizeInBytes`).
-    @available(*, deprecated, renamed: "downloadSizeInBytes")
-    public var downloadBytes: Int64 { downloadSizeInBytes }
-
     init(
         id: RegionID, parent: RegionID?, children: [RegionID], name: String, names: [String: String], cities: [String], released: String?,
         center: [Double]?, bbox: [Double]?, state: RegionState, mapVersion: MapVersion, downloadSizeInBytes: Int64, sizeOnDiskInBytes: Int64
