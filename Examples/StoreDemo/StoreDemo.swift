@@ -137,6 +137,7 @@ enum StoreDemo {
         case .updateStarted(let info): "update started \(info.installedVersion) -> \(info.availableVersion)"
         case .updateDeferred(let info, let reason): "update to \(info.availableVersion) deferred (\(reason))"
         case .updateFinished(let version): "update finished \(version)"
+        case .mapCacheReset(let reset): "map cache emptied for \(reset.mapVersion): \(reset.removedEntries) entries removed"
         case .updateFailed(let error): "update failed: \(error.localizedDescription)"
         case .updateCheckFailed(let error): "update check failed: \(error.localizedDescription)"
         case .availableRegionsChanged: "regions on offer changed"

@@ -242,10 +242,14 @@ extension MapStore {
             }
             CrashPoint.reach("update.afterFetch")
             report(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
+            let cacheReset: CacheReset?
             do {
-                _ = try await BlockingPool.run { [self] in
-                    try write { core throws -> ImageManifest in
-                        try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                cacheReset = try await BlockingPool.run { [self] in
+                    try write { core throws -> CacheReset? in
+                        core.cacheReset = nil
+                        defer { core.cacheReset = nil }
+                        _ = try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                        return core.cacheReset
                     }
                 }
             } catch {
@@ -257,6 +261,7 @@ extension MapStore {
                 throw error
             }
             regionProgress.withLock { table in for id in changing { table[id] = nil } }
+            if let cacheReset, cacheReset.removedEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

@@ -26,6 +26,9 @@ public enum StoreEvent: Sendable {
     case downloadFailed([RegionID], MapStoreError)
     /// An update installed this map version.
     case updateFinished(MapVersion)
+    /// An update emptied the map cache (cache seed included) before its switch: the cache holds one map
+    /// version's data. Sent, when there were entries, before `updateFinished`, with what was removed.
+    case mapCacheReset(CacheReset)
     /// An update failed; the installed version stays.
     case updateFailed(MapStoreError)
     /// The catalog regions on offer changed (a catalog of the installed version was kept).
