@@ -39,9 +39,11 @@ enum StoreDemo {
             print("repaired: \(report.actions.count) action(s)")
         }
         print("map version: \(store.mapVersion?.rawValue ?? "none")")
+        printCatalogs(store)
         printInstalled(try store.regions(language: arguments.language))
 
-        // 2. One consumer of the store-wide events (a UI would update its list from here).
+        // 2. One consumer of the store-wide events: every region state change, whatever made it (a download,
+        // an update, a repair, a delete), arrives here in commit order (a UI would update its list from here).
         let events = store.events()
         let watcher = Task {
             for await event in events {
@@ -101,10 +103,14 @@ enum StoreDemo {
         let info = try await store.checkForUpdate(catalog: arguments.updateCatalog)
         let cost = "\(info.bundlesToFetch) bundles, \(ByteCount.format(info.updateBytes))"
         print("check: \(info.status.rawValue) \(info.installedVersion) -> \(info.availableVersion), \(cost)")
+        // The check moved the catalog the next update reads, not the one downloads resolve against.
+        printCatalogs(store)
         if info.availableVersion > info.installedVersion {
             let phases = PhaseLog()
-            try await store.update(catalog: arguments.updateCatalog) { progress in phases.note(progress.phase) }
+            // No catalog named: the update reads the one just checked.
+            try await store.update { progress in phases.note(progress.phase) }
             print("updated: \(store.mapVersion?.rawValue ?? "none")")
+            printCatalogs(store)
         }
 
         // 6. Where things stand.
@@ -121,6 +127,12 @@ enum StoreDemo {
         // Let the event consumer print what is queued before the program ends.
         try? await Task.sleep(for: .milliseconds(300))
         watcher.cancel()
+    }
+
+    /// The installed catalog (downloads resolve against it) and the checked one (the next update reads it).
+    static func printCatalogs(_ store: MapStore) {
+        print("catalog installed: \(store.catalogURL?.absoluteString ?? "none")")
+        print("catalog checked: \(store.checkedCatalogURL?.absoluteString ?? "none")")
     }
 
     static func printInstalled(_ regions: [InstalledRegion]) {
