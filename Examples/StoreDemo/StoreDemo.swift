@@ -148,6 +148,7 @@ enum StoreDemo {
         case .updateAvailable(let info): "update available \(info.availableVersion)"
         case .updateStarted(let info): "update started \(info.installedVersion) -> \(info.availableVersion)"
         case .updateDeferred(let info, let reason): "update to \(info.availableVersion) deferred (\(reason))"
+        case .updateDeclined(let info, let reason): "update to \(info.availableVersion) declined (\(reason))"
         case .updateFinished(let version): "update finished \(version)"
         case .mapCacheReset(let reset): "map cache emptied for \(reset.mapVersion): \(reset.removedEntries) entries removed"
         case .updateFailed(let error): "update failed: \(error.localizedDescription)"

@@ -16,6 +16,9 @@ public enum StoreEvent: Sendable {
     case updateStarted(UpdateInfo)
     /// An automatic update waits, for the reason given; it starts once that reason is gone.
     case updateDeferred(UpdateInfo, reason: UpdateDeferral)
+    /// The app declined the automatic update to this version (`AutoUpdateDecision.decline`), for the reason
+    /// given; the store does not update to it by itself. Sent once per version.
+    case updateDeclined(UpdateInfo, reason: String)
     /// An automatic check failed (the catalog could not be fetched or was refused); the schedule goes on.
     case updateCheckFailed(MapStoreError)
     /// An update's progress (all regions together).
