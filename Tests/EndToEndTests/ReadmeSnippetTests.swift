@@ -47,8 +47,9 @@ import Testing
         let folder = TemporaryFolder()
         let source = folder.path + "/Snippet.swift"
         try (Self.prelude + snippet + "\n}\n").write(toFile: source, atomically: true, encoding: .utf8)
-        // The built modules and the C modules below them (MapStore's own imports load them).
-        let modules = Tool.buildFolder + "/Modules"
+        // The built modules (in `Modules/` since SwiftPM 6, beside the binaries before) and the C modules
+        // below them (MapStore's own imports load them).
+        let modules = FileManager.default.fileExists(atPath: Tool.buildFolder + "/Modules") ? Tool.buildFolder + "/Modules" : Tool.buildFolder
         // Not `-warnings-as-errors`: the snippet's last lines bind values an app would go on to use.
         var arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules]
         for feature in ["ExistentialAny", "MemberImportVisibility"] { arguments += ["-enable-upcoming-feature", feature] }
