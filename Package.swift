@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "mappack", dependencies: ["MapBuild", "MapStore", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .executableTarget(name: "demo-world", dependencies: ["MapIO", "MapFormat"]),
         // The first start of an app with preinstalled maps, written against MapStore (`swift run StoreDemo --help`).
-        .executableTarget(name: "StoreDemo", dependencies: ["MapStore", "MapFormat"], path: "Examples/StoreDemo"),
+        .executableTarget(name: "StoreDemo", dependencies: ["MapStore"], path: "Examples/StoreDemo"),
         // MapStore's benchmark rows (`Benchmarks/store.sh`): path(of:) during an update, open of an installed store.
         .executableTarget(name: "mappack-storebench", dependencies: ["MapStore", "MapIO", "MapFormat"]),
         // libFuzzer targets (`make fuzz`) or, built normally, a replayer of fuzz inputs.

@@ -1,5 +1,4 @@
 import Foundation
-import MapFormat
 import MapStore
 import Synchronization
 
@@ -40,9 +39,11 @@ enum StoreDemo {
             print("repaired: \(report.actions.count) action(s)")
         }
         print("map version: \(store.mapVersion?.rawValue ?? "none")")
+        printCatalogs(store)
         printInstalled(try store.regions(language: arguments.language))
 
-        // 2. One consumer of the store-wide events (a UI would update its list from here).
+        // 2. One consumer of the store-wide events: every region state change, whatever made it (a download,
+        // an update, a repair, a delete), arrives here in commit order (a UI would update its list from here).
         let events = store.events()
         let watcher = Task {
             for await event in events {
@@ -78,7 +79,8 @@ enum StoreDemo {
                     }
                     if !pauseAsked, received > 0, received < total {
                         pauseAsked = true
-                        task.pause()
+                        // Refused once the download installs (it then completes): a button would say so.
+                        if !task.pause() { print("pause refused: \(id) is installing") }
                     }
                 case .stateChanged(let id, .paused):
                     let progress = store.progress(of: id)
@@ -101,10 +103,14 @@ enum StoreDemo {
         let info = try await store.checkForUpdate(catalog: arguments.updateCatalog)
         let cost = "\(info.bundlesToFetch) bundles, \(ByteCount.format(info.updateBytes))"
         print("check: \(info.status.rawValue) \(info.installedVersion) -> \(info.availableVersion), \(cost)")
+        // The check moved the catalog the next update reads, not the one downloads resolve against.
+        printCatalogs(store)
         if info.availableVersion > info.installedVersion {
             let phases = PhaseLog()
-            try await store.update(catalog: arguments.updateCatalog) { progress in phases.note(progress.phase) }
+            // No catalog named: the update reads the one just checked.
+            try await store.update { progress in phases.note(progress.phase) }
             print("updated: \(store.mapVersion?.rawValue ?? "none")")
+            printCatalogs(store)
         }
 
         // 6. Where things stand.
@@ -123,6 +129,12 @@ enum StoreDemo {
         watcher.cancel()
     }
 
+    /// The installed catalog (downloads resolve against it) and the checked one (the next update reads it).
+    static func printCatalogs(_ store: MapStore) {
+        print("catalog installed: \(store.catalogURL?.absoluteString ?? "none")")
+        print("catalog checked: \(store.checkedCatalogURL?.absoluteString ?? "none")")
+    }
+
     static func printInstalled(_ regions: [InstalledRegion]) {
         for region in regions { print("installed: \(region.id)  \(region.name)  \(region.state)") }
     }
@@ -136,7 +148,9 @@ enum StoreDemo {
         case .updateAvailable(let info): "update available \(info.availableVersion)"
         case .updateStarted(let info): "update started \(info.installedVersion) -> \(info.availableVersion)"
         case .updateDeferred(let info, let reason): "update to \(info.availableVersion) deferred (\(reason))"
+        case .updateDeclined(let info, let reason): "update to \(info.availableVersion) declined (\(reason))"
         case .updateFinished(let version): "update finished \(version)"
+        case .mapCacheReset(let reset): "map cache emptied for \(reset.mapVersion): \(reset.removedEntries) entries removed"
         case .updateFailed(let error): "update failed: \(error.localizedDescription)"
         case .updateCheckFailed(let error): "update check failed: \(error.localizedDescription)"
         case .availableRegionsChanged: "regions on offer changed"

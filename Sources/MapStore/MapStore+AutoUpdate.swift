@@ -14,25 +14,39 @@ extension MapStore {
         }
     }
 
+    /// The app's say over each automatic update, asked before it starts (Magic Lane's
+    /// `shouldUpdateWorldwideRoadMap`): `.update`; `.later(reason:)`, and the update waits
+    /// (`StoreEvent.updateDeferred` with `.app(reason:)`) until the app is asked again at the next automatic
+    /// check; or `.decline(reason:)`, and the store does not update to that version by itself
+    /// (`StoreEvent.updateDeclined`, once). Nil, the default, updates without asking. Updates the app starts
+    /// (`update`, `startUpdate`) are not asked about. Set it before turning `autoUpdate` on: the check at
+    /// open may otherwise run before it.
+    public var autoUpdateApproval: (@Sendable (UpdateInfo) -> AutoUpdateDecision)? {
+        get { autoUpdates.approval }
+        set { autoUpdates.approval = newValue }
+    }
+
     /// Tells the store the device's network changed, as the app's reachability monitor sees it (on Apple
-    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). From the first
-    /// report on, the last report (not `NetworkPolicy.isNetworkMetered`) says whether the network is
-    /// metered, for downloads, updates and repair alike. An automatic update that waits because the network
-    /// was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
+    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). The store's one
+    /// fact about the network (`isNetworkMetered`, first `Options.networkIsMetered`), which `networkPolicy`
+    /// is held against for downloads, updates and repair alike. An automatic update that waits because the
+    /// network was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
     public func networkChanged(metered: Bool) {
         guard autoUpdates.report(metered: metered), autoUpdate else { return }
         Task { [weak self] in await self?.runAutomaticCheck() }
     }
 
+    /// Whether the network is metered, as the app last said (`Options.networkIsMetered` at open, then
+    /// `networkChanged(metered:)`).
+    public var isNetworkMetered: Bool { autoUpdates.metered }
+
     /// True when the network policy lets downloads, updates and repair fetch now (see `networkChanged`).
-    var networkPermitsFetching: Bool {
-        let policy = networkPolicy
-        return policy.allowMetered || !(autoUpdates.reportedMetered ?? policy.isNetworkMetered())
-    }
+    var networkPermitsFetching: Bool { networkPolicy.permits(metered: autoUpdates.metered) }
 
     /// At open: takes the schedule from the options and, with `autoUpdate` on, checks at once.
     func startAutomaticUpdates(interval: Duration?) {
         autoUpdates.interval = interval
+        _ = autoUpdates.report(metered: options.networkIsMetered)
         if autoUpdate { scheduleAutomaticChecks(checkNow: true) }
     }
 
@@ -82,15 +96,26 @@ extension MapStore {
         try? await updateAutomatically(found.info, catalog: found.url)
     }
 
-    /// Runs the update `info` describes, or defers it when the network policy forbids the network now.
-    /// While another automatic update runs, does nothing but ask it to check again when it ends.
+    /// Runs the update `info` describes, unless the app declines or defers it (`autoUpdateApproval`) or the
+    /// network policy forbids the network now (then it is deferred). While another automatic update runs,
+    /// does nothing but ask it to check again when it ends.
     func updateAutomatically(_ info: UpdateInfo, catalog url: URL) async throws(MapStoreError) {
         guard autoUpdates.claimUpdate() else { return }
         defer {
             if autoUpdates.endUpdate() { Task { [weak self] in await self?.runAutomaticCheck() } }
         }
+        guard !autoUpdates.isDeclined(info.availableVersion) else { return }
+        switch autoUpdates.approval?(info) ?? .update {
+        case .update: break
+        case .later(let reason):
+            deferUpdate(info, reason: .app(reason: reason))
+            return
+        case .decline(let reason):
+            if autoUpdates.decline(info.availableVersion) { broadcaster.send(.updateDeclined(info, reason: reason)) }
+            return
+        }
         guard networkPermitsFetching else {
-            deferUpdate(info)
+            deferUpdate(info, reason: .meteredNetwork)
             return
         }
         do {
@@ -99,11 +124,11 @@ extension MapStore {
         } catch {
             // The network turned metered between the check and the update's start.
             guard case .meteredNetworkDisallowed = error else { throw error }
-            deferUpdate(info)
+            deferUpdate(info, reason: .meteredNetwork)
         }
     }
 
-    private func deferUpdate(_ info: UpdateInfo) {
-        if autoUpdates.deferUpdate(to: info.availableVersion) { broadcaster.send(.updateDeferred(info, reason: .meteredNetwork)) }
+    private func deferUpdate(_ info: UpdateInfo, reason: UpdateDeferral) {
+        if autoUpdates.deferUpdate(to: info.availableVersion, reason: reason) { broadcaster.send(.updateDeferred(info, reason: reason)) }
     }
 }

@@ -119,6 +119,8 @@ extension MapStore {
                     for (region, got, total) in totals { task.emit(.progress(region, receivedBytes: got, totalBytes: total)) }
                 }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
+            // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
+            guard task.beginInstall() else { throw MapStoreError.cancelled }
             try await BlockingPool.run { [self] in
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
@@ -232,7 +234,8 @@ extension MapStore {
             guard let region = manifest.region(id) else { throw MapStoreError.unknownRegion(id) }
             return RegionDetails(
                 id: id, parent: region.parent, children: manifest.regions.filter { $0.parent == id }.map(\.id).sorted(),
-                name: LocalizedNames.pick(region.names, language: language, fallback: region.name), names: region.names,
+                name: RegionName.pick(names: region.names, language: language, imageLanguage: manifest.language, ownName: region.name, id: id),
+                names: region.names,
                 cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
                 mapVersion: snapshot.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0, sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
         }
@@ -256,11 +259,14 @@ extension MapStore {
         let onDevice: Set<BundleDigest>
         /// The store's block size, for sizes on disk.
         let blockSize: Int64
+        /// The image's language, which names fall back to (`RegionName`).
+        let imageLanguage: String?
 
         init(_ snapshot: StoreSnapshot, tree: RegionTree, listings: ListingCache) throws {
             states = snapshot.states
             onDevice = Set(snapshot.regions.flatMap { tree.region($0.id)?.bundles ?? [] })
             blockSize = try listings.manifestFacts(snapshot).blockSize
+            imageLanguage = snapshot.language
         }
     }
 
@@ -268,7 +274,8 @@ extension MapStore {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
         let bundles = tree.subtreeBundles(id)
         return RegionDetails(
-            id: id, parent: region.parent, children: tree.children(of: id), name: region.name(in: language), names: region.names,
+            id: id, parent: region.parent, children: tree.children(of: id),
+            name: RegionName.pick(names: region.names, language: language, imageLanguage: device.imageLanguage, id: id), names: region.names,
             cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
             state: device.states[id] ?? .available, mapVersion: tree.catalog.mapVersion,
             downloadSizeInBytes: tree.downloadSize(bundles.subtracting(device.onDevice)),

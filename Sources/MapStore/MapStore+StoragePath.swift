@@ -4,10 +4,6 @@ import Synchronization
 
 /// Where the store keeps its data, and switching to another storage folder.
 extension MapStore {
-    /// The storage folder's path (use `storage`, a file URL).
-    @available(*, deprecated, message: "use storage (a file URL); its .path is this")
-    public var storagePath: String { storageFolder }
-
     /// Switches this store to the storage folder `folder` (a file URL): adopts the store there when
     /// there is one (returning its status, which may ask for `repair()`), or starts an empty storage.
     /// Nothing is copied or removed; to carry the data along use `moveData(to:)`. The cache stays where it is.
@@ -47,12 +43,5 @@ extension MapStore {
         if liveTasks.withLock({ live in live.values.contains { $0.task != nil } }) { return "a download task (running or paused)" }
         if liveUpdate.withLock({ $0.task != nil }) { return "an update (running or paused)" }
         return nil
-    }
-
-    /// Switches this store to the storage folder at `path` (see `switchStorage(to:)`).
-    @available(*, deprecated, renamed: "switchStorage(to:)", message: "pass a file URL")
-    @discardableResult
-    public func setStoragePath(_ path: String) async throws(MapStoreError) -> StoreStatus {
-        try await switchStorage(to: URL(fileURLWithPath: path, isDirectory: true))
     }
 }

@@ -34,10 +34,6 @@ extension MapStore {
         set { settings.withLock { $0.networkPolicy = newValue } }
     }
 
-    /// Replaces the network policy (same as setting `networkPolicy`).
-    @available(*, deprecated, message: "set networkPolicy")
-    public func setNetworkPolicy(_ policy: NetworkPolicy) { networkPolicy = policy }
-
     /// Whether the store updates by itself: a check now and every `autoUpdateInterval`, and
     /// `checkForUpdate` runs `update` when it finds a newer version (see `autoUpdateInterval` and
     /// `networkChanged(metered:)`).
@@ -51,10 +47,6 @@ extension MapStore {
             if changed { autoUpdateChanged(to: newValue) }
         }
     }
-
-    /// Turns automatic updates on or off (same as setting `autoUpdate`).
-    @available(*, deprecated, message: "set autoUpdate")
-    public func setAutoUpdate(_ enabled: Bool) { autoUpdate = enabled }
 
     /// Compares the installed data with the catalog at `catalog` (or, when nil, the one last checked or
     /// set, else `catalogURL`); see `UpdateInfo` for the status rule. The catalog is remembered for the
@@ -231,6 +223,8 @@ extension MapStore {
                     progress: { received, total in
                         report(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
                     })
+                // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
+                guard task.beginInstall() else { throw MapStoreError.cancelled }
             } catch {
                 // Paused: the regions wait (still installed and usable); else they are outdated again.
                 let pausing = task.phase == .pausing
@@ -248,10 +242,14 @@ extension MapStore {
             }
             CrashPoint.reach("update.afterFetch")
             report(UpdateProgress(phase: .installing, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
+            let cacheReset: CacheReset?
             do {
-                _ = try await BlockingPool.run { [self] in
-                    try write { core throws -> ImageManifest in
-                        try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                cacheReset = try await BlockingPool.run { [self] in
+                    try write { core throws -> CacheReset? in
+                        core.cacheReset = nil
+                        defer { core.cacheReset = nil }
+                        _ = try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                        return core.cacheReset
                     }
                 }
             } catch {
@@ -263,6 +261,7 @@ extension MapStore {
                 throw error
             }
             regionProgress.withLock { table in for id in changing { table[id] = nil } }
+            if let cacheReset, cacheReset.removedEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
@@ -284,7 +283,8 @@ extension MapStore {
         defer { fetching.withLock { $0 -= 1 } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
-        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: options.fetchRetryDelay, maxDelay: max(options.fetchRetryDelay, 30))
+        let delay = options.fetchRetryDelay.inSeconds
+        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
         let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: policy)
         do throws(FetchError) {
             return try await fetcher.fetch(requests) { event in

@@ -34,10 +34,13 @@ public final class MapStore: Sendable {
         public var catalogURL: URL?
         /// Attempts per bundle (in a row without progress) before a download fails with a remote error.
         public var fetchAttempts: Int
-        /// Seconds before the first retry; doubles each failure.
-        public var fetchRetryDelay: Double
-        /// Whether downloads may use metered networks, and how to tell.
+        /// Time before the first retry; doubles each failure.
+        public var fetchRetryDelay: Duration
+        /// Whether downloads may use metered networks.
         public var networkPolicy: NetworkPolicy
+        /// Whether the network is metered when the store opens; the app reports changes with
+        /// `networkChanged(metered:)`.
+        public var networkIsMetered: Bool
         /// Updates by itself: a check at open (in the background) and every `autoUpdateInterval`, and
         /// `checkForUpdate` that finds a newer version runs `update` before returning; obeys the network
         /// policy (a held-back update waits for `networkChanged(metered: false)`).
@@ -50,8 +53,8 @@ public final class MapStore: Sendable {
         /// Quick validation, no cache limit, files copied, no signature required.
         public init(
             fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
-            catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Double = 1, networkPolicy: NetworkPolicy = .init(),
-            autoUpdate: Bool = false, autoUpdateInterval: Duration? = nil,
+            catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Duration = .seconds(1), networkPolicy: NetworkPolicy = .init(),
+            networkIsMetered: Bool = false, autoUpdate: Bool = false, autoUpdateInterval: Duration? = nil,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.fullValidation = fullValidation
@@ -62,6 +65,7 @@ public final class MapStore: Sendable {
             self.fetchAttempts = fetchAttempts
             self.fetchRetryDelay = fetchRetryDelay
             self.networkPolicy = networkPolicy
+            self.networkIsMetered = networkIsMetered
             self.autoUpdate = autoUpdate
             self.autoUpdateInterval = autoUpdateInterval
             self.now = now
@@ -206,7 +210,7 @@ public final class MapStore: Sendable {
         try await MapStoreError.boundary("repair", path: storageFolder) {
             let link = options.linkFilesFromFolderImage
             let fetcher = RepairFetcher(
-                permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay)
+                permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay.inSeconds)
             let report = try await cancellableWrite { core throws -> RepairReport in
                 try core.repair(linkFiles: link, fetcher: fetcher)
             }
@@ -215,8 +219,8 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`), falling back to
-    /// the image's language, English, then the id. Never waits for a write in progress (an update,
+    /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`, then `de`), falling back
+    /// to the image's language, English, then the id (as `availableRegions` does). Never waits for a write in progress (an update,
     /// a move, a repair): it answers from the state the last finished write left.
     public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
         try MapStoreError.boundary("regions", path: storageFolder) {

@@ -16,6 +16,9 @@ import Testing
             regions:
               include: [europe/ch]
               exclude: [europe/ch/ge]
+            cacheSeed:
+              include: [europe/ch]
+              maxBytes: 64 KiB
             output:
               formats: [directory, tar.zst]
 
@@ -63,10 +66,30 @@ import Testing
             #expect(lines.contains(expected), "missing '\(expected)' in:\n\(run.stdout)")
         }
         #expect(lines.contains { $0.hasPrefix("check: oldData 2026.11.0 -> 2026.12.0, ") }, "\(run.stdout)")
+        // The check moved the catalog the next update reads, not the one downloads resolve against; the update
+        // made its catalog both. (Event lines come from the consumer task and interleave: left out here.)
+        let oldCatalog = nginx.baseURL.absoluteString + "cat-2026.11.0/catalog.json"
+        let newCatalog = nginx.baseURL.absoluteString + "cat-2026.12.0/catalog.json"
+        let flow = lines.filter { !$0.hasPrefix("event: ") }
+        #expect(
+            Array(flow.drop { !$0.hasPrefix("check: ") }.dropFirst().prefix(2)) == [
+                "catalog installed: \(oldCatalog)", "catalog checked: \(newCatalog)",
+            ], "\(run.stdout)")
+        #expect(
+            Array(flow.drop { !$0.hasPrefix("updated: ") }.dropFirst().prefix(2)) == [
+                "catalog installed: \(newCatalog)", "catalog checked: \(newCatalog)",
+            ], "\(run.stdout)")
+        // The update emptied the image's cache seed, and said so.
+        let emptied = try #require(lines.first { $0.hasPrefix("event: map cache emptied for 2026.12.0: ") }, "\(run.stdout)")
+        #expect(!emptied.hasSuffix(": 0 entries removed"), "\(emptied)")
         // The states at the end: Geneva installed beside the image's regions, all at the new version.
         let final = lines.drop { $0 != "== regions" }
         #expect(final.contains { $0.hasPrefix("installed: europe/ch/ge ") && $0.hasSuffix(" completed") }, "\(run.stdout)")
         #expect(final.filter { $0.hasPrefix("installed: ") }.count == manifest.regions.count + 1, "\(run.stdout)")
+        // One name for Geneva, on offer and installed.
+        let installedGeneva = try #require(final.first { $0.hasPrefix("installed: europe/ch/ge ") })
+        #expect(
+            installedGeneva.components(separatedBy: "  ")[1] == offered.components(separatedBy: "  ")[1], "\(offered) / \(installedGeneva)")
         // The demo's own full check, then the CLI's: the store the demo left verifies.
         #expect(lines.contains("verify: ok"), "\(run.stdout)")
         let verify = try Tool.mappack(["verify", folder.join("device/maps")])

@@ -81,13 +81,14 @@ import Testing
         }
     }
 
-    static func open(_ device: Device, site: Site, policy: NetworkPolicy = .init()) async throws -> MapStore {
+    static func open(_ device: Device, site: Site, policy: NetworkPolicy = .init(), metered: Bool = false) async throws -> MapStore {
         let fixture = try await UpdateFixture.ready()
         var options = MapStore.Options()
         options.catalogURL = site.catalogURL
         options.autoUpdate = true
         options.autoUpdateInterval = .milliseconds(200)
         options.networkPolicy = policy
+        options.networkIsMetered = metered
         return try await MapStore.open(storage: device.storageURL, cache: device.cacheURL, preinstalled: fixture.image, options: options)
     }
 
@@ -117,8 +118,8 @@ import Testing
         let fixture = try await UpdateFixture.ready()
         let site = try Site(UpdateFixture.newVersion)
         let device = Device()
-        // A wifi-only policy on a metered network (the policy's own closure says so until the app reports).
-        let store = try await AutoUpdateTests.open(device, site: site, policy: NetworkPolicy(allowMetered: false, isNetworkMetered: { true }))
+        // A wifi-only policy on a network the app said at open is metered.
+        let store = try await AutoUpdateTests.open(device, site: site, policy: NetworkPolicy(allowMetered: false), metered: true)
         let log = EventLog(store.events())
         let new = UpdateFixture.newVersion
         #expect(await eventually(180) { log.updateSteps.contains("deferred \(new) meteredNetwork") }, "\(log.updateSteps)")

@@ -168,9 +168,10 @@ import Testing
     @Test func meteredNetworkIsRefusedUnlessAllowed() async throws {
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
-        let policy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
         let store = try await device.open(
-            catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: .init(networkPolicy: policy))
+            catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"),
+            options: .init(networkPolicy: NetworkPolicy(allowMetered: false), networkIsMetered: true))
+        #expect(store.isNetworkMetered)
         do {
             _ = try store.download(regions: ["europe/li"])
             Issue.record("metered download was not refused")
@@ -179,9 +180,16 @@ import Testing
             #expect(regions == ["europe/li"])
             #expect(MapStoreError.meteredNetworkDisallowed(regions: regions).description.contains("metered"))
         }
-        store.networkPolicy = NetworkPolicy(allowMetered: true, isNetworkMetered: { true })
+        // One fact about the network, the app's last word: reported unmetered, the policy lets it through.
+        store.networkChanged(metered: false)
+        #expect(!store.isNetworkMetered)
         try await store.download(regions: ["europe/li"]).wait()
         #expect(try store.regions().contains { $0.id == "europe/li" })
+        // Metered again, with a policy that allows metered networks.
+        store.networkChanged(metered: true)
+        #expect(throws: MapStoreError.self) { try store.download(regions: ["world"]) }
+        store.networkPolicy = NetworkPolicy(allowMetered: true)
+        try await store.download(regions: ["world"]).wait()
     }
 
     @Test func serverErrorsBeyondRetryBudgetAreRemoteErrorsNamingURLAndRegion() async throws {
@@ -190,7 +198,7 @@ import Testing
         defer { server.stop() }
         let device = Device()
         let name = try DownloadTests.faultCatalog("status-500.json", regions: ["europe/li"], query: "?fault=status&code=500")
-        let store = try await device.open(catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: 0.05))
+        let store = try await device.open(catalog: server.url(name), options: .init(fetchAttempts: 2, fetchRetryDelay: .milliseconds(50)))
         do {
             try await store.download(regions: ["europe/li"]).wait()
             Issue.record("download succeeded against HTTP 500")

@@ -450,7 +450,8 @@ import Testing
         _ = try await offPool { StoreFixture.shared }
         let device = Device()
         var options = MapStore.Options()
-        options.networkPolicy = NetworkPolicy(allowMetered: false, isNetworkMetered: { true })
+        options.networkPolicy = NetworkPolicy(allowMetered: false)
+        options.networkIsMetered = true
         let store = try await device.open(catalog: URL(fileURLWithPath: DownloadTests.catalogFolder + "/catalog.json"), options: options)
         let failure: MapStoreError?
         do {

@@ -92,11 +92,13 @@ final class MapCache {
     }
 
     /// Removes every entry and stamps the cache with `mapVersion`, in one transaction, so the
-    /// cache never serves data of a version older than the store's after an update.
-    func reset(mapVersion: MapVersion) throws {
+    /// cache never serves data of a version older than the store's after an update. Returns what it removed.
+    func reset(mapVersion: MapVersion) throws -> CacheReset {
         try db.transaction {
+            let removed = try (entries: count(), bytes: size())
             try db.execute("DELETE FROM entries")
             try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('mapVersion', ?)", [.text(mapVersion.rawValue)])
+            return CacheReset(removedEntries: removed.entries, removedBytes: removed.bytes, mapVersion: mapVersion)
         }
     }
 

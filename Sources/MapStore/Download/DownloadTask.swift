@@ -15,10 +15,17 @@ public final class DownloadTask: Sendable {
     /// The regions asked for.
     public let regions: [RegionID]
     /// Progress, state changes, completion or failure; finishes when the task completes, fails or is cancelled.
-    public let events: AsyncStream<DownloadEvent>
+    ///
+    /// Each read is a consumer of its own that gets every event of the task, as each `MapStore.events()`
+    /// stream gets every store event: any number of consumers may watch one task. A consumer that starts
+    /// after the task did first gets the events sent before (a run of progress reports of one region as the
+    /// latest of them), then the rest as they come.
+    public var events: AsyncStream<DownloadEvent> { log.stream() }
 
     enum Phase: Equatable {
         case running, pausing, paused
+        /// Fetched; the install runs to its commit: a pause, a cancel or a stop is too late.
+        case installing
         /// Stopped because the task awaiting `MapStore.download(regions:progress:)` was cancelled:
         /// fetched bytes are kept and the regions are `paused`, but the task ends.
         case stopping
@@ -30,7 +37,8 @@ public final class DownloadTask: Sendable {
         var runner: Task<Void, Never>?
     }
 
-    let continuation: AsyncStream<DownloadEvent>.Continuation
+    /// The task's events, for every consumer of `events`.
+    let log = DownloadEventLog()
     let control = Mutex(Control())
     /// The end, and who awaits it.
     let completion = TaskCompletion()
@@ -39,7 +47,6 @@ public final class DownloadTask: Sendable {
     init(store: MapStore, regions: [RegionID]) {
         self.store = store
         self.regions = regions
-        (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Starts (or restarts after a pause) the work.
@@ -51,14 +58,22 @@ public final class DownloadTask: Sendable {
     /// True while the download is paused.
     public var isPaused: Bool { phase == .paused }
 
-    /// Stops the transfers, keeping what was fetched; regions move to `paused`.
-    public func pause() {
-        let runner = control.withLock { control -> Task<Void, Never>? in
-            guard control.phase == .running else { return nil }
-            control.phase = .pausing
-            return control.runner
+    /// Stops the transfers, keeping what was fetched; regions move to `paused`. True when the task pauses (or
+    /// is paused already); false when it cannot: its install has begun and runs to its commit (the regions
+    /// become `completed` and `wait()` returns), or it ended or is being cancelled.
+    @discardableResult
+    public func pause() -> Bool {
+        let (runner, pausing) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running:
+                control.phase = .pausing
+                return (control.runner, true)
+            case .pausing, .paused: return (nil, true)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
+            }
         }
         runner?.cancel()
+        return pausing
     }
 
     /// Continues a paused download from the bytes already fetched.
@@ -71,7 +86,8 @@ public final class DownloadTask: Sendable {
         if restart { start() }
     }
 
-    /// Stops the download and removes its fetched data; the regions return to `available`.
+    /// Stops the download and removes its fetched data; the regions return to `available`. Too late once the
+    /// install has begun (see `pause()`): the download then completes.
     public func cancel() {
         let (runner, cleanUpNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
             switch control.phase {
@@ -81,7 +97,7 @@ public final class DownloadTask: Sendable {
             case .paused:
                 control.phase = .cancelling
                 return (nil, true)
-            case .stopping, .cancelling, .finished: return (nil, false)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -104,7 +120,7 @@ public final class DownloadTask: Sendable {
             case .paused:
                 control.phase = .stopping
                 return (nil, true)
-            case .stopping, .cancelling, .finished: return (nil, false)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -120,6 +136,16 @@ public final class DownloadTask: Sendable {
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
     var phase: Phase { control.withLock { $0.phase } }
+
+    /// Moves a running task to `installing`, after which a pause, a cancel or a stop is too late; false when
+    /// one came in first (the runner then settles the task as that one asks).
+    func beginInstall() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .running else { return false }
+            control.phase = .installing
+            return true
+        }
+    }
 
     /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
     func markPaused() -> Bool {
@@ -141,7 +167,7 @@ public final class DownloadTask: Sendable {
     }
 
     func emit(_ event: DownloadEvent) {
-        continuation.yield(event)
+        log.send(event)
         store.forward(event, of: self)
     }
 
@@ -151,7 +177,7 @@ public final class DownloadTask: Sendable {
         if case .failure(let error) = outcome {
             if case .cancelled = error {} else { emit(.failed(error)) }
         }
-        continuation.finish()
+        log.finish()
         completion.finish(outcome)
     }
 }

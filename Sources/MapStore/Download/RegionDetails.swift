@@ -10,7 +10,8 @@ public struct RegionDetails: Sendable, Equatable {
     public let parent: RegionID?
     /// The regions directly below this one, sorted by id (downloading this region brings them all).
     public let children: [RegionID]
-    /// The name in the requested language (`de-CH → de → en → id`).
+    /// The name in the requested language (`de-CH → de`), else the image's language, English, the id: the
+    /// rule `InstalledRegion.name` follows, so a region keeps its name when it is installed.
     public let name: String
     /// All localized names.
     public let names: [String: String]
@@ -34,10 +35,6 @@ public struct RegionDetails: Sendable, Equatable {
     /// disk at the store's block size, as the catalog declares it (the size of its files rounded up to
     /// whole blocks when the catalog does not), every bundle counted once, whether on the device or not.
     public let sizeOnDiskInBytes: Int64
-
-    /// Compressed bytes still to download (the old name of `downloadSizeInBytes`).
-    @available(*, deprecated, renamed: "downloadSizeInBytes")
-    public var downloadBytes: Int64 { downloadSizeInBytes }
 
     init(
         id: RegionID, parent: RegionID?, children: [RegionID], name: String, names: [String: String], cities: [String], released: String?,

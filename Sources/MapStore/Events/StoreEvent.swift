@@ -16,6 +16,9 @@ public enum StoreEvent: Sendable {
     case updateStarted(UpdateInfo)
     /// An automatic update waits, for the reason given; it starts once that reason is gone.
     case updateDeferred(UpdateInfo, reason: UpdateDeferral)
+    /// The app declined the automatic update to this version (`AutoUpdateDecision.decline`), for the reason
+    /// given; the store does not update to it by itself. Sent once per version.
+    case updateDeclined(UpdateInfo, reason: String)
     /// An automatic check failed (the catalog could not be fetched or was refused); the schedule goes on.
     case updateCheckFailed(MapStoreError)
     /// An update's progress (all regions together).
@@ -26,6 +29,9 @@ public enum StoreEvent: Sendable {
     case downloadFailed([RegionID], MapStoreError)
     /// An update installed this map version.
     case updateFinished(MapVersion)
+    /// An update emptied the map cache (cache seed included) before its switch: the cache holds one map
+    /// version's data. Sent, when there were entries, before `updateFinished`, with what was removed.
+    case mapCacheReset(CacheReset)
     /// An update failed; the installed version stays.
     case updateFailed(MapStoreError)
     /// The catalog regions on offer changed (a catalog of the installed version was kept).

@@ -4,4 +4,7 @@ public enum UpdateDeferral: Sendable, Equatable {
     /// when the app reports an unmetered network (`MapStore.networkChanged(metered: false)`) or a later
     /// automatic check finds the network allowed.
     case meteredNetwork
+    /// The app said not now (`AutoUpdateDecision.later`), for this reason; it is asked again at the next
+    /// automatic check or unmetered-network report.
+    case app(reason: String)
 }

@@ -6,7 +6,8 @@ public struct InstalledRegion: Sendable, Equatable {
     public let id: RegionID
     /// Parent id in the catalog, when any.
     public let parent: RegionID?
-    /// The name in the requested language, falling back to the image's language, English, then the id.
+    /// The name in the requested language (`de-CH → de`), else the image's language, English, the id: the
+    /// rule `RegionDetails.name` follows, so a region has one name on offer and installed.
     public let name: String
     /// Allocated bytes of the region's and its descendants' files, shared bundles once.
     public let sizeOnDiskInBytes: Int64

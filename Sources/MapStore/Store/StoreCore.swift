@@ -19,6 +19,9 @@ final class StoreCore {
     /// Publishes a snapshot to readers in the middle of a write (set by `MapStore.write` for its body; nil
     /// outside one): where what readers see must change before the write ends, e.g. before files go.
     var publisher: ((StoreSnapshot) -> Void)?
+    /// What the last transition removed from the map cache (an update that changes the version empties
+    /// it); the update reads and clears it to tell the app (`StoreEvent.mapCacheReset`).
+    var cacheReset: CacheReset?
     /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
     var pausedAtOpen: [RegionID] = []
 

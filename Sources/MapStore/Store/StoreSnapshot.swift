@@ -39,21 +39,11 @@ struct StoreSnapshot: Sendable {
         StoreSnapshot(root: root, storeFolder: StoreLayout(root: root).store, mapVersion: nil, imageID: nil, language: nil, regions: [])
     }
 
-    /// Installed regions with names in `language` (BCP 47), falling back to the base language, the
-    /// region's own name, the image's language, English, then the id.
+    /// Installed regions with names in `language` (BCP 47), by the rule offered regions follow too (`RegionName`).
     func installedRegions(language: String?) -> [InstalledRegion] {
         guard let mapVersion else { return [] }
-        var candidates: [String] = []
-        if let language {
-            candidates.append(language)
-            if let base = language.split(separator: "-").first.map(String.init), base != language { candidates.append(base) }
-        }
         return regions.map { region in
-            let name =
-                candidates.lazy.compactMap { region.names[$0] }.first
-                ?? (region.name.isEmpty ? nil : region.name)
-                ?? self.language.flatMap { region.names[$0] }
-                ?? region.names["en"] ?? region.id.rawValue
+            let name = RegionName.pick(names: region.names, language: language, imageLanguage: self.language, ownName: region.name, id: region.id)
             return InstalledRegion(
                 id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
                 state: region.state, mapVersion: mapVersion)

@@ -1,20 +1,17 @@
-/// Whether downloads and updates may use a metered (cellular, tethered) network.
+/// Whether downloads, updates and repair's fetches may use a metered (cellular, tethered) network.
 ///
-/// The store cannot see the network; the app tells it through `isNetworkMetered`, called before
-/// every download or update starts, or by reporting changes with `MapStore.networkChanged(metered:)`
-/// (once the app has reported, the last report is used instead of `isNetworkMetered`).
+/// The store cannot see the network. Whether the network is metered is one fact, the one the app last
+/// gave: `MapStore.Options.networkIsMetered` at open, then each `MapStore.networkChanged(metered:)`
+/// (`MapStore.isNetworkMetered` reads it). The policy says what that fact allows.
 public struct NetworkPolicy: Sendable {
     /// Allow downloads on metered networks.
     public var allowMetered: Bool
-    /// Says whether the current network is metered.
-    public var isNetworkMetered: @Sendable () -> Bool
 
-    /// Allows everything by default; an app that cares passes its own closure.
-    public init(allowMetered: Bool = true, isNetworkMetered: @escaping @Sendable () -> Bool = { false }) {
+    /// Allows metered networks by default; a wifi-only app passes `allowMetered: false`.
+    public init(allowMetered: Bool = true) {
         self.allowMetered = allowMetered
-        self.isNetworkMetered = isNetworkMetered
     }
 
-    /// False when the policy forbids the current network.
-    var permitsCurrentNetwork: Bool { allowMetered || !isNetworkMetered() }
+    /// False when the policy forbids a network that is `metered`.
+    func permits(metered: Bool) -> Bool { allowMetered || !metered }
 }

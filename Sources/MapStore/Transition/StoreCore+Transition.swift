@@ -118,7 +118,7 @@ extension StoreCore {
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
                 // Before the switch: a cache newer than the store is harmless, an older one is not.
-                try caches.with { try $0.reset(mapVersion: target.manifest.mapVersion) }
+                cacheReset = try caches.with { try $0.reset(mapVersion: target.manifest.mapVersion) }
                 CrashPoint.reach("\(kind).afterCacheReset")
             }
         } catch {

@@ -14,10 +14,15 @@ final class AutoUpdateSchedule: Sendable {
         /// The generation whose loop sleeps now (cancelling it then ends no work under way); set by the
         /// loop itself, so it is right also when the loop started sleeping before `install` recorded it.
         var sleepingGeneration: Int?
-        /// The last `networkChanged(metered:)` report; nil until the app reports one.
-        var reportedMetered: Bool?
-        /// The version an automatic update waits with because the network is metered.
+        /// Whether the network is metered: `Options.networkIsMetered`, then the last `networkChanged(metered:)`.
+        var metered = false
+        /// The version an automatic update waits with (network metered, or the app said later), and why.
         var deferred: MapVersion?
+        var deferredReason: UpdateDeferral?
+        /// The app's say over automatic updates (`MapStore.autoUpdateApproval`); nil updates without asking.
+        var approval: (@Sendable (UpdateInfo) -> AutoUpdateDecision)?
+        /// The version the app declined: the store does not update to it by itself.
+        var declined: MapVersion?
         /// True while an automatic update runs (a second one is not started beside it).
         var updating = false
         /// Another automatic update was asked for while one ran (e.g. the network turned unmetered while
@@ -81,13 +86,13 @@ final class AutoUpdateSchedule: Sendable {
         }
     }
 
-    /// The app's last report; nil until it reported.
-    var reportedMetered: Bool? { state.withLock { $0.reportedMetered } }
+    /// Whether the network is metered, as the app last said.
+    var metered: Bool { state.withLock { $0.metered } }
 
     /// Records a report; true when the network is unmetered now and an update waits for it.
     func report(metered: Bool) -> Bool {
         state.withLock { state -> Bool in
-            state.reportedMetered = metered
+            state.metered = metered
             return !metered && state.deferred != nil
         }
     }
@@ -114,15 +119,32 @@ final class AutoUpdateSchedule: Sendable {
         }
     }
 
-    /// Records that the update to `version` waits for an allowed network; true the first time for that
-    /// version (the app hears of a deferral once, not at every check).
-    func deferUpdate(to version: MapVersion) -> Bool {
+    /// Records that the update to `version` waits, for `reason`; true the first time for that version and
+    /// reason (the app hears of a deferral once, not at every check).
+    func deferUpdate(to version: MapVersion, reason: UpdateDeferral) -> Bool {
         state.withLock { state -> Bool in
-            defer { state.deferred = version }
-            return state.deferred != version
+            defer { (state.deferred, state.deferredReason) = (version, reason) }
+            return state.deferred != version || state.deferredReason != reason
         }
     }
 
     /// Nothing waits any more (the update ran, or no newer version is on offer).
-    func clearDeferred() { state.withLock { $0.deferred = nil } }
+    func clearDeferred() { state.withLock { ($0.deferred, $0.deferredReason) = (nil, nil) } }
+
+    /// The app's say over automatic updates.
+    var approval: (@Sendable (UpdateInfo) -> AutoUpdateDecision)? {
+        get { state.withLock { $0.approval } }
+        set { state.withLock { $0.approval = newValue } }
+    }
+
+    /// Records that the app declined `version`; true the first time (the app hears of it once).
+    func decline(_ version: MapVersion) -> Bool {
+        state.withLock { state -> Bool in
+            defer { state.declined = version }
+            return state.declined != version
+        }
+    }
+
+    /// True when the app declined the automatic update to `version`.
+    func isDeclined(_ version: MapVersion) -> Bool { state.withLock { $0.declined == version } }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// `resume()`, or a later update to the same catalog (also after the process was killed), continues
 /// from them without fetching them again. Cancelling removes what the update fetched and returns the
 /// regions to `outdated`. Once the fetch is done the install runs to its commit: a pause or a cancel
-/// that arrives then is too late, and the update completes. Progress arrives on `MapStore.events()`
+/// that arrives then is too late, and the update completes (`pause()` says so by returning false). Progress arrives on `MapStore.events()`
 /// (`.updateProgress` for the whole update, `.progress` for each updating region) and through
 /// `MapStore.progress(of:)`.
 ///
@@ -23,6 +23,8 @@ public final class UpdateTask: Sendable {
 
     enum Phase: Equatable {
         case running, pausing, paused
+        /// Fetched; the install runs to its commit: a pause, a cancel or a stop is too late.
+        case installing
         /// Stopped because the task awaiting `MapStore.update` was cancelled: fetched bytes are kept.
         case stopping
         case cancelling, finished
@@ -59,14 +61,22 @@ public final class UpdateTask: Sendable {
     /// True while the update is paused.
     public var isPaused: Bool { phase == .paused }
 
-    /// Stops the transfers, keeping what was fetched; the updating regions move to `paused`.
-    public func pause() {
-        let runner = control.withLock { control -> Task<Void, Never>? in
-            guard control.phase == .running else { return nil }
-            control.phase = .pausing
-            return control.runner
+    /// Stops the transfers, keeping what was fetched; the updating regions move to `paused`. True when the update
+    /// pauses (or is paused already); false when it cannot: its install has begun and runs to its commit (the
+    /// new version is installed and `wait()` returns), or it ended or is being cancelled.
+    @discardableResult
+    public func pause() -> Bool {
+        let (runner, pausing) = control.withLock { control -> (Task<Void, Never>?, Bool) in
+            switch control.phase {
+            case .running:
+                control.phase = .pausing
+                return (control.runner, true)
+            case .pausing, .paused: return (nil, true)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
+            }
         }
         runner?.cancel()
+        return pausing
     }
 
     /// Continues a paused update from the bytes already fetched.
@@ -92,7 +102,7 @@ public final class UpdateTask: Sendable {
             case .paused:
                 control.phase = keepingFetchedBytes ? .stopping : .cancelling
                 return (nil, true)
-            case .stopping, .cancelling, .finished: return (nil, false)
+            case .installing, .stopping, .cancelling, .finished: return (nil, false)
             }
         }
         runner?.cancel()
@@ -112,6 +122,16 @@ public final class UpdateTask: Sendable {
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
     var phase: Phase { control.withLock { $0.phase } }
+
+    /// Moves a running update to `installing`, after which a pause, a cancel or a stop is too late; false
+    /// when one came in first (the runner then settles the update as that one asks).
+    func beginInstall() -> Bool {
+        control.withLock { control -> Bool in
+            guard control.phase == .running else { return false }
+            control.phase = .installing
+            return true
+        }
+    }
 
     /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
     func markPaused() -> Bool {
