@@ -15,7 +15,9 @@ enum Interrupts {
     static func cancellable<T: Sendable>(
         gate: PublishGate? = nil, progress: BuildProgress, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let task = Task { try await work() }
+        // The handlers are in place before the work starts: a signal that came between the work's
+        // first output and the handlers' start was ignored (SIG_IGN) and the build ran on to publish.
+        let running = Mutex<Task<T, any Error>?>(nil)
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
@@ -30,7 +32,7 @@ enum Interrupts {
                         "interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
                 } else if first {
                     progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
-                    task.cancel()
+                    running.withLock { $0?.cancel() }
                 } else {
                     exit(128 + number)
                 }
@@ -38,6 +40,10 @@ enum Interrupts {
             source.resume()
             sources.append(source)
         }
+        let task = Task { try await work() }
+        running.withLock { $0 = task }
+        // A signal before the task existed cancels it now.
+        if received.withLock({ $0 }) != nil { task.cancel() }
         defer { for source in sources { source.cancel() } }
         do { return try await task.value } catch {
             if let number = received.withLock({ $0 }) { throw InterruptedError(signal: number) }

@@ -73,9 +73,11 @@ import Testing
         // A catalog file named on the command line is input: a bad one exits 2.
         #expect(available.status == 2, "\(available.stderr)")
         #expect(available.stderr.contains("add up to more than"), "\(available.stderr)")
-        // The store did not keep it: a later call works.
+        // The store did not keep it: a later call without a catalog finds none known (bad usage, 2),
+        // not the refused one.
         let later = try Tool.mappack(["store", "available", "--storage", storage, "--cache", cache])
-        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.status == 2, "\(later.stderr)")
+        #expect(!later.stderr.contains("add up to more than") && later.stderr.contains("--catalog"), "\(later.stderr)")
     }
 
     @Test func regionChainDeeperThanTheCapIsRefused() throws {
