@@ -92,7 +92,8 @@ def row(args):
     out = {
         "row": args.name, "baselineCommand": results[0]["command"], "importCommand": results[1]["command"],
         "runs": len(results[1]["times"]), "baselineMedianSeconds": medians[0], "importMedianSeconds": medians[1],
-        "ratio": medians[1] / medians[0] if medians[0] > 0 else None,
+        # hyperfine subtracts the shell's start-up time; a read that fast can come out as 0: count it as 1 ms.
+        "ratio": medians[1] / max(medians[0], 1e-3),
         "importPeakRSSMiB": args.rss_kib / 1024.0, "baselinePeakRSSMiB": args.baseline_rss_kib / 1024.0,
         "inputBytes": args.input_bytes,
     }
