@@ -87,6 +87,12 @@ rows = {
                          prepare="rm -rf %s && mkdir -p %s" % (q(work + "/l-store"), q(work + "/l-store")),
                          command="%s | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _"
                                  % (find_bundles, ncpu, half, q(work + "/l-store"))),
+    # The same unpacking made durable the way a build makes its outputs durable: one `syncfs` of the
+    # filesystem after the last file (`sync -f`), timed with it. The floor of a durable cold build.
+    "limitDurable": dict(label="limit, durable: the same zstd|tar, then one syncfs (sync -f)",
+                         prepare="rm -rf %s && mkdir -p %s" % (q(work + "/d-store"), q(work + "/d-store")),
+                         command="%s | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _ && sync -f %s"
+                                 % (find_bundles, ncpu, half, q(work + "/d-store"), q(work + "/d-store"))),
     "limitSha": dict(label="limit: sha256sum of local bundles, xargs -P%d" % ncpu, prepare="",
                      command="%s | xargs -0 -P%d -n%d sha256sum > /dev/null" % (find_bundles, ncpu, half)),
     # First-start install on a device: the quick check (sizes, ids) and the full one (every byte hashed
@@ -102,7 +108,7 @@ rows = {
     "copy": dict(label="cp -r of the image (the floor of an install)", prepare="rm -rf %s" % q(work + "/c-store"),
                  command="cp -r %s %s && sync -f %s" % (q(image), q(work + "/c-store"), q(work + "/c-store"))),
 }
-order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitSha"]
+order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitDurable", "limitSha"]
 
 # --against OLD: the mappack rows again with the older binary (own output and cache folders), in the
 # same rounds, so both see the same machine; reported as new / old.
@@ -154,7 +160,7 @@ for round_number in range(1, runs + 1):
                 for entry in manifest["files"]:
                     f.write("%s  %s\n" % (entry["sha256"].split(":")[-1], entry["path"]))
 
-for key in ("b-store", "l-store", "i-store", "i-cache", "c-store"):
+for key in ("b-store", "l-store", "d-store", "i-store", "i-cache", "c-store"):
     shutil.rmtree(work + "/" + key, ignore_errors=True)
 
 
@@ -190,6 +196,8 @@ med = {key: statistics.median(rows[key]["seconds"]) for key in order}
 ratios = {
     "coldOverBaseline": med["cold"] / med["baseline"],
     "coldOverLimit": med["cold"] / med["limitExtract"],
+    "coldOverDurableLimit": med["cold"] / med["limitDurable"],
+    "durableLimitOverLimit": med["limitDurable"] / med["limitExtract"],
     "noopOverCold": med["noop"] / med["cold"],
     "verifySpeedup": med["sha256c"] / med["verify"],
     "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()),
@@ -236,6 +244,8 @@ print("%-58s %9.1f ms (hyperfine, %d runs, ± %.1f ms)" % ("mappack plan, --full
                                                         len(plan["times"]), plan["stddev"] * 1000))
 for name, r in rss.items():
     print("%-58s build %6.1f MiB   verify %6.1f MiB" % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"]))
+print("%-58s %8.2fx" % ("cold build / durable limit (zstd|tar, then syncfs)", ratios["coldOverDurableLimit"]))
+print("%-58s %8.2fx" % ("durable limit / limit (what the syncfs costs)", ratios["durableLimitOverLimit"]))
 print("%-58s %8.2fx" % ("install --full / quick install", ratios["installFullOverInstall"]))
 print("%-58s %8.2fx" % ("quick install / cp -r", ratios["installOverCopy"]))
 if compared:

@@ -314,4 +314,18 @@ private let trickyFiles: [String: Data] = [
             ImageVerifier.verifyTree(image.store, manifest: manifest, hashContents: true, jobs: 2).problems.map { "\($0.kind) \($0.path)" }
                 == ["extra a/w", "missing a/x"])
     }
+
+    @Test(arguments: [1, 2])
+    func copyWhileHashingStartsEachCopysWritebackAndHoldsTheSameBytes(_ jobs: Int) throws {
+        let image = try ImageFixture(trickyFiles)
+        let manifest = try ImageVerifier.readManifest(image.manifestBytes, file: "manifest.json").0
+        let copy = image.folder.join("copy")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        let started = Writeback.Counter()
+        let (problems, failure) = ImageVerifier.copyVerified(
+            image.store, to: copy, manifest: manifest, jobs: jobs, writeback: .counting(into: started))
+        #expect(problems.isEmpty && failure == nil, "\(problems) \(String(describing: failure))")
+        #expect(started.count == trickyFiles.count, "every copied file, once it is whole")
+        for (path, content) in trickyFiles { #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/" + path)) == content, "\(path)") }
+    }
 }

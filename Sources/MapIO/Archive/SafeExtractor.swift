@@ -24,11 +24,16 @@ package struct ExtractedFile: Sendable, Equatable {
 package struct SafeExtractor {
     /// Bounds for this archive.
     package let limits: ExtractionLimits
+    /// Started on each file as soon as it is written whole.
+    package let writeback: Writeback
 
-    /// Sets the bounds. Nothing is fsynced: callers make the whole tree durable before a rename shows
-    /// it (`FileSystem.syncTree`: the build's outputs, the store's staged trees).
-    package init(limits: ExtractionLimits) {
+    /// Sets the bounds. Nothing is fsynced: each file's writeback is started as soon as it is
+    /// complete (`writeback`), and callers make the whole tree durable before a rename shows it
+    /// (`FileSystem.syncTree`: the build's outputs, the store's staged trees), which then finds the
+    /// disk has taken most of it while the rest was unpacking.
+    package init(limits: ExtractionLimits, writeback: Writeback = .kernel) {
         self.limits = limits
+        self.writeback = writeback
     }
 
     /// Tracks what one pass has seen so rules spanning entries can be checked.
@@ -221,7 +226,7 @@ package struct SafeExtractor {
             do { descriptor = try FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
                 throw .io(FileError("open", destination, code: error.code))
             }
-            target = Target(root: destination, descriptor: descriptor, shared: shared)
+            target = Target(root: destination, descriptor: descriptor, shared: shared, writeback: writeback)
         }
         defer { try? target?.descriptor.close() }
         var ledger = PathLedger()
@@ -286,16 +291,18 @@ package struct SafeExtractor {
         let root: String
         let descriptor: FileDescriptor
         let shared: FolderCache?
+        let writeback: Writeback
         var created: [String] = []
         /// Folders this extraction made or checked (relative paths).
         var known = Set<String>()
         /// The folder of the last file created, known to exist.
         var lastFolder = ""
 
-        init(root: String, descriptor: FileDescriptor, shared: FolderCache?) {
+        init(root: String, descriptor: FileDescriptor, shared: FolderCache?, writeback: Writeback) {
             self.root = root
             self.descriptor = descriptor
             self.shared = shared
+            self.writeback = writeback
         }
 
         /// Creates the new file `path` (its folders first), open for writing.
@@ -322,8 +329,9 @@ package struct SafeExtractor {
             do { try file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
         }
 
-        /// Closes a file written completely.
+        /// Starts the writeback of a file written completely and closes it.
         func finish(_ file: FileDescriptor, path: String) throws(ArchiveError) {
+            writeback.start(file)
             do { try file.close() } catch { throw .io(FileError("close", root + "/" + path, code: error.code)) }
         }
 

@@ -209,11 +209,13 @@ package enum ImageVerifier {
 
     /// Copies the manifest's files from the tree at `store` into the existing folder `destination`
     /// while checking the tree in full (the check of `verifyTree` with SHA-256), on `jobs` threads:
-    /// every byte is read once, and the copy holds exactly the bytes that were hashed. Files are
-    /// fsynced, folders are not. `copyFailure` is the first write that failed (a full disk shows there).
+    /// every byte is read once, and the copy holds exactly the bytes that were hashed. Nothing is
+    /// fsynced: each file's writeback is started as soon as it is copied (`writeback`), and the
+    /// caller syncs the whole copied tree (`FileSystem.syncTree`) before a rename shows it.
+    /// `copyFailure` is the first write that failed (a full disk shows there).
     package static func copyVerified(
         _ store: String, to destination: String, manifest: ImageManifest,
-        jobs: Int
+        jobs: Int, writeback: Writeback = .kernel
     ) -> (problems: [VerifyProblem], copyFailure: FileError?) {
         var folders = Set<Substring>()
         for file in manifest.files {
@@ -226,7 +228,7 @@ package enum ImageVerifier {
         var files = manifest.files
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
-        let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination).run {
+        let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination, writeback: writeback).run {
             (merge: inout StoreTreeCheck.Merge) in
             for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }
         }

@@ -14,10 +14,12 @@ import MapIO
 /// When it copies (`copy`), each file's bytes are written to the same relative path under the copy
 /// folder as they are hashed, so the copy holds exactly the bytes that were checked, read once.
 final class FileChecker {
-    /// A folder checked files are copied into: its path and an open descriptor.
+    /// A folder checked files are copied into: its path, an open descriptor, and the writeback
+    /// started on each copy once it is whole (the caller syncs the copied tree before using it).
     struct CopyTarget {
         let root: String
         let descriptor: FileDescriptor
+        var writeback: Writeback = .kernel
     }
 
     private let store: String
@@ -138,7 +140,7 @@ final class FileChecker {
             if count < want { break }
         }
         if readError == nil, total == job.size {
-            do { try output?.sync() } catch { return copyFailed(FileError("fsync", copyPath(path, job), code: error.code)) }
+            if let output, let copy { copy.writeback.start(output) }
             return .hashed(total, hasher.finalize())
         }
         // The copy holds only what the fast path read: a file that reads differently is not copied whole.

@@ -45,20 +45,24 @@ package struct StoreTreeCheck {
     private let hashContents: Bool
     private let jobs: Int
     private let copyFolder: String?
+    private let writeback: Writeback
     private let stop: @Sendable () -> Bool
 
     /// Checks against the tree at `store` (hashing contents when `hashContents`) on `jobs` threads.
     /// With `copyingTo` (an existing folder holding every file's parent folder), each checked file
-    /// is also written there, fsynced, from the bytes that were hashed. `stop` is asked by the
+    /// is also written there from the bytes that were hashed, its writeback started once it is
+    /// whole (`writeback`; not fsynced: the caller syncs the copied tree). `stop` is asked by the
     /// hashing threads before each file: once it says true, no further file is opened (the
     /// outcome is then partial, and the caller discards it).
     package init(
-        store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil, stop: @escaping @Sendable () -> Bool = { false }
+        store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil, writeback: Writeback = .kernel,
+        stop: @escaping @Sendable () -> Bool = { false }
     ) {
         self.store = store
         self.hashContents = hashContents || copyFolder != nil
         self.jobs = max(1, jobs)
         self.copyFolder = copyFolder
+        self.writeback = writeback
         self.stop = stop
     }
 
@@ -78,7 +82,8 @@ package struct StoreTreeCheck {
         if let copyFolder {
             do {
                 copy = FileChecker.CopyTarget(
-                    root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]))
+                    root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]),
+                    writeback: writeback)
             } catch {
                 var outcome = Outcome(findings: [], files: 0, bytes: 0)
                 outcome.copyFailure = FileError("open", copyFolder, code: error.code)
