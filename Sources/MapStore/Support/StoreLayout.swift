@@ -22,6 +22,8 @@ struct StoreLayout: Sendable {
     static let stateFileName = "state.sqlite"
     /// The download cache's folder name (fetched and partial bundles).
     static let downloadsFolderName = "downloads"
+    /// The lock file writers take turns on (`StorageLock`); empty, never removed while the storage is used.
+    static let lockFileName = ".lock"
     /// The kept catalog's file name (the installed map version's catalog).
     static let catalogFileName = "catalog.json"
     /// This process's staging folder for installs, moves and repairs.
