@@ -7,6 +7,7 @@ import Synchronization
 package final class CurlTransfer {
     private let handle: UnsafeMutableRawPointer
     private var sink: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    private var stop: () -> Bool = { false }
 
     /// Result of a transfer.
     package struct Outcome {
@@ -16,6 +17,8 @@ package final class CurlTransfer {
         package let error: String?
         /// True when the sink asked to stop.
         package let aborted: Bool
+        /// True when `stop` asked to stop (the caller's work was cancelled).
+        package var stopped = false
     }
 
     static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -61,11 +64,16 @@ package final class CurlTransfer {
     }
 
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort).
+    ///
+    /// With `stop`, the transfer ends soon after it returns true (`Outcome.stopped`): libcurl asks it through
+    /// its progress callback (`CURLOPT_XFERINFOFUNCTION`), about once a second also while the server sends
+    /// nothing, and before each body chunk; a cancelled caller never waits for a slow or silent server.
     package func get(
-        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [],
+        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [], stop: (() -> Bool)? = nil,
         sink: @escaping (UnsafeRawBufferPointer) -> Bool
     ) -> Outcome {
         self.sink = sink
+        self.stop = stop ?? { false }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
@@ -84,22 +92,31 @@ package final class CurlTransfer {
         mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
         mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
         if offset > 0 { mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
-        let aborted = errorBuffer.withUnsafeMutableBufferPointer { errors -> Bool in
+        if stop != nil {
+            mp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            mp_curl_setopt_ptr(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque())
+            mp_curl_setopt_xferinfocb(handle) { context, _, _, _, _ in
+                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().stop() ? 1 : 0
+            }
+        }
+        let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
             mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+                if transfer.stop() { return 0 }
                 let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
                 return transfer.sink(bytes) ? size * count : 0
             }
             let code = curl_easy_perform(handle)
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
-            return code == CURLE_WRITE_ERROR
+            return code
         }
+        let stopped = (code == CURLE_ABORTED_BY_CALLBACK || code == CURLE_WRITE_ERROR) && self.stop()
         var status = 0
         mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: aborted)
+        return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: code == CURLE_WRITE_ERROR && !stopped, stopped: stopped)
     }
 }
 

@@ -14,8 +14,11 @@ enum CatalogLoader {
         try await BlockingPool.run { try loadBlocking(url) }
     }
 
-    static func loadBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let bytes = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
+    /// `load` on the calling thread; a raised `cancellation` ends the fetch within about a second
+    /// (`MapStoreError.cancelled`), also while the server sends nothing.
+    static func loadBlocking(_ url: URL, cancellation: CancellationFlag? = nil) throws -> (tree: RegionTree, bytes: Data) {
+        let bytes =
+            try fetch(url, limit: maxBytes, what: "the catalog", cancellation: cancellation) ?? { throw missing(url, what: "the catalog") }()
         return (try tree(bytes, source: url.absoluteString), bytes)
     }
 
@@ -24,9 +27,11 @@ enum CatalogLoader {
         try await BlockingPool.run { try fetchSignedBlocking(url) }
     }
 
-    static func fetchSignedBlocking(_ url: URL) throws -> (catalog: Data, signature: Data?) {
-        let catalog = try fetch(url, limit: maxBytes, what: "the catalog") ?? { throw missing(url, what: "the catalog") }()
-        return (catalog, try fetch(CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, what: "the catalog's signature"))
+    static func fetchSignedBlocking(_ url: URL, cancellation: CancellationFlag? = nil) throws -> (catalog: Data, signature: Data?) {
+        let catalog =
+            try fetch(url, limit: maxBytes, what: "the catalog", cancellation: cancellation) ?? { throw missing(url, what: "the catalog") }()
+        let signature = CatalogSignature.url(beside: url)
+        return (catalog, try fetch(signature, limit: CatalogSignature.maxBytes, what: "the catalog's signature", cancellation: cancellation))
     }
 
     private static func missing(_ url: URL, what: String) -> MapStoreError {
@@ -36,7 +41,7 @@ enum CatalogLoader {
     }
 
     /// The body at `url`, at most `limit` bytes; nil when there is none (no such file, HTTP 404 or 410).
-    private static func fetch(_ url: URL, limit: Int, what: String) throws -> Data? {
+    private static func fetch(_ url: URL, limit: Int, what: String, cancellation: CancellationFlag?) throws -> Data? {
         if url.isFileURL {
             do { return try ReadableFile.contents(of: url.path, limit: limit) } catch {
                 if error.isNotFound { return nil }
@@ -45,11 +50,13 @@ enum CatalogLoader {
         }
         var body = Data()
         var tooLarge = false
-        let outcome = CurlTransfer().get(url) { chunk in
+        let stop = cancellation.map { flag in { flag.isCancelled } }
+        let outcome = CurlTransfer().get(url, stop: stop) { chunk in
             body.append(contentsOf: chunk)
             tooLarge = body.count > limit
             return !tooLarge
         }
+        if outcome.stopped { throw MapStoreError.cancelled }
         if tooLarge {
             throw MapStoreError.remote(
                 url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: nil, reason: "\(what) is larger than \(limit) bytes")

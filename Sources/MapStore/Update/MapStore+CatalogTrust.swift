@@ -9,15 +9,19 @@ import Synchronization
 extension MapStore {
     /// The catalog at `url`, decoded; refused with a `MapStoreError.catalog…` case when trusted keys
     /// are configured and its signature does not hold. Without trusted keys, unsigned catalogs are used as before.
+    ///
+    /// Cancelling the calling task ends the fetch within about a second, however slow the server (also one
+    /// that sends nothing), and throws `MapStoreError.cancelled`; nothing is remembered of the catalog.
     func loadCatalog(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
-        try await BlockingPool.run { [self] in try loadCatalogBlocking(url) }
+        try await CancellationFlag.runBlocking { [self] flag in try loadCatalogBlocking(url, cancellation: flag) }
     }
 
     /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
-    func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
+    func loadCatalogBlocking(_ url: URL, cancellation: CancellationFlag? = nil) throws -> (tree: RegionTree, bytes: Data) {
         let configured = options.trustedPublicKeys
-        guard !configured.isEmpty else { return try CatalogLoader.loadBlocking(url) }
-        let (bytes, signature) = try CatalogLoader.fetchSignedBlocking(url)
+        guard !configured.isEmpty else { return try CatalogLoader.loadBlocking(url, cancellation: cancellation) }
+        let (bytes, signature) = try CatalogLoader.fetchSignedBlocking(url, cancellation: cancellation)
+        try cancellation?.check()
         let now = options.now()
         let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         let source = CatalogSignature.url(beside: url).absoluteString
