@@ -109,7 +109,7 @@ final class StoreCore {
         publisher?(snapshot)
     }
 
-    /// No process fetches for this storage when it is opened (one process at a time uses it): regions left
+    /// Called only when no process writes the storage (this one took its lock, see `StorageLock`): regions left
     /// `downloading` — download rows, and installed rows an update was replacing — become `paused`, their
     /// installed data (if any) the committed version and their fetched bytes kept for a later download or
     /// update. Returns them.
