@@ -8,6 +8,8 @@ static inline CURLcode mp_curl_setopt_ptr(CURL *h, CURLoption o, void *v) { retu
 static inline CURLcode mp_curl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 typedef size_t (*mp_curl_data_cb)(char *, size_t, size_t, void *);
 static inline CURLcode mp_curl_setopt_datacb(CURL *h, CURLoption o, mp_curl_data_cb v) { return curl_easy_setopt(h, o, v); }
+typedef int (*mp_curl_xferinfo_cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
+static inline CURLcode mp_curl_setopt_xferinfocb(CURL *h, mp_curl_xferinfo_cb v) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v); }
 static inline CURLcode mp_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode mp_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode mp_curl_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }

@@ -66,7 +66,9 @@ extension MapStore {
             let version = mapVersion
             let path = seed.storeFolderPath
             return try await CancellationFlag.runBlocking { [self] flag in
-                try withCache { cache throws -> Int in
+                let lease = try holdStorage(cancellation: flag)
+                defer { lease.release() }
+                return try withCache { cache throws -> Int in
                     try flag.check()
                     return try cache.importSeed(path, storeVersion: version)
                 }

@@ -39,7 +39,11 @@ extension MapStore {
     /// whether anything is installed, and the task checks the rest when the write has ended.
     func checkInstalledWithoutWaiting() throws {
         let checked = try core.withLockIfAvailable { core throws -> Bool in
-            _ = try core.committedState()
+            do { _ = try core.committedState() } catch MapStoreError.repairNeeded(let status) {
+                // The pending work of another process that is writing now is under way, not interrupted:
+                // the task waits for that process and checks again.
+                guard StorageLock.heldElsewhere(root: core.layout.root) else { throw MapStoreError.repairNeeded(status: status) }
+            }
             return true
         }
         if checked == nil, imageID == nil { throw MapStoreError.notInstalled }
@@ -87,7 +91,12 @@ extension MapStore {
         var requested: [RegionID] = []
         // The requested regions and the descendants the plan installs with them: the task announces each one's state.
         var scope = task.regions
+        // Held for the whole run (fetch and install): another process writing the storage meanwhile would
+        // take this task's `downloading` regions for a dead process's. Waiting for it can be cancelled.
+        var lease: StorageLease?
+        defer { lease?.release() }
         do {
+            lease = try await holdStorageOffPool()
             await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
             let plan = try await readOffPool { core throws -> StoreCore.DownloadPlan in
@@ -135,22 +144,28 @@ extension MapStore {
             let failure = MapStoreError.wrapping(error, operation: "download", path: storageFolder)
             let interrupted: Bool
             if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
+            // Stopped while waiting for another process: this run changed nothing to settle.
+            let holding = lease != nil
             switch (interrupted, task.phase) {
             case (true, .pausing), (true, .stopping):
-                _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
+                if holding {
+                    _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
+                }
                 // Paused before it is said, so a consumer that resumes on the event finds it paused.
                 let paused = task.markPaused()
                 for id in scope { task.emit(.stateChanged(id, .paused)) }
                 if paused { return }
                 // Stopped (or stopped or cancelled while pausing): the task ends here.
-                if task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
+                if holding, task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
                 task.finish(.failure(.cancelled))
             case (true, .cancelling):
-                await BlockingPool.value { [self] in cleanUpCancelled(task) }
+                if holding { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
                 task.finish(.failure(.cancelled))
             default:
                 // Fetched bytes stay for a later attempt: the regions are paused, not lost.
-                _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
+                if holding {
+                    _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
+                }
                 task.finish(.failure(failure))
             }
         }

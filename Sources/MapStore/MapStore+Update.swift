@@ -18,6 +18,9 @@ extension MapStore {
     /// changes nothing downloads use (an update to it does).
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
         try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
+            // The kept catalog and the trust records it may write are the storage's: held for the whole call.
+            let lease = try await holdStorageOffPool()
+            defer { lease.release() }
             let (tree, bytes) = try await loadCatalog(url)
             let kept = try write { core throws -> Bool in
                 let state = try core.committedState()
@@ -65,6 +68,8 @@ extension MapStore {
     func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
         try await MapStoreError.boundary("checkForUpdate", path: storageFolder) {
             guard let url = catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
+            let lease = try await holdStorageOffPool()
+            defer { lease.release() }
             let (tree, bytes) = try await loadCatalog(url)
             let (info, kept) = try write { core throws -> (UpdateInfo, Bool) in
                 let info = try core.planUpdate(tree: tree, catalogURL: url).info
@@ -140,7 +145,14 @@ extension MapStore {
 
     /// The body of an `UpdateTask` run (first start or resume): the update, then settling the task.
     func runUpdate(_ task: UpdateTask) async {
-        do {
+        // Held for the whole run (fetch and install): another process writing the storage meanwhile would
+        // take this update's `downloading` regions for a dead process's. Waiting for it can be cancelled.
+        var lease: StorageLease?
+        var waitFailure: MapStoreError?
+        do { lease = try await holdStorageOffPool() } catch { waitFailure = MapStoreError.wrapping(error, operation: "update", path: storageFolder) }
+        defer { lease?.release() }
+        do throws(MapStoreError) {
+            if let waitFailure { throw waitFailure }
             try await performUpdate(task)
             task.finish(.success(()))
         } catch {
@@ -149,6 +161,8 @@ extension MapStore {
                 task.finish(.failure(error))
                 return
             }
+            // Stopped while waiting for another process: this run changed nothing to settle.
+            let holding = lease != nil
             switch task.phase {
             case .pausing:
                 if task.markPaused() {
@@ -156,11 +170,11 @@ extension MapStore {
                     return
                 }
                 // Cancelled or stopped while pausing: settle as that.
-                settleStoppedUpdate(task, keepingFetchedBytes: task.phase == .stopping)
+                if holding { settleStoppedUpdate(task, keepingFetchedBytes: task.phase == .stopping) }
             case .cancelling:
-                settleStoppedUpdate(task, keepingFetchedBytes: false)
+                if holding { settleStoppedUpdate(task, keepingFetchedBytes: false) }
             default:
-                settleStoppedUpdate(task, keepingFetchedBytes: true)
+                if holding { settleStoppedUpdate(task, keepingFetchedBytes: true) }
             }
             task.finish(.failure(.cancelled))
         }

@@ -9,7 +9,9 @@ import Synchronization
 /// Every operation that changes the storage records itself in `state.sqlite` before it starts
 /// and clears the record when it commits, so a process killed at any point leaves a storage
 /// whose next `open` reports a non-`ok` `initialStatus` and whose `repair()` finishes or rolls
-/// the work back. One process at a time may use a storage folder.
+/// the work back. Processes sharing a storage folder (an app and its extension, an app and the CLI)
+/// take turns writing: every write holds the storage's lock file (`StorageLock`), and a second writer
+/// waits for the first; readers never take it.
 public final class MapStore: Sendable {
     /// How `open` validates and installs.
     public struct Options: Sendable {
@@ -103,7 +105,16 @@ public final class MapStore: Sendable {
     /// Automatic updates: schedule, reported network, a deferred update (`MapStore+AutoUpdate.swift`).
     let autoUpdates = AutoUpdateSchedule()
 
-    private init(core: sending StoreCore, status: StoreStatus, options: Options) {
+    /// Whether another process was writing the storage when it was opened: then `initialStatus` is of the
+    /// state that process had committed, and a pending operation in it is that process's work under way.
+    package let otherProcessWritingAtOpen: Bool
+
+    /// Test and CLI hook: called with the storage folder when a write must wait for another process that
+    /// holds the storage's lock (the CLI says so once); nil in apps, whose writes just wait.
+    package static let waitingForOtherProcess = Mutex<(@Sendable (_ storage: String) -> Void)?>(nil)
+
+    private init(core: sending StoreCore, status: StoreStatus, options: Options, otherProcessWriting: Bool) {
+        self.otherProcessWritingAtOpen = otherProcessWriting
         self.published = Mutex(core.snapshot())
         self.cacheAccess = core.caches
         self.core = Mutex(core)
@@ -149,8 +160,21 @@ public final class MapStore: Sendable {
     ) throws -> MapStore {
         let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
         core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
-        var status = core.diagnose()
+        // An install needs the folder for its lock file; a plain open creates nothing.
+        if preinstalled != nil { try FileSystem.makeDirectories(core.layout.root) }
+        // Open itself is a reader: it fixes leftovers only when no other process is writing.
+        var lease = try StorageLock.tryHold(root: core.layout.root)
+        let otherProcessWriting = lease == nil
+        defer { lease?.release() }
+        var status = core.diagnose(fixing: lease != nil)
         var installed = false
+        if status == .empty, preinstalled != nil {
+            if lease == nil {
+                lease = try StorageLock.hold(root: core.layout.root, cancellation: cancellation) { waitingNotice(core.layout.root) }
+                core.state = nil
+                status = core.diagnose()
+            }
+        }
         if status == .empty, let preinstalled {
             core.cancellation = cancellation
             try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
@@ -160,11 +184,11 @@ public final class MapStore: Sendable {
         }
         if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
         var remembered = false
-        if let url = options.catalogURL, status == .ok, core.catalogURL == nil {
+        if let url = options.catalogURL, status == .ok, lease != nil, core.catalogURL == nil {
             try core.state?.setMeta(.installedCatalogURL, url.absoluteString)
             remembered = true
         }
-        let store = MapStore(core: core, status: status, options: options)
+        let store = MapStore(core: core, status: status, options: options, otherProcessWriting: otherProcessWriting)
         if installed || remembered { store.keepInstalledVersionCatalog() }
         store.startAutomaticUpdates(interval: options.autoUpdateInterval)
         return store
@@ -300,8 +324,47 @@ extension MapStore {
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
     /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
-    /// see and announces every region state it changed (see `publish`).
+    /// see and announces every region state it changed (see `publish`). Holds the storage's lock for
+    /// it (see `holdStorage`), waiting for another process that writes; callers on the cooperative pool
+    /// hold it already (`holdStorageOffPool`), so only `BlockingPool` threads wait here.
     func write<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
+        let lease = try holdStorage(cancellation: nil)
+        defer { lease.release() }
+        return try writeHoldingStorage(body)
+    }
+
+    /// Holds the storage's lock across processes (`StorageLock`) for a write, waiting while another process
+    /// holds it (blocking: on a `BlockingPool` thread), until `cancellation` is raised. When this process
+    /// takes it afresh, another process may have written meanwhile: the core takes that in and readers
+    /// see it (its region state changes are announced like this process's own).
+    func holdStorage(cancellation: CancellationFlag?) throws -> StorageLease {
+        let root = storageFolder
+        let lease = try StorageLock.hold(root: root, cancellation: cancellation) { MapStore.waitingNotice(root) }
+        if lease.fresh {
+            let remember = options.catalogURL
+            try writeHoldingStorage { core throws in
+                core.adoptOtherProcessesWork()
+                if let remember, core.catalogURL == nil, (try? core.committedState()) != nil {
+                    try core.state?.setMeta(.installedCatalogURL, remember.absoluteString)
+                }
+            }
+        }
+        return lease
+    }
+
+    /// `holdStorage` from async work: waits on a `BlockingPool` thread and stops waiting when the calling
+    /// task is cancelled (`MapStoreError.cancelled`).
+    func holdStorageOffPool() async throws -> StorageLease {
+        try await CancellationFlag.runBlocking { [self] flag in try holdStorage(cancellation: flag) }
+    }
+
+    /// Says that a write waits for another process (`waitingForOtherProcess`).
+    static func waitingNotice(_ storage: String) {
+        if let hook = waitingForOtherProcess.withLock({ $0 }) { hook(storage) }
+    }
+
+    /// `write` for a caller that holds the storage's lock.
+    private func writeHoldingStorage<T: Sendable>(_ body: (StoreCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in
             core.publisher = { [self] snapshot in publish(snapshot) }
             defer {
@@ -344,7 +407,9 @@ extension MapStore {
     /// raised when the calling task is cancelled; the operation polls it up to its commit point.
     func cancellableWrite<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws -> T) async throws -> T {
         try await CancellationFlag.runBlocking { [self] flag in
-            try write { core throws -> T in
+            let lease = try holdStorage(cancellation: flag)
+            defer { lease.release() }
+            return try writeHoldingStorage { core throws -> T in
                 core.cancellation = flag
                 defer { core.cancellation = nil }
                 return try body(core)

@@ -84,8 +84,10 @@ struct Mappack {
             exit(0)
         } catch {
             let code = exitCode(for: error)
-            if terminal.json { terminal.event(["event": "failed", "error": "\(error)", "exitCode": Int(code)]) }
-            terminal.error("\(error)")
+            // The store's messages name its Swift calls for app developers; a person here gets the commands.
+            let message = (error as? MapStoreError).map(StoreMessages.text) ?? "\(error)"
+            if terminal.json { terminal.event(["event": "failed", "error": message, "exitCode": Int(code)]) }
+            terminal.error(message)
             exit(code)
         }
     }

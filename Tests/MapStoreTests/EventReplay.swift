@@ -15,12 +15,15 @@ final class EventReplay: Sendable {
     }
 
     let store: MapStore
+    /// How the store's states are read (by default `observed`, its public listings).
+    private let observe: @Sendable (MapStore) -> [RegionID: RegionState]
     private let states: States
     private let watcher: Task<Void, Never>
 
-    init(_ store: MapStore) {
+    init(_ store: MapStore, observing observe: @escaping @Sendable (MapStore) -> [RegionID: RegionState] = EventReplay.observed) {
         self.store = store
-        let states = States(EventReplay.observed(store))
+        self.observe = observe
+        let states = States(observe(store))
         self.states = states
         // Subscribed now, before the caller's next operation, so no event of it is missed.
         let events = store.events()
@@ -45,9 +48,9 @@ final class EventReplay: Sendable {
     /// Nil when the replayed states reach the store's within `seconds` (events arrive on another task);
     /// else what differs, region by region.
     func mismatch(within seconds: Double = 10) async -> String? {
-        let agrees = await eventually(seconds) { states.value.withLock { $0 } == EventReplay.observed(store) }
+        let agrees = await eventually(seconds) { states.value.withLock { $0 } == observe(store) }
         guard !agrees else { return nil }
-        let now = EventReplay.observed(store)
+        let now = observe(store)
         let heard = states.value.withLock { $0 }
         return Set(now.keys).union(heard.keys).sorted().filter { now[$0] != heard[$0] }.map {
             "\($0): store \(now[$0].map { "\($0)" } ?? "available"), events \(heard[$0].map { "\($0)" } ?? "available")"

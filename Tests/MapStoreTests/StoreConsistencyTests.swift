@@ -173,4 +173,36 @@ import Testing
         missing = ReaderLoop.missing(await reader.stop(), region: "europe/ch/zh", expected: old)
         #expect(missing.isEmpty, "delete: \(missing.count) reads, e.g. \(missing.prefix(3))")
     }
+
+    /// A repair finishing an update killed at `point` (new tree staged, renamed into `.update-next`, half
+    /// switched, switched but not committed): readers polling from the open on never get a file of one
+    /// version while `mapVersion` says the other, nor miss a file.
+    @Test(arguments: ["update.afterNext", "update.midSwitch", "update.beforeCommit"])
+    func readersDuringARepairOfAKilledUpdateSeeOneVersionsFiles(_ point: String) async throws {
+        let fixture = try await UpdateFixture.ready()
+        let device = Device()
+        _ = try await device.open(image: fixture.image)
+        let killed = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
+        #expect(killed.status == SIGKILL, "\(killed.stderr)")
+        let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
+        let manifest = try JSONDecoder().decode(
+            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        // Files of bundles the update replaces (their bytes change or they go), and some it keeps.
+        let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
+        let changing = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path).sorted().prefix(30)
+        let kept = manifest.files.filter { replaced.contains($0.bundle) }.map(\.path).sorted().prefix(10)
+        #expect(!changing.isEmpty)
+
+        let store = try await device.open(image: fixture.image)
+        let reader = ReaderLoop(store, paths: Array(changing) + Array(kept))
+        let report = try await store.repair()
+        let samples = await reader.stop()
+        #expect(report.status == .ok, "\(report.actions)")
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        let new = try StoreConsistencyTests.files(ofManifest: device.storage + "/manifest.json")
+        #expect(Set(samples.compactMap(\.version)).isSubset(of: [UpdateFixture.oldVersion, UpdateFixture.newVersion]))
+        let torn = ReaderLoop.torn(samples, expected: [UpdateFixture.oldVersion: old, UpdateFixture.newVersion: new])
+        #expect(torn.isEmpty, "\(torn.count) of \(samples.count) reads torn, e.g. \(torn.prefix(3))")
+        #expect(try await store.verify(full: true).isEmpty)
+    }
 }

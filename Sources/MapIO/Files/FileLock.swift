@@ -1,8 +1,8 @@
 import Foundation
 
 /// An exclusive `flock`, held until this value is gone: two fetchers sharing one cache never write
-/// the same partial file (`<partial>.lock`), and two builds never write one output folder at once
-/// (a lock on the folder itself).
+/// the same partial file (`<partial>.lock`), two builds never write one output folder at once
+/// (a lock on the folder itself), and two processes never write one map storage at once (its lock file).
 package final class FileLock: Sendable {
     private let descriptor: FileDescriptor
 
@@ -18,13 +18,54 @@ package final class FileLock: Sendable {
             file =
                 folder ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
         } catch { throw FileError("open", path, code: error.code) }
-        do {
-            if try file.tryLock() { return FileLock(descriptor: file) }
-            try? file.close()
-            return nil
-        } catch {
+        let locked: Bool
+        do { locked = try file.tryLock() } catch {
             try? file.close()
             throw FileError("flock", path, code: error.code)
+        }
+        guard locked else {
+            try? file.close()
+            return nil
+        }
+        // A lock file removed (or replaced) while this process waited for it locks nothing anyone else
+        // opens by name: then take the file now at the path.
+        if folder || isFile(file, at: path) { return FileLock(descriptor: file) }
+        try? file.close()
+        return try tryAcquire(path, folder: folder)
+    }
+
+    /// Whether `file` is still the file named `path` (same device and inode).
+    private static func isFile(_ file: FileDescriptor, at path: String) -> Bool {
+        guard let now = try? FileSystem.status(path), let held = try? file.status() else { return false }
+        return now.device == held.device && now.inode == held.inode
+    }
+
+    /// Takes the lock at `path` (see `tryAcquire`), waiting while someone else holds it (see `waitFor`).
+    package static func acquire(
+        _ path: String, folder: Bool = false, interval: Duration = .milliseconds(20), stop: () -> Bool, waiting: () -> Void
+    ) throws(FileError) -> FileLock? {
+        try waitFor({ () throws(FileError) in try tryAcquire(path, folder: folder) }, interval: interval, stop: stop, waiting: waiting)
+    }
+
+    /// Calls `attempt` (a non-blocking acquire) until it gives a value, every `interval`, and calls
+    /// `waiting` once, before the first wait. Blocks the calling thread, so it is for threads of their
+    /// own (`BlockingPool`), never the cooperative pool; `stop` is asked before each wait, and true
+    /// there gives up (nil), so the wait stays cancellable, as `flock` without `LOCK_NB` would not be.
+    package static func waitFor<Held>(
+        _ attempt: () throws(FileError) -> Held?, interval: Duration = .milliseconds(20), stop: () -> Bool, waiting: () -> Void
+    ) throws(FileError) -> Held? {
+        var said = false
+        while true {
+            if let held = try attempt() { return held }
+            if stop() { return nil }
+            if !said {
+                waiting()
+                said = true
+            }
+            let (seconds, attoseconds) = interval.components
+            var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
         }
     }
 }

@@ -11,7 +11,9 @@ extension StoreCore {
         let destination = StoreLayout(root: FileSystem.absolute(newRoot))
         guard destination.root != layout.root else { return }
         if FileSystem.exists(destination.root) {
-            let present = try DirectoryWalker.entries(of: destination.root).filter { !$0.hasPrefix(StoreLayout.stagingPrefix) }
+            let present = try DirectoryWalker.entries(of: destination.root).filter {
+                !$0.hasPrefix(StoreLayout.stagingPrefix) && $0 != StoreLayout.lockFileName
+            }
             if !present.isEmpty { throw MapStoreError.destinationNotEmpty(path: destination.root) }
         }
         try checkCancelled()

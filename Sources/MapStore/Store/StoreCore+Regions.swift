@@ -14,7 +14,10 @@ extension StoreCore {
         let language = (try? state.meta(.language)) ?? nil
         var snapshot = StoreSnapshot(
             root: layout.root, storeFolder: layout.store, mapVersion: version, imageID: imageID, language: language, regions: rows)
-        snapshot.pending = ((try? state.pending()) ?? nil) != nil
+        let pending = (try? state.pending()) ?? nil
+        snapshot.pending = pending != nil
+        // A switch under way or killed midway: the committed version's files are in its kept tree.
+        if case .transition? = pending, let tree = committedTreeDuringSwitch { snapshot.storeFolder = tree }
         snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
         snapshot.catalogURL = catalogURL
         snapshot.catalogToCheck = catalogToCheck

@@ -55,8 +55,12 @@ final class StoreCore {
     /// work) and whether its region states are known. No per-file work: damaged files are found by
     /// `verify`/`repair`. With `fullValidation`, also the kept manifest against the state and its
     /// signature, and every installed file by SHA-256.
-    func diagnose() -> StoreStatus {
-        let hadLeftovers = removeLeftovers()
+    ///
+    /// Without `fixing` (another process holds the storage's lock and is writing), it only reads: a
+    /// staging folder, a pending row or a `downloading` region is that process's work under way, not a
+    /// leftover, and stays as it is.
+    func diagnose(fixing: Bool = true) -> StoreStatus {
+        let hadLeftovers = fixing && removeLeftovers()
         // A missing or blank state beside installed data is a lost state: `repair()` rebuilds it from the
         // kept manifest and the files. Only leftovers without both mean an install never finished.
         let lostState = {
@@ -75,8 +79,10 @@ final class StoreCore {
             return .interruptedOperation
         }
         guard (try? state.imageID) != nil, let installed = try? state.mapVersion else { return .interruptedInstall }
-        removeTransitionLeftovers()
-        pausedAtOpen = pauseInterruptedFetches()
+        if fixing {
+            removeTransitionLeftovers()
+            pausedAtOpen = pauseInterruptedFetches()
+        }
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
         guard FileSystem.isDirectory(layout.store), ((try? FileSystem.status(layout.manifest)) ?? nil)?.isRegular == true else { return .corrupted }
         if fullValidation {
@@ -84,8 +90,21 @@ final class StoreCore {
                 (try? verify(full: true, manifest: kept.manifest))?.isEmpty == true
             else { return .corrupted }
         }
-        if let offered = offeredFolderVersion(), offered > installed { return .versionMismatch }
+        if let offered = offeredFolderVersion(remembering: fixing), offered > installed { return .versionMismatch }
         return .ok
+    }
+
+    /// Takes in what other processes did while this one held no lock on the storage (called when it takes
+    /// the lock with no write of its own under way): a state database they replaced is opened again, and
+    /// regions a process that died fetching left `downloading` are paused, as at open.
+    func adoptOtherProcessesWork() {
+        state = nil
+        if FileSystem.exists(layout.state), let reopened = try? StateDatabase(path: layout.state), (try? reopened.isBlank) == false {
+            state = reopened
+        }
+        guard let state, (try? state.pending()) == nil else { return }
+        let paused = pauseInterruptedFetches()
+        pausedAtOpen = Array(Set(pausedAtOpen).union(paused)).sorted()
     }
 
     /// Hands `snapshot` to the readers now (see `publisher`).
@@ -93,7 +112,7 @@ final class StoreCore {
         publisher?(snapshot)
     }
 
-    /// No process fetches for this storage when it is opened (one process at a time uses it): regions left
+    /// Called only when no process writes the storage (this one took its lock, see `StorageLock`): regions left
     /// `downloading` — download rows, and installed rows an update was replacing — become `paused`, their
     /// installed data (if any) the committed version and their fetched bytes kept for a later download or
     /// update. Returns them.
@@ -116,7 +135,7 @@ final class StoreCore {
     /// The map version of the offered image when it is a folder (reading an archive's costs an
     /// extraction). Its manifest is decoded once and the version remembered in the state database with
     /// the manifest file's identity (device, inode, size, times), so later opens cost one `lstat`.
-    func offeredFolderVersion() -> MapVersion? {
+    func offeredFolderVersion(remembering: Bool = true) -> MapVersion? {
         guard let image, !image.isArchive else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
@@ -127,7 +146,7 @@ final class StoreCore {
             return MapVersion(String(remembered[remembered.index(after: space)...]))
         }
         guard let manifest = try? offeredFolderManifest() else { return nil }
-        try? state?.setMeta(key, status.identity + " " + manifest.mapVersion.rawValue)
+        if remembering { try? state?.setMeta(key, status.identity + " " + manifest.mapVersion.rawValue) }
         return manifest.mapVersion
     }
 

@@ -4,14 +4,21 @@ import Synchronization
 /// Test hook: named points in install, delete, move and cache import where a test can have the
 /// process killed with SIGKILL, to prove every interruption is detected and repaired.
 ///
-/// Active only when the environment variable `MAPSTORE_CRASH_AT` names the point; apps never set
-/// it, and when it is unset `reach` is a dictionary-free string comparison against nil.
+/// Active only when the environment variable `MAPSTORE_CRASH_AT` (or `MAPSTORE_STOP_AT`) names the
+/// point; apps never set them, and when unset `reach` is two comparisons against nil.
 package enum CrashPoint {
     /// The point named by `MAPSTORE_CRASH_AT`, read once.
     private static let armed: String? = ProcessInfo.processInfo.environment["MAPSTORE_CRASH_AT"]
 
-    /// Kills the process with SIGKILL (no cleanup, no buffered I/O flushed) when `name` is armed.
+    /// The point named by `MAPSTORE_STOP_AT`, read once: there the process stops itself (SIGSTOP) and goes
+    /// on when the test continues it (SIGCONT), to hold a `mappack store` process midway, e.g. while a
+    /// second process on the same storage shows it waits.
+    private static let stopAt: String? = ProcessInfo.processInfo.environment["MAPSTORE_STOP_AT"]
+
+    /// Kills the process with SIGKILL (no cleanup, no buffered I/O flushed) when `name` is armed, or
+    /// stops it (SIGSTOP) when `name` is the stop point.
     static func reach(_ name: String) {
+        if let stopAt, stopAt == name { kill(getpid(), SIGSTOP) }
         guard let armed, armed == name else { return }
         kill(getpid(), SIGKILL)
     }

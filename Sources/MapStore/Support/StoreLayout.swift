@@ -25,6 +25,8 @@ struct StoreLayout: Sendable {
     /// The last catalog fetched from the catalog URL, with its signature, timestamp and HTTP validators
     /// (`CatalogFetcher`), so a check with nothing new costs a `304`. Outside `downloads/`, which holds bundles only.
     static let catalogFetchFolderName = "catalog-fetch"
+    /// The lock file writers take turns on (`StorageLock`); empty, never removed while the storage is used.
+    static let lockFileName = ".lock"
     /// The kept catalog's file name (the installed map version's catalog).
     static let catalogFileName = "catalog.json"
     /// This process's staging folder for installs, moves and repairs.

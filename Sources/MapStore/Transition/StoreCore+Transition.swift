@@ -173,18 +173,34 @@ extension StoreCore {
         return manifest
     }
 
+    /// The committed version's whole tree while a switch is under way or was killed midway: `.update-old/store`
+    /// appears whole (a copy renamed into place, or the live tree moved there) and only once the switch
+    /// may begin, so while a transition is pending it, not the live tree (half switched, or switched before
+    /// the commit), is what readers of the committed version read. Nil when there is none.
+    var committedTreeDuringSwitch: String? {
+        let tree = oldFolder + "/" + ImageManifest.storeFolder
+        return FileSystem.isDirectory(tree) ? tree : nil
+    }
+
     /// Before a switch replaces the live store tree: when readers are watching (`publisher`), a hard-linked
     /// copy of it in `.update-old/store`, published as their store folder, so that until the commit they
     /// read the committed version's files (the switch then removes the live tree instead of moving it
-    /// there). Idempotent; a kill leaves `.update-old`, which the switch's finish or roll-back removes.
+    /// there). Idempotent: a repair finishing a killed switch publishes the tree already there. A kill
+    /// leaves `.update-old`, which the switch's finish or roll-back removes.
     private func keepOldTreeForReaders() throws {
-        guard publisher != nil, FileSystem.isDirectory(nextFolder + "/" + ImageManifest.storeFolder), FileSystem.isDirectory(layout.store),
-            let files = try? installedManifest(storedManifest()).files
-        else { return }
-        let copy = oldFolder + "/" + ImageManifest.storeFolder
-        try FileSystem.removeTree(copy)
-        try FileSystem.makeDirectories(copy)
-        try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: copy, link: true)
+        guard publisher != nil else { return }
+        if committedTreeDuringSwitch == nil {
+            guard FileSystem.isDirectory(nextFolder + "/" + ImageManifest.storeFolder), FileSystem.isDirectory(layout.store),
+                let files = try? installedManifest(storedManifest()).files
+            else { return }
+            // Copied beside, then renamed: `.update-old/store` is never a partial tree.
+            let partial = oldFolder + "/" + ImageManifest.storeFolder + ".partial"
+            try FileSystem.removeTree(partial)
+            try FileSystem.makeDirectories(partial)
+            try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial, link: true)
+            try FileSystem.rename(partial, to: oldFolder + "/" + ImageManifest.storeFolder)
+        }
+        guard let copy = committedTreeDuringSwitch else { return }
         var readers = snapshot()
         readers.pending = false
         readers.storeFolder = copy

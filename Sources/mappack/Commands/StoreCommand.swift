@@ -68,6 +68,14 @@ enum StoreCommand {
         let image = arguments.option("image").map { PreinstalledImage(url: URL(fileURLWithPath: $0)) }
         let trusted = try arguments.option("trust").map { [try KeyFiles.read($0)] } ?? []
         let now = try CommandClock.check()
+        // A write waits while another process (an app, another mappack) writes the same storage; say so once.
+        let said = Atomic<Bool>(false)
+        MapStore.waitingForOtherProcess.withLock { hook in
+            hook = { folder in
+                guard !said.exchange(true, ordering: .relaxed) else { return }
+                terminal.note("waiting for another process using \(folder)… (this one goes on when it is done)")
+            }
+        }
         let options = MapStore.Options(fullValidation: arguments.flag("full"), trustedPublicKeys: trusted, now: now)
         let open = { () throws -> MapStore in
             try waitFor {
@@ -104,7 +112,7 @@ enum StoreCommand {
                 ])
             } else {
                 for action in result.actions { terminal.note(action.description) }
-                terminal.line("\(result.status): \(result.storage.path) (was \(before))")
+                terminal.line("\(StoreMessages.words(for: result.status)): \(result.storage.path) (was \(StoreMessages.words(for: before)))")
             }
             return 0
         case "regions":
@@ -336,14 +344,19 @@ enum StoreCommand {
 
     private static func report(_ store: MapStore, status: StoreStatus? = nil, terminal: Terminal, cache: String) {
         let status = status ?? store.initialStatus
-        let advice = advice(for: status, storage: store.storage.path, cache: cache, catalogKnown: store.catalogURL != nil)
+        var advice = advice(for: status, storage: store.storage.path, cache: cache, catalogKnown: store.catalogURL != nil)
+        if store.otherProcessWritingAtOpen {
+            advice =
+                "another process is writing to this storage now; this is the state it last committed"
+                + (status == .ok ? "" : " (its work under way shows as \(StoreMessages.words(for: status)))") + "; run status again when it is done"
+        }
         if terminal.json {
             terminal.event([
                 "event": "status", "status": status.rawValue, "storage": store.storage.path,
                 "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull(),
             ])
         } else {
-            terminal.line("\(status): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
+            terminal.line("\(StoreMessages.words(for: status)): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
             if let advice { terminal.note(advice) }
         }
     }
@@ -372,6 +385,6 @@ enum StoreCommand {
             return "the state database is of an unknown format, or the image offered has another map version than the store; "
                 + "offer the image of the store's version (\(repair)) or update the store (mappack store update)"
         }
-        return "the store is not ok (\(status)); run \(repair)"
+        return "the store is not ok (\(StoreMessages.words(for: status))); run \(repair)"
     }
 }

@@ -1,0 +1,75 @@
+import MapStore
+
+/// What MapStore's statuses and errors say to a person at the command line. The library's messages are
+/// for app developers and name its Swift calls (`repair()`) and status cases (`interruptedOperation`);
+/// here they become words and `mappack store` commands.
+enum StoreMessages {
+    /// A status in words (`ok`, `empty`, `interrupted work`, …).
+    static func words(for status: StoreStatus) -> String {
+        switch status {
+        case .ok: "ok"
+        case .empty: "empty"
+        case .interruptedInstall: "interrupted install"
+        case .interruptedOperation: "interrupted work"
+        case .corrupted: "corrupted"
+        case .versionMismatch: "version mismatch"
+        }
+    }
+
+    /// The library's name of an operation (its Swift function) as the store verb or words a user knows.
+    static func words(forOperation operation: String) -> String {
+        switch operation {
+        case "deleteRegions": "delete"
+        case "moveData": "move"
+        case "setCatalogURL": "reading the catalog"
+        case "checkForUpdate": "the update check"
+        case "switchStorage": "switching the storage folder"
+        case "importCacheSeed": "the cache seed import"
+        case "availableRegions", "regionDetails": "listing the catalog's regions"
+        case "computeCacheSize", "cacheEntryCount", "cacheLimit", "clearCache", "setCacheLimit", "cachedData", "storeCachedData": "cache"
+        case "verifyInstalled": "verify"
+        case "open": "opening the storage"
+        default: operation
+        }
+    }
+
+    /// `error`'s message for the command line: what, where and which `mappack store` command to run.
+    static func text(_ error: MapStoreError) -> String {
+        let repair = "mappack store repair"
+        switch error {
+        case .repairNeeded(let status):
+            let what =
+                switch status {
+                case .interruptedInstall: "an install was interrupted; finish it with the image it installed: `\(repair) --image IMAGE`"
+                case .corrupted: "installed files or the state do not match; restore them: `\(repair)`"
+                case .versionMismatch: "the state is of an unknown format or another map version; `\(repair) --image IMAGE` with the store's image"
+                default: "work on it was interrupted; finish or roll it back: `\(repair)`"
+                }
+            return "the map storage is not usable now (\(words(for: status))): \(what) (with the same --storage and --cache), then try again"
+        case .imageNeededForRepair(let reason):
+            return "repair needs the preinstalled image: \(reason); offer it: `\(repair) --image IMAGE`"
+        case .repairFailed(let problems):
+            return "repair could not restore the store: \(problems.prefix(5).map(\.description).joined(separator: "; ")); "
+                + "offer the preinstalled image (`\(repair) --image IMAGE`) or let the catalog's server be reached, then repair again"
+        case .io(let operation, let path, let reason):
+            return "\(path): \(words(forOperation: operation)) failed: \(reason); check the storage folder (access, free space) and retry, "
+                + "or run `\(repair)` if `mappack store status` reports a problem"
+        case .local(let path, let code, let regions, let bundle, let reason):
+            return MapStoreError.local(path: path, errno: code, regions: regions, bundle: bundle, reason: plainOperation(reason)).description
+        case .noCatalogURL:
+            return "no catalog URL is known for this storage; pass --catalog URL"
+        case .busy(let operation, let reason):
+            return "\(words(forOperation: operation)) cannot run now: \(reason)"
+        default:
+            return error.description
+        }
+    }
+
+    /// A reason that starts with the library's operation name (`deleteRegions: …`), with the words instead.
+    private static func plainOperation(_ reason: String) -> String {
+        guard let colon = reason.firstIndex(of: ":") else { return reason }
+        let operation = String(reason[..<colon])
+        guard !operation.contains(" ") else { return reason }
+        return words(forOperation: operation) + reason[colon...]
+    }
+}
