@@ -6,7 +6,7 @@ include Tools/realworld/venv.mk
 .DEFAULT_GOAL := deps
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev zlib1g-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium chromium-driver fuse3 python3-pyfuse3 libzck-dev zchunk $(REALWORLD_APT)
+                minisign chromium chromium-driver fuse3 python3-pyfuse3 libzck-dev zchunk time $(REALWORLD_APT)
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 DEMO_VERSION := 2026.11.0
