@@ -7,6 +7,7 @@ import Synchronization
 package final class CurlTransfer {
     private let handle: UnsafeMutableRawPointer
     private var sink: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    private var stop: () -> Bool = { false }
     /// The last response's headers, names lowercased (filled by `get`).
     private var responseHeaders: [String: String] = [:]
 
@@ -20,6 +21,8 @@ package final class CurlTransfer {
         package let aborted: Bool
         /// The final response's headers, names lowercased (`get` only).
         package var headers: [String: String] = [:]
+        /// True when `stop` asked to stop (the caller's work was cancelled).
+        package var stopped = false
     }
 
     static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -69,9 +72,10 @@ package final class CurlTransfer {
     /// sink sees decoded bytes, so a size cap in the sink caps the decoded size.
     package func get(
         _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [], acceptEncoding: Bool = false,
-        sink: @escaping (UnsafeRawBufferPointer) -> Bool
+        stop: (() -> Bool)? = nil, sink: @escaping (UnsafeRawBufferPointer) -> Bool
     ) -> Outcome {
         self.sink = sink
+        self.stop = stop ?? { false }
         responseHeaders = [:]
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
@@ -92,6 +96,16 @@ package final class CurlTransfer {
         mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
         if offset > 0 { mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
         if acceptEncoding { mp_curl_setopt_str(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        // With `stop`, libcurl asks it through its progress callback about once a second, also while the
+        // server sends nothing, and the body callback asks before each chunk: a cancelled caller never
+        // waits for a slow or silent server.
+        if stop != nil {
+            mp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            mp_curl_setopt_ptr(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque())
+            mp_curl_setopt_xferinfocb(handle) { context, _, _, _, _ in
+                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().stop() ? 1 : 0
+            }
+        }
         mp_curl_setopt_ptr(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
         mp_curl_setopt_datacb(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
@@ -104,22 +118,26 @@ package final class CurlTransfer {
             }
             return size * count
         }
-        let aborted = errorBuffer.withUnsafeMutableBufferPointer { errors -> Bool in
+        let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
             mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+                if transfer.stop() { return 0 }
                 let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
                 return transfer.sink(bytes) ? size * count : 0
             }
             let code = curl_easy_perform(handle)
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
-            return code == CURLE_WRITE_ERROR
+            return code
         }
         var status = 0
         mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return Outcome(status: status, error: message.isEmpty ? nil : message, aborted: aborted, headers: responseHeaders)
+        let stopped = (code == CURLE_ABORTED_BY_CALLBACK || code == CURLE_WRITE_ERROR) && self.stop()
+        return Outcome(
+            status: status, error: message.isEmpty ? nil : message, aborted: code == CURLE_WRITE_ERROR && !stopped, headers: responseHeaders,
+            stopped: stopped)
     }
 }
 

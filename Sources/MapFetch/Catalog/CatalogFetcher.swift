@@ -48,6 +48,9 @@ package struct CatalogFetcher: Sendable {
     package var cacheRoot: String?
     /// The largest catalog accepted, decompressed.
     package var limit: Int
+    /// Asked during every transfer (about once a second, and before each body chunk); true ends it,
+    /// as when the caller's task is cancelled.
+    package var stop: (@Sendable () -> Bool)?
 
     package init(cacheRoot: String?, limit: Int) {
         self.cacheRoot = cacheRoot
@@ -120,7 +123,7 @@ package struct CatalogFetcher: Sendable {
             let zstURL = CatalogTimestamp.compressedURL(beside: url)
             let zstName = zstURL.isFileURL ? zstURL.path : zstURL.absoluteString
             do {
-                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit)))) {
+                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop) {
                     guard SHA256.hex(compressed) == zstSHA256 else {
                         throw CatalogFetchError.refused(
                             url: zstName,
@@ -140,7 +143,7 @@ package struct CatalogFetcher: Sendable {
         }
         if bytes == nil {
             do {
-                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true) {
+                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop) {
                 case .body(let data, _): bytes = data
                 case .notModified, .missing: throw CatalogFetchError.missing(url: name)
                 }
@@ -168,7 +171,7 @@ package struct CatalogFetcher: Sendable {
         let response: DocumentFetch.Response
         do {
             response = try DocumentFetch.get(
-                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding)
+                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding, stop: stop)
         } catch { throw .fetch(error) }
         switch response {
         case .body(let data, let validators):

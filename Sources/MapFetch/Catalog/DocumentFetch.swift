@@ -65,7 +65,7 @@ package enum DocumentFetch {
 
     /// GETs `url` (`file://` is read), at most `limit` bytes; with `validators`, conditionally.
     package static func get(
-        _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false
+        _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false, stop: (() -> Bool)? = nil
     ) throws(DocumentFetchError) -> Response {
         if url.isFileURL {
             do { return .body(try ReadableFile.contents(of: url.path, limit: limit), nil) } catch {
@@ -76,11 +76,13 @@ package enum DocumentFetch {
         }
         var body = Data()
         var tooLarge = false
-        let outcome = CurlTransfer().get(url, headers: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding) { chunk in
+        let outcome = CurlTransfer().get(url, headers: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop) {
+            chunk in
             tooLarge = body.count + chunk.count > limit
             if !tooLarge { body.append(contentsOf: chunk) }
             return !tooLarge
         }
+        if outcome.stopped { throw .failed(url: url.absoluteString, httpStatus: nil, reason: "stopped: the caller was cancelled") }
         if tooLarge { throw .tooLarge(url: url.absoluteString, limit: limit) }
         if outcome.status == 304, validators != nil { return .notModified }
         if outcome.status == 404 || outcome.status == 410 { return .missing }

@@ -12,14 +12,26 @@ import Synchronization
 extension MapStore {
     /// The catalog at `url`, decoded; refused with a `MapStoreError.catalog…` case when trusted keys
     /// are configured and its timestamp or signature does not hold. Without trusted keys, unsigned catalogs are used as before.
+    ///
+    /// Cancelling the calling task ends the fetch within about a second, however slow the server (also one
+    /// that sends nothing), and throws `MapStoreError.cancelled`; nothing is remembered of the catalog.
     func loadCatalog(_ url: URL) async throws -> (tree: RegionTree, bytes: Data) {
-        try await BlockingPool.run { [self] in try loadCatalogBlocking(url) }
+        try await CancellationFlag.runBlocking { [self] flag in try loadCatalogBlocking(url, cancellation: flag) }
     }
 
-    /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread).
-    func loadCatalogBlocking(_ url: URL) throws -> (tree: RegionTree, bytes: Data) {
-        let fetcher = CatalogFetcher(
+    /// `loadCatalog` on the calling thread (for `open`, whose body already runs on a blocking thread);
+    /// a raised `cancellation` stops the transfers and throws `cancelled`.
+    func loadCatalogBlocking(_ url: URL, cancellation: CancellationFlag? = nil) throws -> (tree: RegionTree, bytes: Data) {
+        do { return try loadCatalogUncancelled(url, cancellation: cancellation) } catch {
+            try cancellation?.check()
+            throw error
+        }
+    }
+
+    private func loadCatalogUncancelled(_ url: URL, cancellation: CancellationFlag?) throws -> (tree: RegionTree, bytes: Data) {
+        var fetcher = CatalogFetcher(
             cacheRoot: core.withLock { $0.layout.root } + "/" + StoreLayout.catalogFetchFolderName, limit: CatalogLoader.maxBytes)
+        if let cancellation { fetcher.stop = { cancellation.isCancelled } }
         let configured = options.trustedPublicKeys
         guard !configured.isEmpty else {
             // Nothing is trusted, so the timestamp only saves the download; a malformed one is ignored.
