@@ -113,6 +113,7 @@ enum HTMLReport {
         return out
     }
 
+    /// `text` with HTML's special characters escaped (also the viewer page of `mappack serve`).
     static func escape(_ text: String) -> String {
         var out = ""
         for character in text {

@@ -7,7 +7,7 @@ import Foundation
 /// `window.map` is the map. Without MapLibre GL JS the page says how to get it.
 enum ViewerPage {
     static func html(title: String, bounds: [Double], maplibre: Bool) -> Data {
-        let title = escape(title)
+        let title = HTMLReport.escape(title)
         guard maplibre else {
             return Data(
                 """
@@ -64,20 +64,5 @@ enum ViewerPage {
             </body></html>
 
             """.utf8)
-    }
-
-    /// `text` with HTML's special characters escaped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

@@ -117,8 +117,11 @@ package struct TileDatabases {
     /// over other tables as some tools write it. Bundles' databases go through `isTileDatabase(_:)`.
     static func hasTilesTable(_ path: String) throws -> Bool {
         guard sqliteFileSize(path) != nil else { return false }
-        let database = try SQLiteDatabase(path: path, readOnly: true)
-        try database.execute("PRAGMA trusted_schema = OFF")
+        return try hasMBTilesColumns(try UntrustedDatabase.open(path: path))
+    }
+
+    /// Whether `database` has a `tiles` with MBTiles' columns (a table or a view).
+    private static func hasMBTilesColumns(_ database: SQLiteDatabase) throws -> Bool {
         let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
         return Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns)
     }
@@ -128,8 +131,7 @@ package struct TileDatabases {
     static func isTileDatabase(_ source: Source) throws -> Bool {
         let database = try UntrustedDatabase.open(path: source.path)
         return try source.limited(database) {
-            let columns = try database.query("SELECT name FROM pragma_table_xinfo('tiles')").map { try $0["name", as: String.self] }
-            guard Set(["zoom_level", "tile_column", "tile_row", "tile_data"]).isSubset(of: columns) else { return false }
+            guard try hasMBTilesColumns(database) else { return false }
             for table in readTables {
                 if let refusal = try UntrustedDatabase.refusal(of: table, in: database) { throw source.refused(refusal) }
             }
