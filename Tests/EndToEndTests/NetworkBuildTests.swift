@@ -117,7 +117,7 @@ final class ServedWorld: @unchecked Sendable {
         let result = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out")
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains(url), "\(result.stderr)")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)
+        #expect(leftoversOnceTrashIsGone(in: world.folder.join("out")).isEmpty)
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -131,7 +131,7 @@ final class ServedWorld: @unchecked Sendable {
         try build.wait()
         #expect(build.terminationReason == .exit && build.terminationStatus == 1)
         // Nothing in Output (not even staging), partial downloads kept for the next run.
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("out"))) ?? []).isEmpty)
+        #expect(leftoversOnceTrashIsGone(in: world.folder.join("out")).isEmpty)
         let partials =
             (try? FileManager.default.contentsOfDirectory(atPath: world.folder.join("cache/partial")))?.filter { $0.hasSuffix(".part") } ?? []
         #expect(!partials.isEmpty)
