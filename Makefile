@@ -25,7 +25,7 @@ REAL_CATALOG := $(DEMO_OUT)/real-world/$(REAL_VERSION)
 REAL_STAMP := $(DEMO_OUT)/real-world-$(REAL_VERSION).stamp
 DEVICE := $(DEMO_OUT)/device
 
-.PHONY: deps build demo demo-world real-world test portable powercut format format-check bench fuzz man clean
+.PHONY: deps build release-hooks-check demo demo-world real-world test portable powercut format format-check bench fuzz man clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -36,10 +36,18 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## build: release binaries (mappack, demo-world)
+## build: release binaries (mappack, demo-world); fails when a test hook (crash points, the test
+## pause, fuzz entry points: debug builds only, see Package.swift) is compiled into the release mappack
 build: deps
 	swift build -c release $(SWIFT_FLAGS) --product mappack
 	swift build -c release $(SWIFT_FLAGS) --product demo-world
+	@$(MAKE) -s release-hooks-check
+
+## release-hooks-check: the release mappack (MapStore and MapBuild inside) names no test hook
+release-hooks-check:
+	@found=$$(strings $(RELEASE)/mappack | grep -E -o 'MAPSTORE_(CRASH|STOP)_AT|MAPPACK_TEST_PAUSE_(AT|SECONDS)|MAPPACK_FUZZ_BUNDLES' | sort -u | tr '\n' ' '); \
+	if [ -n "$$found" ]; then echo "release-hooks-check: $(RELEASE)/mappack holds test hooks: $$found(build them under MAPPACK_TEST_HOOKS)" >&2; exit 1; fi; \
+	echo "release-hooks-check: $(RELEASE)/mappack holds no test hooks"
 
 ## demo: make a real world (Natural Earth countries, GeoNames cities; reused when unchanged), publish it,
 ## build Recipes/demo.yaml (Europe), verify the image, install it into a device store and verify that

@@ -1,11 +1,14 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// Settings every Swift target shares: strict, upcoming-feature clean, warnings fail the build.
+/// Settings every Swift target shares: strict, upcoming-feature clean, warnings fail the build; and
+/// the test hooks (`CrashPoint`, `TestPause`, `FuzzEntry`) compiled into debug builds only, so the
+/// release library an app ships and the release `mappack` hold none (`make build` checks).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .treatAllWarnings(as: .error),
+    .define("MAPPACK_TEST_HOOKS", .when(configuration: .debug)),
 ]
 
 let package = Package(

@@ -4,8 +4,10 @@ import MapBuild
 // Built two ways (see `make fuzz`):
 // - with `-sanitize=fuzzer,address -D FUZZING`: a libFuzzer binary; the target comes from
 //   MAPPACK_FUZZ_TARGET (recipe, catalog, manifest, extractor) and libFuzzer supplies `main`;
-// - normally: a replayer that runs files through a target, for reproducing a crash by hand:
-//   `mappack-fuzz TARGET FILE...`.
+// - as a debug build: a replayer that runs files through a target, for reproducing a crash by hand:
+//   `mappack-fuzz TARGET FILE...`;
+// - as a plain release build (part of `swift build -c release`), which holds no test hooks
+//   (`FuzzEntry` is compiled only with `MAPPACK_TEST_HOOKS` or `FUZZING`): it says so and exits 2.
 
 #if FUZZING
     nonisolated(unsafe) private var fuzzTarget: FuzzEntry = {
@@ -40,7 +42,7 @@ import MapBuild
                 })
         }
     }
-#else
+#elseif MAPPACK_TEST_HOOKS
     /// Replays inputs through a fuzz target.
     @main
     struct FuzzReplay {
@@ -56,6 +58,18 @@ import MapBuild
                 target.run(data)
                 print("ok \(path)")
             }
+        }
+    }
+#else
+    /// A release build without the fuzz entry points.
+    @main
+    struct FuzzUnavailable {
+        static func main() {
+            FileHandle.standardError.write(
+                Data(
+                    "mappack-fuzz: a release build holds no fuzz targets; use a debug build (swift build --product mappack-fuzz) or make fuzz\n".utf8)
+            )
+            exit(2)
         }
     }
 #endif

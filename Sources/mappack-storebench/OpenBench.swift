@@ -87,7 +87,7 @@ enum OpenBench {
     /// The baseline: open the state database read-only and read the installed image's id.
     private static func readInstalledImageID(storage: URL) throws {
         let database = try SQLiteDatabase(path: storage.appendingPathComponent("state.sqlite").path, readOnly: true)
-        guard try database.firstRow("SELECT value FROM meta WHERE key = ?", [.text("imageID")]) != nil else {
+        guard try database.firstRow("SELECT value FROM meta WHERE key = ?", [.text(StateMetaKey.imageID.rawValue)]) != nil else {
             throw BenchFailure("\(database.path): no installed image id")
         }
     }

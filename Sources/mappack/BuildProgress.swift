@@ -12,7 +12,7 @@ import Synchronization
 final class BuildProgress: Sendable {
     /// What is known about the build so far.
     private struct State {
-        var phase = "plan"
+        var phase = BuildPhase.plan
         var phaseStarted = Date()
         var bundles = 0
         var downloadBytes: Int64 = 0
@@ -55,7 +55,7 @@ final class BuildProgress: Sendable {
     }
 
     /// The status line now; nil before the build has a plan.
-    private func currentStatus() -> String? { state.withLock { $0.phase == "plan" || $0.stopping ? nil : status($0) } }
+    private func currentStatus() -> String? { state.withLock { $0.phase == .plan || $0.stopping ? nil : status($0) } }
 
     /// Stops the ticking and clears a redrawn line.
     func finish() { ticker?.finish() }
@@ -98,7 +98,7 @@ final class BuildProgress: Sendable {
                 state.files += files
                 count(digest, files: files, &state)
             case .fetch(let fetch):
-                if state.phase == "plan" || state.phase == "reuse" { started.append(enter("fetch", &state)) }
+                if state.phase == .plan || state.phase == .reuse { started.append(enter(.fetch, &state)) }
                 switch fetch {
                 case .progress(let digest, let received, _): state.inFlight[digest] = received
                 case .verified(let digest, let size):
@@ -110,7 +110,7 @@ final class BuildProgress: Sendable {
                     state.fetched += 1
                 default: break
                 }
-                if state.phase == "fetch", state.fetched >= state.bundles - state.reused { started.append(enter("unpack", &state)) }
+                if state.phase == .fetch, state.fetched >= state.bundles - state.reused { started.append(enter(.unpack, &state)) }
             case .chunked(_, let downloaded, _, _, let fallback):
                 // A chunked bundle's ranges count as received; the fetch phase then finds it cached.
                 if fallback == nil { state.received += downloaded }
@@ -134,10 +134,10 @@ final class BuildProgress: Sendable {
     }
 
     /// Moves to `phase`, giving its first line.
-    private func enter(_ phase: String, _ state: inout State) -> String {
+    private func enter(_ phase: BuildPhase, _ state: inout State) -> String {
         state.phase = phase
         state.phaseStarted = Date()
-        if phase == "fetch" { state.fetchStarted = state.phaseStarted }
+        if phase == .fetch { state.fetchStarted = state.phaseStarted }
         return headline(state)
     }
 
@@ -145,19 +145,19 @@ final class BuildProgress: Sendable {
     private func headline(_ state: State) -> String {
         let toFetch = state.bundles - state.reused
         switch state.phase {
-        case "fetch":
+        case .fetch:
             return
                 "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download"
                 + (state.cached > 0 ? " (\(state.cached) in the download cache)" : "")
-        case "reuse": return "reuse: copying unchanged bundles from the --from image"
-        case "unpack": return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
-        case "manifest": return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"
-        case "cache seed": return "cache seed: \(descriptions.cacheSeed)"
-        case "pack":
+        case .reuse: return "reuse: copying unchanged bundles from the --from image"
+        case .unpack: return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
+        case .manifest: return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"
+        case .cacheSeed: return "cache seed: \(descriptions.cacheSeed)"
+        case .pack:
             let size = state.packed.totalBytes > 0 ? " (\(ByteCount.format(state.packed.totalBytes)))" : ""
             return "pack: \(state.storeFiles) files\(size) into \(descriptions.pack)"
-        case "publish": return "publish: into \(descriptions.publish)"
-        default: return "\(state.phase)…"
+        case .publish: return "publish: into \(descriptions.publish)"
+        default: return "\(state.phase.rawValue)…"
         }
     }
 
@@ -165,7 +165,7 @@ final class BuildProgress: Sendable {
     private func status(_ state: State) -> String {
         let elapsed = Int(Date().timeIntervalSince(state.phaseStarted))
         switch state.phase {
-        case "fetch":
+        case .fetch:
             let received = state.received + state.inFlight.values.reduce(0, +)
             let seconds = max(0.001, Date().timeIntervalSince(state.fetchStarted))
             let rate = Double(received) / seconds
@@ -173,9 +173,9 @@ final class BuildProgress: Sendable {
             return
                 "fetch \(state.fetched)/\(state.bundles - state.reused) bundles  \(ByteCount.format(received))/\(ByteCount.format(state.downloadBytes))  "
                 + "\(ByteCount.format(Int64(rate)))/s  ETA \(eta) s · unpacked \(state.unpacked + state.reused)/\(state.bundles)"
-        case "unpack":
+        case .unpack:
             return "unpack \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files · \(elapsed) s"
-        case "pack":
+        case .pack:
             let packed = state.packed
             return
                 "pack \(packed.files)/\(packed.totalFiles) files, \(ByteCount.format(packed.bytes))/\(ByteCount.format(packed.totalBytes))"

@@ -51,7 +51,7 @@ import Testing
         let report = store.versionReport
         #expect(report.contains("catalog=demo-world"), "\(report)")
         try SQLiteDatabase(path: device.storage + "/" + StoreLayout.stateFileName)
-            .execute("DELETE FROM meta WHERE key IN ('blockSize', 'catalog')")
+            .execute("DELETE FROM meta WHERE key IN ('\(StateMetaKey.blockSize.rawValue)', '\(StateMetaKey.catalogName.rawValue)')")
         let reopened = try await device.open()
         #expect(reopened.initialStatus == .ok)
         #expect(try reopened.availableRegions() == available)

@@ -45,6 +45,18 @@ import Testing
         }
     }
 
+    /// A new state needs a row (`allowedNext` does not compile without one) and a way in: every state
+    /// is reached from `available`, and every state but `unsupported` has a way out.
+    @Test func everyStateIsReachableFromAvailable() {
+        var reached: Set<RegionState> = [.available]
+        var frontier: [RegionState] = [.available]
+        while let state = frontier.popLast() {
+            for next in state.allowedNext where reached.insert(next).inserted { frontier.append(next) }
+        }
+        #expect(reached == Set(RegionState.allCases))
+        #expect(RegionState.allCases.filter { $0.allowedNext.isEmpty } == [.unsupported])
+    }
+
     @Test func refusedTransitionWritesNothing() async throws {
         let device = Device()
         let store = try await device.open(image: StoreFixture.shared.image(archive: false))

@@ -170,7 +170,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let bytes = try manifest.sealed(hash: { SHA256.hex($0) }).bytes
         try bytes.write(to: URL(fileURLWithPath: kept))
         let forged = try JSONDecoder().decode(ImageManifest.self, from: bytes).imageID
-        #expect(try shell("sqlite3 '\(device.storage)/state.sqlite' \"UPDATE meta SET value = '\(forged)' WHERE key = 'imageID'\"").status == 0)
+        #expect(try StoreTrustTests.setMeta(.imageID, to: forged, in: device.storage) == 0)
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
         let trusted = try Tool.mappack(["verify", device.storage, "--trust", key])
         #expect(trusted.status == 1, "\(trusted.stdout)\(trusted.stderr)")
@@ -227,7 +227,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
     @Test func repairWithoutImageKeepsIntactFilesWhenTheStateNamesAnotherImage() async throws {
         let device = Device()
         #expect(try await device.run(["install", "--image", StoreFixture.shared.imageFolder]).status == 0)
-        #expect(try shell("sqlite3 '\(device.storage)/state.sqlite' \"UPDATE meta SET value = 'abc' WHERE key = 'imageID'\"").status == 0)
+        #expect(try StoreTrustTests.setMeta(.imageID, to: "abc", in: device.storage) == 0)
         let repair = try await device.run(["repair"])
         #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
         #expect(!repair.stderr.contains("rolled back"), "\(repair.stderr)")
@@ -372,7 +372,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
     @Test func editedMapVersionInTheStateIsNoticed() async throws {
         let device = Device()
         #expect(try await device.run(["install", "--image", StoreFixture.shared.imageFolder]).status == 0)
-        #expect(try shell("sqlite3 '\(device.storage)/state.sqlite' \"UPDATE meta SET value = '7.0' WHERE key = 'mapVersion'\"").status == 0)
+        #expect(try StoreTrustTests.setMeta(.mapVersion, to: "7.0", in: device.storage) == 0)
         let status = try await device.run(["status"])
         #expect(status.status == 1, "\(status.stdout)\(status.stderr)")
         #expect(try await device.run(["verify"]).status == 1)
@@ -403,5 +403,11 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(!install.stderr.contains("not a usable preinstall image"), "\(install.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storage + "/store"))
         #expect(!FileManager.default.fileExists(atPath: storage + "/state.sqlite"))
+    }
+
+    /// Edits a `meta` row of the storage's `state.sqlite` with the sqlite3 tool, as a person (or damage)
+    /// would; the tool's exit status.
+    static func setMeta(_ key: StateMetaKey, to value: String, in storage: String) throws -> Int32 {
+        try shell("sqlite3 '\(storage)/state.sqlite' \"UPDATE meta SET value = '\(value)' WHERE key = '\(key.rawValue)'\"").status
     }
 }

@@ -15,7 +15,7 @@ package enum BuildEvent: Sendable {
     /// or, with `fallback`, that was not possible and it is downloaded whole.
     case chunked(BundleDigest, downloaded: Int64, reused: Int64, size: Int64, fallback: String?)
     case remote(RemoteCacheEvent)
-    case phase(String)
+    case phase(BuildPhase)
     /// The packed form (`.tar.zst`) holds `files` of the store's `totalFiles` files so far, `bytes`
     /// of their `totalBytes` bytes.
     case packed(files: Int, totalFiles: Int, bytes: Int64, totalBytes: Int64)

@@ -26,7 +26,7 @@ extension ImageBuilder {
             }
         }
         guard !jobs.isEmpty else { return }
-        events(.phase("chunked"))
+        events(.phase(.chunked))
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount * 2))
         try await seeds.fetch(jobs, cache: cache, scratch: scratch, width: width) { job, outcome in
             switch outcome {

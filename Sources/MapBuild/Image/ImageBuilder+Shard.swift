@@ -36,7 +36,7 @@ extension ImageBuilder {
             }
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + ShardRecord.fileName)
-            TestPause.reach("publish")
+            TestPause.reach(.publish)
             try options.gate.enterPublishing()
             try ImageBuilder.replace(shardName(index, of: count), with: nil, of: area)
             try FileSystem.syncDirectory(root)
@@ -116,7 +116,7 @@ extension ImageBuilder {
         let area = try builder.prepareStaging(.merge)
         let staging = area.path
         do {
-            events(.phase("merge"))
+            events(.phase(.merge))
             let store = area.imageFolder + "/" + ImageManifest.storeFolder
             let seedScratch = staging + "/seed"
             let work = plan.bundles.map { ($0, owner[$0.digest]!) }

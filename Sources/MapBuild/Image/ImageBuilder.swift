@@ -27,7 +27,7 @@ package struct ImageBuilder: Sendable {
             // Nothing to build, but what killed runs left in the output folder still goes: out of
             // the way at once, its files deleted by a child this no-op does not wait for.
             try StagingArea.sweepStale(in: root, inBackground: true)
-            events(.phase("up to date"))
+            events(.phase(.upToDate))
             return ImageBuilder.report(upToDate: stamp, root: root, formats: plan.recipe.formats)
         }
         try FreeSpaceCheck.check(plan, outputRoot: root, cacheRoot: options.cache.root)
@@ -131,7 +131,7 @@ package struct ImageBuilder: Sendable {
         var results: [BundleDigest: UnpackedBundle] = [:]
         var oldImage: ImageReuse?
         if let from = options.fromImage {
-            events(.phase("reuse"))
+            events(.phase(.reuse))
             let reuse: ImageReuse
             do { reuse = try ImageReuse(image: from) } catch { throw BuildError.output("--from \(from): \(error)") }
             oldImage = reuse
@@ -185,8 +185,8 @@ package struct ImageBuilder: Sendable {
         let seedScratch = staging + "/seed"
         let ordered = plan.bundles.filter(\.forStore) + plan.bundles.filter { !$0.forStore }
         try Task.checkCancellation()
-        events(.phase("manifest"))
-        TestPause.reach("manifest")
+        events(.phase(.manifest))
+        TestPause.reach(.manifest)
         var bundleRecords: [ImageBundle] = []
         var storeBundles: [UnpackedBundle] = []
         var seedCandidates: [CacheSeedWriter.Candidate] = []
@@ -219,8 +219,8 @@ package struct ImageBuilder: Sendable {
         var cacheSeed: ImageCacheSeed?
         if !plan.seedSelection.regions.isEmpty {
             try Task.checkCancellation()
-            events(.phase("cache seed"))
-            TestPause.reach("cache seed")
+            events(.phase(.cacheSeed))
+            TestPause.reach(.cacheSeed)
             let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
             cacheSeed = try writer.write(
                 seedCandidates, to: area.imageFolder + "/" + ImageManifest.cacheSeedFileName, scratch: staging,
@@ -306,8 +306,8 @@ package struct ImageBuilder: Sendable {
 
         // A signal that came during the last output stops the build here, before a phase starts.
         try Task.checkCancellation()
-        events(.phase("publish"))
-        TestPause.reach("publish")
+        events(.phase(.publish))
+        TestPause.reach(.publish)
         try Task.checkCancellation()
         // Written without syncs (faster); on disk before a rename shows them, so a power cut leaves a
         // finished-looking output that verifies, or none.

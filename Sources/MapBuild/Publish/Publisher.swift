@@ -60,9 +60,9 @@ public struct Publisher: Sendable {
     /// `--chunked`: every bundle is also written as a `.zck` (issue 21) and listed under its `chunked` field;
     /// the `.tar.zst` is then the `.zck`'s data section, a valid zstd stream of one frame per chunk.
     public var chunked = false
-    /// Told what the publish is doing: `("pack", bundles packed, bundles)` at the start and after
-    /// each bundle, then `("catalog", regions, bundles)`.
-    public var progress: (@Sendable (_ phase: String, _ done: Int, _ total: Int) -> Void)?
+    /// Told what the publish is doing: `(.pack, bundles packed, bundles)` at the start and after
+    /// each bundle, then `(.catalog, regions, bundles)`.
+    public var progress: (@Sendable (_ phase: BuildPhase, _ done: Int, _ total: Int) -> Void)?
 
     /// A publisher from `source` to `output`.
     public init(source: String, output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -117,14 +117,14 @@ public struct Publisher: Sendable {
             let progress = self.progress
             let chunked = self.chunked
             let packedCount = Mutex(0)
-            progress?("pack", 0, names.count)
+            progress?(.pack, 0, names.count)
             let packed = try await BlockingWork.map(names, width: jobs) { name in
                 let bundle = try Publisher.pack(
                     name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
                     temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime, chunked: chunked)
                 if let progress {
                     progress(
-                        "pack",
+                        .pack,
                         packedCount.withLock {
                             $0 += 1
                             return $0
@@ -159,7 +159,7 @@ public struct Publisher: Sendable {
                     id: region.id, parent: region.parent, names: region.names, bundles: region.bundles.map { digests[$0]! },
                     center: region.center, bbox: region.bbox, cities: region.cities, released: region.released ?? world.released)
             }
-            progress?("catalog", regions.count, infos.count)
+            progress?(.catalog, regions.count, infos.count)
             var catalog = Catalog(catalog: world.catalog, mapVersion: world.mapVersion, released: world.released, regions: regions, bundles: infos)
             catalog.supportedUntil = world.supportedUntil
             do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }

@@ -56,6 +56,30 @@ struct TransitionRecord: Codable, Equatable {
     var mapVersion: String
     /// Region id → state after the commit (regions of the new manifest).
     var states: [String: String]
-    /// Meta keys set with the commit (catalog URL, support window).
+    /// Meta keys set with the commit (catalog URL, support window), as stored: `StateMetaKey` raw values.
     var meta: [String: String]
+
+    /// A record of a transition to `manifest` whose commit sets `states` and the `meta` rows.
+    init(kind: String, manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String]) {
+        self.kind = kind
+        imageID = manifest.imageID
+        mapVersion = manifest.mapVersion.rawValue
+        self.states = Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value.storedValue) })
+        self.meta = Dictionary(uniqueKeysWithValues: meta.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// A record of a transition that has not staged its manifest yet.
+    init(startingTransition kind: String) {
+        (self.kind, imageID, mapVersion, states, meta) = (kind, "", "", [:], [:])
+    }
+
+    /// The meta rows the commit sets; a key this library does not know (from a newer library) is left out.
+    var metaRows: [StateMetaKey: String] {
+        Dictionary(uniqueKeysWithValues: meta.compactMap { key, value in StateMetaKey(rawValue: key).map { ($0, value) } })
+    }
+
+    /// The states the commit records, by region.
+    var regionStates: [RegionID: RegionState] {
+        Dictionary(uniqueKeysWithValues: states.map { (RegionID($0.key), RegionState(stored: $0.value)) })
+    }
 }

@@ -4,7 +4,8 @@ import MapFormat
 /// `regions` and `downloads` tables of `state.sqlite` and in a pending transition's record.
 ///
 /// Every change of a stored state goes through `transition(to:)` (`StateDatabase` calls it for each
-/// row it writes), so the allowed moves live in one table here.
+/// row it writes), so the allowed moves live in one table here: `allowedNext`, a `switch` the compiler checks
+/// covers every state.
 public enum RegionState: String, Sendable, Equatable, CaseIterable {
     /// Offered by the catalog, not installed and not being fetched (no row in the state database).
     case available
@@ -39,27 +40,30 @@ public enum RegionState: String, Sendable, Equatable, CaseIterable {
     /// The value stored for this state.
     var storedValue: String { rawValue }
 
-    /// The states each state may change to (besides staying as it is).
-    static let allowedTransitions: [RegionState: Set<RegionState>] = [
+    /// The states this state may change to (besides staying as it is). One `switch` without a
+    /// `default`, so a new state does not compile until it has its row.
+    var allowedNext: Set<RegionState> {
+        switch self {
         // Install and run-time download commits create rows; a download starts.
         // (`paused` too: a download paused before its first byte keeps its place.)
-        .available: [.completed, .downloading, .paused],
+        case .available: [.completed, .downloading, .paused]
         // A download pauses, is cancelled or commits; an update fails (back to `outdated`) or commits.
-        .downloading: [.paused, .available, .completed, .outdated, .unsupported],
+        case .downloading: [.paused, .available, .completed, .outdated, .unsupported]
         // A paused update's regions are installed: a cancel or a check makes them outdated (or due) again.
-        .paused: [.downloading, .available, .completed, .outdated, .needUpdate],
+        case .paused: [.downloading, .available, .completed, .outdated, .needUpdate]
         // An update check marks, an update starts, an update drops the region.
-        .completed: [.outdated, .needUpdate, .downloading, .unsupported],
-        .outdated: [.completed, .needUpdate, .downloading, .unsupported],
+        case .completed: [.outdated, .needUpdate, .downloading, .unsupported]
+        case .outdated: [.completed, .needUpdate, .downloading, .unsupported]
         // An update or a repair (which checks the files) makes it usable again.
-        .needUpdate: [.completed, .outdated, .downloading, .unsupported],
+        case .needUpdate: [.completed, .outdated, .downloading, .unsupported]
         // Nothing updates a region the catalog dropped.
-        .unsupported: [],
-    ]
+        case .unsupported: []
+        }
+    }
 
     /// Whether this state may change to `next`.
     func allows(_ next: RegionState) -> Bool {
-        next == self || RegionState.allowedTransitions[self, default: []].contains(next)
+        next == self || allowedNext.contains(next)
     }
 
     /// `next`, when this state may change to it; else throws naming `region` and both states.

@@ -196,13 +196,13 @@ final class StateDatabase {
     }
 
     /// Records a switch to `manifest`: regions, their states, meta; clears the pending row; one transaction.
-    func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [String: String]) throws {
+    func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String]) throws {
         try db.transaction {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])
             try recordManifest(manifest)
-            for (key, value) in meta { if let key = StateMetaKey(rawValue: key) { try setMeta(key, value) } }
+            for (key, value) in meta { try setMeta(key, value) }
             try insertRegions(of: manifest, states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }

@@ -1,5 +1,5 @@
 /// The keys of `state.sqlite`'s `meta` table, declared once: a key is a case, so a misspelt one does not compile.
-enum StateMetaKey: String, CaseIterable {
+package enum StateMetaKey: String, CaseIterable, Sendable {
     /// The state's format (`StateDatabase.format`).
     case format
     /// The installed image's id and map version (absent before the first install commits).

@@ -35,7 +35,7 @@ extension StoreCore {
         /// States after the commit.
         var states: [RegionID: RegionState]
         /// Meta set with the commit.
-        var meta: [String: String]
+        var meta: [StateMetaKey: String]
         /// Clear the cache (and stamp it with the new version) before the switch.
         var resetsCache: Bool
     }
@@ -99,7 +99,7 @@ extension StoreCore {
             try FileSystem.makeDirectories(staging + "/" + ImageManifest.storeFolder)
             // The pending row names the target only once it is known; until `.update-next` exists,
             // repair rolls back whatever it says.
-            try state.markPending(.transition(TransitionRecord(kind: kind, imageID: "", mapVersion: "", states: [:], meta: [:])))
+            try state.markPending(.transition(TransitionRecord(startingTransition: kind)))
             CrashPoint.reach("\(kind).afterMark")
             target = try build(staging + "/" + ImageManifest.storeFolder)
             CrashPoint.reach("\(kind).midStaging", storage: layout.root)
@@ -110,10 +110,7 @@ extension StoreCore {
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
             try FileSystem.syncTree(staging)
             CrashPoint.reach("\(kind).afterStaging")
-            let record = TransitionRecord(
-                kind: kind, imageID: target.manifest.imageID, mapVersion: target.manifest.mapVersion.rawValue,
-                states: Dictionary(uniqueKeysWithValues: target.states.map { ($0.key.rawValue, $0.value.storedValue) }),
-                meta: target.meta)
+            let record = TransitionRecord(kind: kind, manifest: target.manifest, states: target.states, meta: target.meta)
             try state.markPending(.transition(record))
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
@@ -158,9 +155,7 @@ extension StoreCore {
         try FileSystem.syncDirectory(layout.root)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
         let manifest = try storedManifest()
-        var states: [RegionID: RegionState] = [:]
-        for (id, value) in record.states { states[RegionID(id)] = RegionState(stored: value) }
-        try state.commitTransition(manifest, states: states, meta: record.meta)
+        try state.commitTransition(manifest, states: record.regionStates, meta: record.metaRows)
         // Readers switch to the new tree with the committed state, before the old copy goes.
         publishForReaders(snapshot())
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }

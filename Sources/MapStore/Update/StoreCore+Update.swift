@@ -101,9 +101,9 @@ extension StoreCore {
                 kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
                 infos: [:], states: states,
                 meta: [
-                    StateMetaKey.installedCatalogURL.rawValue: catalogURL.absoluteString,
-                    StateMetaKey.checkedCatalogURL.rawValue: catalogURL.absoluteString,
-                    StateMetaKey.supportedUntil.rawValue: tree.catalog.supportedUntil ?? "",
+                    .installedCatalogURL: catalogURL.absoluteString,
+                    .checkedCatalogURL: catalogURL.absoluteString,
+                    .supportedUntil: tree.catalog.supportedUntil ?? "",
                 ],
                 resetsCache: versionChanges)
         }

@@ -175,7 +175,7 @@ enum BuildCommand {
             }
         case .planned(let bundles, let bytes, let cached, let reused):
             ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
-        case .phase(let name): ["event": "phase", "phase": name]
+        case .phase(let phase): ["event": "phase", "phase": phase.rawValue]
         case .packed(let files, let totalFiles, let bytes, let totalBytes):
             ["event": "pack-progress", "files": files, "totalFiles": totalFiles, "bytes": bytes, "totalBytes": totalBytes]
         case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]

@@ -16,12 +16,12 @@ enum PublishCommand {
         publisher.signing = try signing(arguments)
         publisher.chunked = arguments.flag("chunked")
         // Packing a big world takes a while: say which phase it is in and how far.
-        let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
+        let state = Mutex((phase: BuildPhase?.none, done: 0, total: 0, started: Date()))
         let ticker = ProgressTicker(terminal: terminal) {
             state.withLock { state in
-                state.phase == "pack"
+                state.phase == .pack
                     ? "pack \(state.done)/\(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
-                    : state.phase.isEmpty
+                    : state.phase == nil
                         ? nil : "catalog: \(state.done) regions, \(state.total) bundles · \(Int(Date().timeIntervalSince(state.started))) s"
             }
         }
@@ -33,10 +33,10 @@ enum PublishCommand {
                 return true
             }
             if terminal.json {
-                if entered { terminal.event(["event": "phase", "phase": phase]) }
-                if phase == "pack" { terminal.event(["event": "publish-progress", "bundles": done, "total": total]) }
+                if entered { terminal.event(["event": "phase", "phase": phase.rawValue]) }
+                if phase == .pack { terminal.event(["event": "publish-progress", "bundles": done, "total": total]) }
             } else if entered {
-                ticker.started(phase == "pack" ? "pack: \(total) bundles from \(source)" : "catalog: \(done) regions, \(total) bundles → \(out)")
+                ticker.started(phase == .pack ? "pack: \(total) bundles from \(source)" : "catalog: \(done) regions, \(total) bundles → \(out)")
             } else {
                 ticker.update("pack \(done)/\(total) bundles")
             }

@@ -3,7 +3,7 @@ import MapFormat
 /// The image as a folder, `<image>/manifest.json` and `<image>/store/…`: the staged image folder
 /// itself, renamed into place.
 struct FolderOutput: ImageOutput {
-    var phase: String? { nil }
+    var phase: BuildPhase? { nil }
 
     func publishedName(imageName: String) -> String { imageName }
 

@@ -7,7 +7,7 @@ import MapIO
 /// root. A new format is one more conforming type and its case in `Recipe.OutputFormat`.
 protocol ImageOutput: Sendable {
     /// The build phase announced while `stage` runs (nil for an output that costs nothing).
-    var phase: String? { get }
+    var phase: BuildPhase? { get }
     /// The name the output is published under in the output root, for the image `imageName`.
     func publishedName(imageName: String) -> String
     /// The path, relative to the output root, the build stamp records to notice a changed output.

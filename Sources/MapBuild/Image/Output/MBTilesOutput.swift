@@ -11,7 +11,7 @@ import MapIO
 struct MBTilesOutput: SingleFileOutput {
     static let fileExtension = ".mbtiles"
 
-    var phase: String? { "mbtiles" }
+    var phase: BuildPhase? { .mbtiles }
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)

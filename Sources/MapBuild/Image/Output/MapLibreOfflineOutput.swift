@@ -16,7 +16,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
     /// The schema version MapLibre Native's offline database has (`PRAGMA user_version`).
     static let schemaVersion = 6
 
-    var phase: String? { "maplibre-offline" }
+    var phase: BuildPhase? { .maplibreOffline }
 
     static func urlTemplate(catalog: String) -> String { "mappack://\(catalog)/{z}/{x}/{y}" }
 

@@ -18,7 +18,7 @@ import MapIO
 struct PMTilesOutput: SingleFileOutput {
     static let fileExtension = ".pmtiles"
 
-    var phase: String? { "pmtiles" }
+    var phase: BuildPhase? { .pmtiles }
 
     /// Rows inserted at once into the scratch database.
     private static let batch = 4096

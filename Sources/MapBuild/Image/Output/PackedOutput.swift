@@ -2,7 +2,7 @@
 struct PackedOutput: SingleFileOutput {
     static let fileExtension = ".tar.zst"
 
-    var phase: String? { "pack" }
+    var phase: BuildPhase? { .pack }
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
