@@ -64,6 +64,13 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+/// Targets built with strict memory safety: every unsafe construct is marked `unsafe` where it is
+/// used, so it is on `UnsafeCodeListTests`' list. The library apps link first; the C wrappers
+/// (MapIO, MapFetch), MapFormat's in-place readers and the tools hold about 1,050 such expressions
+/// and are not yet.
+let memorySafeTargets: Set<String> = ["MapStore", "StoreDemo"]
+
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+    let memorySafety: [SwiftSetting] = memorySafeTargets.contains(target.name) ? [.strictMemorySafety()] : []
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + memorySafety
 }

@@ -3,14 +3,29 @@ import TestSupport
 import Testing
 
 /// ARCHITECTURE.md, "Unsafe code", lists every source file outside the wrappers that writes
-/// `Unsafe`; this keeps the list and the sources in step both ways.
+/// `Unsafe`, an `unsafe` expression, `nonisolated(unsafe)`, `@unchecked Sendable` or a stdlib
+/// `unsafe…` initializer or load; this keeps the list and the sources in step both ways. In the
+/// targets built with strict memory safety (`Package.swift`) the compiler refuses an unsafe use
+/// that is not marked `unsafe`, so none escapes the list there.
 @Suite struct UnsafeCodeListTests {
     /// The wrappers: all of MapIO, and the files that wrap a C library in other modules.
     static let wrapperFiles: Set<String> = [
         "MapFetch/Curl.swift", "MapFetch/Zchunk/Zchunk.swift", "MapBuild/Recipe/YAMLDocument.swift", "mappack-fuzz/FuzzMain.swift",
     ]
 
-    /// Sources-relative paths of the Swift files under Sources that contain `Unsafe`.
+    /// Whether `text` writes unsafe code outside its `//` comments: an `Unsafe*` type, the `unsafe`
+    /// marker before an expression, the opt-outs of concurrency checking, and the stdlib's `unsafe…`
+    /// members that skip a check (`String(unsafeUninitializedCapacity:)`, `unsafeLoad`).
+    static func writesUnsafe(_ text: String) -> Bool {
+        let marker =
+            /Unsafe|(^|[^\w.])unsafe\s+[\w(&\[]|@unsafe\b|nonisolated\(unsafe\)|@unchecked\s+Sendable|unsafe(UninitializedCapacity|Load|BitCast|Argv|Address)/
+        return text.split(separator: "\n").contains { line in
+            let code = line.firstRange(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+            return code.contains(marker)
+        }
+    }
+
+    /// Sources-relative paths of the Swift files under Sources that write unsafe code.
     static func filesWritingUnsafe() throws -> Set<String> {
         let sources = Tool.repositoryRoot + "/Sources"
         guard let walker = FileManager.default.enumerator(atPath: sources) else { throw CocoaError(.fileReadNoSuchFile) }
@@ -18,7 +33,7 @@ import Testing
         while let relative = walker.nextObject() as? String {
             guard relative.hasSuffix(".swift") else { continue }
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
-            if text.contains("Unsafe") { found.insert(relative) }
+            if writesUnsafe(text) { found.insert(relative) }
         }
         return found
     }
@@ -45,7 +60,21 @@ import Testing
         #expect(listed.subtracting(outside).sorted() == [], "listed but no longer writing Unsafe: take them off the list")
     }
 
+    /// Each kind of marker is seen, and prose and names that merely contain the word are not.
+    @Test(arguments: [
+        ("let p: UnsafeRawPointer", true), ("let n = unsafe strlen(s)", true), ("try unsafe file.write(chunk)", true),
+        ("private nonisolated(unsafe) var ticker", true), ("final class T: @unchecked Sendable {", true),
+        ("String(unsafeUninitializedCapacity: 4) { _ in 0 }", true), ("bytes.unsafeLoad(as: UInt8.self)", true),
+        ("// an unsafe path is refused", false), ("let unsafe = paths.contains { $0.isEmpty }", false),
+        ("throw ArchiveError.unsafePath(entry: path)", false), ("unsafe || problems.isEmpty", false),
+    ])
+    func markerFindsUnsafeCodeNotTheWord(line: String, marks: Bool) {
+        #expect(Self.writesUnsafe(line) == marks, "\(line)")
+    }
+
     @Test func theListStaysSmall() throws {
-        #expect(try Self.listedFiles().count <= 12)
+        // 12 while it counted `Unsafe` only; `@unchecked Sendable`, `nonisolated(unsafe)` and the
+        // `unsafe` marker brought in two more.
+        #expect(try Self.listedFiles().count <= 14)
     }
 }

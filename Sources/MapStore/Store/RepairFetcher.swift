@@ -55,11 +55,12 @@ struct RepairFetcher {
         let hasher = SHA256()
         var written: Int64 = 0
         var writeFailure: FileError?
-        let outcome = CurlTransfer().get(url) { chunk in
+        // libcurl's chunk, valid for the call only: hashed and written before the closure returns.
+        let outcome = unsafe CurlTransfer().get(url) { chunk in
             written += Int64(chunk.count)
             guard written <= limit else { return false }
-            hasher.update(chunk)
-            do throws(FileError) { try file.write(chunk) } catch {
+            unsafe hasher.update(chunk)
+            do throws(FileError) { try unsafe file.write(chunk) } catch {
                 writeFailure = error
                 return false
             }

@@ -25,7 +25,7 @@ extension StoreCore {
         } catch MapStoreError.cancelled {
             // Before the commit nothing at the destination is in use: take it away and stay here.
             _ = try finishOrRollBackMove(to: destination.root)
-            if created { rmdir(destination.root) }
+            if created { FileSystem.removeEmptyFolder(destination.root) }
             throw MapStoreError.cancelled
         }
         CrashPoint.reach("move.beforeCommit")

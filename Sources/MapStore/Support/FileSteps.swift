@@ -23,7 +23,7 @@ enum FileSteps {
             let target = destination + "/" + file.path
             let parent = FileSystem.parent(target)
             if !FileSystem.isDirectory(parent) { try FileSystem.makeDirectories(parent) }
-            if !link || Foundation.link(source + "/" + file.path, target) != 0 {
+            if !link || !FileSystem.hardLink(target, to: source + "/" + file.path) {
                 try FileSystem.copyFile(source + "/" + file.path, to: target, sync: false)
             }
             bytes += file.size
@@ -46,7 +46,7 @@ enum FileSteps {
     static func pruneEmptyFolders(above path: String, root: String) {
         var folder = FileSystem.parent(path)
         while folder.count > root.count, folder.hasPrefix(root + "/") {
-            guard (try? DirectoryWalker.entries(of: folder))?.isEmpty == true, rmdir(folder) == 0 else { break }
+            guard (try? DirectoryWalker.entries(of: folder))?.isEmpty == true, FileSystem.removeEmptyFolder(folder) else { break }
             folder = FileSystem.parent(folder)
         }
         try? FileSystem.syncDirectory(folder)

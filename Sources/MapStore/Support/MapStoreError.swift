@@ -1,5 +1,6 @@
 import Foundation
 import MapFormat
+import MapIO
 
 /// Why a MapStore operation was refused or failed.
 ///
@@ -135,7 +136,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .cancelled: "cancelled; start the operation again to continue (fetched bytes are kept unless a download was cancelled)"
         case .outOfSpace(let storage, let path, let code):
             "out of space: "
-                + (code.map { "the disk holding the map storage \(storage) is full (\(String(cString: strerror($0))))" }
+                + (code.map { "the disk holding the map storage \(storage) is full (\(Errno($0)))" }
                     ?? "the image does not fit in the free space of the map storage \(storage)")
                 + (path == storage ? "" : " writing \(path)")
                 + "; free space on that disk or move the storage to a larger one (`mappack store move`, moveData), then try again"
