@@ -56,7 +56,7 @@ import Testing
         try FileManager.default.copyItem(atPath: StoreFixture.shared.imageFolder + "/cache-seed.sqlite", toPath: old)
         do {
             let db = try SQLiteDatabase(path: old)
-            try db.execute("UPDATE meta SET value = '0.9' WHERE key = 'mapVersion'")
+            try db.query("UPDATE meta SET value = '0.9' WHERE key = ?", [.text(CacheSchema.MetaKey.mapVersion.rawValue)])
         }
         await #expect {
             try await store.importCacheSeed(at: URL(fileURLWithPath: old))

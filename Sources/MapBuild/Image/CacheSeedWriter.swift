@@ -38,9 +38,9 @@ struct CacheSeedWriter {
         try db.executeMany(
             "INSERT INTO meta(key, value) VALUES (?, ?)",
             [
-                [.text("format"), .text(CacheSchema.formatTag.description)],
-                [.text("catalog"), .text(catalog)],
-                [.text("mapVersion"), .text(mapVersion.rawValue)],
+                [.text(CacheSchema.MetaKey.format.rawValue), .text(CacheSchema.formatTag.description)],
+                [.text(CacheSchema.MetaKey.catalog.rawValue), .text(catalog)],
+                [.text(CacheSchema.MetaKey.mapVersion.rawValue), .text(mapVersion.rawValue)],
             ])
         for candidate in ordered {
             // Between files: a signal stops a large seed here (the work file goes with the staging folder).

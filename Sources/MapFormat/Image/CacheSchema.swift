@@ -1,5 +1,18 @@
 /// The map cache's SQLite schema, shared by the build's cache seed and MapStore's runtime cache.
 public enum CacheSchema {
+    /// The keys of a cache database's `meta` table, declared once for the seed's writer (the build)
+    /// and its readers (MapStore); the raw values are the stored keys.
+    public enum MetaKey: String, Sendable, CaseIterable {
+        /// `formatTag`.
+        case format
+        /// The catalog the seed was built from (seeds only).
+        case catalog
+        /// The map version the entries belong to.
+        case mapVersion
+        /// The size limit an app set (`MapCache.setLimit`; runtime caches only).
+        case limitBytes
+    }
+
     /// `meta.format` value of a cache database.
     public static let formatTag = FormatTag(name: "mappack-cache", major: 1)
 

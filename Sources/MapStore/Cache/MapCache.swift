@@ -18,7 +18,7 @@ final class MapCache {
         if !hasEntries {
             try db.transaction {
                 try db.execute(CacheSchema.create)
-                try db.query("INSERT INTO meta(key, value) VALUES ('format', ?)", [.text(CacheSchema.formatTag.description)])
+                try setMeta(.format, CacheSchema.formatTag.description)
             }
         }
     }
@@ -31,16 +31,15 @@ final class MapCache {
 
     /// The byte limit, when one is set.
     func limit() throws -> Int64? {
-        guard let row = try db.firstRow("SELECT value FROM meta WHERE key = 'limitBytes'") else { return nil }
-        return Int64(try row["value", as: String.self])
+        try meta(.limitBytes).flatMap { Int64($0) }
     }
 
     /// Sets or removes the limit and evicts down to it.
     func setLimit(_ bytes: Int64?) throws {
         if let bytes {
-            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('limitBytes', ?)", [.text(String(bytes))])
+            try setMeta(.limitBytes, String(bytes))
         } else {
-            try db.query("DELETE FROM meta WHERE key = 'limitBytes'")
+            try db.query("DELETE FROM meta WHERE key = ?", [.text(CacheSchema.MetaKey.limitBytes.rawValue)])
         }
         try evict()
     }
@@ -87,8 +86,17 @@ final class MapCache {
 
     /// The map version the cached data belongs to, nil when unknown (never seeded nor reset).
     func mapVersion() throws -> MapVersion? {
-        guard let row = try db.firstRow("SELECT value FROM meta WHERE key = 'mapVersion'") else { return nil }
-        return MapVersion(try row["value", as: String.self])
+        try meta(.mapVersion).map { MapVersion($0) }
+    }
+
+    /// The `meta` row `key`, nil when absent.
+    private func meta(_ key: CacheSchema.MetaKey) throws -> String? {
+        try db.firstRow("SELECT value FROM meta WHERE key = ?", [.text(key.rawValue)])?["value", as: String.self]
+    }
+
+    /// Sets the `meta` row `key`.
+    private func setMeta(_ key: CacheSchema.MetaKey, _ value: String) throws {
+        try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
     }
 
     /// Removes every entry and stamps the cache with `mapVersion`, in one transaction, so the
@@ -97,7 +105,7 @@ final class MapCache {
         try db.transaction {
             let removed = try (entries: count(), bytes: size())
             try db.execute("DELETE FROM entries")
-            try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES ('mapVersion', ?)", [.text(mapVersion.rawValue)])
+            try setMeta(.mapVersion, mapVersion.rawValue)
             return CacheReset(removedEntries: removed.entries, removedBytes: removed.bytes, mapVersion: mapVersion)
         }
     }
@@ -158,17 +166,19 @@ final class MapCache {
     /// Checks a seed's format and map version without importing it.
     static func seedVersion(at seed: String) throws -> MapVersion {
         let (reader, workLimit) = try openSeed(seed)
-        let values = try readingSeed(seed, reader, workLimit: workLimit) { () throws -> [String: String] in
-            var values: [String: String] = [:]
+        let values = try readingSeed(seed, reader, workLimit: workLimit) { () throws -> [CacheSchema.MetaKey: String] in
+            var values: [CacheSchema.MetaKey: String] = [:]
             for row in try reader.query("SELECT key, value FROM meta") {
-                if let key = try row["key", as: String?.self], let value = try row["value", as: String?.self] { values[key] = value }
+                if let key = try row["key", as: String?.self].flatMap(CacheSchema.MetaKey.init), let value = try row["value", as: String?.self] {
+                    values[key] = value
+                }
             }
             return values
         }
-        do { try FormatTagError.check(values["format"], expected: CacheSchema.formatTag) } catch {
+        do { try FormatTagError.check(values[.format], expected: CacheSchema.formatTag) } catch {
             throw MapStoreError.invalidCacheSeed(path: seed, reason: error.description)
         }
-        guard let version = values["mapVersion"] else { throw MapStoreError.invalidCacheSeed(path: seed, reason: "no mapVersion in meta") }
+        guard let version = values[.mapVersion] else { throw MapStoreError.invalidCacheSeed(path: seed, reason: "no mapVersion in meta") }
         return MapVersion(version)
     }
 
@@ -216,7 +226,9 @@ final class MapCache {
                         SELECT key, region, data, size, sha256, accessed - ? + ? FROM seed.entries
                         """, [.integer(top), .integer(low - 1)])
                     let count = db.changes
-                    try db.query("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('mapVersion', ?)", [.text(version.rawValue)])
+                    try db.query(
+                        "INSERT OR REPLACE INTO main.meta(key, value) VALUES (?, ?)",
+                        [.text(CacheSchema.MetaKey.mapVersion.rawValue), .text(version.rawValue)])
                     CrashPoint.reach("cache.midImport")
                     return count
                 }
