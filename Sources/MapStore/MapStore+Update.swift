@@ -298,9 +298,7 @@ extension MapStore {
         defer { fetching.withLock { $0 -= 1 } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
-        let delay = options.fetchRetryDelay.inSeconds
-        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
-        let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: policy)
+        let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: fetchRetryPolicy)
         do throws(FetchError) {
             return try await fetcher.fetch(requests) { event in
                 onBundle(event)
@@ -331,5 +329,14 @@ extension MapStore {
             return .remote(
                 url: error.url.absoluteString, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
         }
+    }
+}
+
+extension MapStore {
+    /// The retry policy of every fetch of the store (bundles of a download or an update, a bundle
+    /// fetched again by `repair()`), from `Options.fetchAttempts` and `Options.fetchRetryDelay`.
+    var fetchRetryPolicy: RetryPolicy {
+        let delay = options.fetchRetryDelay.inSeconds
+        return RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 import Synchronization
@@ -233,13 +234,25 @@ public final class MapStore: Sendable {
     public func repair() async throws(MapStoreError) -> RepairReport {
         try await MapStoreError.boundary("repair", path: storageFolder) {
             let link = options.linkFilesFromFolderImage
-            let fetcher = RepairFetcher(
-                permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay.inSeconds)
-            let report = try await cancellableWrite { core throws -> RepairReport in
-                try core.repair(linkFiles: link, fetcher: fetcher)
+            var fetcher = RepairFetcher(permitted: networkPermitsFetching, client: FetchClient(retry: fetchRetryPolicy), failures: 0)
+            var earlier: [RepairReport.Action] = []
+            while true {
+                do {
+                    let pass = fetcher
+                    var report = try await cancellableWrite { core throws -> RepairReport in
+                        try core.repair(linkFiles: link, fetcher: pass)
+                    }
+                    report.actions = RepairReport.merged(earlier + report.actions)
+                    broadcaster.send(.repaired(report))
+                    return report
+                } catch let retry as RepairRetry {
+                    // The wait for a bundle's next attempt, with the store's lock let go: other calls go on.
+                    earlier += retry.actions
+                    fetcher.failures += 1
+                    CrashPoint.reach("repair.retryWait", storage: storageFolder)
+                    do { try await Task.sleep(for: .seconds(retry.delay)) } catch { throw MapStoreError.cancelled }
+                }
             }
-            broadcaster.send(.repaired(report))
-            return report
         }
     }
 
