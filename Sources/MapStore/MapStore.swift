@@ -52,6 +52,9 @@ public final class MapStore: Sendable {
         public var autoUpdateInterval: Duration?
         /// The clock that judges catalog signature expiry; tests pin it.
         public var now: @Sendable () -> Date
+        /// The clock the automatic checks wait on between two checks (`autoUpdateInterval`); tests
+        /// drive one of their own instead of waiting for the wall clock.
+        package var autoUpdateClock: any Clock<Duration> = ContinuousClock()
 
         /// Quick validation, no cache limit, files copied, no signature required.
         public init(
@@ -104,7 +107,7 @@ public final class MapStore: Sendable {
     /// The kept catalog and manifest facts region listings read without the lock.
     let listings = ListingCache()
     /// Automatic updates: schedule, reported network, a deferred update (`MapStore+AutoUpdate.swift`).
-    let autoUpdates = AutoUpdateSchedule()
+    let autoUpdates: AutoUpdateSchedule
 
     /// Whether another process was writing the storage when it was opened: then `initialStatus` is of the
     /// state that process had committed, and a pending operation in it is that process's work under way.
@@ -122,6 +125,7 @@ public final class MapStore: Sendable {
         self.initialStatus = status
         self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
+        self.autoUpdates = AutoUpdateSchedule(clock: options.autoUpdateClock)
     }
 
     /// Opens the storage folder `storage` and the cache folder `cache` (file URLs), creating them as needed.
