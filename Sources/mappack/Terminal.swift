@@ -123,9 +123,9 @@ final class Terminal: @unchecked Sendable {
         var failure: Errno?
         do { try FileDescriptor(rawValue: descriptor).writeAll(data.bytes) } catch { failure = error }
         if let failure, descriptor == STDOUT_FILENO {
-            if failure.code == EPIPE { exit(128 + SIGPIPE) }
+            if failure.code == EPIPE { exit(ExitCode.closedOutput.rawValue) }
             write(Data("error: standard output: \(failure)\n".utf8), to: STDERR_FILENO)
-            exit(1)
+            exit(ExitCode.failure.rawValue)
         }
     }
 }

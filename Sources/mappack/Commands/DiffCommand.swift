@@ -4,8 +4,8 @@ import MapFormat
 
 /// `mappack diff OLD NEW`: regions and bundles between two images or catalogs, and what a device downloads.
 enum DiffCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("diff")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.diff)
         let paths = try arguments.expect(["old", "new"])
         let old = try DiffSide.load(paths[0])
         let new = try DiffSide.load(paths[1])
@@ -45,6 +45,6 @@ enum DiffCommand {
                 old: old, new: new, changes: changes, unchanged: unchanged, addedBundles: Set(addedBundles), bundleLine: bundleLine,
                 download: download),
             arguments: arguments, terminal: terminal)
-        return 0
+        return .success
     }
 }

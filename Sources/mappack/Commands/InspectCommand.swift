@@ -5,11 +5,11 @@ import MapVerify
 
 /// `mappack inspect IMAGE`: what an image holds, from its manifest (quick checks only).
 enum InspectCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("inspect")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.inspect)
         let path = try arguments.expect(["image"])[0]
         guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
-        let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
+        let trusted = try arguments.option(Verbs.trust).map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report =
             FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolder(path, hashContents: false, trusted: trusted)
@@ -21,7 +21,7 @@ enum InspectCommand {
             : trusted.isEmpty
                 ? "signed (no key given to check it)"
                 : report.problems.contains { $0.kind == .signature } ? "signature INVALID" : "signed, verified with \(trusted[0].path)"
-        let language = arguments.option("lang") ?? manifest.language
+        let language = arguments.option(Verbs.lang) ?? manifest.language
         if terminal.json {
             terminal.record(
                 [
@@ -62,6 +62,6 @@ enum InspectCommand {
             for problem in report.problems { terminal.error(problem.description) }
         }
         try ReportFiles.write(SizeReport(manifest: manifest, language: language), arguments: arguments, terminal: terminal)
-        return report.ok ? 0 : 1
+        return ExitCode(ok: report.ok)
     }
 }

@@ -6,10 +6,10 @@ import MapIO
 
 /// `mappack plan RECIPE`: everything a build would do, with sizes, without downloading.
 enum PlanCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("plan")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.plan)
         let recipePath = try arguments.expect(["recipe"])[0]
-        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
+        let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
@@ -66,7 +66,7 @@ enum PlanCommand {
         // Written before the capacity check, so a plan that does not fit shows where the bytes go.
         try ReportFiles.write(SizeReport(plan: plan, cache: cache.root), arguments: arguments, terminal: terminal)
         try plan.checkCapacity()
-        return 0
+        return .success
     }
 }
 
