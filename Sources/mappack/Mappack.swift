@@ -43,7 +43,7 @@ struct Mappack {
                 let shell = try Arguments(arguments, verb: Verbs.completions).expect(["shell"])[0]
                 let script = try Help.completions(shell)
                 if terminal.json {
-                    terminal.record(["shell": shell, "script": script], schema: JSONSchemas.completions)
+                    terminal.record(CompletionsRecord(shell: shell, script: script))
                 } else {
                     terminal.line(script)
                 }
@@ -55,7 +55,7 @@ struct Mappack {
                         guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
                         return spec
                     }
-                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs), schema: JSONSchemas.help)
+                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs))
                 } else if parsed.flag(Verbs.man) {
                     terminal.line(Help.manPage)
                 } else if let name = parsed.positionals.first {
@@ -73,14 +73,15 @@ struct Mappack {
                     SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion,
                 ]
                 if terminal.json {
-                    terminal.record(["version": MappackVersion.current, "libraries": libraries], schema: JSONSchemas.version)
+                    terminal.record(VersionRecord(version: MappackVersion.current, libraries: libraries))
                 } else {
                     terminal.line(Help.version(libraries: libraries))
                 }
                 code = .success
             default: throw unknownVerb(verb)
             }
-            exit(code.rawValue)
+            // A JSON line that could not be written leaves the output incomplete: failed work.
+            exit(code == .success && terminal.lostLine ? ExitCode.failure.rawValue : code.rawValue)
         } catch let request as UsageError where request.help != nil {
             terminal.line(Help.verb(request.help!))
             exit(ExitCode.success.rawValue)
@@ -88,7 +89,7 @@ struct Mappack {
             let code = exitCode(for: error)
             // The store's messages name its Swift calls for app developers; a person here gets the commands.
             let message = (error as? MapStoreError).map(StoreMessages.text) ?? "\(error)"
-            if terminal.json { terminal.event(["event": "failed", "error": message, "exitCode": Int(code.rawValue)]) }
+            if terminal.json { terminal.event(FailedEvent(error: message, exitCode: Int(code.rawValue))) }
             terminal.error(message)
             exit(code.rawValue)
         }

@@ -59,24 +59,15 @@ enum Help {
 
     /// `mappack help --json`: the verbs as declared, for tools that drive mappack (the store's
     /// own verbs by name under `verbs`, and each with its options under `subcommands`).
-    static func json(_ verbs: [VerbSpec]) -> [String: any Sendable] {
-        func describe(_ verb: VerbSpec) -> [String: any Sendable] {
-            var object: [String: any Sendable] = [
-                "name": verb.name, "positionals": verb.positionals, "summary": verb.summary,
-                "options": verb.allOptions.map { option -> [String: any Sendable] in
-                    [
-                        "name": option.name, "short": option.short.map { String($0) as any Sendable } ?? NSNull(),
-                        "value": option.value ?? NSNull(), "help": option.help,
-                    ]
-                },
-            ]
-            if !verb.subcommands.isEmpty {
-                object["verbs"] = verb.subcommands.map(\.name)
-                object["subcommands"] = verb.subcommands.map(describe)
-            }
-            return object
+    static func json(_ verbs: [VerbSpec]) -> HelpRecord {
+        func describe(_ verb: VerbSpec) -> HelpRecord.Verb {
+            HelpRecord.Verb(
+                name: verb.name, positionals: verb.positionals, summary: verb.summary,
+                options: verb.allOptions.map { HelpRecord.Option(name: $0.name, short: $0.short.map { String($0) }, value: $0.value, help: $0.help) },
+                verbs: verb.subcommands.isEmpty ? nil : verb.subcommands.map(\.name),
+                subcommands: verb.subcommands.isEmpty ? nil : verb.subcommands.map(describe))
         }
-        return ["verbs": verbs.map(describe)]
+        return HelpRecord(verbs: verbs.map(describe))
     }
 
     /// `mappack --version`.

@@ -75,7 +75,7 @@ enum BuildCommand {
                 throw error
             }
             progress.finish()
-            if terminal.json { terminal.event(["event": "done", "shard": path]) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
+            if terminal.json { terminal.event(ShardDoneEvent(shard: path)) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
             return .success
         }
         let report: BuildReport
@@ -116,13 +116,12 @@ enum BuildCommand {
     /// The closing line (or `done` event) of a build.
     static func announce(_ report: BuildReport, started: Date, terminal: Terminal) {
         if terminal.json {
-            terminal.event([
-                "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
-                "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
-                "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
-                "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes, "outputs": outputObjects(report),
-                "seconds": Date().timeIntervalSince(started),
-            ])
+            terminal.event(
+                BuildDoneEvent(
+                    image: report.imagePath, packed: report.packedPath, imageID: report.summary.imageID,
+                    mapVersion: report.summary.mapVersion.rawValue, regions: report.summary.regions, upToDate: report.upToDate,
+                    files: report.summary.files, bundles: report.bundles, downloadedBytes: report.downloadedBytes,
+                    sizeOnDiskInBytes: report.summary.sizeOnDiskInBytes, outputs: outputObjects(report), seconds: Date().timeIntervalSince(started)))
         } else {
             let what = report.upToDate ? "up to date (nothing changed; --force rebuilds)" : "built"
             terminal.line(
@@ -146,8 +145,8 @@ enum BuildCommand {
     }
 
     /// The `outputs` of a `done` event: every output's format and path.
-    static func outputObjects(_ report: BuildReport) -> [[String: any Sendable]] {
-        report.outputs.map { ["format": $0.format.rawValue, "path": $0.path] }
+    static func outputObjects(_ report: BuildReport) -> [BuildDoneEvent.Output] {
+        report.outputs.map { BuildDoneEvent.Output(format: $0.format.rawValue, path: $0.path) }
     }
 
     /// The remote cache from `--remote-cache` or `MAPPACK_REMOTE_CACHE`, with the optional
@@ -163,38 +162,35 @@ enum BuildCommand {
         return RemoteCache(base: url, headers: header, readOnly: readOnly)
     }
 
-    static func eventObject(_ event: BuildEvent) -> [String: any Sendable] {
+    /// A build's event as its `--json` line.
+    static func eventObject(_ event: BuildEvent) -> any JSONEvent {
         switch event {
         case .remote(let remote):
             switch remote {
-            case .hit(let digest, let size): ["event": "remote-hit", "bundle": digest.description, "size": size]
-            case .miss(let digest, let reason): ["event": "remote-miss", "bundle": digest.description, "reason": reason]
-            case .rejected(let digest, let url, let reason): ["event": "remote-rejected", "bundle": digest.description, "url": url, "reason": reason]
-            case .uploaded(let digest, let size): ["event": "remote-uploaded", "bundle": digest.description, "size": size]
-            case .uploadFailed(let digest, let reason): ["event": "remote-upload-failed", "bundle": digest.description, "reason": reason]
+            case .hit(let digest, let size): BundleSizeEvent(event: "remote-hit", bundle: digest.description, size: size)
+            case .miss(let digest, let reason): BundleReasonEvent(event: "remote-miss", bundle: digest.description, reason: reason)
+            case .rejected(let digest, let url, let reason): RemoteRejectedEvent(bundle: digest.description, url: url, reason: reason)
+            case .uploaded(let digest, let size): BundleSizeEvent(event: "remote-uploaded", bundle: digest.description, size: size)
+            case .uploadFailed(let digest, let reason): BundleReasonEvent(event: "remote-upload-failed", bundle: digest.description, reason: reason)
             }
         case .planned(let bundles, let bytes, let cached, let reused):
-            ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
-        case .phase(let name): ["event": "phase", "phase": name]
+            PlannedEvent(bundles: bundles, downloadBytes: bytes, cached: cached, reused: reused)
+        case .phase(let name): PhaseEvent(phase: name)
         case .packed(let files, let totalFiles, let bytes, let totalBytes):
-            ["event": "pack-progress", "files": files, "totalFiles": totalFiles, "bytes": bytes, "totalBytes": totalBytes]
-        case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
-        case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
+            PackProgressEvent(files: files, totalFiles: totalFiles, bytes: bytes, totalBytes: totalBytes)
+        case .unpacked(let digest, let files): BundleFilesEvent(event: "bundle-unpacked", bundle: digest.description, files: files)
+        case .reused(let digest, let files): BundleFilesEvent(event: "bundle-reused", bundle: digest.description, files: files)
         case .chunked(let digest, let downloaded, let reused, let size, let fallback):
-            [
-                "event": "bundle-chunked", "bundle": digest.description, "downloaded": downloaded, "reused": reused, "size": size,
-                "fallback": fallback.map { $0 as any Sendable } ?? NSNull(),
-            ]
+            BundleChunkedEvent(bundle: digest.description, downloaded: downloaded, reused: reused, size: size, fallback: fallback)
         case .fetch(let fetch):
             switch fetch {
-            case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]
-            case .progress(let digest, let received, let size):
-                ["event": "progress", "bundle": digest.description, "received": received, "size": size]
-            case .verified(let digest, let size): ["event": "bundle-verified", "bundle": digest.description, "size": size]
-            case .alreadyCached(let digest, let size): ["event": "bundle-cached", "bundle": digest.description, "size": size]
+            case .started(let digest, let size): BundleSizeEvent(event: "bundle-started", bundle: digest.description, size: size)
+            case .progress(let digest, let received, let size): BundleProgressEvent(bundle: digest.description, received: received, size: size)
+            case .verified(let digest, let size): BundleSizeEvent(event: "bundle-verified", bundle: digest.description, size: size)
+            case .alreadyCached(let digest, let size): BundleSizeEvent(event: "bundle-cached", bundle: digest.description, size: size)
             case .retry(let digest, let attempt, let reason, let delay):
-                ["event": "retry", "bundle": digest.description, "attempt": attempt, "reason": reason, "delay": delay]
-            case .failed(let digest, let reason): ["event": "failed", "bundle": digest.description, "reason": reason]
+                RetryEvent(bundle: digest.description, attempt: attempt, reason: reason, delay: delay)
+            case .failed(let digest, let reason): BundleReasonEvent(event: "failed", bundle: digest.description, reason: reason)
             }
         }
     }

@@ -20,13 +20,11 @@ enum DiffCommand {
         if terminal.json {
             func ids(_ change: RegionChange.Change) -> [String] { changes.filter { $0.change == change }.map(\.id) }
             terminal.record(
-                [
-                    "from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue, "old": old.label.json, "new": new.label.json,
-                    "regionsAdded": ids(.added), "regionsRemoved": ids(.removed), "regionsChanged": ids(.changed),
-                    "regionsUnchanged": unchanged, "changes": changes.map(\.json),
-                    "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
-                    "bundlesDropped": dropped.map(\.description), "downloadBytes": download,
-                ], schema: JSONSchemas.diff)
+                DiffRecord(
+                    from: old.mapVersion.rawValue, to: new.mapVersion.rawValue, old: old.label, new: new.label, regionsAdded: ids(.added),
+                    regionsRemoved: ids(.removed), regionsChanged: ids(.changed), regionsUnchanged: unchanged, changes: changes,
+                    bundlesKept: kept.map(\.description), bundlesAdded: addedBundles.map(\.description),
+                    bundlesDropped: dropped.map(\.description), downloadBytes: download))
         } else {
             // Which two things, then what changed in them, then the bundles behind it.
             terminal.line("old: \(old.label.text)")

@@ -40,10 +40,10 @@ enum ImportCommand {
             result = try await run { try importer.run() }
         }
         if terminal.json {
-            terminal.event([
-                "event": "imported", "output": result.output, "regions": result.regions, "bundles": result.bundles, "tiles": result.tiles,
-                "placed": result.placed, "outside": result.outside, "places": result.places,
-            ])
+            terminal.event(
+                ImportedEvent(
+                    output: result.output, regions: result.regions, bundles: result.bundles, tiles: result.tiles, placed: result.placed,
+                    outside: result.outside, places: result.places))
         } else {
             terminal.line(
                 "imported \(result.regions) regions, \(result.bundles) bundles: \(result.placed) of \(result.tiles) tiles placed"

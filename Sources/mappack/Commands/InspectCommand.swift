@@ -24,21 +24,19 @@ enum InspectCommand {
         let language = arguments.option(Verbs.lang) ?? manifest.language
         if terminal.json {
             terminal.record(
-                [
-                    "format": manifest.format, "name": manifest.name, "imageID": manifest.imageID, "catalog": manifest.catalog,
-                    "mapVersion": manifest.mapVersion.rawValue, "built": manifest.built, "mappackVersion": manifest.mappackVersion,
-                    "blockSize": manifest.blockSize, "bundles": manifest.bundles.count, "files": manifest.files.count,
-                    "signature": signature, "problems": report.problems.count,
-                    "regions": manifest.regions.map {
-                        [
-                            "id": $0.id.rawValue, "name": LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
-                            "sizeOnDiskInBytes": $0.sizeOnDiskInBytes,
-                        ] as [String: any Sendable]
+                InspectRecord(
+                    format: manifest.format, name: manifest.name, imageID: manifest.imageID, catalog: manifest.catalog,
+                    mapVersion: manifest.mapVersion.rawValue, built: manifest.built, mappackVersion: manifest.mappackVersion,
+                    blockSize: manifest.blockSize, bundles: manifest.bundles.count, files: manifest.files.count, signature: signature,
+                    problems: report.problems.count,
+                    regions: manifest.regions.map {
+                        InspectRecord.Region(
+                            id: $0.id.rawValue, name: LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
+                            sizeOnDiskInBytes: $0.sizeOnDiskInBytes)
                     },
-                    "cacheSeed": manifest.cacheSeed.map {
-                        ["entries": $0.entries, "size": $0.size, "sha256": $0.sha256, "regions": $0.regions.map(\.rawValue)] as [String: any Sendable]
-                    } ?? NSNull(),
-                ], schema: JSONSchemas.inspect)
+                    cacheSeed: manifest.cacheSeed.map {
+                        InspectRecord.CacheSeed(entries: $0.entries, size: $0.size, sha256: $0.sha256, regions: $0.regions.map(\.rawValue))
+                    }))
         } else {
             terminal.line("image \(manifest.name.visible) — \(manifest.format.visible), id \(manifest.imageID.visible)")
             terminal.line(

@@ -34,9 +34,7 @@ enum KeygenCommand {
         try FileSystem.writeAtomically(Data((publicKey + "\n").utf8), to: pubPath)
         try FileSystem.writeAtomically(Data(try Minisign.publicKeyFile(publicKey, path: pubPath).utf8), to: minisignPath)
         if terminal.json {
-            var event = ["event": "keygen", "public": pubPath, "minisignPublic": minisignPath]
-            if privateKey != nil { event["private"] = keyPath }
-            terminal.event(event)
+            terminal.event(KeygenEvent(public: pubPath, minisignPublic: minisignPath, private: privateKey == nil ? nil : keyPath))
         } else {
             if privateKey != nil { terminal.line("private key: \(keyPath) (keep it secret; sign with `mappack build --sign \(keyPath)`)") }
             terminal.line("public key:  \(pubPath) (ship it; check with `mappack verify --trust \(pubPath)`)")

@@ -37,10 +37,9 @@ enum MergeCommand {
         }
         progress.finish()
         if terminal.json {
-            terminal.event([
-                "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
-                "outputs": BuildCommand.outputObjects(report),
-            ])
+            terminal.event(
+                MergeDoneEvent(
+                    image: report.imagePath, packed: report.packedPath, imageID: report.summary.imageID, outputs: BuildCommand.outputObjects(report)))
         } else {
             terminal.line(
                 "merged \(arguments.positionals.count) shards: \(report.summary.name) \(report.summary.mapVersion), image id \(report.summary.imageID.prefix(16))"

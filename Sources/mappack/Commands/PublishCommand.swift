@@ -33,8 +33,8 @@ enum PublishCommand {
                 return true
             }
             if terminal.json {
-                if entered { terminal.event(["event": "phase", "phase": phase]) }
-                if phase == "pack" { terminal.event(["event": "publish-progress", "bundles": done, "total": total]) }
+                if entered { terminal.event(PhaseEvent(phase: phase)) }
+                if phase == "pack" { terminal.event(PublishProgressEvent(bundles: done, total: total)) }
             } else if entered {
                 ticker.started(phase == "pack" ? "pack: \(total) bundles from \(source)" : "catalog: \(done) regions, \(total) bundles → \(out)")
             } else {
@@ -48,10 +48,10 @@ enum PublishCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event([
-                "event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
-                "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull(),
-            ])
+            terminal.event(
+                PublishedEvent(
+                    catalog: result.catalogPath, regions: result.regions, bundles: result.bundles, bytes: result.bytes,
+                    catalogVersion: result.signedVersion.map { Int($0) }))
         } else {
             terminal.line(
                 "published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"

@@ -35,12 +35,9 @@ enum RegionsCommand {
         if terminal.json {
             for r in records {
                 terminal.record(
-                    [
-                        "id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
-                        "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
-                        "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull(),
-                    ],
-                    schema: JSONSchemas.region)
+                    RegionRecord(
+                        id: r.region.id.rawValue, parent: r.region.parent?.rawValue, name: r.name, depth: r.depth, children: r.children,
+                        cities: r.region.cities ?? [], downloadBytes: r.download, sizeOnDiskInBytes: r.onDisk, released: r.region.released))
             }
             return .success
         }

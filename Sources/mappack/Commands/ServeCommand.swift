@@ -32,12 +32,10 @@ enum ServeCommand {
             try FileSystem.writeAtomically(Data((url + "\n").utf8), to: file)
         }
         if terminal.json {
-            var event: [String: any Sendable] = [
-                "event": "serving", "path": path, "kind": image.kind.rawValue, "url": url, "port": Int(server.port),
-                "imageID": image.manifest.imageID, "tileDatabases": image.tiles.sources.count,
-            ]
-            if let maplibre { event["maplibre"] = maplibre.folder }
-            terminal.event(event)
+            terminal.event(
+                ServingEvent(
+                    path: path, kind: image.kind.rawValue, url: url, port: Int(server.port), imageID: image.manifest.imageID,
+                    tileDatabases: image.tiles.sources.count, maplibre: maplibre?.folder))
         } else {
             terminal.line("serving \(path) at \(url)")
             if maplibre == nil {

@@ -24,7 +24,7 @@ extension StoreCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event(["event": "moved", "storage": store.storage.path])
+            terminal.event(MovedEvent(storage: store.storage.path))
         } else {
             terminal.line("moved to \(store.storage.path)")
         }
@@ -40,12 +40,10 @@ extension StoreCommand {
             let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
             if terminal.json {
                 terminal.record(
-                    [
-                        "status": info.status.rawValue, "installedVersion": info.installedVersion.rawValue,
-                        "availableVersion": info.availableVersion.rawValue, "bundlesToFetch": info.bundlesToFetch,
-                        "updateBytes": info.updateBytes, "unsupportedRegions": info.unsupportedRegions.map(\.rawValue),
-                    ],
-                    schema: JSONSchemas.updateCheck)
+                    UpdateCheckRecord(
+                        status: info.status.rawValue, installedVersion: info.installedVersion.rawValue,
+                        availableVersion: info.availableVersion.rawValue, bundlesToFetch: info.bundlesToFetch, updateBytes: info.updateBytes,
+                        unsupportedRegions: info.unsupportedRegions.map(\.rawValue)))
                 return .success
             }
             terminal.line(
@@ -59,7 +57,7 @@ extension StoreCommand {
         do {
             try waitFor {
                 try await store.update(catalog: catalog) { step in
-                    if terminal.json { terminal.event(["event": "update-progress", "phase": step.phase.rawValue, "fraction": step.fraction]) }
+                    if terminal.json { terminal.event(UpdateProgressEvent(phase: step.phase.rawValue, fraction: step.fraction)) }
                     ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
                 }
             }
@@ -69,7 +67,7 @@ extension StoreCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event(["event": "updated", "mapVersion": store.mapVersion?.rawValue ?? NSNull(), "storage": store.storage.path])
+            terminal.event(UpdatedEvent(mapVersion: store.mapVersion?.rawValue, storage: store.storage.path))
         } else {
             terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
         }
@@ -98,7 +96,7 @@ extension StoreCommand {
                 for await event in task.events {
                     if case .progress(let region, let received, let total) = event {
                         if terminal.json {
-                            terminal.event(["event": "download-progress", "region": region.rawValue, "received": received, "total": total])
+                            terminal.event(DownloadProgressEvent(region: region.rawValue, received: received, total: total))
                         }
                         regions[region] = (received, total)
                         let received = regions.values.reduce(0) { $0 + $1.received }
@@ -121,7 +119,7 @@ extension StoreCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event(["event": "downloaded", "regions": names, "storage": store.storage.path])
+            terminal.event(StoreRegionsEvent(event: "downloaded", regions: names, storage: store.storage.path))
         } else {
             terminal.line("downloaded \(names.joined(separator: " "))")
         }

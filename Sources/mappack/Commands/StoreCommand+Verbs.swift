@@ -35,10 +35,10 @@ extension StoreCommand {
         let result = try waitFor { try await store.repair() }
         let terminal = context.terminal
         if terminal.json {
-            terminal.event([
-                "event": "repaired", "before": before.rawValue, "status": result.status.rawValue,
-                "storage": result.storage.path, "actions": result.actions.map(\.description),
-            ])
+            terminal.event(
+                RepairedEvent(
+                    before: before.rawValue, status: result.status.rawValue, storage: result.storage.path, actions: result.actions.map(\.description))
+            )
         } else {
             for action in result.actions { terminal.note(action.description) }
             terminal.line("\(StoreMessages.words(for: result.status)): \(result.storage.path) (was \(StoreMessages.words(for: before)))")
@@ -54,10 +54,9 @@ extension StoreCommand {
         if terminal.json {
             for region in regions {
                 terminal.record(
-                    [
-                        "id": region.id.rawValue, "name": region.name, "sizeOnDiskInBytes": region.sizeOnDiskInBytes,
-                        "state": region.state.rawValue, "mapVersion": region.mapVersion.rawValue,
-                    ], schema: JSONSchemas.storeRegion)
+                    StoreRegionRecord(
+                        id: region.id.rawValue, name: region.name, sizeOnDiskInBytes: region.sizeOnDiskInBytes, state: region.state.rawValue,
+                        mapVersion: region.mapVersion.rawValue))
             }
         } else {
             var table = TextTable([("REGION", .left), ("NAME", .left), ("ON DISK", .right), ("STATE", .left)])
@@ -77,7 +76,7 @@ extension StoreCommand {
         let ids = names.map { RegionID($0) }
         try waitFor { try await store.deleteRegions(ids) }
         if context.terminal.json {
-            context.terminal.event(["event": "deleted", "regions": names, "storage": store.storage.path])
+            context.terminal.event(StoreRegionsEvent(event: "deleted", regions: names, storage: store.storage.path))
         } else {
             context.terminal.line("deleted \(names.joined(separator: " "))")
         }
@@ -91,8 +90,8 @@ extension StoreCommand {
         let problems = try waitFor { try await store.verify(full: full) }
         let terminal = context.terminal
         if terminal.json {
-            for problem in problems { terminal.event(["event": "problem", "detail": problem.description]) }
-            terminal.event(["event": "done", "ok": problems.isEmpty, "store": true, "storage": store.storage.path, "problems": problems.count])
+            for problem in problems { terminal.event(ProblemEvent(detail: problem.description)) }
+            terminal.event(StoreVerifyDoneEvent(ok: problems.isEmpty, storage: store.storage.path, problems: problems.count))
         } else {
             for problem in problems { terminal.error(problem.description) }
             terminal.line(problems.isEmpty ? "ok: \(store.storage.path)" : "FAILED: \(problems.count) problem\(problems.count == 1 ? "" : "s")")
@@ -110,7 +109,7 @@ extension StoreCommand {
             let size = try store.computeCacheSize()
             let entries = try store.cacheEntryCount()
             if terminal.json {
-                terminal.record(["bytes": size, "entries": entries], schema: JSONSchemas.storeCache)
+                terminal.record(StoreCacheRecord(bytes: size, entries: entries))
             } else {
                 terminal.line("\(size) bytes (\(ByteCount.format(size))), \(entries) entries")
             }
@@ -118,7 +117,7 @@ extension StoreCommand {
             let store = try context.open()
             try store.clearCache()
             if terminal.json {
-                terminal.event(["event": "cache-cleared", "bytes": try store.computeCacheSize()])
+                terminal.event(CacheClearedEvent(bytes: try store.computeCacheSize()))
             } else {
                 terminal.line("cache cleared")
             }
@@ -130,7 +129,7 @@ extension StoreCommand {
             try store.setCacheLimit(bytes)
             let now = try store.computeCacheSize()
             if terminal.json {
-                terminal.event(["event": "cache-limit", "limit": bytes, "bytes": now])
+                terminal.event(CacheLimitEvent(limit: bytes, bytes: now))
             } else {
                 terminal.line("cache limit \(ByteCount.format(bytes)); now \(now) bytes")
             }
@@ -159,10 +158,8 @@ extension StoreCommand {
         let store = try context.open()
         if context.terminal.json {
             context.terminal.record(
-                [
-                    "report": store.versionReport, "storage": store.storage.path, "mapVersion": store.mapVersion?.rawValue ?? NSNull(),
-                    "imageID": store.imageID ?? NSNull(),
-                ], schema: JSONSchemas.storeVersion)
+                StoreVersionRecord(
+                    report: store.versionReport, storage: store.storage.path, mapVersion: store.mapVersion?.rawValue, imageID: store.imageID))
         } else {
             context.terminal.line(store.versionReport)
         }
@@ -180,10 +177,10 @@ extension StoreCommand {
         }
         let terminal = context.terminal
         if terminal.json {
-            terminal.event([
-                "event": "status", "status": status.rawValue, "storage": store.storage.path,
-                "mapVersion": store.mapVersion?.rawValue ?? "", "imageID": store.imageID ?? "", "advice": advice ?? NSNull(),
-            ])
+            terminal.event(
+                StoreStatusEvent(
+                    status: status.rawValue, storage: store.storage.path, mapVersion: store.mapVersion?.rawValue ?? "", imageID: store.imageID ?? "",
+                    advice: advice))
         } else {
             terminal.line("\(StoreMessages.words(for: status)): \(store.storage.path)" + (store.mapVersion.map { " map version \($0)" } ?? ""))
             if let advice { terminal.note(advice) }

@@ -21,15 +21,13 @@ enum VerifyCommand {
             : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
         if terminal.json {
             for problem in report.problems {
-                terminal.event([
-                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
-                    "detail": problem.detail,
-                ])
+                terminal.event(
+                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
             }
-            terminal.event([
-                "event": "done", "ok": report.ok, "imageID": report.manifest.imageID, "files": report.filesChecked,
-                "bytesHashed": report.bytesHashed, "problems": report.problems.count,
-            ])
+            terminal.event(
+                ImageVerifiedEvent(
+                    ok: report.ok, imageID: report.manifest.imageID, files: report.filesChecked, bytesHashed: report.bytesHashed,
+                    problems: report.problems.count))
         } else {
             for problem in report.problems { terminal.error(problem.description) }
             terminal.line(
@@ -47,14 +45,10 @@ enum VerifyCommand {
         }
         if terminal.json {
             for problem in result.problems {
-                terminal.event([
-                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
-                    "detail": problem.detail,
-                ])
+                terminal.event(
+                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
             }
-            terminal.event([
-                "event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count,
-            ])
+            terminal.event(StoreVerifiedEvent(ok: result.problems.isEmpty, imageID: result.imageID, problems: result.problems.count))
         } else {
             for problem in result.problems { terminal.error(problem.description) }
             terminal.line(
