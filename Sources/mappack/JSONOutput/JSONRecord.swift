@@ -17,12 +17,14 @@ extension JSONEvent {
     static var schema: String { JSONSchemas.events }
 }
 
+// swift-format-ignore: UseSynthesizedInitializer
 /// A field that is always there: `null` when it has no value, where a plain optional would be
 /// left out (the schemas say which fields are nullable and which are optional).
 @propertyWrapper
 struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
     var wrappedValue: Value?
 
+    // Written out: without it, the memberwise init of a type holding a `@Nullable` takes a `Nullable`.
     init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
 
     func encode(to encoder: any Encoder) throws {
