@@ -28,11 +28,15 @@ enum Help {
         let options = verb.allOptions
         let width = options.map(\.synopsis.count).max() ?? 0
         let lines = options.map { "  " + $0.synopsis + String(repeating: " ", count: width - $0.synopsis.count + 3) + $0.help }
-        let required = (verb.options + verb.inherited).filter(\.required).map(\.usage)
-        let head: [String] =
-            verb.subcommands.isEmpty
-            ? [verb.command] + (verb.parent == nil ? [verb.positionals] : [verb.usage] + verb.inherited.filter(\.required).map(\.usage))
-            : [verb.command, "<verb>"] + required
+        // `store <verb> --storage DIR --cache DIR`, `store install --image PATH [--full] --storage DIR …`, `build RECIPE`.
+        let head: [String]
+        if !verb.subcommands.isEmpty {
+            head = [verb.command, "<verb>"] + verb.options.filter(\.required).map(\.usage)
+        } else if verb.parent != nil {
+            head = [verb.command, verb.usage] + verb.inherited.filter(\.required).map(\.usage)
+        } else {
+            head = [verb.command, verb.positionals]
+        }
         var text = "usage: mappack \(head.filter { !$0.isEmpty }.joined(separator: " ")) [options]\n\n\(verb.summary)\n\n"
         if !verb.subcommands.isEmpty {
             text += "verbs (mappack \(verb.command) VERB --help shows one verb's options):\n" + subcommandList(verb) + "\n\n"
