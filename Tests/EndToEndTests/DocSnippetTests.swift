@@ -2,17 +2,36 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's MapStore snippet is what an app writes: it compiles with `import MapStore` alone,
-/// under the package's strict settings (`MemberImportVisibility` among them), against the built modules.
-@Suite struct ReadmeSnippetTests {
-    /// The Swift block under "On the device: MapStore" in README.md.
+/// The Swift an app developer reads is what an app writes: the MapStore snippet of `docs/mapstore.md`
+/// and the code of the DocC getting-started article each compile with `import MapStore` alone, under
+/// the package's strict settings (`MemberImportVisibility` among them), against the built modules.
+@Suite struct DocSnippetTests {
+    /// The Swift block under "## First start" in docs/mapstore.md.
     static func mapStoreSnippet() throws -> String {
-        let readme = try String(contentsOfFile: Tool.repositoryRoot + "/README.md", encoding: .utf8)
-        let section = try #require(readme.range(of: "## On the device: MapStore"), "README has no MapStore section")
-        let rest = readme[section.upperBound...]
-        let open = try #require(rest.range(of: "```swift\n"), "the MapStore section has no Swift block")
-        let close = try #require(rest[open.upperBound...].range(of: "\n```"), "the Swift block does not end")
-        return String(rest[open.upperBound..<close.lowerBound])
+        let guide = try String(contentsOfFile: Tool.repositoryRoot + "/docs/mapstore.md", encoding: .utf8)
+        let section = try #require(guide.range(of: "## First start"), "docs/mapstore.md has no First start section")
+        return try #require(swiftBlocks(in: String(guide[section.upperBound...])).first, "the First start section has no Swift block")
+    }
+
+    /// Every Swift block of the DocC getting-started article, in order: one walk-through, each
+    /// block carrying on from the one before.
+    static func gettingStartedCode() throws -> String {
+        let article = try String(
+            contentsOfFile: Tool.repositoryRoot + "/Sources/MapStore/MapStore.docc/GettingStarted.md", encoding: .utf8)
+        let blocks = swiftBlocks(in: article)
+        #expect(blocks.count >= 5, "the article has \(blocks.count) Swift blocks")
+        return blocks.joined(separator: "\n")
+    }
+
+    /// The contents of the ```swift blocks of a Markdown text.
+    static func swiftBlocks(in text: String) -> [String] {
+        var blocks: [String] = []
+        var rest = text[...]
+        while let open = rest.range(of: "```swift\n"), let close = rest[open.upperBound...].range(of: "\n```") {
+            blocks.append(String(rest[open.upperBound..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        return blocks
     }
 
     /// What the snippet names without declaring (the app's own things), declared with nothing but
@@ -37,12 +56,20 @@ import Testing
         let bundledImageURL = URL(fileURLWithPath: "/tmp/image.tar.zst")
         let sdCardURL = URL(fileURLWithPath: "/tmp/sd", isDirectory: true)
 
-        func readmeSnippet() async throws {
+        func documentedSnippet() async throws {
 
         """
 
-    @Test func readmeMapStoreSnippetCompilesWithMapStoreImportOnly() throws {
-        let snippet = try Self.mapStoreSnippet()
+    @Test func mapStoreGuideSnippetCompilesWithMapStoreImportOnly() throws {
+        try Self.expectCompiles(try Self.mapStoreSnippet(), what: "docs/mapstore.md's MapStore snippet")
+    }
+
+    @Test func gettingStartedArticleCompilesWithMapStoreImportOnly() throws {
+        try Self.expectCompiles(try Self.gettingStartedCode(), what: "the DocC getting-started article's code")
+    }
+
+    /// Type-checks `snippet` as the body of an async throwing function after `prelude`.
+    static func expectCompiles(_ snippet: String, what: String) throws {
         #expect(!snippet.contains("import "), "the snippet imports by itself; the prelude imports MapStore only")
         let folder = TemporaryFolder()
         let source = folder.path + "/Snippet.swift"
@@ -57,7 +84,7 @@ import Testing
         for module in cModules.sorted() { arguments += ["-Xcc", "-fmodule-map-file=\(Tool.repositoryRoot)/Sources/\(module)/module.modulemap"] }
         let result = try Tool.run("/usr/bin/env", arguments + [source], timeout: 600)
         #expect(!result.timedOut)
-        #expect(result.status == 0, "the README's MapStore snippet does not compile with import MapStore only:\n\(result.stderr)")
+        #expect(result.status == 0, "\(what) does not compile with import MapStore only:\n\(result.stderr)")
         #expect(!result.stderr.contains("import"), "\(result.stderr)")
     }
 }
