@@ -85,6 +85,16 @@ import Testing
         for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }
     }
 
+    /// docs/cli.md lists every environment variable the man page names (from the same declarations as `--help`).
+    @Test func cliDocumentListsTheManPagesEnvironment() throws {
+        let page = try Tool.mappack(["help", "--man"]).stdout
+        let environment = try #require(page.components(separatedBy: ".SH ENVIRONMENT\n").dropFirst().first?.components(separatedBy: "\n.SH ").first)
+        let variables = environment.split(separator: "\n").filter { $0.hasPrefix(".B ") }.map { String($0.dropFirst(3)) }
+        #expect(variables.count >= 5, "\(variables)")
+        let document = try String(contentsOfFile: Tool.repositoryRoot + "/docs/cli.md", encoding: .utf8)
+        for variable in variables { #expect(document.contains("`\(variable)`"), "docs/cli.md does not list \(variable)") }
+    }
+
     /// Issue 32 item 7: a verb's words, not the folder's files, where the verb takes words.
     @Test func completionsOfferStoreVerbsVerbNamesAndShells() throws {
         let folder = TemporaryFolder("completions-words")

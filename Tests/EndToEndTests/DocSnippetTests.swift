@@ -68,20 +68,52 @@ import Testing
         try Self.expectCompiles(try Self.gettingStartedCode(), what: "the DocC getting-started article's code")
     }
 
+    /// The DocC catalog's links resolve against the built module: a topic or article naming a symbol
+    /// that is gone or renamed makes `docc convert` warn. The toolchain's `swift symbolgraph-extract`
+    /// and `docc`, no plugin.
+    @Test func mapStoreDocCCatalogLinksResolve() throws {
+        let folder = TemporaryFolder()
+        let graphs = folder.join("symbol-graphs")
+        try FileManager.default.createDirectory(atPath: graphs, withIntermediateDirectories: true)
+        var extract = ["swift", "symbolgraph-extract", "-module-name", "MapStore", "-I", Self.modulesFolder(), "-output-dir", graphs]
+        extract += ["-minimum-access-level", "public"] + (try Self.cModuleMapArguments())
+        let extracted = try Tool.run("/usr/bin/env", extract, timeout: 600)
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        let converted = try Tool.run(
+            "/usr/bin/env",
+            [
+                "docc", "convert", Tool.repositoryRoot + "/Sources/MapStore/MapStore.docc", "--additional-symbol-graph-dir", graphs,
+                "--output-path", folder.join("MapStore.doccarchive"), "--fallback-display-name", "MapStore",
+                "--fallback-bundle-identifier", "mappack.MapStore",
+            ], timeout: 600)
+        #expect(!converted.timedOut)
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let output = converted.stdout + converted.stderr
+        #expect(!output.contains("warning") && !output.contains("error"), "MapStore.docc: \(output)")
+        #expect(FileManager.default.fileExists(atPath: folder.join("MapStore.doccarchive/data/documentation/mapstore/gettingstarted.json")))
+    }
+
+    /// The built modules: in `Modules/` since SwiftPM 6, beside the binaries before.
+    static func modulesFolder() -> String {
+        FileManager.default.fileExists(atPath: Tool.buildFolder + "/Modules") ? Tool.buildFolder + "/Modules" : Tool.buildFolder
+    }
+
+    /// `-Xcc -fmodule-map-file=…` for the C modules below MapStore (its own imports load them).
+    static func cModuleMapArguments() throws -> [String] {
+        let cModules = try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/Sources").filter { $0.hasPrefix("C") }
+        return cModules.sorted().flatMap { ["-Xcc", "-fmodule-map-file=\(Tool.repositoryRoot)/Sources/\($0)/module.modulemap"] }
+    }
+
     /// Type-checks `snippet` as the body of an async throwing function after `prelude`.
     static func expectCompiles(_ snippet: String, what: String) throws {
         #expect(!snippet.contains("import "), "the snippet imports by itself; the prelude imports MapStore only")
         let folder = TemporaryFolder()
         let source = folder.path + "/Snippet.swift"
         try (Self.prelude + snippet + "\n}\n").write(toFile: source, atomically: true, encoding: .utf8)
-        // The built modules (in `Modules/` since SwiftPM 6, beside the binaries before) and the C modules
-        // below them (MapStore's own imports load them).
-        let modules = FileManager.default.fileExists(atPath: Tool.buildFolder + "/Modules") ? Tool.buildFolder + "/Modules" : Tool.buildFolder
         // Not `-warnings-as-errors`: the snippet's last lines bind values an app would go on to use.
-        var arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules]
+        var arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modulesFolder()]
         for feature in ["ExistentialAny", "MemberImportVisibility"] { arguments += ["-enable-upcoming-feature", feature] }
-        let cModules = try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/Sources").filter { $0.hasPrefix("C") }
-        for module in cModules.sorted() { arguments += ["-Xcc", "-fmodule-map-file=\(Tool.repositoryRoot)/Sources/\(module)/module.modulemap"] }
+        arguments += try cModuleMapArguments()
         let result = try Tool.run("/usr/bin/env", arguments + [source], timeout: 600)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(what) does not compile with import MapStore only:\n\(result.stderr)")
