@@ -85,6 +85,64 @@ import Testing
         for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }
     }
 
+    /// The commands the documents show (their `sh` and `yaml` blocks: the README's walk-through, the
+    /// examples in `docs/`) name verbs and options `mappack` has, so an example never teaches a
+    /// flag that was renamed or removed.
+    @Test func documentedCommandsUseVerbsAndOptionsMappackHas() throws {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs").filter { $0.hasSuffix(".md") }
+        var commands: [(document: String, words: [String])] = []
+        for document in ["README.md"] + docs.sorted().map({ "docs/" + $0 }) {
+            let text = try String(contentsOfFile: Tool.repositoryRoot + "/" + document, encoding: .utf8)
+            for line in Self.commandLines(in: text) { commands.append((document, line)) }
+        }
+        #expect(commands.count >= 15, "\(commands.map(\.words))")
+        var known: [String: Set<String>] = [:]
+        for (document, words) in commands {
+            guard let verb = words.first, verb != "--version" else { continue }
+            guard CommandLineTests.verbs.contains(verb) else {
+                Issue.record("\(document): mappack \(words.joined(separator: " ")): no verb \(verb)")
+                continue
+            }
+            if known[verb] == nil {
+                let help = try Tool.mappack([verb, "--help"]).stdout
+                known[verb] = Set(help.split(whereSeparator: { $0.isWhitespace || $0 == "," }).filter { $0.hasPrefix("--") }.map(String.init))
+            }
+            for word in words {
+                let option = word.drop { $0 == "[" }
+                guard option.hasPrefix("--") else { continue }
+                let name = String(option.prefix { $0 != "=" && $0 != "]" })
+                #expect(known[verb]?.contains(name) == true, "\(document): mappack \(words.joined(separator: " ")): \(verb) has no \(name)")
+            }
+        }
+    }
+
+    /// The words after each `mappack ` of the `sh` and `yaml` code blocks of a Markdown text: lines
+    /// joined where they end in `\`, comments cut, up to the end of the command (`&&`, `|`, `;`).
+    static func commandLines(in text: String) -> [[String]] {
+        var commands: [[String]] = []
+        var inBlock = false
+        var pending = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inBlock = !inBlock && (line == "```sh" || line == "```yaml")
+                continue
+            }
+            guard inBlock else { continue }
+            var code = String(line.prefix { $0 != "#" })
+            if code.hasSuffix("\\") || code.hasSuffix("\\ ") {
+                pending += code.replacingOccurrences(of: "\\", with: " ")
+                continue
+            }
+            code = pending + code
+            pending = ""
+            for command in code.components(separatedBy: "mappack ").dropFirst() {
+                let words = command.split(whereSeparator: \.isWhitespace).map(String.init)
+                commands.append(Array(words.prefix { !["&&", "|", ";", "||"].contains($0) }))
+            }
+        }
+        return commands
+    }
+
     /// docs/cli.md lists every environment variable the man page names (from the same declarations as `--help`).
     @Test func cliDocumentListsTheManPagesEnvironment() throws {
         let page = try Tool.mappack(["help", "--man"]).stdout
