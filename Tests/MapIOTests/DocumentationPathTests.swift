@@ -92,6 +92,30 @@ import Testing
         }
     }
 
+    /// Every `make TARGET` the documents name is a target of the Makefile (or of the file it includes).
+    @Test func everyMakeTargetTheDocumentsNameExists() throws {
+        let makefiles = try ["Makefile", "Tools/realworld/venv.mk"].map {
+            try String(contentsOfFile: Tool.repositoryRoot + "/" + $0, encoding: .utf8)
+        }
+        let targets = Set(
+            makefiles.flatMap { $0.split(separator: "\n") }.compactMap { line -> String? in
+                guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("\t"), !line.hasPrefix("#") else { return nil }
+                let name = line[..<colon]
+                return name.allSatisfy { $0.isLetter || $0 == "-" } ? String(name) : nil
+            })
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs").filter { $0.hasSuffix(".md") }
+        var named = 0
+        for document in ["README.md", "ARCHITECTURE.md", "Benchmarks/README.md"] + docs.map({ "docs/" + $0 }) {
+            let text = try String(contentsOfFile: Tool.repositoryRoot + "/" + document, encoding: .utf8)
+            for part in text.components(separatedBy: "`make ").dropFirst() {
+                let target = String(part.prefix { $0.isLetter || $0 == "-" })
+                named += 1
+                #expect(targets.contains(target), "\(document) names make \(target), which the Makefile does not have")
+            }
+        }
+        #expect(named >= 10)
+    }
+
     /// The README is what it is and how to walk it; the rest is in `docs/` and `Benchmarks/README.md`.
     @Test func readmeStaysShort() throws {
         let readme = try String(contentsOfFile: Tool.repositoryRoot + "/README.md", encoding: .utf8)
