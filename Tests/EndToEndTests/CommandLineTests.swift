@@ -103,15 +103,19 @@ import Testing
                 Issue.record("\(document): mappack \(words.joined(separator: " ")): no verb \(verb)")
                 continue
             }
-            if known[verb] == nil {
-                let help = try Tool.mappack([verb, "--help"]).stdout
-                known[verb] = Set(help.split(whereSeparator: { $0.isWhitespace || $0 == "," }).filter { $0.hasPrefix("--") }.map(String.init))
+            // A store verb's own options: `mappack store VERB --help`.
+            let asked = verb == "store" ? Array(words.prefix(2)) : [verb]
+            let key = asked.joined(separator: " ")
+            if known[key] == nil {
+                let help = try Tool.mappack(asked + ["--help"])
+                #expect(help.status == 0, "\(document): mappack \(key) --help: \(help.stderr)")
+                known[key] = Set(help.stdout.split(whereSeparator: { $0.isWhitespace || $0 == "," }).filter { $0.hasPrefix("--") }.map(String.init))
             }
             for word in words {
                 let option = word.drop { $0 == "[" }
                 guard option.hasPrefix("--") else { continue }
                 let name = String(option.prefix { $0 != "=" && $0 != "]" })
-                #expect(known[verb]?.contains(name) == true, "\(document): mappack \(words.joined(separator: " ")): \(verb) has no \(name)")
+                #expect(known[key]?.contains(name) == true, "\(document): mappack \(words.joined(separator: " ")): \(key) has no \(name)")
             }
         }
     }
