@@ -73,8 +73,8 @@ import Testing
     }
 
     @Test func theListStaysSmall() throws {
-        // 12 while it counted `Unsafe` only; `@unchecked Sendable`, `nonisolated(unsafe)` and the
-        // `unsafe` marker brought in two more.
-        #expect(try Self.listedFiles().count <= 14)
+        // 12 while it counted `Unsafe` only (8 files listed); `@unchecked Sendable`,
+        // `nonisolated(unsafe)` and `unsafeUninitializedCapacity` brought in five more.
+        #expect(try Self.listedFiles().count <= 13)
     }
 }
