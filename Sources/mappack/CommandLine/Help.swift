@@ -211,7 +211,7 @@ enum Help {
         }.joined(separator: "\n")
     }
 
-    /// The recipe's keys, for the man page (README.md "Recipes" says more).
+    /// The recipe's keys, for the man page (docs/formats.md, "Recipes", says more).
     private static let recipeKeys: [(String, String)] = [
         ("name", "the image's name: Output/<name>-<mapVersion>/"),
         ("catalog", "the catalog: a path relative to the recipe, or a file://, http:// or https:// URL"),
