@@ -1,4 +1,5 @@
 import MapFormat
+
 /// What a device or build machine remembers of the newest catalog it trusted.
 package struct SeenCatalog: Sendable, Equatable {
     /// Its signature's version.
