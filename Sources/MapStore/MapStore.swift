@@ -290,7 +290,7 @@ public final class MapStore: Sendable {
             // The folder of the same snapshot that says the version and the states: during a switch the old
             // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
-            guard snapshot.imageID != nil, let relative = StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
+            guard snapshot.imageID != nil, let relative = try? StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
             let full = snapshot.storeFolder + relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
             guard try FileSystem.status(full)?.isRegular == true else { return nil }
             return URL(fileURLWithPath: full, isDirectory: false)

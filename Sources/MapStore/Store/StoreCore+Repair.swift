@@ -229,7 +229,7 @@ extension StoreCore {
         for region in manifest.regions { for bundle in Set(region.bundles) { users[bundle, default: 0] += 1 } }
         var files: [BundleDigest: [String]] = [:]
         for file in manifest.files { files[file.bundle, default: []].append(file.path) }
-        let exists = { (path: String) in self.layout.storePath(path).map(FileSystem.exists) ?? false }
+        let exists = { (path: String) in (try? self.layout.storePath(path)).map(FileSystem.exists) ?? false }
         var present = Set<RegionID>()
         for region in manifest.regions {
             let own = region.bundles.filter { users[$0] == 1 }.flatMap { files[$0] ?? [] }
@@ -265,7 +265,7 @@ extension StoreCore {
         var removed = 0
         var damaged: [ImageFile] = []
         for problem in problems {
-            guard let target = layout.storePath(problem.path) else { continue }
+            let target = try layout.storePath(problem.path)
             if problem.kind == .extra {
                 try FileSystem.removeTree(target)
                 FileSteps.pruneEmptyFolders(above: target, root: layout.store)
@@ -316,7 +316,8 @@ extension StoreCore {
         var left: [ImageFile] = []
         for file in files {
             try checkCancelled()
-            guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256,
+            let target = try layout.storePath(file.path)
+            guard let candidate = shipped[file.path], candidate.sha256 == file.sha256,
                 candidate.size == file.size,
                 try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file)
             else {
@@ -336,7 +337,7 @@ extension StoreCore {
         restored: inout [RepairReport.Source: Int], why: inout [String]
     ) throws -> [ImageFile] {
         let cache = DownloadCache(root: downloadFolder)
-        let scratch = layout.staging + "-bundles"
+        let scratch = layout.repairBundles
         defer { try? FileSystem.removeTree(scratch) }
         let records = Dictionary(manifest.bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
         let catalog = keptCatalog()
@@ -380,7 +381,7 @@ extension StoreCore {
             try FileSystem.makeDirectories(folder)
             _ = try extractBundle(digest, archive: archive, info: info, into: folder, regions: [])
             for file in wanted {
-                if let target = layout.storePath(file.path), try restore(target, from: folder + "/" + file.path, expecting: file) {
+                if try restore(try layout.storePath(file.path), from: folder + "/" + file.path, expecting: file) {
                     restored[source, default: 0] += 1
                 } else {
                     left.append(file)
