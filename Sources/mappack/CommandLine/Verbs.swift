@@ -87,6 +87,10 @@ enum Verbs {
                     completion: .file),
                 VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature"),
                 VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks"),
+                VerbSpec.Option(
+                    "previous", value: "DIR",
+                    "The previous version's published folder (or catalog.json): unchanged bundles are copied, not packed (default: --out's)",
+                    completion: .directory),
             ]),
         VerbSpec(
             name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
