@@ -82,6 +82,13 @@ import Testing
         #expect(reused > 0 && reused <= versions.unchanged.count, "\(reused) of \(versions.unchanged.count)")
         #expect(try Self.published(full)["reused"] as? Int == 0)
         try Self.expectSameBytes(versions.join("v2-full"), versions.join("v2-incremental"))
+        // Reused bundles are hard links to the previous ones here (one filesystem), not copies.
+        let bundles = versions.join("v2-incremental/bundles")
+        let linked = try (FileManager.default.subpaths(atPath: bundles) ?? []).filter { path in
+            guard path.hasSuffix(".tar.zst") else { return false }
+            return try FileManager.default.attributesOfItem(atPath: bundles + "/" + path)[.referenceCount] as? Int ?? 1 >= 2
+        }
+        #expect(linked.count == reused, "\(linked.count) linked, \(reused) reused")
         // The same through the previous catalog's path, and without --previous over the previous folder itself.
         try FileManager.default.copyItem(atPath: versions.join("v1"), toPath: versions.join("v2-over-v1"))
         let byFile = try Tool.mappack(

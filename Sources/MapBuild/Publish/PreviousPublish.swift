@@ -6,9 +6,10 @@ import MapIO
 /// its `publish-record.json` saying which source content each bundle was packed from.
 ///
 /// A bundle is reused only when its source digest is recorded there, the packer was the same, and
-/// the previous bundle file's bytes hash to the digest the catalog names, checked while they are
-/// copied; a file that does not (edited, truncated, missing) is packed afresh from the source and
-/// the publish says so. So a publish with `--previous` writes the same bytes as one without.
+/// the previous bundle file (hard-linked into the new publish, or copied across filesystems) hashes
+/// to the digest the catalog names; a file that does not (edited, truncated, missing) is packed
+/// afresh from the source and the publish says so. So a publish with `--previous` writes the same
+/// bytes as one without.
 struct PreviousPublish: Sendable {
     /// The folder holding the previous `catalog.json` and its `bundles/`.
     let folder: String
@@ -76,51 +77,61 @@ struct PreviousPublish: Sendable {
         return PreviousPublish(folder: folder, bundles: catalog.bundles, sources: sources)
     }
 
-    /// Copies the bundle the previous publish packed from `source` to `temporary` (its `.zck` beside
-    /// it, with `chunked`), hashing the bytes as they are copied.
+    /// Places the bundle the previous publish packed from `source` at `temporary` (its `.zck` beside
+    /// it, with `chunked`) and checks every byte against the digests the previous catalog names.
     func reuse(_ source: BundleSource, kind: String?, temporary: String, chunked: Bool) throws -> Reuse {
         guard let digest = sources[source.digest], let previous = bundles[digest], chunked == (previous.chunked != nil) else { return .notRecorded }
         // The files are found by digest, never by the URLs the previous catalog names.
         let hex = digest.hex
         let bundlePath = folder + "/bundles/\(hex.prefix(2))/\(hex).tar.zst"
         var info = BundleInfo(
-            url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: 0, unpackedSize: source.unpackedSize, files: source.paths.count,
+            url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: previous.size, unpackedSize: source.unpackedSize, files: source.paths.count,
             kind: kind, sizeOnDisk: source.sizeOnDisk)
+        do {
+            try Self.place(bundlePath, at: temporary, size: previous.size)
+            let placed = try SHA256.hexOfFile(temporary)
+            guard placed.hex == hex, placed.size == previous.size else {
+                return try discard(temporary, nil, .damaged(path: bundlePath, reason: "its bytes are not the SHA-256 the catalog names"))
+            }
+        } catch {
+            return try discard(temporary, nil, .damaged(path: bundlePath, reason: "\(error)"))
+        }
         var chunkedTemporary: String?
         if let recorded = previous.chunked {
             let zckPath = folder + "/bundles/\(hex.prefix(2))/\(hex).zck"
             let zckTemporary = temporary + ".zck"
             chunkedTemporary = zckTemporary
-            let copied: (hex: String, size: Int64)
-            do { copied = try SHA256.copyFile(zckPath, to: zckTemporary) } catch {
-                return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: error.description))
+            guard recorded.headerSize > 0, recorded.headerSize < recorded.size else {
+                return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "the catalog's headerSize is out of range"))
             }
-            guard copied.size == recorded.size, recorded.headerSize > 0, recorded.headerSize < copied.size else {
-                return try discard(
-                    temporary, zckTemporary, .damaged(path: zckPath, reason: "\(copied.size) bytes where the catalog says \(recorded.size)"))
+            do {
+                try Self.place(zckPath, at: zckTemporary, size: recorded.size)
+                let header = try SHA256.copyRange(of: zckTemporary, from: 0, count: recorded.headerSize, to: nil)
+                let data = try SHA256.copyRange(of: zckTemporary, from: recorded.headerSize, count: recorded.size - recorded.headerSize, to: nil)
+                let size = try FileSystem.status(zckTemporary)?.size
+                guard header.hex == recorded.headerSHA256, data.hex == hex, size == recorded.size else {
+                    return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "its bytes are not the SHA-256s the catalog names"))
+                }
+            } catch {
+                return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "\(error)"))
             }
-            let header = try SHA256.copyRange(of: zckTemporary, from: 0, count: recorded.headerSize, to: nil)
-            let data = try SHA256.copyRange(of: zckTemporary, from: recorded.headerSize, count: copied.size - recorded.headerSize, to: temporary)
-            guard header.hex == recorded.headerSHA256, data.hex == hex else {
-                return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "its bytes are not the SHA-256 the catalog names"))
-            }
-            info.size = data.size
             info.chunked = recorded
             info.chunked?.url = "bundles/\(hex.prefix(2))/\(hex).zck"
-        } else {
-            let copied: (hex: String, size: Int64)
-            do { copied = try SHA256.copyFile(bundlePath, to: temporary) } catch {
-                return try discard(temporary, nil, .damaged(path: bundlePath, reason: error.description))
-            }
-            guard copied.hex == hex else {
-                return try discard(temporary, nil, .damaged(path: bundlePath, reason: "its bytes are not the SHA-256 the catalog names"))
-            }
-            info.size = copied.size
         }
         return .reused(
             Publisher.PackedBundle(
                 name: source.name, digest: digest, info: info, paths: source.paths, sourceDigest: source.digest, temporary: temporary,
                 chunkedTemporary: chunkedTemporary))
+    }
+
+    /// Puts the previous file at `path` at `target`: a hard link (its bytes are on disk already, made
+    /// durable by the previous publish), else, on another filesystem, a copy of its first `size`
+    /// bytes, fsynced. Bundles are never written in place, so sharing them between versions is safe.
+    private static func place(_ path: String, at target: String, size: Int64) throws(FileError) {
+        do { try FileSystem.hardLink(path, to: target) } catch {
+            guard error.code == EXDEV || error.code == EPERM || error.code == EMLINK else { throw error }
+            _ = try SHA256.copyRange(of: path, from: 0, count: size, to: target)
+        }
     }
 
     /// Removes what a failed reuse copied, and says why it failed.
