@@ -44,6 +44,7 @@ python3 -c "import sys; f=float(sys.argv[1]); assert 0 < f <= 1" "$change" 2>/de
 for tool in mappack demo-world; do [ -x "$bin/$tool" ] || { echo "updates.sh: $bin/$tool is missing (swift build -c release)" >&2; exit 2; }; done
 say() { echo "updates: $*" >&2; }
 rm -rf "$out"; mkdir -p "$out/www"
+out=$(cd "$out" && pwd)
 only_args=()
 [ -z "$only" ] || only_args=(--only "$only")
 mp() { "$bin/mappack" "$@"; }

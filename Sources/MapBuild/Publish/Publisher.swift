@@ -49,7 +49,7 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
         case .previousSignatureDamaged(let path, let reason):
             "\(path): the previous signature cannot be read (\(reason)), so the version it guards against rolling back is unknown; restore it from your release records, or pass --force to sign anyway (devices still refuse a version below the one they saw)"
         case .catalogVersionExhausted(let previous, let path):
-            "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (see README, signed catalogs)"
+            "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (docs/security.md, Recovering a frozen counter)"
         case .previousMissing(let path): "--previous \(path): no such file or folder; name the folder of the previous publish (or its catalog.json)"
         case .previousNotACatalog(let path, let reason):
             "--previous \(path): not a published catalog (\(reason)); name the folder of the previous publish (or its catalog.json)"
