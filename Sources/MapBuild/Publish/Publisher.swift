@@ -306,7 +306,7 @@ public struct Publisher: Sendable {
         let version = signing.version ?? max(clockVersion, afterPrevious)
         let limit = max(clockVersion, afterPrevious) + CatalogSigning.maxStep
         if version > limit, !signing.force { throw PublishError.catalogVersionTooFar(given: version, limit: limit) }
-        if let guarded, version < guarded.version || (version == guarded.version && SHA256.hex(catalogBytes) != guarded.sha256) {
+        if let guarded, version < guarded.version || (version == guarded.version && SHA256.digest(catalogBytes) != guarded.sha256) {
             throw PublishError.catalogVersionNotNewer(given: version, previous: guarded.version, path: path)
         }
         do {
