@@ -23,7 +23,7 @@ enum FileSteps {
             let target = destination + "/" + file.path
             let parent = FileSystem.parent(target)
             if !FileSystem.isDirectory(parent) { try FileSystem.makeDirectories(parent) }
-            if !link || !FileSystem.hardLink(target, to: source + "/" + file.path) {
+            if !link || (try? FileSystem.hardLink(source + "/" + file.path, to: target)) == nil {
                 try FileSystem.copyFile(source + "/" + file.path, to: target, sync: false)
             }
             bytes += file.size
