@@ -25,7 +25,7 @@ REAL_CATALOG := $(DEMO_OUT)/real-world/$(REAL_VERSION)
 REAL_STAMP := $(DEMO_OUT)/real-world-$(REAL_VERSION).stamp
 DEVICE := $(DEMO_OUT)/device
 
-.PHONY: deps build demo demo-world real-world test portable powercut format format-check bench fuzz man clean
+.PHONY: deps build demo demo-world real-world test portable powercut format format-check bench fuzz man docs clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -119,6 +119,17 @@ bench: build
 ## man: the man page, made from the verbs' declarations
 man: build
 	mkdir -p Output && $(RELEASE)/mappack help --man > Output/mappack.1 && echo "man page: Output/mappack.1 (man -l Output/mappack.1)"
+
+## docs: MapStore's DocC documentation (Sources/MapStore/MapStore.docc) into Output/MapStore.doccarchive,
+## with the toolchain's swift symbolgraph-extract and docc (no plugin)
+docs:
+	swift build $(SWIFT_FLAGS) --target MapStore
+	rm -rf Output/symbol-graphs && mkdir -p Output/symbol-graphs
+	swift symbolgraph-extract -module-name MapStore -I .build/debug/Modules -output-dir Output/symbol-graphs \
+	  -minimum-access-level public $(foreach m,$(wildcard Sources/C*/module.modulemap),-Xcc -fmodule-map-file=$(abspath $(m)))
+	docc convert Sources/MapStore/MapStore.docc --additional-symbol-graph-dir Output/symbol-graphs \
+	  --output-path Output/MapStore.doccarchive --fallback-display-name MapStore --fallback-bundle-identifier mappack.MapStore
+	@echo "MapStore documentation: Output/MapStore.doccarchive (docc preview Sources/MapStore/MapStore.docc --additional-symbol-graph-dir Output/symbol-graphs)"
 
 clean:
 	rm -rf .build Output/*/ Output/*.tar.zst

@@ -56,6 +56,8 @@ let package = Package(
         .testTarget(name: "MapFetchTests", dependencies: ["TestSupport", "MapFetch", "MapIO", "MapFormat"]),
         .testTarget(name: "MapBuildTests", dependencies: ["TestSupport", "MapBuild", "MapFetch", "MapVerify", "MapIO", "MapFormat"]),
         .testTarget(name: "MapStoreTests", dependencies: ["TestSupport", "MapStore", "MapVerify", "MapIO", "MapFormat"]),
+        // The CLI's own types (its JSON lines); everything else about it is tested through the binary.
+        .testTarget(name: "mappackTests", dependencies: ["mappack"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "MapIO", "MapFormat"]),
     ],
     swiftLanguageModes: [.v6]

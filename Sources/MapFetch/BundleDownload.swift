@@ -40,19 +40,18 @@ struct BundleDownload: Sendable {
         }
     }
 
-    /// Waits (cancellably) for any other fetcher writing this bundle's partial file to finish.
-    /// `flock(LOCK_NB)` and `mkdir` do not block, so this polls from the task itself.
+    /// Waits (cancellably, `FileLock.acquire`) for any other fetcher writing this bundle's partial file to finish.
     private func acquireLock() async throws(FetchError) -> FileLock {
         let path = cache.lockPath(for: request.digest)
-        while true {
-            do throws(FileError) {
-                try cache.ensureFolder(FileSystem.parent(path))
-                if let lock = try FileLock.tryAcquire(path) { return lock }
-            } catch {
-                throw self.error(.local(error), attempts: 0)
-            }
-            do { try await Task.sleep(for: .milliseconds(50)) } catch { throw self.error(.cancelled, attempts: 0) }
+        let lock: FileLock?
+        do throws(FileError) {
+            try cache.ensureFolder(FileSystem.parent(path))
+            lock = try await FileLock.acquire(path, pollEvery: .milliseconds(50))
+        } catch {
+            throw self.error(.local(error), attempts: 0)
         }
+        guard let lock else { throw self.error(.cancelled, attempts: 0) }
+        return lock
     }
 
     /// Runs file work off the cooperative pool, on a `BlockingPool` thread, when it may block for

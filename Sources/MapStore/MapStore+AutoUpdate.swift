@@ -66,8 +66,8 @@ extension MapStore {
             var checkNow = checkNow
             while true {
                 if !checkNow {
-                    guard let interval = self?.autoUpdates.sleepInterval(generation) else { return }
-                    do { try await Task.sleep(for: interval) } catch { return }
+                    guard let wait = self?.autoUpdates.nextWait(generation) else { return }
+                    do { try await wait() } catch { return }
                 }
                 checkNow = false
                 guard let store = self, store.autoUpdates.wake(generation), store.autoUpdate else { return }

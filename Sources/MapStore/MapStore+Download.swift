@@ -129,7 +129,7 @@ extension MapStore {
                 }, progress: { _, _ in })
             CrashPoint.reach("download.afterFetch")
             // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
-            guard task.beginInstall() else { throw MapStoreError.cancelled }
+            guard task.control.beginInstall() else { throw MapStoreError.cancelled }
             try await BlockingPool.run { [self] in
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
@@ -152,7 +152,7 @@ extension MapStore {
                     _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
                 }
                 // Paused before it is said, so a consumer that resumes on the event finds it paused.
-                let paused = task.markPaused()
+                let paused = task.control.markPaused()
                 for id in scope { task.emit(.stateChanged(id, .paused)) }
                 if paused { return }
                 // Stopped (or stopped or cancelled while pausing): the task ends here.
@@ -183,7 +183,7 @@ extension MapStore {
         let done = paused.filter { task in
             task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
         }
-        for task in done where task.completeElsewhere() {
+        for task in done where task.control.completeElsewhere() {
             var scope = task.regions
             for id in task.regions { scope += (tree?.subtree(id) ?? []).filter { !scope.contains($0) } }
             for id in scope { task.emit(.stateChanged(id, .completed)) }

@@ -165,7 +165,7 @@ extension MapStore {
             let holding = lease != nil
             switch task.phase {
             case .pausing:
-                if task.markPaused() {
+                if task.control.markPaused() {
                     broadcaster.send(.updatePaused)
                     return
                 }
@@ -183,7 +183,8 @@ extension MapStore {
     /// A stopped update's regions go back to `outdated`; without `keepingFetchedBytes` its fetched
     /// bundles (those no download task needs) are removed too.
     func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
-        let (bundles, regions) = task.recorded
+        let recorded = task.recorded
+        let (bundles, regions) = (recorded.bundles, recorded.regions)
         let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
         try? write { core in
             if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
@@ -238,7 +239,7 @@ extension MapStore {
                         report(UpdateProgress(phase: .fetching, receivedBytes: received, totalBytes: total))
                     })
                 // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
-                guard task.beginInstall() else { throw MapStoreError.cancelled }
+                guard task.control.beginInstall() else { throw MapStoreError.cancelled }
             } catch {
                 // Paused: the regions wait (still installed and usable); else they are outdated again.
                 let pausing = task.phase == .pausing
@@ -297,9 +298,7 @@ extension MapStore {
         defer { fetching.withLock { $0 -= 1 } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
-        let delay = options.fetchRetryDelay.inSeconds
-        let policy = RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
-        let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: policy)
+        let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: fetchRetryPolicy)
         do throws(FetchError) {
             return try await fetcher.fetch(requests) { event in
                 onBundle(event)
@@ -330,5 +329,14 @@ extension MapStore {
             return .remote(
                 url: error.url.absoluteString, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
         }
+    }
+}
+
+extension MapStore {
+    /// The retry policy of every fetch of the store (bundles of a download or an update, a bundle
+    /// fetched again by `repair()`), from `Options.fetchAttempts` and `Options.fetchRetryDelay`.
+    var fetchRetryPolicy: RetryPolicy {
+        let delay = options.fetchRetryDelay.inSeconds
+        return RetryPolicy(maxAttempts: options.fetchAttempts, baseDelay: delay, maxDelay: max(delay, 30))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MapFetch
 import MapFormat
 import MapIO
 import Synchronization
@@ -51,6 +52,9 @@ public final class MapStore: Sendable {
         public var autoUpdateInterval: Duration?
         /// The clock that judges catalog signature expiry; tests pin it.
         public var now: @Sendable () -> Date
+        /// The clock the automatic checks wait on between two checks (`autoUpdateInterval`); tests
+        /// drive one of their own instead of waiting for the wall clock.
+        package var autoUpdateClock: any Clock<Duration> = ContinuousClock()
 
         /// Quick validation, no cache limit, files copied, no signature required.
         public init(
@@ -103,7 +107,7 @@ public final class MapStore: Sendable {
     /// The kept catalog and manifest facts region listings read without the lock.
     let listings = ListingCache()
     /// Automatic updates: schedule, reported network, a deferred update (`MapStore+AutoUpdate.swift`).
-    let autoUpdates = AutoUpdateSchedule()
+    let autoUpdates: AutoUpdateSchedule
 
     /// Whether another process was writing the storage when it was opened: then `initialStatus` is of the
     /// state that process had committed, and a pending operation in it is that process's work under way.
@@ -121,6 +125,7 @@ public final class MapStore: Sendable {
         self.initialStatus = status
         self.options = options
         self.settings = Mutex((options.networkPolicy, options.autoUpdate))
+        self.autoUpdates = AutoUpdateSchedule(clock: options.autoUpdateClock)
     }
 
     /// Opens the storage folder `storage` and the cache folder `cache` (file URLs), creating them as needed.
@@ -233,13 +238,25 @@ public final class MapStore: Sendable {
     public func repair() async throws(MapStoreError) -> RepairReport {
         try await MapStoreError.boundary("repair", path: storageFolder) {
             let link = options.linkFilesFromFolderImage
-            let fetcher = RepairFetcher(
-                permitted: networkPermitsFetching, attempts: options.fetchAttempts, retryDelay: options.fetchRetryDelay.inSeconds)
-            let report = try await cancellableWrite { core throws -> RepairReport in
-                try core.repair(linkFiles: link, fetcher: fetcher)
+            var fetcher = RepairFetcher(permitted: networkPermitsFetching, client: FetchClient(retry: fetchRetryPolicy), failures: 0)
+            var earlier: [RepairReport.Action] = []
+            while true {
+                do {
+                    let pass = fetcher
+                    var report = try await cancellableWrite { core throws -> RepairReport in
+                        try core.repair(linkFiles: link, fetcher: pass)
+                    }
+                    report.actions = RepairReport.merged(earlier + report.actions)
+                    broadcaster.send(.repaired(report))
+                    return report
+                } catch let retry as RepairRetry {
+                    // The wait for a bundle's next attempt, with the store's lock let go: other calls go on.
+                    earlier += retry.actions
+                    fetcher.failures += 1
+                    CrashPoint.reach("repair.retryWait", storage: storageFolder)
+                    do { try await Task.sleep(for: .seconds(retry.delay)) } catch { throw MapStoreError.cancelled }
+                }
             }
-            broadcaster.send(.repaired(report))
-            return report
         }
     }
 
@@ -273,7 +290,7 @@ public final class MapStore: Sendable {
             // The folder of the same snapshot that says the version and the states: during a switch the old
             // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
-            guard snapshot.imageID != nil, let relative = StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
+            guard snapshot.imageID != nil, let relative = try? StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
             let full = snapshot.storeFolder + relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
             guard try FileSystem.status(full)?.isRegular == true else { return nil }
             return URL(fileURLWithPath: full, isDirectory: false)

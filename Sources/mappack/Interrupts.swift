@@ -34,7 +34,7 @@ enum Interrupts {
                     progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
                     running.withLock { $0?.cancel() }
                 } else {
-                    exit(128 + number)
+                    exit(ExitCode.interrupted(by: number).rawValue)
                 }
             }
             source.resume()

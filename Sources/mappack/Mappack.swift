@@ -20,13 +20,13 @@ struct Mappack {
         arguments.removeFirst(global.count)
         guard !arguments.isEmpty else {
             Terminal.write(Data((Help.usage + "\n").utf8), to: STDERR_FILENO)
-            exit(2)
+            exit(ExitCode.usage.rawValue)
         }
         let verb = arguments.removeFirst()
         arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {
-            let code: Int32
+            let code: ExitCode
             switch verb {
             case "build": code = try await BuildCommand.run(arguments, terminal: terminal)
             case "plan": code = try PlanCommand.run(arguments, terminal: terminal)
@@ -41,55 +41,58 @@ struct Mappack {
             case "import": code = try await ImportCommand.run(arguments, terminal: terminal)
             case "store": code = try StoreCommand.run(arguments, terminal: terminal)
             case "completions":
-                let shell = try Arguments(arguments, verb: Verbs.named("completions")!).expect(["shell"])[0]
+                let shell = try Arguments(arguments, verb: Verbs.completions).expect(["shell"])[0]
                 let script = try Help.completions(shell)
                 if terminal.json {
-                    terminal.record(["shell": shell, "script": script], schema: JSONSchemas.completions)
+                    terminal.record(CompletionsRecord(shell: shell, script: script))
                 } else {
                     terminal.line(script)
                 }
-                code = 0
+                code = .success
             case "help", "--help", "-h":
-                let parsed = try Arguments(arguments, verb: Verbs.named("help")!)
+                let parsed = try Arguments(arguments, verb: Verbs.help)
                 if terminal.json {
                     let verbs = try parsed.positionals.map { name throws(UsageError) -> VerbSpec in
                         guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
                         return spec
                     }
-                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs), schema: JSONSchemas.help)
-                } else if parsed.flag("man") {
+                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs))
+                } else if parsed.flag(Verbs.man) {
                     terminal.line(Help.manPage)
                 } else if let name = parsed.positionals.first {
                     guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
-                    terminal.line(Help.verb(spec))
+                    // `help store install`: one store verb's options.
+                    let subcommand = parsed.positionals.dropFirst().first.flatMap { spec.subcommand(named: $0) }
+                    terminal.line(Help.verb(subcommand ?? spec))
                 } else {
                     terminal.line(Help.usage)
                 }
-                code = 0
+                code = .success
             case "--version", "-V", "version":
                 let libraries = [
                     CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
                     SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion,
                 ]
                 if terminal.json {
-                    terminal.record(["version": MappackVersion.current, "libraries": libraries], schema: JSONSchemas.version)
+                    terminal.record(VersionRecord(version: MappackVersion.current, libraries: libraries))
                 } else {
                     terminal.line(Help.version(libraries: libraries))
                 }
-                code = 0
+                code = .success
             default: throw unknownVerb(verb)
             }
-            exit(code)
+            // A JSON line that could not be written leaves the output incomplete: failed work.
+            exit(code == .success && terminal.lostLine ? ExitCode.failure.rawValue : code.rawValue)
         } catch let request as UsageError where request.help != nil {
             terminal.line(Help.verb(request.help!))
-            exit(0)
+            exit(ExitCode.success.rawValue)
         } catch {
             let code = exitCode(for: error)
             // The store's messages name its Swift calls for app developers; a person here gets the commands.
             let message = (error as? MapStoreError).map(StoreMessages.text) ?? "\(error)"
-            if terminal.json { terminal.event(["event": "failed", "error": message, "exitCode": Int(code)]) }
+            if terminal.json { terminal.event(FailedEvent(error: message, exitCode: Int(code.rawValue))) }
             terminal.error(message)
-            exit(code)
+            exit(code.rawValue)
         }
     }
 
@@ -108,35 +111,35 @@ struct Mappack {
     }
 
     /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
-    static func exitCode(for error: any Error) -> Int32 {
+    static func exitCode(for error: any Error) -> ExitCode {
         switch error {
-        case is LoopbackServerError: return 1
-        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return 2
+        case is LoopbackServerError: return .failure
+        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return .usage
         case let error as PlanError:
-            if case .capacityExceeded = error { return 1 }
-            if case .catalog(.untrusted) = error { return 1 }
-            if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return 1 }
-            return 2
+            if case .capacityExceeded = error { return .failure }
+            if case .catalog(.untrusted) = error { return .failure }
+            if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return .failure }
+            return .usage
         case let error as BuildError:
             if case .plan(let planError) = error { return exitCode(for: planError) }
-            if case .pathInTwoBundles = error { return 2 }
-            if case .mixedTileFormats = error { return 2 }
-            if case .releasedNotATime = error { return 2 }
-            return 1
-        case let error as ImportError: return error.isBadInput ? 2 : 1
+            if case .pathInTwoBundles = error { return .usage }
+            if case .mixedTileFormats = error { return .usage }
+            if case .releasedNotATime = error { return .usage }
+            return .failure
+        case let error as ImportError: return error.isBadInput ? .usage : .failure
         case let error as CatalogSource.LoadError:
-            if case .untrusted = error { return 1 }
-            return 2
+            if case .untrusted = error { return .failure }
+            return .usage
         case let error as MapStoreError:
             // The caller's to fix: a region id it gave, a catalog it has not given yet, a folder to move to.
             switch error {
-            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty: return 2
+            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty: return .usage
             default: break
             }
             // A catalog file named on the command line is input; one a server sent is failed work.
-            if case .invalidCatalog(let url, _) = error, url.hasPrefix("/") || url.hasPrefix("file:") { return 2 }
-            return 1
-        default: return 1
+            if case .invalidCatalog(let url, _) = error, url.hasPrefix("/") || url.hasPrefix("file:") { return .usage }
+            return .failure
+        default: return .failure
         }
     }
 }

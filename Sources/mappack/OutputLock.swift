@@ -10,14 +10,10 @@ enum OutputLock {
     static func acquire(_ root: String, terminal: Terminal) async throws -> FileLock {
         let root = FileSystem.absolute(root)
         try FileSystem.makeDirectories(root)
-        var waiting = false
-        while true {
-            if let lock = try FileLock.tryAcquire(root, folder: true) { return lock }
-            if !waiting {
-                terminal.note("waiting: another mappack build or merge is writing to \(root); this one goes on when it is done")
-                waiting = true
-            }
-            try await Task.sleep(nanoseconds: 200_000_000)
+        let lock = try await FileLock.acquire(root, folder: true, pollEvery: .milliseconds(200)) {
+            terminal.note("waiting: another mappack build or merge is writing to \(root); this one goes on when it is done")
         }
+        guard let lock else { throw CancellationError() }
+        return lock
     }
 }

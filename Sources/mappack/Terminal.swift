@@ -69,18 +69,26 @@ final class Terminal: @unchecked Sendable {
     /// One event of a verb that reports its work as it goes (`build`, `publish`, `verify`, store
     /// verbs that change the store, …), on its own line of standard output, tagged with the event
     /// schema (`Schemas/mappack-events.schema.json`).
-    func event(_ object: [String: any Sendable]) {
-        record(object, schema: JSONSchemas.events)
+    func event(_ event: some JSONEvent) {
+        record(event)
     }
 
-    /// One JSON object on its own line of standard output, tagged `"schema": schema` (the name and
-    /// version of its file in `Schemas/`): a verb's one answer, or one row of a listing.
-    func record(_ object: [String: any Sendable], schema: String) {
-        var object = object
-        object["schema"] = schema
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        lock.withLock { Terminal.write(data + Data("\n".utf8), to: STDOUT_FILENO) }
+    /// One JSON object on its own line of standard output, tagged `"schema"` with the name and
+    /// version of its file in `Schemas/`: a verb's one answer, or one row of a listing. A record
+    /// that cannot be encoded is a `failed` event in its place, an error on standard error, and
+    /// exit code 1 at the end (`lostLine`), never a line missing without a word.
+    func record(_ record: some JSONRecord) {
+        let (line, encoded) = JSONLine.encode(record)
+        lock.withLock {
+            if !encoded { lostLines += 1 }
+            Terminal.write(line, to: STDOUT_FILENO)
+        }
+        if !encoded { error("a \(type(of: record).schema) line could not be written as JSON; a failed event stands in its place") }
     }
+
+    /// Whether a JSON line could not be encoded: the run then ends with exit code 1.
+    var lostLine: Bool { lock.withLock { lostLines > 0 } }
+    private var lostLines = 0
 
     /// Whether progress is shown at all: not with `--json` (the events say it) or `--quiet`.
     var showsProgress: Bool { !json && !quiet }
@@ -123,9 +131,9 @@ final class Terminal: @unchecked Sendable {
         var failure: Errno?
         do { try FileDescriptor(rawValue: descriptor).writeAll(data.bytes) } catch { failure = error }
         if let failure, descriptor == STDOUT_FILENO {
-            if failure.code == EPIPE { exit(128 + SIGPIPE) }
+            if failure.code == EPIPE { exit(ExitCode.closedOutput.rawValue) }
             write(Data("error: standard output: \(failure)\n".utf8), to: STDERR_FILENO)
-            exit(1)
+            exit(ExitCode.failure.rawValue)
         }
     }
 }

@@ -85,6 +85,78 @@ import Testing
         for verb in storeVerbs { #expect(readme.contains("`\(verb)"), "README does not list mappack store \(verb)") }
     }
 
+    /// The commands the documents show (their `sh` and `yaml` blocks: the README's walk-through, the
+    /// examples in `docs/`) name verbs and options `mappack` has, so an example never teaches a
+    /// flag that was renamed or removed.
+    @Test func documentedCommandsUseVerbsAndOptionsMappackHas() throws {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs").filter { $0.hasSuffix(".md") }
+        var commands: [(document: String, words: [String])] = []
+        for document in ["README.md"] + docs.sorted().map({ "docs/" + $0 }) {
+            let text = try String(contentsOfFile: Tool.repositoryRoot + "/" + document, encoding: .utf8)
+            for line in Self.commandLines(in: text) { commands.append((document, line)) }
+        }
+        #expect(commands.count >= 15, "\(commands.map(\.words))")
+        var known: [String: Set<String>] = [:]
+        for (document, words) in commands {
+            guard let verb = words.first, verb != "--version" else { continue }
+            guard CommandLineTests.verbs.contains(verb) else {
+                Issue.record("\(document): mappack \(words.joined(separator: " ")): no verb \(verb)")
+                continue
+            }
+            // A store verb's own options: `mappack store VERB --help`.
+            let asked = verb == "store" ? Array(words.prefix(2)) : [verb]
+            let key = asked.joined(separator: " ")
+            if known[key] == nil {
+                let help = try Tool.mappack(asked + ["--help"])
+                #expect(help.status == 0, "\(document): mappack \(key) --help: \(help.stderr)")
+                known[key] = Set(help.stdout.split(whereSeparator: { $0.isWhitespace || $0 == "," }).filter { $0.hasPrefix("--") }.map(String.init))
+            }
+            for word in words {
+                let option = word.drop { $0 == "[" }
+                guard option.hasPrefix("--") else { continue }
+                let name = String(option.prefix { $0 != "=" && $0 != "]" })
+                #expect(known[key]?.contains(name) == true, "\(document): mappack \(words.joined(separator: " ")): \(key) has no \(name)")
+            }
+        }
+    }
+
+    /// The words after each `mappack ` of the `sh` and `yaml` code blocks of a Markdown text: lines
+    /// joined where they end in `\`, comments cut, up to the end of the command (`&&`, `|`, `;`).
+    static func commandLines(in text: String) -> [[String]] {
+        var commands: [[String]] = []
+        var inBlock = false
+        var pending = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inBlock = !inBlock && (line == "```sh" || line == "```yaml")
+                continue
+            }
+            guard inBlock else { continue }
+            var code = String(line.prefix { $0 != "#" })
+            if code.hasSuffix("\\") || code.hasSuffix("\\ ") {
+                pending += code.replacingOccurrences(of: "\\", with: " ")
+                continue
+            }
+            code = pending + code
+            pending = ""
+            for command in code.components(separatedBy: "mappack ").dropFirst() {
+                let words = command.split(whereSeparator: \.isWhitespace).map(String.init)
+                commands.append(Array(words.prefix { !["&&", "|", ";", "||"].contains($0) }))
+            }
+        }
+        return commands
+    }
+
+    /// docs/cli.md lists every environment variable the man page names (from the same declarations as `--help`).
+    @Test func cliDocumentListsTheManPagesEnvironment() throws {
+        let page = try Tool.mappack(["help", "--man"]).stdout
+        let environment = try #require(page.components(separatedBy: ".SH ENVIRONMENT\n").dropFirst().first?.components(separatedBy: "\n.SH ").first)
+        let variables = environment.split(separator: "\n").filter { $0.hasPrefix(".B ") }.map { String($0.dropFirst(3)) }
+        #expect(variables.count >= 5, "\(variables)")
+        let document = try String(contentsOfFile: Tool.repositoryRoot + "/docs/cli.md", encoding: .utf8)
+        for variable in variables { #expect(document.contains("`\(variable)`"), "docs/cli.md does not list \(variable)") }
+    }
+
     /// Issue 32 item 7: a verb's words, not the folder's files, where the verb takes words.
     @Test func completionsOfferStoreVerbsVerbNamesAndShells() throws {
         let folder = TemporaryFolder("completions-words")

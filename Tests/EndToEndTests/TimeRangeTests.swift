@@ -33,14 +33,16 @@ import Testing
     ])
     func signatureExpiryInAnyOtherFormIsRefused(_ expires: String) throws {
         let record = CatalogSignature(
-            catalog: "fixture", version: 1, expires: expires, sha256: String(repeating: "a", count: 64), nextKey: nil, keyID: "k")
+            catalog: "fixture", version: 1, expires: expires, sha256: try #require(SHA256Digest(hex: String(repeating: "a", count: 64))),
+            nextKey: nil, keyID: "k")
         let data = try CanonicalJSON.encode(record)
         #expect(throws: CatalogTrustError.self) { try CatalogSignature.parse(data, source: "catalog.json.sig") }
     }
 
     @Test func signatureExpiryInTheStrictFormIsRead() throws {
         let record = CatalogSignature(
-            catalog: "fixture", version: 1, expires: "9999-12-31T23:59:59Z", sha256: String(repeating: "a", count: 64), nextKey: nil, keyID: "k")
+            catalog: "fixture", version: 1, expires: "9999-12-31T23:59:59Z",
+            sha256: try #require(SHA256Digest(hex: String(repeating: "a", count: 64))), nextKey: nil, keyID: "k")
         let parsed = try CatalogSignature.parse(try CanonicalJSON.encode(record), source: "catalog.json.sig")
         #expect(parsed.expiryDate == Date(timeIntervalSince1970: 253_402_300_799))
     }

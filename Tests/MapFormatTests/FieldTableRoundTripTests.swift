@@ -94,11 +94,13 @@ import Testing
     /// `catalog.json.sig` writes every declared field, signs all but `signature` and `cosignature`, and reads back.
     @Test func catalogSignatureWritesEveryDeclaredFieldAndSignsAllButTheSignature() throws {
         var signature = CatalogSignature(
-            catalog: "demo-world", version: 3, epoch: 1, expires: "2027-01-15T08:00:00Z", sha256: String(repeating: "a", count: 64),
+            catalog: "demo-world", version: 3, epoch: 1, expires: "2027-01-15T08:00:00Z",
+            sha256: try #require(SHA256Digest(hex: String(repeating: "a", count: 64))),
             nextKey: "mappack-ed25519-public:next", keyID: "0123456789abcdef", signature: "c2ln")
         signature.cosignature = CatalogSignature.Cosignature(keyID: "fedcba9876543210", signature: "Y29zaWdu")
         let bytes = try CanonicalJSON.encode(signature)
         _ = keys(try object(try JSONSerialization.jsonObject(with: bytes)), CatalogSignature.Field.self)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\"sha256\":\"\(String(repeating: "a", count: 64))\""))
         let signed = try object(try JSONSerialization.jsonObject(with: try signature.signedBytes))
         #expect(Set(signed.keys) == Set(CatalogSignature.Field.allCases.filter { $0 != .signature && $0 != .cosignature }.map(\.rawValue)))
         #expect(try CatalogSignature.parse(bytes, source: "catalog.json.sig") == signature)

@@ -108,7 +108,7 @@ struct BuildStamp: Codable, Sendable {
         else { return nil }
         // Output names are `<image>/manifest.json` or `<image>.tar.zst`: a stamp naming anything else
         // (outside the output folder) is not ours.
-        for recorded in stamp.outputs where SafeExtractor.problem(ofStorePath: recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }
+        for recorded in stamp.outputs where StorePath.problem(recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }
         for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
         return stamp
     }

@@ -67,7 +67,7 @@ extension ImageBuilder {
             // Paths are joined to the shard's and the staging folder: a record must not reach outside either.
             for bundle in record.bundles {
                 for file in bundle.files {
-                    if let reason = SafeExtractor.problem(ofStorePath: file.path) {
+                    if let reason = StorePath.problem(file.path) {
                         throw MergeError.notAShard(
                             path: path, reason: "\(ShardRecord.fileName) lists file '\(file.path)' of bundle \(bundle.digest): \(reason)")
                     }

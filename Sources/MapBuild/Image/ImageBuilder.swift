@@ -93,7 +93,7 @@ package struct ImageBuilder: Sendable {
             recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
             formats: recipe.formats, signingKey: options.signingKey?.text)
         guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
-        try? StagingArea.sweepStale(in: root, inBackground: true)
+        _ = try? StagingArea.sweepStale(in: root, inBackground: true)
         return report(upToDate: stamp, root: root, formats: recipe.formats)
     }
 

@@ -21,7 +21,7 @@ struct ImageReuse: Sendable {
         store = image + "/" + ImageManifest.storeFolder
         // An edited manifest cannot vouch for anything, nor can one with a path that could leave the
         // old store or the new one (the id covers whatever its author wrote).
-        let unsafe = manifest.files.contains { SafeExtractor.problem(ofStorePath: $0.path) != nil }
+        let unsafe = manifest.files.contains { StorePath.problem($0.path) != nil }
         filesByBundle = unsafe || problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
         bundlesByRegion = Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
     }

@@ -3,7 +3,7 @@ import MapFormat
 import MapIO
 
 /// `mappack import`: writes a region source folder (`mappack-source/1`) from one tileset (MBTiles,
-/// or PMTiles v3 turned into a scratch MBTiles first: `ImportPMTiles`), region boundaries and optional places (`docs/source-format.md`, "Bring your own data").
+/// or PMTiles v3 turned into a scratch MBTiles first: `ImportPMTiles`), region boundaries and optional places (`docs/source-format.md`, `docs/import.md`).
 ///
 /// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
 /// region's own tiles are those of no descendant: installing a region brings its descendants). A

@@ -16,7 +16,7 @@ public struct CatalogTrustLedger: Sendable {
 
     private struct Record: Codable {
         var version: Int64
-        var sha256: String
+        var sha256: SHA256Digest
         var keys: [String]
         var epoch: Int64?
         /// The newest `catalog.json.timestamp` counter accepted (absent before issue 33).

@@ -41,7 +41,7 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
         case .previousSignatureDamaged(let path, let reason):
             "\(path): the previous signature cannot be read (\(reason)), so the version it guards against rolling back is unknown; restore it from your release records, or pass --force to sign anyway (devices still refuse a version below the one they saw)"
         case .catalogVersionExhausted(let previous, let path):
-            "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (see README, signed catalogs)"
+            "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (docs/security.md, Recovering a frozen counter)"
         }
     }
 }
@@ -243,7 +243,7 @@ public struct Publisher: Sendable {
         let version = signing.version ?? max(clockVersion, afterPrevious)
         let limit = max(clockVersion, afterPrevious) + CatalogSigning.maxStep
         if version > limit, !signing.force { throw PublishError.catalogVersionTooFar(given: version, limit: limit) }
-        if let guarded, version < guarded.version || (version == guarded.version && SHA256.hex(catalogBytes) != guarded.sha256) {
+        if let guarded, version < guarded.version || (version == guarded.version && SHA256.digest(catalogBytes) != guarded.sha256) {
             throw PublishError.catalogVersionNotNewer(given: version, previous: guarded.version, path: path)
         }
         do {

@@ -44,7 +44,7 @@ package enum FuzzEntry: String, CaseIterable, Sendable {
     /// catalog seen before (so the rollback, mix-and-match and expiry checks are reached too).
     static func checkCatalogSignature(_ data: Data) throws(CatalogTrustError) -> SeenCatalog {
         let catalog = Data("{}".utf8)
-        let seen = SeenCatalog(version: 5, sha256: SHA256.hex(catalog), keys: [])
+        let seen = SeenCatalog(version: 5, sha256: SHA256.digest(catalog), keys: [])
         return try CatalogTrust.check(
             catalogBytes: catalog, signature: data, source: "fuzz/catalog.json.sig", trusted: [trustedKey], seen: seen,
             now: Date(timeIntervalSince1970: 1_790_000_000))

@@ -51,6 +51,8 @@ package struct CatalogFetcher: Sendable {
     /// Asked during every transfer (about once a second, and before each body chunk); true ends it,
     /// as when the caller's task is cancelled.
     package var stop: (@Sendable () -> Bool)?
+    /// The client every GET goes through (its headers carry credentials); one attempt by default.
+    package var client = FetchClient()
 
     package init(cacheRoot: String?, limit: Int) {
         self.cacheRoot = cacheRoot
@@ -123,7 +125,7 @@ package struct CatalogFetcher: Sendable {
             let zstURL = CatalogTimestamp.compressedURL(beside: url)
             let zstName = zstURL.isFileURL ? zstURL.path : zstURL.absoluteString
             do {
-                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop) {
+                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop, client: client) {
                     guard SHA256.hex(compressed) == zstSHA256 else {
                         throw CatalogFetchError.refused(
                             url: zstName,
@@ -143,7 +145,7 @@ package struct CatalogFetcher: Sendable {
         }
         if bytes == nil {
             do {
-                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop) {
+                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop, client: client) {
                 case .body(let data, _): bytes = data
                 case .notModified, .missing: throw CatalogFetchError.missing(url: name)
                 }
@@ -171,7 +173,8 @@ package struct CatalogFetcher: Sendable {
         let response: DocumentFetch.Response
         do {
             response = try DocumentFetch.get(
-                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding, stop: stop)
+                url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding, stop: stop,
+                client: client)
         } catch { throw .fetch(error) }
         switch response {
         case .body(let data, let validators):

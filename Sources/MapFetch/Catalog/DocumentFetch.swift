@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import MapIO
 
 /// What an HTTP server said a document's version is (`ETag`, `Last-Modified`), kept to ask again
@@ -63,35 +64,31 @@ package enum DocumentFetch {
         case missing
     }
 
-    /// GETs `url` (`file://` is read), at most `limit` bytes; with `validators`, conditionally.
+    /// GETs `url` (`file://` is read) through `client`, at most `limit` bytes; with `validators`, conditionally.
     package static func get(
-        _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false, stop: (() -> Bool)? = nil
+        _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false, stop: (() -> Bool)? = nil,
+        client: FetchClient = FetchClient()
     ) throws(DocumentFetchError) -> Response {
-        if url.isFileURL {
-            do { return .body(try ReadableFile.contents(of: url.path, limit: limit), nil) } catch {
-                if error.isNotFound { return .missing }
-                if error.code == EFBIG { throw .tooLarge(url: url.path, limit: limit) }
-                throw .failed(url: url.path, httpStatus: nil, reason: error.description)
+        var body = Data()
+        do {
+            let answer = try client.get(
+                url, limit: Int64(limit), requestHeaders: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop
+            ) { chunk in
+                RawBytes.append(chunk, to: &body)
+                return true
+            }
+            switch answer {
+            case .body(let headers): return .body(body, HTTPValidators(headers: headers))
+            case .notModified: return .notModified
+            case .missing: return .missing
+            }
+        } catch {
+            switch error {
+            case .tooLarge(let source, let limit): throw .tooLarge(url: source, limit: Int(limit))
+            case .stopped(let source): throw .failed(url: source, httpStatus: nil, reason: "stopped: the caller was cancelled")
+            case .status(let source, let status, _): throw .failed(url: source, httpStatus: status, reason: "expected 200 OK")
+            case .transfer(let source, let status, let reason, _): throw .failed(url: source, httpStatus: status, reason: reason)
             }
         }
-        var body = Data()
-        var tooLarge = false
-        let outcome = CurlTransfer().get(url, headers: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop) {
-            chunk in
-            tooLarge = body.count + chunk.count > limit
-            if !tooLarge { body.append(contentsOf: chunk) }
-            return !tooLarge
-        }
-        if outcome.stopped { throw .failed(url: url.absoluteString, httpStatus: nil, reason: "stopped: the caller was cancelled") }
-        if tooLarge { throw .tooLarge(url: url.absoluteString, limit: limit) }
-        if outcome.status == 304, validators != nil { return .notModified }
-        if outcome.status == 404 || outcome.status == 410 { return .missing }
-        if let error = outcome.error {
-            throw .failed(url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, reason: error)
-        }
-        guard outcome.status == 200 else {
-            throw .failed(url: url.absoluteString, httpStatus: outcome.status, reason: "expected 200 OK")
-        }
-        return .body(body, HTTPValidators(headers: outcome.headers))
     }
 }

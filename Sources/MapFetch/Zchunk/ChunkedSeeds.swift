@@ -48,7 +48,7 @@ package struct ChunkedSeeds: Sendable {
         let writer = try ArchiveWriter(path: path, mtime: 0, compressed: false)
         var folders = Set<String>()
         for file in files {
-            guard SafeExtractor.problem(ofStorePath: file.path) == nil else { continue }
+            guard StorePath.problem(file.path) == nil else { continue }
             var folder = ""
             for part in file.path.split(separator: "/").dropLast() {
                 folder += folder.isEmpty ? String(part) : "/" + part

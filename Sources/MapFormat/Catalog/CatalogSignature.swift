@@ -27,8 +27,8 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     public var epoch: Int64?
     /// When the signature stops being valid, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
     public var expires: String
-    /// Hex SHA-256 of the exact `catalog.json` bytes.
-    public var sha256: String
+    /// SHA-256 of the exact `catalog.json` bytes.
+    public var sha256: SHA256Digest
     /// The key that signs the next catalogs (`mappack-ed25519-public:…`), when the publisher rotates keys.
     public var nextKey: String?
     /// The first 16 hex digits of the SHA-256 of the signing public key's raw 32 bytes.
@@ -54,7 +54,8 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
 
     /// Builds a signature record (the `signature` field filled in by the signer).
     public init(
-        catalog: String, version: Int64, epoch: Int64? = nil, expires: String, sha256: String, nextKey: String?, keyID: String, signature: String = ""
+        catalog: String, version: Int64, epoch: Int64? = nil, expires: String, sha256: SHA256Digest, nextKey: String?, keyID: String,
+        signature: String = ""
     ) {
         self.format = Self.formatTag.description
         self.catalog = catalog
@@ -121,15 +122,12 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
                 reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z "
                     + "(exactly that form, year at most 9999); publish a fresh signature")
         }
-        guard Hex.isDigits(parsed.sha256.utf8, count: 64) else {
-            throw .signatureInvalid(reason: "\(source): sha256 is not 64 lowercase hex digits")
-        }
         return parsed
     }
 
     /// The signed fields (every `Field` but `signature`); `nextKey` is always present so its absence is signed too.
     private struct Signed: Encodable {
-        let catalog: String, epoch: Int64?, expires: String, format: String, keyID: String, nextKey: String?, sha256: String, version: Int64
+        let catalog: String, epoch: Int64?, expires: String, format: String, keyID: String, nextKey: String?, sha256: SHA256Digest, version: Int64
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Field.self)

@@ -26,8 +26,8 @@ public struct CatalogTimestamp: Codable, Equatable, Sendable {
     public var timestampVersion: Int64
     /// When the timestamp stops being valid, `YYYY-MM-DDTHH:MM:SSZ` (UTC); short (a day by default).
     public var expires: String
-    /// Hex SHA-256 of the exact `catalog.json` bytes.
-    public var sha256: String
+    /// SHA-256 of the exact `catalog.json` bytes.
+    public var sha256: SHA256Digest
     /// Size of `catalog.json` in bytes; also the cap on decompressing `catalog.json.zst`.
     public var size: Int64
     /// Hex SHA-256 of `catalog.json.zst`, when the publisher wrote one.
@@ -41,7 +41,7 @@ public struct CatalogTimestamp: Codable, Equatable, Sendable {
 
     /// A timestamp record (the `signature` filled in by the signer).
     public init(
-        catalog: String, version: Int64, epoch: Int64?, timestampVersion: Int64, expires: String, sha256: String, size: Int64,
+        catalog: String, version: Int64, epoch: Int64?, timestampVersion: Int64, expires: String, sha256: SHA256Digest, size: Int64,
         zstSHA256: String?, zstSize: Int64?, keyID: String, signature: String = ""
     ) {
         self.format = Self.formatTag.description
@@ -99,8 +99,8 @@ public struct CatalogTimestamp: Codable, Equatable, Sendable {
             throw .signatureInvalid(
                 reason: "\(source): expires '\(parsed.expires)' is not a UTC time like 2027-01-15T08:00:00Z; publish a fresh timestamp")
         }
-        guard Hex.isDigits(parsed.sha256.utf8, count: 64), parsed.zstSHA256.map({ Hex.isDigits($0.utf8, count: 64) }) ?? true else {
-            throw .signatureInvalid(reason: "\(source): sha256 or zstSHA256 is not 64 lowercase hex digits")
+        guard parsed.zstSHA256.map({ Hex.isDigits($0.utf8, count: 64) }) ?? true else {
+            throw .signatureInvalid(reason: "\(source): zstSHA256 is not 64 lowercase hex digits")
         }
         return parsed
     }

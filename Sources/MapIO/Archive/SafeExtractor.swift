@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import Synchronization
 
 /// A regular file written by an extraction (or seen by a listing), with its digest.
@@ -125,63 +126,33 @@ package struct SafeExtractor {
         }
     }
 
-    /// Checks an entry name and returns it without a trailing slash. Works on the name's bytes:
-    /// every rule is about ASCII characters (`/`, `.`, NUL, `\\`).
+    /// Checks an entry name and returns it without a leading `./` and trailing slashes: what is left
+    /// must be a `StorePath`. Works on the name's bytes: every rule is about ASCII characters.
     package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
         guard var name = entry.name else { throw .invalidName(entry: entry.printableName) }
-        let checked: Result<String?, PathRule> = name.withUTF8 { bytes in
+        let checked: Result<String?, StorePath.Problem> = name.withUTF8 { bytes in
             SafeExtractor.check(bytes).map { range in
                 range.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
         }
         switch checked {
-        case .failure(let rule): throw .unsafePath(entry: name, reason: rule.rawValue)
+        case .failure(let rule): throw .unsafePath(entry: name, reason: rule.description)
         case .success(let trimmed): return trimmed ?? name
         }
     }
 
-    /// Why `path`, a store-relative path read from a record (a manifest, a shard record), may not
-    /// be joined to a folder: the rules of archive entries, and exactly as written (no `./`, no
-    /// trailing `/`). Nil when it is clean.
-    package static func problem(ofStorePath path: String) -> String? {
-        var path = path
-        return path.withUTF8 { bytes -> String? in
-            switch check(bytes) {
-            case .failure(let rule): return rule.rawValue
-            case .success(let range): return range.count == bytes.count ? nil : "not in its plain form (a leading './' or a trailing '/')"
-            }
-        }
-    }
-
-    /// A rule an entry name breaks.
-    private enum PathRule: String, Error {
-        case absolute = "absolute paths are not allowed"
-        case empty = "empty path"
-        case forbiddenByte = "NUL or backslash in path"
-        case climbs = "'..' climbs out of the destination"
-        case emptyComponent = "empty or '.' path component"
-        case tooLong = "path longer than 1024 bytes"
-    }
-
-    /// The part of `bytes` that is the path (without a leading `./` and trailing slashes), or the rule broken.
-    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, PathRule> {
+    /// The part of `bytes` that is the path (without a leading `./` and trailing slashes), or the
+    /// `StorePath` rule it breaks.
+    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, StorePath.Problem> {
         let slash = UInt8(ascii: "/")
-        let dot = UInt8(ascii: ".")
         var start = 0
         var end = bytes.count
-        if end >= 2 && bytes[0] == dot && bytes[1] == slash { start = 2 }
+        if end >= 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == slash { start = 2 }
         while end > start && bytes[end - 1] == slash { end -= 1 }
         if bytes.first == slash { return .failure(.absolute) }
-        if end == start { return .failure(.empty) }
-        for byte in bytes[start..<end] where byte == 0 || byte == UInt8(ascii: "\\") { return .failure(.forbiddenByte) }
-        var componentStart = start
-        for i in start...end where i == end || bytes[i] == slash {
-            let length = i - componentStart
-            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot { return .failure(.climbs) }
-            if length == 0 || (length == 1 && bytes[componentStart] == dot) { return .failure(.emptyComponent) }
-            componentStart = i + 1
+        if let problem = StorePath.problem(in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])).bytes) {
+            return .failure(problem)
         }
-        if end - start > 1024 { return .failure(.tooLong) }
         return .success(start..<end)
     }
 

@@ -40,11 +40,22 @@ package final class FileLock: Sendable {
         return now.device == held.device && now.inode == held.inode
     }
 
-    /// Takes the lock at `path` (see `tryAcquire`), waiting while someone else holds it (see `waitFor`).
+    /// Takes the lock at `path` (see `tryAcquire`), trying again every `pollEvery` while someone else
+    /// holds it, asleep in the task between tries: `flock(LOCK_NB)` never blocks, so the wait ends as
+    /// soon as the task is cancelled, which gives nil. `waiting` is called once, before the first wait.
+    /// For tasks; a thread of its own waits with `waitFor`.
     package static func acquire(
-        _ path: String, folder: Bool = false, interval: Duration = .milliseconds(20), stop: () -> Bool, waiting: () -> Void
-    ) throws(FileError) -> FileLock? {
-        try waitFor({ () throws(FileError) in try tryAcquire(path, folder: folder) }, interval: interval, stop: stop, waiting: waiting)
+        _ path: String, folder: Bool = false, pollEvery interval: Duration, waiting: () -> Void = {}
+    ) async throws(FileError) -> FileLock? {
+        var said = false
+        while true {
+            if let lock = try tryAcquire(path, folder: folder) { return lock }
+            if !said {
+                waiting()
+                said = true
+            }
+            do { try await Task.sleep(for: interval) } catch { return nil }
+        }
     }
 
     /// Calls `attempt` (a non-blocking acquire) until it gives a value, every `interval`, and calls

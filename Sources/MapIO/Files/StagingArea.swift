@@ -5,7 +5,9 @@ import Foundation
 ///
 /// It is named `.<what>.<kind>-<pid>` (`.<kind>-<pid>` when `what` is empty) and lives in the
 /// folder of the thing it becomes, so the final rename stays on one filesystem. The PID in the
-/// name is how `sweepStale(in:for:)` tells a killed run's leftovers from a live run's work.
+/// name is how `sweepStale(in:for:)` tells a killed run's leftovers from a live run's work. The
+/// kinds a later run must find (an update's `.update-next`, whose existence means "roll forward")
+/// are named without one, and no sweep removes them: their owner's recovery does.
 package struct StagingArea: Sendable {
     /// What a staging entry is for: the part of its name before the PID.
     package enum Kind: Sendable, Equatable {
@@ -23,6 +25,11 @@ package struct StagingArea: Sendable {
         case aside
         /// Entries no longer wanted, waiting to be deleted (`Trash`): `.trash-`.
         case trash
+        /// A store update's complete new tree, kept across a kill for the repair that rolls it forward:
+        /// `.update-next`, without a PID.
+        case updateNext
+        /// What a store update set aside, removed after its commit or roll-back: `.update-old`, without a PID.
+        case updateOld
 
         /// The kind's word in an entry name.
         package var label: String {
@@ -34,8 +41,13 @@ package struct StagingArea: Sendable {
             case .temporary: "tmp"
             case .aside: "old"
             case .trash: "trash"
+            case .updateNext: "update-next"
+            case .updateOld: "update-old"
             }
         }
+
+        /// True for the kinds a later run must find: named without a PID, never swept.
+        var outlivesItsProcess: Bool { self == .updateNext || self == .updateOld }
 
         /// True when `label` names a kind in use (any shard numbers).
         static func isKnown(_ label: Substring) -> Bool {
@@ -56,11 +68,8 @@ package struct StagingArea: Sendable {
     /// Nothing is created.
     package init(for what: String, kind: Kind, in folder: String) {
         self.folder = folder
-        self.name = StagingArea.name(for: what, label: kind.label, pid: getpid())
-    }
-
-    private static func name(for what: String, label: String, pid: Int32) -> String {
-        what.isEmpty ? ".\(label)-\(pid)" : ".\(what).\(label)-\(pid)"
+        let label = kind.outlivesItsProcess ? kind.label : "\(kind.label)-\(getpid())"
+        self.name = what.isEmpty ? ".\(label)" : ".\(what).\(label)"
     }
 
     /// Creates the entry as an empty folder (with the relative `subfolders`), first removing what an
@@ -115,15 +124,28 @@ package struct StagingArea: Sendable {
         if setAside { try FileSystem.removeTree(aside.path) }
     }
 
+    /// Moves `target`, one name in `folder`, into the entry as `entry` (a relative path inside it,
+    /// whose folder exists): the reverse of `commit`, as an update sets the live tree aside. Runs
+    /// relative to `folder`'s descriptor like `commit`; nothing is synced (the caller syncs `folder`).
+    package func takeIn(_ target: String, as entry: String) throws(FileError) {
+        guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
+            throw FileError("take in (not one name in \(folder))", target, code: EINVAL)
+        }
+        try FileSystem.rename(target, to: name + "/" + entry, inFolder: folder)
+    }
+
     /// Removes the staging entries in `folder` (of every kind; with `what`, only those for it) whose
     /// process is gone: what runs killed outright (`kill -9`, power loss) left behind. Entries of
     /// live processes, this one included, stay; so does everything not named like a staging entry.
+    /// True when it removed any.
     ///
     /// With `inBackground`, each is moved into this process's trash in one rename and deleted by a
     /// child that outlives this process (`Trash.emptyDetached`), so the caller does not wait for
     /// the files; `Trash.waitForRemovals` waits for them.
-    package static func sweepStale(in folder: String, for what: String? = nil, inBackground: Bool = false) throws(FileError) {
-        guard FileSystem.isDirectory(folder) else { return }
+    @discardableResult
+    package static func sweepStale(in folder: String, for what: String? = nil, inBackground: Bool = false) throws(FileError) -> Bool {
+        guard FileSystem.isDirectory(folder) else { return false }
+        var removed = false
         for entry in try DirectoryWalker.entries(of: folder) where entry.hasPrefix(".") {
             guard let dash = entry.lastIndex(of: "-"), let pid = Int32(entry[entry.index(after: dash)...]), pid > 0, pid != getpid() else { continue }
             let stem = entry[entry.index(after: entry.startIndex)..<dash]
@@ -141,8 +163,10 @@ package struct StagingArea: Sendable {
             } else {
                 try FileSystem.removeTree(folder + "/" + entry)
             }
+            removed = true
         }
         if inBackground { Trash.emptyDetached(in: folder) }
+        return removed
     }
 
     /// True when process `pid` has ended: there is none, or it is a zombie (killed, and not yet

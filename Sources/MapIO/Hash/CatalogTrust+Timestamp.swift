@@ -14,7 +14,7 @@ extension CatalogTrust {
         let publicKey = try Ed25519.publicKey(ofPrivate: privateKey, path: path)
         var record = CatalogTimestamp(
             catalog: catalog, version: version, epoch: epoch, timestampVersion: timestampVersion, expires: CatalogSignature.timestamp(expires),
-            sha256: SHA256.hex(catalogBytes), size: Int64(catalogBytes.count), zstSHA256: compressed.map { SHA256.hex($0) },
+            sha256: SHA256.digest(catalogBytes), size: Int64(catalogBytes.count), zstSHA256: compressed.map { SHA256.hex($0) },
             zstSize: compressed.map { Int64($0.count) }, keyID: try keyID(publicKey: publicKey, path: path))
         do {
             record.signature = try Ed25519.sign(try record.signedBytes, privateKey: privateKey, path: path).base64EncodedString()
@@ -60,7 +60,7 @@ extension CatalogTrust {
                 if record.version == seen.version && record.sha256 != seen.sha256 {
                     throw .timestampMismatch(
                         reason:
-                            "it names version \(record.version), seen before, with sha256 \(record.sha256.prefix(16))… instead of \(seen.sha256.prefix(16))…"
+                            "it names version \(record.version), seen before, with sha256 \(record.sha256.hex.prefix(16))… instead of \(seen.sha256.hex.prefix(16))…"
                     )
                 }
             }
@@ -77,9 +77,10 @@ extension CatalogTrust {
         guard Int64(catalogBytes.count) == timestamp.size else {
             throw .timestampMismatch(reason: "the catalog is \(catalogBytes.count) bytes, the timestamp names \(timestamp.size)")
         }
-        let actual = SHA256.hex(catalogBytes)
+        let actual = SHA256.digest(catalogBytes)
         guard actual == timestamp.sha256 else {
-            throw .timestampMismatch(reason: "the catalog's sha256 is \(actual.prefix(16))…, the timestamp names \(timestamp.sha256.prefix(16))…")
+            throw .timestampMismatch(
+                reason: "the catalog's sha256 is \(actual.hex.prefix(16))…, the timestamp names \(timestamp.sha256.hex.prefix(16))…")
         }
     }
 }

@@ -18,7 +18,7 @@ package enum CatalogTrust {
         let publicKey = try Ed25519.publicKey(ofPrivate: privateKey, path: path)
         let resetPublicKey = try reset.map { key throws(SignatureError) in try Ed25519.publicKey(ofPrivate: key.privateKey, path: key.path) }
         var record = CatalogSignature(
-            catalog: catalog, version: version, epoch: epoch, expires: CatalogSignature.timestamp(expires), sha256: SHA256.hex(catalogBytes),
+            catalog: catalog, version: version, epoch: epoch, expires: CatalogSignature.timestamp(expires), sha256: SHA256.digest(catalogBytes),
             nextKey: resetPublicKey ?? nextKey, keyID: try keyID(publicKey: publicKey, path: path))
         do {
             let signed = try record.signedBytes
@@ -69,11 +69,11 @@ package enum CatalogTrust {
             throw .signatureInvalid(
                 reason: "the signature does not match its signed fields for key \(record.keyID) (a field was edited after signing)")
         }
-        let actual = SHA256.hex(catalogBytes)
+        let actual = SHA256.digest(catalogBytes)
         guard actual == record.sha256 else {
             throw .signatureInvalid(
                 reason:
-                    "the catalog's sha256 \(actual.prefix(16))… is not the \(record.sha256.prefix(16))… the signature names (catalog and signature from different publishes)"
+                    "the catalog's sha256 \(actual.hex.prefix(16))… is not the \(record.sha256.hex.prefix(16))… the signature names (catalog and signature from different publishes)"
             )
         }
         if let seen {

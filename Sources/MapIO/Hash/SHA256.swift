@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import MapFormat
 
 /// Streaming SHA-256 over libcrypto's EVP interface (`EVP_DigestInit_ex2`, `EVP_DigestUpdate`, `EVP_DigestFinal_ex`).
 package final class SHA256 {
@@ -51,6 +52,12 @@ package final class SHA256 {
         let hasher = SHA256()
         hasher.update(data)
         return hasher.finalizeHex()
+    }
+
+    /// SHA-256 of `data` as a digest.
+    package static func digest(_ data: Data) -> SHA256Digest {
+        guard let digest = SHA256Digest(hex: hex(data)) else { preconditionFailure("SHA-256 gave something other than 64 hex digits") }
+        return digest
     }
 }
 

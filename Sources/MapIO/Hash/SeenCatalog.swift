@@ -1,9 +1,11 @@
+import MapFormat
+
 /// What a device or build machine remembers of the newest catalog it trusted.
 package struct SeenCatalog: Sendable, Equatable {
     /// Its signature's version.
     package var version: Int64
-    /// Hex SHA-256 of its bytes.
-    package var sha256: String
+    /// SHA-256 of its bytes.
+    package var sha256: SHA256Digest
     /// Public key texts it brought into trust: its signer and the next key it named (key rotation).
     package var keys: [String]
     /// The signed catalog id: the lineage followed from then on (nil: remembered before lineages were pinned).
@@ -13,7 +15,7 @@ package struct SeenCatalog: Sendable, Equatable {
     /// The newest `catalog.json.timestamp` counter accepted (0 before any): an older one is a replay.
     package var timestampVersion: Int64 = 0
 
-    package init(version: Int64, sha256: String, keys: [String], catalog: String? = nil, epoch: Int64 = 0, timestampVersion: Int64 = 0) {
+    package init(version: Int64, sha256: SHA256Digest, keys: [String], catalog: String? = nil, epoch: Int64 = 0, timestampVersion: Int64 = 0) {
         self.timestampVersion = timestampVersion
         self.version = version
         self.sha256 = sha256

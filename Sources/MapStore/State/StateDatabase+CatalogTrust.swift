@@ -1,3 +1,4 @@
+import MapFormat
 import MapIO
 
 /// The newest trusted catalog this device has seen (version, epoch, SHA-256, the keys it brought and
@@ -14,8 +15,14 @@ extension StateDatabase {
         guard let row = try db.firstRow("SELECT version, sha256, keys, \(lineage), \(timestamp) FROM catalog_trust WHERE id = 1") else {
             return nil
         }
+        let sha256 = try row["sha256", as: String.self]
+        guard let digest = SHA256Digest(hex: sha256) else {
+            throw MapStoreError.io(
+                operation: "read the trusted catalog", path: StoreLayout.stateFileName,
+                reason: "its sha256 '\(sha256)' is not 64 lower-case hex digits")
+        }
         return SeenCatalog(
-            version: try row["version", as: Int64.self], sha256: try row["sha256", as: String.self],
+            version: try row["version", as: Int64.self], sha256: digest,
             keys: try row["keys", as: String.self].split(separator: "\n").map(String.init),
             catalog: try row["catalog", as: String?.self], epoch: try row["epoch", as: Int64.self],
             timestampVersion: try row["timestamp", as: Int64.self])
@@ -40,7 +47,7 @@ extension StateDatabase {
             try db.query(
                 "INSERT OR REPLACE INTO catalog_trust(id, version, sha256, keys, catalog, epoch, timestamp) VALUES (1, ?, ?, ?, ?, ?, ?)",
                 [
-                    .integer(seen.version), .text(seen.sha256), .text(seen.keys.joined(separator: "\n")), seen.catalog.map { .text($0) } ?? .null,
+                    .integer(seen.version), .text(seen.sha256.hex), .text(seen.keys.joined(separator: "\n")), seen.catalog.map { .text($0) } ?? .null,
                     .integer(seen.epoch), .integer(seen.timestampVersion),
                 ])
         }

@@ -3,50 +3,47 @@ import MapFetch
 import MapFormat
 import MapIO
 
-/// Fetches one bundle by digest for `repair()`, synchronously (repair runs under the store's lock and
-/// from the synchronous CLI): a plain GET (or a copy for `file://`), hashed on the way, never more
-/// bytes than the declared size, admitted into the download cache only when size and SHA-256 match.
-struct RepairFetcher {
+/// Fetches one bundle by digest for `repair()` through the `FetchClient`: one GET (or a read for
+/// `file://`), hashed on the way, never more bytes than the declared size, admitted into the
+/// download cache only when size and SHA-256 match.
+///
+/// Repair runs under the store's lock, so the fetcher never waits there: a failure worth another
+/// attempt (`FetchClient.retryDelay`) is a `RepairRetry`, and `MapStore.repair()` waits with the lock
+/// let go, then repairs again.
+struct RepairFetcher: Sendable {
     /// False when the network policy forbids the current network.
     var permitted: Bool
-    /// Attempts per bundle.
-    var attempts: Int
-    /// Seconds before the first retry; doubles each failure.
-    var retryDelay: Double
+    /// The client, with the store's retry policy.
+    var client: FetchClient
+    /// Passes of this repair that already ended in a `RepairRetry`.
+    var failures: Int
 
     /// The verified archive of `digest` (`size` bytes) fetched from `url` into `cache`; `scratch` is a
-    /// folder of this repair for the file being written. Failures are `MapStoreError.remote` or `.local`.
+    /// folder of this repair for the file being written. Failures are `MapStoreError.remote` or
+    /// `.local`, or `RepairRetry` when another attempt is worth it.
     func fetch(_ digest: BundleDigest, size: Int64, from url: URL, into cache: DownloadCache, scratch: String) throws -> String {
         guard permitted else { throw MapStoreError.meteredNetworkDisallowed(regions: []) }
         let temporary = scratch + "/" + digest.hex + ".part"
-        var lastFailure: MapStoreError?
-        var delay = retryDelay
-        for attempt in 0..<max(1, attempts) {
-            if attempt > 0 {
-                usleep(UInt32(min(delay, 30) * 1_000_000))
-                delay *= 2
+        do {
+            try FileSystem.makeDirectories(scratch)
+            try FileSystem.removeFile(temporary)
+            let (hex, got) = try get(url, to: temporary, limit: size, digest: digest)
+            guard got == size, hex == digest.hex else {
+                try? FileSystem.removeFile(temporary)
+                throw MapStoreError.remote(
+                    url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
+                    reason: "the bundle has \(got) bytes with SHA-256 \(hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
             }
-            do {
-                try FileSystem.makeDirectories(scratch)
-                try FileSystem.removeFile(temporary)
-                let (hex, got) =
-                    url.isFileURL ? try SHA256.copyFile(url.path, to: temporary) : try get(url, to: temporary, limit: size, digest: digest)
-                guard got == size, hex == digest.hex else {
-                    try? FileSystem.removeFile(temporary)
-                    throw MapStoreError.remote(
-                        url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
-                        reason: "the bundle has \(got) bytes with SHA-256 \(hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
-                }
-                try cache.admit(verifiedFile: temporary, digest: digest)
-                return cache.path(for: digest)
-            } catch let error as MapStoreError {
-                lastFailure = error
-            } catch let error as FileError {
-                // This device's side: retrying does not help.
-                throw MapStoreError.local(path: error.path, errno: error.code, regions: [], bundle: digest, reason: error.description)
-            }
+            try cache.admit(verifiedFile: temporary, digest: digest)
+            return cache.path(for: digest)
+        } catch let error as FileError {
+            // This device's side: retrying does not help.
+            throw MapStoreError.local(path: error.path, errno: error.code, regions: [], bundle: digest, reason: error.description)
+        } catch let failure as FetchFailure {
+            let error = Self.storeError(failure, url: url, digest: digest)
+            if let delay = client.retryDelay(after: failure, failures: failures + 1) { throw RepairRetry(delay: delay, failure: error) }
+            throw error
         }
-        throw lastFailure ?? MapStoreError.remote(url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest, reason: "not fetched")
     }
 
     /// GETs `url` into the new file `path`, hashing it; refuses more than `limit` bytes.
@@ -55,31 +52,51 @@ struct RepairFetcher {
         let hasher = SHA256()
         var written: Int64 = 0
         var writeFailure: FileError?
-        let outcome = CurlTransfer().get(url) { chunk in
-            written += Int64(chunk.count)
-            guard written <= limit else { return false }
-            hasher.update(chunk)
-            do throws(FileError) { try file.write(chunk) } catch {
-                writeFailure = error
-                return false
+        let answer: FetchAnswer
+        do {
+            answer = try client.get(url, limit: limit) { chunk in
+                hasher.update(chunk)
+                do throws(FileError) { try file.write(chunk) } catch {
+                    writeFailure = error
+                    return false
+                }
+                written += Int64(chunk.byteCount)
+                return true
             }
-            return true
+        } catch {
+            try file.close(sync: false)
+            if let writeFailure { throw writeFailure }
+            throw error
         }
         try file.close(sync: false)
-        if let writeFailure { throw writeFailure }
-        if written > limit {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest,
-                reason: "the server sent more than the manifest's \(limit) bytes")
-        }
-        if let error = outcome.error, !outcome.aborted {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status == 0 ? nil : outcome.status, regions: [], bundle: digest, reason: error)
-        }
-        guard outcome.status == 200 else {
-            throw MapStoreError.remote(
-                url: url.absoluteString, httpStatus: outcome.status, regions: [], bundle: digest, reason: "HTTP status \(outcome.status)")
+        guard case .body = answer else {
+            if url.isFileURL { throw FileError("open", url.path, code: ENOENT) }
+            throw FetchFailure.status(url: url.absoluteString, httpStatus: 404, retryAfter: nil)
         }
         return (hasher.finalizeHex(), written)
     }
+
+    /// `failure` as the store says it.
+    private static func storeError(_ failure: FetchFailure, url: URL, digest: BundleDigest) -> MapStoreError {
+        if url.isFileURL { return .local(path: url.path, errno: nil, regions: [], bundle: digest, reason: failure.description) }
+        let reason: String
+        switch failure {
+        case .tooLarge(_, let limit): reason = "the server sent more than the manifest's \(limit) bytes"
+        case .status(_, let status, _): reason = "HTTP status \(status)"
+        case .transfer(_, _, let message, _): reason = message
+        case .stopped: reason = "stopped"
+        }
+        return .remote(url: url.absoluteString, httpStatus: failure.httpStatus, regions: [], bundle: digest, reason: reason)
+    }
+}
+
+/// A repair pass under the store's lock stopped at a bundle fetch worth another attempt: the caller
+/// waits `delay` seconds with the lock let go and repairs again. `actions` were taken by the pass.
+struct RepairRetry: Error {
+    /// Seconds to wait (the policy's backoff, or the server's `Retry-After`).
+    var delay: Double
+    /// The failure, thrown as it is when no attempt is left.
+    var failure: MapStoreError
+    /// What the pass did before it stopped.
+    var actions: [RepairReport.Action] = []
 }

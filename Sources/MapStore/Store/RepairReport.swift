@@ -86,3 +86,33 @@ public struct RepairReport: Sendable, Equatable {
     /// The status after repair: `ok`, or `empty` when an install was rolled back.
     public var status: StoreStatus
 }
+
+extension RepairReport {
+    /// `actions` of a repair that took several passes (it waited between them for a bundle's next
+    /// attempt), with the files restored from one source, and the files removed, counted once.
+    static func merged(_ actions: [Action]) -> [Action] {
+        var merged: [Action] = []
+        for action in actions {
+            switch action {
+            case .restoredFiles(let count, let source):
+                if let index = merged.firstIndex(where: { if case .restoredFiles(_, source) = $0 { true } else { false } }),
+                    case .restoredFiles(let before, _) = merged[index]
+                {
+                    merged[index] = .restoredFiles(count: before + count, from: source)
+                } else {
+                    merged.append(action)
+                }
+            case .removedFiles(let count):
+                if let index = merged.firstIndex(where: { if case .removedFiles = $0 { true } else { false } }),
+                    case .removedFiles(let before) = merged[index]
+                {
+                    merged[index] = .removedFiles(count: before + count)
+                } else {
+                    merged.append(action)
+                }
+            default: merged.append(action)
+            }
+        }
+        return merged
+    }
+}

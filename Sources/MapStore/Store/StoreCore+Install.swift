@@ -65,14 +65,15 @@ extension StoreCore {
         CrashPoint.reach("install.afterStaging")
         try FileSystem.syncTree(layout.staging)
         CrashPoint.reach("install.beforeRename")
-        try FileSystem.rename(layout.staging + "/" + ImageManifest.storeFolder, to: layout.store)
+        let staging = layout.stagingArea
+        try staging.commit(ImageManifest.storeFolder, as: ImageManifest.storeFolder, sync: false)
         CrashPoint.reach("install.afterRename")
         if staged.signed {
-            try FileSystem.rename(layout.staging + "/" + ImageManifest.signatureFileName, to: layout.signature)
+            try staging.commit(ImageManifest.signatureFileName, as: ImageManifest.signatureFileName, sync: false)
         } else {
             try FileSystem.removeFile(layout.signature)
         }
-        try FileSystem.rename(layout.staging + "/" + ImageManifest.fileName, to: layout.manifest)
+        try staging.commit(ImageManifest.fileName, as: ImageManifest.fileName, sync: false)
         try FileSystem.syncDirectory(layout.root)
         CrashPoint.reach("install.beforeCommit")
         try state.commitInstall(staged.manifest, seedPending: staged.seed != nil, signed: staged.signed)

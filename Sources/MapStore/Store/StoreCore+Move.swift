@@ -72,30 +72,27 @@ extension StoreCore {
         try FileSystem.syncTree(staging)
         CrashPoint.reach("move.afterCopy")
         try checkCancelled()
-        try FileSystem.rename(staging + "/" + ImageManifest.storeFolder, to: destination.store)
-        if !downloads.isEmpty {
-            try FileSystem.rename(staging + "/" + StoreLayout.downloadsFolderName, to: destination.root + "/" + StoreLayout.downloadsFolderName)
-        }
-        if keepsCatalog {
-            try FileSystem.rename(staging + "/" + StoreLayout.catalogFileName, to: destination.root + "/" + StoreLayout.catalogFileName)
-        }
-        if signed { try FileSystem.rename(staging + "/" + ImageManifest.signatureFileName, to: destination.signature) }
-        try FileSystem.rename(staging + "/" + ImageManifest.fileName, to: destination.manifest)
+        // Each renamed into place beside no state database yet; the folder synced once after.
+        var names = [ImageManifest.storeFolder]
+        if !downloads.isEmpty { names.append(StoreLayout.downloadsFolderName) }
+        if keepsCatalog { names.append(StoreLayout.catalogFileName) }
+        if signed { names.append(ImageManifest.signatureFileName) }
+        names.append(ImageManifest.fileName)
+        for name in names { try destination.stagingArea.commit(name, as: name, sync: false) }
         try FileSystem.syncDirectory(destination.root)
     }
 
     /// A move's commit (the destination's state database appearing), then the old copy's removal.
     private func commitMove(to destination: StoreLayout) throws {
         let staging = destination.staging
-        let stagedState = staging + "/state.sqlite"
+        let stagedState = staging + "/" + StoreLayout.stateFileName
         try FileSystem.copyFile(layout.state, to: stagedState)
         do {
             let copy = try StateDatabase(path: stagedState)
             try copy.clearPending()
         }
         try FileSystem.syncFile(stagedState)
-        try FileSystem.rename(stagedState, to: destination.state)
-        try FileSystem.syncDirectory(destination.root)
+        try destination.stagingArea.commit(StoreLayout.stateFileName, as: StoreLayout.stateFileName)
         try FileSystem.removeTree(staging)
         CrashPoint.reach("move.afterCommit")
         let old = layout

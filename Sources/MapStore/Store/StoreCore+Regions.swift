@@ -69,11 +69,11 @@ extension StoreCore {
         let bundles = Set(installed.filter { doomedSet.contains($0.id) }.flatMap(\.bundles)).subtracting(kept)
         let files = try storedManifest().files.filter { bundles.contains($0.bundle) }
         for (index, file) in files.enumerated() {
-            guard let path = layout.storePath(file.path) else { continue }
+            let path = try layout.storePath(file.path)
             try FileSystem.removeTree(path)
             if index == 0 { CrashPoint.reach("delete.midFiles") }
         }
-        for file in files { if let path = layout.storePath(file.path) { FileSteps.pruneEmptyFolders(above: path, root: layout.store) } }
+        for file in files { FileSteps.pruneEmptyFolders(above: try layout.storePath(file.path), root: layout.store) }
         try FileSystem.syncDirectory(layout.store)
     }
 }

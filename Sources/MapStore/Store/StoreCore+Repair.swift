@@ -113,13 +113,24 @@ extension StoreCore {
             actions.append(.restoredManifest)
         }
         if let rebuilt = try rebuildStateIfNeeded(manifest, unreadable: stateUnreadable) { actions.append(rebuilt) }
-        let (restored, removed) = try restoreFiles(manifest, fetcher: fetcher)
+        let (restored, removed): ([RepairReport.Source: Int], Int)
+        do { (restored, removed) = try restoreFiles(manifest, fetcher: fetcher) } catch var retry as RepairRetry {
+            retry.actions = actions + retry.actions
+            throw retry
+        }
+        actions += Self.fileActions(restored: restored, removed: removed)
+        try FileSystem.removeTree(layout.staging)
+        return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
+    }
+
+    /// The report's lines for files restored (by source) and removed.
+    static func fileActions(restored: [RepairReport.Source: Int], removed: Int) -> [RepairReport.Action] {
+        var actions: [RepairReport.Action] = []
         for source in [RepairReport.Source.image, .downloadCache, .network] {
             if let count = restored[source], count > 0 { actions.append(.restoredFiles(count: count, from: source)) }
         }
         if removed > 0 { actions.append(.removedFiles(count: removed)) }
-        try FileSystem.removeTree(layout.staging)
-        return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
+        return actions
     }
 
     /// True when the kept manifest can be trusted: its id matches its content and, with trusted keys,
@@ -218,7 +229,7 @@ extension StoreCore {
         for region in manifest.regions { for bundle in Set(region.bundles) { users[bundle, default: 0] += 1 } }
         var files: [BundleDigest: [String]] = [:]
         for file in manifest.files { files[file.bundle, default: []].append(file.path) }
-        let exists = { (path: String) in self.layout.storePath(path).map(FileSystem.exists) ?? false }
+        let exists = { (path: String) in (try? self.layout.storePath(path)).map(FileSystem.exists) ?? false }
         var present = Set<RegionID>()
         for region in manifest.regions {
             let own = region.bundles.filter { users[$0] == 1 }.flatMap { files[$0] ?? [] }
@@ -254,7 +265,7 @@ extension StoreCore {
         var removed = 0
         var damaged: [ImageFile] = []
         for problem in problems {
-            guard let target = layout.storePath(problem.path) else { continue }
+            let target = try layout.storePath(problem.path)
             if problem.kind == .extra {
                 try FileSystem.removeTree(target)
                 FileSteps.pruneEmptyFolders(above: target, root: layout.store)
@@ -274,7 +285,16 @@ extension StoreCore {
                 why.append("no preinstalled image was offered")
             }
         }
-        if !damaged.isEmpty { damaged = try restoreFromBundles(damaged, manifest: manifest, fetcher: fetcher, restored: &restored, why: &why) }
+        if !damaged.isEmpty {
+            do { damaged = try restoreFromBundles(damaged, manifest: manifest, fetcher: fetcher, restored: &restored, why: &why) } catch var retry
+                as RepairRetry
+            {
+                // What this pass restored stays; the next pass, after the wait, fetches the rest.
+                try FileSteps.syncFolders(layout.store)
+                retry.actions = Self.fileActions(restored: restored, removed: removed)
+                throw retry
+            }
+        }
         try FileSteps.syncFolders(layout.store)
         if !damaged.isEmpty {
             let reason = "\(damaged.count) installed file(s) are missing or damaged, e.g. \(damaged[0].path); \(why.joined(separator: "; "))"
@@ -296,7 +316,8 @@ extension StoreCore {
         var left: [ImageFile] = []
         for file in files {
             try checkCancelled()
-            guard let target = layout.storePath(file.path), let candidate = shipped[file.path], candidate.sha256 == file.sha256,
+            let target = try layout.storePath(file.path)
+            guard let candidate = shipped[file.path], candidate.sha256 == file.sha256,
                 candidate.size == file.size,
                 try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file)
             else {
@@ -316,7 +337,7 @@ extension StoreCore {
         restored: inout [RepairReport.Source: Int], why: inout [String]
     ) throws -> [ImageFile] {
         let cache = DownloadCache(root: downloadFolder)
-        let scratch = layout.staging + "-bundles"
+        let scratch = layout.repairBundles
         defer { try? FileSystem.removeTree(scratch) }
         let records = Dictionary(manifest.bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
         let catalog = keptCatalog()
@@ -324,6 +345,7 @@ extension StoreCore {
         for file in files { byBundle[file.bundle, default: []].append(file) }
         var left: [ImageFile] = []
         var used = Set<BundleDigest>()
+        var retry: RepairRetry?
         for digest in byBundle.keys.sorted() {
             try checkCancelled()
             let wanted = byBundle[digest] ?? []
@@ -342,6 +364,9 @@ extension StoreCore {
                     let relative = catalog?.catalog.bundles[digest]?.url ?? record.url
                     let url = try CatalogLoader.bundleURL(relative, catalog: catalogURL, bundle: digest, regions: [])
                     archive = try fetcher.fetch(digest, size: record.size, from: url, into: cache, scratch: scratch)
+                } catch let later as RepairRetry {
+                    // Never waited for here, under the store's lock: the pass ends and the caller waits.
+                    if later.delay >= retry?.delay ?? 0 { retry = later }
                 } catch {
                     why.append("bundle \(digest.short): \(error)")
                 }
@@ -356,7 +381,7 @@ extension StoreCore {
             try FileSystem.makeDirectories(folder)
             _ = try extractBundle(digest, archive: archive, info: info, into: folder, regions: [])
             for file in wanted {
-                if let target = layout.storePath(file.path), try restore(target, from: folder + "/" + file.path, expecting: file) {
+                if try restore(try layout.storePath(file.path), from: folder + "/" + file.path, expecting: file) {
                     restored[source, default: 0] += 1
                 } else {
                     left.append(file)
@@ -367,6 +392,7 @@ extension StoreCore {
         }
         if !left.isEmpty, fetcher == nil { why.append("the download cache does not hold their bundles") }
         purgeDownloads(used)
+        if let retry { throw retry }
         return left
     }
 

@@ -38,14 +38,12 @@ final class StoreCore {
         try cancellation?.check()
     }
 
-    /// Removes staging folders and temporary files a killed process left; true when there were any.
+    /// Removes the staging folders and temporary files of processes that are gone (killed) from the
+    /// storage folder, by the rule every staging entry follows (`StagingArea.sweepStale`): a live
+    /// process's, this one's included, stay. True when there were any.
     @discardableResult
     func removeLeftovers() -> Bool {
-        var found = false
-        for name in (try? DirectoryWalker.entries(of: layout.root)) ?? [] where name.hasPrefix(StoreLayout.stagingPrefix) || name.contains(".tmp-") {
-            try? FileSystem.removeTree(layout.root + "/" + name)
-            found = true
-        }
+        let found = (try? StagingArea.sweepStale(in: layout.root)) ?? false
         if found { try? FileSystem.syncDirectory(layout.root) }
         return found
     }

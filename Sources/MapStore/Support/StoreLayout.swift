@@ -30,7 +30,11 @@ struct StoreLayout: Sendable {
     /// The kept catalog's file name (the installed map version's catalog).
     static let catalogFileName = "catalog.json"
     /// This process's staging folder for installs, moves and repairs.
-    var staging: String { StagingArea(for: "", kind: .staging, in: root).path }
+    var stagingArea: StagingArea { StagingArea(for: "", kind: .staging, in: root) }
+    /// `stagingArea`'s path.
+    var staging: String { stagingArea.path }
+    /// This process's folder for the bundles a repair fetches.
+    var repairBundles: String { StagingArea(for: "bundles", kind: .staging, in: root).path }
 
     /// Names starting with this are staging leftovers, removed at open.
     static let stagingPrefix = "." + StagingArea.Kind.staging.label + "-"
@@ -41,14 +45,12 @@ struct StoreLayout: Sendable {
         return try ImageVerifier.readManifest(data, file: manifest).0
     }
 
-    /// Store-relative `path` under `store`, or nil when it climbs out or is not clean.
-    func storePath(_ relative: String) -> String? {
-        guard !relative.isEmpty, !relative.hasPrefix("/") else { return nil }
-        for component in relative.split(separator: "/", omittingEmptySubsequences: false)
-        where component.isEmpty || component == "." || component == ".." {
-            return nil
+    /// Store-relative `relative` under `store`. Manifests' paths were checked as `StorePath`s when they
+    /// were read, so a path that is not one throws, naming it, instead of a file being skipped.
+    func storePath(_ relative: String) throws(MapStoreError) -> String {
+        do { return store + "/" + (try StorePath(validating: relative)).string } catch {
+            throw MapStoreError.io(operation: "join to \(store)", path: relative, reason: "not a path inside the store: \(error)")
         }
-        return store + "/" + relative
     }
 }
 

@@ -8,15 +8,17 @@ import MapIO
 /// while a pending row records the target, so a kill at any point leaves exactly the old or the
 /// new version after `repair()`.
 ///
-/// Folders inside the storage during a transition:
-/// - `.staging-<pid>/` — being built (removed at open: a kill here rolls back);
+/// Folders inside the storage during a transition, each a `StagingArea`:
+/// - `.staging-<pid>/` — being built (removed at open once its process is gone: a kill here rolls back);
 /// - `.update-next/` — complete new `store/` and `manifest.json` (its existence means "roll forward");
 /// - `.update-old/` — the old `store/` and `manifest.json` set aside, removed after the commit.
 extension StoreCore {
-    static let nextFolderName = ".update-next"
-    static let oldFolderName = ".update-old"
-    var nextFolder: String { layout.root + "/" + StoreCore.nextFolderName }
-    var oldFolder: String { layout.root + "/" + StoreCore.oldFolderName }
+    /// `.update-next`: complete, it means "roll forward".
+    var next: StagingArea { StagingArea(for: "", kind: .updateNext, in: layout.root) }
+    /// `.update-old`: the committed version's tree and manifest, set aside during the switch.
+    var old: StagingArea { StagingArea(for: "", kind: .updateOld, in: layout.root) }
+    var nextFolder: String { next.path }
+    var oldFolder: String { old.path }
     /// Bundles fetched for updates and downloads, with partial files for resuming.
     var downloadFolder: String { layout.root + "/" + StoreLayout.downloadsFolderName }
     /// The catalog of the installed map version, kept for region listings and downloads.
@@ -126,8 +128,7 @@ extension StoreCore {
             try? state.clearPending()
             throw localFailure(error, regions: regions)
         }
-        try FileSystem.rename(staging, to: nextFolder)
-        try FileSystem.syncDirectory(layout.root)
+        try layout.stagingArea.commit(as: next.name)
         CrashPoint.reach("\(kind).afterNext")
         let record: TransitionRecord
         guard case .transition(let pending)? = try state.pending() else { throw MapStoreError.repairNeeded(status: .interruptedOperation) }
@@ -141,19 +142,18 @@ extension StoreCore {
         guard let state else { throw MapStoreError.notInstalled }
         try keepOldTreeForReaders()
         for name in [ImageManifest.storeFolder, ImageManifest.fileName] {
-            let next = nextFolder + "/" + name
             let live = layout.root + "/" + name
-            guard FileSystem.exists(next) else { continue }
+            guard FileSystem.exists(nextFolder + "/" + name) else { continue }
             if FileSystem.exists(live) {
                 try FileSystem.makeDirectories(oldFolder)
                 if FileSystem.exists(oldFolder + "/" + name) {
                     try FileSystem.removeTree(live)
                 } else {
-                    try FileSystem.rename(live, to: oldFolder + "/" + name)
+                    try old.takeIn(name, as: name)
                 }
                 if let crashPrefix, name == ImageManifest.storeFolder { CrashPoint.reach("\(crashPrefix).midSwitch") }
             }
-            try FileSystem.rename(next, to: live)
+            try next.commit(name, as: name, sync: false)
         }
         try FileSystem.syncDirectory(layout.root)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
@@ -194,11 +194,9 @@ extension StoreCore {
                 let files = try? installedManifest(storedManifest()).files
             else { return }
             // Copied beside, then renamed: `.update-old/store` is never a partial tree.
-            let partial = oldFolder + "/" + ImageManifest.storeFolder + ".partial"
-            try FileSystem.removeTree(partial)
-            try FileSystem.makeDirectories(partial)
-            try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial, link: true)
-            try FileSystem.rename(partial, to: oldFolder + "/" + ImageManifest.storeFolder)
+            let partial = try StagingArea(for: ImageManifest.storeFolder, kind: .staging, in: oldFolder).makeFolder()
+            try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+            try partial.commit(as: ImageManifest.storeFolder, sync: false)
         }
         guard let copy = committedTreeDuringSwitch else { return }
         var readers = snapshot()

@@ -31,8 +31,26 @@ final class AutoUpdateSchedule: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What the loop waits on between checks: the continuous clock, or a test's own.
+    private let clock: any Clock<Duration>
 
-    init(interval: Duration? = nil) { state.withLock { $0.interval = interval } }
+    init(interval: Duration? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+        self.clock = clock
+        state.withLock { $0.interval = interval }
+    }
+
+    /// The wait before the next check of `generation`'s loop (marking it asleep), on the schedule's
+    /// clock; it throws when the waiting task is cancelled. Nil when the loop should end (a newer
+    /// generation, or no interval). The wait holds the clock, not the schedule, whose end cancels it.
+    func nextWait(_ generation: Int) -> (@Sendable () async throws -> Void)? {
+        guard let interval = sleepInterval(generation) else { return nil }
+        let clock = clock
+        return { try await Self.sleep(on: clock, for: interval) }
+    }
+
+    private static func sleep<C: Clock<Duration>>(on clock: C, for interval: Duration) async throws {
+        try await clock.sleep(until: clock.now.advanced(by: interval), tolerance: nil)
+    }
 
     deinit { state.withLock { $0.loop?.cancel() } }
 
@@ -69,7 +87,7 @@ final class AutoUpdateSchedule: Sendable {
 
     /// The time to sleep before the next check of `generation`'s loop (marking it asleep); nil when the
     /// loop should end (a newer generation, or no interval).
-    func sleepInterval(_ generation: Int) -> Duration? {
+    private func sleepInterval(_ generation: Int) -> Duration? {
         state.withLock { state -> Duration? in
             guard state.generation == generation, let interval = state.interval else { return nil }
             state.sleepingGeneration = generation

@@ -21,25 +21,16 @@ public final class UpdateTask: Sendable {
     /// The catalog the update installs from (nil: the store's remembered catalog).
     public let catalog: URL?
 
-    enum Phase: Equatable {
-        case running, pausing, paused
-        /// Fetched; the install runs to its commit: a pause, a cancel or a stop is too late.
-        case installing
-        /// Stopped because the task awaiting `MapStore.update` was cancelled: fetched bytes are kept.
-        case stopping
-        case cancelling, finished
-    }
-
-    struct Control: ~Copyable {
-        var phase: Phase = .running
-        var runner: Task<Void, Never>?
+    /// What a run recorded for a later pause or cancel.
+    struct Recorded: Sendable {
         /// Bundles the update fetches, for a cancel's clean-up.
         var bundles: Set<BundleDigest> = []
         /// Installed regions the update marked `downloading` (then `paused`).
         var regions: [RegionID] = []
     }
 
-    let control = Mutex(Control())
+    let control = TaskControl()
+    private let recording = Mutex(Recorded())
     /// The end, and who awaits it.
     let completion = TaskCompletion()
     let store: MapStore
@@ -52,11 +43,8 @@ public final class UpdateTask: Sendable {
         self.progress = progress
     }
 
-    /// Starts the work. The runner is made under the lock, so a `pause()` or `cancel()` arriving at the
-    /// same time always finds the runner it must stop.
-    func start() {
-        control.withLock { control in control.runner = Task { [self] in await store.runUpdate(self) } }
-    }
+    /// Starts the work.
+    func start() { control.start { [self] in await store.runUpdate(self) } }
 
     /// True while the update is paused.
     public var isPaused: Bool { phase == .paused }
@@ -65,28 +53,10 @@ public final class UpdateTask: Sendable {
     /// pauses (or is paused already); false when it cannot: its install has begun and runs to its commit (the
     /// new version is installed and `wait()` returns), or it ended or is being cancelled.
     @discardableResult
-    public func pause() -> Bool {
-        let (runner, pausing) = control.withLock { control -> (Task<Void, Never>?, Bool) in
-            switch control.phase {
-            case .running:
-                control.phase = .pausing
-                return (control.runner, true)
-            case .pausing, .paused: return (nil, true)
-            case .installing, .stopping, .cancelling, .finished: return (nil, false)
-            }
-        }
-        runner?.cancel()
-        return pausing
-    }
+    public func pause() -> Bool { control.pause() }
 
     /// Continues a paused update from the bytes already fetched.
-    public func resume() {
-        control.withLock { control in
-            guard control.phase == .paused else { return }
-            control.phase = .running
-            control.runner = Task { [self] in await store.runUpdate(self) }
-        }
-    }
+    public func resume() { _ = control.resume { [self] in await store.runUpdate(self) } }
 
     /// Stops the update and removes what it fetched (bundles no download task needs); the regions
     /// return to `outdated`. `wait()` throws `MapStoreError.cancelled`.
@@ -94,23 +64,10 @@ public final class UpdateTask: Sendable {
 
     /// Stops the update; `keepingFetchedBytes` leaves the fetched bytes for a later update to resume from.
     func stop(keepingFetchedBytes: Bool) {
-        let (runner, settleNow) = control.withLock { control -> (Task<Void, Never>?, Bool) in
-            switch control.phase {
-            case .running, .pausing:
-                control.phase = keepingFetchedBytes ? .stopping : .cancelling
-                return (control.runner, false)
-            case .paused:
-                control.phase = keepingFetchedBytes ? .stopping : .cancelling
-                return (nil, true)
-            case .installing, .stopping, .cancelling, .finished: return (nil, false)
-            }
-        }
-        runner?.cancel()
-        if settleNow {
-            Task { [self] in
-                store.settleStoppedUpdate(self, keepingFetchedBytes: keepingFetchedBytes)
-                finish(.failure(.cancelled))
-            }
+        guard control.stop(keepingFetchedBytes ? .keepFetchedBytes : .cancel) else { return }
+        Task { [self] in
+            store.settleStoppedUpdate(self, keepingFetchedBytes: keepingFetchedBytes)
+            finish(.failure(.cancelled))
         }
     }
 
@@ -121,41 +78,19 @@ public final class UpdateTask: Sendable {
     }
 
     /// The phase now (the runner reads it after a cancellation to tell pause from cancel).
-    var phase: Phase { control.withLock { $0.phase } }
-
-    /// Moves a running update to `installing`, after which a pause, a cancel or a stop is too late; false
-    /// when one came in first (the runner then settles the update as that one asks).
-    func beginInstall() -> Bool {
-        control.withLock { control -> Bool in
-            guard control.phase == .running else { return false }
-            control.phase = .installing
-            return true
-        }
-    }
-
-    /// Moves a pausing task to `paused`; false when a cancel or stop came in meanwhile.
-    func markPaused() -> Bool {
-        control.withLock { control -> Bool in
-            guard control.phase == .pausing else { return false }
-            control.phase = .paused
-            return true
-        }
-    }
+    var phase: TaskStateMachine.Phase { control.phase }
 
     /// Records what the run fetches and which regions it marked, for a later pause or cancel.
     func record(bundles: Set<BundleDigest>, regions: [RegionID]) {
-        control.withLock { control in
-            control.bundles = bundles
-            control.regions = regions
-        }
+        recording.withLock { $0 = Recorded(bundles: bundles, regions: regions) }
     }
 
     /// What the run recorded.
-    var recorded: (bundles: Set<BundleDigest>, regions: [RegionID]) { control.withLock { ($0.bundles, $0.regions) } }
+    var recorded: Recorded { recording.withLock { $0 } }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
         store.liveUpdate.withLock { live in if live.task === self { live.task = nil } }
-        control.withLock { $0.phase = .finished }
+        control.finish()
         completion.finish(outcome)
     }
 }

@@ -78,8 +78,8 @@ package enum ImageVerifier {
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
         try checkHeader(manifest, file: file)
-        for entry in manifest.files where leavesStore(entry) {
-            throw .manifest(path: file, reason: "file entry '\(entry.path)' has a negative size or a path that leaves the store")
+        for entry in manifest.files {
+            if let reason = refusal(of: entry) { throw .manifest(path: file, reason: reason) }
         }
         if hasDuplicateRegions(manifest) || Set(manifest.files.map(\.path)).count != manifest.files.count {
             throw .manifest(path: file, reason: duplicateReason)
@@ -104,9 +104,13 @@ package enum ImageVerifier {
         }
     }
 
-    /// True for an entry with a negative size or a path that is empty, absolute or climbs out with `..`.
-    static func leavesStore(_ entry: ImageFile) -> Bool {
-        entry.size < 0 || entry.path.isEmpty || entry.path.hasPrefix("/") || entry.path.split(separator: "/").contains("..")
+    /// Why a manifest may not list `entry`: a path that is not a `StorePath` (the rule a bundle's
+    /// entries and a device's store follow too) or a negative size. Nil when it may.
+    static func refusal(of entry: ImageFile) -> String? {
+        if let problem = StorePath.problem(entry.path) {
+            return "file entry '\(entry.path)' is not a path inside the store (\(problem)); the manifest was edited or written by another tool"
+        }
+        return entry.size < 0 ? "file entry '\(entry.path)' has a negative size" : nil
     }
 
     static func hasDuplicateRegions(_ manifest: ImageManifest) -> Bool { Set(manifest.regions.map(\.id)).count != manifest.regions.count }

@@ -95,7 +95,7 @@ struct StreamedManifest {
 
         /// Why `entry` stops the stream, if it does.
         mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
-            if StreamedManifest.mayLeaveStore(entry.path.bytes) || entry.size < 0, ImageVerifier.leavesStore(entry.file) { return .refusedEntry }
+            if entry.size < 0 || StorePath.problem(in: entry.path.bytes) != nil { return .refusedEntry }
             let order = index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
             if order == 0 { return .duplicate }
             if order > 0 {
@@ -143,22 +143,5 @@ struct StreamedManifest {
         case .json(let error): return .manifest(path: file, reason: "not a valid manifest: \(error)")
         case .refusedEntry, .duplicate: return .manifest(path: file, reason: "not a valid manifest")
         }
-    }
-
-    /// A quick test on the bytes, true for every path `leavesStore` refuses (empty, starting with
-    /// `/`, a `..` component) and for a few it accepts, which it then decides.
-    fileprivate static func mayLeaveStore(_ path: RawSpan) -> Bool {
-        if path.isEmpty || path[byteAt: 0] == UInt8(ascii: "/") { return true }
-        var componentStart = 0
-        let count = path.byteCount
-        for position in 0...count where position == count || path[byteAt: position] == UInt8(ascii: "/") {
-            if position - componentStart == 2, path[byteAt: componentStart] == UInt8(ascii: "."),
-                path[byteAt: componentStart + 1] == UInt8(ascii: ".")
-            {
-                return true
-            }
-            componentStart = position + 1
-        }
-        return false
     }
 }

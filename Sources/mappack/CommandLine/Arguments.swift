@@ -73,16 +73,25 @@ struct Arguments {
     private static func unknown(_ written: String, verb: VerbSpec) -> UsageError {
         let names = verb.allOptions.map { "--" + $0.name }
         let suggestion = Spelling.nearest(to: written, among: names).map { "; did you mean \($0)?" } ?? ""
-        return UsageError(message: "unknown option \(written) for mappack \(verb.name)\(suggestion) (mappack \(verb.name) --help lists its options)")
+        return UsageError(
+            message: "unknown option \(written) for mappack \(verb.command)\(suggestion) (mappack \(verb.command) --help lists its options)")
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func option(_ name: String) -> String? { options[name] }
+    /// Whether the flag was given.
+    func flag(_ key: VerbSpec.Option) -> Bool { flags.contains(key.name) }
+    /// The option's value, nil when it was not given.
+    func option(_ key: VerbSpec.Option) -> String? { options[key.name] }
 
-    func int(_ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = options[name] else { return nil }
+    /// The value of an option the verb cannot run without (`store install --image PATH`).
+    func required(_ key: VerbSpec.Option, by verb: VerbSpec) throws(UsageError) -> String {
+        guard let value = options[key.name] else { throw UsageError(message: "mappack \(verb.command) needs \(key.usage)") }
+        return value
+    }
+
+    func int(_ key: VerbSpec.Option, range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = options[key.name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError(message: "--\(key.name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
     }
@@ -90,7 +99,8 @@ struct Arguments {
     /// `path`, the output folder given as `--option` (or its default). A symbolic link is bad usage:
     /// mappack writes only into real folders, so an output cannot be redirected elsewhere (and the
     /// link is never replaced by a folder of its own).
-    static func outputFolder(_ path: String, option: String) throws(UsageError) -> String {
+    static func outputFolder(_ path: String, option key: VerbSpec.Option) throws(UsageError) -> String {
+        let option = key.name
         // `link/` names the folder behind the link to the kernel: the link itself is what is refused.
         var bare = Substring(path)
         while bare.count > 1, bare.hasSuffix("/") { bare = bare.dropLast() }

@@ -22,34 +22,56 @@ enum Help {
             """
     }
 
-    /// `mappack VERB --help`: the verb's arguments and every option it takes.
+    /// `mappack VERB --help` (and `mappack store VERB --help`): the verb's arguments and every
+    /// option it takes; for a verb with subcommands, those too, each with its own options.
     static func verb(_ verb: VerbSpec) -> String {
         let options = verb.allOptions
         let width = options.map(\.synopsis.count).max() ?? 0
         let lines = options.map { "  " + $0.synopsis + String(repeating: " ", count: width - $0.synopsis.count + 3) + $0.help }
-        var text = "usage: mappack \(verb.name)\(verb.positionals.isEmpty ? "" : " " + verb.positionals) [options]\n\n\(verb.summary)\n\noptions:\n"
+        // `store <verb> --storage DIR --cache DIR`, `store install --image PATH [--full] --storage DIR …`, `build RECIPE`.
+        let head: [String]
+        if !verb.subcommands.isEmpty {
+            head = [verb.command, "<verb>"] + verb.options.filter(\.required).map(\.usage)
+        } else if verb.parent != nil {
+            head = [verb.command, verb.usage] + verb.inherited.filter(\.required).map(\.usage)
+        } else {
+            head = [verb.command, verb.positionals]
+        }
+        var text = "usage: mappack \(head.filter { !$0.isEmpty }.joined(separator: " ")) [options]\n\n\(verb.summary)\n\n"
+        if !verb.subcommands.isEmpty {
+            text += "verbs (mappack \(verb.command) VERB --help shows one verb's options):\n" + subcommandList(verb) + "\n\n"
+            text += "options of every verb:\n"
+        } else {
+            text += "options:\n"
+        }
         text += lines.joined(separator: "\n")
-        if verb.name == "store" { text += "\n\n" + StoreCommand.usage }
+        if let notes = verb.notes ?? (verb.parent.flatMap(Verbs.named)?.notes) { text += "\n\n" + notes }
         return text
     }
 
+    /// One line per subcommand: its arguments and what it does.
+    static func subcommandList(_ verb: VerbSpec) -> String {
+        let heads = verb.subcommands.map { $0.name + ($0.usage.isEmpty ? "" : " " + $0.usage) }
+        let width = min(44, heads.map(\.count).max() ?? 0)
+        return zip(verb.subcommands, heads).map { subcommand, head in
+            "  " + head + String(repeating: " ", count: max(1, width - head.count + 2)) + subcommand.summary
+        }.joined(separator: "\n")
+    }
+
+    /// The store's verbs, for an unknown one.
+    static var storeVerbs: String { "mappack store VERB, where VERB is one of:\n" + subcommandList(Verbs.store) }
+
     /// `mappack help --json`: the verbs as declared, for tools that drive mappack (the store's
-    /// own verbs under `verbs`).
-    static func json(_ verbs: [VerbSpec]) -> [String: any Sendable] {
-        let described = verbs.map { verb -> [String: any Sendable] in
-            var object: [String: any Sendable] = [
-                "name": verb.name, "positionals": verb.positionals, "summary": verb.summary,
-                "options": verb.allOptions.map { option -> [String: any Sendable] in
-                    [
-                        "name": option.name, "short": option.short.map { String($0) as any Sendable } ?? NSNull(),
-                        "value": option.value ?? NSNull(), "help": option.help,
-                    ]
-                },
-            ]
-            if verb.name == "store" { object["verbs"] = StoreCommand.verbs }
-            return object
+    /// own verbs by name under `verbs`, and each with its options under `subcommands`).
+    static func json(_ verbs: [VerbSpec]) -> HelpRecord {
+        func describe(_ verb: VerbSpec) -> HelpRecord.Verb {
+            HelpRecord.Verb(
+                name: verb.name, positionals: verb.positionals, summary: verb.summary,
+                options: verb.allOptions.map { HelpRecord.Option(name: $0.name, short: $0.short.map { String($0) }, value: $0.value, help: $0.help) },
+                verbs: verb.subcommands.isEmpty ? nil : verb.subcommands.map(\.name),
+                subcommands: verb.subcommands.isEmpty ? nil : verb.subcommands.map(describe))
         }
-        return ["verbs": described]
+        return HelpRecord(verbs: verbs.map(describe))
     }
 
     /// `mappack --version`.
@@ -83,8 +105,8 @@ enum Help {
 
     private static var bash: String {
         let cases = Verbs.all.map { verb -> String in
-            let words = verb.allOptions.flatMap { option in ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? []) }
-            let files = verb.allOptions.filter { $0.completion != .none }.map { "--" + $0.name }
+            let words = verb.completionOptions.flatMap { option in ["--" + option.name] + (option.short.map { ["-\($0)"] } ?? []) }
+            let files = verb.completionOptions.filter { $0.completion != .none }.map { "--" + $0.name }
             let fileCase =
                 files.isEmpty
                 ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
@@ -115,7 +137,7 @@ enum Help {
     private static var zsh: String {
         let verbs = Verbs.all.map { "'\($0.name):\($0.summary.replacingOccurrences(of: "'", with: "'\\''"))'" }
         let cases = Verbs.all.map { verb -> String in
-            let specs = verb.allOptions.map { option -> String in
+            let specs = verb.completionOptions.map { option -> String in
                 let help = option.help.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "(").replacingOccurrences(
                     of: "]", with: ")")
                 let value =
@@ -154,7 +176,7 @@ enum Help {
             } else if !verb.positionals.isEmpty {
                 lines.append("complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -F")
             }
-            for option in verb.allOptions {
+            for option in verb.completionOptions {
                 var line = "complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -l \(option.name)"
                 if let short = option.short { line += " -s \(short)" }
                 if option.value != nil { line += option.completion == .none ? " -x" : " -r -F" }
@@ -179,8 +201,9 @@ enum Help {
             ".SH STORE VERBS",
             "\\fBmappack store\\fR \\fIVERB\\fR \\fB\\-\\-storage\\fR \\fIDIR\\fR \\fB\\-\\-cache\\fR \\fIDIR\\fR [\\fIoptions\\fR]",
         ]
-        for verb in StoreCommand.subverbs {
-            page += [".SS store \(verb.name)" + (verb.arguments.isEmpty ? "" : " " + roff(verb.arguments)), roff(verb.summary)]
+        for verb in Verbs.store.subcommands {
+            page += [".SS store \(verb.name)" + (verb.usage.isEmpty ? "" : " " + roff(verb.usage)), roff(verb.summary)]
+            for option in verb.options { page += [".TP", "\\fB\(roff(option.synopsis))\\fR", roff(option.help)] }
         }
         page += [".SH RECIPE", "A build reads a YAML recipe:"]
         for (key, text) in recipeKeys { page += [".TP", "\\fB\(key)\\fR", roff(text)] }
@@ -211,7 +234,7 @@ enum Help {
         }.joined(separator: "\n")
     }
 
-    /// The recipe's keys, for the man page (README.md "Recipes" says more).
+    /// The recipe's keys, for the man page (docs/formats.md, "Recipes", says more).
     private static let recipeKeys: [(String, String)] = [
         ("name", "the image's name: Output/<name>-<mapVersion>/"),
         ("catalog", "the catalog: a path relative to the recipe, or a file://, http:// or https:// URL"),

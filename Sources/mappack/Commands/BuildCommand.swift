@@ -6,20 +6,20 @@ import MapIO
 
 /// `mappack build RECIPE`.
 enum BuildCommand {
-    static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("build")!)
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.build)
         let recipePath = try arguments.expect(["recipe"])[0]
-        let jobs = try arguments.int("jobs", range: 1...256) ?? BundleFetcher.defaultJobs
-        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()), durable: false)
+        let jobs = try arguments.int(Verbs.jobs, range: 1...256) ?? BundleFetcher.defaultJobs
+        let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()), durable: false)
         try cache.checkOwnership()
         let recipe = try Recipe.load(recipePath)
         let epoch = try CommandClock.sourceDateEpoch()
-        let signingKey = try arguments.option("sign").map { (path: $0, text: try KeyFiles.read($0)) }
+        let signingKey = try arguments.option(Verbs.sign).map { (path: $0, text: try KeyFiles.read($0)) }
         var options = BuildOptions(
-            outputRoot: try Arguments.outputFolder(arguments.option("out") ?? "Output", option: "out"), cache: cache, jobs: jobs,
+            outputRoot: try Arguments.outputFolder(arguments.option(Verbs.out) ?? "Output", option: Verbs.out), cache: cache, jobs: jobs,
             sourceDateEpoch: epoch, signingKey: signingKey)
-        options.fromImage = arguments.option("from")
-        options.force = arguments.flag("force")
+        options.fromImage = arguments.option(Verbs.Build.from)
+        options.force = arguments.flag(Verbs.Build.force)
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
         // One mappack at a time in an output folder, from the up-to-date check to the last rename.
@@ -28,7 +28,7 @@ enum BuildCommand {
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
         let trust = try catalogTrust(arguments, cache: cache)
-        let mayBeUpToDate = arguments.option("shard") == nil && !options.force
+        let mayBeUpToDate = arguments.option(Verbs.Build.shard) == nil && !options.force
         if mayBeUpToDate || trust != nil {
             // Failing to read the catalog is reported as planning would (an unreachable server is failed work, exit 1).
             // The bytes checked here are the ones the plan uses (prefetch keeps them).
@@ -39,10 +39,10 @@ enum BuildCommand {
             } catch { throw PlanError.catalog(error.named(by: recipe)) }
             if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
                 announce(report, started: started, terminal: terminal)
-                return 0
+                return .success
             }
         }
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache, keepCatalogBytes: arguments.option("shard") != nil)
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache, keepCatalogBytes: arguments.option(Verbs.Build.shard) != nil)
         // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
         Allocator.trim()
         for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }
@@ -57,7 +57,7 @@ enum BuildCommand {
         descriptions.publish = root
         descriptions.storeBundles = Set(plan.bundles.filter(\.forStore).map(\.digest))
         let progress = BuildProgress(terminal: terminal, descriptions: descriptions)
-        if let shardText = arguments.option("shard") {
+        if let shardText = arguments.option(Verbs.Build.shard) {
             let parts = shardText.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, parts[1] <= 1024, (1...parts[1]).contains(parts[0]) else {
                 throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(shardText)'")
@@ -75,8 +75,8 @@ enum BuildCommand {
                 throw error
             }
             progress.finish()
-            if terminal.json { terminal.event(["event": "done", "shard": path]) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
-            return 0
+            if terminal.json { terminal.event(ShardDoneEvent(shard: path)) } else { terminal.line("shard \(parts[0])/\(parts[1]): \(path)") }
+            return .success
         }
         let report: BuildReport
         do {
@@ -101,12 +101,12 @@ enum BuildCommand {
         }
         progress.finish()
         announce(report, started: started, terminal: terminal)
-        return 0
+        return .success
     }
 
     /// With `--trust PUBKEY`: the key, the ledger in the download cache, and the check clock.
     static func catalogTrust(_ arguments: Arguments, cache: DownloadCache) throws -> CatalogSource.Trust? {
-        guard let path = arguments.option("trust") else { return nil }
+        guard let path = arguments.option(Verbs.Build.trust) else { return nil }
         let text = try KeyFiles.read(path)
         do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--trust: \(error)") }
         return CatalogSource.Trust(
@@ -116,13 +116,12 @@ enum BuildCommand {
     /// The closing line (or `done` event) of a build.
     static func announce(_ report: BuildReport, started: Date, terminal: Terminal) {
         if terminal.json {
-            terminal.event([
-                "event": "done", "image": report.imagePath, "packed": report.packedPath ?? NSNull(), "imageID": report.summary.imageID,
-                "mapVersion": report.summary.mapVersion.rawValue, "regions": report.summary.regions, "upToDate": report.upToDate,
-                "files": report.summary.files, "bundles": report.bundles, "downloadedBytes": report.downloadedBytes,
-                "sizeOnDiskInBytes": report.summary.sizeOnDiskInBytes, "outputs": outputObjects(report),
-                "seconds": Date().timeIntervalSince(started),
-            ])
+            terminal.event(
+                BuildDoneEvent(
+                    image: report.imagePath, packed: report.packedPath, imageID: report.summary.imageID,
+                    mapVersion: report.summary.mapVersion.rawValue, regions: report.summary.regions, upToDate: report.upToDate,
+                    files: report.summary.files, bundles: report.bundles, downloadedBytes: report.downloadedBytes,
+                    sizeOnDiskInBytes: report.summary.sizeOnDiskInBytes, outputs: outputObjects(report), seconds: Date().timeIntervalSince(started)))
         } else {
             let what = report.upToDate ? "up to date (nothing changed; --force rebuilds)" : "built"
             terminal.line(
@@ -146,55 +145,52 @@ enum BuildCommand {
     }
 
     /// The `outputs` of a `done` event: every output's format and path.
-    static func outputObjects(_ report: BuildReport) -> [[String: any Sendable]] {
-        report.outputs.map { ["format": $0.format.rawValue, "path": $0.path] }
+    static func outputObjects(_ report: BuildReport) -> [BuildDoneEvent.Output] {
+        report.outputs.map { BuildDoneEvent.Output(format: $0.format.rawValue, path: $0.path) }
     }
 
     /// The remote cache from `--remote-cache` or `MAPPACK_REMOTE_CACHE`, with the optional
     /// `MAPPACK_REMOTE_CACHE_HEADER` (e.g. an Authorization line) that is never printed.
     static func remoteCache(_ arguments: Arguments) throws -> RemoteCache? {
         let environment = ProcessInfo.processInfo.environment
-        guard let text = arguments.option("remote-cache") ?? environment["MAPPACK_REMOTE_CACHE"], !text.isEmpty else { return nil }
+        guard let text = arguments.option(Verbs.Build.remoteCache) ?? environment["MAPPACK_REMOTE_CACHE"], !text.isEmpty else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
             throw UsageError(message: "--remote-cache must be an http:// or https:// URL, not '\(text)'")
         }
         let header = environment["MAPPACK_REMOTE_CACHE_HEADER"].map { [$0] } ?? []
-        let readOnly = arguments.flag("remote-cache-readonly") || environment["MAPPACK_REMOTE_CACHE_READONLY"] == "1"
+        let readOnly = arguments.flag(Verbs.Build.remoteCacheReadOnly) || environment["MAPPACK_REMOTE_CACHE_READONLY"] == "1"
         return RemoteCache(base: url, headers: header, readOnly: readOnly)
     }
 
-    static func eventObject(_ event: BuildEvent) -> [String: any Sendable] {
+    /// A build's event as its `--json` line.
+    static func eventObject(_ event: BuildEvent) -> any JSONEvent {
         switch event {
         case .remote(let remote):
             switch remote {
-            case .hit(let digest, let size): ["event": "remote-hit", "bundle": digest.description, "size": size]
-            case .miss(let digest, let reason): ["event": "remote-miss", "bundle": digest.description, "reason": reason]
-            case .rejected(let digest, let url, let reason): ["event": "remote-rejected", "bundle": digest.description, "url": url, "reason": reason]
-            case .uploaded(let digest, let size): ["event": "remote-uploaded", "bundle": digest.description, "size": size]
-            case .uploadFailed(let digest, let reason): ["event": "remote-upload-failed", "bundle": digest.description, "reason": reason]
+            case .hit(let digest, let size): BundleSizeEvent(event: "remote-hit", bundle: digest.description, size: size)
+            case .miss(let digest, let reason): BundleReasonEvent(event: "remote-miss", bundle: digest.description, reason: reason)
+            case .rejected(let digest, let url, let reason): RemoteRejectedEvent(bundle: digest.description, url: url, reason: reason)
+            case .uploaded(let digest, let size): BundleSizeEvent(event: "remote-uploaded", bundle: digest.description, size: size)
+            case .uploadFailed(let digest, let reason): BundleReasonEvent(event: "remote-upload-failed", bundle: digest.description, reason: reason)
             }
         case .planned(let bundles, let bytes, let cached, let reused):
-            ["event": "planned", "bundles": bundles, "downloadBytes": bytes, "cached": cached, "reused": reused]
-        case .phase(let name): ["event": "phase", "phase": name]
+            PlannedEvent(bundles: bundles, downloadBytes: bytes, cached: cached, reused: reused)
+        case .phase(let name): PhaseEvent(phase: name)
         case .packed(let files, let totalFiles, let bytes, let totalBytes):
-            ["event": "pack-progress", "files": files, "totalFiles": totalFiles, "bytes": bytes, "totalBytes": totalBytes]
-        case .unpacked(let digest, let files): ["event": "bundle-unpacked", "bundle": digest.description, "files": files]
-        case .reused(let digest, let files): ["event": "bundle-reused", "bundle": digest.description, "files": files]
+            PackProgressEvent(files: files, totalFiles: totalFiles, bytes: bytes, totalBytes: totalBytes)
+        case .unpacked(let digest, let files): BundleFilesEvent(event: "bundle-unpacked", bundle: digest.description, files: files)
+        case .reused(let digest, let files): BundleFilesEvent(event: "bundle-reused", bundle: digest.description, files: files)
         case .chunked(let digest, let downloaded, let reused, let size, let fallback):
-            [
-                "event": "bundle-chunked", "bundle": digest.description, "downloaded": downloaded, "reused": reused, "size": size,
-                "fallback": fallback.map { $0 as any Sendable } ?? NSNull(),
-            ]
+            BundleChunkedEvent(bundle: digest.description, downloaded: downloaded, reused: reused, size: size, fallback: fallback)
         case .fetch(let fetch):
             switch fetch {
-            case .started(let digest, let size): ["event": "bundle-started", "bundle": digest.description, "size": size]
-            case .progress(let digest, let received, let size):
-                ["event": "progress", "bundle": digest.description, "received": received, "size": size]
-            case .verified(let digest, let size): ["event": "bundle-verified", "bundle": digest.description, "size": size]
-            case .alreadyCached(let digest, let size): ["event": "bundle-cached", "bundle": digest.description, "size": size]
+            case .started(let digest, let size): BundleSizeEvent(event: "bundle-started", bundle: digest.description, size: size)
+            case .progress(let digest, let received, let size): BundleProgressEvent(bundle: digest.description, received: received, size: size)
+            case .verified(let digest, let size): BundleSizeEvent(event: "bundle-verified", bundle: digest.description, size: size)
+            case .alreadyCached(let digest, let size): BundleSizeEvent(event: "bundle-cached", bundle: digest.description, size: size)
             case .retry(let digest, let attempt, let reason, let delay):
-                ["event": "retry", "bundle": digest.description, "attempt": attempt, "reason": reason, "delay": delay]
-            case .failed(let digest, let reason): ["event": "failed", "bundle": digest.description, "reason": reason]
+                RetryEvent(bundle: digest.description, attempt: attempt, reason: reason, delay: delay)
+            case .failed(let digest, let reason): BundleReasonEvent(event: "failed", bundle: digest.description, reason: reason)
             }
         }
     }

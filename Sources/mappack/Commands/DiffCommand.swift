@@ -4,8 +4,8 @@ import MapFormat
 
 /// `mappack diff OLD NEW`: regions and bundles between two images or catalogs, and what a device downloads.
 enum DiffCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("diff")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.diff)
         let paths = try arguments.expect(["old", "new"])
         let old = try DiffSide.load(paths[0])
         let new = try DiffSide.load(paths[1])
@@ -20,13 +20,11 @@ enum DiffCommand {
         if terminal.json {
             func ids(_ change: RegionChange.Change) -> [String] { changes.filter { $0.change == change }.map(\.id) }
             terminal.record(
-                [
-                    "from": old.mapVersion.rawValue, "to": new.mapVersion.rawValue, "old": old.label.json, "new": new.label.json,
-                    "regionsAdded": ids(.added), "regionsRemoved": ids(.removed), "regionsChanged": ids(.changed),
-                    "regionsUnchanged": unchanged, "changes": changes.map(\.json),
-                    "bundlesKept": kept.map(\.description), "bundlesAdded": addedBundles.map(\.description),
-                    "bundlesDropped": dropped.map(\.description), "downloadBytes": download,
-                ], schema: JSONSchemas.diff)
+                DiffRecord(
+                    from: old.mapVersion.rawValue, to: new.mapVersion.rawValue, old: old.label, new: new.label, regionsAdded: ids(.added),
+                    regionsRemoved: ids(.removed), regionsChanged: ids(.changed), regionsUnchanged: unchanged, changes: changes,
+                    bundlesKept: kept.map(\.description), bundlesAdded: addedBundles.map(\.description),
+                    bundlesDropped: dropped.map(\.description), downloadBytes: download))
         } else {
             // Which two things, then what changed in them, then the bundles behind it.
             terminal.line("old: \(old.label.text)")
@@ -45,6 +43,6 @@ enum DiffCommand {
                 old: old, new: new, changes: changes, unchanged: unchanged, addedBundles: Set(addedBundles), bundleLine: bundleLine,
                 download: download),
             arguments: arguments, terminal: terminal)
-        return 0
+        return .success
     }
 }

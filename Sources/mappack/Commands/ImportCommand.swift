@@ -5,16 +5,16 @@ import MapFormat
 /// `mappack import --tiles T --regions R [--places P] --out DIR [--catalog ID] [--map-version V] [--shard I/N]`
 /// and `mappack import --merge SHARD... --out DIR`.
 enum ImportCommand {
-    static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("import")!)
-        guard let out = arguments.option("out") else { throw UsageError(message: "import needs --out DIR (the source folder to write)") }
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.`import`)
+        guard let out = arguments.option(Verbs.Import.out) else { throw UsageError(message: "import needs --out DIR (the source folder to write)") }
         let result: TileImporter.Result
-        if arguments.flag("merge") {
+        if arguments.flag(Verbs.Import.merge) {
             guard !arguments.positionals.isEmpty else {
                 throw UsageError(message: "import --merge needs the shard folders: mappack import --merge shard-1 shard-2 … --out DIR")
             }
-            for name in ["tiles", "regions", "places", "shard", "catalog", "map-version"] where arguments.option(name) != nil {
-                throw UsageError(message: "--\(name) does not go with --merge: the shards already hold what it chose")
+            for option in Verbs.Import.choices where arguments.option(option) != nil {
+                throw UsageError(message: "--\(option.name) does not go with --merge: the shards already hold what it chose")
             }
             let shards = arguments.positionals
             result = try await run { try TileImporter.merge(shards: shards, output: out) }
@@ -22,13 +22,14 @@ enum ImportCommand {
             guard arguments.positionals.isEmpty else {
                 throw UsageError(message: "import takes no folders (\(arguments.positionals.joined(separator: " "))) unless --merge is given")
             }
-            guard let tiles = arguments.option("tiles"), let regions = arguments.option("regions") else {
+            guard let tiles = arguments.option(Verbs.Import.tiles), let regions = arguments.option(Verbs.Import.regions) else {
                 throw UsageError(message: "import needs --tiles TILESET (.mbtiles or .pmtiles) and --regions BOUNDARIES.geojson")
             }
             var options = TileImporter.Options(
-                tiles: tiles, regions: regions, places: arguments.option("places"), output: out, catalog: arguments.option("catalog") ?? "imported",
-                mapVersion: MapVersion(arguments.option("map-version") ?? "1.0"))
-            if let text = arguments.option("shard") {
+                tiles: tiles, regions: regions, places: arguments.option(Verbs.Import.places), output: out,
+                catalog: arguments.option(Verbs.Import.catalog) ?? "imported",
+                mapVersion: MapVersion(arguments.option(Verbs.Import.mapVersion) ?? "1.0"))
+            if let text = arguments.option(Verbs.Import.shard) {
                 let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
                 guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else {
                     throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(text)'")
@@ -39,16 +40,16 @@ enum ImportCommand {
             result = try await run { try importer.run() }
         }
         if terminal.json {
-            terminal.event([
-                "event": "imported", "output": result.output, "regions": result.regions, "bundles": result.bundles, "tiles": result.tiles,
-                "placed": result.placed, "outside": result.outside, "places": result.places,
-            ])
+            terminal.event(
+                ImportedEvent(
+                    output: result.output, regions: result.regions, bundles: result.bundles, tiles: result.tiles, placed: result.placed,
+                    outside: result.outside, places: result.places))
         } else {
             terminal.line(
                 "imported \(result.regions) regions, \(result.bundles) bundles: \(result.placed) of \(result.tiles) tiles placed"
                     + (result.outside > 0 ? ", \(result.outside) meet no region (left out)" : "") + ", \(result.places) places → \(result.output)")
         }
-        return 0
+        return .success
     }
 
     /// Runs blocking import work on its own thread, off the cooperative pool.

@@ -5,11 +5,11 @@ import MapVerify
 
 /// `mappack inspect IMAGE`: what an image holds, from its manifest (quick checks only).
 enum InspectCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("inspect")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.inspect)
         let path = try arguments.expect(["image"])[0]
         guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
-        let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
+        let trusted = try arguments.option(Verbs.trust).map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         let report =
             FileSystem.isDirectory(path)
             ? try ImageVerifier.verifyFolder(path, hashContents: false, trusted: trusted)
@@ -21,24 +21,22 @@ enum InspectCommand {
             : trusted.isEmpty
                 ? "signed (no key given to check it)"
                 : report.problems.contains { $0.kind == .signature } ? "signature INVALID" : "signed, verified with \(trusted[0].path)"
-        let language = arguments.option("lang") ?? manifest.language
+        let language = arguments.option(Verbs.lang) ?? manifest.language
         if terminal.json {
             terminal.record(
-                [
-                    "format": manifest.format, "name": manifest.name, "imageID": manifest.imageID, "catalog": manifest.catalog,
-                    "mapVersion": manifest.mapVersion.rawValue, "built": manifest.built, "mappackVersion": manifest.mappackVersion,
-                    "blockSize": manifest.blockSize, "bundles": manifest.bundles.count, "files": manifest.files.count,
-                    "signature": signature, "problems": report.problems.count,
-                    "regions": manifest.regions.map {
-                        [
-                            "id": $0.id.rawValue, "name": LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
-                            "sizeOnDiskInBytes": $0.sizeOnDiskInBytes,
-                        ] as [String: any Sendable]
+                InspectRecord(
+                    format: manifest.format, name: manifest.name, imageID: manifest.imageID, catalog: manifest.catalog,
+                    mapVersion: manifest.mapVersion.rawValue, built: manifest.built, mappackVersion: manifest.mappackVersion,
+                    blockSize: manifest.blockSize, bundles: manifest.bundles.count, files: manifest.files.count, signature: signature,
+                    problems: report.problems.count,
+                    regions: manifest.regions.map {
+                        InspectRecord.Region(
+                            id: $0.id.rawValue, name: LocalizedNames.pick($0.names, language: language, fallback: $0.id.rawValue),
+                            sizeOnDiskInBytes: $0.sizeOnDiskInBytes)
                     },
-                    "cacheSeed": manifest.cacheSeed.map {
-                        ["entries": $0.entries, "size": $0.size, "sha256": $0.sha256, "regions": $0.regions.map(\.rawValue)] as [String: any Sendable]
-                    } ?? NSNull(),
-                ], schema: JSONSchemas.inspect)
+                    cacheSeed: manifest.cacheSeed.map {
+                        InspectRecord.CacheSeed(entries: $0.entries, size: $0.size, sha256: $0.sha256, regions: $0.regions.map(\.rawValue))
+                    }))
         } else {
             terminal.line("image \(manifest.name.visible) — \(manifest.format.visible), id \(manifest.imageID.visible)")
             terminal.line(
@@ -62,6 +60,6 @@ enum InspectCommand {
             for problem in report.problems { terminal.error(problem.description) }
         }
         try ReportFiles.write(SizeReport(manifest: manifest, language: language), arguments: arguments, terminal: terminal)
-        return report.ok ? 0 : 1
+        return ExitCode(ok: report.ok)
     }
 }

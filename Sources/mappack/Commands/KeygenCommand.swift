@@ -5,13 +5,15 @@ import MapIO
 /// public key in minisign's format, `NAME.minisign.pub` (for `minisign -V`). With `--from KEY`, only
 /// the two public files, from an existing private key.
 enum KeygenCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("keygen")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.keygen)
         _ = try arguments.expect([])
-        guard let out = arguments.option("out") else { throw UsageError(message: "keygen needs --out NAME (writes NAME.key and NAME.pub)") }
+        guard let out = arguments.option(Verbs.Keygen.out) else {
+            throw UsageError(message: "keygen needs --out NAME (writes NAME.key and NAME.pub)")
+        }
         let privateKey: String?
         let publicKey: String
-        if let from = arguments.option("from") {
+        if let from = arguments.option(Verbs.Keygen.from) {
             do { publicKey = try Ed25519.publicKey(ofPrivate: try KeyFiles.read(from), path: from) } catch let error as SignatureError {
                 throw UsageError(message: "--from: \(error)")
             }
@@ -24,7 +26,7 @@ enum KeygenCommand {
         let pubPath = out + ".pub"
         let minisignPath = out + ".minisign.pub"
         let written = (privateKey == nil ? [] : [keyPath]) + [pubPath, minisignPath]
-        if !arguments.flag("force") {
+        if !arguments.flag(Verbs.Keygen.force) {
             for path in written where FileSystem.exists(path) { throw UsageError(message: "\(path) exists; pass --force to overwrite it") }
         }
         // Owner-only from creation on, never a window in which the key is readable by others.
@@ -32,15 +34,13 @@ enum KeygenCommand {
         try FileSystem.writeAtomically(Data((publicKey + "\n").utf8), to: pubPath)
         try FileSystem.writeAtomically(Data(try Minisign.publicKeyFile(publicKey, path: pubPath).utf8), to: minisignPath)
         if terminal.json {
-            var event = ["event": "keygen", "public": pubPath, "minisignPublic": minisignPath]
-            if privateKey != nil { event["private"] = keyPath }
-            terminal.event(event)
+            terminal.event(KeygenEvent(public: pubPath, minisignPublic: minisignPath, private: privateKey == nil ? nil : keyPath))
         } else {
             if privateKey != nil { terminal.line("private key: \(keyPath) (keep it secret; sign with `mappack build --sign \(keyPath)`)") }
             terminal.line("public key:  \(pubPath) (ship it; check with `mappack verify --trust \(pubPath)`)")
             terminal.line("minisign:    \(minisignPath) (the same key for `minisign -V -p \(minisignPath) -m IMAGE/manifest.json`)")
         }
-        return 0
+        return .success
     }
 }
 

@@ -6,42 +6,35 @@ import MapIO
 
 /// `mappack plan RECIPE`: everything a build would do, with sizes, without downloading.
 enum PlanCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("plan")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.plan)
         let recipePath = try arguments.expect(["recipe"])[0]
-        let cache = DownloadCache(root: FileSystem.absolute(arguments.option("cache") ?? DownloadCache.defaultRoot()))
+        let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let language = recipe.language
         let over = plan.capacityOvershoot
         if terminal.json {
-            var object: [String: any Sendable] = [
-                "recipe": recipe.name, "catalog": plan.tree.catalog.catalog, "mapVersion": plan.tree.catalog.mapVersion.rawValue,
-                "blockSize": recipe.blockSize, "downloadBytes": plan.downloadBytes, "totalBundleBytes": plan.totalBundleBytes,
-                "storeBundleBytes": plan.storeBundleBytes, "cacheSeedBundleBytes": plan.seedBundleBytes,
-                "bundles": plan.bundles.count, "bundlesCached": plan.bundles.filter(\.cached).count,
-                "sizeOnDiskInBytes": plan.sizeOnDisk.map { $0 as any Sendable } ?? NSNull(),
-                "cacheSeedBytes": plan.cacheSeedBytes, "capacity": recipe.capacity.map { $0 as any Sendable } ?? NSNull(),
-                "fits": over == nil, "overshootBytes": over.map { $0 as any Sendable } ?? NSNull(), "cache": cache.root,
-            ]
             let regions = plan.tree.catalog.regions
-            object["regions"] = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map {
-                index, pair -> [String: any Sendable] in
+            let selected = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map { index, pair in
                 let (entry, position) = pair
-                return [
-                    "id": entry.id.rawValue, "name": regions[Int(position)].name(in: language), "broughtBy": entry.broughtBy.rawValue,
-                    "sizeOnDiskInBytes": plan.selectedRegionSizes.map { $0[index] as any Sendable } ?? NSNull(),
-                    "downloadBytes": plan.selectedRegionDownloadSizes[index],
-                ]
+                return PlanRecord.Region(
+                    id: entry.id.rawValue, name: regions[Int(position)].name(in: language), broughtBy: entry.broughtBy.rawValue,
+                    sizeOnDiskInBytes: plan.selectedRegionSizes.map { $0[index] }, downloadBytes: plan.selectedRegionDownloadSizes[index])
             }
-            object["bundleList"] = plan.bundles.map { b -> [String: any Sendable] in
-                [
-                    "digest": b.digest.description, "size": b.info.size, "cached": b.cached, "forStore": b.forStore,
-                    "regions": b.regions.map(\.rawValue),
-                ]
-            }
-            terminal.record(object, schema: JSONSchemas.plan)
+            terminal.record(
+                PlanRecord(
+                    recipe: recipe.name, catalog: plan.tree.catalog.catalog, mapVersion: plan.tree.catalog.mapVersion.rawValue,
+                    blockSize: recipe.blockSize, downloadBytes: plan.downloadBytes, totalBundleBytes: plan.totalBundleBytes,
+                    storeBundleBytes: plan.storeBundleBytes, cacheSeedBundleBytes: plan.seedBundleBytes, bundles: plan.bundles.count,
+                    bundlesCached: plan.bundles.filter(\.cached).count, sizeOnDiskInBytes: plan.sizeOnDisk, cacheSeedBytes: plan.cacheSeedBytes,
+                    capacity: recipe.capacity, fits: over == nil, overshootBytes: over, cache: cache.root, regions: selected,
+                    bundleList: plan.bundles.map {
+                        PlanRecord.Bundle(
+                            digest: $0.digest.description, size: $0.info.size, cached: $0.cached, forStore: $0.forStore,
+                            regions: $0.regions.map(\.rawValue))
+                    }))
         } else {
             // One write for the whole table: a planet plan has thousands of rows.
             var out = TextBuffer()
@@ -66,7 +59,7 @@ enum PlanCommand {
         // Written before the capacity check, so a plan that does not fit shows where the bytes go.
         try ReportFiles.write(SizeReport(plan: plan, cache: cache.root), arguments: arguments, terminal: terminal)
         try plan.checkCapacity()
-        return 0
+        return .success
     }
 }
 

@@ -6,15 +6,15 @@ import Synchronization
 
 /// `mappack publish SOURCE --out DIR [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
 enum PublishCommand {
-    static func run(_ raw: [String], terminal: Terminal) async throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("publish")!)
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.publish)
         let source = try arguments.expect(["source_dir"])[0]
-        guard let given = arguments.option("out") else { throw UsageError(message: "publish needs --out DIR") }
-        let out = try Arguments.outputFolder(given, option: "out")
-        let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        guard let given = arguments.option(Verbs.out) else { throw UsageError(message: "publish needs --out DIR") }
+        let out = try Arguments.outputFolder(given, option: Verbs.out)
+        let jobs = try arguments.int(Verbs.jobs, range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
-        publisher.chunked = arguments.flag("chunked")
+        publisher.chunked = arguments.flag(Verbs.Publish.chunked)
         // Packing a big world takes a while: say which phase it is in and how far.
         let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
         let ticker = ProgressTicker(terminal: terminal) {
@@ -33,8 +33,8 @@ enum PublishCommand {
                 return true
             }
             if terminal.json {
-                if entered { terminal.event(["event": "phase", "phase": phase]) }
-                if phase == "pack" { terminal.event(["event": "publish-progress", "bundles": done, "total": total]) }
+                if entered { terminal.event(PhaseEvent(phase: phase)) }
+                if phase == "pack" { terminal.event(PublishProgressEvent(bundles: done, total: total)) }
             } else if entered {
                 ticker.started(phase == "pack" ? "pack: \(total) bundles from \(source)" : "catalog: \(done) regions, \(total) bundles → \(out)")
             } else {
@@ -48,28 +48,28 @@ enum PublishCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event([
-                "event": "published", "catalog": result.catalogPath, "regions": result.regions, "bundles": result.bundles, "bytes": result.bytes,
-                "catalogVersion": result.signedVersion.map { Int($0) as any Sendable } ?? NSNull(),
-            ])
+            terminal.event(
+                PublishedEvent(
+                    catalog: result.catalogPath, regions: result.regions, bundles: result.bundles, bytes: result.bytes,
+                    catalogVersion: result.signedVersion.map { Int($0) }))
         } else {
             terminal.line(
                 "published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"
                     + (result.signedVersion.map { ", signed as version \($0)" } ?? ""))
         }
-        return 0
+        return .success
     }
 
     /// The catalog signing options; nil without `--sign` (the other signing options need it).
     private static func signing(_ arguments: Arguments) throws -> CatalogSigning? {
-        guard let keyPath = arguments.option("sign") else {
-            for name in ["catalog-version", "expires", "timestamp-expires", "next-key", "reset-lineage"] where arguments.option(name) != nil {
-                throw UsageError(message: "--\(name) needs --sign KEY (it describes the catalog's signature)")
+        guard let keyPath = arguments.option(Verbs.sign) else {
+            for option in Verbs.Publish.signing where arguments.option(option) != nil {
+                throw UsageError(message: "--\(option.name) needs --sign KEY (it describes the catalog's signature)")
             }
             return nil
         }
         var signing = CatalogSigning(privateKey: try KeyFiles.read(keyPath), keyPath: keyPath, clock: try CommandClock.build())
-        if let text = arguments.option("catalog-version") {
+        if let text = arguments.option(Verbs.Publish.catalogVersion) {
             guard let version = Int64(text), version >= 0 else {
                 throw UsageError(message: "--catalog-version must be a whole number ≥ 0, not '\(text)'")
             }
@@ -79,14 +79,14 @@ enum PublishCommand {
             }
             signing.version = version
         }
-        signing.force = arguments.flag("force")
-        if let text = arguments.option("expires") {
+        signing.force = arguments.flag(Verbs.Publish.force)
+        if let text = arguments.option(Verbs.Publish.expires) {
             guard let seconds = CatalogSigning.duration(text) else {
                 throw UsageError(message: "--expires must be hours or days like 36h or 14d (at most 3650d), not '\(text)'")
             }
             signing.validFor = seconds
         }
-        if let text = arguments.option("timestamp-expires") {
+        if let text = arguments.option(Verbs.Publish.timestampExpires) {
             guard let seconds = CatalogSigning.duration(text) else {
                 throw UsageError(message: "--timestamp-expires must be hours or days like 6h or 2d (at most 3650d), not '\(text)'")
             }
@@ -95,14 +95,14 @@ enum PublishCommand {
         guard signing.clock.addingTimeInterval(signing.validFor) <= UTCTime.latest else {
             throw UsageError(
                 message: "the signature would expire after year 9999 (the clock \(UTCTime.format(signing.clock) ?? "?") plus --expires "
-                    + "\(arguments.option("expires") ?? "30d")); an expiry is a four-digit year: lower SOURCE_DATE_EPOCH or --expires")
+                    + "\(arguments.option(Verbs.Publish.expires) ?? "30d")); an expiry is a four-digit year: lower SOURCE_DATE_EPOCH or --expires")
         }
-        if let path = arguments.option("next-key") {
+        if let path = arguments.option(Verbs.Publish.nextKey) {
             let text = try KeyFiles.read(path)
             do { _ = try Ed25519.rawPublicKey(text, path: path) } catch { throw UsageError(message: "--next-key: \(error)") }
             signing.nextKey = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        if let path = arguments.option("reset-lineage") {
+        if let path = arguments.option(Verbs.Publish.resetLineage) {
             guard signing.nextKey == nil else {
                 throw UsageError(message: "--reset-lineage names the next key itself (its public half); leave out --next-key")
             }

@@ -4,13 +4,13 @@ import MapFormat
 
 /// `mappack regions CATALOG`: the region tree with localized names and subtree sizes.
 enum RegionsCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("regions")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.regions)
         let location = try arguments.expect(["catalog"])[0]
         let tree = try CatalogSource.load(try Arguments.catalogURL(location))
-        let language = arguments.option("lang")
-        let blockSize = Int64(try arguments.int("block-size", range: 512...(1 << 20)) ?? 4096)
-        let filter = arguments.option("filter")?.lowercased()
+        let language = arguments.option(Verbs.lang)
+        let blockSize = Int64(try arguments.int(Verbs.Regions.blockSize, range: 512...(1 << 20)) ?? 4096)
+        let filter = arguments.option(Verbs.Regions.filter)?.lowercased()
         var rows: [(depth: Int, id: RegionID)] = []
         // Depth first, parents before children, sorted: with a stack, not recursion.
         var pending: [(depth: Int, id: RegionID)] = tree.roots.reversed().map { (0, $0) }
@@ -35,16 +35,13 @@ enum RegionsCommand {
         if terminal.json {
             for r in records {
                 terminal.record(
-                    [
-                        "id": r.region.id.rawValue, "parent": r.region.parent?.rawValue ?? NSNull(), "name": r.name, "depth": r.depth,
-                        "children": r.children, "cities": r.region.cities ?? [], "downloadBytes": r.download,
-                        "sizeOnDiskInBytes": r.onDisk.map { $0 as any Sendable } ?? NSNull(), "released": r.region.released ?? NSNull(),
-                    ],
-                    schema: JSONSchemas.region)
+                    RegionRecord(
+                        id: r.region.id.rawValue, parent: r.region.parent?.rawValue, name: r.name, depth: r.depth, children: r.children,
+                        cities: r.region.cities ?? [], downloadBytes: r.download, sizeOnDiskInBytes: r.onDisk, released: r.region.released))
             }
-            return 0
+            return .success
         }
-        let asTree = arguments.flag("tree")
+        let asTree = arguments.flag(Verbs.Regions.tree)
         var table = TextTable([("REGION", .left), (asTree ? "ID" : "NAME", .left), ("CHILDREN", .right), ("DOWNLOAD", .right), ("ON DISK", .right)])
         for r in records {
             table.add([
@@ -53,6 +50,6 @@ enum RegionsCommand {
             ])
         }
         terminal.line(table.text)
-        return 0
+        return .success
     }
 }

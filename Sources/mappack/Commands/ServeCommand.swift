@@ -7,12 +7,12 @@ import MapIO
 /// `mappack serve PATH`: an image folder, packed image or installed store on
 /// `http://127.0.0.1:PORT/` (tiles, TileJSON, a style, the regions, a viewer page) until SIGINT or SIGTERM.
 enum ServeCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("serve")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.serve)
         let path = try arguments.expect(["path"])[0]
-        let port = try arguments.int("port", range: 0...65535) ?? 8080
-        let maplibre = try MapLibreAssets.load(explicit: arguments.option("maplibre-js"))
-        let image = try ServedImage.open(path, cache: arguments.option("cache"))
+        let port = try arguments.int(Verbs.Serve.port, range: 0...65535) ?? 8080
+        let maplibre = try MapLibreAssets.load(explicit: arguments.option(Verbs.Serve.maplibre))
+        let image = try ServedImage.open(path, cache: arguments.option(Verbs.Serve.cache))
         defer { image.close() }
         let server = try LoopbackServer(port: UInt16(port))
         let base = "http://127.0.0.1:\(server.port)"
@@ -28,16 +28,14 @@ enum ServeCommand {
         }
         server.start { routes.respond(to: $0) }
         let url = base + "/"
-        if let file = arguments.option("open-url-file") {
+        if let file = arguments.option(Verbs.Serve.openURLFile) {
             try FileSystem.writeAtomically(Data((url + "\n").utf8), to: file)
         }
         if terminal.json {
-            var event: [String: any Sendable] = [
-                "event": "serving", "path": path, "kind": image.kind.rawValue, "url": url, "port": Int(server.port),
-                "imageID": image.manifest.imageID, "tileDatabases": image.tiles.sources.count,
-            ]
-            if let maplibre { event["maplibre"] = maplibre.folder }
-            terminal.event(event)
+            terminal.event(
+                ServingEvent(
+                    path: path, kind: image.kind.rawValue, url: url, port: Int(server.port), imageID: image.manifest.imageID,
+                    tileDatabases: image.tiles.sources.count, maplibre: maplibre?.folder))
         } else {
             terminal.line("serving \(path) at \(url)")
             if maplibre == nil {
@@ -47,6 +45,6 @@ enum ServeCommand {
         stop.wait()
         server.stop()
         for source in sources { source.cancel() }
-        return 0
+        return .success
     }
 }

@@ -62,14 +62,11 @@ struct StoreAvailable {
     func print(to terminal: Terminal) {
         if terminal.json {
             terminal.record(
-                [
-                    "storeMapVersion": storeVersion?.rawValue ?? NSNull(), "catalogMapVersion": catalogVersion?.rawValue ?? NSNull(),
-                    "catalog": catalog ?? NSNull(), "note": note ?? NSNull(),
-                    "regions": rows.map {
-                        ["id": $0.id.rawValue, "name": $0.name, "downloadBytes": $0.downloadBytes, "state": $0.state] as [String: any Sendable]
-                    },
-                ],
-                schema: JSONSchemas.storeAvailable)
+                StoreAvailableRecord(
+                    storeMapVersion: storeVersion?.rawValue, catalogMapVersion: catalogVersion?.rawValue, catalog: catalog, note: note,
+                    regions: rows.map {
+                        StoreAvailableRecord.Region(id: $0.id.rawValue, name: $0.name, downloadBytes: $0.downloadBytes, state: $0.state)
+                    }))
             return
         }
         if let note { terminal.note(note) }

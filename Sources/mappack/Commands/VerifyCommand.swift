@@ -6,30 +6,28 @@ import MapVerify
 
 /// `mappack verify PATH`: an image folder against its manifest.
 enum VerifyCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> Int32 {
-        let arguments = try Arguments(raw, verb: Verbs.named("verify")!)
+    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+        let arguments = try Arguments(raw, verb: Verbs.verify)
         let path = try arguments.expect(["path"])[0]
-        let jobs = try arguments.int("jobs", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let jobs = try arguments.int(Verbs.jobs, range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
-        let trusted = try arguments.option("trust").map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
+        let trusted = try arguments.option(Verbs.trust).map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
-            return try verifyStorage(path, full: !arguments.flag("quick"), trusted: trusted.map(\.text), terminal: terminal)
+            return try verifyStorage(path, full: !arguments.flag(Verbs.Verify.quick), trusted: trusted.map(\.text), terminal: terminal)
         }
         let report =
             FileSystem.isDirectory(path)
-            ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag("quick"), trusted: trusted, jobs: jobs)
+            ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag(Verbs.Verify.quick), trusted: trusted, jobs: jobs)
             : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
         if terminal.json {
             for problem in report.problems {
-                terminal.event([
-                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
-                    "detail": problem.detail,
-                ])
+                terminal.event(
+                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
             }
-            terminal.event([
-                "event": "done", "ok": report.ok, "imageID": report.manifest.imageID, "files": report.filesChecked,
-                "bytesHashed": report.bytesHashed, "problems": report.problems.count,
-            ])
+            terminal.event(
+                ImageVerifiedEvent(
+                    ok: report.ok, imageID: report.manifest.imageID, files: report.filesChecked, bytesHashed: report.bytesHashed,
+                    problems: report.problems.count))
         } else {
             for problem in report.problems { terminal.error(problem.description) }
             terminal.line(
@@ -37,24 +35,20 @@ enum VerifyCommand {
                     ? "ok: \(path): \(report.manifest.name) \(report.manifest.mapVersion), \(report.filesChecked) files, image id \(report.manifest.imageID.prefix(16))"
                     : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
         }
-        return report.ok ? 0 : 1
+        return ExitCode(ok: report.ok)
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
-    static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> Int32 {
+    static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> ExitCode {
         let result = try StoreCommand.waitFor {
             try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: path, isDirectory: true), full: full, trustedPublicKeys: trusted)
         }
         if terminal.json {
             for problem in result.problems {
-                terminal.event([
-                    "event": "problem", "kind": problem.kind.rawValue, "path": problem.path, "regions": problem.regions.map(\.rawValue),
-                    "detail": problem.detail,
-                ])
+                terminal.event(
+                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
             }
-            terminal.event([
-                "event": "done", "ok": result.problems.isEmpty, "imageID": result.imageID, "store": true, "problems": result.problems.count,
-            ])
+            terminal.event(StoreVerifiedEvent(ok: result.problems.isEmpty, imageID: result.imageID, problems: result.problems.count))
         } else {
             for problem in result.problems { terminal.error(problem.description) }
             terminal.line(
@@ -62,6 +56,6 @@ enum VerifyCommand {
                     ? "ok: \(path): installed store at map version \(result.mapVersion), image id \(result.imageID.prefix(16))"
                     : "FAILED: \(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")")
         }
-        return result.problems.isEmpty ? 0 : 1
+        return ExitCode(ok: result.problems.isEmpty)
     }
 }

@@ -42,13 +42,6 @@ struct DiffSide {
             case .catalog: "catalog \(name) \(mapVersion), \(path)"
             }
         }
-
-        /// The side as `--json` gives it.
-        var json: [String: any Sendable] {
-            var object: [String: any Sendable] = ["kind": kind.rawValue, "name": name, "mapVersion": mapVersion, "catalog": catalog, "path": path]
-            if let imageID { object["imageID"] = imageID }
-            return object
-        }
     }
 
     var label: Label

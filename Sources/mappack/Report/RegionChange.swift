@@ -77,14 +77,6 @@ struct RegionChange: Encodable {
         return parts.joined(separator: " ")
     }
 
-    /// The change as `--json` gives it.
-    var json: [String: any Sendable] {
-        [
-            "change": change.rawValue, "id": id, "name": name, "bundles": bundles, "bytes": bytes, "bundlesAdded": bundlesAdded,
-            "bytesAdded": bytesAdded, "bundlesRemoved": bundlesRemoved, "bytesRemoved": bytesRemoved,
-        ]
-    }
-
     /// `9 added, 39 removed, 12 changed, 2194 unchanged`.
     static func counts(_ changes: [RegionChange], unchanged: Int) -> String {
         Change.allCases.map { kind in "\(changes.filter { $0.change == kind }.count) \(kind.rawValue)" }.joined(separator: ", ")

@@ -6,8 +6,8 @@ enum ReportFiles {
     /// Writes the reports the command line asks for. The HTML page replaces `FILE` atomically; the
     /// Markdown is appended (a CI job summary file collects several), or printed for `-`.
     static func write(_ report: @autoclosure () throws -> SizeReport, arguments: Arguments, terminal: Terminal) throws {
-        let html = arguments.option("html")
-        let markdown = arguments.option("markdown")
+        let html = arguments.option(Verbs.html)
+        let markdown = arguments.option(Verbs.markdown)
         guard html != nil || markdown != nil else { return }
         let report = try report()
         if let html {

@@ -1,0 +1,69 @@
+/// A path relative to a store's root (an image's `store/` folder, a device's installed store), as a
+/// manifest, a shard record or a bundle's archive entry names a file: checked once, where it enters,
+/// by the one rule every reader applies, so a path is accepted or refused alike by `mappack verify`,
+/// a build, a merge and a device's install.
+///
+/// The rule: 1 to 1024 bytes, `/`-separated names, none empty, `.` or `..`; not absolute; no NUL and no
+/// backslash. So joined to a folder it names a file inside that folder, and one file has one spelling
+/// (`a//b` and `a/./b` are refused, not read as `a/b`).
+public struct StorePath: Sendable, Hashable, CustomStringConvertible {
+    /// The path, exactly as written.
+    public let string: String
+
+    /// The path `text`, or the rule it breaks.
+    public init(validating text: String) throws(StorePath.Problem) {
+        if let problem = StorePath.problem(text) { throw problem }
+        string = text
+    }
+
+    public var description: String { string }
+
+    /// Longest path accepted, in bytes.
+    public static let maxLength = 1024
+
+    /// A rule a store path breaks.
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        case absolute
+        case empty
+        case forbiddenByte
+        case climbs
+        case emptyComponent
+        case tooLong
+
+        public var description: String {
+            switch self {
+            case .absolute: "absolute paths are not allowed"
+            case .empty: "empty path"
+            case .forbiddenByte: "NUL or backslash in path"
+            case .climbs: "'..' climbs out of the destination"
+            case .emptyComponent: "empty or '.' path component"
+            case .tooLong: "path longer than \(StorePath.maxLength) bytes"
+            }
+        }
+    }
+
+    /// Why `text` is not a store path; nil when it is one.
+    public static func problem(_ text: String) -> Problem? {
+        problem(in: text.utf8.span.bytes)
+    }
+
+    /// Why the UTF-8 `bytes` are not a store path; nil when they are one. Every rule is about ASCII
+    /// bytes (`/`, `.`, NUL, `\\`), so the bytes are checked as they are.
+    package static func problem(in bytes: RawSpan) -> Problem? {
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        let count = bytes.byteCount
+        if count > 0 && bytes[byteAt: 0] == slash { return .absolute }
+        if count == 0 { return .empty }
+        for index in 0..<count where bytes[byteAt: index] == 0 || bytes[byteAt: index] == UInt8(ascii: "\\") { return .forbiddenByte }
+        var componentStart = 0
+        for index in 0...count where index == count || bytes[byteAt: index] == slash {
+            let length = index - componentStart
+            if length == 2 && bytes[byteAt: componentStart] == dot && bytes[byteAt: componentStart + 1] == dot { return .climbs }
+            if length == 0 || (length == 1 && bytes[byteAt: componentStart] == dot) { return .emptyComponent }
+            componentStart = index + 1
+        }
+        if count > maxLength { return .tooLong }
+        return nil
+    }
+}

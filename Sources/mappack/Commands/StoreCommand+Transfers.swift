@@ -1,0 +1,128 @@
+import Foundation
+import MapBuild
+import MapFormat
+import MapStore
+
+/// The store verbs that move or fetch data and show progress as they go, one function each.
+extension StoreCommand {
+    /// `store move --to DIR`.
+    static func move(_ context: Context) throws -> ExitCode {
+        let destination = try context.arguments.required(Verbs.Store.to, by: context.verb)
+        let store = try context.open()
+        let terminal = context.terminal
+        let ticker = ProgressTicker(terminal: terminal)
+        ticker.started("move: \(store.storage.path) → \(destination)")
+        do {
+            try waitFor {
+                try await store.moveData(to: URL(fileURLWithPath: destination, isDirectory: true)) { fraction in
+                    ticker.set("move \(Int(fraction * 100))%")
+                }
+            }
+        } catch {
+            ticker.finish()
+            throw error
+        }
+        ticker.finish()
+        if terminal.json {
+            terminal.event(MovedEvent(storage: store.storage.path))
+        } else {
+            terminal.line("moved to \(store.storage.path)")
+        }
+        return .success
+    }
+
+    /// `store update [--catalog URL] [--check]`.
+    static func update(_ context: Context) throws -> ExitCode {
+        let store = try context.open()
+        let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL)
+        let terminal = context.terminal
+        if context.arguments.flag(Verbs.Store.check) {
+            let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
+            if terminal.json {
+                terminal.record(
+                    UpdateCheckRecord(
+                        status: info.status.rawValue, installedVersion: info.installedVersion.rawValue,
+                        availableVersion: info.availableVersion.rawValue, bundlesToFetch: info.bundlesToFetch, updateBytes: info.updateBytes,
+                        unsupportedRegions: info.unsupportedRegions.map(\.rawValue)))
+                return .success
+            }
+            terminal.line(
+                "\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                    + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
+                    + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
+            return .success
+        }
+        let ticker = ProgressTicker(terminal: terminal)
+        ticker.started("update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+        do {
+            try waitFor {
+                try await store.update(catalog: catalog) { step in
+                    if terminal.json { terminal.event(UpdateProgressEvent(phase: step.phase.rawValue, fraction: step.fraction)) }
+                    ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
+                }
+            }
+        } catch {
+            ticker.finish()
+            throw error
+        }
+        ticker.finish()
+        if terminal.json {
+            terminal.event(UpdatedEvent(mapVersion: store.mapVersion?.rawValue, storage: store.storage.path))
+        } else {
+            terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
+        }
+        return .success
+    }
+
+    /// `store download ID... [--catalog URL]`.
+    static func download(_ context: Context) throws -> ExitCode {
+        let names = context.arguments.positionals
+        guard !names.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
+        let store = try context.open()
+        if let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL) {
+            try waitFor { try await store.setCatalogURL(catalog) }
+        }
+        let task = try store.download(regions: names.map { RegionID($0) })
+        let terminal = context.terminal
+        let ticker = ProgressTicker(terminal: terminal)
+        ticker.started("download: \(names.joined(separator: " "))")
+        do {
+            try waitFor {
+                // One line for all the regions asked for (their bytes summed), not one region's after
+                // another's; once every byte is in, the regions are being installed.
+                var regions: [RegionID: (received: Int64, total: Int64)] = [:]
+                var installing = false
+                let count = "\(names.count) region\(names.count == 1 ? "" : "s")"
+                for await event in task.events {
+                    if case .progress(let region, let received, let total) = event {
+                        if terminal.json {
+                            terminal.event(DownloadProgressEvent(region: region.rawValue, received: received, total: total))
+                        }
+                        regions[region] = (received, total)
+                        let received = regions.values.reduce(0) { $0 + $1.received }
+                        let total = regions.values.reduce(0) { $0 + $1.total }
+                        let fetched = regions.count == names.count && regions.values.allSatisfy { $0.received >= $0.total }
+                        if !fetched {
+                            ticker.set("download \(count) \(ByteCount.format(received))/\(ByteCount.format(total))")
+                        } else if !installing {
+                            // A step of its own, shown at once (also off a terminal): no line sits at 100 %.
+                            installing = true
+                            ticker.started("download \(count): installing (\(ByteCount.format(total)) fetched)")
+                        }
+                    }
+                }
+                try await task.wait()
+            }
+        } catch {
+            ticker.finish()
+            throw error
+        }
+        ticker.finish()
+        if terminal.json {
+            terminal.event(StoreRegionsEvent(event: "downloaded", regions: names, storage: store.storage.path))
+        } else {
+            terminal.line("downloaded \(names.joined(separator: " "))")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import MapFormat
+import MapIO
+import TestSupport
+import Testing
+
+/// One rule for the store-relative paths a manifest lists: `mappack verify` and `mappack store install`
+/// refuse the same paths, with an error naming the path and the manifest, where verify once accepted
+/// `a//b` and `a/./b` and the store skipped such a file silently.
+@Suite struct StorePathRuleTests {
+    /// A built image folder whose manifest lists its first file in a folder with `separator` for each
+    /// `/` (the file on disk is where that spelling leads), with the image id made right again.
+    static func image(separator: String) throws -> (world: PublishedWorld, image: String, path: String) {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
+        let build = try world.build(recipe)
+        #expect(build.status == 0, "\(build.stderr)")
+        let image = world.out + "/fixture-1.0"
+        var manifest = try world.manifest(image)
+        let original = try #require(manifest.files.first { $0.path.contains("/") }).path
+        let edited = original.replacingOccurrences(of: "/", with: separator)
+        for index in manifest.files.indices where manifest.files[index].path == original { manifest.files[index].path = edited }
+        manifest.files.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+        manifest.imageID = SHA256.hex(try manifest.bytesForID())
+        try manifest.canonicalBytes().write(to: URL(fileURLWithPath: image + "/manifest.json"))
+        return (world, image, edited)
+    }
+
+    /// `a//b` and `a/./b`.
+    @Test(arguments: ["//", "/./"])
+    func verifyAndInstallRefuseTheSamePathNamingIt(_ separator: String) throws {
+        let (world, image, path) = try Self.image(separator: separator)
+        let verify = try Tool.mappack(["verify", image])
+        #expect(verify.status == 2, "\(path): \(verify.stdout) \(verify.stderr)")
+        #expect(verify.stderr.contains("'\(path)'") && verify.stderr.contains("manifest.json"), "\(verify.stderr)")
+
+        let storage = world.folder.join("device/maps")
+        let install = try Tool.mappack(["store", "install", "--image", image, "--storage", storage, "--cache", world.folder.join("device/cache")])
+        // Refused as every image the store refuses (`invalidImage`, failed work), now for the path itself.
+        #expect(install.status == 1, "\(path): \(install.stdout) \(install.stderr)")
+        #expect(install.stderr.contains("'\(path)'") && install.stderr.contains("manifest.json"), "\(install.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: storage + "/store"))
+    }
+}
