@@ -6,7 +6,8 @@
 #   nginx_stop               # stops it and removes its folder (safe to call twice, or before start)
 #
 # Before nginx_start, optionally: nginx_log=1 writes "$uri $status $body_bytes_sent" lines to
-# $nginx_dir/access.log (bytes per request, for rows that count what crossed the wire), and
+# $nginx_dir/access.log (bytes per request, for rows that count what crossed the wire; nginx_log=sent
+# logs $bytes_sent instead, headers included, for rows where a 304's headers are the cost), and
 # nginx_server_extra="…" adds directives to the server block (e.g. "max_ranges 0;": Range ignored).
 #
 # The configuration, pid file and logs live in a temporary folder /tmp/mappack-NAME-nginx.XXXXXX;
@@ -29,6 +30,7 @@ nginx_start() {
     nginx_base=http://127.0.0.1:$nginx_port
     local logging="access_log off;"
     [ -n "$nginx_log" ] && logging="log_format bytes '\$uri \$status \$body_bytes_sent'; access_log $nginx_dir/access.log bytes;"
+    [ "$nginx_log" = sent ] && logging="log_format bytes '\$uri \$status \$bytes_sent'; access_log $nginx_dir/access.log bytes;"
     {
         [ "$(id -u)" = 0 ] && echo "user root;"
         cat <<CONF

@@ -158,3 +158,7 @@ bash "$root/Benchmarks/store.sh" --bin "$release" || say "store rows failed"
 # mappack import (issue 30): the real Europe tileset against tippecanoe's own run, a 2 GiB synthetic one
 # against one read of its tiles; peak RSS of both.
 bash "$root/Benchmarks/import.sh" --bin "$release" || say "import rows failed"
+
+# Update checks and incremental publish (issue 33): bytes on the wire per check against the plain
+# catalog, and publish --previous against a full publish; own worlds and nginx.
+bash "$root/Benchmarks/updates.sh" --bin "$release" || say "update rows failed"

@@ -82,6 +82,88 @@ import Testing
         #expect(try work.server.requests("/catalog.json.sig") >= 1)
     }
 
+    /// A timestamp attack on `mappack build --trust` (issue 33), as `CatalogTimestampTests` plays them on a device.
+    enum TimestampAttack: String, CaseIterable, Sendable {
+        case stale, replayed, expired, mismatched
+    }
+
+    @Test(arguments: TimestampAttack.allCases)
+    func buildWithTrustRefusesTimestampAttack(_ attack: TimestampAttack) throws {
+        let work = try Workspace()
+        var now = SignedCatalogSets.dayLater
+        let expected: String
+        switch attack {
+        case .stale:
+            try work.server.serve(catalog: "v2", timestamp: "v2")
+            let first = try work.build()
+            #expect(first.status == 0, "\(first.stderr)")
+            try work.server.serve(catalog: "v1", timestamp: "v1")
+            expected = "stale timestamp refused: catalog.json.timestamp names catalog version 1, older than version 2"
+        case .replayed:
+            try work.server.serve(catalog: "ts7b", timestamp: "ts7b")
+            let first = try work.build()
+            #expect(first.status == 0, "\(first.stderr)")
+            try work.server.serve(catalog: "ts7b", timestamp: "ts7")
+            expected = "replayed timestamp refused: catalog.json.timestamp is timestamp version \(SignedCatalogSets.signedAt)"
+        case .expired:
+            try work.server.serve(catalog: "ts8", timestamp: "ts8")
+            now = String(SignedCatalogSets.signedAt + 7200)
+            expected = "the catalog's timestamp expired at 2027-01-15T09:00:00Z"
+        case .mismatched:
+            try work.server.serve(catalog: "v2b", timestamp: "v2")
+            expected = "the catalog does not match its timestamp: catalog.json.zst's sha256 is not"
+        }
+        let refused = try work.build(now: now)
+        #expect(refused.status == 1, "\(attack): \(refused.stderr)")
+        #expect(refused.stderr.contains(expected), "\(attack): \(refused.stderr)")
+        // Named as every catalog refusal of a build is: the recipe's catalog URL (the text names the document).
+        #expect(refused.stderr.contains("catalog \(work.server.catalogURL.absoluteString): "), "\(attack): \(refused.stderr)")
+        // Each attack has its own words: none of the others' is said.
+        let others = ["stale timestamp", "replayed timestamp", "timestamp expired", "does not match its timestamp"]
+        #expect(others.filter { refused.stderr.contains($0) }.count == 1, "\(refused.stderr)")
+        if attack == .expired || attack == .mismatched {
+            #expect(!FileManager.default.fileExists(atPath: work.folder.join("Output/fixture-1.0")))
+        }
+    }
+
+    /// A second build with nothing new costs `304`s, counted in nginx's access log: with a signed
+    /// catalog the timestamp's alone (the catalog is not asked for), from a server without timestamps
+    /// the catalog's conditional GET.
+    @Test(arguments: [true, false])
+    func secondBuildWithNothingNewGets304(signed: Bool) throws {
+        let sets = SignedCatalogSets.shared
+        let folder = TemporaryFolder("build-304")
+        let site = folder.join("www/world")
+        try FileManager.default.createDirectory(atPath: folder.join("www"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sets.served + "/v1", toPath: site)
+        if !signed {
+            for name in ["catalog.json.sig", "catalog.json.timestamp"] { try FileManager.default.removeItem(atPath: site + "/" + name) }
+        }
+        let nginx = try NginxServer(root: folder.join("www"))
+        let url = nginx.baseURL.appendingPathComponent("world/catalog.json").absoluteString
+        try Data(SourceFixture.recipe(catalog: url, formats: "[directory]").utf8).write(to: URL(fileURLWithPath: folder.join("recipe.yaml")))
+        func build() throws -> Tool.Result {
+            try Tool.mappack(
+                ["build", folder.join("recipe.yaml"), "--cache", folder.join("cache"), "--out", folder.join("Output")]
+                    + (signed ? ["--trust", sets.key("release") + ".pub"] : []),
+                environment: ["MAPPACK_NOW": SignedCatalogSets.dayLater, "SOURCE_DATE_EPOCH": "1790000000"])
+        }
+        let first = try build()
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = nginx.wireLog().count
+        let second = try build()
+        #expect(second.status == 0, "\(second.stderr)")
+        let log = nginx.wireLog().dropFirst(before).filter { $0.path.hasPrefix("/world/catalog.json") }
+        if signed {
+            #expect(log.map(\.path) == ["/world/catalog.json.timestamp"], "\(log)")
+            #expect(log.map(\.status) == [304], "\(log)")
+        } else {
+            #expect(log.map(\.path) == ["/world/catalog.json.timestamp", "/world/catalog.json"], "\(log)")
+            #expect(log.map(\.status) == [404, 304], "\(log)")
+        }
+        #expect(log.reduce(0) { $0 + $1.bytes } <= 1024, "\(log)")
+    }
+
     @Test func buildWithTrustAcceptsSignedCatalogAndFollowsKeyRotation() throws {
         let work = try Workspace()
         try work.server.serve(catalog: "v1")

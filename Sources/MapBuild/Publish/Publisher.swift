@@ -23,6 +23,14 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
     case previousSignatureDamaged(path: String, reason: String)
     /// The previous version is the largest there is; only a reset of the counter can follow it.
     case catalogVersionExhausted(previous: Int64, path: String)
+    /// `--previous` names nothing.
+    case previousMissing(path: String)
+    /// `--previous` is not a published folder or `catalog.json`.
+    case previousNotACatalog(path: String, reason: String)
+    /// `--previous` is a catalog of another id: its bundles are no earlier version of these.
+    case previousOtherLineage(path: String, previous: String, current: String)
+    /// The previous publish's `publish-record.json` cannot be read, or belongs to another catalog.
+    case previousRecordDamaged(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +50,13 @@ public enum PublishError: Error, Sendable, CustomStringConvertible {
             "\(path): the previous signature cannot be read (\(reason)), so the version it guards against rolling back is unknown; restore it from your release records, or pass --force to sign anyway (devices still refuse a version below the one they saw)"
         case .catalogVersionExhausted(let previous, let path):
             "version \(previous) signed in \(path) is the largest devices accept, so no later version exists; reset the lineage's counter with a new key: mappack publish … --sign OLD.key --reset-lineage NEW.key (docs/security.md, Recovering a frozen counter)"
+        case .previousMissing(let path): "--previous \(path): no such file or folder; name the folder of the previous publish (or its catalog.json)"
+        case .previousNotACatalog(let path, let reason):
+            "--previous \(path): not a published catalog (\(reason)); name the folder of the previous publish (or its catalog.json)"
+        case .previousOtherLineage(let path, let previous, let current):
+            "--previous \(path): catalog '\(previous)', not '\(current)' as this source: name a previous version of '\(current)'"
+        case .previousRecordDamaged(let path, let reason):
+            "--previous: \(path): \(reason); restore it, or publish without --previous (into a new folder) to pack every bundle"
         }
     }
 }
@@ -60,6 +75,14 @@ public struct Publisher: Sendable {
     /// `--chunked`: every bundle is also written as a `.zck` (issue 21) and listed under its `chunked` field;
     /// the `.tar.zst` is then the `.zck`'s data section, a valid zstd stream of one frame per chunk.
     public var chunked = false
+    /// `--previous`: a published folder (or its `catalog.json`) of an earlier version; bundles whose
+    /// source is unchanged since are copied from it (checked against its SHA-256), not packed.
+    public var previous: String?
+    /// Whether `previous` was not asked for but found (the output folder's catalog, which this
+    /// publish replaces): then one that is not a previous version is passed over, not refused.
+    public var previousIsImplicit = false
+    /// Told what the people running the publish should know (a previous bundle that was damaged).
+    public var notice: (@Sendable (String) -> Void)?
     /// Told what the publish is doing: `("pack", bundles packed, bundles)` at the start and after
     /// each bundle, then `("catalog", regions, bundles)`.
     public var progress: (@Sendable (_ phase: String, _ done: Int, _ total: Int) -> Void)?
@@ -77,18 +100,24 @@ public struct Publisher: Sendable {
         public let regions: Int
         public let bundles: Int
         public let bytes: Int64
+        /// Bundles copied from `--previous` rather than packed.
+        public var reused = 0
         /// The signature's version, when the catalog was signed.
         public var signedVersion: Int64?
     }
 
-    private struct PackedBundle: Sendable {
+    struct PackedBundle: Sendable {
         let name: String
         let digest: BundleDigest
         let info: BundleInfo
         let paths: [String]
+        /// `BundleSource.digest` of what it was packed from.
+        let sourceDigest: String
         let temporary: String
         /// The `.zck` waiting beside it, with `--chunked`.
         let chunkedTemporary: String?
+        /// Copied from the previous publish rather than packed.
+        var wasReused = true
     }
 
     /// Publishes; on failure nothing is left at `output` that was not there before.
@@ -116,12 +145,23 @@ public struct Publisher: Sendable {
             let mtime = 0
             let progress = self.progress
             let chunked = self.chunked
+            let notice = self.notice
+            let packer = BundleSource.packer(chunked: chunked)
+            let previous = try openPrevious(catalogID: world.catalog, packer: packer)
             let packedCount = Mutex(0)
             progress?("pack", 0, names.count)
             let packed = try await BlockingWork.map(names, width: jobs) { name in
-                let bundle = try Publisher.pack(
-                    name: name, kind: world.bundles[name]?.kind, folder: sourceRoot + "/bundles/" + name,
-                    temporary: staging + "/bundles/\(name).tmp.tar.zst", mtime: mtime, chunked: chunked)
+                let source = try BundleSource.read(name: name, folder: sourceRoot + "/bundles/" + name)
+                let kind = world.bundles[name]?.kind
+                let temporary = staging + "/bundles/\(name).tmp.tar.zst"
+                var reused: PackedBundle?
+                switch try previous?.reuse(source, kind: kind, temporary: temporary, chunked: chunked) {
+                case .reused(let bundle): reused = bundle
+                case .damaged(let path, let reason):
+                    notice?("bundle '\(name)': \(path) from --previous is damaged (\(reason)): packed afresh from the source")
+                case .notRecorded, nil: break
+                }
+                let bundle = try reused ?? Publisher.pack(source, kind: kind, temporary: temporary, mtime: mtime, chunked: chunked)
                 if let progress {
                     progress(
                         "pack",
@@ -165,6 +205,10 @@ public struct Publisher: Sendable {
             do { _ = try RegionTree(catalog) } catch { throw PublishError.invalidCatalog(error) }
             let catalogBytes = try CanonicalJSON.encode(catalog)
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
+            let record = PublishRecord(
+                catalog: catalog.catalog, catalogSHA256: SHA256.hex(catalogBytes), packer: packer,
+                sources: Dictionary(packed.map { ($0.sourceDigest, $0.digest.description) }, uniquingKeysWith: { first, _ in first }))
+            try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + PublishRecord.fileName)
             // Devices fetch the catalog compressed (issue 33); hashes and signatures stay over the plain bytes.
             let compressed = Zstd.compress(catalogBytes, level: Self.catalogCompressionLevel)
             try FileSystem.writeAtomically(compressed, to: staging + "/" + Self.compressedCatalogName)
@@ -183,12 +227,31 @@ public struct Publisher: Sendable {
             try FileSystem.syncDirectory(staging)
             // Swap in: the old output (if any) is moved aside, then removed.
             try area.commit(as: outputName)
-            return Result(
+            var result = Result(
                 catalogPath: absoluteOutput + "/catalog.json", regions: regions.count, bundles: infos.count,
                 bytes: infos.values.reduce(0) { $0 + $1.size }, signedVersion: signedVersion)
+            result.reused = Set(packed.lazy.filter(\.wasReused).map(\.digest)).count
+            return result
         } catch {
             area.discard()
             throw error
+        }
+    }
+
+    /// The previous publish to reuse bundles from: `--previous`, refused when it is no earlier
+    /// version of `catalogID`; or the output folder's catalog, passed over when it is not.
+    private func openPrevious(catalogID: String, packer: String) throws -> PreviousPublish? {
+        guard let previous else { return nil }
+        let notice = self.notice
+        do {
+            return try PreviousPublish.open(previous, catalogID: catalogID, packer: packer) { notice?($0) }
+        } catch let error as PublishError {
+            guard previousIsImplicit else { throw error }
+            switch error {
+            case .previousMissing, .previousNotACatalog, .previousOtherLineage: break
+            default: notice?("\(error); packing every bundle")
+            }
+            return nil
         }
     }
 
@@ -258,25 +321,8 @@ public struct Publisher: Sendable {
     }
 
     /// Packs one bundle folder deterministically and measures it.
-    private static func pack(name: String, kind: String?, folder: String, temporary: String, mtime: Int, chunked: Bool) throws -> PackedBundle {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw PublishError.badBundleFolder(bundle: name, reason: "invalid bundle name")
-        }
-        let entries: [DirectoryWalker.Entry]
-        do { entries = try DirectoryWalker.walk(folder) } catch { throw PublishError.badBundleFolder(bundle: name, reason: error.description) }
-        var paths: [String] = []
-        var unpacked: Int64 = 0
-        var onDisk = Dictionary(uniqueKeysWithValues: BundleInfo.publishedBlockSizes.map { ($0, Int64(0)) })
-        for entry in entries {
-            if entry.isDirectory { continue }
-            guard entry.isRegular else {
-                throw PublishError.badBundleFolder(bundle: name, reason: "'\(entry.relativePath)' is not a regular file or folder")
-            }
-            paths.append(entry.relativePath)
-            unpacked += entry.size
-            for block in BundleInfo.publishedBlockSizes { onDisk[block]! += SizeOnDisk.allocated(size: entry.size, blockSize: block) }
-        }
-        if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
+    private static func pack(_ source: BundleSource, kind: String?, temporary: String, mtime: Int, chunked: Bool) throws -> PackedBundle {
+        let folder = source.folder
         var zck: (path: String, written: Zchunk.Written, headerSHA256: String, parameters: Zchunk.Parameters)?
         let hex: String
         let size: Int64
@@ -302,15 +348,17 @@ public struct Publisher: Sendable {
         }
         let digest = BundleDigest(hex: hex)
         var info = BundleInfo(
-            url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: unpacked, files: paths.count,
-            kind: kind, sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }))
+            url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: source.unpackedSize, files: source.paths.count,
+            kind: kind, sizeOnDisk: source.sizeOnDisk)
         if let zck {
             info.chunked = zck.parameters.recorded(
                 in: ChunkedBundle(
                     url: "bundles/\(hex.prefix(2))/\(hex).zck", size: zck.written.size, headerSize: zck.written.headerSize,
                     headerSHA256: zck.headerSHA256))
         }
-        return PackedBundle(name: name, digest: digest, info: info, paths: paths, temporary: temporary, chunkedTemporary: zck?.path)
+        return PackedBundle(
+            name: source.name, digest: digest, info: info, paths: source.paths, sourceDigest: source.digest, temporary: temporary,
+            chunkedTemporary: zck?.path, wasReused: false)
     }
 
     /// Hashes `count` bytes of `path` from `offset`, copying them to a new file `target` when given;

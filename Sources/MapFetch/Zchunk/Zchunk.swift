@@ -94,7 +94,7 @@ package enum Zchunk {
         }
 
         /// `MAPPACK_ZCK_CHUNK`, when it names a usable chunk size.
-        static let fixedPublisherChunkSize: Int? = {
+        package static let fixedPublisherChunkSize: Int? = {
             guard let text = ProcessInfo.processInfo.environment["MAPPACK_ZCK_CHUNK"], let bytes = Int(text),
                 ChunkedBundle.chunkSizeProblem(bytes) == nil
             else { return nil }

@@ -229,6 +229,12 @@ package enum FileSystem {
         }
     }
 
+    /// Makes `target` (which must not exist) another name of the file at `source` (`linkat`, a link
+    /// at `source` not followed).
+    package static func hardLink(_ source: String, to target: String) throws(FileError) {
+        if linkat(AT_FDCWD, source, AT_FDCWD, target, 0) != 0 { throw FileError("link", target) }
+    }
+
     /// Removes a file; nothing when absent.
     package static func removeFile(_ path: String) throws(FileError) {
         if unlink(path) != 0 && errno != ENOENT { throw FileError("unlink", path) }

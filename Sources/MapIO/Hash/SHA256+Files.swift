@@ -43,6 +43,18 @@ extension SHA256 {
         return (hasher.finalizeHex(), done)
     }
 
+    /// Feeds the bytes of the file at `path` (a link is refused) to this digest, streamed; returns how
+    /// many there were.
+    package func update(fileAt path: String) throws(FileError) -> Int64 {
+        let input = try ReadableFile(path: path, followLinks: false)
+        var size: Int64 = 0
+        try input.forEachChunk { chunk in
+            update(chunk)
+            size += Int64(chunk.count)
+        }
+        return size
+    }
+
     /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
     /// bytes on the way; returns the copy's hex SHA-256 and size. A link at `source` is refused:
     /// store files (of a shard, of an old image) are regular files, and a planted link would copy

@@ -99,6 +99,10 @@ enum Verbs {
             "Reset a version counter frozen too high: a new epoch, signed by --sign and cosigned by NEWKEY (the next key)", completion: .file)
         static let force = VerbSpec.Option("force", "Sign a --catalog-version far ahead of the clock, or over a damaged previous signature")
         static let chunked = VerbSpec.Option("chunked", "Also write every bundle as a .zck, for updates that fetch only changed chunks")
+        static let previous = VerbSpec.Option(
+            "previous", value: "DIR",
+            "The previous version's published folder (or catalog.json): unchanged bundles are reused, not packed (default: --out's)",
+            completion: .directory)
         /// The options that describe the signature, which need `--sign`.
         static let signing = [catalogVersion, expires, timestampExpires, nextKey, resetLineage]
     }
@@ -107,7 +111,7 @@ enum Verbs {
         name: "publish", positionals: "SOURCE_DIR", summary: "region source folders → catalog + bundles",
         options: [
             out, jobs, sign, Publish.catalogVersion, Publish.expires, Publish.timestampExpires, Publish.nextKey, Publish.resetLineage, Publish.force,
-            Publish.chunked,
+            Publish.chunked, Publish.previous,
         ])
 
     /// `import`'s own options.

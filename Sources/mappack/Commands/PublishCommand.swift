@@ -4,7 +4,7 @@ import MapFormat
 import MapIO
 import Synchronization
 
-/// `mappack publish SOURCE --out DIR [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
+/// `mappack publish SOURCE --out DIR [--previous DIR] [--sign KEY [--catalog-version N] [--expires 14d] [--next-key PUB]]`.
 enum PublishCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
         let arguments = try Arguments(raw, verb: Verbs.publish)
@@ -15,6 +15,14 @@ enum PublishCommand {
         var publisher = Publisher(source: source, output: out, jobs: jobs)
         publisher.signing = try signing(arguments)
         publisher.chunked = arguments.flag(Verbs.Publish.chunked)
+        // Versions of a catalog are published over one folder, so the version there is the previous one.
+        if let previous = arguments.option(Verbs.Publish.previous) {
+            publisher.previous = previous
+        } else if FileSystem.exists(out + "/catalog.json") {
+            publisher.previous = out
+            publisher.previousIsImplicit = true
+        }
+        publisher.notice = { terminal.note("publish: " + $0) }
         // Packing a big world takes a while: say which phase it is in and how far.
         let state = Mutex((phase: "", done: 0, total: 0, started: Date()))
         let ticker = ProgressTicker(terminal: terminal) {
@@ -51,11 +59,12 @@ enum PublishCommand {
             terminal.event(
                 PublishedEvent(
                     catalog: result.catalogPath, regions: result.regions, bundles: result.bundles, bytes: result.bytes,
-                    catalogVersion: result.signedVersion.map { Int($0) }))
+                    catalogVersion: result.signedVersion.map { Int($0) }, reused: result.reused))
         } else {
             terminal.line(
                 "published \(result.regions) regions, \(result.bundles) bundles (\(result.bytes) bytes) → \(result.catalogPath)"
-                    + (result.signedVersion.map { ", signed as version \($0)" } ?? ""))
+                    + (result.signedVersion.map { ", signed as version \($0)" } ?? "")
+                    + (result.reused > 0 ? "; \(result.reused) bundles unchanged, copied from \(publisher.previous ?? "")" : ""))
         }
         return .success
     }

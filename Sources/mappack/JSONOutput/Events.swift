@@ -181,6 +181,8 @@ struct PublishedEvent: JSONEvent {
     let bundles: Int
     let bytes: Int64
     @Nullable var catalogVersion: Int?
+    /// Bundles reused from the previous publish (`--previous`, or the output folder's) instead of packed.
+    let reused: Int
 }
 
 /// `imported`: a source folder written from a tileset.
