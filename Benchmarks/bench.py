@@ -177,9 +177,14 @@ for name, world, path in (("size", main, recipe_main), ("quarter", small, recipe
     sh("rm -rf %s %s && sync" % (q(out), q(cache)))
     build = peak_rss("%s build %s --cache %s --out %s" % (q(mappack), q(path), q(cache), q(out)))
     verify = peak_rss("%s verify %s" % (q(mappack), q(out + "/bench-" + world["mapVersion"])))
-    rss[name] = {"gib": world["bundleBytes"] / 2**30, "buildMiB": build, "verifyMiB": verify}
-    log("peak RSS at %.3f GiB: build %.1f MiB, verify %.1f MiB" % (rss[name]["gib"], build, verify))
-    sh("rm -rf %s %s" % (q(out), q(cache)))
+    # A device's first start: the image installed into a fresh storage folder (quick check, as the
+    # "install" row), issue 34.
+    storage, device_cache = work + "/rss-storage-" + name, work + "/rss-device-cache-" + name
+    install = peak_rss("%s store install --image %s --storage %s --cache %s"
+                       % (q(mappack), q(out + "/bench-" + world["mapVersion"]), q(storage), q(device_cache)))
+    rss[name] = {"gib": world["bundleBytes"] / 2**30, "buildMiB": build, "verifyMiB": verify, "installMiB": install}
+    log("peak RSS at %.3f GiB: build %.1f MiB, verify %.1f MiB, install %.1f MiB" % (rss[name]["gib"], build, verify, install))
+    sh("rm -rf %s %s %s %s" % (q(out), q(cache), q(storage), q(device_cache)))
 
 # --- plan on the full world catalog (hyperfine) -------------------------------------------------
 plan_json = work + "/plan-hyperfine.json"
@@ -201,6 +206,8 @@ ratios = {
     "noopOverCold": med["noop"] / med["cold"],
     "verifySpeedup": med["sha256c"] / med["verify"],
     "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()),
+    "buildRssMiB": max(r["buildMiB"] for r in rss.values()),
+    "installRssMiB": max(r["installMiB"] for r in rss.values()),
     "planMs": plan_ms,
     "installFullOverInstall": med["installFull"] / med["install"],
     "installOverCopy": med["install"] / med["copy"],
@@ -211,6 +218,8 @@ targets = [
     ("no-op rebuild / cold build", "noopOverCold", "<=", 0.02, "%.1f%%"),
     ("verify speedup over sha256sum -c", "verifySpeedup", ">=", 1.6, "%.2fx"),
     ("peak RSS, build and verify, both sizes", "peakRssMiB", "<=", 64, "%.1f MiB"),
+    ("peak RSS of a cold build, both sizes", "buildRssMiB", "<=", 48, "%.1f MiB"),
+    ("peak RSS of a device install, both sizes", "installRssMiB", "<=", 32, "%.1f MiB"),
     ("plan on the --full catalog", "planMs", "<=", 100, "%.1f ms"),
 ]
 
@@ -243,7 +252,8 @@ for key in order:
 print("%-58s %9.1f ms (hyperfine, %d runs, ± %.1f ms)" % ("mappack plan, --full catalog (%d regions)" % full["regions"], plan_ms,
                                                         len(plan["times"]), plan["stddev"] * 1000))
 for name, r in rss.items():
-    print("%-58s build %6.1f MiB   verify %6.1f MiB" % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"]))
+    print("%-58s build %6.1f MiB   verify %6.1f MiB   install %6.1f MiB"
+          % ("peak RSS at %.3f GiB" % r["gib"], r["buildMiB"], r["verifyMiB"], r["installMiB"]))
 print("%-58s %8.2fx" % ("cold build / durable limit (zstd|tar, then syncfs)", ratios["coldOverDurableLimit"]))
 print("%-58s %8.2fx" % ("durable limit / limit (what the syncfs costs)", ratios["durableLimitOverLimit"]))
 print("%-58s %8.2fx" % ("install --full / quick install", ratios["installFullOverInstall"]))

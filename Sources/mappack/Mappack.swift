@@ -13,6 +13,7 @@ struct Mappack {
         setlocale(LC_CTYPE, "C.UTF-8")
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
+        Allocator.releaseLargeBlocks()
         var arguments = Array(CommandLine.arguments.dropFirst())
         // Options every verb takes may come before it too (`mappack -q build …`); the verb reads them.
         let global = arguments.prefix { Mappack.isGlobalOption($0) }

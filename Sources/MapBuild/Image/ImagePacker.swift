@@ -15,8 +15,7 @@ enum ImagePacker {
         image: String, built: String, cacheSeed: ImageCacheSeed?, signature: Data?, to path: String,
         progress: (_ files: Int, _ bytes: Int64) -> Void = { _, _ in }
     ) throws {
-        let formatter = ISO8601DateFormatter()
-        let mtime = Int(formatter.date(from: built)?.timeIntervalSince1970 ?? 0)
+        let mtime = Int(UTCTime.parseISO8601(built)?.timeIntervalSince1970 ?? 0)
         let writer = try ArchiveWriter(path: path, mtime: mtime, level: 3)
         let manifest = image + "/" + ImageManifest.fileName
         guard let manifestSize = try FileSystem.status(manifest)?.size else { throw FileError("stat", manifest, code: ENOENT) }

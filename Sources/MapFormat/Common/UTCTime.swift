@@ -69,10 +69,17 @@ public enum UTCTime {
     /// `date` in the form above (whole seconds, rounded down); nil before 1970 or past `latest`.
     public static func format(_ date: Date) -> String? {
         guard date.timeIntervalSince1970 >= 0, date <= latest else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        // Worked out here rather than by `ISO8601DateFormatter`, whose first use loads ICU's
+        // calendar and time zone data: about 6 MiB of a device install's peak memory (issue 34).
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let (year, month, day) = civil(daysSince1970: seconds / 86_400)
+        let time = seconds % 86_400
+        func digits(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T"
+            + "\(digits(time / 3600, 2)):\(digits(time / 60 % 60, 2)):\(digits(time % 60, 2))Z"
     }
 
     private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
@@ -93,5 +100,18 @@ public enum UTCTime {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01, for `days` ≥ 0 (Howard Hinnant's `civil_from_days`).
+    private static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

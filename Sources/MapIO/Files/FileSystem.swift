@@ -266,11 +266,13 @@ package enum FileSystem {
         return FileManager.default.currentDirectoryPath + "/" + path
     }
 
-    /// Copies a regular file, streaming, with the destination fsynced.
-    package static func copyFile(_ from: String, to: String, sync: Bool = true) throws(FileError) {
+    /// Copies a regular file, streaming, with the destination fsynced; without `sync`, its
+    /// writeback is started when `writeback` is given (the caller syncs the tree it is part of).
+    package static func copyFile(_ from: String, to: String, sync: Bool = true, writeback: Writeback? = nil) throws(FileError) {
         let source = try ReadableFile(path: from)
         let target = try WritableFile(path: to)
         try source.forEachChunk { chunk in try target.write(chunk) }
+        if !sync, let writeback { target.startWriteback(writeback) }
         try target.close(sync: sync)
     }
 }

@@ -63,6 +63,10 @@ package final class WritableFile {
         do { try descriptor.sync() } catch { throw FileError("fsync", path, code: error.code) }
     }
 
+    /// Starts writing the file's data back without waiting for it (`Writeback.start`): not
+    /// durable on its own, the tree it belongs to is synced before anything shows it.
+    package func startWriteback(_ writeback: Writeback) { writeback.start(descriptor) }
+
     /// Closes the file, fsyncing first when `sync`.
     package func close(sync: Bool) throws(FileError) {
         if sync { try self.sync() }

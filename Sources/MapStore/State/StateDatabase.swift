@@ -72,7 +72,7 @@ final class StateDatabase {
     func markPending(_ operation: PendingOperation) throws {
         try db.query(
             "INSERT OR REPLACE INTO pending_operation(id, kind, detail, started) VALUES (1, ?, ?, ?)",
-            [.text(operation.kind), .text(operation.detail), .text(ISO8601DateFormatter().string(from: Date()))])
+            [.text(operation.kind), .text(operation.detail), .text(UTCTime.format(Date()) ?? "")])
     }
 
     func clearPending() throws { try db.query("DELETE FROM pending_operation") }
@@ -86,7 +86,7 @@ final class StateDatabase {
             try setMeta(.format, StateDatabase.format)
             try recordManifest(manifest)
             try setMeta(.language, manifest.language ?? "")
-            try setMeta(.installed, ISO8601DateFormatter().string(from: Date()))
+            try setMeta(.installed, UTCTime.format(Date()) ?? "")
             try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
             try insertRegions(of: manifest, states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }

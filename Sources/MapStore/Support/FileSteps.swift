@@ -12,11 +12,13 @@ enum FileSteps {
 
     /// Copies the regular files `paths` (relative) from `source` to `destination`, not fsynced: every
     /// caller syncs the whole staged tree (`FileSystem.syncTree`: one `syncfs` on local filesystems)
-    /// before a rename shows it. Hard-links instead when `link` is set and both sit on one filesystem. Calls `copied`
-    /// with the running byte count after each file; what it throws stops the copy.
+    /// before a rename shows it; each copy's writeback starts as soon as it is whole (`writeback`),
+    /// so that sync finds little left (issue 34). Hard-links instead when `link` is set and both sit
+    /// on one filesystem. Calls `copied` with the running byte count after each file; what it
+    /// throws stops the copy.
     static func copyFiles(
         _ paths: [(path: String, size: Int64)], from source: String, to destination: String, link: Bool,
-        copied: (Int64, Int) throws -> Void = { _, _ in }
+        writeback: Writeback = .kernel, copied: (Int64, Int) throws -> Void = { _, _ in }
     ) throws {
         var bytes: Int64 = 0
         for (index, file) in paths.enumerated() {
@@ -24,7 +26,7 @@ enum FileSteps {
             let parent = FileSystem.parent(target)
             if !FileSystem.isDirectory(parent) { try FileSystem.makeDirectories(parent) }
             if !link || (try? FileSystem.hardLink(source + "/" + file.path, to: target)) == nil {
-                try FileSystem.copyFile(source + "/" + file.path, to: target, sync: false)
+                try FileSystem.copyFile(source + "/" + file.path, to: target, sync: false, writeback: writeback)
             }
             bytes += file.size
             try copied(bytes, index)

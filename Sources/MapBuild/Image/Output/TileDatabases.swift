@@ -250,6 +250,6 @@ package struct TileDatabases {
 
     /// Seconds since 1970 of an ISO 8601 build time (0 when it does not parse).
     static func epoch(_ built: String) -> Int64 {
-        Int64(ISO8601DateFormatter().date(from: built)?.timeIntervalSince1970 ?? 0)
+        Int64(UTCTime.parseISO8601(built)?.timeIntervalSince1970 ?? 0)
     }
 }
