@@ -41,7 +41,6 @@ package final class CurlTransfer {
             return Outcome(status: 0, error: "cannot open \(path)", aborted: false)
         }
         defer { try? file.close() }
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
         mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -53,18 +52,25 @@ package final class CurlTransfer {
         if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
         mp_curl_upload_fd(handle, file.rawValue, curl_off_t(size))
         self.sink = { _ in true }
+        mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count }
+        let (code, status, message) = perform()
+        return Outcome(status: status, error: code == CURLE_OK ? nil : (message.isEmpty ? "curl error \(code.rawValue)" : message), aborted: false)
+    }
+
+    /// Performs the transfer set up on `handle`, this transfer being the write callback's context,
+    /// with libcurl's error text captured: its result code, the HTTP status and the error text (""
+    /// when libcurl gave none).
+    private func perform() -> (code: CURLcode, status: Int, message: String) {
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
         let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
             mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
-            mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
-            mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count }
-            let code = curl_easy_perform(handle)
-            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
-            return code
+            defer { mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil) }
+            return curl_easy_perform(handle)
         }
         var status = 0
         mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return Outcome(status: status, error: code == CURLE_OK ? nil : (message.isEmpty ? "curl error \(code.rawValue)" : message), aborted: false)
+        return (code, status, errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort). With
@@ -77,7 +83,6 @@ package final class CurlTransfer {
         self.sink = sink
         self.stop = stop ?? { false }
         responseHeaders = [:]
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         curl_easy_reset(handle)
         mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
         var list: UnsafeMutablePointer<curl_slist>?
@@ -118,22 +123,13 @@ package final class CurlTransfer {
             }
             return size * count
         }
-        let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
-            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
-            mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
-            mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-                if transfer.stop() { return 0 }
-                let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-                return transfer.sink(bytes) ? size * count : 0
-            }
-            let code = curl_easy_perform(handle)
-            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
-            return code
+        mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            if transfer.stop() { return 0 }
+            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+            return transfer.sink(bytes) ? size * count : 0
         }
-        var status = 0
-        mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let (code, status, message) = perform()
         let stopped = (code == CURLE_ABORTED_BY_CALLBACK || code == CURLE_WRITE_ERROR) && self.stop()
         return Outcome(
             status: status, error: message.isEmpty ? nil : message, aborted: code == CURLE_WRITE_ERROR && !stopped, headers: responseHeaders,

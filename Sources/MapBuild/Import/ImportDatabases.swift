@@ -23,14 +23,7 @@ enum ImportDatabases {
         to path: String, destination: Int, scratch: String, tileset: ImportTileset, name: String, bbox: [Double], center: [Double]
     ) throws {
         try FileSystem.makeDirectories(FileSystem.parent(path))
-        let database = try TileDatabases.create(path)
-        try database.execute(
-            """
-            CREATE TABLE metadata (name TEXT, value TEXT);
-            CREATE UNIQUE INDEX name ON metadata (name);
-            CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
-            """)
+        let database = try TileDatabases.createMBTiles(path)
         try database.query("ATTACH DATABASE ? AS src", [.text(tileset.path)])
         try database.query("ATTACH DATABASE ? AS p", [.text(scratch)])
         // A deferred transaction: it locks the tileset and the scratch table only to read them, so

@@ -21,14 +21,7 @@ struct MBTilesOutput: SingleFileOutput {
         let tiles = try source.tileDatabases(scratch: scratch)
         let format = try tiles.commonFormat()
         let path = source.stagingFolder + "/" + name
-        let database = try TileDatabases.create(path)
-        try database.execute(
-            """
-            CREATE TABLE metadata (name TEXT, value TEXT);
-            CREATE UNIQUE INDEX name ON metadata (name);
-            CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
-            """)
+        let database = try TileDatabases.createMBTiles(path)
         for tileSource in tiles.sources {
             // Between databases: a large build stops here at a signal instead of copying every tile.
             try Task.checkCancellation()

@@ -158,6 +158,20 @@ package struct TileDatabases {
         return database
     }
 
+    /// A new MBTiles file at `path` (as `create`), with the `metadata` and `tiles` tables and the
+    /// unique indexes the MBTiles 1.3 specification gives them, still empty.
+    static func createMBTiles(_ path: String) throws -> SQLiteDatabase {
+        let database = try create(path)
+        try database.execute(
+            """
+            CREATE TABLE metadata (name TEXT, value TEXT);
+            CREATE UNIQUE INDEX name ON metadata (name);
+            CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+            CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+            """)
+        return database
+    }
+
     /// Closes the output database at `path` and syncs it (before it is renamed into place).
     static func finish(_ database: consuming SQLiteDatabase, path: String) throws {
         _ = consume database
