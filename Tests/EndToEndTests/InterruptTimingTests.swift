@@ -60,6 +60,17 @@ import Testing
             let run = try Self.interrupt(recipe: recipe, cache: cache, out: out, after: phase.marker, json: phase.json, extra: extra)
             times.append("\(phase.name) \(String(format: "%.2f", run.seconds)) s")
             #expect(run.reached, "\(phase.name): the build never reached it: \(run.stdout.suffix(2000))")
+            // The publish phase syncs what is staged, then passes the point of no return
+            // (`PublishGate`); with writeback started per file that sync is short, so a signal sent on
+            // the phase's event may come after it. Then the build completes and says so, at once.
+            // (LateSignalTests holds a build in this phase to check the stop itself every time.)
+            if phase.name == "publish" && run.stderr.contains("too late to stop") {
+                #expect(run.status == 0, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
+                #expect(run.seconds < 10, "\(phase.name): \(run.seconds) s from SIGINT to exit")
+                let verified = try Tool.mappack(["verify", out + "/europe-2026.11.0"])
+                #expect(verified.status == 0, "\(phase.name): \(verified.stdout)\(verified.stderr)")
+                continue
+            }
             #expect(run.status == 1, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
             #expect(run.seconds < 10, "\(phase.name): \(run.seconds) s from SIGINT to exit")
             #expect(run.stderr.contains("nothing was published"), "\(phase.name): \(run.stderr.suffix(2000))")
