@@ -63,12 +63,11 @@ extension StoreCore {
     }
 
     /// True when today (UTC) is after the date of `isoDate` (`YYYY-MM-DD…`).
+    /// Today comes from `UTCTime`, as every other time the store writes: a `DateFormatter` would load
+    /// ICU's calendar data into the app for one comparison (issue 34).
     static func isPast(_ isoDate: String, now: Date) -> Bool {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: now) > String(isoDate.prefix(10))
+        guard let today = UTCTime.format(now) else { return now > UTCTime.latest }
+        return today.prefix(10) > isoDate.prefix(10)
     }
 
     /// Marks installed regions after a check: `outdated` (newer version) or `needUpdate` (expired).
