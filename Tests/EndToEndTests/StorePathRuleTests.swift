@@ -36,9 +36,40 @@ import Testing
 
         let storage = world.folder.join("device/maps")
         let install = try Tool.mappack(["store", "install", "--image", image, "--storage", storage, "--cache", world.folder.join("device/cache")])
-        // Refused as every image the store refuses (`invalidImage`, failed work), now for the path itself.
-        #expect(install.status == 1, "\(path): \(install.stdout) \(install.stderr)")
+        // Bad input, as verify says (exit 2): the manifest breaks the format (`MapStoreError.notAnImage`).
+        #expect(install.status == 2, "\(path): \(install.stdout) \(install.stderr)")
         #expect(install.stderr.contains("'\(path)'") && install.stderr.contains("manifest.json"), "\(install.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: storage + "/store"))
+    }
+
+    /// What is no image at all — nothing at the path, a folder without a manifest or with one that is
+    /// not JSON, a file that is no `.tar.zst` — is bad input to install as to verify: exit 2 naming
+    /// the path, nothing installed. A damaged image, whose manifest reads, stays failed work (exit 1,
+    /// `invalidImage`), as verify's problems do.
+    @Test(arguments: ["missing", "no manifest", "manifest not JSON", "file not an archive"])
+    func installOfWhatIsNoImageIsBadInput(_ kind: String) throws {
+        let work = TemporaryFolder()
+        var offered = work.join("not-an-image")
+        switch kind {
+        case "missing": break
+        case "file not an archive":
+            offered += ".tar.zst"
+            try Data("no archive".utf8).write(to: URL(fileURLWithPath: offered))
+        default:
+            try FileManager.default.createDirectory(atPath: offered, withIntermediateDirectories: true)
+            if kind == "manifest not JSON" {
+                try Data("{not json".utf8).write(to: URL(fileURLWithPath: offered + "/manifest.json"))
+            } else {
+                // Said to be no image, not an image with a stray entry.
+                try Data("x".utf8).write(to: URL(fileURLWithPath: offered + "/tiles.db"))
+            }
+        }
+        let verify = try Tool.mappack(["verify", offered])
+        #expect(verify.status == 2, "\(kind): \(verify.stdout) \(verify.stderr)")
+        let storage = work.join("device/maps")
+        let install = try Tool.mappack(["store", "install", "--image", offered, "--storage", storage, "--cache", work.join("device/cache")])
+        #expect(install.status == 2, "\(kind): \(install.stdout) \(install.stderr)")
+        #expect(install.stderr.contains("/not-an-image") && install.stderr.contains("not a mappack image"), "\(kind): \(install.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storage + "/store"))
     }
 }

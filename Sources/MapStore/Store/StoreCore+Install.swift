@@ -50,6 +50,10 @@ extension StoreCore {
         do {
             try FileSystem.removeTree(layout.staging)
             try FileSystem.makeDirectories(layout.staging)
+            if !FileSystem.exists(image.path) { throw MapStoreError.notAnImage(path: image.path, reason: "no such file or folder") }
+            if !image.isArchive, !FileSystem.exists(image.path + "/" + ImageManifest.fileName) {
+                throw MapStoreError.notAnImage(path: image.path, reason: "no \(ImageManifest.fileName)")
+            }
             return image.isArchive ? try stageArchive(image) : try stageFolder(image, link: link)
         } catch {
             try? FileSystem.removeTree(layout.staging)
@@ -98,11 +102,12 @@ extension StoreCore {
     func checkedManifest(at path: String, image: PreinstalledImage) throws -> (manifest: ImageManifest, bytes: Data, signature: Data?) {
         let data: Data
         do { data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes) } catch {
-            throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.fileName): \(error)")
+            throw MapStoreError.notAnImage(path: image.path, reason: "\(ImageManifest.fileName): \(error)")
         }
+        // A manifest that does not read as one is no image, as `mappack verify` says (exit 2).
         let (manifest, problems): (ImageManifest, [VerifyProblem])
         do { (manifest, problems) = try ImageVerifier.readManifest(data, file: path) } catch {
-            throw MapStoreError.invalidImage(path: image.path, reason: error.description)
+            throw MapStoreError.notAnImage(path: image.path, reason: error.description)
         }
         if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
         let signature = try? ReadableFile.contents(of: FileSystem.parent(path) + "/" + ImageManifest.signatureFileName, limit: 4096)
@@ -243,9 +248,11 @@ extension StoreCore {
         var refusal: PackedImageEntry.Refusal?
         var rule = PackedImageEntry.Rule()
         var cancelled = false
+        var entries = 0
         let flag = cancellation
         do {
             return try extractor.extract(archive: image.path, into: folder) { (entry, path) throws(ArchiveError) in
+                entries += 1
                 if flag?.isCancelled == true {
                     cancelled = true
                     throw ArchiveError.unsafePath(entry: path, reason: "cancelled")
@@ -264,6 +271,8 @@ extension StoreCore {
             }
             if let full = outOfSpace(error) { throw full }
             if case .tooLarge(_, let limit) = error, limit == free { throw MapStoreError.outOfSpace(storage: layout.root, path: folder, errno: nil) }
+            // Not even one entry read: the file is no .tar.zst at all, not a damaged image.
+            if entries == 0 { throw MapStoreError.notAnImage(path: image.path, reason: "not a .tar.zst archive (\(error.description))") }
             throw MapStoreError.invalidImage(path: image.path, reason: error.description)
         }
     }

@@ -8,8 +8,14 @@ import MapIO
 /// layers below (files, the state database, archives) arrive wrapped in `.local` or `.io` with their
 /// description. Each message says what failed, where, and what to do.
 public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConvertible {
-    /// The offered image is not a usable mappack image (`reason` says why).
+    /// The offered image is not a usable mappack image (`reason` says why): damaged, incomplete,
+    /// or signed by no trusted key.
     case invalidImage(path: String, reason: String)
+    /// What was offered as an image is none: nothing at the path, a folder without `manifest.json`,
+    /// a file that is no `.tar.zst`, or a manifest that breaks the format (not JSON, a path that
+    /// leaves the store). `mappack verify` calls the same input bad input (exit 2), as the CLI's
+    /// install does with this error.
+    case notAnImage(path: String, reason: String)
     /// An interrupted operation or corruption must be repaired first.
     case repairNeeded(status: StoreStatus)
     /// `repair()` needs the preinstalled image to restore files or re-install, and none was offered.
@@ -95,7 +101,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             .catalogTimestampMismatch:
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
-        case .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
+        case .notAnImage, .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
             .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy:
             .request
         }
@@ -105,6 +111,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         switch self {
         case .invalidImage(let path, let reason):
             "\(path): not a usable preinstall image: \(reason); offer an intact image (`mappack verify IMAGE` says what is wrong)"
+        case .notAnImage(let path, let reason):
+            "\(path): not a mappack image: \(reason); offer an image folder or an image .tar.zst made by `mappack build`"
         case .repairNeeded(let status): "the map storage is \(status); call repair() (or `mappack store repair`) first"
         case .imageNeededForRepair(let reason): "repair needs the preinstalled image: \(reason); offer it with --image / preinstalled:"
         case .repairFailed(let problems):
