@@ -13,7 +13,6 @@ struct Mappack {
         setlocale(LC_CTYPE, "C.UTF-8")
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
-        Allocator.releaseLargeBlocks()
         var arguments = Array(CommandLine.arguments.dropFirst())
         // Options every verb takes may come before it too (`mappack -q build …`); the verb reads them.
         let global = arguments.prefix { Mappack.isGlobalOption($0) }
@@ -23,6 +22,9 @@ struct Mappack {
             exit(ExitCode.usage.rawValue)
         }
         let verb = arguments.removeFirst()
+        // Publish packs thousands of archives, each allocating a large compressor workspace: it keeps
+        // large blocks in the heap. Everything else hands them back (peak RSS of builds, installs).
+        if verb == "publish" { Allocator.keepLargeBlocks() } else { Allocator.releaseLargeBlocks() }
         arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {

@@ -8,7 +8,8 @@ package final class ArchiveWriter {
     private let entry: OpaquePointer
     private let path: String
     private let mtime: Int
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    /// The read buffer for file contents, borrowed (a publish opens one writer per bundle).
+    private let buffer = ScratchBuffers.take(ReadableFile.chunkSize)
 
     /// Creates `path` (replacing it), stamping every entry with `mtime` (seconds since 1970);
     /// `compressed: false` writes a plain `.tar` (what zchunk compresses, issue 21).
@@ -31,7 +32,7 @@ package final class ArchiveWriter {
     deinit {
         archive_entry_free(entry)
         archive_write_free(archive)
-        buffer.deallocate()
+        ScratchBuffers.give(buffer)
     }
 
     private func check(_ code: Int32) throws(ArchiveError) {
