@@ -11,7 +11,7 @@ package enum Allocator {
     /// `MALLOC_ARENA_MAX` in the environment, when set, wins (glibc reads it itself).
     package static func limitArenas(_ count: Int32) {
         #if os(Linux) && !MAPPACK_PORTABLE
-            if let text = getenv("MALLOC_ARENA_MAX"), !String(cString: text).isEmpty { return }
+            if let text = unsafe getenv("MALLOC_ARENA_MAX"), unsafe !String(cString: text).isEmpty { return }
             _ = mallopt(M_ARENA_MAX, count)
         #endif
     }
@@ -25,7 +25,7 @@ package enum Allocator {
     /// `ScratchBuffers`). Call once, early; `MALLOC_MMAP_THRESHOLD_` in the environment wins.
     package static func releaseLargeBlocks(threshold: Int32 = 128 << 10) {
         #if os(Linux) && !MAPPACK_PORTABLE
-            if let text = getenv("MALLOC_MMAP_THRESHOLD_"), !String(cString: text).isEmpty { return }
+            if let text = unsafe getenv("MALLOC_MMAP_THRESHOLD_"), unsafe !String(cString: text).isEmpty { return }
             _ = mallopt(M_MMAP_THRESHOLD, threshold)
             _ = mallopt(M_TRIM_THRESHOLD, threshold)
         #endif
