@@ -275,7 +275,7 @@ import Synchronization
             }
             unsafe curl_multi_poll(multi, nil, 0, 1000, nil)
         }
-        unsafe idleHandles.forEach { unsafe curl_easy_cleanup($0) }
+        for index in unsafe idleHandles.indices { unsafe curl_easy_cleanup(idleHandles[index]) }
         unsafe idleHandles.removeAll()
         unsafe curl_multi_cleanup(multi)
     }
