@@ -102,7 +102,7 @@ package enum YAMLDocument {
             while let current = unsafe item, unsafe current != node.pointee.data.sequence.items.top {
                 guard let child = unsafe yaml_document_get_node(&document, current.pointee) else { break }
                 unsafe items.append(try convert(child, document: &document, depth: depth + 1, visited: &visited))
-                unsafe item = unsafe current + 1
+                unsafe item = current + 1
             }
             return .sequence(items, line: line, column: column)
         case YAML_MAPPING_NODE:
@@ -117,7 +117,7 @@ package enum YAMLDocument {
                     throw YAMLError(line: key.line, column: key.column, message: "mapping keys must be plain text")
                 }
                 unsafe pairs.append((name, keyLine, keyColumn, try convert(valueNode, document: &document, depth: depth + 1, visited: &visited)))
-                unsafe pair = unsafe current + 1
+                unsafe pair = current + 1
             }
             return .mapping(pairs, line: line, column: column)
         default:
