@@ -4,9 +4,9 @@ import MapIO
 import Synchronization
 
 /// One libcurl easy handle (`curl_easy_init`) streaming a response body to a closure.
-package final class CurlTransfer {
+@safe package final class CurlTransfer {
     private let handle: UnsafeMutableRawPointer
-    private var sink: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    private var sink: (RawSpan) -> Bool = { _ in true }
     private var stop: () -> Bool = { false }
     /// The last response's headers, names lowercased (filled by `get`).
     private var responseHeaders: [String: String] = [:]
@@ -30,29 +30,29 @@ package final class CurlTransfer {
     /// A fresh handle.
     package init() {
         _ = CurlTransfer.globalInit
-        handle = curl_easy_init()!
+        unsafe handle = curl_easy_init()!
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { unsafe curl_easy_cleanup(handle) }
 
     /// PUTs the file at `path` (`size` bytes) to `url` with extra `headers` (`CURLOPT_UPLOAD`).
     package func put(_ url: URL, file path: String, size: Int64, headers: [String] = [], timeoutSeconds: Int = 120) -> Outcome {
-        guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else {
+        guard let file = try? unsafe FileDescriptor.open(path, .readOnly, options: .followLinks) else {
             return Outcome(status: 0, error: "cannot open \(path)", aborted: false)
         }
         defer { try? file.close() }
-        curl_easy_reset(handle)
-        mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
-        mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 10)
-        mp_curl_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
+        unsafe curl_easy_reset(handle)
+        unsafe mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 10)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
         var list: UnsafeMutablePointer<curl_slist>?
-        for line in headers { list = curl_slist_append(list, line) }
-        defer { curl_slist_free_all(list) }
-        if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
-        mp_curl_upload_fd(handle, file.rawValue, curl_off_t(size))
+        for line in headers { unsafe list = curl_slist_append(list, line) }
+        defer { unsafe curl_slist_free_all(list) }
+        if unsafe list != nil { unsafe mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+        unsafe mp_curl_upload_fd(handle, file.rawValue, curl_off_t(size))
         self.sink = { _ in true }
-        mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count }
+        unsafe mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count }
         let (code, status, message) = perform()
         return Outcome(status: status, error: code == CURLE_OK ? nil : (message.isEmpty ? "curl error \(code.rawValue)" : message), aborted: false)
     }
@@ -62,15 +62,15 @@ package final class CurlTransfer {
     /// when libcurl gave none).
     private func perform() -> (code: CURLcode, status: Int, message: String) {
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
-        let code = errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
-            mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
-            defer { mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil) }
-            return curl_easy_perform(handle)
+        unsafe mp_curl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+        let code = unsafe errorBuffer.withUnsafeMutableBufferPointer { errors -> CURLcode in
+            unsafe mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
+            defer { unsafe mp_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil) }
+            return unsafe curl_easy_perform(handle)
         }
         var status = 0
-        mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return (code, status, errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        unsafe mp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return unsafe (code, status, errorBuffer.withUnsafeBufferPointer { unsafe String(cString: $0.baseAddress!) })
     }
 
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort). With
@@ -78,56 +78,56 @@ package final class CurlTransfer {
     /// sink sees decoded bytes, so a size cap in the sink caps the decoded size.
     package func get(
         _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [], acceptEncoding: Bool = false,
-        stop: (() -> Bool)? = nil, sink: @escaping (UnsafeRawBufferPointer) -> Bool
+        stop: (() -> Bool)? = nil, sink: @escaping (RawSpan) -> Bool
     ) -> Outcome {
         self.sink = sink
         self.stop = stop ?? { false }
         responseHeaders = [:]
-        curl_easy_reset(handle)
-        mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
+        unsafe curl_easy_reset(handle)
+        unsafe mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
         var list: UnsafeMutablePointer<curl_slist>?
-        for line in headers { list = curl_slist_append(list, line) }
-        defer { curl_slist_free_all(list) }
-        if list != nil { mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+        for line in headers { unsafe list = curl_slist_append(list, line) }
+        defer { unsafe curl_slist_free_all(list) }
+        if unsafe list != nil { unsafe mp_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
         // The same protocols as bundle transfers: a URL or a redirect never reaches dict://, ftp://,
         // smb:// or (by redirect) a local file.
-        mp_curl_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https,file")
-        mp_curl_setopt_str(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        mp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        mp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 10)
-        mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
-        mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
-        if offset > 0 { mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
-        if acceptEncoding { mp_curl_setopt_str(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        unsafe mp_curl_setopt_str(handle, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        unsafe mp_curl_setopt_str(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        unsafe mp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 10)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
+        unsafe mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
+        if offset > 0 { unsafe mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
+        if acceptEncoding { unsafe mp_curl_setopt_str(handle, CURLOPT_ACCEPT_ENCODING, "") }
         // With `stop`, libcurl asks it through its progress callback about once a second, also while the
         // server sends nothing, and the body callback asks before each chunk: a cancelled caller never
         // waits for a slow or silent server.
         if stop != nil {
-            mp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-            mp_curl_setopt_ptr(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque())
-            mp_curl_setopt_xferinfocb(handle) { context, _, _, _, _ in
-                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().stop() ? 1 : 0
+            unsafe mp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            unsafe mp_curl_setopt_ptr(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque())
+            unsafe mp_curl_setopt_xferinfocb(handle) { context, _, _, _, _ in
+                unsafe Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().stop() ? 1 : 0
             }
         }
-        mp_curl_setopt_ptr(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
-        mp_curl_setopt_datacb(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-            let line = UnsafeRawBufferPointer(start: data, count: size * count)
-            if line.starts(with: "HTTP/".utf8) {
+        unsafe mp_curl_setopt_ptr(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
+        unsafe mp_curl_setopt_datacb(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = unsafe Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let line = unsafe UnsafeRawBufferPointer(start: data, count: size * count)
+            if unsafe line.starts(with: "HTTP/".utf8) {
                 transfer.responseHeaders = [:]  // a new response (after a redirect)
-            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self).lowercased()
-                transfer.responseHeaders[name] = CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+            } else if let colon = unsafe line.firstIndex(of: UInt8(ascii: ":")) {
+                let name = unsafe String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self).lowercased()
+                transfer.responseHeaders[name] = unsafe CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
             }
             return size * count
         }
-        mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+        unsafe mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = unsafe Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
             if transfer.stop() { return 0 }
-            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-            return transfer.sink(bytes) ? size * count : 0
+            let bytes = unsafe UnsafeRawBufferPointer(start: data, count: size * count)
+            return unsafe transfer.sink(bytes.bytes) ? size * count : 0
         }
         let (code, status, message) = perform()
         let stopped = (code == CURLE_ABORTED_BY_CALLBACK || code == CURLE_WRITE_ERROR) && self.stop()
@@ -144,7 +144,7 @@ package final class CurlTransfer {
 ///
 /// Transfers are handed over through a lock and `curl_multi_wakeup`; receivers and completions run on the
 /// transfer thread, so the Swift cooperative pool never blocks on the network or on file writes.
-package final class CurlMulti: @unchecked Sendable {
+@safe package final class CurlMulti: @unchecked Sendable {
     // Touched only by the transfer thread, except `curl_multi_wakeup`, which libcurl allows from any thread.
     private let multi: UnsafeMutableRawPointer
     private let state = Mutex(State())
@@ -166,7 +166,7 @@ package final class CurlMulti: @unchecked Sendable {
     }
 
     /// One running easy handle; lives in the transfer thread's table while libcurl owns the transfer.
-    private final class Transfer {
+    @safe private final class Transfer {
         let easy: UnsafeMutableRawPointer
         let job: Job
         var headers: [String: String] = [:]
@@ -176,19 +176,19 @@ package final class CurlMulti: @unchecked Sendable {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
         init(easy: UnsafeMutableRawPointer, job: Job) {
-            self.easy = easy
+            unsafe self.easy = easy
             self.job = job
-            errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+            unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         }
 
         deinit {
-            curl_slist_free_all(headerList)
-            errorBuffer.deallocate()
+            unsafe curl_slist_free_all(headerList)
+            unsafe errorBuffer.deallocate()
         }
 
         var status: Int {
             var status = 0
-            mp_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            unsafe mp_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
             return status
         }
     }
@@ -196,9 +196,9 @@ package final class CurlMulti: @unchecked Sendable {
     /// Starts the transfer thread; at most `connectionsPerHost` connections to one host.
     package init(connectionsPerHost: Int) {
         _ = CurlTransfer.globalInit
-        multi = curl_multi_init()!
-        mp_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        mp_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, connectionsPerHost))
+        unsafe multi = curl_multi_init()!
+        unsafe mp_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        unsafe mp_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, connectionsPerHost))
         let thread = Thread { [self] in run() }
         thread.name = "mappack-curl"
         thread.start()
@@ -216,21 +216,21 @@ package final class CurlMulti: @unchecked Sendable {
                     return true
                 }
                 if accepted {
-                    curl_multi_wakeup(multi)
+                    unsafe curl_multi_wakeup(multi)
                 } else {
                     continuation.resume(returning: CurlOutcome(ending: .cancelled, head: CurlResponseHead(status: 0, headers: [:])))
                 }
             }
         } onCancel: {
             flag.raised.store(true, ordering: .releasing)
-            curl_multi_wakeup(multi)
+            unsafe curl_multi_wakeup(multi)
         }
     }
 
     /// Stops the thread after cancelling whatever is still running; the multi handle is freed by the thread.
     package func shutdown() {
         state.withLock { $0.shuttingDown = true }
-        curl_multi_wakeup(multi)
+        unsafe curl_multi_wakeup(multi)
     }
 
     /// `bytes` without leading and trailing ASCII spaces, tabs and line ends (header values), as text.
@@ -238,13 +238,13 @@ package final class CurlMulti: @unchecked Sendable {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         var start = 0
         var end = bytes.count
-        while start < end && isSpace(bytes[start]) { start += 1 }
-        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        while unsafe start < end && isSpace(bytes[start]) { start += 1 }
+        while unsafe end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        return unsafe String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     private func run() {
-        var running: [UnsafeMutableRawPointer: Transfer] = [:]
+        var running: [UnsafeMutableRawPointer: Transfer] = unsafe [:]
         while true {
             let (jobs, stopping) = state.withLock { state in
                 defer { state.pending.removeAll() }
@@ -255,68 +255,70 @@ package final class CurlMulti: @unchecked Sendable {
                     job.completion(CurlOutcome(ending: .cancelled, head: CurlResponseHead(status: 0, headers: [:])))
                 } else {
                     let transfer = start(job)
-                    running[transfer.easy] = transfer
+                    unsafe running[transfer.easy] = transfer
                 }
             }
-            for (easy, transfer) in running where stopping || transfer.job.cancel.raised.load(ordering: .acquiring) {
-                running[easy] = nil
+            // Not `for unsafe (easy, transfer) in running`: swift-format 6.3 glues `unsafe` to the pattern.
+            let cancelled = unsafe running.values.filter { stopping || $0.job.cancel.raised.load(ordering: .acquiring) }
+            for transfer in cancelled {
+                unsafe running[transfer.easy] = nil
                 finish(transfer, ending: .cancelled)
             }
-            if stopping && running.isEmpty { break }
+            if unsafe stopping && running.isEmpty { break }
 
             var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
+            unsafe curl_multi_perform(multi, &stillRunning)
             var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
-                guard let easy = mp_curl_msg_done_handle(message), let transfer = running.removeValue(forKey: easy) else { continue }
-                finish(transfer, ending: ending(of: transfer, code: mp_curl_msg_result(message)))
+            while let message = unsafe curl_multi_info_read(multi, &queued) {
+                guard let easy = unsafe mp_curl_msg_done_handle(message), let transfer = unsafe running.removeValue(forKey: easy) else { continue }
+                unsafe finish(transfer, ending: ending(of: transfer, code: mp_curl_msg_result(message)))
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            unsafe curl_multi_poll(multi, nil, 0, 1000, nil)
         }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
-        idleHandles.removeAll()
-        curl_multi_cleanup(multi)
+        for index in unsafe idleHandles.indices { unsafe curl_easy_cleanup(idleHandles[index]) }
+        unsafe idleHandles.removeAll()
+        unsafe curl_multi_cleanup(multi)
     }
 
     /// Easy handles of finished transfers, reset for the next one (transfer thread only): a handle
     /// costs libcurl a dozen allocations to set up, and a build starts thousands of transfers.
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var idleHandles: [UnsafeMutableRawPointer] = unsafe []
 
     private func start(_ job: Job) -> Transfer {
-        let easy = idleHandles.popLast() ?? curl_easy_init()!
-        let transfer = Transfer(easy: easy, job: job)
+        let easy = unsafe idleHandles.popLast() ?? curl_easy_init()!
+        let transfer = unsafe Transfer(easy: easy, job: job)
         let request = job.request
-        mp_curl_setopt_str(easy, CURLOPT_URL, request.url.absoluteString)
-        mp_curl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
-        mp_curl_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        mp_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        mp_curl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
-        mp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        mp_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        unsafe mp_curl_setopt_str(easy, CURLOPT_URL, request.url.absoluteString)
+        unsafe mp_curl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https,file")
+        unsafe mp_curl_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        unsafe mp_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        unsafe mp_curl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
+        unsafe mp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        unsafe mp_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Wait for a connection that can multiplex (HTTP/2) rather than opening another one.
-        mp_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
-        mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, request.lowSpeedLimit))
-        mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime))
-        mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))
-        mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
-        if let certificates = request.trustedCertificates { mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
+        unsafe mp_curl_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        unsafe mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, request.lowSpeedLimit))
+        unsafe mp_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime))
+        unsafe mp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, max(1, request.connectTimeout))
+        unsafe mp_curl_setopt_str(easy, CURLOPT_USERAGENT, "mappack")
+        if let certificates = request.trustedCertificates { unsafe mp_curl_setopt_str(easy, CURLOPT_CAINFO, certificates) }
         var headerLines = request.headers
         if let ranges = request.ranges, !ranges.isEmpty {
-            mp_curl_setopt_str(easy, CURLOPT_RANGE, MultiRangeReceiver.rangeSpec(ranges))
+            unsafe mp_curl_setopt_str(easy, CURLOPT_RANGE, MultiRangeReceiver.rangeSpec(ranges))
         } else if let end = request.rangeEnd {
-            mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-\(end)")
+            unsafe mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-\(end)")
         } else if request.rangeStart > 0 {
-            mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
+            unsafe mp_curl_setopt_str(easy, CURLOPT_RANGE, "\(request.rangeStart)-")
             if let validator = request.ifRange { headerLines.append("If-Range: \(validator)") }
         }
-        for line in headerLines { transfer.headerList = curl_slist_append(transfer.headerList, line) }
-        if transfer.headerList != nil { mp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList) }
-        mp_curl_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
-        let context = Unmanaged.passUnretained(transfer).toOpaque()
-        mp_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context)
-        mp_curl_setopt_datacb(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+        for line in headerLines { unsafe transfer.headerList = curl_slist_append(transfer.headerList, line) }
+        if unsafe transfer.headerList != nil { unsafe mp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList) }
+        unsafe mp_curl_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        let context = unsafe Unmanaged.passUnretained(transfer).toOpaque()
+        unsafe mp_curl_setopt_ptr(easy, CURLOPT_WRITEDATA, context)
+        unsafe mp_curl_setopt_datacb(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = unsafe Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let bytes = unsafe UnsafeRawBufferPointer(start: data, count: size * count)
             if !transfer.headDelivered {
                 transfer.headDelivered = true
                 let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
@@ -325,37 +327,37 @@ package final class CurlMulti: @unchecked Sendable {
                     return 0
                 }
             }
-            if !transfer.job.receiver.receive(body: bytes.bytes) {
+            if unsafe !transfer.job.receiver.receive(body: bytes.bytes) {
                 transfer.stopped = true
                 return 0
             }
             return size * count
         }
-        mp_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
-        mp_curl_setopt_datacb(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+        unsafe mp_curl_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
+        unsafe mp_curl_setopt_datacb(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = unsafe Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
             // On bytes: header names are ASCII, and most lines are dropped or kept as they are.
-            let line = UnsafeRawBufferPointer(start: data, count: size * count)
-            if line.starts(with: "HTTP/".utf8) {
+            let line = unsafe UnsafeRawBufferPointer(start: data, count: size * count)
+            if unsafe line.starts(with: "HTTP/".utf8) {
                 transfer.headers = [:]  // a new response (after a redirect or a 100 Continue)
-            } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-                let name = String(unsafeUninitializedCapacity: colon) { out in
-                    for index in 0..<colon { out[index] = line[index] >= 0x41 && line[index] <= 0x5A ? line[index] | 0x20 : line[index] }
+            } else if let colon = unsafe line.firstIndex(of: UInt8(ascii: ":")) {
+                let name = unsafe String(unsafeUninitializedCapacity: colon) { out in
+                    for index in 0..<colon { unsafe out[index] = line[index] >= 0x41 && line[index] <= 0x5A ? line[index] | 0x20 : line[index] }
                     return colon
                 }
-                transfer.headers[name] = CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+                transfer.headers[name] = unsafe CurlMulti.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
             }
             return size * count
         }
-        curl_multi_add_handle(multi, easy)
+        unsafe curl_multi_add_handle(multi, easy)
         return transfer
     }
 
     private func ending(of transfer: Transfer, code: CURLcode) -> CurlOutcome.Ending {
         if code == CURLE_OK { return .completed }
         if transfer.stopped && code == CURLE_WRITE_ERROR { return .stoppedByReceiver }
-        var message = String(cString: transfer.errorBuffer)
-        if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+        var message = unsafe String(cString: transfer.errorBuffer)
+        if message.isEmpty { message = unsafe String(cString: curl_easy_strerror(code)) }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut(message)
@@ -370,12 +372,12 @@ package final class CurlMulti: @unchecked Sendable {
 
     private func finish(_ transfer: Transfer, ending: CurlOutcome.Ending) {
         let head = CurlResponseHead(status: transfer.status, headers: transfer.headers)
-        curl_multi_remove_handle(multi, transfer.easy)
-        if idleHandles.count < 64 {
-            curl_easy_reset(transfer.easy)
-            idleHandles.append(transfer.easy)
+        unsafe curl_multi_remove_handle(multi, transfer.easy)
+        if unsafe idleHandles.count < 64 {
+            unsafe curl_easy_reset(transfer.easy)
+            unsafe idleHandles.append(transfer.easy)
         } else {
-            curl_easy_cleanup(transfer.easy)
+            unsafe curl_easy_cleanup(transfer.easy)
         }
         transfer.job.completion(CurlOutcome(ending: ending, head: head))
     }
@@ -383,5 +385,5 @@ package final class CurlMulti: @unchecked Sendable {
 
 extension CurlTransfer {
     /// The linked libcurl's version and features (`curl_version`).
-    package static var libraryVersion: String { String(cString: curl_version()) }
+    package static var libraryVersion: String { unsafe String(cString: curl_version()) }
 }

@@ -47,7 +47,7 @@ package struct DownloadCache: Sendable {
     package func checkOwnership() throws(CacheFolderError) {
         var info = stat()
         for (path, follow) in [(root, true), (root + "/sha256", false), (root + "/partial", false)] {
-            let found = follow ? stat(path, &info) == 0 : lstat(path, &info) == 0
+            let found = unsafe follow ? stat(path, &info) == 0 : lstat(path, &info) == 0
             guard found else { continue }
             let type = info.st_mode & S_IFMT
             if type == S_IFLNK { throw CacheFolderError(path: path, reason: "is a symbolic link") }

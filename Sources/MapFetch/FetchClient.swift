@@ -106,7 +106,7 @@ package struct FetchClient: Sendable {
         if url.isFileURL { return try read(url.path, limit: limit, take: take, tooLarge: { tooLarge }, refused: { refused }) }
         let source = url.absoluteString
         let outcome = CurlTransfer().get(url, headers: headers + requestHeaders, acceptEncoding: acceptEncoding, stop: stop) { chunk in
-            take(chunk.bytes)
+            take(chunk)
         }
         if tooLarge { throw .tooLarge(url: source, limit: limit) }
         if outcome.stopped || refused { throw .stopped(url: source) }
@@ -144,7 +144,7 @@ package struct FetchClient: Sendable {
         struct Stop: Error {}
         do {
             let file = try ReadableFile(path: path)
-            try file.forEachChunk { chunk in if !take(chunk.bytes) { throw Stop() } }
+            try unsafe file.forEachChunk { chunk in if unsafe !take(chunk.bytes) { throw Stop() } }
         } catch {
             if tooLarge() { throw .tooLarge(url: path, limit: limit) }
             if refused() { throw .stopped(url: path) }

@@ -66,8 +66,8 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
         if let status, status.isRegular, status.size > 0, status.size <= request.size {
             let reader = try ReadableFile(path: path, followLinks: false)
             var hashed: Int64 = 0
-            try reader.forEachChunk { chunk in
-                hasher.update(chunk)
+            try unsafe reader.forEachChunk { chunk in
+                unsafe hasher.update(chunk)
                 hashed += Int64(chunk.count)
             }
             length = hashed

@@ -51,14 +51,14 @@ final class BuildProgress: Sendable {
     init(terminal: Terminal, descriptions: Descriptions = Descriptions()) {
         self.terminal = terminal
         self.descriptions = descriptions
-        ticker = ProgressTicker(terminal: terminal) { [weak self] in self?.currentStatus() }
+        unsafe ticker = ProgressTicker(terminal: terminal) { [weak self] in self?.currentStatus() }
     }
 
     /// The status line now; nil before the build has a plan.
     private func currentStatus() -> String? { state.withLock { $0.phase == .plan || $0.stopping ? nil : status($0) } }
 
     /// Stops the ticking and clears a redrawn line.
-    func finish() { ticker?.finish() }
+    func finish() { unsafe ticker?.finish() }
 
     /// A line about the whole run on standard error, in every mode (`Terminal.notice`).
     func say(_ message: String) { terminal.notice(message) }
@@ -71,7 +71,7 @@ final class BuildProgress: Sendable {
             return !state.stopping
         }
         guard first else { return }
-        ticker?.finish()
+        unsafe ticker?.finish()
         terminal.notice(message)
     }
 
@@ -122,8 +122,8 @@ final class BuildProgress: Sendable {
         }
         guard let now else { return }
         // The status line is only made when a terminal redraws it (at most 10 times a second).
-        for headline in started { ticker?.started(headline) }
-        if started.isEmpty { ticker?.update(self.status(now)) }
+        for headline in started { unsafe ticker?.started(headline) }
+        if started.isEmpty { unsafe ticker?.update(self.status(now)) }
     }
 
     /// Counts a bundle put in place toward the image's store when it is one of its bundles.

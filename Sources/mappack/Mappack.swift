@@ -10,7 +10,7 @@ import MapVerify
 @main
 struct Mappack {
     static func main() async {
-        setlocale(LC_CTYPE, "C.UTF-8")
+        unsafe setlocale(LC_CTYPE, "C.UTF-8")
         signal(SIGPIPE, SIG_IGN)
         Allocator.limitArenas(1)
         var arguments = Array(CommandLine.arguments.dropFirst())

@@ -33,18 +33,18 @@ final class ProgressTicker: Sendable {
         self.status = status
         interval = ProgressTicker.interval(terminal: terminal)
         guard terminal.showsProgress else {
-            timer = nil
+            unsafe timer = nil
             return
         }
         let timer = DispatchSource.makeTimerSource(queue: .global())
-        self.timer = timer
+        unsafe self.timer = timer
         let period = terminal.isTTY ? 0.25 : interval
         timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(50))
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
     }
 
-    deinit { timer?.cancel() }
+    deinit { unsafe timer?.cancel() }
 
     /// A phase starts: its first line, printed at once.
     func started(_ headline: String) {
@@ -65,7 +65,7 @@ final class ProgressTicker: Sendable {
 
     /// Stops ticking and clears a redrawn line.
     func finish() {
-        timer?.cancel()
+        unsafe timer?.cancel()
         terminal.finishProgress()
     }
 

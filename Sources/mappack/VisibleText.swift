@@ -19,10 +19,16 @@ extension String {
 
     private func escapingControls(keepingLines: Bool) -> String {
         // Most text is printable ASCII: seen from its bytes, left as it is.
-        let plain = utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || (keepingLines && ($0 == 0x0A || $0 == 0x09)) }
+        let bytes = utf8.span
+        var plain = true
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if !((byte >= 0x20 && byte < 0x7F) || (keepingLines && (byte == 0x0A || byte == 0x09))) {
+                plain = false
+                break
+            }
         }
-        if plain == true { return self }
+        if plain { return self }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             let value = scalar.value

@@ -74,7 +74,11 @@ import Testing
 
     @Test func theListStaysSmall() throws {
         // 12 while it counted `Unsafe` only (8 files listed); `@unchecked Sendable`,
-        // `nonisolated(unsafe)` and `unsafeUninitializedCapacity` brought in five more.
-        #expect(try Self.listedFiles().count <= 13)
+        // `nonisolated(unsafe)` and `unsafeUninitializedCapacity` brought in five more (13). Strict
+        // memory safety in MapFetch, MapVerify, MapBuild and the CLI brought in 13 whose `unsafe`
+        // marks a call: 9 into MapIO and MapFormat signatures that are still unsafe (a path as a C
+        // pointer, raw buffers; these leave when those modules are strict), 3 C calls MapIO does not
+        // wrap, and the plan table's one-append copy.
+        #expect(try Self.listedFiles().count <= 26)
     }
 }

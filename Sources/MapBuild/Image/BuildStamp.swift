@@ -74,7 +74,7 @@ struct BuildStamp: Codable, Sendable {
     /// Size and modification time (ns) of `path`.
     static func output(root: String, name: String) -> Output? {
         var info = stat()
-        guard stat(root + "/" + name, &info) == 0 else { return nil }
+        guard unsafe stat(root + "/" + name, &info) == 0 else { return nil }
         return Output(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 

@@ -167,8 +167,10 @@ private final class ManifestStream {
     }
 
     func emit(_ bytes: [UInt8]) {
-        hasher.update(bytes.span.bytes)
+        // Hashed from `pending`, whose bytes are a safe `RawSpan` (an array's `span.bytes` is not).
+        let start = pending.count
         pending.append(contentsOf: bytes)
+        hasher.update(pending.bytes.extracting(start...))
     }
 
     func flushIfFull() throws { if pending.count >= 1 << 20 { try flush() } }

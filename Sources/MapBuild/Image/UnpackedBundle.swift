@@ -98,7 +98,7 @@ final class FileRecordSpill: Sendable {
     /// Creates (or truncates) the spill file at `path`.
     init(path: String) throws(FileError) {
         self.path = path
-        do { descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate], permissions: 0o600) } catch {
+        do { descriptor = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate], permissions: 0o600) } catch {
             throw FileError("open", path, code: error.code)
         }
     }
@@ -123,7 +123,7 @@ final class FileRecordSpill: Sendable {
             end += Int64(bytes.count)
             return start
         }
-        do { try descriptor.writeAll(toAbsoluteOffset: offset, bytes.span.bytes) } catch { throw FileError("write", path, code: error.code) }
+        do { try unsafe descriptor.writeAll(toAbsoluteOffset: offset, bytes.span.bytes) } catch { throw FileError("write", path, code: error.code) }
         return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
     }
 

@@ -37,26 +37,26 @@ package enum YAMLDocument {
 
     /// Parses `data`; nil for an empty document.
     package static func parse(_ data: Data) throws(YAMLError) -> YAMLNode? {
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else { throw YAMLError(line: 0, column: 0, message: "cannot initialise libyaml") }
-        defer { yaml_parser_delete(&parser) }
-        var document = yaml_document_t()
+        var parser = unsafe yaml_parser_t()
+        guard unsafe yaml_parser_initialize(&parser) == 1 else { throw YAMLError(line: 0, column: 0, message: "cannot initialise libyaml") }
+        defer { unsafe yaml_parser_delete(&parser) }
+        var document = unsafe yaml_document_t()
         let bytes = [UInt8](data)
         try checkFlowNesting(bytes)
-        let loaded = bytes.withUnsafeBufferPointer { buffer -> Int32 in
-            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            return yaml_parser_load(&parser, &document)
+        let loaded = unsafe bytes.withUnsafeBufferPointer { buffer -> Int32 in
+            unsafe yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            return unsafe yaml_parser_load(&parser, &document)
         }
         guard loaded == 1 else {
-            let mark = parser.problem_mark
-            let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
-            let context = parser.context.map { String(cString: $0) + ", " } ?? ""
+            let mark = unsafe parser.problem_mark
+            let problem = unsafe parser.problem.map { unsafe String(cString: $0) } ?? "malformed YAML"
+            let context = unsafe parser.context.map { unsafe String(cString: $0) + ", " } ?? ""
             throw YAMLError(line: Int(mark.line) + 1, column: Int(mark.column) + 1, message: context + problem)
         }
-        defer { yaml_document_delete(&document) }
-        guard let root = yaml_document_get_root_node(&document) else { return nil }
+        defer { unsafe yaml_document_delete(&document) }
+        guard let root = unsafe yaml_document_get_root_node(&document) else { return nil }
         var visited = 0
-        return try convert(root, document: &document, depth: 0, visited: &visited)
+        return try unsafe convert(root, document: &document, depth: 0, visited: &visited)
     }
 
     /// Refuses flow collections (`[`, `{`) nested deeper than `maxDepth` before libyaml sees them:
@@ -86,38 +86,38 @@ package enum YAMLDocument {
     private static func convert(_ node: UnsafeMutablePointer<yaml_node_t>, document: inout yaml_document_t, depth: Int, visited: inout Int)
         throws(YAMLError) -> YAMLNode
     {
-        let line = Int(node.pointee.start_mark.line) + 1
-        let column = Int(node.pointee.start_mark.column) + 1
+        let line = unsafe Int(node.pointee.start_mark.line) + 1
+        let column = unsafe Int(node.pointee.start_mark.column) + 1
         visited += 1
         if depth > maxDepth { throw YAMLError(line: line, column: column, message: "nesting deeper than \(maxDepth) levels") }
         if visited > maxNodes { throw YAMLError(line: line, column: column, message: "more than \(maxNodes) values (alias expansion?)") }
-        switch node.pointee.type {
+        switch unsafe node.pointee.type {
         case YAML_SCALAR_NODE:
-            let scalar = node.pointee.data.scalar
-            let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            let scalar = unsafe node.pointee.data.scalar
+            let text = unsafe String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
             return .scalar(text, line: line, column: column)
         case YAML_SEQUENCE_NODE:
             var items: [YAMLNode] = []
-            var item = node.pointee.data.sequence.items.start
-            while let current = item, current != node.pointee.data.sequence.items.top {
-                guard let child = yaml_document_get_node(&document, current.pointee) else { break }
-                items.append(try convert(child, document: &document, depth: depth + 1, visited: &visited))
-                item = current + 1
+            var item = unsafe node.pointee.data.sequence.items.start
+            while let current = unsafe item, unsafe current != node.pointee.data.sequence.items.top {
+                guard let child = unsafe yaml_document_get_node(&document, current.pointee) else { break }
+                unsafe items.append(try convert(child, document: &document, depth: depth + 1, visited: &visited))
+                unsafe item = current + 1
             }
             return .sequence(items, line: line, column: column)
         case YAML_MAPPING_NODE:
             var pairs: [(key: String, keyLine: Int, keyColumn: Int, value: YAMLNode)] = []
-            var pair = node.pointee.data.mapping.pairs.start
-            while let current = pair, current != node.pointee.data.mapping.pairs.top {
-                guard let keyNode = yaml_document_get_node(&document, current.pointee.key),
-                    let valueNode = yaml_document_get_node(&document, current.pointee.value)
+            var pair = unsafe node.pointee.data.mapping.pairs.start
+            while let current = unsafe pair, unsafe current != node.pointee.data.mapping.pairs.top {
+                guard let keyNode = unsafe yaml_document_get_node(&document, current.pointee.key),
+                    let valueNode = unsafe yaml_document_get_node(&document, current.pointee.value)
                 else { break }
-                let key = try convert(keyNode, document: &document, depth: depth + 1, visited: &visited)
+                let key = try unsafe convert(keyNode, document: &document, depth: depth + 1, visited: &visited)
                 guard case .scalar(let name, let keyLine, let keyColumn) = key else {
                     throw YAMLError(line: key.line, column: key.column, message: "mapping keys must be plain text")
                 }
-                pairs.append((name, keyLine, keyColumn, try convert(valueNode, document: &document, depth: depth + 1, visited: &visited)))
-                pair = current + 1
+                unsafe pairs.append((name, keyLine, keyColumn, try convert(valueNode, document: &document, depth: depth + 1, visited: &visited)))
+                unsafe pair = current + 1
             }
             return .mapping(pairs, line: line, column: column)
         default:
@@ -128,5 +128,5 @@ package enum YAMLDocument {
 
 extension YAMLDocument {
     /// The linked libyaml's version (`yaml_get_version_string`).
-    package static var libraryVersion: String { "libyaml " + String(cString: yaml_get_version_string()) }
+    package static var libraryVersion: String { unsafe "libyaml " + String(cString: yaml_get_version_string()) }
 }

@@ -69,7 +69,7 @@ import MapVerify
             defer { try? FileSystem.removeTree(scratch) }
             do {
                 try FileSystem.makeDirectories(scratch)
-                if let bundles { symlink(bundles, scratch + "/bundles") }
+                if let bundles { try? FileManager.default.createSymbolicLink(atPath: scratch + "/bundles", withDestinationPath: bundles) }
                 try FileSystem.writeAtomically(data, to: scratch + "/catalog.json")
                 let tree = try CatalogSource.decode(data, url: URL(fileURLWithPath: scratch + "/catalog.json"))
                 // Quoted for YAML: a root id may hold any character the catalog allows.

@@ -67,13 +67,13 @@ struct ChunkCutter {
         var index: Int64 = 0
         while index < count {
             guard nextFixed < fixed.count else {
-                index = cutByContent(bytes, from: index, to: count, into: &out)
+                index = unsafe cutByContent(bytes, from: index, to: count, into: &out)
                 break
             }
             let stretch = fixed[nextFixed]
             if base + index < stretch.lowerBound {
                 // By content up to the stretch, which starts a chunk.
-                index = cutByContent(bytes, from: index, to: min(count, stretch.lowerBound - base), into: &out)
+                index = unsafe cutByContent(bytes, from: index, to: min(count, stretch.lowerBound - base), into: &out)
                 if base + index == stretch.lowerBound, length > 0 { endChunk(at: index, into: &out) }
                 continue
             }
@@ -92,7 +92,7 @@ struct ChunkCutter {
         let table = ChunkCutter.gear
         for index in Int(from)..<Int(to) {
             length += 1
-            hash = (hash << 1) &+ table[Int(bytes[index])]
+            hash = unsafe (hash << 1) &+ table[Int(bytes[index])]
             if length >= minimum && hash & (length < normal ? strictMask : looseMask) == 0 || length >= maximum {
                 endChunk(at: Int64(index + 1), into: &out)
             }
@@ -130,21 +130,21 @@ extension ChunkCutter {
     ) throws(ZchunkError) {
         var cutter = ChunkCutter(parameters, fixed: parameters.sqlitePages ? try SQLitePages.databases(inTar: path) : [])
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
+        defer { unsafe buffer.deallocate() }
         let source: ReadableFile
         do { source = try ReadableFile(path: path) } catch { throw .io(error) }
         while true {
             let count: Int
-            do { count = try source.read(into: buffer) } catch { throw .io(error) }
+            do { count = try unsafe source.read(into: buffer) } catch { throw .io(error) }
             if count == 0 { return }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            let bytes = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             var from = 0
             do {
-                for cut in cutter.cuts(in: bytes) {
-                    try body(UnsafeRawBufferPointer(rebasing: bytes[from..<cut]), true)
+                for cut in unsafe cutter.cuts(in: bytes) {
+                    try unsafe body(UnsafeRawBufferPointer(rebasing: bytes[from..<cut]), true)
                     from = cut
                 }
-                if from < count { try body(UnsafeRawBufferPointer(rebasing: bytes[from..<count]), false) }
+                if from < count { try unsafe body(UnsafeRawBufferPointer(rebasing: bytes[from..<count]), false) }
             } catch let error as ZchunkError {
                 throw error
             } catch {

@@ -291,7 +291,7 @@ private final class ScratchWriter: Sendable {
     func write(_ bytes: RawSpan, at offset: Int64) -> Bool {
         file.withLock { file in
             do {
-                if file == nil { file = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) }
+                if file == nil { file = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) }
                 try file?.writeAll(toAbsoluteOffset: offset, bytes)
                 return true
             } catch {

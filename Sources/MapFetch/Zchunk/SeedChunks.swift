@@ -24,7 +24,7 @@ package struct SeedChunks: Sendable {
     /// Cuts and compresses the tar at `tar` as `parameters` say into a new seed file at `path`.
     package static func write(tar: String, to path: String, parameters: Zchunk.Parameters) throws(ZchunkError) -> SeedChunks {
         let output: FileDescriptor
-        do { output = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) } catch {
+        do { output = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) } catch {
             throw .io(FileError("create", path, code: error.code))
         }
         defer { try? output.close() }
@@ -36,8 +36,8 @@ package struct SeedChunks: Sendable {
         var written: Int64 = 0
         func add(_ piece: UnsafeRawBufferPointer) throws(ZchunkError) {
             do {
-                try compressor.compress(piece) { frame, digest in
-                    try output.writeAll(toAbsoluteOffset: written, frame)
+                try unsafe compressor.compress(piece) { frame, digest in
+                    try unsafe output.writeAll(toAbsoluteOffset: written, frame)
                     if frames[digest] == nil { frames[digest] = Frame(offset: written, length: frame.count) }
                     written += Int64(frame.count)
                 }
@@ -50,12 +50,12 @@ package struct SeedChunks: Sendable {
         /// A chunk that one read of the tar began and a later one ends.
         var pending: [UInt8] = []
         func addPending() throws(ZchunkError) {
-            try pending.withUnsafeBytes { bytes in Result { () throws(ZchunkError) in try add(bytes) } }.get()
+            try unsafe pending.withUnsafeBytes { bytes in Result { () throws(ZchunkError) in try unsafe add(bytes) } }.get()
             pending.removeAll(keepingCapacity: true)
         }
-        try ChunkCutter.forEachPart(ofTar: tar, parameters) { part, endsChunk in
-            if endsChunk, pending.isEmpty { return try add(part) }
-            pending.append(contentsOf: part)
+        try unsafe ChunkCutter.forEachPart(ofTar: tar, parameters) { part, endsChunk in
+            if endsChunk, pending.isEmpty { return try unsafe add(part) }
+            unsafe pending.append(contentsOf: part)
             if endsChunk { try addPending() }
         }
         if !pending.isEmpty { try addPending() }

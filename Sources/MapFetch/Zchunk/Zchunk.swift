@@ -108,36 +108,36 @@ package enum Zchunk {
     /// the same bytes.
     package static func compress(_ input: String, to output: String, parameters: Parameters) throws(ZchunkError) -> Written {
         let file: FileDescriptor
-        do { file = try FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
+        do { file = try unsafe FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
             throw .io(FileError("create", output, code: error.code))
         }
         defer { try? file.close() }
-        guard let zck = zck_create() else { throw .library(what: "create", path: output, message: "out of memory") }
-        var context: OpaquePointer? = zck
-        defer { zck_free(&context) }
-        guard zck_init_write(zck, file.rawValue) else { throw failure("start writing", output, zck) }
-        guard zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw failure("set the zstd level", output, zck) }
-        guard zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) else { throw failure("choose manual chunks", output, zck) }
-        try ChunkCutter.forEachPart(ofTar: input, parameters) { part, endsChunk in
-            try write(zck, part, output)
-            if endsChunk, zck_end_chunk(zck) < 0 { throw failure("end a chunk", output, zck) }
+        guard let zck = unsafe zck_create() else { throw .library(what: "create", path: output, message: "out of memory") }
+        var context: OpaquePointer? = unsafe zck
+        defer { unsafe zck_free(&context) }
+        guard unsafe zck_init_write(zck, file.rawValue) else { throw unsafe failure("start writing", output, zck) }
+        guard unsafe zck_set_ioption(zck, ZCK_ZSTD_COMP_LEVEL, Int(parameters.level)) else { throw unsafe failure("set the zstd level", output, zck) }
+        guard unsafe zck_set_ioption(zck, ZCK_MANUAL_CHUNK, 1) else { throw unsafe failure("choose manual chunks", output, zck) }
+        try unsafe ChunkCutter.forEachPart(ofTar: input, parameters) { part, endsChunk in
+            try unsafe write(zck, part, output)
+            if endsChunk, unsafe zck_end_chunk(zck) < 0 { throw unsafe failure("end a chunk", output, zck) }
         }
-        guard zck_close(zck) else { throw failure("finish", output, zck) }
-        let header = zck_get_header_length(zck)
-        let data = zck_get_data_length(zck)
-        guard header > 0, data >= 0 else { throw failure("measure", output, zck) }
+        guard unsafe zck_close(zck) else { throw unsafe failure("finish", output, zck) }
+        let header = unsafe zck_get_header_length(zck)
+        let data = unsafe zck_get_data_length(zck)
+        guard header > 0, data >= 0 else { throw unsafe failure("measure", output, zck) }
         return Written(headerSize: Int64(header), size: Int64(header) + Int64(data))
     }
 
     private static func write(_ zck: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ output: String) throws(ZchunkError) {
-        guard !bytes.isEmpty else { return }
-        let written = zck_write(zck, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-        if written != bytes.count { throw failure("write", output, zck) }
+        guard unsafe !bytes.isEmpty else { return }
+        let written = unsafe zck_write(zck, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        if written != bytes.count { throw unsafe failure("write", output, zck) }
     }
 
     private static func failure(_ what: String, _ path: String, _ zck: OpaquePointer?) -> ZchunkError {
-        let message = zck.flatMap { zck_get_error($0) }.map { String(cString: $0) } ?? "unknown error"
-        if let zck { _ = zck_clear_error(zck) }
+        let message = unsafe zck.flatMap { unsafe zck_get_error($0) }.map { unsafe String(cString: $0) } ?? "unknown error"
+        if let zck = unsafe zck { _ = unsafe zck_clear_error(zck) }
         return .library(what: what, path: path, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -145,7 +145,7 @@ package enum Zchunk {
     /// written first, then chunks arrive from a seed or by range; libzck says which are valid.
     /// Sendable by hand: a range's bytes are written (`pwrite`) from the transfer thread while the
     /// owning task awaits that transfer, and libzck is only called from the owning task.
-    package final class Target: @unchecked Sendable {
+    @safe package final class Target: @unchecked Sendable {
         /// The file being assembled.
         package let path: String
         private let file: FileDescriptor
@@ -172,61 +172,63 @@ package enum Zchunk {
             self.path = path
             let opened: FileDescriptor
             do {
-                opened = try FileDescriptor.open(path, .readWrite, options: [.create, .truncate])
+                opened = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate])
             } catch {
                 throw .io(FileError("create", path, code: error.code))
             }
             file = opened
-            let written = header.withUnsafeBytes { bytes in Result { () throws(Errno) in try opened.writeAll(toAbsoluteOffset: 0, bytes) } }
+            let written = unsafe header.withUnsafeBytes { bytes in
+                Result { () throws(Errno) in try unsafe opened.writeAll(toAbsoluteOffset: 0, bytes) }
+            }
             if case .failure(let error) = written {
                 try? file.close()
                 throw .io(FileError("write", path, code: error.code))
             }
-            guard let zck = zck_create() else {
+            guard let zck = unsafe zck_create() else {
                 try? file.close()
                 throw .library(what: "create", path: path, message: "out of memory")
             }
-            self.zck = zck
-            context = zck
-            guard zck_init_adv_read(zck, file.rawValue), zck_read_lead(zck), zck_read_header(zck) else {
-                let error = Zchunk.failure("read the header", path, zck)
-                zck_free(&context)
+            unsafe self.zck = zck
+            unsafe context = zck
+            guard unsafe zck_init_adv_read(zck, file.rawValue), unsafe zck_read_lead(zck), unsafe zck_read_header(zck) else {
+                let error = unsafe Zchunk.failure("read the header", path, zck)
+                unsafe zck_free(&context)
                 try? file.close()
                 throw error
             }
-            let header = zck_get_header_length(zck)
-            let data = zck_get_data_length(zck)
-            guard header > 0, data >= 0, let digest = zck_get_data_digest(zck) else {
-                let error = Zchunk.failure("read the header", path, zck)
-                zck_free(&context)
+            let header = unsafe zck_get_header_length(zck)
+            let data = unsafe zck_get_data_length(zck)
+            guard header > 0, data >= 0, let digest = unsafe zck_get_data_digest(zck) else {
+                let error = unsafe Zchunk.failure("read the header", path, zck)
+                unsafe zck_free(&context)
                 try? file.close()
                 throw error
             }
-            dataDigest = String(cString: digest)
-            free(digest)
+            dataDigest = unsafe String(cString: digest)
+            unsafe free(digest)
             headerSize = Int64(header)
             size = Int64(header) + Int64(data)
         }
 
         deinit {
-            zck_free(&context)
+            unsafe zck_free(&context)
             try? file.close()
         }
 
         /// The chunks of the data section, in file order (the empty dictionary chunk left out).
         package func chunks() -> [Chunk] {
             var out: [Chunk] = []
-            var chunk = zck_get_first_chunk(zck)
-            while let current = chunk {
-                let start = zck_get_chunk_start(current)
-                let length = zck_get_chunk_comp_size(current)
+            var chunk = unsafe zck_get_first_chunk(zck)
+            while let current = unsafe chunk {
+                let start = unsafe zck_get_chunk_start(current)
+                let length = unsafe zck_get_chunk_comp_size(current)
                 if length > 0 {
-                    out.append(
+                    unsafe out.append(
                         Chunk(
                             start: Int64(start), length: Int64(length), state: zck_get_chunk_valid(current),
                             uncompressed: Int64(zck_get_chunk_size(current))))
                 }
-                chunk = zck_get_next_chunk(current)
+                unsafe chunk = zck_get_next_chunk(current)
             }
             return out
         }
@@ -235,21 +237,22 @@ package enum Zchunk {
         /// libzck checks them with `checkChunks`, as it checks chunks fetched by range.
         package func copyChunks(from seed: SeedChunks) throws(ZchunkError) {
             let source: FileDescriptor
-            do { source = try FileDescriptor.open(seed.path, .readOnly) } catch { throw .io(FileError("open", seed.path, code: error.code)) }
+            do { source = try unsafe FileDescriptor.open(seed.path, .readOnly) } catch { throw .io(FileError("open", seed.path, code: error.code)) }
             defer { try? source.close() }
-            var chunk = zck_get_first_chunk(zck)
-            while let current = chunk {
-                chunk = zck_get_next_chunk(current)
-                let length = zck_get_chunk_comp_size(current)
-                guard length > 0, let text = zck_get_chunk_digest(current) else { continue }
-                let digest = ChunkDigest(hex: String(cString: text))
-                free(text)
+            var chunk = unsafe zck_get_first_chunk(zck)
+            while let current = unsafe chunk {
+                unsafe chunk = zck_get_next_chunk(current)
+                let length = unsafe zck_get_chunk_comp_size(current)
+                guard length > 0, let text = unsafe zck_get_chunk_digest(current) else { continue }
+                let digest = unsafe ChunkDigest(hex: String(cString: text))
+                unsafe free(text)
                 guard let digest, let frame = seed.frames[digest], frame.length == length else { continue }
                 let bytes: [UInt8]
                 do { bytes = try source.readAll(fromAbsoluteOffset: frame.offset, count: frame.length) } catch {
                     throw .io(FileError("read", seed.path, code: error.code))
                 }
-                do { try bytes.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: Int64(zck_get_chunk_start(current)), $0) } } catch {
+                do { try unsafe bytes.withUnsafeBytes { try unsafe file.writeAll(toAbsoluteOffset: Int64(zck_get_chunk_start(current)), $0) } } catch
+                {
                     throw .io(FileError("write", path, code: (error as? Errno)?.code ?? EIO))
                 }
             }
@@ -263,12 +266,12 @@ package enum Zchunk {
         /// Checks every chunk present against its digest: valid ones are marked so, failed ones
         /// become missing again (to be fetched again). Returns the chunks still missing.
         package func checkChunks() throws(ZchunkError) -> [Chunk] {
-            if zck_find_valid_chunks(zck) == 0 { throw Zchunk.failure("check chunks", path, zck) }
-            zck_reset_failed_chunks(zck)
+            if unsafe zck_find_valid_chunks(zck) == 0 { throw unsafe Zchunk.failure("check chunks", path, zck) }
+            unsafe zck_reset_failed_chunks(zck)
             return chunks().filter { $0.state != 1 }
         }
 
         /// True when every chunk and the whole data section match the header's digests.
-        package func isComplete() -> Bool { zck_validate_checksums(zck) == 1 }
+        package func isComplete() -> Bool { unsafe zck_validate_checksums(zck) == 1 }
     }
 }

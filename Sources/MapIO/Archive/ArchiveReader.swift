@@ -26,7 +26,7 @@ package struct ArchiveEntry: Sendable {
 /// Understood: ustar and V7 headers (checked by their checksum), POSIX pax extended headers
 /// (`path`, `size`; a sparse file is reported as such), GNU long names (`L`) and sizes in base-256.
 /// Global pax headers and GNU long link names are skipped. The stream ends at a zero block.
-package final class ArchiveReader {
+@safe package final class ArchiveReader {
     private let decoder: ZstdDecoder
     private let buffer: UnsafeMutableRawBufferPointer
     /// The decoded bytes not consumed yet: `buffer[start..<end]`.
@@ -51,11 +51,11 @@ package final class ArchiveReader {
     /// The first block is decoded at once, so a file that is not zstd fails here.
     package init(path: String, windowLogMax: Int32 = 27, hashing: Bool = false) throws(ArchiveError) {
         decoder = try ZstdDecoder(path: path, windowLogMax: windowLogMax, hashing: hashing)
-        buffer = ScratchBuffers.take(ArchiveReader.bufferSize)
+        unsafe buffer = ScratchBuffers.take(ArchiveReader.bufferSize)
         _ = try fill(atLeast: 1)
     }
 
-    deinit { ScratchBuffers.give(buffer) }
+    deinit { unsafe ScratchBuffers.give(buffer) }
 
     /// Compressed bytes consumed so far.
     package var compressedBytesRead: Int64 { decoder.compressedBytesRead }
@@ -68,11 +68,11 @@ package final class ArchiveReader {
     private func fill(atLeast count: Int) throws(ArchiveError) -> Bool {
         while end - start < count {
             if start > 0 {
-                if end > start { memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start) }
+                if end > start { unsafe memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start) }
                 end -= start
                 start = 0
             }
-            let n = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+            let n = try unsafe decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
             if n == 0 { return false }
             end += n
         }
@@ -106,7 +106,7 @@ package final class ArchiveReader {
                 guard try fill(atLeast: 1) else { throw truncated() }
             }
             let n = min(end - start, count - out.count)
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)]))
+            unsafe out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)]))
             start += n
         }
         offset += Int64(count)
@@ -136,18 +136,18 @@ package final class ArchiveReader {
                 return nil
             }
             headerOffset = offset
-            let header = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ArchiveReader.block)])
-            if header.allSatisfy({ $0 == 0 }) {
+            let header = unsafe UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ArchiveReader.block)])
+            if unsafe header.allSatisfy({ $0 == 0 }) {
                 // End of archive: what follows (a second zero block, padding) is not read.
                 finished = true
                 return nil
             }
-            guard TarHeader.checksumMatches(header) else { throw malformed("header checksum does not match") }
+            guard unsafe TarHeader.checksumMatches(header) else { throw malformed("header checksum does not match") }
             // Sizes past 2^62 bytes are nonsense, and would overflow the block arithmetic below.
-            guard let declared = TarHeader.number(header, at: 124, length: 12), declared <= ArchiveReader.maxSize else {
+            guard let declared = unsafe TarHeader.number(header, at: 124, length: 12), declared <= ArchiveReader.maxSize else {
                 throw malformed("unreadable or impossible size field")
             }
-            let type = header[156]
+            let type = unsafe header[156]
             start += ArchiveReader.block
             offset += Int64(ArchiveReader.block)
             let dataBlocks = (declared + Int64(ArchiveReader.block - 1)) / Int64(ArchiveReader.block) * Int64(ArchiveReader.block)
@@ -175,7 +175,7 @@ package final class ArchiveReader {
             default:
                 break
             }
-            let nameBytes = paxPath ?? longName ?? TarHeader.name(header)
+            let nameBytes = unsafe paxPath ?? longName ?? TarHeader.name(header)
             let size = paxSize ?? declared
             guard size >= 0, size <= ArchiveReader.maxSize else { throw malformed("impossible size") }
             var kind = TarHeader.kind(type)
@@ -197,18 +197,18 @@ package final class ArchiveReader {
     /// The next piece of the current entry's data, where it was decoded (valid until the next call
     /// on this reader); empty at the entry's end.
     package func nextChunk(max limit: Int = .max) throws(ArchiveError) -> UnsafeRawBufferPointer {
-        if remaining == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if remaining == 0 { return unsafe UnsafeRawBufferPointer(start: nil, count: 0) }
         if start == end {
             start = 0
             end = 0
             guard try fill(atLeast: 1) else { throw truncated() }
         }
         let n = Int(min(Int64(min(end - start, limit)), remaining))
-        let chunk = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])
+        let chunk = unsafe UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)])
         start += n
         remaining -= Int64(n)
         offset += Int64(n)
-        return chunk
+        return unsafe chunk
     }
 
     /// The rest of the current entry's data; nil (and the entry left part-read) when it holds more
@@ -216,10 +216,10 @@ package final class ArchiveReader {
     package func readRest(limit: Int) throws(ArchiveError) -> Data? {
         var data = Data()
         while true {
-            let chunk = try nextChunk()
-            if chunk.isEmpty { return data }
+            let chunk = try unsafe nextChunk()
+            if unsafe chunk.isEmpty { return data }
             guard data.count + chunk.count <= limit else { return nil }
-            data.append(contentsOf: chunk)
+            unsafe data.append(contentsOf: chunk)
         }
     }
 
@@ -227,17 +227,17 @@ package final class ArchiveReader {
     package func hashRest(with hasher: SHA256) throws(ArchiveError) -> Int64 {
         var size: Int64 = 0
         while true {
-            let chunk = try nextChunk()
-            if chunk.isEmpty { return size }
-            hasher.update(chunk)
+            let chunk = try unsafe nextChunk()
+            if unsafe chunk.isEmpty { return size }
+            unsafe hasher.update(chunk)
             size += Int64(chunk.count)
         }
     }
 
     /// Copies the current entry's next data into `buffer`; 0 at its end.
     package func readData(into output: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        let chunk = try nextChunk(max: output.count)
-        if chunk.count > 0 { output.baseAddress!.copyMemory(from: chunk.baseAddress!, byteCount: chunk.count) }
+        let chunk = try unsafe nextChunk(max: output.count)
+        if chunk.count > 0 { unsafe output.baseAddress!.copyMemory(from: chunk.baseAddress!, byteCount: chunk.count) }
         return chunk.count
     }
 }

@@ -63,10 +63,10 @@ package struct SafeExtractor {
             }
             guard ascii else { return text.lowercased() }
             guard upper else { return text }
-            return String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
+            return unsafe String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
                 var count = 0
                 for byte in text.utf8 {
-                    buffer[count] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                    unsafe buffer[count] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
                     count += 1
                 }
                 return count
@@ -131,8 +131,8 @@ package struct SafeExtractor {
     package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
         guard var name = entry.name else { throw .invalidName(entry: entry.printableName) }
         let checked: Result<String?, StorePath.Problem> = name.withUTF8 { bytes in
-            SafeExtractor.check(bytes).map { range in
-                range.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            unsafe SafeExtractor.check(bytes).map { range in
+                unsafe range.count == bytes.count ? nil : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
         }
         switch checked {
@@ -147,10 +147,10 @@ package struct SafeExtractor {
         let slash = UInt8(ascii: "/")
         var start = 0
         var end = bytes.count
-        if end >= 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == slash { start = 2 }
-        while end > start && bytes[end - 1] == slash { end -= 1 }
-        if bytes.first == slash { return .failure(.absolute) }
-        if let problem = StorePath.problem(in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])).bytes) {
+        if unsafe end >= 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == slash { start = 2 }
+        while unsafe end > start && bytes[end - 1] == slash { end -= 1 }
+        if unsafe bytes.first == slash { return .failure(.absolute) }
+        if let problem = unsafe StorePath.problem(in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])).bytes) {
             return .failure(problem)
         }
         return .success(start..<end)
@@ -194,7 +194,7 @@ package struct SafeExtractor {
         var target: Target?
         if let destination {
             let descriptor: FileDescriptor
-            do { descriptor = try FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
+            do { descriptor = try unsafe FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
                 throw .io(FileError("open", destination, code: error.code))
             }
             target = Target(root: destination, descriptor: descriptor, shared: shared, writeback: writeback)
@@ -227,13 +227,13 @@ package struct SafeExtractor {
                 do throws(ArchiveError) {
                     while true {
                         // Straight from the decoder's output: no copy before hashing and writing.
-                        let chunk = try reader.nextChunk()
-                        if chunk.isEmpty { break }
+                        let chunk = try unsafe reader.nextChunk()
+                        if unsafe chunk.isEmpty { break }
                         size += Int64(chunk.count)
                         total += Int64(chunk.count)
                         if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
-                        hasher.update(chunk)
-                        if let output, let target { try target.write(chunk, to: output, path: path) }
+                        unsafe hasher.update(chunk)
+                        if let output, let target { try unsafe target.write(chunk, to: output, path: path) }
                     }
                 } catch {
                     try? output?.close()
@@ -288,7 +288,7 @@ package struct SafeExtractor {
                 }
             }
             let file: FileDescriptor
-            do { file = try FileDescriptor.open(at: descriptor, path, .writeOnly, options: [.create, .exclusive]) } catch {
+            do { file = try unsafe FileDescriptor.open(at: descriptor, path, .writeOnly, options: [.create, .exclusive]) } catch {
                 throw .io(FileError("open", root + "/" + path, code: error.code))
             }
             created.append(path)
@@ -297,7 +297,7 @@ package struct SafeExtractor {
 
         func write(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor, path: String) throws(ArchiveError) {
             // The full path is built only for the error.
-            do { try file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
+            do { try unsafe file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
         }
 
         /// Starts the writeback of a file written completely and closes it.
@@ -318,11 +318,11 @@ package struct SafeExtractor {
             }
             if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) { try makeFolder(String(relative[..<slash]), for: entry) }
             do {
-                try descriptor.makeDirectory(relative)
+                try unsafe descriptor.makeDirectory(relative)
                 created.append(relative)
             } catch  where error.code == EEXIST {
                 // Only a real folder may already be there: never follow a link planted by someone else.
-                guard let info = try? descriptor.status(ofEntry: relative), info.isDirectory else {
+                guard let info = try? unsafe descriptor.status(ofEntry: relative), info.isDirectory else {
                     throw .underFile(entry: entry, file: relative)
                 }
             } catch {

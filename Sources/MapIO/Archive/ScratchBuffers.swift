@@ -5,15 +5,15 @@ import Foundation
 /// (each one makes glibc consolidate its free lists), so archive readers borrow them here.
 enum ScratchBuffers {
     /// At most this many idle buffers are kept (per size they come in).
-    private static let idle = IdlePool<UnsafeMutableRawBufferPointer>(keeping: 8)
+    private static let idle = unsafe IdlePool<UnsafeMutableRawBufferPointer>(keeping: 8)
 
     /// A buffer of exactly `size` bytes, reused when one is idle.
     static func take(_ size: Int) -> UnsafeMutableRawBufferPointer {
-        idle.take { $0.count == size } ?? .allocate(byteCount: size, alignment: 64)
+        unsafe idle.take { $0.count == size } ?? .allocate(byteCount: size, alignment: 64)
     }
 
     /// Returns a buffer from `take` for reuse (or frees it when enough are idle).
     static func give(_ buffer: UnsafeMutableRawBufferPointer) {
-        if !idle.keep(buffer, sameKind: { $0.count == buffer.count }) { buffer.deallocate() }
+        if unsafe !idle.keep(buffer, sameKind: { $0.count == buffer.count }) { unsafe buffer.deallocate() }
     }
 }

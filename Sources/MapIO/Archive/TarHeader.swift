@@ -5,11 +5,11 @@ enum TarHeader {
     /// The stored checksum equals the sum of the header's bytes with the checksum field as spaces
     /// (as unsigned bytes, or as signed ones, which some old writers used).
     static func checksumMatches(_ header: UnsafeRawBufferPointer) -> Bool {
-        guard let stored = number(header, at: 148, length: 8) else { return false }
+        guard let stored = unsafe number(header, at: 148, length: 8) else { return false }
         var unsigned: Int64 = 0
         var signed: Int64 = 0
         for index in 0..<512 {
-            let byte = (148..<156).contains(index) ? UInt8(ascii: " ") : header[index]
+            let byte = unsafe (148..<156).contains(index) ? UInt8(ascii: " ") : header[index]
             unsigned += Int64(byte)
             signed += Int64(Int8(bitPattern: byte))
         }
@@ -18,29 +18,29 @@ enum TarHeader {
 
     /// An octal field (spaces or NULs around the digits), or a GNU base-256 one (high bit set).
     static func number(_ header: UnsafeRawBufferPointer, at offset: Int, length: Int) -> Int64? {
-        let field = UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
-        if field[0] & 0x80 != 0 {
+        let field = unsafe UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
+        if unsafe field[0] & 0x80 != 0 {
             // Base-256, big-endian, positive only (0x80 marks it; 0xff would be negative).
-            guard field[0] == 0x80 else { return nil }
+            guard unsafe field[0] == 0x80 else { return nil }
             var value: Int64 = 0
-            for byte in field.dropFirst() {
+            for index in 1..<length {
                 guard value <= (Int64.max >> 8) else { return nil }
-                value = value << 8 | Int64(byte)
+                value = unsafe value << 8 | Int64(field[index])
             }
             return value
         }
         var value: Int64 = 0
         var index = 0
-        while index < length && (field[index] == UInt8(ascii: " ") || field[index] == 0) { index += 1 }
+        while unsafe index < length && (field[index] == UInt8(ascii: " ") || field[index] == 0) { index += 1 }
         if index == length { return 0 }
-        while index < length, field[index] >= UInt8(ascii: "0"), field[index] <= UInt8(ascii: "7") {
+        while index < length, unsafe field[index] >= UInt8(ascii: "0"), unsafe field[index] <= UInt8(ascii: "7") {
             guard value <= (Int64.max >> 3) else { return nil }
-            value = value << 3 | Int64(field[index] - UInt8(ascii: "0"))
+            value = unsafe value << 3 | Int64(field[index] - UInt8(ascii: "0"))
             index += 1
         }
         // Only spaces and NULs may follow the digits.
         while index < length {
-            guard field[index] == UInt8(ascii: " ") || field[index] == 0 else { return nil }
+            guard unsafe field[index] == UInt8(ascii: " ") || field[index] == 0 else { return nil }
             index += 1
         }
         return value
@@ -49,16 +49,16 @@ enum TarHeader {
     /// The name field, with the ustar prefix in front when the header is POSIX ustar.
     static func name(_ header: UnsafeRawBufferPointer) -> [UInt8] {
         func string(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer {
-            let field = UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
-            return UnsafeRawBufferPointer(rebasing: field[..<(field.firstIndex(of: 0) ?? length)])
+            let field = unsafe UnsafeRawBufferPointer(rebasing: header[offset..<(offset + length)])
+            return unsafe UnsafeRawBufferPointer(rebasing: field[..<(field.firstIndex(of: 0) ?? length)])
         }
-        let name = string(0, 100)
+        let name = unsafe string(0, 100)
         // "ustar\0" then version "00": POSIX, whose prefix field extends the name (GNU's "ustar  " does not).
-        let magic = UnsafeRawBufferPointer(rebasing: header[257..<263])
-        guard magic.elementsEqual("ustar\0".utf8) else { return Array(name) }
-        let prefix = string(345, 155)
-        guard !prefix.isEmpty else { return Array(name) }
-        return Array(prefix) + [UInt8(ascii: "/")] + Array(name)
+        let magic = unsafe UnsafeRawBufferPointer(rebasing: header[257..<263])
+        guard unsafe magic.elementsEqual("ustar\0".utf8) else { return unsafe Array(name) }
+        let prefix = unsafe string(345, 155)
+        guard unsafe !prefix.isEmpty else { return unsafe Array(name) }
+        return unsafe Array(prefix) + [UInt8(ascii: "/")] + Array(name)
     }
 
     /// The kind of entry a type flag stands for.

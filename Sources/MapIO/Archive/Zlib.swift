@@ -35,34 +35,34 @@ package enum Zlib {
     /// The bytes inside a gzip or zlib stream (`inflateInit2` with header detection); refused past
     /// `limit` bytes out (a decompression bomb) or when the stream is damaged or truncated.
     package static func inflate(_ data: Data, limit: Int) throws(ZlibError) -> Data {
-        var stream = z_stream()
-        guard mappack_inflate_init(&stream) == Z_OK else { throw ZlibError(reason: "inflateInit2 failed") }
-        defer { inflateEnd(&stream) }
+        var stream = unsafe z_stream()
+        guard unsafe mappack_inflate_init(&stream) == Z_OK else { throw ZlibError(reason: "inflateInit2 failed") }
+        defer { unsafe inflateEnd(&stream) }
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var input = data
-        let status: Int32 = input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
-            stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
-            stream.avail_in = uInt(raw.count)
+        let status: Int32 = unsafe input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
+            unsafe stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            unsafe stream.avail_in = uInt(raw.count)
             while true {
-                let result = chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = uInt(buffer.count)
-                    let result = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    output.append(buffer.baseAddress!, count: buffer.count - Int(stream.avail_out))
+                let result = unsafe chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    unsafe stream.next_out = buffer.baseAddress
+                    unsafe stream.avail_out = uInt(buffer.count)
+                    let result = unsafe CZlib.inflate(&stream, Z_NO_FLUSH)
+                    unsafe output.append(buffer.baseAddress!, count: buffer.count - Int(stream.avail_out))
                     return result
                 }
                 if output.count > limit { return Z_BUF_ERROR - 100 }
                 if result == Z_STREAM_END { return Z_OK }
                 if result != Z_OK { return result }
-                if stream.avail_in == 0, stream.avail_out != 0 { return Z_DATA_ERROR - 100 }
+                if unsafe stream.avail_in == 0, unsafe stream.avail_out != 0 { return Z_DATA_ERROR - 100 }
             }
         }
         switch status {
         case Z_OK: return output
         case Z_BUF_ERROR - 100: throw ZlibError(reason: "inflates to more than \(limit) bytes")
         case Z_DATA_ERROR - 100: throw ZlibError(reason: "the stream is truncated")
-        default: throw ZlibError(reason: "damaged stream (zlib \(status): \(stream.msg.map { String(cString: $0) } ?? "no message"))")
+        default: throw ZlibError(reason: unsafe "damaged stream (zlib \(status): \(stream.msg.map { unsafe String(cString: $0) } ?? "no message"))")
         }
     }
 
@@ -80,22 +80,22 @@ package enum Zlib {
     /// `data` deflated inside the `wrapping` header and trailer (`deflate` with `Z_FINISH` into a
     /// buffer of `deflateBound` bytes, so one call does it).
     private static func deflate(_ data: Data, wrapping: Wrapping, level: Int32) throws(ZlibError) -> Data {
-        var stream = z_stream()
-        let initialised = wrapping == .gzip ? mappack_gzip_deflate_init(&stream, level) : mappack_deflate_init(&stream, level)
+        var stream = unsafe z_stream()
+        let initialised = unsafe wrapping == .gzip ? mappack_gzip_deflate_init(&stream, level) : mappack_deflate_init(&stream, level)
         guard initialised == Z_OK else { throw ZlibError(reason: wrapping == .gzip ? "deflateInit2 failed" : "deflateInit failed") }
-        defer { deflateEnd(&stream) }
+        defer { unsafe deflateEnd(&stream) }
         var input = data
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))))
-        let status = input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
-            output.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_in = uInt(raw.count)
-                stream.next_out = buffer.baseAddress
-                stream.avail_out = uInt(buffer.count)
-                return CZlib.deflate(&stream, Z_FINISH)
+        var output = unsafe [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))))
+        let status = unsafe input.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Int32 in
+            unsafe output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                unsafe stream.next_in = raw.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                unsafe stream.avail_in = uInt(raw.count)
+                unsafe stream.next_out = buffer.baseAddress
+                unsafe stream.avail_out = uInt(buffer.count)
+                return unsafe CZlib.deflate(&stream, Z_FINISH)
             }
         }
         guard status == Z_STREAM_END else { throw ZlibError(reason: "deflate failed (zlib \(status))") }
-        return Data(output.prefix(Int(stream.total_out)))
+        return unsafe Data(output.prefix(Int(stream.total_out)))
     }
 }

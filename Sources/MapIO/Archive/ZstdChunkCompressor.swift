@@ -35,34 +35,35 @@ package struct ChunkDigest: Hashable, Sendable {
 /// level so that its output is the same on every architecture (checked: every chunk of a published
 /// bundle). A device compresses its old files' pieces with it to find the chunks a new bundle
 /// shares with them (issue 21) without writing a `.zck` through libzck.
-package final class ZstdChunkCompressor {
+@safe package final class ZstdChunkCompressor {
     private let context: OpaquePointer
     private let digest: OpaquePointer
     private var frame: [UInt8] = []
-    /// SHA-512, fetched once (`EVP_MD_fetch`), as `SHA256` does.
-    private nonisolated(unsafe) static let sha512: OpaquePointer = EVP_MD_fetch(nil, "SHA512", nil) ?? EVP_sha512()
+    /// SHA-512, fetched once (`EVP_MD_fetch`), as `SHA256` does (and `nonisolated(unsafe)` as there:
+    /// an `EVP_MD` that never changes, shared between threads).
+    private nonisolated(unsafe) static let sha512: OpaquePointer = unsafe EVP_MD_fetch(nil, "SHA512", nil) ?? EVP_sha512()
 
     /// A compressor at zstd `level` (1–19; the catalog's reader has checked it).
     package init(level: Int32) throws(ArchiveError) {
-        guard let context = ZSTD_createCCtx() else { throw .zstd("out of memory") }
-        guard let digest = EVP_MD_CTX_new() else {
-            ZSTD_freeCCtx(context)
+        guard let context = unsafe ZSTD_createCCtx() else { throw .zstd("out of memory") }
+        guard let digest = unsafe EVP_MD_CTX_new() else {
+            unsafe ZSTD_freeCCtx(context)
             throw .zstd("out of memory")
         }
-        self.context = context
-        self.digest = digest
-        try check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level))
-        try check(ZSTD_CCtx_setParameter(context, ZSTD_c_strategy, Int32(ZSTD_btopt.rawValue)))
+        unsafe self.context = context
+        unsafe self.digest = digest
+        try unsafe check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level))
+        try unsafe check(ZSTD_CCtx_setParameter(context, ZSTD_c_strategy, Int32(ZSTD_btopt.rawValue)))
     }
 
     deinit {
-        ZSTD_freeCCtx(context)
-        EVP_MD_CTX_free(digest)
+        unsafe ZSTD_freeCCtx(context)
+        unsafe EVP_MD_CTX_free(digest)
     }
 
     private func check(_ code: Int) throws(ArchiveError) {
         guard ZSTD_isError(code) != 0 else { return }
-        throw .zstd(String(cString: ZSTD_getErrorName(code)))
+        throw unsafe .zstd(String(cString: ZSTD_getErrorName(code)))
     }
 
     /// Compresses `bytes` into one frame and calls `body` with the frame and its digest (the frame's
@@ -70,22 +71,22 @@ package final class ZstdChunkCompressor {
     package func compress<T>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, ChunkDigest) throws -> T) throws -> T {
         let bound = ZSTD_compressBound(bytes.count)
         if frame.count < bound { frame = [UInt8](repeating: 0, count: bound) }
-        return try frame.withUnsafeMutableBytes { out in
-            let written = ZSTD_compress2(context, out.baseAddress, out.count, bytes.baseAddress, bytes.count)
+        return try unsafe frame.withUnsafeMutableBytes { out in
+            let written = unsafe ZSTD_compress2(context, out.baseAddress, out.count, bytes.baseAddress, bytes.count)
             try check(written)
-            let compressed = UnsafeRawBufferPointer(rebasing: out[0..<written])
+            let compressed = unsafe UnsafeRawBufferPointer(rebasing: out[0..<written])
             var full = [UInt8](repeating: 0, count: 64)
             var length: UInt32 = 0
-            EVP_DigestInit_ex2(digest, Self.sha512, nil)
-            EVP_DigestUpdate(digest, compressed.baseAddress, compressed.count)
-            _ = EVP_DigestFinal_ex(digest, &full, &length)
+            unsafe EVP_DigestInit_ex2(digest, Self.sha512, nil)
+            unsafe EVP_DigestUpdate(digest, compressed.baseAddress, compressed.count)
+            _ = unsafe EVP_DigestFinal_ex(digest, &full, &length)
             var high: UInt64 = 0
             var low: UInt64 = 0
             for index in 0..<8 {
                 high = high << 8 | UInt64(full[index])
                 low = low << 8 | UInt64(full[index + 8])
             }
-            return try body(compressed, ChunkDigest(high: high, low: low))
+            return try unsafe body(compressed, ChunkDigest(high: high, low: low))
         }
     }
 }

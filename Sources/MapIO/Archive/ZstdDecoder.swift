@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// A streaming zstd decompressor over a file (`ZSTD_decompressStream`) with a capped window.
-package final class ZstdDecoder {
+@safe package final class ZstdDecoder {
     private let context: OpaquePointer
     private let file: ReadableFile
     private let input: UnsafeMutableRawBufferPointer
@@ -22,15 +22,15 @@ package final class ZstdDecoder {
     package init(path: String, windowLogMax: Int32, hashing: Bool = false) throws(ArchiveError) {
         hasher = hashing ? SHA256() : nil
         do { file = try ReadableFile(path: path) } catch { throw .io(error) }
-        context = ZstdDecoder.contexts.take()
+        unsafe context = ZstdDecoder.contexts.take()
         self.windowLogMax = windowLogMax
-        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
-        input = ScratchBuffers.take(Int(ZSTD_DStreamInSize()))
+        unsafe ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
+        unsafe input = ScratchBuffers.take(Int(ZSTD_DStreamInSize()))
     }
 
     deinit {
-        ZstdDecoder.contexts.give(context)
-        ScratchBuffers.give(input)
+        unsafe ZstdDecoder.contexts.give(context)
+        unsafe ScratchBuffers.give(input)
     }
 
     /// Decompression contexts for reuse: creating one costs more than decoding a small bundle.
@@ -39,21 +39,23 @@ package final class ZstdDecoder {
     /// Frees the contexts kept for reuse (their windows), e.g. once a batch of archives is done.
     package static func releasePooledContexts() { contexts.drain() }
 
-    private final class ContextPool: Sendable {
-        private let idle = IdlePool<OpaquePointer>(keeping: 4)
+    @safe private final class ContextPool: Sendable {
+        private let idle = unsafe IdlePool<OpaquePointer>(keeping: 4)
 
-        func take() -> OpaquePointer { idle.take() ?? ZSTD_createDCtx() }
+        func take() -> OpaquePointer { unsafe idle.take() ?? ZSTD_createDCtx() }
 
         func drain() {
-            for context in idle.removeAll() { ZSTD_freeDCtx(context) }
+            // `forEach`, not a `for unsafe … in` loop: swift-format 6.3.1 drops the space after that `unsafe` (swift-format#1183).
+            // swift-format-ignore: ReplaceForEachWithForLoop
+            unsafe idle.removeAll().forEach { unsafe ZSTD_freeDCtx($0) }
         }
 
         func give(_ context: OpaquePointer) {
             // Back to a fresh state: parameters (the window cap) are set again by the next user.
-            ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
+            unsafe ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
             // A context that decoded a large window keeps that buffer: not worth holding on to.
-            guard ZSTD_sizeof_DCtx(context) <= 4 << 20, idle.keep(context) else {
-                ZSTD_freeDCtx(context)
+            guard unsafe ZSTD_sizeof_DCtx(context) <= 4 << 20, unsafe idle.keep(context) else {
+                unsafe ZSTD_freeDCtx(context)
                 return
             }
         }
@@ -61,32 +63,32 @@ package final class ZstdDecoder {
 
     /// Fills `output` with decompressed bytes; 0 at the end of the stream.
     package func read(into output: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        var outBuffer = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
-        while outBuffer.pos == 0 {
+        var outBuffer = unsafe ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        while unsafe outBuffer.pos == 0 {
             if inputPosition == inputFilled && !sourceDone {
-                do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
-                hasher?.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
+                do { inputFilled = try unsafe file.read(into: input) } catch { throw .io(error) }
+                unsafe hasher?.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
                 inputPosition = 0
                 compressedBytesRead += Int64(inputFilled)
                 if inputFilled == 0 { sourceDone = true }
             }
             if sourceDone && inputPosition == inputFilled {
                 // Drain what the decoder still holds; a frame cut short is an error.
-                var empty = ZSTD_inBuffer(src: input.baseAddress, size: 0, pos: 0)
-                let hint = ZSTD_decompressStream(context, &outBuffer, &empty)
+                var empty = unsafe ZSTD_inBuffer(src: input.baseAddress, size: 0, pos: 0)
+                let hint = unsafe ZSTD_decompressStream(context, &outBuffer, &empty)
                 try check(hint)
-                if outBuffer.pos == 0 {
+                if unsafe outBuffer.pos == 0 {
                     if hint != 0 { throw .zstd("stream ends in the middle of a frame (truncated file)") }
                     return 0
                 }
                 break
             }
-            var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: inputFilled, pos: inputPosition)
-            let hint = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
-            inputPosition = inBuffer.pos
+            var inBuffer = unsafe ZSTD_inBuffer(src: input.baseAddress, size: inputFilled, pos: inputPosition)
+            let hint = unsafe ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+            inputPosition = unsafe inBuffer.pos
             try check(hint)
         }
-        return outBuffer.pos
+        return unsafe outBuffer.pos
     }
 
     /// Reads (without decoding) and hashes whatever the decoder has not read of the file yet, and
@@ -95,11 +97,11 @@ package final class ZstdDecoder {
         guard let hasher else { return nil }
         if let digest { return digest }
         while !sourceDone {
-            do { inputFilled = try file.read(into: input) } catch { throw .io(error) }
+            do { inputFilled = try unsafe file.read(into: input) } catch { throw .io(error) }
             inputPosition = inputFilled
             compressedBytesRead += Int64(inputFilled)
             if inputFilled == 0 { sourceDone = true }
-            hasher.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
+            unsafe hasher.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
         }
         digest = hasher.finalizeHex()
         return digest
@@ -108,7 +110,7 @@ package final class ZstdDecoder {
     private func check(_ code: Int) throws(ArchiveError) {
         guard ZSTD_isError(code) != 0 else { return }
         if ZSTD_getErrorCode(code) == ZSTD_error_frameParameter_windowTooLarge { throw .windowTooLarge(limitLog: windowLogMax) }
-        throw .zstd(String(cString: ZSTD_getErrorName(code)))
+        throw unsafe .zstd(String(cString: ZSTD_getErrorName(code)))
     }
 }
 
@@ -120,9 +122,9 @@ package enum Zstd {
     /// `data` compressed at `level` into one frame.
     package static func compress(_ data: Data, level: Int32 = 1) -> Data {
         var out = Data(count: ZSTD_compressBound(data.count))
-        let written = out.withUnsafeMutableBytes { target in
-            data.withUnsafeBytes { source in
-                ZSTD_compress(target.baseAddress, target.count, source.baseAddress, source.count, level)
+        let written = unsafe out.withUnsafeMutableBytes { target in
+            unsafe data.withUnsafeBytes { source in
+                unsafe ZSTD_compress(target.baseAddress, target.count, source.baseAddress, source.count, level)
             }
         }
         precondition(ZSTD_isError(written) == 0, "ZSTD_compress failed on a bound-sized buffer")
@@ -133,25 +135,25 @@ package enum Zstd {
     /// window over `2^windowLogMax` or a truncated frame (`ZSTD_decompressStream`). The cap is what
     /// stops a decompression bomb: a small download that would expand to gigabytes is cut at `limit`.
     package static func decompress(_ data: Data, limit: Int, windowLogMax: Int32 = 27) throws(ArchiveError) -> Data {
-        guard let context = ZSTD_createDCtx() else { throw .zstd("out of memory") }
-        defer { ZSTD_freeDCtx(context) }
-        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
+        guard let context = unsafe ZSTD_createDCtx() else { throw .zstd("out of memory") }
+        defer { unsafe ZSTD_freeDCtx(context) }
+        unsafe ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, windowLogMax)
         var output = Data()
         let step = Int(ZSTD_DStreamOutSize())
         var chunk = [UInt8](repeating: 0, count: step)
         var hint = 0
         var failure: ArchiveError?
-        data.withUnsafeBytes { source in
-            var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+        unsafe data.withUnsafeBytes { source in
+            var input = unsafe ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
             repeat {
-                let produced = chunk.withUnsafeMutableBytes { target -> Int in
-                    var out = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
-                    hint = ZSTD_decompressStream(context, &out, &input)
-                    return out.pos
+                let produced = unsafe chunk.withUnsafeMutableBytes { target -> Int in
+                    var out = unsafe ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                    hint = unsafe ZSTD_decompressStream(context, &out, &input)
+                    return unsafe out.pos
                 }
                 if ZSTD_isError(hint) != 0 {
                     failure =
-                        ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
+                        unsafe ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
                         ? .windowTooLarge(limitLog: windowLogMax) : .zstd(String(cString: ZSTD_getErrorName(hint)))
                     return
                 }
@@ -161,7 +163,7 @@ package enum Zstd {
                 }
                 output.append(contentsOf: chunk[0..<produced])
                 // 0: a frame ended and is flushed; with all input read, so is the stream.
-                if input.pos == input.size && (hint == 0 || produced == 0) { break }
+                if unsafe input.pos == input.size && (hint == 0 || produced == 0) { break }
             } while true
         }
         if let failure { throw failure }
@@ -175,13 +177,13 @@ extension Zstd {
     /// a recipe or any other file given where an image goes is then "not an image", not a
     /// decoder error.
     package static func startsWithMagic(_ path: String) -> Bool {
-        guard let file = try? FileDescriptor.open(path, .readOnly, options: .followLinks) else { return false }
+        guard let file = try? unsafe FileDescriptor.open(path, .readOnly, options: .followLinks) else { return false }
         defer { try? file.close() }
         var head = [UInt8](repeating: 0, count: magic.count)
-        let count = head.withUnsafeMutableBytes { (try? file.read(into: $0)) ?? 0 }
+        let count = unsafe head.withUnsafeMutableBytes { unsafe (try? file.read(into: $0)) ?? 0 }
         return count == magic.count && head == magic
     }
 
     /// The linked libzstd's version (`ZSTD_versionString`).
-    package static var libraryVersion: String { "zstd " + String(cString: ZSTD_versionString()) }
+    package static var libraryVersion: String { unsafe "zstd " + String(cString: ZSTD_versionString()) }
 }

@@ -38,14 +38,14 @@ package struct DirectoryEntryReader {
         _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?
     ) -> FileError? {
         #if os(Linux) && !MAPPACK_PORTABLE
-            if !DirectoryEntryReader.forcePortable { return readWithGetdents(folder, body) }
+            if !DirectoryEntryReader.forcePortable { return unsafe readWithGetdents(folder, body) }
         #endif
-        return readPortably(folder, body)
+        return unsafe readPortably(folder, body)
     }
 
     #if os(Linux) && !MAPPACK_PORTABLE
         private mutating func readWithGetdents(_ folder: FileDescriptor, _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {
-            buffer.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
+            unsafe buffer.withUnsafeMutableBytes { (entries: UnsafeMutableRawBufferPointer) -> FileError? in
                 // struct linux_dirent64: inode, offset, record length, type, NUL-terminated name.
                 let lengthOffset = 16
                 let typeOffset = 18
@@ -53,19 +53,19 @@ package struct DirectoryEntryReader {
                 while true {
                     let filled: Int
                     do throws(Errno) {
-                        filled = try FileDescriptor.retryOnInterrupt { mp_getdents64(folder.rawValue, entries.baseAddress, entries.count) }
+                        filled = try FileDescriptor.retryOnInterrupt { unsafe mp_getdents64(folder.rawValue, entries.baseAddress, entries.count) }
                     } catch {
                         return nil
                     }
                     guard filled > 0 else { return nil }
                     var record = 0
                     while record < filled {
-                        let entry = UnsafeRawPointer(entries.baseAddress! + record)
-                        record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
-                        let name = (entry + nameOffset).assumingMemoryBound(to: CChar.self)
-                        let length = strlen(name)
-                        if DirectoryEntryReader.isDotOrDotDot(name, length) { continue }
-                        if let failure = body(name, length, entry.load(fromByteOffset: typeOffset, as: UInt8.self)) { return failure }
+                        let entry = unsafe UnsafeRawPointer(entries.baseAddress! + record)
+                        unsafe record += Int(entry.loadUnaligned(fromByteOffset: lengthOffset, as: UInt16.self))
+                        let name = unsafe (entry + nameOffset).assumingMemoryBound(to: CChar.self)
+                        let length = unsafe strlen(name)
+                        if unsafe DirectoryEntryReader.isDotOrDotDot(name, length) { continue }
+                        if let failure = unsafe body(name, length, entry.load(fromByteOffset: typeOffset, as: UInt8.self)) { return failure }
                     }
                 }
             }
@@ -75,18 +75,18 @@ package struct DirectoryEntryReader {
     private func readPortably(_ folder: FileDescriptor, _ body: (UnsafePointer<CChar>, Int, UInt8) -> FileError?) -> FileError? {
         // `closedir` closes the descriptor it was given: hand it a duplicate (same offset).
         let duplicate = fcntl(folder.rawValue, F_DUPFD_CLOEXEC, 0)
-        guard duplicate >= 0, let stream = fdopendir(duplicate) else {
+        guard duplicate >= 0, let stream = unsafe fdopendir(duplicate) else {
             if duplicate >= 0 { close(duplicate) }
             return nil
         }
-        defer { closedir(stream) }
-        while let entry = readdir(stream) {
-            let type = entry.pointee.d_type
-            let failure = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> FileError?? in
-                let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-                let length = strlen(name)
-                if DirectoryEntryReader.isDotOrDotDot(name, length) { return .some(nil) }
-                return .some(body(name, length, type))
+        defer { unsafe closedir(stream) }
+        while let entry = unsafe readdir(stream) {
+            let type = unsafe entry.pointee.d_type
+            let failure = unsafe withUnsafeBytes(of: &entry.pointee.d_name) { raw -> FileError?? in
+                let name = unsafe raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                let length = unsafe strlen(name)
+                if unsafe DirectoryEntryReader.isDotOrDotDot(name, length) { return .some(nil) }
+                return unsafe .some(body(name, length, type))
             }
             if let failure = failure ?? nil { return failure }
         }
@@ -94,6 +94,6 @@ package struct DirectoryEntryReader {
     }
 
     private static func isDotOrDotDot(_ name: UnsafePointer<CChar>, _ length: Int) -> Bool {
-        name[0] == CChar(UInt8(ascii: ".")) && (length == 1 || (length == 2 && name[1] == CChar(UInt8(ascii: "."))))
+        unsafe name[0] == CChar(UInt8(ascii: ".")) && (length == 1 || (length == 2 && name[1] == CChar(UInt8(ascii: "."))))
     }
 }

@@ -62,7 +62,7 @@ extension DirectoryWalker {
         package init(root: String) throws(FileError) {
             self.root = root
             let descriptor: FileDescriptor
-            do { descriptor = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
+            do { descriptor = try unsafe FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
                 throw FileError("opendir", root, code: error.code)
             }
             try enter(OpenDirectory(descriptor: descriptor))
@@ -81,14 +81,14 @@ extension DirectoryWalker {
                 let name = listings[depth].names[index]
                 let prefixLength = listings[depth].prefixLength
                 path.removeSubrange(prefixLength...)
-                listings[depth].bytes.withUnsafeBufferPointer { bytes in
-                    path.append(contentsOf: bytes[Int(name.start)..<Int(name.start + name.length)])
+                unsafe listings[depth].bytes.withUnsafeBufferPointer { bytes in
+                    unsafe path.append(contentsOf: bytes[Int(name.start)..<Int(name.start + name.length)])
                 }
                 if name.isDirectory {
                     let parent = listings[depth].directory!.descriptor
-                    let opened = listings[depth].bytes.withUnsafeBytes { bytes in
+                    let opened = unsafe listings[depth].bytes.withUnsafeBytes { bytes in
                         Result { () throws(Errno) in
-                            try FileDescriptor.open(
+                            try unsafe FileDescriptor.open(
                                 at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), .readOnly, options: .directory
                             )
                         }
@@ -132,14 +132,15 @@ extension DirectoryWalker {
         private mutating func read(_ directory: OpenDirectory, into listing: inout Listing) throws(FileError) {
             let root = self.root
             let path = self.path
-            let failure = reader.forEachEntry(of: directory.descriptor) { name, length, reportedType -> FileError? in
-                let bytes = UnsafeRawBufferPointer(start: name, count: length)
+            let failure = unsafe reader.forEachEntry(of: directory.descriptor) { name, length, reportedType -> FileError? in
+                let bytes = unsafe UnsafeRawBufferPointer(start: name, count: length)
                 var type = reportedType
                 if type == UInt8(DT_UNKNOWN) {
                     let info: FileSystem.Status
-                    do throws(Errno) { info = try directory.descriptor.status(ofEntry: name) } catch {
+                    do throws(Errno) { info = try unsafe directory.descriptor.status(ofEntry: name) } catch {
                         if error.code == ENOENT || error.code == ENOTDIR { return nil }
-                        return FileError("lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
+                        return unsafe FileError(
+                            "lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
                     }
                     type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
                 }
@@ -147,23 +148,23 @@ extension DirectoryWalker {
                     Name(
                         start: Int32(listing.bytes.count), length: Int32(length),
                         isDirectory: type == UInt8(DT_DIR), isRegular: type == UInt8(DT_REG)))
-                listing.bytes.append(contentsOf: bytes)
+                unsafe listing.bytes.append(contentsOf: bytes)
                 listing.bytes.append(0)
                 return nil
             }
             if let failure { throw failure }
             let names = listing.bytes
-            names.withUnsafeBytes { bytes in listing.names.sort { SortedWalk.precedes($0, $1, in: bytes) } }
+            unsafe names.withUnsafeBytes { bytes in listing.names.sort { unsafe SortedWalk.precedes($0, $1, in: bytes) } }
         }
 
         /// Bytewise order of the names, a folder's name followed by `/`.
         private static func precedes(_ a: Name, _ b: Name, in bytes: UnsafeRawBufferPointer) -> Bool {
             let common = Int(min(a.length, b.length))
-            let order = memcmp(bytes.baseAddress! + Int(a.start), bytes.baseAddress! + Int(b.start), common)
+            let order = unsafe memcmp(bytes.baseAddress! + Int(a.start), bytes.baseAddress! + Int(b.start), common)
             if order != 0 { return order < 0 }
             // Past the common part: the next byte, `/` after a folder's name, nothing (-1) after a file's.
             func following(_ name: Name) -> Int {
-                Int(name.length) > common ? Int(bytes[Int(name.start) + common]) : name.isDirectory ? Int(UInt8(ascii: "/")) : -1
+                unsafe Int(name.length) > common ? Int(bytes[Int(name.start) + common]) : name.isDirectory ? Int(UInt8(ascii: "/")) : -1
             }
             return following(a) < following(b)
         }

@@ -16,12 +16,12 @@ package enum DirectoryWalker {
 
     /// Names in `path` (without `.` and `..`), sorted bytewise.
     package static func entries(of path: String) throws(FileError) -> [String] {
-        guard let dir = opendir(path) else { throw FileError("opendir", path) }
-        defer { closedir(dir) }
+        guard let dir = unsafe opendir(path) else { throw FileError("opendir", path) }
+        defer { unsafe closedir(dir) }
         var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        while let entry = unsafe readdir(dir) {
+            let name = unsafe withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                unsafe String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name != "." && name != ".." { names.append(name) }
         }

@@ -9,5 +9,5 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// Wraps `code`.
     @inlinable package init(_ code: CInt) { self.code = code }
 
-    package var description: String { String(cString: strerror(code)) }
+    package var description: String { unsafe String(cString: strerror(code)) }
 }

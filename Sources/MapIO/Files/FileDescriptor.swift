@@ -69,16 +69,16 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         options: OpenOptions = [], permissions: mode_t = 0o644
     ) throws(Errno) -> FileDescriptor {
         let flags = mode.rawValue | options.flags
-        return FileDescriptor(rawValue: try retryOnInterrupt { openat(directory.rawValue, path, flags, permissions) })
+        return FileDescriptor(rawValue: try retryOnInterrupt { unsafe openat(directory.rawValue, path, flags, permissions) })
     }
 
     /// A new file in `folder` with no name left (`mkstemp`, then `unlink`): scratch space that
     /// disappears with its last descriptor, whatever happens to the process.
     package static func unnamedTemporaryFile(in folder: String, prefix: String) throws(Errno) -> FileDescriptor {
         var template = Array((folder + "/" + prefix + "XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let made = unsafe template.withUnsafeMutableBufferPointer { unsafe mkstemp($0.baseAddress!) }
         if made < 0 { throw Errno(errno) }
-        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        _ = unsafe template.withUnsafeBufferPointer { unsafe unlink($0.baseAddress!) }
         return FileDescriptor(rawValue: made)
     }
 
@@ -97,20 +97,20 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Reads up to `buffer.count` bytes at the file position (`read`); 0 at the end of the file.
     @inlinable
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try FileDescriptor.retryOnInterrupt { Foundation.read(rawValue, buffer.baseAddress, buffer.count) }
+        try FileDescriptor.retryOnInterrupt { unsafe Foundation.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// Reads up to `buffer.count` bytes at `offset` (`pread`); 0 at the end of the file.
     @inlinable
     package func read(fromAbsoluteOffset offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try FileDescriptor.retryOnInterrupt { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+        try FileDescriptor.retryOnInterrupt { unsafe pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// Fills all of `buffer` from `offset` (`pread`, repeated); an end of file before that is `EIO`.
     package func readAll(fromAbsoluteOffset offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) {
         var done = 0
         while done < buffer.count {
-            let n = try read(fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            let n = try unsafe read(fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
             if n == 0 { throw Errno(EIO) }
             done += n
         }
@@ -122,7 +122,7 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var done = 0
         while done < bytes.count {
-            let n = try FileDescriptor.retryOnInterrupt { Foundation.write(rawValue, bytes.baseAddress! + done, bytes.count - done) }
+            let n = try FileDescriptor.retryOnInterrupt { unsafe Foundation.write(rawValue, bytes.baseAddress! + done, bytes.count - done) }
             if n == 0 { throw Errno(EIO) }
             done += n
         }
@@ -134,7 +134,7 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         var done = 0
         while done < bytes.count {
             let n = try FileDescriptor.retryOnInterrupt {
-                pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                unsafe pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             }
             if n == 0 { throw Errno(EIO) }
             done += n
@@ -144,8 +144,8 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Writes all of `bytes` at the file position (`writeAll` of the span's memory).
     package func writeAll(_ bytes: RawSpan) throws(Errno) {
         // Untyped inside: a typed-throws closure given to withUnsafeBytes crashes Swift 6.3.1.
-        let failure: Errno? = bytes.withUnsafeBytes { raw in
-            do { try writeAll(raw) } catch { return error as? Errno ?? Errno(EIO) }
+        let failure: Errno? = unsafe bytes.withUnsafeBytes { raw in
+            do { try unsafe writeAll(raw) } catch { return error as? Errno ?? Errno(EIO) }
             return nil
         }
         if let failure { throw failure }
@@ -153,8 +153,8 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
 
     /// Writes all of `bytes` at `offset` (`writeAll(toAbsoluteOffset:_:)` of the span's memory).
     package func writeAll(toAbsoluteOffset offset: Int64, _ bytes: RawSpan) throws(Errno) {
-        let failure: Errno? = bytes.withUnsafeBytes { raw in
-            do { try writeAll(toAbsoluteOffset: offset, raw) } catch { return error as? Errno ?? Errno(EIO) }
+        let failure: Errno? = unsafe bytes.withUnsafeBytes { raw in
+            do { try unsafe writeAll(toAbsoluteOffset: offset, raw) } catch { return error as? Errno ?? Errno(EIO) }
             return nil
         }
         if let failure { throw failure }
@@ -163,8 +163,8 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// `count` bytes from `offset` (`readAll(fromAbsoluteOffset:into:)` into a new array).
     package func readAll(fromAbsoluteOffset offset: Int64, count: Int) throws(Errno) -> [UInt8] {
         var failure: Errno?
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do { try readAll(fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(buffer)) } catch {
+        let bytes = unsafe [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do { try unsafe readAll(fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(buffer)) } catch {
                 failure = error as? Errno ?? Errno(EIO)
             }
             initialized = failure == nil ? count : 0
@@ -188,25 +188,25 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// What the descriptor refers to (`fstat`).
     package func status() throws(Errno) -> FileSystem.Status {
         var info = stat()
-        if fstat(rawValue, &info) != 0 { throw Errno(errno) }
+        if unsafe fstat(rawValue, &info) != 0 { throw Errno(errno) }
         return FileSystem.Status(info)
     }
 
     /// What `name` in this folder is, not following a link (`fstatat` with `AT_SYMLINK_NOFOLLOW`).
     package func status(ofEntry name: UnsafePointer<CChar>) throws(Errno) -> FileSystem.Status {
         var info = stat()
-        if fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) != 0 { throw Errno(errno) }
+        if unsafe fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) != 0 { throw Errno(errno) }
         return FileSystem.Status(info)
     }
 
     /// Makes the folder `name` in this folder (`mkdirat`).
     package func makeDirectory(_ name: UnsafePointer<CChar>, permissions: mode_t = 0o755) throws(Errno) {
-        if mkdirat(rawValue, name, permissions) != 0 { throw Errno(errno) }
+        if unsafe mkdirat(rawValue, name, permissions) != 0 { throw Errno(errno) }
     }
 
     /// Renames `from` to `to`, both in this folder (`renameat`).
     package func rename(_ from: UnsafePointer<CChar>, to: UnsafePointer<CChar>) throws(Errno) {
-        if renameat(rawValue, from, rawValue, to) != 0 { throw Errno(errno) }
+        if unsafe renameat(rawValue, from, rawValue, to) != 0 { throw Errno(errno) }
     }
 
     /// Takes an exclusive `flock` without waiting; false when another descriptor holds it.

@@ -30,6 +30,6 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT: hint = ""
         default: hint = ""
         }
-        return "\(path): \(operation) failed: \(String(cString: strerror(code)))\(hint)"
+        return unsafe "\(path): \(operation) failed: \(String(cString: strerror(code)))\(hint)"
     }
 }

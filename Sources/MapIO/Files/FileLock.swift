@@ -16,7 +16,8 @@ package final class FileLock: Sendable {
         let file: FileDescriptor
         do {
             file =
-                folder ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
+                unsafe folder
+                ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
         } catch { throw FileError("open", path, code: error.code) }
         let locked: Bool
         do { locked = try file.tryLock() } catch {
@@ -76,7 +77,7 @@ package final class FileLock: Sendable {
             let (seconds, attoseconds) = interval.components
             var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             var left = timespec()
-            while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            while unsafe nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
         }
     }
 }

@@ -45,7 +45,7 @@ package enum FileSystem {
     /// `lstat` of `path`, nil when it does not exist.
     package static func status(_ path: String) throws(FileError) -> Status? {
         var info = stat()
-        if lstat(path, &info) != 0 {
+        if unsafe lstat(path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw FileError("lstat", path)
         }
@@ -55,7 +55,7 @@ package enum FileSystem {
     /// True when something exists at `path`.
     package static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return unsafe lstat(path, &info) == 0
     }
 
     /// True when `path` is a directory (not following symlinks).
@@ -87,7 +87,7 @@ package enum FileSystem {
         if isDirectory(path) { return }
         let parent = parent(path)
         if parent != path, parent != ".", !isDirectory(parent) { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
     }
 
     /// Creates `path` and missing parents (mode 0755) and fsyncs the parent of each folder it created,
@@ -97,7 +97,7 @@ package enum FileSystem {
         if isDirectory(path) { return }
         let parent = parent(path)
         if parent != path, parent != ".", !isDirectory(parent) { try makeDirectoriesDurably(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
         try syncDirectory(parent)
     }
 
@@ -133,7 +133,7 @@ package enum FileSystem {
     private static func syncWholeFilesystem(holding path: String) throws(FileError) -> Bool {
         #if os(Linux) && !MAPPACK_PORTABLE
             let folder: FileDescriptor
-            do { folder = try FileDescriptor.open(path, .readOnly, options: [.directory, .followLinks]) } catch {
+            do { folder = try unsafe FileDescriptor.open(path, .readOnly, options: [.directory, .followLinks]) } catch {
                 throw FileError("open", path, code: error.code)
             }
             defer { try? folder.close() }
@@ -184,14 +184,14 @@ package enum FileSystem {
 
     private static func sync(_ path: String, options: FileDescriptor.OpenOptions) throws(FileError) {
         let file: FileDescriptor
-        do { file = try FileDescriptor.open(path, .readOnly, options: options) } catch { throw FileError("open", path, code: error.code) }
+        do { file = try unsafe FileDescriptor.open(path, .readOnly, options: options) } catch { throw FileError("open", path, code: error.code) }
         defer { try? file.close() }
         do { try file.sync() } catch { throw FileError("fsync", path, code: error.code) }
     }
 
     /// `rename(2)`: atomic replacement of a file or an empty directory.
     package static func rename(_ from: String, to: String) throws(FileError) {
-        if Foundation.rename(from, to) != 0 { throw FileError("rename to \(to)", from) }
+        if unsafe Foundation.rename(from, to) != 0 { throw FileError("rename to \(to)", from) }
     }
 
     /// True when `name` is one plain entry name: not empty, not hidden (no leading `.`, so never `.` or
@@ -211,11 +211,11 @@ package enum FileSystem {
             }
         }
         let folder: FileDescriptor
-        do { folder = try FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
+        do { folder = try unsafe FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
             throw FileError("open", root, code: error.code)
         }
         defer { try? folder.close() }
-        do { try folder.rename(from, to: to) } catch { throw FileError("rename to \(root)/\(to)", root + "/" + from, code: error.code) }
+        do { try unsafe folder.rename(from, to: to) } catch { throw FileError("rename to \(root)/\(to)", root + "/" + from, code: error.code) }
     }
 
     /// Removes `path` and everything below it; nothing when absent. Never follows symlinks.
@@ -223,8 +223,8 @@ package enum FileSystem {
         guard let info = try status(path) else { return }
         if info.isDirectory {
             for entry in try DirectoryWalker.entries(of: path) { try removeTree(path + "/" + entry) }
-            if rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
-        } else if unlink(path) != 0 && errno != ENOENT {
+            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
+        } else if unsafe unlink(path) != 0 && errno != ENOENT {
             throw FileError("unlink", path)
         }
     }
@@ -232,12 +232,12 @@ package enum FileSystem {
     /// Makes `target` (which must not exist) another name of the file at `source` (`linkat`, a link
     /// at `source` not followed).
     package static func hardLink(_ source: String, to target: String) throws(FileError) {
-        if linkat(AT_FDCWD, source, AT_FDCWD, target, 0) != 0 { throw FileError("link", target) }
+        if unsafe linkat(AT_FDCWD, source, AT_FDCWD, target, 0) != 0 { throw FileError("link", target) }
     }
 
     /// Removes a file; nothing when absent.
     package static func removeFile(_ path: String) throws(FileError) {
-        if unlink(path) != 0 && errno != ENOENT { throw FileError("unlink", path) }
+        if unsafe unlink(path) != 0 && errno != ENOENT { throw FileError("unlink", path) }
     }
 
     /// Writes `data` to `path` durably: a temporary file beside it, fsync, rename, fsync of the folder.
@@ -246,7 +246,7 @@ package enum FileSystem {
     package static func writeAtomically(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(FileError) {
         let name = lastComponent(path)
         let temporary = StagingArea(for: name, kind: .temporary, in: parent(path))
-        unlink(temporary.path)
+        unsafe unlink(temporary.path)
         let file = try WritableFile(path: temporary.path, exclusive: true, permissions: permissions)
         try file.write(data)
         try file.close(sync: true)
@@ -256,7 +256,7 @@ package enum FileSystem {
     /// Free bytes available to unprivileged users on the filesystem holding `path`.
     package static func freeBytes(at path: String) throws(FileError) -> Int64 {
         var info = statvfs()
-        if statvfs(path, &info) != 0 { throw FileError("statvfs", path) }
+        if unsafe statvfs(path, &info) != 0 { throw FileError("statvfs", path) }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
@@ -271,7 +271,7 @@ package enum FileSystem {
     package static func copyFile(_ from: String, to: String, sync: Bool = true, writeback: Writeback? = nil) throws(FileError) {
         let source = try ReadableFile(path: from)
         let target = try WritableFile(path: to)
-        try source.forEachChunk { chunk in try target.write(chunk) }
+        try unsafe source.forEachChunk { chunk in try unsafe target.write(chunk) }
         if !sync, let writeback { target.startWriteback(writeback) }
         try target.close(sync: sync)
     }

@@ -12,7 +12,7 @@ package final class ReadableFile {
     /// (`O_NOFOLLOW`: files in caches and staging folders).
     package init(path: String, followLinks: Bool = true) throws(FileError) {
         self.path = path
-        do { descriptor = try FileDescriptor.open(path, .readOnly, options: followLinks ? .followLinks : []) } catch {
+        do { descriptor = try unsafe FileDescriptor.open(path, .readOnly, options: followLinks ? .followLinks : []) } catch {
             throw FileError("open", path, code: error.code)
         }
     }
@@ -21,7 +21,7 @@ package final class ReadableFile {
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
-        do { return try descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
+        do { return try unsafe descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
     }
 
     /// The file's size now (`fstat`).
@@ -44,12 +44,12 @@ package final class ReadableFile {
     /// 128 KiB, `Allocator`), and a publish hashing 24k source files spent a third of its CPU time in
     /// the kernel faulting such blocks in and unmapping them (`perf`).
     package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws(FileError) {
-        let buffer = ScratchBuffers.take(ReadableFile.chunkSize)
-        defer { ScratchBuffers.give(buffer) }
+        let buffer = unsafe ScratchBuffers.take(ReadableFile.chunkSize)
+        defer { unsafe ScratchBuffers.give(buffer) }
         while true {
-            let n = try read(into: buffer)
+            let n = try unsafe read(into: buffer)
             if n == 0 { return }
-            do { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) } catch let error as FileError { throw error } catch {
+            do { try unsafe body(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) } catch let error as FileError { throw error } catch {
                 throw FileError("process", path, code: EIO)
             }
         }
@@ -63,11 +63,11 @@ package final class ReadableFile {
             let size = Int(info.size)
             if size > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
             var data = Data(count: size)
-            let failure = data.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
+            let failure = unsafe data.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
                 var filled = 0
                 while filled < size {
                     do throws(FileError) {
-                        let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                        let n = try unsafe file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
                         if n == 0 { break }
                         filled += n
                     } catch { return error }
@@ -78,9 +78,9 @@ package final class ReadableFile {
             return data
         }
         var data = Data()
-        try file.forEachChunk { chunk in
+        try unsafe file.forEachChunk { chunk in
             if data.count + chunk.count > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
-            data.append(contentsOf: chunk)
+            unsafe data.append(contentsOf: chunk)
         }
         return data
     }

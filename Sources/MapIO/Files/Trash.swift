@@ -21,7 +21,7 @@ package enum Trash {
     /// one rename relative to `folder`'s descriptor.
     package static func put(_ name: String, in folder: String) throws(FileError) {
         let trash = area(in: folder)
-        if mkdir(trash.path, 0o700) != 0 && errno != EEXIST { throw FileError("mkdir", trash.path) }
+        if unsafe mkdir(trash.path, 0o700) != 0 && errno != EEXIST { throw FileError("mkdir", trash.path) }
         var target = name
         var attempt = 1
         while FileSystem.exists(trash.path + "/" + target) {
@@ -49,8 +49,8 @@ package enum Trash {
             for entry in try DirectoryWalker.entries(of: path) {
                 guard ContinuousClock.now < deadline, try remove(path + "/" + entry, before: deadline) else { return false }
             }
-            if rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
-        } else if unlink(path) != 0 && errno != ENOENT {
+            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
+        } else if unsafe unlink(path) != 0 && errno != ENOENT {
             throw FileError("unlink", path)
         }
         return true
@@ -64,13 +64,15 @@ package enum Trash {
         let trash = area(in: folder)
         guard FileSystem.exists(trash.path) else { return }
         #if os(Linux) && !MAPPACK_PORTABLE
-            for remover in ["/bin/rm", "/usr/bin/rm"] where access(remover, X_OK) == 0 {
+            for remover in ["/bin/rm", "/usr/bin/rm"] where unsafe access(remover, X_OK) == 0 {
                 let arguments = [remover, "-rf", "--", trash.path]
-                var pointers = arguments.map { strdup($0) }
-                pointers.append(nil)
-                var environment: [UnsafeMutablePointer<CChar>?] = [nil]
-                let child = mp_spawn_detached(remover, &pointers, &environment)
-                for pointer in pointers { free(pointer) }
+                var pointers = unsafe arguments.map { unsafe strdup($0) }
+                unsafe pointers.append(nil)
+                var environment: [UnsafeMutablePointer<CChar>?] = unsafe [nil]
+                let child = unsafe mp_spawn_detached(remover, &pointers, &environment)
+                // `forEach`, not a `for unsafe … in` loop: swift-format 6.3.1 drops the space after that `unsafe` (swift-format#1183).
+                // swift-format-ignore: ReplaceForEachWithForLoop
+                unsafe pointers.forEach { unsafe free($0) }
                 if child > 0 {
                     removers.withLock { $0.append(child) }
                     return
@@ -89,7 +91,7 @@ package enum Trash {
         }
         for child in children {
             var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            while unsafe waitpid(child, &status, 0) < 0 && errno == EINTR {}
         }
         // What was put there after the child started, or what it left (another process may have
         // reaped it early); a listing can fail while a child still deletes, so try again.

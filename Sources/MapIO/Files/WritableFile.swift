@@ -15,7 +15,7 @@ package final class WritableFile {
         self.path = path
         var options: FileDescriptor.OpenOptions = [.create, append ? .append : .truncate]
         if exclusive { options.insert(.exclusive) }
-        do { descriptor = try FileDescriptor.open(path, .writeOnly, options: options, permissions: permissions) } catch {
+        do { descriptor = try unsafe FileDescriptor.open(path, .writeOnly, options: options, permissions: permissions) } catch {
             throw FileError("open", path, code: error.code)
         }
     }
@@ -24,23 +24,23 @@ package final class WritableFile {
 
     /// Writes all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        do { try descriptor.writeAll(bytes) } catch { throw FileError("write", path, code: error.code) }
+        do { try unsafe descriptor.writeAll(bytes) } catch { throw FileError("write", path, code: error.code) }
     }
 
     /// Writes all of `data`.
     package func write(_ bytes: RawSpan) throws(FileError) {
         // Untyped inside: a typed-throws closure given to withUnsafeBytes crashes Swift 6.3.1.
-        let failure: FileError? = bytes.withUnsafeBytes { raw in
-            do { try write(raw) } catch { return error as? FileError }
+        let failure: FileError? = unsafe bytes.withUnsafeBytes { raw in
+            do { try unsafe write(raw) } catch { return error as? FileError }
             return nil
         }
         if let failure { throw failure }
     }
 
     package func write(_ data: Data) throws(FileError) {
-        let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
+        let failure: FileError? = unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
             do throws(FileError) {
-                try write(raw)
+                try unsafe write(raw)
                 return nil
             } catch { return error }
         }
@@ -49,9 +49,9 @@ package final class WritableFile {
 
     /// Overwrites bytes at `offset` (`pwrite`), leaving the append position alone.
     package func write(_ data: Data, at offset: Int64) throws(FileError) {
-        let failure: FileError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
+        let failure: FileError? = unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> FileError? in
             do throws(Errno) {
-                try descriptor.writeAll(toAbsoluteOffset: offset, raw)
+                try unsafe descriptor.writeAll(toAbsoluteOffset: offset, raw)
                 return nil
             } catch { return FileError("write", path, code: error.code) }
         }

@@ -26,17 +26,17 @@ package enum Ed25519 {
     /// A new key pair as (private text, public text).
     package static func generate() -> (privateKey: String, publicKey: String) {
         var seed = [UInt8](repeating: 0, count: 32)
-        precondition(RAND_bytes(&seed, 32) == 1, "RAND_bytes failed")
+        unsafe precondition(RAND_bytes(&seed, 32) == 1, "RAND_bytes failed")
         let publicKey = publicKey(seed: seed)
         return (privatePrefix + Data(seed).base64EncodedString(), publicPrefix + Data(publicKey).base64EncodedString())
     }
 
     private static func publicKey(seed: [UInt8]) -> [UInt8] {
-        let key = EVP_PKEY_new_raw_private_key(MP_EVP_PKEY_ED25519, nil, seed, 32)
-        defer { EVP_PKEY_free(key) }
+        let key = unsafe EVP_PKEY_new_raw_private_key(MP_EVP_PKEY_ED25519, nil, seed, 32)
+        defer { unsafe EVP_PKEY_free(key) }
         var out = [UInt8](repeating: 0, count: 32)
         var length = 32
-        EVP_PKEY_get_raw_public_key(key, &out, &length)
+        unsafe EVP_PKEY_get_raw_public_key(key, &out, &length)
         return out
     }
 
@@ -62,15 +62,15 @@ package enum Ed25519 {
     /// Signs `message` with the private key text read from `path`.
     package static func sign(_ message: Data, privateKey text: String, path: String) throws(SignatureError) -> Data {
         let seed = try decode(text, prefix: privatePrefix, path: path)
-        let key = EVP_PKEY_new_raw_private_key(MP_EVP_PKEY_ED25519, nil, seed, 32)
-        defer { EVP_PKEY_free(key) }
-        let context = EVP_MD_CTX_new()
-        defer { EVP_MD_CTX_free(context) }
+        let key = unsafe EVP_PKEY_new_raw_private_key(MP_EVP_PKEY_ED25519, nil, seed, 32)
+        defer { unsafe EVP_PKEY_free(key) }
+        let context = unsafe EVP_MD_CTX_new()
+        defer { unsafe EVP_MD_CTX_free(context) }
         var signature = [UInt8](repeating: 0, count: 64)
         var length = 64
         let bytes = [UInt8](message)
-        guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
-            EVP_DigestSign(context, &signature, &length, bytes, bytes.count) == 1
+        guard unsafe EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
+            unsafe EVP_DigestSign(context, &signature, &length, bytes, bytes.count) == 1
         else {
             throw .malformedKey(path: path, reason: "libcrypto refused to sign with it")
         }
@@ -80,13 +80,13 @@ package enum Ed25519 {
     /// True when `signature` is a valid signature of `message` under the public key text from `path`.
     package static func verify(_ message: Data, signature: Data, publicKey text: String, path: String) throws(SignatureError) -> Bool {
         let raw = try decode(text, prefix: publicPrefix, path: path)
-        let key = EVP_PKEY_new_raw_public_key(MP_EVP_PKEY_ED25519, nil, raw, 32)
-        defer { EVP_PKEY_free(key) }
-        let context = EVP_MD_CTX_new()
-        defer { EVP_MD_CTX_free(context) }
+        let key = unsafe EVP_PKEY_new_raw_public_key(MP_EVP_PKEY_ED25519, nil, raw, 32)
+        defer { unsafe EVP_PKEY_free(key) }
+        let context = unsafe EVP_MD_CTX_new()
+        defer { unsafe EVP_MD_CTX_free(context) }
         let bytes = [UInt8](message)
         let sig = [UInt8](signature)
-        guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return false }
-        return EVP_DigestVerify(context, sig, sig.count, bytes, bytes.count) == 1
+        guard unsafe EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return false }
+        return unsafe EVP_DigestVerify(context, sig, sig.count, bytes, bytes.count) == 1
     }
 }

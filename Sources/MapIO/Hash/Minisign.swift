@@ -48,8 +48,8 @@ package enum Minisign {
     static func blake2b512(_ message: Data) -> Data {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let done = message.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_blake2b512(), nil)
+        let done = unsafe message.withUnsafeBytes { bytes in
+            unsafe EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_blake2b512(), nil)
         }
         precondition(done == 1 && length == 64, "libcrypto has no BLAKE2b-512")
         return Data(digest.prefix(64))

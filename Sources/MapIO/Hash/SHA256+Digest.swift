@@ -11,7 +11,7 @@ extension SHA256 {
         /// Parses 64 lower-case hex digits (the form manifests record); nil for anything else,
         /// which then matches no digest.
         package init?(hex text: String) {
-            guard let parsed = Digest.parse(text.utf8.span.bytes) else { return nil }
+            guard let parsed = unsafe Digest.parse(text.utf8.span.bytes) else { return nil }
             self = parsed
         }
 

@@ -5,8 +5,8 @@ extension SHA256 {
     /// Hex SHA-256 and size of the regular file at `path`, streamed through one buffer.
     package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        switch try checkFile(path, hash: true, buffer: buffer) {
+        defer { unsafe buffer.deallocate() }
+        switch try unsafe checkFile(path, hash: true, buffer: buffer) {
         case .regular(let size, let hex?): return (hex, size)
         case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
         case .missing: throw FileError("open", path, code: ENOENT)
@@ -20,23 +20,25 @@ extension SHA256 {
         hex: String, size: Int64
     ) {
         let input: FileDescriptor
-        do { input = try FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
+        do { input = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
         defer { try? input.close() }
         let output = try target.map { path throws(FileError) in try WritableFile(path: path, exclusive: true) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
+        defer { unsafe buffer.deallocate() }
         let hasher = SHA256()
         var done: Int64 = 0
         while done < count {
             let want = Int(min(Int64(buffer.count), count - done))
             let got: Int
-            do { got = try input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
+            do {
+                got = try unsafe input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            } catch {
                 throw FileError("read", path, code: error.code)
             }
             if got == 0 { break }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
-            hasher.update(bytes)
-            try output?.write(bytes)
+            let bytes = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+            unsafe hasher.update(bytes)
+            try unsafe output?.write(bytes)
             done += Int64(got)
         }
         try output?.close(sync: true)
@@ -48,8 +50,8 @@ extension SHA256 {
     package func update(fileAt path: String) throws(FileError) -> Int64 {
         let input = try ReadableFile(path: path, followLinks: false)
         var size: Int64 = 0
-        try input.forEachChunk { chunk in
-            update(chunk)
+        try unsafe input.forEachChunk { chunk in
+            unsafe update(chunk)
             size += Int64(chunk.count)
         }
         return size
@@ -64,10 +66,10 @@ extension SHA256 {
         let output = try WritableFile(path: target, exclusive: true)
         let hasher = SHA256()
         var size: Int64 = 0
-        try input.forEachChunk { chunk in
-            hasher.update(chunk)
+        try unsafe input.forEachChunk { chunk in
+            unsafe hasher.update(chunk)
             size += Int64(chunk.count)
-            try output.write(chunk)
+            try unsafe output.write(chunk)
         }
         try output.close(sync: false)
         return (hasher.finalizeHex(), size)
@@ -84,7 +86,7 @@ extension SHA256 {
     /// it when `hash`: one open per file, no separate stat pass.
     package static func checkFile(_ path: String, hash: Bool, buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> FileCheck {
         let file: FileDescriptor
-        do { file = try FileDescriptor.open(path, .readOnly, options: .nonBlocking) } catch {
+        do { file = try unsafe FileDescriptor.open(path, .readOnly, options: .nonBlocking) } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
             if error.code == ELOOP { return .notRegular }
             throw FileError("open", path, code: error.code)
@@ -98,9 +100,9 @@ extension SHA256 {
         var size: Int64 = 0
         while true {
             let n: Int
-            do { n = try file.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
+            do { n = try unsafe file.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
             if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            unsafe hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += Int64(n)
         }
         return .regular(size: size, hex: hasher.finalizeHex())

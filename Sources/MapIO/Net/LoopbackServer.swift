@@ -12,7 +12,7 @@ package struct LoopbackServerError: Error, Sendable, CustomStringConvertible {
         let hint =
             code == EADDRINUSE
             ? "; the port is taken: pick another --port, or --port 0 for any free one" : "; check the port and the loopback interface"
-        return "cannot listen on 127.0.0.1:\(port): \(operation): \(String(cString: strerror(code))) (errno \(code))\(hint)"
+        return unsafe "cannot listen on 127.0.0.1:\(port): \(operation): \(String(cString: strerror(code))) (errno \(code))\(hint)"
     }
 }
 
@@ -33,13 +33,13 @@ package final class LoopbackServer: Sendable {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socketFD >= 0 else { throw LoopbackServerError(operation: "socket", port: port, code: errno) }
         var reuse: Int32 = 1
-        _ = setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        _ = unsafe setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // INADDR_LOOPBACK: never another interface
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let bound = unsafe withUnsafePointer(to: &address) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else {
             let code = errno
@@ -53,8 +53,8 @@ package final class LoopbackServer: Sendable {
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+        _ = unsafe withUnsafeMutablePointer(to: &actual) {
+            unsafe $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe getsockname(socketFD, $0, &length) }
         }
         self.listener = socketFD
         self.port = UInt16(bigEndian: actual.sin_port)
@@ -87,13 +87,13 @@ package final class LoopbackServer: Sendable {
     private static func answer(_ connection: Int32, _ handle: @Sendable (HTTPRequest) -> HTTPResponse) {
         defer { close(connection) }
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
-        _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = unsafe setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = unsafe setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            let count = unsafe chunk.withUnsafeMutableBytes { unsafe recv(connection, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return }
             head += chunk[0..<count]
             let found = head.firstRange(of: end)
@@ -108,7 +108,7 @@ package final class LoopbackServer: Sendable {
                 shutdown(connection, Int32(SHUT_WR))
                 var drained = 0
                 while drained < 1 << 20 {
-                    let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+                    let count = unsafe chunk.withUnsafeMutableBytes { unsafe recv(connection, $0.baseAddress, $0.count, 0) }
                     if count <= 0 { break }
                     drained += count
                 }
@@ -131,10 +131,10 @@ package final class LoopbackServer: Sendable {
     /// Writes the whole response (`MSG_NOSIGNAL`: a client gone is not a SIGPIPE).
     private static func send(_ response: HTTPResponse, headOnly: Bool, to connection: Int32) {
         let bytes = response.serialized(headOnly: headOnly)
-        bytes.withUnsafeBytes { buffer in
+        unsafe bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let sent = Glibc.send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                let sent = unsafe Glibc.send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 if sent < 0 && errno == EINTR { continue }
                 if sent <= 0 { return }
                 offset += sent

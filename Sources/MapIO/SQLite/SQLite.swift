@@ -41,12 +41,12 @@ package enum SQLValue: Sendable, Equatable {
 /// Statements are prepared once per SQL text and kept (`sqlite3_reset` between uses), as GRDB's
 /// cached statements are; a statement in use when the same SQL runs again (a query inside
 /// `forEachRow`'s body) is not shared: the inner run prepares its own.
-package final class SQLiteDatabase {
+@safe package final class SQLiteDatabase {
     /// The file.
     package let path: String
     private var handle: OpaquePointer?
     /// Prepared statements not in use, by SQL text.
-    private var cachedStatements: [String: OpaquePointer] = [:]
+    private var cachedStatements: [String: OpaquePointer] = unsafe [:]
     /// More distinct statements than any caller runs; a bound in case SQL text is ever built at run time.
     private static let statementCacheLimit = 64
 
@@ -54,27 +54,29 @@ package final class SQLiteDatabase {
     package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = unsafe sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         if code != SQLITE_OK {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close(handle)
+            let message = unsafe handle.map { unsafe String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            unsafe sqlite3_close(handle)
             throw SQLiteError(path: path, operation: "open", code: code, message: message)
         }
-        sqlite3_busy_timeout(handle, 5000)
+        unsafe sqlite3_busy_timeout(handle, 5000)
     }
 
     deinit {
-        for statement in cachedStatements.values { sqlite3_finalize(statement) }
-        sqlite3_close_v2(handle)
+        // `forEach`, not a `for unsafe … in` loop: swift-format 6.3.1 drops the space after that `unsafe` (swift-format#1183).
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        unsafe cachedStatements.values.forEach { unsafe sqlite3_finalize($0) }
+        unsafe sqlite3_close_v2(handle)
     }
 
     private func failure(_ operation: String, _ code: Int32) -> SQLiteError {
-        SQLiteError(path: path, operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+        unsafe SQLiteError(path: path, operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
 
     /// Runs one or more statements without parameters (`sqlite3_exec`).
     package func execute(_ sql: String) throws(SQLiteError) {
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        let code = unsafe sqlite3_exec(handle, sql, nil, nil, nil)
         if code != SQLITE_OK { throw failure(sql, code) }
     }
 
@@ -93,29 +95,29 @@ package final class SQLiteDatabase {
 
     /// Runs one statement with `parameters`, calling `body` with each row.
     package func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (SQLRow) throws(SQLiteError) -> Void) throws(SQLiteError) {
-        let statement = try checkOut(sql)
-        defer { checkIn(statement, sql: sql) }
-        try bind(parameters, to: statement, sql: sql)
+        let statement = try unsafe checkOut(sql)
+        defer { unsafe checkIn(statement, sql: sql) }
+        try unsafe bind(parameters, to: statement, sql: sql)
         var columns: SQLRow.Columns?
         while true {
-            let code = sqlite3_step(statement)
+            let code = unsafe sqlite3_step(statement)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw failure(sql, code) }
-            let names = columns ?? columnNames(statement)
+            let names = unsafe columns ?? columnNames(statement)
             columns = names
-            try body(SQLRow(columns: names, values: values(statement), path: path, sql: sql))
+            try unsafe body(SQLRow(columns: names, values: values(statement), path: path, sql: sql))
         }
     }
 
     /// Prepares `sql` once and runs it for each parameter list (bulk inserts).
     package func executeMany(_ sql: String, _ parameterRows: [[SQLValue]]) throws(SQLiteError) {
-        let statement = try checkOut(sql)
-        defer { checkIn(statement, sql: sql) }
+        let statement = try unsafe checkOut(sql)
+        defer { unsafe checkIn(statement, sql: sql) }
         for parameters in parameterRows {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-            try bind(parameters, to: statement, sql: sql)
-            let code = sqlite3_step(statement)
+            unsafe sqlite3_reset(statement)
+            unsafe sqlite3_clear_bindings(statement)
+            try unsafe bind(parameters, to: statement, sql: sql)
+            let code = unsafe sqlite3_step(statement)
             guard code == SQLITE_DONE || code == SQLITE_ROW else { throw failure(sql, code) }
         }
     }
@@ -139,8 +141,9 @@ package final class SQLiteDatabase {
     /// Throws `SQLiteWorkLimitError` when the limit stopped a statement.
     package func withWorkLimit<T>(steps: Int64, _ body: () throws -> T) throws -> T {
         let budget = WorkBudget(remaining: steps)
-        sqlite3_progress_handler(handle, SQLiteDatabase.progressInterval, SQLiteDatabase.spendSteps, Unmanaged.passUnretained(budget).toOpaque())
-        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        unsafe sqlite3_progress_handler(
+            handle, SQLiteDatabase.progressInterval, SQLiteDatabase.spendSteps, Unmanaged.passUnretained(budget).toOpaque())
+        defer { unsafe sqlite3_progress_handler(handle, 0, nil, nil) }
         do {
             let result = try withExtendedLifetime(budget) { try body() }
             if budget.exceeded { throw SQLiteWorkLimitError(path: path, steps: steps) }
@@ -154,7 +157,7 @@ package final class SQLiteDatabase {
     /// The progress handler: takes the steps since its last call from the `WorkBudget` in
     /// `context`; a non-zero answer makes SQLite stop the statement (`SQLITE_INTERRUPT`).
     private static let spendSteps: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
-        let budget = Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue()
+        let budget = unsafe Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue()
         budget.remaining -= Int64(progressInterval)
         guard budget.remaining < 0 else { return 0 }
         budget.exceeded = true
@@ -172,45 +175,47 @@ package final class SQLiteDatabase {
     }
 
     /// Number of rows the last statement changed.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { unsafe Int(sqlite3_changes(handle)) }
 
     /// The cached statement for `sql`, taken out of the cache while in use, else a new one (`sqlite3_prepare_v2`).
     private func checkOut(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
-        if let cached = cachedStatements.removeValue(forKey: sql) { return cached }
+        if let cached = unsafe cachedStatements.removeValue(forKey: sql) { return unsafe cached }
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let code = unsafe sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         if code != SQLITE_OK {
-            sqlite3_finalize(statement)
+            unsafe sqlite3_finalize(statement)
             throw failure(sql, code)
         }
-        return statement
+        return unsafe statement
     }
 
     /// Resets `statement` (ending its read, dropping its bindings) and keeps it for the next run of `sql`.
     private func checkIn(_ statement: OpaquePointer?, sql: String) {
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
-        if cachedStatements[sql] == nil, cachedStatements.count < SQLiteDatabase.statementCacheLimit, let statement {
-            cachedStatements[sql] = statement
+        unsafe sqlite3_reset(statement)
+        unsafe sqlite3_clear_bindings(statement)
+        if unsafe cachedStatements[sql] == nil, unsafe cachedStatements.count < SQLiteDatabase.statementCacheLimit, let statement = unsafe statement {
+            unsafe cachedStatements[sql] = statement
         } else {
-            sqlite3_finalize(statement)
+            unsafe sqlite3_finalize(statement)
         }
     }
 
     /// SQLite's "this memory may change" destructor, so it copies bound bytes.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = unsafe unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     private func bind(_ parameters: [SQLValue], to statement: OpaquePointer?, sql: String) throws(SQLiteError) {
         for (i, value) in parameters.enumerated() {
             let index = Int32(i + 1)
             let code: Int32
             switch value {
-            case .integer(let v): code = sqlite3_bind_int64(statement, index, v)
-            case .real(let v): code = sqlite3_bind_double(statement, index, v)
-            case .text(let v): code = sqlite3_bind_text(statement, index, v, -1, SQLiteDatabase.transient)
+            case .integer(let v): code = unsafe sqlite3_bind_int64(statement, index, v)
+            case .real(let v): code = unsafe sqlite3_bind_double(statement, index, v)
+            case .text(let v): code = unsafe sqlite3_bind_text(statement, index, v, -1, SQLiteDatabase.transient)
             case .blob(let v):
-                code = v.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress, sqlite3_uint64($0.count), SQLiteDatabase.transient) }
-            case .null: code = sqlite3_bind_null(statement, index)
+                code = unsafe v.withUnsafeBytes {
+                    unsafe sqlite3_bind_blob64(statement, index, $0.baseAddress, sqlite3_uint64($0.count), SQLiteDatabase.transient)
+                }
+            case .null: code = unsafe sqlite3_bind_null(statement, index)
             }
             if code != SQLITE_OK { throw failure(sql, code) }
         }
@@ -219,24 +224,24 @@ package final class SQLiteDatabase {
     /// Column names of `statement`'s rows (`sqlite3_column_name`) → their index.
     private func columnNames(_ statement: OpaquePointer?) -> SQLRow.Columns {
         var names: [String: Int] = [:]
-        for column in 0..<sqlite3_column_count(statement) {
-            guard let name = sqlite3_column_name(statement, column) else { continue }
-            let key = String(cString: name)
+        for column in unsafe 0..<sqlite3_column_count(statement) {
+            guard let name = unsafe sqlite3_column_name(statement, column) else { continue }
+            let key = unsafe String(cString: name)
             if names[key] == nil { names[key] = Int(column) }
         }
         return SQLRow.Columns(indexes: names)
     }
 
     private func values(_ statement: OpaquePointer?) -> [SQLValue] {
-        (0..<sqlite3_column_count(statement)).map { column in
-            switch sqlite3_column_type(statement, column) {
-            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+        unsafe (0..<sqlite3_column_count(statement)).map { column in
+            switch unsafe sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER: return unsafe .integer(sqlite3_column_int64(statement, column))
+            case SQLITE_TEXT: return unsafe .text(String(cString: sqlite3_column_text(statement, column)))
             case SQLITE_BLOB:
-                let count = Int(sqlite3_column_bytes(statement, column))
-                guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
-                return .blob(Data(bytes: bytes, count: count))
-            case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+                let count = unsafe Int(sqlite3_column_bytes(statement, column))
+                guard count > 0, let bytes = unsafe sqlite3_column_blob(statement, column) else { return .blob(Data()) }
+                return unsafe .blob(Data(bytes: bytes, count: count))
+            case SQLITE_FLOAT: return unsafe .real(sqlite3_column_double(statement, column))
             default: return .null
             }
         }
@@ -245,5 +250,5 @@ package final class SQLiteDatabase {
 
 extension SQLiteDatabase {
     /// The linked SQLite's version (`sqlite3_libversion`).
-    package static var libraryVersion: String { "SQLite " + String(cString: sqlite3_libversion()) }
+    package static var libraryVersion: String { unsafe "SQLite " + String(cString: sqlite3_libversion()) }
 }

@@ -11,7 +11,7 @@ package enum Allocator {
     /// `MALLOC_ARENA_MAX` in the environment, when set, wins (glibc reads it itself).
     package static func limitArenas(_ count: Int32) {
         #if os(Linux) && !MAPPACK_PORTABLE
-            if let text = getenv("MALLOC_ARENA_MAX"), !String(cString: text).isEmpty { return }
+            if let text = unsafe getenv("MALLOC_ARENA_MAX"), unsafe !String(cString: text).isEmpty { return }
             _ = mallopt(M_ARENA_MAX, count)
         #endif
     }
@@ -24,11 +24,7 @@ package enum Allocator {
     /// lower, at no measured cost in time (the big buffers that come and go per bundle are reused,
     /// `ScratchBuffers`). Call once, early; `MALLOC_MMAP_THRESHOLD_` in the environment wins.
     package static func releaseLargeBlocks(threshold: Int32 = 128 << 10) {
-        #if os(Linux) && !MAPPACK_PORTABLE
-            if let text = getenv("MALLOC_MMAP_THRESHOLD_"), !String(cString: text).isEmpty { return }
-            _ = mallopt(M_MMAP_THRESHOLD, threshold)
-            _ = mallopt(M_TRIM_THRESHOLD, threshold)
-        #endif
+        setThresholds(mapping: threshold, trim: threshold)
     }
 
     /// The opposite trade, for work that allocates and frees the same large blocks thousands of
@@ -40,10 +36,15 @@ package enum Allocator {
     /// and from the heap a full publish took half the time for 4 MiB more peak RSS. Call once, early,
     /// instead of `releaseLargeBlocks`; `MALLOC_MMAP_THRESHOLD_` in the environment wins.
     package static func keepLargeBlocks() {
+        setThresholds(mapping: 32 << 20, trim: 64 << 20)
+    }
+
+    /// glibc's mapping and trim thresholds, unless `MALLOC_MMAP_THRESHOLD_` is set.
+    private static func setThresholds(mapping: Int32, trim: Int32) {
         #if os(Linux) && !MAPPACK_PORTABLE
-            if let text = getenv("MALLOC_MMAP_THRESHOLD_"), !String(cString: text).isEmpty { return }
-            _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
-            _ = mallopt(M_TRIM_THRESHOLD, 64 << 20)
+            if let text = unsafe getenv("MALLOC_MMAP_THRESHOLD_"), unsafe !String(cString: text).isEmpty { return }
+            _ = mallopt(M_MMAP_THRESHOLD, mapping)
+            _ = mallopt(M_TRIM_THRESHOLD, trim)
         #endif
     }
 

@@ -6,6 +6,8 @@ import Foundation
 ///
 /// With a `capacity`, at most that many items wait: a producer then waits for room, so memory
 /// does not grow with the work when consumers fall behind.
+///
+/// `@unchecked Sendable`: every mutable field is read and written only while `condition` is locked.
 package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     /// Waiting items from `head` on; slots before it are handed out and emptied (nil), so the

@@ -4,6 +4,7 @@ import Synchronization
 /// opens and closes something many times a second does not make and free it each time. The pool
 /// only holds them; the owner makes and frees them (with the C calls that fit).
 final class IdlePool<Resource>: Sendable {
+    // @unchecked Sendable: an idle resource is only reached under the lock, and one user at a time holds it.
     private struct Held: @unchecked Sendable { let resource: Resource }
     private let idle = Mutex<[Held]>([])
     /// At most this many idle resources of one kind are kept.

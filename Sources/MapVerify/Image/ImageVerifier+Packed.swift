@@ -38,7 +38,7 @@ extension ImageVerifier {
                 case .success(.manifest):
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name
-                    guard let mapping = try MappedFile.copying({ (chunk) throws(ArchiveError) in try reader.readData(into: chunk) }),
+                    guard let mapping = try unsafe MappedFile.copying({ (chunk) throws(ArchiveError) in try unsafe reader.readData(into: chunk) }),
                         let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
                     else {
                         // Unreadable before a manifest was had: not an image.
@@ -109,7 +109,7 @@ extension ImageVerifier {
             }
         }
         defer { mapping.releaseAll() }
-        guard let (manifest, problems) = try? readManifest(Data(mapping.bytes), file: file) else { return nil }
+        guard let (manifest, problems) = try? unsafe readManifest(Data(mapping.bytes), file: file) else { return nil }
         var kept = manifest
         if !keepingFileList {
             kept.files = []

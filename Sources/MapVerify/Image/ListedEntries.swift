@@ -44,7 +44,7 @@ struct ListedEntries: ReusableBatch {
     }
 
     /// The path of `entry`, as bytes.
-    func withPath<Result>(_ entry: Entry, _ body: (RawSpan) -> Result) -> Result {
-        body(paths.span.bytes.extracting(Int(entry.pathStart)..<Int(entry.pathStart + entry.pathLength)))
+    func withPath<Result>(_ entry: Entry, _ body: (Span<UInt8>) -> Result) -> Result {
+        body(paths.span.extracting(Int(entry.pathStart)..<Int(entry.pathStart + entry.pathLength)))
     }
 }

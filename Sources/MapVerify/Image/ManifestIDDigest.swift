@@ -93,7 +93,10 @@ struct ManifestIDDigest {
     }
 
     private static func matches(_ needle: [UInt8], in bytes: RawSpan, at start: Int) -> Bool {
-        RawBytes.matches(needle.span.bytes, in: bytes, at: start)
+        // Byte by byte: a needle is a few dozen bytes, and `Span.bytes` (for `RawBytes.matches`) is unsafe.
+        guard start >= 0, start <= bytes.byteCount - needle.count else { return false }
+        for index in needle.indices where needle[index] != bytes[byteAt: start + index] { return false }
+        return true
     }
 
     /// Offset of the first `needle` starting in `start..<end` and ending by `end`. Both needles

@@ -38,7 +38,7 @@ struct StreamedManifest {
     init(_ mapping: MappedFile, file: String) throws(Stop) {
         self.mapping = mapping
         self.file = file
-        do { stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
+        do { stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
     }
 
     /// Hands the next file entry to `body`; false after the last.
@@ -95,14 +95,15 @@ struct StreamedManifest {
 
         /// Why `entry` stops the stream, if it does.
         mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
-            if entry.size < 0 || StorePath.problem(in: entry.path.bytes) != nil { return .refusedEntry }
-            let order = index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
+            if unsafe entry.size < 0 || StorePath.problem(in: entry.path.bytes) != nil { return .refusedEntry }
+            let order = unsafe index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
             if order == 0 { return .duplicate }
             if order > 0 {
-                return .unsorted(index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self))
+                return unsafe .unsorted(
+                    index: index, path: String(decoding: entry.path, as: UTF8.self), previous: String(decoding: previous, as: UTF8.self))
             }
             previous.removeAll(keepingCapacity: true)
-            previous.append(contentsOf: entry.path)
+            unsafe previous.append(contentsOf: entry.path)
             index += 1
             return nil
         }
@@ -119,7 +120,7 @@ struct StreamedManifest {
         mapping.withBytes { idDigest.advance($0, to: $0.byteCount, imageID: manifest.imageID, final: true) }
         guard !sizesUnknown, let expectedID = idDigest.finish() else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
-            return try ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+            return try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
         }
         if let (bundle, bytes) = running {
             allocated[bundle, default: 0] += bytes
@@ -133,7 +134,7 @@ struct StreamedManifest {
     /// rule the stream adds (entries sorted by path).
     static func explain(_ stop: Stop, mapping: MappedFile, file: String) -> ImageOpenError {
         defer { mapping.releaseAll() }
-        do { _ = try ImageVerifier.readManifest(Data(mapping.bytes), file: file) } catch { return error }
+        do { _ = try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file) } catch { return error }
         switch stop {
         case .unsorted(let index, let path, let previous):
             return .manifest(

@@ -38,12 +38,12 @@ struct FileCheckBatch: ReusableBatch {
 
     /// Adds `file`; `found` is where the walk saw it, if it did.
     mutating func add(_ file: ManifestStream.FileEntry, found: ListedEntries.Entry?) {
-        let path = file.path
+        let path = unsafe file.path
         let start = paths.count
-        paths.append(contentsOf: path)
+        unsafe paths.append(contentsOf: path)
         paths.append(0)
-        let sha256 = SHA256.Digest(hex: file.sha256.bytes)
-        jobs.append(
+        let sha256 = unsafe SHA256.Digest(hex: file.sha256.bytes)
+        unsafe jobs.append(
             Job(
                 directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,
                 listedRegular: found?.isRegular ?? false, size: file.size,

@@ -13,7 +13,7 @@ import MapIO
 ///
 /// When it copies (`copy`), each file's bytes are written to the same relative path under the copy
 /// folder as they are hashed, so the copy holds exactly the bytes that were checked, read once.
-final class FileChecker {
+@safe final class FileChecker {
     /// A folder checked files are copied into: its path, an open descriptor, and the writeback
     /// started on each copy once it is whole (the caller syncs the copied tree before using it).
     struct CopyTarget {
@@ -44,10 +44,10 @@ final class FileChecker {
         self.storeDescriptor = storeDescriptor
         self.hashContents = hashContents || copy != nil
         self.copy = copy
-        buffer = .allocate(byteCount: FileChecker.bufferSize, alignment: 64)
+        unsafe buffer = .allocate(byteCount: FileChecker.bufferSize, alignment: 64)
     }
 
-    deinit { buffer.deallocate() }
+    deinit { unsafe buffer.deallocate() }
 
     /// What a file holds, as far as the manifest's claims go.
     private enum Found {
@@ -61,11 +61,11 @@ final class FileChecker {
 
     /// Checks every job of `batch`, or the jobs before `stop` (asked before each file) says to stop.
     func check(_ batch: FileCheckBatch, stop: () -> Bool = { false }) {
-        batch.paths.withUnsafeBufferPointer { paths in
+        unsafe batch.paths.withUnsafeBufferPointer { paths in
             for job in batch.jobs {
                 if stop() { return }
-                let path = paths.baseAddress! + Int(job.pathStart)
-                let found = path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { inspect(job, path: $0) }
+                let path = unsafe paths.baseAddress! + Int(job.pathStart)
+                let found = unsafe path.withMemoryRebound(to: CChar.self, capacity: Int(job.pathLength) + 1) { unsafe inspect(job, path: $0) }
                 compare(job, found: found, batch: batch)
             }
         }
@@ -91,15 +91,15 @@ final class FileChecker {
 
     /// `path`: the job's path relative to the store, NUL-terminated.
     private func inspect(_ job: FileCheckBatch.Job, path: UnsafePointer<CChar>) -> Found {
-        let fullPath = { self.store + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
+        let fullPath = { unsafe self.store + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self) }
         let descriptor: FileDescriptor
         do {
             if let directory = job.directory {
-                descriptor = try FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
             } else if let storeDescriptor {
-                descriptor = try FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking)
             } else {
-                descriptor = try FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
             }
         } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
@@ -112,8 +112,8 @@ final class FileChecker {
         }
         var output: FileDescriptor?
         if let copy {
-            do { output = try FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) } catch {
-                return copyFailed(FileError("open", copyPath(path, job), code: error.code))
+            do { output = try unsafe FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) } catch {
+                return unsafe copyFailed(FileError("open", copyPath(path, job), code: error.code))
             }
         }
         defer { try? output?.close() }
@@ -123,18 +123,18 @@ final class FileChecker {
         var total: Int64 = 0
         var readError: Int32?
         while true {
-            let want = Int(max(0, min(Int64(buffer.count), job.size - total + 1)))
+            let want = unsafe Int(max(0, min(Int64(buffer.count), job.size - total + 1)))
             let count: Int
-            do { count = try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
+            do { count = try unsafe descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) } catch {
                 readError = error.code
                 break
             }
             total += Int64(count)
             if count == 0 || total > job.size { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            hasher.update(chunk)
+            let chunk = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            unsafe hasher.update(chunk)
             if let output {
-                do { try output.writeAll(chunk) } catch { return copyFailed(FileError("write", copyPath(path, job), code: error.code)) }
+                do { try unsafe output.writeAll(chunk) } catch { return unsafe copyFailed(FileError("write", copyPath(path, job), code: error.code)) }
             }
             // A regular file reads short only at its end.
             if count < want { break }
@@ -151,9 +151,9 @@ final class FileChecker {
         if let readError { return .failed(FileError("read", fullPath(), code: readError)) }
         while true {
             let count: Int
-            do { count = try descriptor.read(into: buffer) } catch { return .failed(FileError("read", fullPath(), code: error.code)) }
+            do { count = try unsafe descriptor.read(into: buffer) } catch { return .failed(FileError("read", fullPath(), code: error.code)) }
             if count == 0 { break }
-            if total + Int64(count) <= job.size { hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+            if total + Int64(count) <= job.size { unsafe hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
             total += Int64(count)
         }
         return total == job.size ? .hashed(total, hasher.finalize()) : .size(total)
@@ -166,7 +166,7 @@ final class FileChecker {
     }
 
     private func copyPath(_ path: UnsafePointer<CChar>, _ job: FileCheckBatch.Job) -> String {
-        (copy?.root ?? "") + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
+        unsafe (copy?.root ?? "") + "/" + String(decoding: UnsafeRawBufferPointer(start: path, count: Int(job.pathLength)), as: UTF8.self)
     }
 
     /// `fstat`'s verdict: not a regular file, or (for `job`) a size that settles it without reading;

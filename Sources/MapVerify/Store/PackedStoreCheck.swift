@@ -40,7 +40,7 @@ struct PackedStoreCheck {
     /// as it goes.
     init(_ mapping: MappedFile, file: String) throws(JSONFileError) {
         self.mapping = mapping
-        stream = try ManifestStream(mapping.bytes, file: file, keepingBundles: false)
+        stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false)
         advance()
     }
 
@@ -52,7 +52,7 @@ struct PackedStoreCheck {
             return compare(name, expected, entry)
         }
         while let expected = current {
-            let order = StoreTreeCheck.compare(currentPath.span.bytes, path.utf8.span.bytes)
+            let order = unsafe StoreTreeCheck.compare(currentPath.span.bytes, path.utf8.span.bytes)
             if order > 0 { break }
             let name = String(decoding: currentPath, as: UTF8.self)
             advance()
@@ -114,9 +114,9 @@ struct PackedStoreCheck {
         // Checked as a whole before: no failure can come now.
         _ = try? stream.nextFile { entry in
             path.removeAll(keepingCapacity: true)
-            path.append(contentsOf: entry.path)
-            let sha256 = SHA256.Digest(hex: entry.sha256.bytes)
-            next = Expected(
+            unsafe path.append(contentsOf: entry.path)
+            let sha256 = unsafe SHA256.Digest(hex: entry.sha256.bytes)
+            next = unsafe Expected(
                 index: index, size: entry.size, sha256: sha256,
                 sha256Text: sha256 == nil ? String(decoding: entry.sha256, as: UTF8.self) : "", bundle: entry.bundle)
         }

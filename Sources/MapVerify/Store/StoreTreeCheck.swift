@@ -76,12 +76,12 @@ package struct StoreTreeCheck {
                 findings: [Finding(kind: .missing, path: ImageManifest.storeFolder, bundle: nil, detail: "store folder is missing")], files: 0,
                 bytes: 0)
         }
-        let storeDescriptor = try? FileDescriptor.open(store, .readOnly, options: [.directory, .followLinks])
+        let storeDescriptor = try? unsafe FileDescriptor.open(store, .readOnly, options: [.directory, .followLinks])
         defer { try? storeDescriptor?.close() }
         let copy: FileChecker.CopyTarget?
         if let copyFolder {
             do {
-                copy = FileChecker.CopyTarget(
+                copy = unsafe FileChecker.CopyTarget(
                     root: copyFolder, descriptor: try FileDescriptor.open(copyFolder, .readOnly, options: [.directory, .followLinks]),
                     writeback: writeback)
             } catch {
@@ -195,15 +195,15 @@ package struct StoreTreeCheck {
         package mutating func check(_ file: ManifestStream.FileEntry) {
             files += 1
             guard queue != nil else { return }
-            let path = file.path
+            let path = unsafe file.path
             var found: ListedEntries.Entry?
             // Out of order: the walk has gone past it, so it is opened by path.
-            if files == 1 || StoreTreeCheck.compare(previous.span.bytes, path.bytes) < 0 {
+            if unsafe files == 1 || StoreTreeCheck.compare(previous.span.bytes, path.bytes) < 0 {
                 previous.removeAll(keepingCapacity: true)
-                previous.append(contentsOf: path)
+                unsafe previous.append(contentsOf: path)
                 while let entries {
                     let entry = entries.entries[position]
-                    let order = entries.withPath(entry) { StoreTreeCheck.compare($0, path.bytes) }
+                    let order = entries.withPath(entry) { unsafe StoreTreeCheck.compare($0.bytes, path.bytes) }
                     if order > 0 { break }
                     if order == 0 { found = entry } else { addExtra(entry) }
                     position += 1
@@ -236,7 +236,7 @@ package struct StoreTreeCheck {
         }
 
         private mutating func addExtra(_ entry: ListedEntries.Entry) {
-            let path = entries!.withPath(entry) { RawBytes.string($0) }
+            let path = entries!.withPath(entry) { unsafe RawBytes.string($0.bytes) }
             extras.append(
                 entry.isRegular
                     ? Finding(kind: .extra, path: path, bundle: nil, detail: "file is not in the manifest")

@@ -72,7 +72,7 @@ extension String {
     /// `count` (characters), computed from the bytes when every one is printable ASCII, where each
     /// byte is a character; thousands of table rows need it.
     var displayWidth: Int {
-        let printableASCII = utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        let printableASCII = unsafe utf8.withContiguousStorageIfAvailable { bytes in unsafe bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
         return printableASCII == true ? utf8.count : count
     }
 }
@@ -85,7 +85,7 @@ private struct TextBuffer {
     mutating func append(_ text: String) {
         // Copied from contiguous UTF-8; appending `text.utf8` goes byte by byte.
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { unsafe bytes.append(contentsOf: $0) }
     }
 
     /// Appends `text` padded with spaces to `width` characters, on the left when `alignRight`.
