@@ -18,17 +18,10 @@ extension String {
     var visibleKeepingLines: String { escapingControls(keepingLines: true) }
 
     private func escapingControls(keepingLines: Bool) -> String {
-        // Most text is printable ASCII: seen from its bytes, left as it is.
-        let bytes = utf8.span
-        var plain = true
-        for index in bytes.indices {
-            let byte = bytes[index]
-            if !((byte >= 0x20 && byte < 0x7F) || (keepingLines && (byte == 0x0A || byte == 0x09))) {
-                plain = false
-                break
-            }
-        }
-        if plain { return self }
+        // Most text holds no control (printable ASCII, names in other scripts, a dash): found from
+        // the bytes and left as it is (a planet plan's table is 100 KB, and the walk below costs ~100
+        // instructions a scalar).
+        if !holdsControl(keepingLines: keepingLines) { return self }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             let value = scalar.value
@@ -42,5 +35,27 @@ extension String {
             }
         }
         return String(out)
+    }
+
+    /// Whether any scalar `escapingControls` escapes is here, seen from the UTF-8 bytes: C0 controls
+    /// and DEL are single bytes; C1 controls are `C2 80`–`C2 9F`; U+2028–U+202E are `E2 80 A8`–`AE`;
+    /// U+2066–U+2069 are `E2 81 A6`–`A9`.
+    private func holdsControl(keepingLines: Bool) -> Bool {
+        let bytes = utf8.span
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if byte == 0x7F || (byte < 0x20 && !(keepingLines && (byte == 0x0A || byte == 0x09))) { return true }
+            } else if byte == 0xC2 {
+                if index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+            } else if byte == 0xE2, index + 2 < bytes.count {
+                let (second, third) = (bytes[index + 1], bytes[index + 2])
+                if second == 0x80 && (0xA8...0xAE).contains(third) { return true }
+                if second == 0x81 && (0xA6...0xA9).contains(third) { return true }
+            }
+            index += 1
+        }
+        return false
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import Synchronization
 
 /// What a build will do, known before a byte is downloaded.
 public struct BuildPlan: Sendable {
@@ -22,8 +23,10 @@ public struct BuildPlan: Sendable {
     /// The catalog's exact bytes, kept only when asked for (shards carry them; a build needs only
     /// their digest, and 4–9 MB less at its peak).
     public let catalogBytes: Data?
-    /// Hex SHA-256 of the catalog's bytes.
-    public let catalogSHA256: String
+    /// Hex SHA-256 of the catalog's bytes, hashed when first asked for (a plan never asks: 8 MB
+    /// hashed for nothing was a few percent of it); a build asks at once, so the bytes go then.
+    public var catalogSHA256: String { catalogDigest.hex }
+    private let catalogDigest: CatalogDigest
     /// Regions of the store with the include that brought each in.
     public let selection: RegionSelection
     /// Regions whose bundles feed the cache seed.
@@ -125,8 +128,11 @@ extension BuildPlan {
         var needed = forStore
         for number in seed.bundleNumbers { needed[Int(number)] = true }
 
-        // An empty or missing cache answers for every bundle at once (no lstat per bundle).
+        // An empty or missing cache answers for every bundle at once (no lstat per bundle); so does
+        // a listing of its folders, unless they hold many more files than the plan needs.
         let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
+        let neededCount = needed.reduce(0) { $1 ? $0 + 1 : $0 }
+        let held = cacheHasBundles ? cache.held(among: tree.bundleDigests, listingAtMost: 4 * neededCount + 1024) : nil
         var planned: [PlannedBundle] = []
         planned.reserveCapacity(selection.bundleNumbers.count + seed.bundleNumbers.count)
         var downloadBytes: Int64 = 0
@@ -150,7 +156,7 @@ extension BuildPlan {
             } else {
                 bundleUsers = users[userRange].map { regions[Int($0)].id }
             }
-            let cached = cacheHasBundles && cache.contains(digest)
+            let cached = cacheHasBundles && (held?[number] ?? cache.contains(digest))
             if !cached { downloadBytes += info.size }
             if forStore[number] {
                 storeBundleBytes += info.size
@@ -196,7 +202,7 @@ extension BuildPlan {
         }
         let plan = BuildPlan(
             recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
-            catalogSHA256: SHA256.hex(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
+            catalogDigest: CatalogDigest(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
             downloadBytes: downloadBytes, totalBundleBytes: storeBundleBytes + seedBundleBytes, storeBundleBytes: storeBundleBytes,
             seedBundleBytes: seedBundleBytes, sizeOnDisk: sizeOnDisk, cacheSeedBytes: seedBytes, regionSizes: regionSizes,
             selectedRegionSizes: selectedSizes, selectedRegionDownloadSizes: selection.regionPositions.map { downloadSizes[Int($0)] })
@@ -207,6 +213,22 @@ extension BuildPlan {
     public func checkCapacity() throws(PlanError) {
         if let over = capacityOvershoot, let capacity = recipe.capacity {
             throw .capacityExceeded(needed: capacity + over, capacity: capacity)
+        }
+    }
+}
+
+/// A catalog's SHA-256, computed from its bytes at the first request; the bytes are let go then.
+private final class CatalogDigest: Sendable {
+    private let state: Mutex<(bytes: Data?, hex: String?)>
+
+    init(_ bytes: Data) { state = Mutex((bytes, nil)) }
+
+    var hex: String {
+        state.withLock { state in
+            if let hex = state.hex { return hex }
+            let hex = SHA256.hex(state.bytes ?? Data())
+            state = (nil, hex)
+            return hex
         }
     }
 }

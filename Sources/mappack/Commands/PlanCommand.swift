@@ -12,6 +12,7 @@ enum PlanCommand {
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        ProcessLifetime.keep(plan)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let language = recipe.language
         let over = plan.capacityOvershoot
@@ -28,7 +29,7 @@ enum PlanCommand {
                     recipe: recipe.name, catalog: plan.tree.catalog.catalog, mapVersion: plan.tree.catalog.mapVersion.rawValue,
                     blockSize: recipe.blockSize, downloadBytes: plan.downloadBytes, totalBundleBytes: plan.totalBundleBytes,
                     storeBundleBytes: plan.storeBundleBytes, cacheSeedBundleBytes: plan.seedBundleBytes, bundles: plan.bundles.count,
-                    bundlesCached: plan.bundles.filter(\.cached).count, sizeOnDiskInBytes: plan.sizeOnDisk, cacheSeedBytes: plan.cacheSeedBytes,
+                    bundlesCached: plan.bundles.count { $0.cached }, sizeOnDiskInBytes: plan.sizeOnDisk, cacheSeedBytes: plan.cacheSeedBytes,
                     capacity: recipe.capacity, fits: over == nil, overshootBytes: over, cache: cache.root, regions: selected,
                     bundleList: plan.bundles.map {
                         PlanRecord.Bundle(

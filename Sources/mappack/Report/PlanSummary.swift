@@ -6,9 +6,10 @@ import MapFormat
 enum PlanSummary {
     static func lines(_ plan: BuildPlan, cache: String) -> [(label: String, value: String)] {
         let recipe = plan.recipe
-        let storeCount = plan.bundles.filter(\.forStore).count
+        // Counted in place: `filter` would copy 16,000 bundles (and retain their fields) to count them.
+        let storeCount = plan.bundles.count { $0.forStore }
         let seedCount = plan.bundles.count - storeCount
-        let cached = plan.bundles.filter(\.cached).count
+        let cached = plan.bundles.count { $0.cached }
         var lines: [(String, String)] = [
             ("regions", "\(plan.selection.regions.count)"),
             (
