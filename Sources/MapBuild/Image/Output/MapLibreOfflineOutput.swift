@@ -113,13 +113,9 @@ struct MapLibreOfflineOutput: SingleFileOutput {
         if let failure { throw failure }
     }
 
-    /// MapLibre Native's offline schema, version 6 (tables, columns and indexes as the library
-    /// creates them).
-    static let schema = """
-        CREATE TABLE resources (
-          id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-          url TEXT NOT NULL,
-          kind INTEGER NOT NULL,
+    /// The columns a cached resource and a cached tile share, in MapLibre's order (each line as
+    /// `schema` writes it).
+    private static let cachedColumns = """
           expires INTEGER,
           modified INTEGER,
           etag TEXT,
@@ -127,6 +123,16 @@ struct MapLibreOfflineOutput: SingleFileOutput {
           compressed INTEGER NOT NULL DEFAULT 0,
           accessed INTEGER NOT NULL,
           must_revalidate INTEGER NOT NULL DEFAULT 0,
+        """
+
+    /// MapLibre Native's offline schema, version 6 (tables, columns and indexes as the library
+    /// creates them).
+    static let schema = """
+        CREATE TABLE resources (
+          id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          url TEXT NOT NULL,
+          kind INTEGER NOT NULL,
+        \(cachedColumns)
           UNIQUE (url)
         );
         CREATE TABLE tiles (
@@ -136,13 +142,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
           z INTEGER NOT NULL,
           x INTEGER NOT NULL,
           y INTEGER NOT NULL,
-          expires INTEGER,
-          modified INTEGER,
-          etag TEXT,
-          data BLOB,
-          compressed INTEGER NOT NULL DEFAULT 0,
-          accessed INTEGER NOT NULL,
-          must_revalidate INTEGER NOT NULL DEFAULT 0,
+        \(cachedColumns)
           UNIQUE (url_template, pixel_ratio, z, x, y)
         );
         CREATE TABLE regions (
