@@ -68,7 +68,7 @@ import Testing
     func cacheFolderOthersCanWriteIsRefused(_ how: String) throws {
         let world = try PublishedWorld()
         try FileManager.default.createDirectory(atPath: world.cache, withIntermediateDirectories: true)
-        if how == "owner" { #expect(chown(world.cache, 65534, 65534) == 0) } else { #expect(chmod(world.cache, 0o777) == 0) }
+        if how == "owner" { unsafe #expect(chown(world.cache, 65534, 65534) == 0) } else { unsafe #expect(chmod(world.cache, 0o777) == 0) }
         let result = try world.build(try world.recipe(SourceFixture.recipe(catalog: world.catalog)))
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("download cache \(world.cache)") && result.stderr.contains("--cache"), "\(result.stderr)")

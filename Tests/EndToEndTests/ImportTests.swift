@@ -229,7 +229,9 @@ import Testing
         let enumerator = try #require(FileManager.default.enumerator(atPath: root))
         while let relative = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard unsafe FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                continue
+            }
             found[relative] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
         }
         return found

@@ -38,7 +38,7 @@ import Testing
         guard let walker = FileManager.default.enumerator(atPath: root) else { return out }
         for case let relative as String in walker {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue {
+            if unsafe FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue {
                 out[relative] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
             }
         }

@@ -133,7 +133,7 @@ import Testing
         let other = json ? errPipe.fileHandleForReading : outPipe.fileHandleForReading
         nonisolated(unsafe) var otherData = Data()
         let reader = DispatchGroup()
-        DispatchQueue.global().async(group: reader) { otherData = other.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: reader) { unsafe otherData = other.readDataToEndOfFile() }
         var result = Interrupted()
         var seen = Data()
         while seen.range(of: Data(marker.utf8)) == nil {
@@ -145,7 +145,7 @@ import Testing
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
         nonisolated(unsafe) var rest = Data()
-        DispatchQueue.global().async(group: reader) { rest = watched.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: reader) { unsafe rest = watched.readDataToEndOfFile() }
         if exited.wait(timeout: .now() + 60) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
             exited.wait()
@@ -156,11 +156,12 @@ import Testing
         result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         result.status = process.terminationStatus
         let before = String(decoding: seen, as: UTF8.self)
-        let after = String(decoding: rest, as: UTF8.self)
+        let after = unsafe String(decoding: rest, as: UTF8.self)
+        let otherText = unsafe String(decoding: otherData, as: UTF8.self)
         // Whatever followed the marker in the chunk it came in was printed before the signal.
         result.after = after
-        result.stdout = json ? before + after : String(decoding: otherData, as: UTF8.self)
-        result.stderr = json ? String(decoding: otherData, as: UTF8.self) : before + after
+        result.stdout = json ? before + after : otherText
+        result.stderr = json ? otherText : before + after
         return result
     }
 

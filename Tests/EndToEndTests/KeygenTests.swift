@@ -22,7 +22,7 @@ import Testing
         // A world-readable file elsewhere that a link at the key's path points to.
         let victim = folder.join("victim.txt")
         try Data("public notes\n".utf8).write(to: URL(fileURLWithPath: victim))
-        chmod(victim, 0o644)
+        unsafe chmod(victim, 0o644)
         try FileManager.default.createSymbolicLink(atPath: folder.join("release.key"), withDestinationPath: victim)
         let result = try Tool.mappack(["keygen", "--out", folder.join("release"), "--force"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -36,7 +36,7 @@ import Testing
     @Test func forceOverAnOpenKeyFileLeavesItOwnerOnly() throws {
         let folder = TemporaryFolder("keygen-force")
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: folder.join("release.key")))
-        chmod(folder.join("release.key"), 0o644)
+        unsafe chmod(folder.join("release.key"), 0o644)
         #expect(try Tool.mappack(["keygen", "--out", folder.join("release")]).status == 2)
         let result = try Tool.mappack(["keygen", "--out", folder.join("release"), "--force"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -13,7 +13,7 @@ import Testing
         #expect(try Tool.mappack(["keygen", "--out", keys]).status == 0)
         #expect(try Tool.mappack(["keygen", "--out", world.folder.join("other")]).status == 0)
         var mode = stat()
-        stat(keys + ".key", &mode)
+        unsafe stat(keys + ".key", &mode)
         #expect(mode.st_mode & 0o077 == 0)
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         let sign = testCase == .missing ? [] : ["--sign", keys + ".key"]

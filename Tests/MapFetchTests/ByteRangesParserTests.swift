@@ -33,7 +33,7 @@ import Testing
         while index < body.count {
             let end = min(body.count, index + min(step, body.count))
             let piece = Array(body[index..<end])
-            let going = parser.consume(piece.span.bytes) { bytes, offset in
+            let going = unsafe parser.consume(piece.span.bytes) { bytes, offset in
                 for at in 0..<bytes.byteCount { assembled[Int(offset) + at] = bytes[byteAt: at] }
                 return true
             }

@@ -25,7 +25,7 @@ import Testing
         let step = (data.count + pieces - 1) / pieces
         for start in stride(from: 0, to: data.count, by: step) {
             let end = min(data.count, start + step)
-            out += data[start..<end].withUnsafeBytes { cutter.cuts(in: $0) }.map { $0 + start }
+            unsafe out += data[start..<end].withUnsafeBytes { unsafe cutter.cuts(in: $0) }.map { $0 + start }
         }
         return out
     }

@@ -16,10 +16,12 @@ struct TestBundle {
     init(in folder: String, name: String, size: Int = 256 * 1024) throws {
         var generator = SystemRandomNumberGenerator()
         var bytes = Data(count: size)
-        bytes.withUnsafeMutableBytes { raw in
+        unsafe bytes.withUnsafeMutableBytes { raw in
             for i in stride(from: 0, to: size, by: 8) {
                 var word = generator.next() as UInt64
-                withUnsafeBytes(of: &word) { raw.baseAddress!.advanced(by: i).copyMemory(from: $0.baseAddress!, byteCount: min(8, size - i)) }
+                unsafe withUnsafeBytes(of: &word) {
+                    unsafe raw.baseAddress!.advanced(by: i).copyMemory(from: $0.baseAddress!, byteCount: min(8, size - i))
+                }
             }
         }
         self.name = name

@@ -134,8 +134,8 @@ import Testing
         let manifest = Self.fullManifest
         let bytes = try manifest.canonicalBytes()
         var files: [ImageFile] = []
-        let streamed = try bytes.withUnsafeBytes { raw in
-            var stream = try ManifestStream(raw, file: "manifest.json")
+        let streamed = try unsafe bytes.withUnsafeBytes { raw in
+            var stream = try unsafe ManifestStream(raw, file: "manifest.json")
             while let file = try stream.nextFile() { files.append(file) }
             return try stream.finish()
         }

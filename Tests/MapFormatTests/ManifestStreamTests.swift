@@ -16,8 +16,8 @@ private func manifestText(files count: Int, edit: (String) -> String = { $0 }) -
 /// Reads `text` through a stream: the files it hands out and the manifest it finishes with.
 private func stream(_ text: String, keepingBundles: Bool = true) throws -> (files: [ImageFile], manifest: ImageManifest, offsets: [Int]) {
     let data = Data(text.utf8)
-    return try data.withUnsafeBytes { raw in
-        var stream = try ManifestStream(raw, file: "manifest.json", keepingBundles: keepingBundles)
+    return try unsafe data.withUnsafeBytes { raw in
+        var stream = try unsafe ManifestStream(raw, file: "manifest.json", keepingBundles: keepingBundles)
         var files: [ImageFile] = []
         var offsets: [Int] = []
         while let file = try stream.nextFile() {

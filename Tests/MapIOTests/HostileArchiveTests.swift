@@ -83,7 +83,7 @@ import Testing
             .extract(archive: HostileArchives.path("setuid"), into: folder.path)
         #expect(files.map(\.path) == ["tool"])
         var info = stat()
-        #expect(stat(folder.join("tool"), &info) == 0)
+        unsafe #expect(stat(folder.join("tool"), &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o644)
     }
 

@@ -32,7 +32,7 @@ import Testing
                 }
             }
             try FileManager.default.copyItem(atPath: source + "/catalog.json", toPath: folder.join("catalog.next"))
-            guard rename(folder.join("catalog.next"), folder.join("www/catalog.json")) == 0 else { throw POSIXError(.EIO) }
+            guard unsafe rename(folder.join("catalog.next"), folder.join("www/catalog.json")) == 0 else { throw POSIXError(.EIO) }
         }
 
         var catalogRequests: Int { nginx.requests(path: "/catalog.json") }

@@ -33,20 +33,22 @@ public final class ServeProcess: @unchecked Sendable {
         let got = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var line = Data()
         DispatchQueue.global().async {
-            while let byte = try? reader.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") { line.append(first) }
+            while let byte = try? reader.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") { unsafe line.append(first) }
             got.signal()
         }
-        guard got.wait(timeout: .now() + timeout) == .success,
-            let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let url = object["url"] as? String
+        let arrived = got.wait(timeout: .now() + timeout) == .success
+        let received = unsafe line
+        guard arrived, let object = try? JSONSerialization.jsonObject(with: received) as? [String: Any], let url = object["url"] as? String
         else {
             process.terminate()
             process.waitUntilExit()
             let errors = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""
+            let partial = unsafe String(decoding: line, as: UTF8.self)
             throw StartError(
                 description:
-                    "mappack serve \(arguments.joined(separator: " ")) printed no serving line: \(String(decoding: line, as: UTF8.self)) \(errors)")
+                    "mappack serve \(arguments.joined(separator: " ")) printed no serving line: \(partial) \(errors)")
         }
-        servingLine = String(decoding: line, as: UTF8.self)
+        servingLine = String(decoding: received, as: UTF8.self)
         base = String(url.dropLast(url.hasSuffix("/") ? 1 : 0))
     }
 

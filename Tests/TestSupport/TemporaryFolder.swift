@@ -8,9 +8,9 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// Creates `mappack-<label>-XXXXXX` in the temp dir.
     public init(_ label: String = "test") {
         var template = Array((NSTemporaryDirectory() + "/mappack-\(label)-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let made = unsafe template.withUnsafeMutableBufferPointer { unsafe mkdtemp($0.baseAddress!) != nil }
+        precondition(made, "mkdtemp failed")
+        path = unsafe template.withUnsafeBufferPointer { unsafe String(cString: $0.baseAddress!) }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

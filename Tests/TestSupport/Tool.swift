@@ -49,12 +49,12 @@ public enum Tool {
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { unsafe outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { unsafe errData = err.fileHandleForReading.readDataToEndOfFile() }
         var timedOut = false
         do { try child.wait() } catch { timedOut = true }
         group.wait()
-        return Result(
+        return unsafe Result(
             status: child.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
             timedOut: timedOut)
     }
