@@ -38,13 +38,13 @@ package final class SHA256 {
     package func finalizeHex() -> String { finalize().hex }
 
     /// The digest; call once (or once after each `reset`).
-    package func finalize() -> Digest {
-        var out = Digest()
+    package func finalize() -> SHA256Digest {
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var length: UInt32 = 0
-        withUnsafeMutableBytes(of: &out.bytes) { raw in
+        withUnsafeMutableBytes(of: &bytes) { raw in
             _ = EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
         }
-        return out
+        return SHA256Digest(bytes: bytes)
     }
 
     /// Hex SHA-256 of `data`.
@@ -54,10 +54,11 @@ package final class SHA256 {
         return hasher.finalizeHex()
     }
 
-    /// SHA-256 of `data` as a digest.
+    /// SHA-256 of `data`.
     package static func digest(_ data: Data) -> SHA256Digest {
-        guard let digest = SHA256Digest(hex: hex(data)) else { preconditionFailure("SHA-256 gave something other than 64 hex digits") }
-        return digest
+        let hasher = SHA256()
+        hasher.update(data)
+        return hasher.finalize()
     }
 }
 
