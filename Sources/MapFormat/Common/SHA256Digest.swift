@@ -20,11 +20,6 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, Codable, CustomStrin
         (w0, w1, w2, w3) = parsed
     }
 
-    /// Parses 64 lower-case hex digits given as UTF-8 bytes; nil for anything else.
-    package init?(hex bytes: UnsafeRawBufferPointer) {
-        self.init(hex: bytes.bytes)
-    }
-
     /// Wraps the four 64-bit words of 64 hex digits already checked (`Hex.words256`), most
     /// significant first.
     package init(words w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64) {

@@ -194,8 +194,9 @@ package struct ManifestStream {
         // `plainString` consumes the closing quote each piece starts with.
         guard literal(afterBundle, &position), let path = plainString(&position),
             literal(afterPath, from: 1, &position), position + 64 <= bytes.count,
-            let sha256 = SHA256Digest(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
+            let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: position)
         else { return nil }
+        let sha256 = SHA256Digest(words: w0, w1, w2, w3)
         position += 64
         guard literal(afterSHA256, &position), let size = plainInteger(&position),
             position < bytes.count, bytes[position] == UInt8(ascii: "}")
