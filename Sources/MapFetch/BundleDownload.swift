@@ -146,8 +146,8 @@ struct BundleDownload: Sendable {
             }
 
             // All declared bytes are here: they enter the cache only if their digest matches.
-            let actual = partial.finishedHex()
-            if actual == request.digest.hex {
+            let actual = partial.finishedDigest()
+            if actual == request.digest.sha256 {
                 try await blocking(
                     { () throws(FileError) in
                         // admit() flushes a durable cache's file itself; one fsync is enough.

@@ -43,7 +43,7 @@ package enum FetchEvent: Sendable {
 /// A bundle that could not be fetched: what, from where, why, after how many attempts.
 package struct FetchError: Error, Sendable, CustomStringConvertible {
     package enum Reason: Sendable, Equatable {
-        case digestMismatch(actual: String)
+        case digestMismatch(actual: SHA256Digest)
         case tooLarge(received: Int64)
         case truncated(received: Int64)
         case httpStatus(Int)

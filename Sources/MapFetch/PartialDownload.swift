@@ -91,10 +91,10 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
     }
 
     /// The SHA-256 of all bytes received; call once the file is complete.
-    func finishedHex() -> String {
-        let hex = hasher.finalizeHex()
+    func finishedDigest() -> SHA256Digest {
+        let digest = hasher.finalize()
         hasher = SHA256()
-        return hex
+        return digest
     }
 
     /// Closes the file (fsynced when `sync`), keeping it for a later run.

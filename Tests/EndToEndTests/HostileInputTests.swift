@@ -1,11 +1,13 @@
 import Foundation
+import MapFormat
 import MapIO
 import TestSupport
 import Testing
 
 /// A catalog with one region whose only bundle is `archive`, written by hand.
 func hostileCatalog(_ archive: String, in folder: TemporaryFolder, declaredUnpacked: Int64 = 1 << 20) throws -> String {
-    let (hex, size) = try SHA256.hexOfFile(archive)
+    let (digest, size) = try SHA256.digestOfFile(archive)
+    let hex = digest.hex
     try FileManager.default.createDirectory(atPath: folder.join("cat/b"), withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: archive, toPath: folder.join("cat/b/\(hex).tar.zst"))
     let json = """

@@ -13,7 +13,7 @@ import Testing
 
     func files(_ paths: [String], seed: Int) -> [ExtractedFile] {
         paths.enumerated().map { index, path in
-            ExtractedFile(path: path, size: Int64(seed * 1000 + index * 37), sha256: SHA256.hex(Data("\(seed)-\(path)".utf8)))
+            ExtractedFile(path: path, size: Int64(seed * 1000 + index * 37), sha256: SHA256.digest(Data("\(seed)-\(path)".utf8)))
         }
     }
 
@@ -33,7 +33,7 @@ import Testing
         return ImageManifest(
             name: "t", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-01-01T00:00:00Z", mappackVersion: "0",
             blockSize: Self.blockSize, language: "de", regions: regions, bundles: bundles, files: [],
-            cacheSeed: ImageCacheSeed(sha256: String(repeating: "a", count: 64), size: 1, entries: 0, regions: []))
+            cacheSeed: ImageCacheSeed(sha256: SHA256Digest(hex: String(repeating: "a", count: 64))!, size: 1, entries: 0, regions: []))
     }
 
     /// The manifest streamed from spilled bundles equals, byte for byte, the one sealed in memory.

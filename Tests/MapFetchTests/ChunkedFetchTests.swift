@@ -91,7 +91,7 @@ import Testing
         /// The cached bundle is the bundle.
         func expectCached(_ cache: DownloadCache) throws {
             #expect(cache.contains(digest))
-            #expect(try MapIO.SHA256.hexOfFile(cache.path(for: digest)).hex == digest.hex)
+            #expect(try MapIO.SHA256.digestOfFile(cache.path(for: digest)).digest == digest.sha256)
         }
     }
 

@@ -32,8 +32,8 @@ import Testing
             id: "europe", parent: "world", name: "Europa", names: ["en": "Europe"], bundles: [digest], sizeOnDiskInBytes: 8192,
             center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
         let bundle = ImageBundle(digest: digest, size: 10, url: "bundles/01/x.tar.zst", files: 1, unpackedSize: 20)
-        let file = ImageFile(path: "tiles/a.db", size: 20, sha256: String(repeating: "c", count: 64), bundle: digest)
-        let seed = ImageCacheSeed(sha256: String(repeating: "d", count: 64), size: 4096, entries: 2, regions: ["europe"])
+        let file = ImageFile(path: "tiles/a.db", size: 20, sha256: SHA256Digest(hex: String(repeating: "c", count: 64))!, bundle: digest)
+        let seed = ImageCacheSeed(sha256: SHA256Digest(hex: String(repeating: "d", count: 64))!, size: 4096, entries: 2, regions: ["europe"])
         var manifest = ImageManifest(
             name: "demo", catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
             mappackVersion: "1.0.0", blockSize: 4096, language: "de", regions: [region], bundles: [bundle],

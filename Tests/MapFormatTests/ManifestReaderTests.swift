@@ -37,14 +37,14 @@ private func richManifest(regions regionCount: Int = 200, files fileCount: Int =
     let files = (0..<fileCount).map { n in
         ImageFile(
             path: n % 9 == 0 ? "tiles/é/\(n)/地図.db" : "tiles/\(n % 17)/\(n).db", size: n % 11 == 0 ? 0 : Int64(n) * 12345,
-            sha256: String(repeating: String(n % 16, radix: 16), count: 64), bundle: manifestDigest(2 * (n % regionCount)))
+            sha256: SHA256Digest(hex: String(repeating: String(n % 16, radix: 16), count: 64))!, bundle: manifestDigest(2 * (n % regionCount)))
     }
     var manifest = ImageManifest(
         name: "rich \"image\"", catalog: "europe", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
         mappackVersion: "1.4.0", blockSize: 4096, language: language, regions: regions, bundles: bundles, files: files,
         cacheSeed: cacheSeed
             ? ImageCacheSeed(
-                sha256: String(repeating: "a", count: 64), size: 352_256, entries: 3,
+                sha256: SHA256Digest(hex: String(repeating: "a", count: 64))!, size: 352_256, entries: 3,
                 regions: ["world", "world/r1"]) : nil)
     manifest.imageID = String(repeating: "b", count: 64)
     return manifest
@@ -245,10 +245,14 @@ private func readError(_ data: Data) throws -> JSONFileError {
         #expect((try? decoded(badFile)) == nil)
         let badReference = smallJSON.replacingOccurrences(of: #""bundles":[]"#, with: #""bundles":["\#(short)"]"#)
         #expect(try readError(badReference).codingPath == "regions[1].bundles[0]")
-        // `sha256` of a file is any string, as for the Codable conformance.
-        let anyHash = smallJSON.replacingOccurrences(of: #""path":"a/1.db","sha256":"\#(hexA)""#, with: #""path":"a/1.db","sha256":"XYZ""#)
-        #expect(try read(anyHash).files[0].sha256 == "XYZ")
-        #expect(try read(anyHash) == decoded(anyHash))
+        // `sha256` of a file is a digest, read by the same rule as the Codable conformance.
+        for text in ["XYZ", String(repeating: "A", count: 64), String(repeating: "a", count: 63)] {
+            let notHex = smallJSON.replacingOccurrences(of: #""path":"a/1.db","sha256":"\#(hexA)""#, with: #""path":"a/1.db","sha256":"\#(text)""#)
+            #expect(notHex != smallJSON)
+            #expect(try readError(notHex).codingPath == "files[0].sha256")
+            #expect(try readError(notHex).reason.contains("is not a SHA-256 digest"))
+            #expect((try? decoded(notHex)) == nil)
+        }
     }
 
     @Test(arguments: [

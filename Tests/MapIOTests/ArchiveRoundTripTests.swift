@@ -29,7 +29,7 @@ import Testing
         try writer.finish()
 
         let listed = try SafeExtractor(limits: ExtractionLimits(maxBytes: 8 << 20, maxEntries: 100)).list(archive: archive)
-        let expected = files.map { ExtractedFile(path: $0.0, size: Int64($0.1.count), sha256: SHA256.hex($0.1)) }
+        let expected = files.map { ExtractedFile(path: $0.0, size: Int64($0.1.count), sha256: SHA256.digest($0.1)) }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         #expect(listed == expected)
     }

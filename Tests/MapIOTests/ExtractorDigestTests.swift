@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import MapIO
 import TestSupport
 import Testing
@@ -17,7 +18,7 @@ import Testing
     @Test func matchingDigestExtractsAndMismatchRollsBack() throws {
         let folder = TemporaryFolder("digest")
         let path = try archive(in: folder)
-        let digest = try SHA256.hexOfFile(path).hex
+        let digest = try SHA256.digestOfFile(path).digest
         let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 10))
 
         let good = folder.join("good")
@@ -27,7 +28,7 @@ import Testing
 
         let bad = folder.join("bad")
         try FileManager.default.createDirectory(atPath: bad, withIntermediateDirectories: true)
-        let wrong = String(repeating: "0", count: 64)
+        let wrong = try #require(SHA256Digest(hex: String(repeating: "0", count: 64)))
         #expect(throws: ArchiveError.digestMismatch(expected: wrong, actual: digest)) {
             try extractor.extract(archive: path, into: bad, expectedDigest: wrong)
         }
@@ -39,7 +40,7 @@ import Testing
         // never needs, still make the stored file differ from the digest it was fetched under.
         let folder = TemporaryFolder("digest-tail")
         let path = try archive(in: folder)
-        let original = try SHA256.hexOfFile(path).hex
+        let original = try SHA256.digestOfFile(path).digest
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(repeating: 0, count: 3))

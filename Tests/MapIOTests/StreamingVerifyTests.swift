@@ -23,7 +23,8 @@ private struct ImageFixture {
         let paths = order ?? files.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let entries = paths.enumerated().map { index, path in
             ImageFile(
-                path: path, size: Int64(files[path]!.count), sha256: SHA256.hex(files[path]!), bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA)
+                path: path, size: Int64(files[path]!.count), sha256: SHA256.digest(files[path]!), bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA
+            )
         }
         var manifest = ImageManifest(
             name: "fixture", catalog: "test", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0", blockSize: 4096,

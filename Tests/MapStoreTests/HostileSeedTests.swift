@@ -74,8 +74,8 @@ enum HostileSeed: String, CaseIterable, Sendable, CustomStringConvertible {
         try FileManager.default.removeItem(atPath: seed)
         try hostile.write(from: SignedStoreFixture.shared.imageFolder + "/cache-seed.sqlite", to: seed)
         var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")))
-        let (hex, size) = try SHA256.hexOfFile(seed)
-        manifest.cacheSeed?.sha256 = hex
+        let (digest, size) = try SHA256.digestOfFile(seed)
+        manifest.cacheSeed?.sha256 = digest
         manifest.cacheSeed?.size = size
         try manifest.sealed(hash: { SHA256.hex($0) }).bytes.write(to: URL(fileURLWithPath: image + "/manifest.json"))
         return image

@@ -130,7 +130,7 @@ import Testing
     /// The files of the manifest at `path`, path → SHA-256.
     static func files(ofManifest path: String) throws -> [String: String] {
         let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        return Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(manifest.files.map { ($0.path, $0.sha256.hex) }, uniquingKeysWith: { first, _ in first })
     }
 
     @Test func readersDuringAnUpdateNeverSeeANewFileWithTheOldVersion() async throws {

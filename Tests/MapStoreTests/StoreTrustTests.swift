@@ -99,8 +99,8 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let seed = image + "/cache-seed.sqlite"
         #expect(try shell("sqlite3 '\(seed)' 'UPDATE entries SET size = -size'").status == 0)
         var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")))
-        let (hex, size) = try SHA256.hexOfFile(seed)
-        manifest.cacheSeed?.sha256 = hex
+        let (digest, size) = try SHA256.digestOfFile(seed)
+        manifest.cacheSeed?.sha256 = digest
         manifest.cacheSeed?.size = size
         try manifest.sealed(hash: { SHA256.hex($0) }).bytes.write(to: URL(fileURLWithPath: image + "/manifest.json"))
         let verify = try Tool.mappack(["verify", image])
@@ -139,7 +139,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(try await device.run(["install", "--image", image]).status == 0)
         let file = device.storage + "/store/" + Self.zhTiles
         try flipBit(in: file, at: 100)
-        try editManifestDigest(device.storage + "/manifest.json", path: Self.zhTiles, to: try SHA256.hexOfFile(file).hex)
+        try editManifestDigest(device.storage + "/manifest.json", path: Self.zhTiles, to: try SHA256.digestOfFile(file).digest.hex)
         let status = try await device.run(["status", "--full"])
         #expect(status.status == 1 && status.stdout.hasPrefix("corrupted"), "\(status.stdout)\(status.stderr)")
         let storeVerify = try await device.run(["verify"])
@@ -150,7 +150,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         #expect(verify.stderr.contains("manifest.json"), "\(verify.stderr)")
         let repair = try await device.run(["repair", "--image", image])
         #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
-        #expect(try SHA256.hexOfFile(file).hex == SHA256.hexOfFile(image + "/store/" + Self.zhTiles).hex)
+        #expect(try SHA256.digestOfFile(file).digest == SHA256.digestOfFile(image + "/store/" + Self.zhTiles).digest)
         #expect(try await device.run(["status", "--full"]).stdout.hasPrefix("ok: "))
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
     }
@@ -166,7 +166,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let kept = device.storage + "/manifest.json"
         var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: kept)))
         let index = try #require(manifest.files.firstIndex { $0.path == Self.zhTiles })
-        manifest.files[index].sha256 = try SHA256.hexOfFile(file).hex
+        manifest.files[index].sha256 = try SHA256.digestOfFile(file).digest
         let bytes = try manifest.sealed(hash: { SHA256.hex($0) }).bytes
         try bytes.write(to: URL(fileURLWithPath: kept))
         let forged = try JSONDecoder().decode(ImageManifest.self, from: bytes).imageID

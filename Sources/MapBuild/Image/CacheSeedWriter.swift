@@ -10,7 +10,7 @@ struct CacheSeedWriter {
         let path: String
         let source: String
         let size: Int64
-        let sha256: String
+        let sha256: SHA256Digest
         let region: RegionID
         let priority: Int
         let depth: Int
@@ -52,7 +52,7 @@ struct CacheSeedWriter {
                 "INSERT INTO entries(key, region, data, size, sha256, accessed) VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     .text(candidate.path), .text(candidate.region.rawValue), .blob(data), .integer(candidate.size),
-                    .blob(Data(Hex.decode(candidate.sha256) ?? [])), .integer(rank),
+                    .blob(Data(candidate.sha256.bytes)), .integer(rank),
                 ])
             total += candidate.size
         }
@@ -61,7 +61,7 @@ struct CacheSeedWriter {
         try FileSystem.removeFile(path)
         try db.execute("VACUUM INTO '\(path.replacingOccurrences(of: "'", with: "''"))'")
         try FileSystem.removeFile(work)
-        let (hex, size) = try SHA256.hexOfFile(path)
-        return ImageCacheSeed(sha256: hex, size: size, entries: Int(rank), regions: regions)
+        let (digest, size) = try SHA256.digestOfFile(path)
+        return ImageCacheSeed(sha256: digest, size: size, entries: Int(rank), regions: regions)
     }
 }

@@ -127,16 +127,16 @@ extension ImageBuilder {
                 var files: [ExtractedFile] = []
                 for file in record.files {
                     try FileSystem.makeDirectories(FileSystem.parent(to + "/" + file.path))
-                    let hex: String
+                    let digest: SHA256Digest
                     let size: Int64
-                    do { (hex, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path) } catch let error as FileError
+                    do { (digest, size) = try SHA256.copyFile(from + "/" + file.path, to: to + "/" + file.path) } catch let error as FileError
                         where error.code == ELOOP
                     {
                         // A link where a shard's file belongs: never copied through.
                         throw MergeError.damaged(path: path, file: file.path)
                     }
-                    guard hex == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
-                    files.append(ExtractedFile(path: file.path, size: size, sha256: hex))
+                    guard digest == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
+                    files.append(ExtractedFile(path: file.path, size: size, sha256: digest))
                 }
                 return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }

@@ -470,7 +470,7 @@ package struct ImageBuilder: Sendable {
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]
         do throws(ArchiveError) {
-            files = try extractor.extract(archive: archive, into: destination, expectedDigest: recheck ? bundle.digest.hex : nil, folders: folders)
+            files = try extractor.extract(archive: archive, into: destination, expectedDigest: recheck ? bundle.digest.sha256 : nil, folders: folders)
         } catch {
             if case .digestMismatch = error {
                 try? cache.evict(bundle.digest)

@@ -41,9 +41,9 @@ struct ImageReuse: Sendable {
                 try FileSystem.makeDirectories(FileSystem.parent(target))
                 if FileSystem.exists(target) { throw FileError("reuse (already written by another bundle)", target, code: EEXIST) }
                 written.append(target)
-                let (hex, size) = try SHA256.copyFile(store + "/" + file.path, to: target)
-                guard hex == file.sha256, size == file.size else { throw FileError("reuse (content differs)", file.path, code: EIO) }
-                out.append(ExtractedFile(path: file.path, size: size, sha256: hex))
+                let (digest, size) = try SHA256.copyFile(store + "/" + file.path, to: target)
+                guard digest == file.sha256, size == file.size else { throw FileError("reuse (content differs)", file.path, code: EIO) }
+                out.append(ExtractedFile(path: file.path, size: size, sha256: digest))
             } catch {
                 for path in written { try? FileSystem.removeFile(path) }
                 return nil

@@ -18,7 +18,7 @@ struct ShardRecord: Codable, Sendable {
     struct File: Codable, Sendable {
         var path: String
         var size: Int64
-        var sha256: String
+        var sha256: SHA256Digest
     }
 
     var format: String

@@ -114,7 +114,7 @@ final class FileRecordSpill: Sendable {
             appendLittleEndian(count, to: &bytes)
             bytes.append(contentsOf: file.path.utf8)
             appendLittleEndian(file.size, to: &bytes)
-            bytes.append(contentsOf: file.sha256.utf8)
+            file.sha256.appendHex(to: &bytes)
         }
         let recordsLength = bytes.count
         if let manifestEntries { bytes.append(contentsOf: manifestEntries) }
@@ -158,7 +158,8 @@ final class FileRecordSpill: Sendable {
             let path = String(decoding: bytes[at..<at + pathLength], as: UTF8.self)
             at += pathLength
             let size = integer(Int64.self)
-            let digest = String(decoding: bytes[at..<at + 64], as: UTF8.self)
+            // Written by `append` from a digest: always 64 lower-case hex digits.
+            let digest = unsafe SHA256Digest(hex: bytes.span.bytes.extracting(at..<at + 64))!
             at += 64
             files.append(ExtractedFile(path: path, size: size, sha256: digest))
         }

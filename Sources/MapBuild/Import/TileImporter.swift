@@ -146,8 +146,8 @@ public struct TileImporter: Sendable {
 
     /// SHA-256 over the boundaries and places files, the tileset's metadata and tile count, and the options that shape the output.
     private func fingerprint(tileset: ImportTileset) throws -> String {
-        var text = "regions " + (try SHA256.hexOfFile(options.regions).hex) + "\n"
-        text += "places " + (try options.places.map { try SHA256.hexOfFile($0).hex } ?? "-") + "\n"
+        var text = "regions " + (try SHA256.digestOfFile(options.regions).digest.hex) + "\n"
+        text += "places " + (try options.places.map { try SHA256.digestOfFile($0).digest.hex } ?? "-") + "\n"
         for (name, value) in tileset.metadata.sorted(by: { $0.key < $1.key }) { text += "metadata \(name)=\(value)\n" }
         text += "tiles \(tileset.count)\ncatalog \(options.catalog)\nmapVersion \(options.mapVersion)\nshards \(options.shard?.count ?? 1)\n"
         return SHA256.hex(Data(text.utf8))

@@ -16,8 +16,8 @@ struct BundleSource: Sendable {
     let unpackedSize: Int64
     /// Bytes the files allocate, by the block sizes a catalog records.
     let sizeOnDisk: [String: Int64]
-    /// Hex SHA-256 over each entry's kind, path and size and each file's bytes, in packing order.
-    let digest: String
+    /// SHA-256 over each entry's kind, path and size and each file's bytes, in packing order.
+    let digest: SHA256Digest
 
     /// Walks and hashes `folder`; a bundle folder that cannot be packed is refused as `pack` would.
     static func read(name: String, folder: String) throws -> BundleSource {
@@ -54,7 +54,7 @@ struct BundleSource: Sendable {
         if paths.isEmpty { throw PublishError.badBundleFolder(bundle: name, reason: "holds no files") }
         return BundleSource(
             name: name, folder: folder, paths: paths, unpackedSize: unpacked,
-            sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }), digest: hasher.finalizeHex())
+            sizeOnDisk: Dictionary(uniqueKeysWithValues: onDisk.map { (String($0.key), $0.value) }), digest: hasher.finalize())
     }
 
     /// How this mappack packs bundles: the tar and zstd libraries and their settings, and with

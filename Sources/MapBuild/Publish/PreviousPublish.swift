@@ -16,7 +16,7 @@ struct PreviousPublish: Sendable {
     /// The previous catalog's bundles.
     let bundles: [BundleDigest: BundleInfo]
     /// Source digest → bundle, from the record; empty when nothing can be reused.
-    let sources: [String: BundleDigest]
+    let sources: [SHA256Digest: BundleDigest]
 
     /// What reusing one bundle came to.
     enum Reuse {
@@ -67,12 +67,13 @@ struct PreviousPublish: Sendable {
             notice("\(path): its bundles were packed by '\(record.packer)', not '\(packer)': packing every bundle")
             return PreviousPublish(folder: folder, bundles: catalog.bundles, sources: [:])
         }
-        var sources: [String: BundleDigest] = [:]
+        var sources: [SHA256Digest: BundleDigest] = [:]
         for (source, bundle) in record.sources {
             guard let digest = BundleDigest(bundle), catalog.bundles[digest] != nil else {
                 throw PublishError.previousRecordDamaged(path: recordPath, reason: "'\(bundle)' is not a bundle of \(catalogPath)")
             }
-            sources[source] = digest
+            // A key that is no digest matches no source: nothing to reuse for it.
+            if let source = SHA256Digest(hex: source) { sources[source] = digest }
         }
         return PreviousPublish(folder: folder, bundles: catalog.bundles, sources: sources)
     }
@@ -89,8 +90,8 @@ struct PreviousPublish: Sendable {
             kind: kind, sizeOnDisk: source.sizeOnDisk)
         do {
             try Self.place(bundlePath, at: temporary, size: previous.size)
-            let placed = try SHA256.hexOfFile(temporary)
-            guard placed.hex == hex, placed.size == previous.size else {
+            let placed = try SHA256.digestOfFile(temporary)
+            guard placed.digest == digest.sha256, placed.size == previous.size else {
                 return try discard(temporary, nil, .damaged(path: bundlePath, reason: "its bytes are not the SHA-256 the catalog names"))
             }
         } catch {
@@ -109,7 +110,7 @@ struct PreviousPublish: Sendable {
                 let header = try SHA256.copyRange(of: zckTemporary, from: 0, count: recorded.headerSize, to: nil)
                 let data = try SHA256.copyRange(of: zckTemporary, from: recorded.headerSize, count: recorded.size - recorded.headerSize, to: nil)
                 let size = try FileSystem.status(zckTemporary)?.size
-                guard header.hex == recorded.headerSHA256, data.hex == hex, size == recorded.size else {
+                guard header.digest.hex == recorded.headerSHA256, data.digest == digest.sha256, size == recorded.size else {
                     return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "its bytes are not the SHA-256s the catalog names"))
                 }
             } catch {

@@ -112,7 +112,7 @@ public struct Publisher: Sendable {
         let info: BundleInfo
         let paths: [String]
         /// `BundleSource.digest` of what it was packed from.
-        let sourceDigest: String
+        let sourceDigest: SHA256Digest
         let temporary: String
         /// The `.zck` waiting beside it, with `--chunked`.
         let chunkedTemporary: String?
@@ -207,7 +207,7 @@ public struct Publisher: Sendable {
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             let record = PublishRecord(
                 catalog: catalog.catalog, catalogSHA256: SHA256.hex(catalogBytes), packer: packer,
-                sources: Dictionary(packed.map { ($0.sourceDigest, $0.digest.description) }, uniquingKeysWith: { first, _ in first }))
+                sources: Dictionary(packed.map { ($0.sourceDigest.hex, $0.digest.description) }, uniquingKeysWith: { first, _ in first }))
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + PublishRecord.fileName)
             // Devices fetch the catalog compressed (issue 33); hashes and signatures stay over the plain bytes.
             let compressed = Zstd.compress(catalogBytes, level: Self.catalogCompressionLevel)
@@ -324,7 +324,7 @@ public struct Publisher: Sendable {
     private static func pack(_ source: BundleSource, kind: String?, temporary: String, mtime: Int, chunked: Bool) throws -> PackedBundle {
         let folder = source.folder
         var zck: (path: String, written: Zchunk.Written, headerSHA256: String, parameters: Zchunk.Parameters)?
-        let hex: String
+        let sha256: SHA256Digest
         let size: Int64
         if chunked {
             // The plain tar goes through zchunk; the bundle is the .zck without its header.
@@ -338,15 +338,16 @@ public struct Publisher: Sendable {
             let written = try Zchunk.compress(tar, to: zckPath, parameters: parameters)
             try FileSystem.removeFile(tar)
             let header = try copyRange(of: zckPath, from: 0, count: written.headerSize, to: nil)
-            (hex, size) = try copyRange(of: zckPath, from: written.headerSize, count: written.size - written.headerSize, to: temporary)
-            zck = (zckPath, written, header.hex, parameters)
+            (sha256, size) = try copyRange(of: zckPath, from: written.headerSize, count: written.size - written.headerSize, to: temporary)
+            zck = (zckPath, written, header.digest.hex, parameters)
         } else {
             let writer = try ArchiveWriter(path: temporary, mtime: mtime, level: 6)
             try writer.addTree(folder)
             try writer.finish()
-            (hex, size) = try SHA256.hexOfFile(temporary)
+            (sha256, size) = try SHA256.digestOfFile(temporary)
         }
-        let digest = BundleDigest(hex: hex)
+        let digest = BundleDigest(sha256: sha256)
+        let hex = sha256.hex
         var info = BundleInfo(
             url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: size, unpackedSize: source.unpackedSize, files: source.paths.count,
             kind: kind, sizeOnDisk: source.sizeOnDisk)
@@ -362,8 +363,9 @@ public struct Publisher: Sendable {
     }
 
     /// Hashes `count` bytes of `path` from `offset`, copying them to a new file `target` when given;
-    /// the hex SHA-256 and the bytes copied. Fewer bytes than `count` is an error.
-    private static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws -> (hex: String, size: Int64) {
+    /// the SHA-256 and the bytes copied. Fewer bytes than `count` is an error.
+    private static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws -> (digest: SHA256Digest, size: Int64)
+    {
         let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
         guard copied.size == count else { throw PublishError.io("\(path): ends before byte \(offset + count)") }
         return copied

@@ -213,10 +213,10 @@ package struct ChunkedFetch: Sendable {
             do {
                 try cache.ensureFolder(FileSystem.parent(partial))
                 try? FileSystem.removeFile(partial)
-                let hex = try Self.copyData(of: path, from: offset, count: size, to: partial)
-                guard hex == digest.hex else {
+                let actual = try Self.copyData(of: path, from: offset, count: size, to: partial)
+                guard actual == digest.sha256 else {
                     try? FileSystem.removeFile(partial)
-                    return "the assembled bundle's SHA-256 is \(hex), not the catalog's"
+                    return "the assembled bundle's SHA-256 is \(actual), not the catalog's"
                 }
                 try cache.admit(verifiedFile: partial, digest: digest)
                 return nil
@@ -267,11 +267,11 @@ package struct ChunkedFetch: Sendable {
         return out
     }
 
-    /// Copies `count` bytes of `path` from `offset` to a new file `target` (fsynced, for the cache), returning their hex SHA-256.
-    static func copyData(of path: String, from offset: Int64, count: Int64, to target: String) throws(FileError) -> String {
+    /// Copies `count` bytes of `path` from `offset` to a new file `target` (fsynced, for the cache), returning their SHA-256.
+    static func copyData(of path: String, from offset: Int64, count: Int64, to target: String) throws(FileError) -> SHA256Digest {
         let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
         guard copied.size == count else { throw FileError("read (file ends early)", path, code: EIO) }
-        return copied.hex
+        return copied.digest
     }
 }
 

@@ -16,40 +16,44 @@ public struct RegionID: Hashable, Comparable, Sendable, Codable, CustomStringCon
     public static func < (lhs: RegionID, rhs: RegionID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// A bundle's content address: `sha256:` and the hex SHA-256 of its compressed bytes.
-/// Stored as four 64-bit words, so hashing and comparing a digest (done for every bundle
-/// reference of a planet-sized catalog) costs a few instructions rather than a 64-character string.
+/// A bundle's content address: `sha256:` and the hex SHA-256 of its compressed bytes, the
+/// `sha256:`-prefixed spelling of a `SHA256Digest` (four 64-bit words, so hashing and comparing a
+/// digest, done for every bundle reference of a planet-sized catalog, costs a few instructions
+/// rather than a 64-character string).
 public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    private let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+    /// The SHA-256 of the compressed bundle.
+    public let sha256: SHA256Digest
+
+    /// The bundle whose compressed bytes have this SHA-256.
+    public init(sha256: SHA256Digest) { self.sha256 = sha256 }
 
     /// Parses `sha256:<64 hex digits>`; nil for anything else.
     public init?(_ text: String) {
-        guard text.hasPrefix("sha256:") else { return nil }
-        guard let parsed = Hex.words256(text.utf8.span.bytes.extracting(7...)) else { return nil }
-        (w0, w1, w2, w3) = parsed
+        guard text.hasPrefix("sha256:"), let parsed = Hex.words256(text.utf8.span.bytes.extracting(7...)) else { return nil }
+        sha256 = SHA256Digest(words: parsed.0, parsed.1, parsed.2, parsed.3)
     }
 
     /// Parses 64 lower-case hex digits; nil for anything else.
     public init?<Bytes: Collection>(validatingHex bytes: Bytes) where Bytes.Element == UInt8 {
         let parsed = bytes.withContiguousStorageIfAvailable { Hex.words256($0.span.bytes) } ?? Hex.words256(Array(bytes).span.bytes)
         guard let parsed else { return nil }
-        (w0, w1, w2, w3) = parsed
+        sha256 = SHA256Digest(words: parsed.0, parsed.1, parsed.2, parsed.3)
     }
 
     /// Wraps the four 64-bit words of 64 hex digits already checked (by `JSONScanner`), most
     /// significant first.
     init(words w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64) {
-        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+        sha256 = SHA256Digest(words: w0, w1, w2, w3)
     }
 
     /// Wraps a hex digest already known to be valid (from a hasher).
     public init(hex: String) {
-        guard let parsed = Hex.words256(hex.utf8.span.bytes) else { preconditionFailure("not a lower-case SHA-256 hex digest: \(hex)") }
-        (w0, w1, w2, w3) = parsed
+        guard let digest = SHA256Digest(hex: hex) else { preconditionFailure("not a lower-case SHA-256 hex digest: \(hex)") }
+        sha256 = digest
     }
 
     /// The lower-case hex SHA-256, without the `sha256:` prefix.
-    public var hex: String { Hex.encode(words: w0, w1, w2, w3) }
+    public var hex: String { sha256.hex }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -64,14 +68,10 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(w0)
-        hasher.combine(w1)
-    }
     public var description: String { "sha256:" + hex }
     /// A short form for messages and progress lines.
     public var short: String { "sha256:" + hex.prefix(12) }
-    public static func < (lhs: BundleDigest, rhs: BundleDigest) -> Bool { (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3) }
+    public static func < (lhs: BundleDigest, rhs: BundleDigest) -> Bool { lhs.sha256 < rhs.sha256 }
 }
 
 /// A map version such as `2026.11.0`, ordered component by component (numbers numerically).

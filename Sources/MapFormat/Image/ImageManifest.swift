@@ -124,14 +124,14 @@ public struct ImageManifest: Codable, Sendable, Equatable {
 
     /// Appends one file entry as JSONEncoder writes it (keys sorted), preceded by a comma unless
     /// `first`. The path must not need escaping (`pathNeedsEscaping`).
-    public static func appendFileEntry(path: String, size: Int64, sha256: String, bundle: BundleDigest, first: Bool, to out: inout Data) {
+    public static func appendFileEntry(path: String, size: Int64, sha256: SHA256Digest, bundle: BundleDigest, first: Bool, to out: inout Data) {
         appendFileEntry(path: path, size: size, sha256: sha256, bundleText: bundle.description, first: first, to: &out)
     }
 
     /// `appendFileEntry` with the bundle's `sha256:…` text made once for many entries, into any byte buffer.
     @inlinable
     public static func appendFileEntry<Bytes: RangeReplaceableCollection>(
-        path: String, size: Int64, sha256: String, bundleText: String,
+        path: String, size: Int64, sha256: SHA256Digest, bundleText: String,
         first: Bool, to out: inout Bytes
     ) where Bytes.Element == UInt8 {
         if !first { out.append(UInt8(ascii: ",")) }
@@ -140,7 +140,7 @@ public struct ImageManifest: Codable, Sendable, Equatable {
         out.append(contentsOf: ImageFile.Field.afterBundle)
         out.append(contentsOf: path.utf8)
         out.append(contentsOf: ImageFile.Field.afterPath)
-        out.append(contentsOf: sha256.utf8)
+        sha256.appendHex(to: &out)
         out.append(contentsOf: ImageFile.Field.afterSHA256)
         out.append(contentsOf: String(size).utf8)
         out.append(UInt8(ascii: "}"))
@@ -232,13 +232,13 @@ public struct ImageFile: Codable, Sendable, Equatable {
     public var path: String
     /// Bytes.
     public var size: Int64
-    /// Lower-case hex SHA-256 of the content.
-    public var sha256: String
+    /// SHA-256 of the content.
+    public var sha256: SHA256Digest
     /// The bundle the file came from.
     public var bundle: BundleDigest
 
     /// Builds a file record.
-    public init(path: String, size: Int64, sha256: String, bundle: BundleDigest) {
+    public init(path: String, size: Int64, sha256: SHA256Digest, bundle: BundleDigest) {
         self.path = path
         self.size = size
         self.sha256 = sha256
@@ -250,8 +250,8 @@ public struct ImageFile: Codable, Sendable, Equatable {
 public struct ImageCacheSeed: Codable, Sendable, Equatable {
     typealias CodingKeys = Field
 
-    /// Hex SHA-256 of `cache-seed.sqlite`.
-    public var sha256: String
+    /// SHA-256 of `cache-seed.sqlite`.
+    public var sha256: SHA256Digest
     /// Its size in bytes.
     public var size: Int64
     /// Number of cache entries.
@@ -260,7 +260,7 @@ public struct ImageCacheSeed: Codable, Sendable, Equatable {
     public var regions: [RegionID]
 
     /// Builds a cache seed record.
-    public init(sha256: String, size: Int64, entries: Int, regions: [RegionID]) {
+    public init(sha256: SHA256Digest, size: Int64, entries: Int, regions: [RegionID]) {
         self.sha256 = sha256
         self.size = size
         self.entries = entries

@@ -164,13 +164,13 @@ public enum ManifestReader {
             unpackedSize: try object.required(unpackedSize, .unpackedSize))
     }
 
-    /// The hot path: tens of thousands of these. Locals only; the strings are the only allocations
-    /// kept (the digest's hex is a short-lived one).
+    /// The hot path: tens of thousands of these. Locals only; the path is the only allocation
+    /// kept (the digests are read into words in place).
     static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
         var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
         var path: String?
         var size: Int64?
-        var sha256: String?
+        var sha256: SHA256Digest?
         var bundle: BundleDigest?
         let fields = ImageFile.Field.table
         while let field = try object.next(&scanner, fields) {
@@ -178,7 +178,7 @@ public enum ManifestReader {
                 switch field {
                 case .path: path = try scanner.readString()
                 case .size: size = try scanner.readInt64()
-                case .sha256: sha256 = try scanner.readString()
+                case .sha256: sha256 = try readSHA256(&scanner)
                 case .bundle: bundle = try readDigest(&scanner)
                 }
             }
@@ -190,7 +190,7 @@ public enum ManifestReader {
 
     private static func readCacheSeed(_ scanner: inout JSONScanner) throws(Failure) -> ImageCacheSeed {
         var object = try JSONObjectFields<ImageCacheSeed.Field>(&scanner, expected: "a cache seed")
-        var sha256: String?
+        var sha256: SHA256Digest?
         var size: Int64?
         var entries: Int?
         var regions: [RegionID]?
@@ -198,7 +198,7 @@ public enum ManifestReader {
         while let field = try object.next(&scanner, fields) {
             try at(field) { () throws(Failure) in
                 switch field {
-                case .sha256: sha256 = try scanner.readString()
+                case .sha256: sha256 = try readSHA256(&scanner)
                 case .size: size = try scanner.readInt64()
                 case .entries: entries = Int(try scanner.readInt64())
                 case .regions: regions = try readArray(&scanner, of: "region ids", readRegionID)

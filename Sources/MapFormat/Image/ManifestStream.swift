@@ -19,11 +19,10 @@ package struct ManifestStream {
         /// The path's UTF-8 bytes.
         package let path: UnsafeRawBufferPointer
         package let size: Int64
-        /// The `sha256` field's UTF-8 bytes, as written.
-        package let sha256: UnsafeRawBufferPointer
+        package let sha256: SHA256Digest
         package let bundle: BundleDigest
 
-        package init(path: UnsafeRawBufferPointer, size: Int64, sha256: UnsafeRawBufferPointer, bundle: BundleDigest) {
+        package init(path: UnsafeRawBufferPointer, size: Int64, sha256: SHA256Digest, bundle: BundleDigest) {
             self.path = path
             self.size = size
             self.sha256 = sha256
@@ -33,17 +32,14 @@ package struct ManifestStream {
         /// Hands `file`'s fields to `body` as an entry.
         package static func with<Result>(_ file: ImageFile, _ body: (FileEntry) -> Result) -> Result {
             var path = file.path
-            var sha256 = file.sha256
             return path.withUTF8 { path in
-                sha256.withUTF8 { sha256 in
-                    body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: UnsafeRawBufferPointer(sha256), bundle: file.bundle))
-                }
+                body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: file.sha256, bundle: file.bundle))
             }
         }
 
-        /// The entry as an `ImageFile` (which allocates its strings).
+        /// The entry as an `ImageFile` (which allocates its path).
         package var file: ImageFile {
-            ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: String(decoding: sha256, as: UTF8.self), bundle: bundle)
+            ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: sha256, bundle: bundle)
         }
     }
 
@@ -67,8 +63,8 @@ package struct ManifestStream {
     /// The fixed bytes of a canonical file entry, copied out of their statics once.
     private let entryOpening = ImageFile.Field.entryOpening, afterBundle = ImageFile.Field.afterBundle
     private let afterPath = ImageFile.Field.afterPath, afterSHA256 = ImageFile.Field.afterSHA256
-    /// Decoded strings of an entry read by `ManifestReader`.
-    private var pathScratch: [UInt8] = [], sha256Scratch: [UInt8] = []
+    /// The decoded path of an entry read by `ManifestReader`.
+    private var pathScratch: [UInt8] = []
 
     /// Starts reading the manifest in `bytes`, which must stay valid while the stream is used;
     /// `file` names it in errors. Without `keepingBundles`, the bundle list is checked but the
@@ -187,7 +183,7 @@ package struct ManifestStream {
     }
 
     /// Reads an entry as mappack writes it (`ImageFile.Field.entryOpening`), straight from the bytes:
-    /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<ASCII>","size":<digits>}`.
+    /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<hex>","size":<digits>}`.
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
@@ -197,8 +193,12 @@ package struct ManifestStream {
         position += 64
         // `plainString` consumes the closing quote each piece starts with.
         guard literal(afterBundle, &position), let path = plainString(&position),
-            literal(afterPath, from: 1, &position), let sha256 = plainString(&position),
-            literal(afterSHA256, from: 1, &position), let size = plainInteger(&position),
+            literal(afterPath, from: 1, &position), position + 64 <= bytes.count,
+            let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: position)
+        else { return nil }
+        let sha256 = SHA256Digest(words: w0, w1, w2, w3)
+        position += 64
+        guard literal(afterSHA256, &position), let size = plainInteger(&position),
             position < bytes.count, bytes[position] == UInt8(ascii: "}")
         else { return nil }
         body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
@@ -235,11 +235,7 @@ package struct ManifestStream {
         try checkNesting(start..<end, outside: 2)
         pathScratch.removeAll(keepingCapacity: true)
         pathScratch.append(contentsOf: entry.path.utf8)
-        sha256Scratch.removeAll(keepingCapacity: true)
-        sha256Scratch.append(contentsOf: entry.sha256.utf8)
-        pathScratch.withUnsafeBytes { path in
-            sha256Scratch.withUnsafeBytes { sha256 in body(FileEntry(path: path, size: entry.size, sha256: sha256, bundle: entry.bundle)) }
-        }
+        pathScratch.withUnsafeBytes { path in body(FileEntry(path: path, size: entry.size, sha256: entry.sha256, bundle: entry.bundle)) }
         return end
     }
 

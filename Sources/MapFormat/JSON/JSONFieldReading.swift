@@ -108,6 +108,17 @@ extension JSONFieldReading {
         }
     }
 
+    /// A SHA-256 digest: the same rule as `SHA256Digest(hex:)`, checked on the bytes without copies.
+    static func readSHA256(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> SHA256Digest {
+        let start = scanner.offset
+        guard try scanner.peekKind() == .string else { throw scanner.mismatch(expected: "a SHA-256 digest string") }
+        switch try scanner.readPrefixedHex256(prefix: "") {
+        case .words(let w0, let w1, let w2, let w3): return SHA256Digest(words: w0, w1, w2, w3)
+        case .other(let text):
+            throw JSONScanner.Failure(offset: start, reason: "'\(text)' is not a SHA-256 digest (64 lower-case hex digits)")
+        }
+    }
+
     static func readStringValue(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> String { try scanner.readString() }
     static func readRegionID(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RegionID { RegionID(try scanner.readString()) }
 

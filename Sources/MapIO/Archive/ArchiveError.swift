@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 
 /// Why an archive was refused or could not be read or written. The caller adds which bundle and region.
 package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -27,7 +28,7 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file system said no.
     case io(FileError)
     /// The archive file's SHA-256 is not the one it was fetched and stored under.
-    case digestMismatch(expected: String, actual: String)
+    case digestMismatch(expected: SHA256Digest, actual: SHA256Digest)
 
     /// True for `.digestMismatch`.
     package var isDigestMismatch: Bool { if case .digestMismatch = self { true } else { false } }

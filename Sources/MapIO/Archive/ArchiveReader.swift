@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 
 /// One entry of a tar stream.
 package struct ArchiveEntry: Sendable {
@@ -61,7 +62,7 @@ package struct ArchiveEntry: Sendable {
     package var compressedBytesRead: Int64 { decoder.compressedBytesRead }
 
     /// Hex SHA-256 of the whole compressed file (read to its end); nil unless opened with `hashing`.
-    package func compressedDigest() throws(ArchiveError) -> String? { try decoder.finishDigest() }
+    package func compressedDigest() throws(ArchiveError) -> SHA256Digest? { try decoder.finishDigest() }
 
     /// Decodes until at least `count` bytes are buffered (moving what is left to the front first);
     /// false when the stream ends before that.

@@ -7,10 +7,10 @@ package struct ExtractedFile: Sendable, Equatable {
     /// Path relative to the extraction root.
     package let path: String
     package let size: Int64
-    /// Hex SHA-256 of the content.
-    package let sha256: String
+    /// SHA-256 of the content.
+    package let sha256: SHA256Digest
 
-    package init(path: String, size: Int64, sha256: String) {
+    package init(path: String, size: Int64, sha256: SHA256Digest) {
         self.path = path
         self.size = size
         self.sha256 = sha256
@@ -162,13 +162,13 @@ package struct SafeExtractor {
     }
 
     /// Extracts `archive` into the existing folder `destination`, returning its regular files sorted by path.
-    /// With `expectedDigest` (hex), the archive file itself must hash to it, else everything is rolled back
+    /// With `expectedDigest`, the archive file itself must hash to it, else everything is rolled back
     /// and `.digestMismatch` thrown: a cached bundle is re-checked on every use at the cost of one hash pass.
     /// `folders` shares the folders known to exist between extractions into one staging tree (see `FolderCache`).
     /// `admit` sees every entry (with its clean path) before it is written and may refuse it by throwing,
     /// which rolls the extraction back like any other refusal.
     package func extract(
-        archive: String, into destination: String, expectedDigest: String? = nil,
+        archive: String, into destination: String, expectedDigest: SHA256Digest? = nil,
         folders: FolderCache? = nil,
         admit: (ArchiveEntry, String) throws(ArchiveError) -> Void = { _, _ in }
     ) throws(ArchiveError) -> [ExtractedFile] {
@@ -176,7 +176,7 @@ package struct SafeExtractor {
     }
 
     private func run(
-        archive: String, destination: String?, expectedDigest: String? = nil, folders shared: FolderCache? = nil,
+        archive: String, destination: String?, expectedDigest: SHA256Digest? = nil, folders shared: FolderCache? = nil,
         visit: (ArchiveEntry, String) throws(ArchiveError) -> Void
     ) throws(ArchiveError) -> [ExtractedFile] {
         let reader: ArchiveReader
@@ -184,7 +184,7 @@ package struct SafeExtractor {
             reader = try ArchiveReader(path: archive, windowLogMax: limits.windowLogMax, hashing: expectedDigest != nil)
         } catch {
             // Opening decodes the first block already, so damage can surface here too.
-            if let expectedDigest, let actual = try? SHA256.hexOfFile(archive).hex, actual != expectedDigest {
+            if let expectedDigest, let actual = try? SHA256.digestOfFile(archive).digest, actual != expectedDigest {
                 throw .digestMismatch(expected: expectedDigest, actual: actual)
             }
             throw error
@@ -240,7 +240,7 @@ package struct SafeExtractor {
                     throw error
                 }
                 if let output, let target { try target.finish(output, path: path) }
-                results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalizeHex()))
+                results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalize()))
             }
             if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
                 throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)

@@ -1,5 +1,6 @@
 import CZstd
 import Foundation
+import MapFormat
 import Synchronization
 
 /// A streaming zstd decompressor over a file (`ZSTD_decompressStream`) with a capped window.
@@ -13,7 +14,7 @@ import Synchronization
     private let windowLogMax: Int32
     /// SHA-256 of every compressed byte read from the file, when asked for.
     private let hasher: SHA256?
-    private var digest: String?
+    private var digest: SHA256Digest?
     /// Compressed bytes consumed so far.
     package private(set) var compressedBytesRead: Int64 = 0
 
@@ -92,8 +93,8 @@ import Synchronization
     }
 
     /// Reads (without decoding) and hashes whatever the decoder has not read of the file yet, and
-    /// returns the hex SHA-256 of the whole file; nil when not hashing. Later calls give the same value.
-    package func finishDigest() throws(ArchiveError) -> String? {
+    /// returns the SHA-256 of the whole file; nil when not hashing. Later calls give the same value.
+    package func finishDigest() throws(ArchiveError) -> SHA256Digest? {
         guard let hasher else { return nil }
         if let digest { return digest }
         while !sourceDone {
@@ -103,7 +104,7 @@ import Synchronization
             if inputFilled == 0 { sourceDone = true }
             unsafe hasher.update(UnsafeRawBufferPointer(rebasing: input[0..<inputFilled]))
         }
-        digest = hasher.finalizeHex()
+        digest = hasher.finalize()
         return digest
     }
 

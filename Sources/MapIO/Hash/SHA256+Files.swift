@@ -1,23 +1,24 @@
 import Foundation
+import MapFormat
 
 /// Hashing files: a file's digest, a copy hashed on the way, and the one-open check of a store file.
 extension SHA256 {
-    /// Hex SHA-256 and size of the regular file at `path`, streamed through one buffer.
-    package static func hexOfFile(_ path: String) throws(FileError) -> (hex: String, size: Int64) {
+    /// SHA-256 and size of the regular file at `path`, streamed through one buffer.
+    package static func digestOfFile(_ path: String) throws(FileError) -> (digest: SHA256Digest, size: Int64) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
         defer { unsafe buffer.deallocate() }
-        switch try unsafe checkFile(path, hash: true, buffer: buffer) {
-        case .regular(let size, let hex?): return (hex, size)
+        switch unsafe try checkFile(path, hash: true, buffer: buffer) {
+        case .regular(let size, let digest?): return (digest, size)
         case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
         case .missing: throw FileError("open", path, code: ENOENT)
         }
     }
 
     /// Hashes up to `count` bytes of `path` from `offset`, copying them to a new file `target` (which
-    /// must not exist; fsynced) when given; returns their hex SHA-256 and how many bytes there were,
+    /// must not exist; fsynced) when given; returns their SHA-256 and how many bytes there were,
     /// fewer than `count` when the file ends first (the caller decides what that means).
     package static func copyRange(of path: String, from offset: Int64, count: Int64, to target: String?) throws(FileError) -> (
-        hex: String, size: Int64
+        digest: SHA256Digest, size: Int64
     ) {
         let input: FileDescriptor
         do { input = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
@@ -42,7 +43,7 @@ extension SHA256 {
             done += Int64(got)
         }
         try output?.close(sync: true)
-        return (hasher.finalizeHex(), done)
+        return (hasher.finalize(), done)
     }
 
     /// Feeds the bytes of the file at `path` (a link is refused) to this digest, streamed; returns how
@@ -58,10 +59,10 @@ extension SHA256 {
     }
 
     /// Copies the file at `source` to a new file `target` (which must not exist), hashing the
-    /// bytes on the way; returns the copy's hex SHA-256 and size. A link at `source` is refused:
+    /// bytes on the way; returns the copy's SHA-256 and size. A link at `source` is refused:
     /// store files (of a shard, of an old image) are regular files, and a planted link would copy
     /// any file the process can read into the new image.
-    package static func copyFile(_ source: String, to target: String) throws(FileError) -> (hex: String, size: Int64) {
+    package static func copyFile(_ source: String, to target: String) throws(FileError) -> (digest: SHA256Digest, size: Int64) {
         let input = try ReadableFile(path: source, followLinks: false)
         let output = try WritableFile(path: target, exclusive: true)
         let hasher = SHA256()
@@ -72,14 +73,14 @@ extension SHA256 {
             try unsafe output.write(chunk)
         }
         try output.close(sync: false)
-        return (hasher.finalizeHex(), size)
+        return (hasher.finalize(), size)
     }
 
     /// What `checkFile` found.
     package enum FileCheck: Sendable, Equatable {
         case missing
         case notRegular
-        case regular(size: Int64, hex: String?)
+        case regular(size: Int64, digest: SHA256Digest?)
     }
 
     /// Opens `path` without following a link, checks it is a regular file (`fstat`), and hashes
@@ -95,7 +96,7 @@ extension SHA256 {
         let info: FileSystem.Status
         do { info = try file.status() } catch { throw FileError("fstat", path, code: error.code) }
         guard info.isRegular else { return .notRegular }
-        guard hash else { return .regular(size: info.size, hex: nil) }
+        guard hash else { return .regular(size: info.size, digest: nil) }
         let hasher = SHA256()
         var size: Int64 = 0
         while true {
@@ -105,6 +106,6 @@ extension SHA256 {
             unsafe hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += Int64(n)
         }
-        return .regular(size: size, hex: hasher.finalizeHex())
+        return .regular(size: size, digest: hasher.finalize())
     }
 }

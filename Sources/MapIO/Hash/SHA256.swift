@@ -40,13 +40,13 @@ import MapFormat
     package func finalizeHex() -> String { finalize().hex }
 
     /// The digest; call once (or once after each `reset`).
-    package func finalize() -> Digest {
-        var out = Digest()
+    package func finalize() -> SHA256Digest {
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var length: UInt32 = 0
-        unsafe withUnsafeMutableBytes(of: &out.bytes) { raw in
+        unsafe withUnsafeMutableBytes(of: &bytes) { raw in
             _ = unsafe EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
         }
-        return out
+        return SHA256Digest(bytes: bytes)
     }
 
     /// Hex SHA-256 of `data`.
@@ -56,10 +56,11 @@ import MapFormat
         return hasher.finalizeHex()
     }
 
-    /// SHA-256 of `data` as a digest.
+    /// SHA-256 of `data`.
     package static func digest(_ data: Data) -> SHA256Digest {
-        guard let digest = SHA256Digest(hex: hex(data)) else { preconditionFailure("SHA-256 gave something other than 64 hex digits") }
-        return digest
+        let hasher = SHA256()
+        hasher.update(data)
+        return hasher.finalize()
     }
 }
 

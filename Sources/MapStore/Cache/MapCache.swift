@@ -74,7 +74,7 @@ final class MapCache {
             INSERT OR REPLACE INTO entries(key, region, data, size, sha256, accessed)
             VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(accessed), 0) + 1 FROM entries))
             """,
-            [.text(key), .text(region?.rawValue ?? ""), .blob(data), .integer(Int64(data.count)), .blob(Data(Hex.decode(SHA256.hex(data)) ?? []))])
+            [.text(key), .text(region?.rawValue ?? ""), .blob(data), .integer(Int64(data.count)), .blob(Data(SHA256.digest(data).bytes))])
         try evict()
     }
 

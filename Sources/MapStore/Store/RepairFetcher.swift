@@ -27,12 +27,12 @@ struct RepairFetcher: Sendable {
         do {
             try FileSystem.makeDirectories(scratch)
             try FileSystem.removeFile(temporary)
-            let (hex, got) = try get(url, to: temporary, limit: size, digest: digest)
-            guard got == size, hex == digest.hex else {
+            let (actual, got) = try get(url, to: temporary, limit: size, digest: digest)
+            guard got == size, actual == digest.sha256 else {
                 try? FileSystem.removeFile(temporary)
                 throw MapStoreError.remote(
                     url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
-                    reason: "the bundle has \(got) bytes with SHA-256 \(hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
+                    reason: "the bundle has \(got) bytes with SHA-256 \(actual.hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
             }
             try cache.admit(verifiedFile: temporary, digest: digest)
             return cache.path(for: digest)
@@ -47,7 +47,7 @@ struct RepairFetcher: Sendable {
     }
 
     /// GETs `url` into the new file `path`, hashing it; refuses more than `limit` bytes.
-    private func get(_ url: URL, to path: String, limit: Int64, digest: BundleDigest) throws -> (hex: String, size: Int64) {
+    private func get(_ url: URL, to path: String, limit: Int64, digest: BundleDigest) throws -> (digest: SHA256Digest, size: Int64) {
         let file = try WritableFile(path: path, exclusive: true)
         let hasher = SHA256()
         var written: Int64 = 0
@@ -73,7 +73,7 @@ struct RepairFetcher: Sendable {
             if url.isFileURL { throw FileError("open", url.path, code: ENOENT) }
             throw FetchFailure.status(url: url.absoluteString, httpStatus: 404, retryAfter: nil)
         }
-        return (hasher.finalizeHex(), written)
+        return (hasher.finalize(), written)
     }
 
     /// `failure` as the store says it.

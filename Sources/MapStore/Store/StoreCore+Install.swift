@@ -175,10 +175,11 @@ extension StoreCore {
 
     /// Checks a staged cache seed against the manifest's record: digest and size, then its rows.
     private func checkStagedSeed(_ seed: String, expected: ImageCacheSeed, image: PreinstalledImage) throws {
-        let (hex, size) = try SHA256.hexOfFile(seed)
-        guard hex == expected.sha256, size == expected.size else {
+        let (digest, size) = try SHA256.digestOfFile(seed)
+        guard digest == expected.sha256, size == expected.size else {
             throw MapStoreError.invalidImage(
-                path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
+                path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed differs from the manifest (sha256 \(digest), \(size) bytes)"
+            )
         }
         do { try MapCache.checkSeedRows(at: seed, entries: expected.entries) } catch MapStoreError.invalidCacheSeed(_, let reason) {
             throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): \(reason)")

@@ -241,8 +241,8 @@ extension StoreCore {
 
     /// True when `seed` is the cache seed the kept manifest records (digest, size and rows).
     private func seedMatchesKeptManifest(_ seed: String) throws -> Bool {
-        guard let expected = try storedManifest().cacheSeed, let (hex, size) = try? SHA256.hexOfFile(seed),
-            hex == expected.sha256, size == expected.size
+        guard let expected = try storedManifest().cacheSeed, let (digest, size) = try? SHA256.digestOfFile(seed),
+            digest == expected.sha256, size == expected.size
         else { return false }
         return (try? MapCache.checkSeedRows(at: seed, entries: expected.entries)) != nil
     }
@@ -355,7 +355,9 @@ extension StoreCore {
             }
             var archive: String?
             var source = RepairReport.Source.downloadCache
-            if cache.contains(digest), let (hex, size) = try? SHA256.hexOfFile(cache.path(for: digest)), hex == digest.hex, size == record.size {
+            if cache.contains(digest), let (actual, size) = try? SHA256.digestOfFile(cache.path(for: digest)), actual == digest.sha256,
+                size == record.size
+            {
                 archive = cache.path(for: digest)
             } else if let fetcher {
                 source = .network
@@ -398,7 +400,7 @@ extension StoreCore {
 
     /// Puts `source` in place at `target` when it has `file`'s size and SHA-256; false (target untouched) otherwise.
     private func restore(_ target: String, from source: String, expecting file: ImageFile) throws -> Bool {
-        guard let (hex, size) = try? SHA256.hexOfFile(source), hex == file.sha256, size == file.size else { return false }
+        guard let (digest, size) = try? SHA256.digestOfFile(source), digest == file.sha256, size == file.size else { return false }
         try FileSteps.replaceFile(target, from: source)
         return true
     }

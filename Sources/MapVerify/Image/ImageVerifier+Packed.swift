@@ -17,7 +17,7 @@ extension ImageVerifier {
         var manifest: (header: ImageManifest, files: Int, mapping: MappedFile)?
         var store: PackedStoreCheck?
         var problems: [VerifyProblem] = []
-        var seedDigest: (hex: String, size: Int64)?
+        var seedDigest: (digest: SHA256Digest, size: Int64)?
         var bytes: Int64 = 0
         var signature: Data?
         do throws(ArchiveError) {
@@ -59,7 +59,7 @@ extension ImageVerifier {
                 bytes += size
                 let digest = hasher.finalize()
                 switch role {
-                case .success(.cacheSeed): seedDigest = (digest.hex, size)
+                case .success(.cacheSeed): seedDigest = (digest, size)
                 case .success(.store(let storePath)): store?.found(storePath, size: size, digest: digest)
                 default: break
                 }
@@ -81,7 +81,7 @@ extension ImageVerifier {
         problems += store.finish().map { finding in
             VerifyProblem(kind: finding.kind, path: finding.path, regions: finding.bundle.flatMap { owners[$0] } ?? [], detail: finding.detail)
         }
-        if let seed = manifest.header.cacheSeed, seedDigest?.hex != seed.sha256 || seedDigest?.size != seed.size {
+        if let seed = manifest.header.cacheSeed, seedDigest?.digest != seed.sha256 || seedDigest?.size != seed.size {
             problems.append(
                 VerifyProblem(
                     kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,

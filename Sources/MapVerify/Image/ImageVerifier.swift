@@ -185,13 +185,13 @@ package enum ImageVerifier {
     /// The cache seed's problem, if any, in the image folder at `image`.
     static func cacheSeedProblem(_ manifest: ImageManifest, image: String) -> VerifyProblem? {
         guard let seed = manifest.cacheSeed else { return nil }
-        guard let (hex, size) = try? SHA256.hexOfFile(image + "/" + ImageManifest.cacheSeedFileName) else {
+        guard let (digest, size) = try? SHA256.digestOfFile(image + "/" + ImageManifest.cacheSeedFileName) else {
             return VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing")
         }
-        guard hex != seed.sha256 || size != seed.size else { return nil }
+        guard digest != seed.sha256 || size != seed.size else { return nil }
         return VerifyProblem(
             kind: .cacheSeedMismatch, path: ImageManifest.cacheSeedFileName, regions: seed.regions,
-            detail: "cache seed differs from the manifest (sha256 \(hex), \(size) bytes)")
+            detail: "cache seed differs from the manifest (sha256 \(digest.hex), \(size) bytes)")
     }
 
     /// Compares the tree at `store` with the manifest's file list (in any order).

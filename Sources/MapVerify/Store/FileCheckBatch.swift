@@ -19,9 +19,7 @@ struct FileCheckBatch: ReusableBatch {
         var listedRegular: Bool
         /// What the manifest says.
         var size: Int64
-        var sha256: SHA256.Digest?
-        /// The manifest's text when it is not 64 lower-case hex digits (it then matches nothing).
-        var sha256Text: String?
+        var sha256: SHA256Digest
         var bundle: BundleDigest
     }
 
@@ -42,12 +40,11 @@ struct FileCheckBatch: ReusableBatch {
         let start = paths.count
         unsafe paths.append(contentsOf: path)
         paths.append(0)
-        let sha256 = unsafe SHA256.Digest(hex: file.sha256.bytes)
-        unsafe jobs.append(
+        jobs.append(
             Job(
                 directory: found?.directory, pathStart: Int32(start), pathLength: Int32(path.count), nameOffset: found?.nameOffset ?? 0,
                 listedRegular: found?.isRegular ?? false, size: file.size,
-                sha256: sha256, sha256Text: sha256 == nil ? String(decoding: file.sha256, as: UTF8.self) : nil, bundle: file.bundle))
+                sha256: file.sha256, bundle: file.bundle))
     }
 
     /// Empties the batch, keeping its buffers.
@@ -55,9 +52,6 @@ struct FileCheckBatch: ReusableBatch {
         jobs.removeAll(keepingCapacity: true)
         paths.removeAll(keepingCapacity: true)
     }
-
-    /// The manifest's SHA-256 text of `job`.
-    static func sha256Text(_ job: Job) -> String { job.sha256?.hex ?? job.sha256Text ?? "" }
 
     /// The store-relative path of `job`.
     func path(_ job: Job) -> String {

@@ -56,7 +56,7 @@ import MapIO
         /// The size, when it differs from the manifest's or contents are not hashed.
         case size(Int64)
         /// The size (the manifest's) and the digest.
-        case hashed(Int64, SHA256.Digest)
+        case hashed(Int64, SHA256Digest)
     }
 
     /// Checks every job of `batch`, or the jobs before `stop` (asked before each file) says to stop.
@@ -84,7 +84,7 @@ import MapIO
         case .hashed(let size, let digest):
             bytesHashed += size
             if digest != job.sha256 {
-                add(.digestMismatch, "content differs (sha256 \(digest.hex), manifest says \(FileCheckBatch.sha256Text(job)))")
+                add(.digestMismatch, "content differs (sha256 \(digest.hex), manifest says \(job.sha256.hex))")
             }
         }
     }

@@ -12,16 +12,14 @@ struct PackedStoreCheck {
     private struct Expected {
         var index: Int
         var size: Int64
-        var sha256: SHA256.Digest?
-        /// The manifest's text when it is not a digest.
-        var sha256Text: String
+        var sha256: SHA256Digest
         var bundle: BundleDigest
     }
 
     /// What an archive entry held.
     private struct Found {
         var size: Int64
-        var digest: SHA256.Digest
+        var digest: SHA256Digest
     }
 
     private let mapping: MappedFile
@@ -45,7 +43,7 @@ struct PackedStoreCheck {
     }
 
     /// Takes the archive entry at `path` (store-relative).
-    mutating func found(_ path: String, size: Int64, digest: SHA256.Digest) {
+    mutating func found(_ path: String, size: Int64, digest: SHA256Digest) {
         let entry = Found(size: size, digest: digest)
         if let kept = expectedLater.index(forKey: path) {
             let (name, expected) = expectedLater.remove(at: kept)
@@ -101,7 +99,7 @@ struct PackedStoreCheck {
                     expected.index,
                     StoreTreeCheck.Finding(
                         kind: .digestMismatch, path: path, bundle: expected.bundle,
-                        detail: "content differs (sha256 \(found.digest.hex), manifest says \(expected.sha256?.hex ?? expected.sha256Text))")
+                        detail: "content differs (sha256 \(found.digest.hex), manifest says \(expected.sha256.hex))")
                 ))
         }
     }
@@ -115,10 +113,7 @@ struct PackedStoreCheck {
         _ = try? stream.nextFile { entry in
             path.removeAll(keepingCapacity: true)
             unsafe path.append(contentsOf: entry.path)
-            let sha256 = unsafe SHA256.Digest(hex: entry.sha256.bytes)
-            next = unsafe Expected(
-                index: index, size: entry.size, sha256: sha256,
-                sha256Text: sha256 == nil ? String(decoding: entry.sha256, as: UTF8.self) : "", bundle: entry.bundle)
+            next = Expected(index: index, size: entry.size, sha256: entry.sha256, bundle: entry.bundle)
         }
         swap(&path, &currentPath)
         if next != nil { read += 1 }

@@ -35,7 +35,7 @@ enum InspectCommand {
                             sizeOnDiskInBytes: $0.sizeOnDiskInBytes)
                     },
                     cacheSeed: manifest.cacheSeed.map {
-                        InspectRecord.CacheSeed(entries: $0.entries, size: $0.size, sha256: $0.sha256, regions: $0.regions.map(\.rawValue))
+                        InspectRecord.CacheSeed(entries: $0.entries, size: $0.size, sha256: $0.sha256.hex, regions: $0.regions.map(\.rawValue))
                     }))
         } else {
             terminal.line("image \(manifest.name.visible) — \(manifest.format.visible), id \(manifest.imageID.visible)")

@@ -163,7 +163,7 @@ struct PMTilesOutput: SingleFileOutput {
     /// bytes are written at their offset); empty tiles address nothing and are left out.
     private static func planTileData(_ work: SQLiteDatabase, compression: PMTiles.Compression) throws -> DataPlan {
         var plan = DataPlan()
-        var run: (entry: PMTiles.Entry, digest: String, fresh: Bool)?
+        var run: (entry: PMTiles.Entry, digest: SHA256Digest, fresh: Bool)?
         var pending: [[SQLValue]] = []
         var failure: (any Error)?
         let hasher = SHA256()
@@ -196,7 +196,7 @@ struct PMTilesOutput: SingleFileOutput {
                     return
                 }
                 hasher.update(bytes)
-                let digest = hasher.finalizeHex()
+                let digest = hasher.finalize()
                 hasher.reset()
                 plan.addressed += 1
                 plan.minZoom = min(plan.minZoom, zoom)
@@ -206,7 +206,8 @@ struct PMTilesOutput: SingleFileOutput {
                     return
                 }
                 try finishRun()
-                if let known = try work.firstRow("SELECT offset, length FROM contents WHERE digest = ?", [.text(digest)]) {
+                let key = SQLValue.text(digest.hex)
+                if let known = try work.firstRow("SELECT offset, length FROM contents WHERE digest = ?", [key]) {
                     let entry = PMTiles.Entry(
                         tileID: id, offset: UInt64(try known["offset", as: Int64.self]), length: UInt64(try known["length", as: Int64.self]),
                         runLength: 1)
@@ -214,7 +215,7 @@ struct PMTilesOutput: SingleFileOutput {
                 } else {
                     try work.query(
                         "INSERT INTO contents (digest, offset, length) VALUES (?, ?, ?)",
-                        [.text(digest), .integer(Int64(plan.length)), .integer(Int64(bytes.count))])
+                        [key, .integer(Int64(plan.length)), .integer(Int64(bytes.count))])
                     run = (PMTiles.Entry(tileID: id, offset: plan.length, length: UInt64(bytes.count), runLength: 1), digest, true)
                     plan.length += UInt64(bytes.count)
                     plan.contents += 1
