@@ -1,10 +1,13 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// Settings every Swift target shares: strict, upcoming-feature clean, warnings fail the build; and
-/// the test hooks (`CrashPoint`, `TestPause`, `FuzzEntry`) compiled into debug builds only, so the
-/// release library an app ships and the release `mappack` hold none (`make build` checks).
+/// Settings every Swift target shares: strict memory safety (every unsafe construct is marked
+/// `unsafe` where it is used, and under Sources its file is on `UnsafeCodeListTests`' list:
+/// ARCHITECTURE.md, "Unsafe code"), upcoming-feature clean, warnings fail the build; and the test
+/// hooks (`CrashPoint`, `TestPause`, `FuzzEntry`) compiled into debug builds only, so the release
+/// library an app ships and the release `mappack` hold none (`make build` checks).
 let strictSettings: [SwiftSetting] = [
+    .strictMemorySafety(),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .treatAllWarnings(as: .error),
@@ -66,16 +69,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-/// Targets built with strict memory safety: every unsafe construct is marked `unsafe` where it is
-/// used, so under Sources it is on `UnsafeCodeListTests`' list. Every target except MapFormat (its
-/// in-place readers hold about 223 such expressions and are not yet), the test targets and
-/// TestSupport included.
-let memorySafeTargets: Set<String> = [
-    "MapIO", "MapStore", "StoreDemo", "MapFetch", "MapBuild", "MapVerify", "mappack", "demo-world", "mappack-storebench", "mappack-fuzz",
-    "TestSupport", "MapFormatTests", "MapIOTests", "MapFetchTests", "MapBuildTests", "MapStoreTests", "mappackTests", "EndToEndTests",
-]
-
 for target in package.targets where target.type != .system {
-    let memorySafety: [SwiftSetting] = memorySafeTargets.contains(target.name) ? [.strictMemorySafety()] : []
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + memorySafety
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

@@ -12,8 +12,8 @@ public enum CatalogReader {
     /// The catalog in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`regions[3].parent`).
     public static func read(_ data: Data, file: String) throws -> Catalog {
-        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
-            var reader = Reader(JSONScanner(raw))
+        unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
+            var reader = unsafe Reader(JSONScanner(raw))
             do throws(JSONScanner.Failure) {
                 return try reader.readCatalog()
             } catch {

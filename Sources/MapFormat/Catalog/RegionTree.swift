@@ -236,7 +236,7 @@ public struct RegionTree: Sendable {
         let bytes = url.utf8.span
         let dot = UInt8(ascii: ".")
         var from = 0
-        while let found = RawBytes.firstIndex(of: dot, in: bytes.bytes, from: from, to: bytes.count) {
+        while let found = RawBytes.firstIndex(of: dot, in: bytes, from: from, to: bytes.count) {
             if found + 1 < bytes.count && bytes[found + 1] == dot { return climbsOut(Array(url.utf8)) }
             from = found + 1
         }
@@ -246,7 +246,7 @@ public struct RegionTree: Sendable {
     /// True when `url` holds a `%` (`memchr`, as `climbsOut`).
     private static func hasPercent(_ url: String) -> Bool {
         let bytes = url.utf8.span
-        return RawBytes.firstIndex(of: UInt8(ascii: "%"), in: bytes.bytes, from: 0, to: bytes.count) != nil
+        return RawBytes.firstIndex(of: UInt8(ascii: "%"), in: bytes, from: 0, to: bytes.count) != nil
     }
 
     private static func climbsOut(_ bytes: [UInt8]) -> Bool {

@@ -59,6 +59,18 @@ package enum Hex {
         return words256(digits, at: 0)
     }
 
+    /// `words256` of UTF-8 text's bytes (`string.utf8.span`): the one place such a span is seen as
+    /// raw bytes (`Span.bytes` is unsafe on Swift 6.3), so its callers need no `unsafe`.
+    package static func words256(_ digits: Span<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+        unsafe words256(digits.bytes)
+    }
+
+    /// `words256` of any collection of bytes: read in place when it is contiguous (a string's
+    /// `utf8`, an array), else copied once.
+    package static func words256<Bytes: Collection>(collection bytes: Bytes) -> (UInt64, UInt64, UInt64, UInt64)? where Bytes.Element == UInt8 {
+        bytes.withContiguousStorageIfAvailable { unsafe words256($0.span) } ?? words256(Array(bytes).span)
+    }
+
     /// `words256` of the 64 bytes at `offset` (bounds checked by the span: bytes missing there trap).
     @inline(__always)
     package static func words256(_ bytes: RawSpan, at offset: Int) -> (UInt64, UInt64, UInt64, UInt64)? {
@@ -72,8 +84,8 @@ package enum Hex {
     /// nil when any of them is not `0-9` or `a-f`. The span checks that the bytes are there.
     @inline(__always)
     package static func word(_ bytes: RawSpan, at offset: Int) -> UInt64? {
-        let high = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        let low = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        let high = unsafe UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        let low = unsafe UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
         guard let first = eightDigits(high), let second = eightDigits(low) else { return nil }
         return UInt64(first) << 32 | UInt64(second)
     }
@@ -102,11 +114,11 @@ package enum Hex {
     /// (`SHA256.finalizeHex`), and a generic call across modules would not be specialized.
     @inlinable
     package static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+        unsafe String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             var at = 0
             for byte in bytes {
-                out[at] = digit(byte >> 4)
-                out[at + 1] = digit(byte & 15)
+                unsafe out[at] = digit(byte >> 4)
+                unsafe out[at + 1] = digit(byte & 15)
                 at += 2
             }
             return at
@@ -115,11 +127,11 @@ package enum Hex {
 
     /// Lower-case hex of four words, most significant digit first: `words256`'s inverse.
     package static func encode(words w0: UInt64, _ w1: UInt64, _ w2: UInt64, _ w3: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 64) { out in
+        unsafe String(unsafeUninitializedCapacity: 64) { out in
             var at = 0
             for word in [w0, w1, w2, w3] {
                 for shift in stride(from: 60, through: 0, by: -4) {
-                    out[at] = digit(UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 15)
+                    unsafe out[at] = digit(UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 15)
                     at += 1
                 }
             }

@@ -29,13 +29,13 @@ public struct BundleDigest: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// Parses `sha256:<64 hex digits>`; nil for anything else.
     public init?(_ text: String) {
-        guard text.hasPrefix("sha256:"), let parsed = Hex.words256(text.utf8.span.bytes.extracting(7...)) else { return nil }
+        guard text.hasPrefix("sha256:"), let parsed = Hex.words256(text.utf8.span.extracting(7...)) else { return nil }
         sha256 = SHA256Digest(words: parsed.0, parsed.1, parsed.2, parsed.3)
     }
 
     /// Parses 64 lower-case hex digits; nil for anything else.
     public init?<Bytes: Collection>(validatingHex bytes: Bytes) where Bytes.Element == UInt8 {
-        let parsed = bytes.withContiguousStorageIfAvailable { Hex.words256($0.span.bytes) } ?? Hex.words256(Array(bytes).span.bytes)
+        let parsed = Hex.words256(collection: bytes)
         guard let parsed else { return nil }
         sha256 = SHA256Digest(words: parsed.0, parsed.1, parsed.2, parsed.3)
     }

@@ -9,7 +9,7 @@ package enum RawBytes {
     package static func compare(_ a: RawSpan, _ b: RawSpan) -> Int {
         let common = min(a.byteCount, b.byteCount)
         if common > 0 {
-            let order = a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) } }
+            let order = unsafe a.withUnsafeBytes { a in unsafe b.withUnsafeBytes { b in unsafe memcmp(a.baseAddress!, b.baseAddress!, common) } }
             if order != 0 { return Int(order) }
         }
         return a.byteCount - b.byteCount
@@ -22,32 +22,38 @@ package enum RawBytes {
         return compare(bytes.extracting(offset..<(offset + expected.byteCount)), expected) == 0
     }
 
+    /// `firstIndex` in UTF-8 text's bytes (`string.utf8.span`; `Span.bytes` is unsafe on Swift 6.3).
+    @inlinable
+    package static func firstIndex(of byte: UInt8, in bytes: Span<UInt8>, from: Int, to: Int) -> Int? {
+        unsafe firstIndex(of: byte, in: bytes.bytes, from: from, to: to)
+    }
+
     /// The offset of the first `byte` in `bytes[from..<to]`, or nil.
     @inlinable
     package static func firstIndex(of byte: UInt8, in bytes: RawSpan, from: Int, to: Int) -> Int? {
         precondition(from >= 0 && from <= to && to <= bytes.byteCount, "range outside the span")
         guard from < to else { return nil }
-        return bytes.withUnsafeBytes { raw -> Int? in
-            guard let found = memchr(raw.baseAddress! + from, Int32(byte), to - from) else { return nil }
-            return UnsafeRawPointer(found) - raw.baseAddress!
+        return unsafe bytes.withUnsafeBytes { raw -> Int? in
+            guard let found = unsafe memchr(raw.baseAddress! + from, Int32(byte), to - from) else { return nil }
+            return unsafe UnsafeRawPointer(found) - raw.baseAddress!
         }
     }
 
     /// Appends the bytes to `data`.
     @inlinable
     package static func append(_ bytes: RawSpan, to data: inout Data) {
-        bytes.withUnsafeBytes { data.append(contentsOf: $0) }
+        unsafe bytes.withUnsafeBytes { unsafe data.append(contentsOf: $0) }
     }
 
     /// The bytes as a string (invalid UTF-8 repaired, as `String(decoding:as:)` does).
     @inlinable
     package static func string(_ bytes: RawSpan) -> String {
-        bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        unsafe bytes.withUnsafeBytes { unsafe String(decoding: $0, as: UTF8.self) }
     }
 }
 
 extension RawSpan {
     /// The byte at `offset`; an offset outside the span traps.
     @inlinable
-    package subscript(byteAt offset: Int) -> UInt8 { unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
+    package subscript(byteAt offset: Int) -> UInt8 { unsafe unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
 }

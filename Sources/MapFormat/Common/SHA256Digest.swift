@@ -10,7 +10,7 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// The digest written as `hex`; nil unless it is exactly 64 lower-case hex digits.
     public init?(hex: String) {
-        guard let parsed = Hex.words256(hex.utf8.span.bytes) else { return nil }
+        guard let parsed = Hex.words256(hex.utf8.span) else { return nil }
         (w0, w1, w2, w3) = parsed
     }
 

@@ -44,23 +44,23 @@ public struct StorePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Why `text` is not a store path; nil when it is one.
     public static func problem(_ text: String) -> Problem? {
-        problem(in: text.utf8.span.bytes)
+        problem(in: text.utf8.span)
     }
 
     /// Why the UTF-8 `bytes` are not a store path; nil when they are one. Every rule is about ASCII
     /// bytes (`/`, `.`, NUL, `\\`), so the bytes are checked as they are.
-    package static func problem(in bytes: RawSpan) -> Problem? {
+    package static func problem(in bytes: Span<UInt8>) -> Problem? {
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
-        let count = bytes.byteCount
-        if count > 0 && bytes[byteAt: 0] == slash { return .absolute }
+        let count = bytes.count
+        if count > 0 && bytes[0] == slash { return .absolute }
         if count == 0 { return .empty }
-        for index in 0..<count where bytes[byteAt: index] == 0 || bytes[byteAt: index] == UInt8(ascii: "\\") { return .forbiddenByte }
+        for index in 0..<count where bytes[index] == 0 || bytes[index] == UInt8(ascii: "\\") { return .forbiddenByte }
         var componentStart = 0
-        for index in 0...count where index == count || bytes[byteAt: index] == slash {
+        for index in 0...count where index == count || bytes[index] == slash {
             let length = index - componentStart
-            if length == 2 && bytes[byteAt: componentStart] == dot && bytes[byteAt: componentStart + 1] == dot { return .climbs }
-            if length == 0 || (length == 1 && bytes[byteAt: componentStart] == dot) { return .emptyComponent }
+            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot { return .climbs }
+            if length == 0 || (length == 1 && bytes[componentStart] == dot) { return .emptyComponent }
             componentStart = index + 1
         }
         if count > maxLength { return .tooLong }

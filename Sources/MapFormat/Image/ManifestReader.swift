@@ -8,14 +8,14 @@ public enum ManifestReader {
     /// The manifest in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`files[2].sha256`).
     public static func read(_ data: Data, file: String) throws -> ImageManifest {
-        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> ImageManifest in
-            var scanner = JSONScanner(raw)
+        unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> ImageManifest in
+            var scanner = unsafe JSONScanner(raw)
             do throws(Failure) {
                 return try readManifest(&scanner)
             } catch var error {
                 // JSONDecoder parses the whole document before decoding, so a syntax error anywhere
                 // wins over a missing field or a wrong type found earlier. Only failures pay for this pass.
-                var checker = JSONScanner(raw)
+                var checker = unsafe JSONScanner(raw)
                 do throws(Failure) {
                     try checker.skipValue()
                     try checker.expectEnd()

@@ -13,9 +13,11 @@ import Foundation
 /// reported where the stream meets it: a syntax error later in the file does not take precedence
 /// over a missing field found earlier. Callers that must report exactly what `read` reports
 /// re-read the bytes with it when the stream fails.
-package struct ManifestStream {
+// @safe: made from a buffer (an unsafe call, marked where it is made), read with the scanner's checks.
+@safe package struct ManifestStream {
     /// One entry of `files`. Its buffers are valid only during the call that hands it out.
-    package struct FileEntry {
+    /// `@safe` to pass around; reading `path` is unsafe (and marked) where it happens.
+    @safe package struct FileEntry {
         /// The path's UTF-8 bytes.
         package let path: UnsafeRawBufferPointer
         package let size: Int64
@@ -23,7 +25,7 @@ package struct ManifestStream {
         package let bundle: BundleDigest
 
         package init(path: UnsafeRawBufferPointer, size: Int64, sha256: SHA256Digest, bundle: BundleDigest) {
-            self.path = path
+            unsafe self.path = unsafe path
             self.size = size
             self.sha256 = sha256
             self.bundle = bundle
@@ -33,13 +35,13 @@ package struct ManifestStream {
         package static func with<Result>(_ file: ImageFile, _ body: (FileEntry) -> Result) -> Result {
             var path = file.path
             return path.withUTF8 { path in
-                body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: file.sha256, bundle: file.bundle))
+                unsafe body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: file.sha256, bundle: file.bundle))
             }
         }
 
         /// The entry as an `ImageFile` (which allocates its path).
         package var file: ImageFile {
-            ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: sha256, bundle: bundle)
+            unsafe ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: sha256, bundle: bundle)
         }
     }
 
@@ -70,8 +72,8 @@ package struct ManifestStream {
     /// `file` names it in errors. Without `keepingBundles`, the bundle list is checked but the
     /// manifest `finish` returns has none.
     package init(_ bytes: UnsafeRawBufferPointer, file: String, keepingBundles: Bool = true) throws(JSONFileError) {
-        self.bytes = bytes
-        scanner = JSONScanner(bytes)
+        unsafe self.bytes = unsafe bytes
+        scanner = unsafe JSONScanner(bytes)
         self.file = file
         members.keepsBundles = keepingBundles
         do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch {
@@ -113,7 +115,7 @@ package struct ManifestStream {
     }
 
     private func fileError(_ failure: Failure) -> JSONFileError {
-        ManifestReader.fileError(failure, in: JSONScanner(bytes), file: file)
+        unsafe ManifestReader.fileError(failure, in: JSONScanner(bytes), file: file)
     }
 
     // MARK: Members
@@ -159,19 +161,21 @@ package struct ManifestStream {
         guard let (start, first, index) = files else { return false }
         var position = start
         position = skipWhitespace(from: position)
-        guard position < bytes.count else {
+        guard unsafe position < bytes.count else {
             throw Failure(offset: position, reason: "unexpected end of input inside an array; the file is truncated")
         }
-        if bytes[position] == UInt8(ascii: "]") {
+        if unsafe bytes[position] == UInt8(ascii: "]") {
             try leaveFiles(at: position + 1)
             return false
         }
         if !first {
-            guard bytes[position] == UInt8(ascii: ",") else {
+            guard unsafe bytes[position] == UInt8(ascii: ",") else {
                 throw Failure(offset: position, reason: "expected ',' or ']' in an array, found \(describeByte(at: position))")
             }
             position = skipWhitespace(from: position + 1)
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]") { throw Failure(offset: position, reason: "unexpected ']' after ','") }
+            if unsafe position < bytes.count, unsafe bytes[position] == UInt8(ascii: "]") {
+                throw Failure(offset: position, reason: "unexpected ']' after ','")
+            }
         }
         if let end = canonicalEntry(at: position, body) {
             position = end
@@ -187,30 +191,30 @@ package struct ManifestStream {
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
         var position = start
-        guard literal(entryOpening, &position), literal("sha256:", &position), position + 64 <= bytes.count,
-            let bundle = bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
+        guard literal(entryOpening, &position), literal("sha256:", &position), unsafe position + 64 <= bytes.count,
+            let bundle = unsafe bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
         else { return nil }
         position += 64
         // `plainString` consumes the closing quote each piece starts with.
-        guard literal(afterBundle, &position), let path = plainString(&position),
-            literal(afterPath, from: 1, &position), position + 64 <= bytes.count,
-            let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: position)
+        guard literal(afterBundle, &position), let path = unsafe plainString(&position),
+            literal(afterPath, from: 1, &position), unsafe position + 64 <= bytes.count,
+            let (w0, w1, w2, w3) = unsafe Hex.words256(bytes.bytes, at: position)
         else { return nil }
         let sha256 = SHA256Digest(words: w0, w1, w2, w3)
         position += 64
         guard literal(afterSHA256, &position), let size = plainInteger(&position),
-            position < bytes.count, bytes[position] == UInt8(ascii: "}")
+            unsafe position < bytes.count, unsafe bytes[position] == UInt8(ascii: "}")
         else { return nil }
-        body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
+        unsafe body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
         return position + 1
     }
 
     /// The digest whose 64 hex digits are `hex`; neighbouring entries mostly share a bundle, so
     /// the last one is remembered with its digits.
     private mutating func bundle(hex: UnsafeRawBufferPointer) -> BundleDigest? {
-        if let last = lastBundle, memcmp(hex.baseAddress!, &lastBundleHex, 64) == 0 { return last }
-        guard let digest = BundleDigest(validatingHex: hex) else { return nil }
-        withUnsafeMutableBytes(of: &lastBundleHex) { $0.copyMemory(from: hex) }
+        if let last = lastBundle, unsafe memcmp(hex.baseAddress!, &lastBundleHex, 64) == 0 { return last }
+        guard let digest = unsafe BundleDigest(validatingHex: hex) else { return nil }
+        unsafe withUnsafeMutableBytes(of: &lastBundleHex) { unsafe $0.copyMemory(from: hex) }
         lastBundle = digest
         return digest
     }
@@ -219,8 +223,10 @@ package struct ManifestStream {
     private mutating func readEntry(at start: Int, index: Int, _ body: (FileEntry) -> Void) throws(Failure) -> Int {
         // A reader started mid-document would take a byte order mark for one, and count nesting
         // from zero: refuse what a reader of the whole document refuses.
-        if start < bytes.count, bytes[start] == 0xEF { throw Failure(offset: start, reason: "unexpected byte 0xEF where a value should start") }
-        var reader = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        if unsafe start < bytes.count, unsafe bytes[start] == 0xEF {
+            throw Failure(offset: start, reason: "unexpected byte 0xEF where a value should start")
+        }
+        var reader = unsafe JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         let entry: ImageFile
         do throws(Failure) {
             entry = try ManifestReader.at(ImageManifest.Field.files) { () throws(Failure) in
@@ -235,7 +241,8 @@ package struct ManifestStream {
         try checkNesting(start..<end, outside: 2)
         pathScratch.removeAll(keepingCapacity: true)
         pathScratch.append(contentsOf: entry.path.utf8)
-        pathScratch.withUnsafeBytes { path in body(FileEntry(path: path, size: entry.size, sha256: entry.sha256, bundle: entry.bundle)) }
+        unsafe pathScratch.withUnsafeBytes { path in unsafe body(FileEntry(path: path, size: entry.size, sha256: entry.sha256, bundle: entry.bundle))
+        }
         return end
     }
 
@@ -243,8 +250,8 @@ package struct ManifestStream {
     private mutating func leaveFiles(at position: Int) throws(Failure) {
         files = nil
         base = position
-        scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[position...]))
-        try checkNesting(position..<bytes.count, outside: 1)
+        scanner = unsafe JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+        unsafe try checkNesting(position..<bytes.count, outside: 1)
     }
 
     /// A reader started at `range` counts nesting from zero, where one of the whole document
@@ -253,7 +260,7 @@ package struct ManifestStream {
         var depth = 0
         var position = range.lowerBound
         while position < range.upperBound {
-            switch bytes[position] {
+            switch unsafe bytes[position] {
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth + outside > JSONScanner.maxDepth {
@@ -264,8 +271,8 @@ package struct ManifestStream {
             case UInt8(ascii: "\""):
                 // Skip the string, escapes included.
                 position += 1
-                while position < range.upperBound, bytes[position] != UInt8(ascii: "\"") {
-                    position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
+                while position < range.upperBound, unsafe bytes[position] != UInt8(ascii: "\"") {
+                    unsafe position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
                 }
             default: break
             }
@@ -277,8 +284,8 @@ package struct ManifestStream {
 
     private func skipWhitespace(from start: Int) -> Int {
         var position = start
-        while position < bytes.count {
-            switch bytes[position] {
+        while unsafe position < bytes.count {
+            switch unsafe bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
             default: return position
             }
@@ -289,7 +296,7 @@ package struct ManifestStream {
     /// Consumes `text` when the bytes at `position` are exactly it.
     private func literal(_ text: StaticString, _ position: inout Int) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard bytes.count - position >= count, memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
+        guard unsafe bytes.count - position >= count, unsafe memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
         position += count
         return true
     }
@@ -297,8 +304,8 @@ package struct ManifestStream {
     /// Consumes `text[skipping...]` when the bytes at `position` are exactly that.
     private func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
         let count = text.count - skipping
-        guard bytes.count - position >= count,
-            text.withUnsafeBytes({ memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0
+        guard unsafe bytes.count - position >= count,
+            unsafe text.withUnsafeBytes({ unsafe memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0
         else { return false }
         position += count
         return true
@@ -309,11 +316,11 @@ package struct ManifestStream {
     private func plainString(_ position: inout Int) -> UnsafeRawBufferPointer? {
         let start = position
         var end = start
-        while end < bytes.count {
-            let byte = bytes[end]
+        while unsafe end < bytes.count {
+            let byte = unsafe bytes[end]
             if byte == UInt8(ascii: "\"") {
                 position = end + 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                return unsafe UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             }
             guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
             end += 1
@@ -324,21 +331,21 @@ package struct ManifestStream {
     /// A non-negative integer of at most 18 digits without a leading zero, consuming it; nil for
     /// any other number.
     private func plainInteger(_ position: inout Int) -> Int64? {
-        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
+        func isDigit(_ at: Int) -> Bool { unsafe at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
         var value: Int64 = 0
         var end = position
         while end - position < 18, isDigit(end) {
-            value = value * 10 + Int64(bytes[end] - UInt8(ascii: "0"))
+            value = unsafe value * 10 + Int64(bytes[end] - UInt8(ascii: "0"))
             end += 1
         }
         let digits = end - position
-        guard digits > 0, !isDigit(end), !(digits > 1 && bytes[position] == UInt8(ascii: "0")) else { return nil }
+        guard digits > 0, !isDigit(end), unsafe !(digits > 1 && bytes[position] == UInt8(ascii: "0")) else { return nil }
         position = end
         return value
     }
 
     private func describeByte(at position: Int) -> String {
-        let byte = bytes[position]
+        let byte = unsafe bytes[position]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "byte 0x" + String(byte, radix: 16, uppercase: true)
     }

@@ -13,7 +13,9 @@ import Foundation
 /// (`CatalogReader`'s reader, `ManifestStream` and its users in MapVerify) would have to become
 /// `~Escapable` too. RawSpan's own checks would also stay on in release builds, in the loops
 /// whose hand checks are already there (the word loads of keys, digests and numbers).
-struct JSONScanner {
+// @safe: making one takes the buffer (an unsafe call, marked where it is made); every read after
+// that is bounds-checked by hand.
+@safe struct JSONScanner {
     /// Deepest nesting of arrays and objects accepted (the same limit as Foundation's parser).
     static let maxDepth = 512
 
@@ -57,23 +59,23 @@ struct JSONScanner {
 
     /// Starts at the beginning of `bytes`, past a UTF-8 byte order mark if there is one.
     init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        unsafe self.bytes = unsafe bytes
+        if bytes.count >= 3, unsafe bytes[0] == 0xEF, unsafe bytes[1] == 0xBB, unsafe bytes[2] == 0xBF { index = 3 }
     }
 
     /// Offset of the next unread byte.
     var offset: Int { index }
 
     /// Bytes not yet read, for sizing collections.
-    var remainingBytes: Int { bytes.count - index }
+    var remainingBytes: Int { unsafe bytes.count - index }
 
     // MARK: Structure
 
     /// The kind of the next value, after skipping whitespace.
     mutating func peekKind() throws(Failure) -> ValueKind {
         skipWhitespace()
-        guard index < bytes.count else { throw failure("unexpected end of input; the file is truncated") }
-        switch bytes[index] {
+        guard unsafe index < bytes.count else { throw failure("unexpected end of input; the file is truncated") }
+        switch unsafe bytes[index] {
         case UInt8(ascii: "{"): return .object
         case UInt8(ascii: "["): return .array
         case UInt8(ascii: "\""): return .string
@@ -114,7 +116,7 @@ struct JSONScanner {
     /// Requires that only whitespace remains.
     mutating func expectEnd() throws(Failure) {
         skipWhitespace()
-        guard index == bytes.count else { throw failure("unexpected \(describeByte(at: index)) after the end of the document") }
+        guard unsafe index == bytes.count else { throw failure("unexpected \(describeByte(at: index)) after the end of the document") }
     }
 
     /// Skips one value of any kind, nested values included.
@@ -162,11 +164,11 @@ struct JSONScanner {
     /// steps, which report whatever is wrong.
     mutating func nextMember(among keys: JSONKeys, first: inout Bool) throws(Failure) -> Member {
         var quote = index
-        if !first, quote < bytes.count, bytes[quote] == UInt8(ascii: ",") { quote += 1 }
-        if bytes.count - quote >= 18, bytes[quote] == UInt8(ascii: "\""), first || quote > index {
+        if !first, unsafe quote < bytes.count, unsafe bytes[quote] == UInt8(ascii: ",") { quote += 1 }
+        if unsafe bytes.count - quote >= 18, unsafe bytes[quote] == UInt8(ascii: "\""), first || quote > index {
             let ones: UInt64 = 0x0101_0101_0101_0101
-            var low = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: quote + 1, as: UInt64.self))
-            var high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: quote + 9, as: UInt64.self))
+            var low = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: quote + 1, as: UInt64.self))
+            var high = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: quote + 9, as: UInt64.self))
             // The first quote, backslash, control or non-ASCII byte must be the closing quote.
             func stops(_ word: UInt64) -> UInt64 {
                 let quote = word ^ (ones &* 0x22)
@@ -177,7 +179,7 @@ struct JSONScanner {
             let highStops = stops(high)
             let count = lowStops != 0 ? lowStops.trailingZeroBitCount / 8 : highStops != 0 ? 8 + highStops.trailingZeroBitCount / 8 : 16
             let close = quote + 1 + count
-            if count < 16, bytes[close] == UInt8(ascii: "\""), bytes[close + 1] == UInt8(ascii: ":") {
+            if count < 16, unsafe bytes[close] == UInt8(ascii: "\""), unsafe bytes[close + 1] == UInt8(ascii: ":") {
                 if count < 8 {
                     low &= (1 << (UInt64(count) * 8)) &- 1
                     high = 0
@@ -235,12 +237,12 @@ struct JSONScanner {
         try expectColon()
         // Up to 18 digits cannot overflow; a leading zero goes the slow way so the key's text is
         // always the value's own spelling (error paths print `String(value)`).
-        if !span.escaped, span.count > 0, span.count <= 18, bytes[span.start] != UInt8(ascii: "0") {
+        if !span.escaped, span.count > 0, span.count <= 18, unsafe bytes[span.start] != UInt8(ascii: "0") {
             var value: Int64 = 0
             var position = span.start
             let end = span.start + span.count
             while position < end {
-                let digit = bytes[position] &- UInt8(ascii: "0")
+                let digit = unsafe bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
                 value = value &* 10 &+ Int64(digit)
                 position += 1
@@ -257,7 +259,7 @@ struct JSONScanner {
     /// Reads a string value.
     mutating func readString() throws(Failure) -> String {
         // At a quote the kind is known; anything else (whitespace, a wrong type) goes the checked way.
-        if index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
+        if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
         // Scan first: `string(_:)` must see the scratch buffer this scan filled.
         let span = try scanString(expectingKey: false)
         return string(span)
@@ -271,7 +273,7 @@ struct JSONScanner {
         if var previous, !span.escaped, previous.utf8.count == span.count {
             // Compared over contiguous UTF-8 (iterating `utf8` costs tens of instructions a byte).
             let same = previous.withUTF8 { utf8 in
-                for offset in 0..<span.count where utf8[offset] != bytes[span.start + offset] { return false }
+                for offset in 0..<span.count where unsafe utf8[offset] != bytes[span.start + offset] { return false }
                 return true
             }
             if same { return previous }
@@ -303,7 +305,7 @@ struct JSONScanner {
     /// `readPrefixedHex256` for a member's key (and its `:`).
     mutating func readKeyPrefixedHex256(prefix: StaticString) throws(Failure) -> PrefixedHex256 {
         skipWhitespace()
-        if let digest = plainHex256(at: index, prefix: prefix), digest.end < bytes.count, bytes[digest.end] == UInt8(ascii: ":") {
+        if let digest = plainHex256(at: index, prefix: prefix), unsafe digest.end < bytes.count, unsafe bytes[digest.end] == UInt8(ascii: ":") {
             index = digest.end + 1
             return .words(digest.w0, digest.w1, digest.w2, digest.w3)
         }
@@ -319,14 +321,14 @@ struct JSONScanner {
             equals(StringSpan(start: span.start, count: prefixCount, escaped: false), prefix)
         {
             let hex = span.start + prefixCount
-            if let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: hex) { return .words(w0, w1, w2, w3) }
+            if let (w0, w1, w2, w3) = unsafe Hex.words256(bytes.bytes, at: hex) { return .words(w0, w1, w2, w3) }
             return .other(string(span))
         }
         switch prefixedHex(span, prefix: prefix, digits: 64) {
         case .other(let text): return .other(text)
         case .hex(let hex):
             // `prefixedHex` checked the digits.
-            guard let (w0, w1, w2, w3) = Hex.words256(hex.utf8.span.bytes) else { return .other(string(span)) }
+            guard let (w0, w1, w2, w3) = unsafe Hex.words256(hex.utf8.span.bytes) else { return .other(string(span)) }
             return .words(w0, w1, w2, w3)
         }
     }
@@ -339,17 +341,17 @@ struct JSONScanner {
         let prefixCount = prefix.utf8CodeUnitCount
         let hex = position + 1 + prefixCount
         let close = hex + 64
-        guard close < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[close] == UInt8(ascii: "\"") else { return nil }
+        guard unsafe close < bytes.count, unsafe bytes[position] == UInt8(ascii: "\""), unsafe bytes[close] == UInt8(ascii: "\"") else { return nil }
         if prefixCount == 7 {
             // The quote and a 7-byte prefix (`sha256:`) are one word.
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let word = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             var expected = UInt64(UInt8(ascii: "\""))
-            for offset in 0..<7 { expected |= UInt64(prefix.utf8Start[offset]) << (UInt64(offset + 1) * 8) }
+            for offset in 0..<7 { unsafe expected |= UInt64(prefix.utf8Start[offset]) << (UInt64(offset + 1) * 8) }
             guard word == expected else { return nil }
         } else {
-            for offset in 0..<prefixCount where bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
+            for offset in 0..<prefixCount where unsafe bytes[position + 1 + offset] != prefix.utf8Start[offset] { return nil }
         }
-        guard let (w0, w1, w2, w3) = Hex.words256(bytes.bytes, at: hex) else { return nil }
+        guard let (w0, w1, w2, w3) = unsafe Hex.words256(bytes.bytes, at: hex) else { return nil }
         return (w0, w1, w2, w3, close + 1)
     }
 
@@ -386,14 +388,14 @@ struct JSONScanner {
     /// one or the array is not compact. The scanner itself does not move.
     private func compactArrayEnd<Element>(into buffer: inout [Element], _ element: (Int) -> (Element, Int)?) -> Int? {
         let first = buffer.count
-        guard depth < JSONScanner.maxDepth, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+        guard depth < JSONScanner.maxDepth, unsafe index + 1 < bytes.count, unsafe bytes[index] == UInt8(ascii: "[") else { return nil }
         var position = index + 1
-        if bytes[position] == UInt8(ascii: "]") { return position + 1 }
-        while let (value, end) = element(position), end < bytes.count {
+        if unsafe bytes[position] == UInt8(ascii: "]") { return position + 1 }
+        while let (value, end) = element(position), unsafe end < bytes.count {
             buffer.append(value)
             position = end + 1
-            if bytes[end] == UInt8(ascii: "]") { return position }
-            if bytes[end] != UInt8(ascii: ",") { break }
+            if unsafe bytes[end] == UInt8(ascii: "]") { return position }
+            if unsafe bytes[end] != UInt8(ascii: ",") { break }
         }
         buffer.removeSubrange(first...)
         return nil
@@ -427,22 +429,22 @@ struct JSONScanner {
     mutating func readPlainIntegerObject(into pairs: inout [(key: Int64, value: Int64)]) -> Bool {
         let first = pairs.count
         var position = index
-        guard depth < JSONScanner.maxDepth, position + 1 < bytes.count, bytes[position] == UInt8(ascii: "{") else { return false }
+        guard depth < JSONScanner.maxDepth, unsafe position + 1 < bytes.count, unsafe bytes[position] == UInt8(ascii: "{") else { return false }
         position += 1
-        if bytes[position] == UInt8(ascii: "}") {
+        if unsafe bytes[position] == UInt8(ascii: "}") {
             index = position + 1
             return true
         }
         while true {
-            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[position + 1] != UInt8(ascii: "0"),
+            guard unsafe position + 1 < bytes.count, unsafe bytes[position] == UInt8(ascii: "\""), unsafe bytes[position + 1] != UInt8(ascii: "0"),
                 let key = plainInteger(at: position + 1),
-                key.end + 1 < bytes.count, bytes[key.end] == UInt8(ascii: "\""), bytes[key.end + 1] == UInt8(ascii: ":"),
-                let value = plainInteger(at: key.end + 2), value.end < bytes.count,
+                unsafe key.end + 1 < bytes.count, unsafe bytes[key.end] == UInt8(ascii: "\""), unsafe bytes[key.end + 1] == UInt8(ascii: ":"),
+                let value = plainInteger(at: key.end + 2), unsafe value.end < bytes.count,
                 !pairs[first...].contains(where: { $0.key == key.value })
             else { break }
             pairs.append((key.value, value.value))
             position = value.end + 1
-            switch bytes[value.end] {
+            switch unsafe bytes[value.end] {
             case UInt8(ascii: ","): continue
             case UInt8(ascii: "}"):
                 index = position
@@ -459,16 +461,16 @@ struct JSONScanner {
     /// cannot overflow, and where they end.
     @inline(__always)
     private func plainInteger(at position: Int) -> (value: Int64, end: Int)? {
-        guard position < bytes.count else { return nil }
-        if bytes[position] == UInt8(ascii: "0") {
-            return position + 1 < bytes.count && bytes[position + 1] &- UInt8(ascii: "0") < 10 ? nil : (0, position + 1)
+        guard unsafe position < bytes.count else { return nil }
+        if unsafe bytes[position] == UInt8(ascii: "0") {
+            return unsafe position + 1 < bytes.count && bytes[position + 1] &- UInt8(ascii: "0") < 10 ? nil : (0, position + 1)
         }
         var value: Int64 = 0
         var end = position
         // Up to eight digits at once (SWAR), when eight bytes are there to load.
-        if bytes.count - position >= 8 {
+        if unsafe bytes.count - position >= 8 {
             let ones: UInt64 = 0x0101_0101_0101_0101
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let word = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             // A digit byte has high nibble 3, and so has the byte plus 6; a carry out of a
             // non-digit byte only disturbs the bytes after it.
             let digitTest = ((word & (ones &* 0xF0)) | (((word &+ ones &* 0x06) & (ones &* 0xF0)) >> 4)) ^ (ones &* 0x33)
@@ -484,9 +486,9 @@ struct JSONScanner {
             end = position + count
             if count < 8 { return (value, end) }
         }
-        let limit = min(bytes.count, position + 18)
+        let limit = unsafe min(bytes.count, position + 18)
         while end < limit {
-            let digit = bytes[end] &- UInt8(ascii: "0")
+            let digit = unsafe bytes[end] &- UInt8(ascii: "0")
             guard digit < 10 else { break }
             value = value &* 10 &+ Int64(digit)
             end += 1
@@ -499,27 +501,27 @@ struct JSONScanner {
     /// `fastDouble` computes it), and where it ends; nil for any other number or text.
     private func plainDecimal(at start: Int) -> (Double, Int)? {
         var position = start
-        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        let negative = unsafe position < bytes.count && bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
-        guard position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 else { return nil }
+        guard unsafe position < bytes.count, unsafe bytes[position] &- UInt8(ascii: "0") < 10 else { return nil }
         var mantissa: UInt64 = 0
         var significant = 0
         var fractionDigits = 0
-        if bytes[position] == UInt8(ascii: "0") {
+        if unsafe bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
-            while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0"))
+            while unsafe position < bytes.count, unsafe bytes[position] &- UInt8(ascii: "0") < 10 {
+                mantissa = unsafe mantissa &* 10 &+ UInt64(bytes[position] &- UInt8(ascii: "0"))
                 significant += 1
                 guard significant <= 15 else { return nil }
                 position += 1
             }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        if unsafe position < bytes.count, unsafe bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 else { return nil }
-            while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 {
-                let digit = bytes[position] &- UInt8(ascii: "0")
+            guard unsafe position < bytes.count, unsafe bytes[position] &- UInt8(ascii: "0") < 10 else { return nil }
+            while unsafe position < bytes.count, unsafe bytes[position] &- UInt8(ascii: "0") < 10 {
+                let digit = unsafe bytes[position] &- UInt8(ascii: "0")
                 if mantissa != 0 || digit != 0 { significant += 1 }
                 mantissa = mantissa &* 10 &+ UInt64(digit)
                 fractionDigits += 1
@@ -528,7 +530,7 @@ struct JSONScanner {
             }
         }
         // An exponent, or anything that would make the number invalid, takes the general path.
-        if position < bytes.count, continuesNumber(bytes[position]) { return nil }
+        if unsafe position < bytes.count, unsafe continuesNumber(bytes[position]) { return nil }
         var value = Double(mantissa)
         if fractionDigits > 0 { value /= JSONScanner.powersOfTen[fractionDigits] }
         return (negative ? -value : value, position)
@@ -537,7 +539,7 @@ struct JSONScanner {
     /// Reads `true` or `false`.
     mutating func readBool() throws(Failure) -> Bool {
         try requireKind(.bool)
-        if bytes[index] == UInt8(ascii: "t") {
+        if unsafe bytes[index] == UInt8(ascii: "t") {
             try expectLiteral("true")
             return true
         }
@@ -551,7 +553,7 @@ struct JSONScanner {
         skipWhitespace()
         // The shape of every size, digits without sign or leading zero, in one pass; anything
         // else, errors included, goes the general way.
-        if let (value, end) = plainInteger(at: index), end == bytes.count || !continuesNumber(bytes[end]) {
+        if let (value, end) = plainInteger(at: index), unsafe end == bytes.count || !continuesNumber(bytes[end]) {
             index = end
             return value
         }
@@ -562,7 +564,7 @@ struct JSONScanner {
             var value: Int64 = 0
             var position = number.start + (number.negative ? 1 : 0)
             while position < number.end {
-                let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
+                let digit = unsafe Int64(bytes[position] &- UInt8(ascii: "0"))
                 let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
                 let (next, overflow2) = number.negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
                 guard !overflow1, !overflow2 else { throw Failure(offset: start, reason: "number \(text(number)) does not fit in a 64-bit integer") }
@@ -609,8 +611,8 @@ struct JSONScanner {
     func location(of offset: Int) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
-        for position in 0..<min(offset, bytes.count) {
-            let byte = bytes[position]
+        for position in unsafe 0..<min(offset, bytes.count) {
+            let byte = unsafe bytes[position]
             if byte == 0x0A {
                 line += 1
                 column = 1
@@ -639,8 +641,8 @@ struct JSONScanner {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
+        while unsafe index < bytes.count {
+            switch unsafe bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
             default: return
             }
@@ -661,8 +663,8 @@ struct JSONScanner {
 
     private mutating func nextItem(first: inout Bool, close: UInt8, container: String) throws(Failure) -> Bool {
         skipWhitespace()
-        guard index < bytes.count else { throw failure("unexpected end of input inside an \(container); the file is truncated") }
-        let byte = bytes[index]
+        guard unsafe index < bytes.count else { throw failure("unexpected end of input inside an \(container); the file is truncated") }
+        let byte = unsafe bytes[index]
         if byte == close {
             index += 1
             depth -= 1
@@ -678,13 +680,13 @@ struct JSONScanner {
         index += 1
         skipWhitespace()
         // A trailing comma is not JSON.
-        if index < bytes.count, bytes[index] == close { throw failure("unexpected '\(Character(Unicode.Scalar(close)))' after ','") }
+        if unsafe index < bytes.count, unsafe bytes[index] == close { throw failure("unexpected '\(Character(Unicode.Scalar(close)))' after ','") }
         return true
     }
 
     private mutating func expectColon() throws(Failure) {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        guard unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: ":") else {
             throw failure("expected ':' after an object key, found \(describeByte(at: index))")
         }
         index += 1
@@ -692,14 +694,14 @@ struct JSONScanner {
 
     private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
         let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count else { throw failure("unexpected end of input; the file is truncated") }
-        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
-        for position in 0..<count where bytes[index + position] != expected[position] {
+        guard unsafe bytes.count - index >= count else { throw failure("unexpected end of input; the file is truncated") }
+        let expected = unsafe UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
+        for position in 0..<count where unsafe bytes[index + position] != expected[position] {
             throw failure("invalid literal; expected '\(literal)'")
         }
         index += count
         // `nullx` is not `null` followed by something valid.
-        if index < bytes.count, isIdentifierByte(bytes[index]) { throw failure("invalid literal; expected '\(literal)'") }
+        if unsafe index < bytes.count, unsafe isIdentifierByte(bytes[index]) { throw failure("invalid literal; expected '\(literal)'") }
     }
 
     /// True for a byte that would make the digits before it part of a longer number, or of an
@@ -714,8 +716,8 @@ struct JSONScanner {
     }
 
     private func describeByte(at position: Int) -> String {
-        guard position < bytes.count else { return "end of input" }
-        let byte = bytes[position]
+        guard unsafe position < bytes.count else { return "end of input" }
+        let byte = unsafe bytes[position]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "byte 0x" + String(byte, radix: 16, uppercase: true)
     }
@@ -724,7 +726,7 @@ struct JSONScanner {
     /// UTF-8, and says where its decoded bytes are.
     private mutating func scanString(expectingKey: Bool) throws(Failure) -> StringSpan {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        guard unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: "\"") else {
             throw failure(
                 expectingKey ? "expected a string key, found \(describeByte(at: index))" : "expected a string, found \(describeByte(at: index))")
         }
@@ -735,8 +737,8 @@ struct JSONScanner {
         // non-ASCII bytes do not stop the run, they only mark the string for UTF-8 validation.
         let ones: UInt64 = 0x0101_0101_0101_0101
         var highBits: UInt64 = 0
-        while bytes.count - index >= 8 {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        while unsafe bytes.count - index >= 8 {
+            let word = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
             let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
             // The usual "has a zero byte" and "has a byte below 0x20" tests. They misfire only on
@@ -752,8 +754,8 @@ struct JSONScanner {
             index += 8
         }
         var ascii = highBits & (ones &* 0x80) == 0
-        while index < bytes.count {
-            let byte = bytes[index]
+        while unsafe index < bytes.count {
+            let byte = unsafe bytes[index]
             if byte == UInt8(ascii: "\"") {
                 if !ascii { try validateUTF8(start..<index, reportingAt: opening) }
                 index += 1
@@ -773,11 +775,11 @@ struct JSONScanner {
     /// The slow path of `scanString`: decodes into `scratch` from the first backslash on.
     private mutating func scanEscapedString(from start: Int, opening: Int) throws(Failure) -> StringSpan {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        unsafe scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         var rawStart = index
         var ascii = true
-        while index < bytes.count {
-            let byte = bytes[index]
+        while unsafe index < bytes.count {
+            let byte = unsafe bytes[index]
             if byte == UInt8(ascii: "\"") {
                 if !ascii { try validateUTF8(rawStart..<index, reportingAt: opening) }
                 index += 1
@@ -801,8 +803,8 @@ struct JSONScanner {
     /// Decodes the escape at `index` (a backslash) into `scratch`.
     private mutating func decodeEscape() throws(Failure) {
         let escapeStart = index
-        guard index + 1 < bytes.count else { throw failure("unterminated string; the file is truncated") }
-        let letter = bytes[index + 1]
+        guard unsafe index + 1 < bytes.count else { throw failure("unterminated string; the file is truncated") }
+        let letter = unsafe bytes[index + 1]
         index += 2
         let simple: UInt8? =
             switch letter {
@@ -826,7 +828,7 @@ struct JSONScanner {
         var scalar = try readHex4(escapeStart)
         if scalar >= 0xD800 && scalar < 0xDC00 {
             // A high surrogate must be followed by an escaped low one; together they are one scalar.
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard unsafe index + 1 < bytes.count, unsafe bytes[index] == UInt8(ascii: "\\"), unsafe bytes[index + 1] == UInt8(ascii: "u") else {
                 throw Failure(offset: escapeStart, reason: "unpaired UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in a string")
             }
             let lowStart = index
@@ -843,10 +845,10 @@ struct JSONScanner {
     }
 
     private mutating func readHex4(_ escapeStart: Int) throws(Failure) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw failure("unterminated string; the file is truncated") }
+        guard unsafe bytes.count - index >= 4 else { throw failure("unterminated string; the file is truncated") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let digit = Hex.value(of: bytes[index], letters: .anyCase) else {
+            guard let digit = unsafe Hex.value(of: bytes[index], letters: .anyCase) else {
                 throw Failure(offset: escapeStart, reason: "invalid \\u escape; expected 4 hex digits")
             }
             value = value << 4 | UInt32(digit)
@@ -879,11 +881,11 @@ struct JSONScanner {
         var position = range.lowerBound
         let end = range.upperBound
         func invalid(_ at: Int) -> Failure {
-            Failure(offset: at, reason: "invalid UTF-8 in a string (byte 0x\(String(bytes[at], radix: 16, uppercase: true)))")
+            Failure(offset: at, reason: unsafe "invalid UTF-8 in a string (byte 0x\(String(bytes[at], radix: 16, uppercase: true)))")
         }
-        func continuation(_ at: Int) -> Bool { at < end && bytes[at] & 0xC0 == 0x80 }
+        func continuation(_ at: Int) -> Bool { unsafe at < end && bytes[at] & 0xC0 == 0x80 }
         while position < end {
-            let lead = bytes[position]
+            let lead = unsafe bytes[position]
             if lead < 0x80 {
                 position += 1
                 continue
@@ -896,7 +898,7 @@ struct JSONScanner {
             default: throw invalid(position)
             }
             for offset in 1..<length where !continuation(position + offset) { throw invalid(position) }
-            let second = bytes[position + 1]
+            let second = unsafe bytes[position + 1]
             switch lead {
             case 0xE0 where second < 0xA0, 0xED where second > 0x9F, 0xF0 where second < 0x90, 0xF4 where second > 0x8F:
                 throw invalid(position)
@@ -907,15 +909,15 @@ struct JSONScanner {
     }
 
     private func byte(of span: StringSpan, at position: Int) -> UInt8 {
-        span.escaped ? scratch[span.start + position] : bytes[span.start + position]
+        unsafe span.escaped ? scratch[span.start + position] : bytes[span.start + position]
     }
 
     /// A span of at most 16 bytes as two little-endian words, zero-padded (see `JSONKeys`).
     private func words(of span: StringSpan) -> (UInt64, UInt64) {
-        if !span.escaped, bytes.count - span.start >= 16 {
+        if !span.escaped, unsafe bytes.count - span.start >= 16 {
             // Whole-word loads, then the bytes past the span masked off.
-            var first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start, as: UInt64.self))
-            var second = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start + 8, as: UInt64.self))
+            var first = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start, as: UInt64.self))
+            var second = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: span.start + 8, as: UInt64.self))
             if span.count < 8 {
                 first &= (1 << (UInt64(span.count) * 8)) &- 1
                 second = 0
@@ -936,8 +938,8 @@ struct JSONScanner {
     private func equals(_ span: StringSpan, _ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard span.count == count else { return false }
-        let expected = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
-        for position in 0..<count where byte(of: span, at: position) != expected[position] { return false }
+        let expected = unsafe UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
+        for position in 0..<count where unsafe byte(of: span, at: position) != expected[position] { return false }
         return true
     }
 
@@ -945,40 +947,40 @@ struct JSONScanner {
         if span.escaped {
             return String(decoding: scratch[span.start..<(span.start + span.count)], as: UTF8.self)
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)]), as: UTF8.self)
+        return unsafe String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)]), as: UTF8.self)
     }
 
     /// Scans a number against JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     private mutating func scanNumber() throws(Failure) -> NumberSpan {
         let start = index
         var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+        if unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: "-") {
             negative = true
             index += 1
         }
-        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
+        func isDigit(_ at: Int) -> Bool { unsafe at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
         guard isDigit(index) else { throw failure("invalid number; expected a digit, found \(describeByte(at: index))") }
-        if bytes[index] == UInt8(ascii: "0") {
+        if unsafe bytes[index] == UInt8(ascii: "0") {
             index += 1
             if isDigit(index) { throw Failure(offset: start, reason: "invalid number; leading zeros are not JSON") }
         } else {
             while isDigit(index) { index += 1 }
         }
         var plain = true
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+        if unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: ".") {
             plain = false
             index += 1
             guard isDigit(index) else { throw failure("invalid number; expected a digit after '.', found \(describeByte(at: index))") }
             while isDigit(index) { index += 1 }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             plain = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if unsafe index < bytes.count, unsafe bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard isDigit(index) else { throw failure("invalid number; expected a digit in the exponent, found \(describeByte(at: index))") }
             while isDigit(index) { index += 1 }
         }
-        if index < bytes.count, isIdentifierByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") {
+        if unsafe index < bytes.count, unsafe isIdentifierByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") {
             throw failure("invalid number; unexpected \(describeByte(at: index))")
         }
         return NumberSpan(start: start, end: index, negative: negative, isPlainInteger: plain)
@@ -986,7 +988,7 @@ struct JSONScanner {
 
     private func text(_ number: NumberSpan) -> String {
         let shown = min(number.end - number.start, 40)
-        let prefix = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<(number.start + shown)]), as: UTF8.self)
+        let prefix = unsafe String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<(number.start + shown)]), as: UTF8.self)
         return shown < number.end - number.start ? prefix + "…" : prefix
     }
 
@@ -1005,7 +1007,7 @@ struct JSONScanner {
         var position = number.start + (number.negative ? 1 : 0)
         var inFraction = false
         while position < number.end {
-            let byte = bytes[position]
+            let byte = unsafe bytes[position]
             if byte == UInt8(ascii: ".") {
                 inFraction = true
                 position += 1
@@ -1022,14 +1024,14 @@ struct JSONScanner {
         if position < number.end {
             position += 1
             var exponentNegative = false
-            if bytes[position] == UInt8(ascii: "+") {
+            if unsafe bytes[position] == UInt8(ascii: "+") {
                 position += 1
-            } else if bytes[position] == UInt8(ascii: "-") {
+            } else if unsafe bytes[position] == UInt8(ascii: "-") {
                 exponentNegative = true
                 position += 1
             }
             while position < number.end {
-                exponent = exponent * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+                exponent = unsafe exponent * 10 + Int(bytes[position] - UInt8(ascii: "0"))
                 guard exponent < 1000 else { return nil }
                 position += 1
             }
@@ -1044,7 +1046,7 @@ struct JSONScanner {
 
     /// Any number, correctly rounded by the standard library's parser (strtod).
     private func slowDouble(_ number: NumberSpan) -> Double {
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<number.end]), as: UTF8.self)
+        let text = unsafe String(decoding: UnsafeRawBufferPointer(rebasing: bytes[number.start..<number.end]), as: UTF8.self)
         return Double(text) ?? .nan
     }
 }
@@ -1057,7 +1059,7 @@ package enum JSONStrings {
     package static func object(_ text: String) -> [String: String]? {
         var text = text
         return text.withUTF8 { utf8 -> [String: String]? in
-            var scanner = JSONScanner(UnsafeRawBufferPointer(utf8))
+            var scanner = unsafe JSONScanner(UnsafeRawBufferPointer(utf8))
             var members: [String: String] = [:]
             do {
                 try scanner.beginObject()
@@ -1081,8 +1083,8 @@ extension JSONScanner {
     /// Readers disagree on a repeated key (some keep the first, others the last), so a document
     /// that has one means two things and is refused wherever it is read.
     static func firstDuplicateKey(in data: Data) -> (key: String, offset: Int)? {
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (key: String, offset: Int)? in
-            var scanner = JSONScanner(raw)
+        unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (key: String, offset: Int)? in
+            var scanner = unsafe JSONScanner(raw)
             do throws(Failure) {
                 return try scanner.duplicateKeyInValue()
             } catch {

@@ -150,7 +150,7 @@ package struct SafeExtractor {
         if unsafe end >= 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == slash { start = 2 }
         while unsafe end > start && bytes[end - 1] == slash { end -= 1 }
         if unsafe bytes.first == slash { return .failure(.absolute) }
-        if let problem = unsafe StorePath.problem(in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])).bytes) {
+        if let problem = unsafe StorePath.problem(in: UnsafeBufferPointer(rebasing: bytes[start..<end]).span) {
             return .failure(problem)
         }
         return .success(start..<end)

@@ -95,7 +95,7 @@ struct StreamedManifest {
 
         /// Why `entry` stops the stream, if it does.
         mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
-            if unsafe entry.size < 0 || StorePath.problem(in: entry.path.bytes) != nil { return .refusedEntry }
+            if unsafe entry.size < 0 || StorePath.problem(in: entry.path.assumingMemoryBound(to: UInt8.self).span) != nil { return .refusedEntry }
             let order = unsafe index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
             if order == 0 { return .duplicate }
             if order > 0 {
