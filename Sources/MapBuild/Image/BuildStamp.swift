@@ -58,10 +58,10 @@ struct BuildStamp: Codable, Sendable {
     /// computed before the catalog is decoded: the recipe's and catalog's bytes, mappack's version,
     /// `SOURCE_DATE_EPOCH` (without it the build time comes from the catalog, already covered),
     /// the output formats and the signing key.
-    static func key(recipeSource: Data, catalogSHA256: String, epoch: Int?, formats: [Recipe.OutputFormat], signingKey: String?) -> String {
+    static func key(recipeSource: Data, catalogSHA256: SHA256Digest, epoch: Int?, formats: [Recipe.OutputFormat], signingKey: String?) -> String {
         let hasher = SHA256()
         for part in [
-            recipeSource, Data(catalogSHA256.utf8), Data(MappackVersion.current.utf8), Data((epoch.map { "epoch \($0)" } ?? "catalog").utf8),
+            recipeSource, Data(catalogSHA256.hex.utf8), Data(MappackVersion.current.utf8), Data((epoch.map { "epoch \($0)" } ?? "catalog").utf8),
             Data(formats.map(\.rawValue).joined(separator: ",").utf8), Data((signingKey.map { SHA256.hex(Data($0.utf8)) } ?? "").utf8),
         ] {
             hasher.update(Data(SHA256.hex(part).utf8))  // a digest of a digest for the catalog: same either way

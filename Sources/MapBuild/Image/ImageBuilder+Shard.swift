@@ -22,7 +22,7 @@ extension ImageBuilder {
             try FileSystem.removeTree(area.imageFolder)
             let record = ShardRecord(
                 format: ShardRecord.formatTag.description, index: index, count: count, recipeName: plan.recipe.name,
-                recipeSHA256: SHA256.hex(plan.recipe.source), catalogSHA256: plan.catalogSHA256,
+                recipeSHA256: SHA256.digest(plan.recipe.source), catalogSHA256: plan.catalogSHA256,
                 mapVersion: plan.tree.catalog.mapVersion, mappackVersion: MappackVersion.current,
                 built: try ImageBuilder.buildTime(epoch: options.sourceDateEpoch, plan: plan),
                 bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
@@ -79,10 +79,10 @@ extension ImageBuilder {
         for (path, record) in records.dropFirst() {
             let checks: [(String, String, String)] = [
                 (
-                    "recipe", first.record.recipeName + " " + first.record.recipeSHA256.prefix(12),
-                    record.recipeName + " " + record.recipeSHA256.prefix(12)
+                    "recipe", first.record.recipeName + " " + first.record.recipeSHA256.hex.prefix(12),
+                    record.recipeName + " " + record.recipeSHA256.hex.prefix(12)
                 ),
-                ("catalog sha256", first.record.catalogSHA256, record.catalogSHA256),
+                ("catalog sha256", first.record.catalogSHA256.hex, record.catalogSHA256.hex),
                 ("mappack version", first.record.mappackVersion, record.mappackVersion),
                 ("shard count", String(first.record.count), String(record.count)),
                 ("build time", first.record.built, record.built),

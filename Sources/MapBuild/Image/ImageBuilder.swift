@@ -90,7 +90,7 @@ package struct ImageBuilder: Sendable {
         guard !options.force else { return nil }
         let root = FileSystem.absolute(options.outputRoot)
         let key = BuildStamp.key(
-            recipeSource: recipe.source, catalogSHA256: SHA256.hex(catalogBytes), epoch: options.sourceDateEpoch,
+            recipeSource: recipe.source, catalogSHA256: SHA256.digest(catalogBytes), epoch: options.sourceDateEpoch,
             formats: recipe.formats, signingKey: options.signingKey?.text)
         guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
         _ = try? StagingArea.sweepStale(in: root, inBackground: true)

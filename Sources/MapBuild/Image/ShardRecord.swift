@@ -25,8 +25,8 @@ struct ShardRecord: Codable, Sendable {
     var index: Int
     var count: Int
     var recipeName: String
-    var recipeSHA256: String
-    var catalogSHA256: String
+    var recipeSHA256: SHA256Digest
+    var catalogSHA256: SHA256Digest
     var mapVersion: MapVersion
     var mappackVersion: String
     var built: String

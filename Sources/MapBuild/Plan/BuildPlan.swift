@@ -23,9 +23,9 @@ public struct BuildPlan: Sendable {
     /// The catalog's exact bytes, kept only when asked for (shards carry them; a build needs only
     /// their digest, and 4–9 MB less at its peak).
     public let catalogBytes: Data?
-    /// Hex SHA-256 of the catalog's bytes, hashed when first asked for (a plan never asks: 8 MB
+    /// SHA-256 of the catalog's bytes, hashed when first asked for (a plan never asks: 8 MB
     /// hashed for nothing was a few percent of it); a build asks at once, so the bytes go then.
-    public var catalogSHA256: String { catalogDigest.hex }
+    public var catalogSHA256: SHA256Digest { catalogDigest.value }
     private let catalogDigest: CatalogDigest
     /// Regions of the store with the include that brought each in.
     public let selection: RegionSelection
@@ -219,16 +219,16 @@ extension BuildPlan {
 
 /// A catalog's SHA-256, computed from its bytes at the first request; the bytes are let go then.
 private final class CatalogDigest: Sendable {
-    private let state: Mutex<(bytes: Data?, hex: String?)>
+    private let state: Mutex<(bytes: Data?, digest: SHA256Digest?)>
 
     init(_ bytes: Data) { state = Mutex((bytes, nil)) }
 
-    var hex: String {
+    var value: SHA256Digest {
         state.withLock { state in
-            if let hex = state.hex { return hex }
-            let hex = SHA256.hex(state.bytes ?? Data())
-            state = (nil, hex)
-            return hex
+            if let digest = state.digest { return digest }
+            let digest = SHA256.digest(state.bytes ?? Data())
+            state = (nil, digest)
+            return digest
         }
     }
 }

@@ -59,7 +59,7 @@ struct PreviousPublish: Sendable {
         } catch {
             throw PublishError.previousRecordDamaged(path: recordPath, reason: "\(error)")
         }
-        guard record.catalogSHA256 == SHA256.hex(catalogBytes), record.catalog == catalog.catalog else {
+        guard record.catalogSHA256 == SHA256.digest(catalogBytes), record.catalog == catalog.catalog else {
             throw PublishError.previousRecordDamaged(
                 path: recordPath, reason: "it was written with another catalog than \(catalogPath) (its catalogSHA256 differs)")
         }

@@ -16,8 +16,8 @@ struct PublishRecord: Codable, Sendable, Equatable {
     var format = PublishRecord.formatTag.description
     /// The catalog id it was published as.
     var catalog: String
-    /// Hex SHA-256 of the `catalog.json` bytes published with it: a record pairs with one catalog.
-    var catalogSHA256: String
+    /// SHA-256 of the `catalog.json` bytes published with it: a record pairs with one catalog.
+    var catalogSHA256: SHA256Digest
     /// How bundles were packed (`BundleSource.packer`); bundles packed another way are not reused,
     /// since the same source would not give the same bytes.
     var packer: String

@@ -206,7 +206,7 @@ public struct Publisher: Sendable {
             let catalogBytes = try CanonicalJSON.encode(catalog)
             try FileSystem.writeAtomically(catalogBytes, to: staging + "/catalog.json")
             let record = PublishRecord(
-                catalog: catalog.catalog, catalogSHA256: SHA256.hex(catalogBytes), packer: packer,
+                catalog: catalog.catalog, catalogSHA256: SHA256.digest(catalogBytes), packer: packer,
                 sources: Dictionary(packed.map { ($0.sourceDigest.hex, $0.digest.description) }, uniquingKeysWith: { first, _ in first }))
             try FileSystem.writeAtomically(try CanonicalJSON.encode(record), to: staging + "/" + PublishRecord.fileName)
             // Devices fetch the catalog compressed (issue 33); hashes and signatures stay over the plain bytes.
