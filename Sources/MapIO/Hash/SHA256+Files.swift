@@ -3,10 +3,11 @@ import MapFormat
 
 /// Hashing files: a file's digest, a copy hashed on the way, and the one-open check of a store file.
 extension SHA256 {
-    /// SHA-256 and size of the regular file at `path`, streamed through one buffer.
+    /// SHA-256 and size of the regular file at `path`, streamed through one borrowed buffer
+    /// (`ScratchBuffers`, as `ReadableFile.forEachChunk`: publish hashes every bundle it packs).
     package static func digestOfFile(_ path: String) throws(FileError) -> (digest: SHA256Digest, size: Int64) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { unsafe buffer.deallocate() }
+        let buffer = unsafe ScratchBuffers.take(ReadableFile.chunkSize)
+        defer { unsafe ScratchBuffers.give(buffer) }
         switch unsafe try checkFile(path, hash: true, buffer: buffer) {
         case .regular(let size, let digest?): return (digest, size)
         case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
@@ -24,8 +25,8 @@ extension SHA256 {
         do { input = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
         defer { try? input.close() }
         let output = try target.map { path throws(FileError) in try WritableFile(path: path, exclusive: true) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ReadableFile.chunkSize, alignment: 16)
-        defer { unsafe buffer.deallocate() }
+        let buffer = unsafe ScratchBuffers.take(ReadableFile.chunkSize)
+        defer { unsafe ScratchBuffers.give(buffer) }
         let hasher = SHA256()
         var done: Int64 = 0
         while done < count {
