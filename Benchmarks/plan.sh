@@ -13,8 +13,8 @@ work=${1:-Output/bench-plan}
 version=2026.11.0
 release=.build/release
 
-swift build -c release --product mappack
-swift build -c release --product demo-world
+swift build -c release --static-swift-stdlib --product mappack
+swift build -c release --static-swift-stdlib --product demo-world
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)

@@ -42,7 +42,7 @@ release=$root/.build/release
 bench=$root/Output/bench
 mkdir -p "$bench"
 for tool in mappack demo-world; do
-    [ -x "$release/$tool" ] || swift build -c release --product "$tool"
+    [ -x "$release/$tool" ] || swift build -c release --static-swift-stdlib --product "$tool"
 done
 for tool in hyperfine zstd tar curl sha256sum du xargs python3; do
     command -v "$tool" >/dev/null || { echo "run.sh: '$tool' is missing; run 'make deps'" >&2; exit 2; }

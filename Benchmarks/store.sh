@@ -47,10 +47,10 @@ for value in "$size" "$path_size" ${scale:+"$scale"}; do
 done
 [[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "store.sh: --runs '$runs': expected a whole number >= 1" >&2; exit 2; }
 if [ "$bin" = "$root/.build/release" ]; then
-    swift build -c release --product mappack-storebench >/dev/null
+    swift build -c release --static-swift-stdlib --product mappack-storebench >/dev/null
 fi
 for tool in mappack demo-world mappack-storebench; do
-    [ -x "$bin/$tool" ] || { echo "store.sh: $bin/$tool is missing (swift build -c release --product $tool)" >&2; exit 2; }
+    [ -x "$bin/$tool" ] || { echo "store.sh: $bin/$tool is missing (swift build -c release --static-swift-stdlib --product $tool)" >&2; exit 2; }
 done
 mkdir -p "$out"
 say() { echo "store: $*" >&2; }
