@@ -34,12 +34,20 @@ package struct BundleFetcher: Sendable {
     package func fetch(_ requests: [FetchRequest], events: @escaping @Sendable (FetchEvent) -> Void) async throws(FetchError) -> [BundleDigest:
         String]
     {
+        try await fetch(requests, keepingPaths: true, events: events)
+    }
+
+    /// As `fetch(_:events:)`, and the result holds the paths only with `keepingPaths`: a build,
+    /// which finds each bundle at `cache.path(for:)`, kept 1.4 MiB of paths at 6 796 bundles.
+    func fetch(_ requests: [FetchRequest], keepingPaths: Bool, events: @escaping @Sendable (FetchEvent) -> Void) async throws(FetchError)
+        -> [BundleDigest: String]
+    {
         var paths: [BundleDigest: String] = [:]
         var wanted: [FetchRequest] = []
         for request in Self.merged(requests) {
             if cache.contains(request.digest) {
                 events(.alreadyCached(request.digest, size: request.size))
-                paths[request.digest] = cache.path(for: request.digest)
+                if keepingPaths { paths[request.digest] = cache.path(for: request.digest) }
             } else {
                 wanted.append(request)
             }
@@ -72,7 +80,7 @@ package struct BundleFetcher: Sendable {
             while let result = await group.next() {
                 switch result {
                 case .success(let digest):
-                    paths[digest] = cache.path(for: digest)
+                    if keepingPaths { paths[digest] = cache.path(for: digest) }
                     if failure == nil { startNext() }
                 case .failure(let error):
                     // Keep the first real failure; the cancellations it causes in the others are not news.

@@ -62,13 +62,29 @@ extension BundleFetcher {
         _ requests: [FetchRequest], remote: RemoteCache?, events: @escaping @Sendable (FetchEvent) -> Void,
         remoteEvents: @escaping @Sendable (RemoteCacheEvent) -> Void
     ) async throws(FetchError) -> [BundleDigest: String] {
-        guard let remote else { return try await fetch(requests, events: events) }
+        try await fetch(requests, remote: remote, keepingPaths: true, events: events, remoteEvents: remoteEvents)
+    }
+
+    /// As `fetch(_:remote:events:remoteEvents:)` without collecting the paths (each bundle is at
+    /// `cache.path(for:)`), for a build, which holds all its requests at once.
+    package func fill(
+        _ requests: [FetchRequest], remote: RemoteCache?, events: @escaping @Sendable (FetchEvent) -> Void,
+        remoteEvents: @escaping @Sendable (RemoteCacheEvent) -> Void
+    ) async throws(FetchError) {
+        _ = try await fetch(requests, remote: remote, keepingPaths: false, events: events, remoteEvents: remoteEvents)
+    }
+
+    private func fetch(
+        _ requests: [FetchRequest], remote: RemoteCache?, keepingPaths: Bool, events: @escaping @Sendable (FetchEvent) -> Void,
+        remoteEvents: @escaping @Sendable (RemoteCacheEvent) -> Void
+    ) async throws(FetchError) -> [BundleDigest: String] {
+        guard let remote else { return try await fetch(requests, keepingPaths: keepingPaths, events: events) }
         var paths: [BundleDigest: String] = [:]
         var missing: [FetchRequest] = []
         for request in requests {
             if cache.contains(request.digest) {
                 events(.alreadyCached(request.digest, size: request.size))
-                paths[request.digest] = cache.path(for: request.digest)
+                if keepingPaths { paths[request.digest] = cache.path(for: request.digest) }
             } else {
                 missing.append(request)
             }
@@ -117,12 +133,16 @@ extension BundleFetcher {
         }
         var toOrigin: [FetchRequest] = []
         for (request, hit) in fromRemote {
-            if hit { paths[request.digest] = cache.path(for: request.digest) } else { toOrigin.append(request) }
+            if !hit {
+                toOrigin.append(request)
+            } else if keepingPaths {
+                paths[request.digest] = cache.path(for: request.digest)
+            }
         }
         if Task.isCancelled, let first = requests.first {
             throw FetchError(bundle: first.digest, url: first.url, regions: first.regions, reason: .cancelled, attempts: 0)
         }
-        let fetched = try await fetch(toOrigin, events: events)
+        let fetched = try await fetch(toOrigin, keepingPaths: keepingPaths, events: events)
         paths.merge(fetched) { first, _ in first }
         if !remote.readOnly {
             let cache = self.cache

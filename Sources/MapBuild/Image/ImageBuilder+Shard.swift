@@ -140,7 +140,8 @@ extension ImageBuilder {
                 }
                 return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }
-            let unpacked = Dictionary(uniqueKeysWithValues: copied.map { ($0.digest, $0) })
+            var unpacked = UnpackedBundles(capacity: copied.count)
+            for bundle in copied { unpacked.insert(bundle) }
             let report = try builder.finish(staging: area, unpacked: unpacked, built: first.record.built, events: events)
             Trash.waitForRemovals(in: area.folder)
             return report

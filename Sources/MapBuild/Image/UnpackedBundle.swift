@@ -166,3 +166,32 @@ final class FileRecordSpill: Sendable {
         return files
     }
 }
+
+/// A build's unpacked bundles by digest: the bundles in one array and an index of their
+/// positions. A dictionary holding the bundles themselves was 2.9 MiB of a cold build's peak at
+/// 6 796 bundles (its buckets sized for growth); this is 1.4 MiB.
+struct UnpackedBundles: Sendable {
+    private var positions: [BundleDigest: Int] = [:]
+    private var bundles: [UnpackedBundle] = []
+
+    /// None yet, with room for `capacity`.
+    init(capacity: Int = 0) {
+        positions.reserveCapacity(capacity)
+        bundles.reserveCapacity(capacity)
+    }
+
+    var isEmpty: Bool { bundles.isEmpty }
+    var count: Int { bundles.count }
+
+    /// The bundle unpacked as `digest`, if any.
+    subscript(digest: BundleDigest) -> UnpackedBundle? {
+        positions[digest].map { bundles[$0] }
+    }
+
+    /// Adds `bundle` unless one with its digest is there already (the first stays).
+    mutating func insert(_ bundle: UnpackedBundle) {
+        guard positions[bundle.digest] == nil else { return }
+        positions[bundle.digest] = bundles.count
+        bundles.append(bundle)
+    }
+}
