@@ -49,4 +49,54 @@ import Testing
             ["build", recipe, "--cache", world.cache, "--out", world.out, "--json", "--force"], environment: ["SOURCE_DATE_EPOCH": "1790000001"])
         #expect(done(forced)?["upToDate"] as? Bool == false)
     }
+
+    /// Each file under `folder` with its inode number and modification time: what a rewrite changes.
+    func identities(under folder: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            found[path] = "\(attributes[.systemFileNumber] ?? "?") \(attributes[.modificationDate] ?? "?")"
+        }
+        return found
+    }
+
+    /// Over HTTP an unchanged catalog costs a `304`, and the no-op then writes nothing: the catalog
+    /// kept in the download cache is not written (and synced) again. Every input that changed still
+    /// makes a real build: the catalog on the server, the recipe, a missing output.
+    @Test func noOpOverHTTPWritesNothingAndEachChangedInputRebuilds() throws {
+        let world = try ServedWorld()
+        let nginx = try NginxServer(root: world.published)
+        let recipe = try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString)
+        let first = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(first)?["upToDate"] as? Bool == false, "\(first.stderr)")
+        let kept = world.folder.join("cache/catalogs")
+        let before = try identities(under: kept)
+        #expect(before.keys.contains { $0.hasSuffix("/catalog.json") })
+
+        let second = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(second)?["upToDate"] as? Bool == true, "\(second.stderr)")
+        #expect(try identities(under: kept) == before)
+
+        // Another catalog on the server (one byte more): fetched, kept, built.
+        let served = world.published + "/catalog.json"
+        try (Data(contentsOf: URL(fileURLWithPath: served)) + Data("\n".utf8)).write(to: URL(fileURLWithPath: served))
+        let changed = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(changed)?["upToDate"] as? Bool == false, "\(changed.stderr)")
+        let keptCatalog = try #require(try identities(under: kept).keys.first { $0.hasSuffix("/catalog.json") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept + "/" + keptCatalog)) == Data(contentsOf: URL(fileURLWithPath: served)))
+        let again = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(again)?["upToDate"] as? Bool == true, "\(again.stderr)")
+
+        // Another recipe (a comment more).
+        try (Data(contentsOf: URL(fileURLWithPath: recipe)) + Data("# changed\n".utf8)).write(to: URL(fileURLWithPath: recipe))
+        let edited = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(edited)?["upToDate"] as? Bool == false, "\(edited.stderr)")
+
+        // A missing output.
+        try FileManager.default.removeItem(atPath: world.folder.join("out/net-2026.11.0/manifest.json"))
+        let missing = try world.build(recipe, cache: "cache", out: "out", extra: ["--json"])
+        #expect(done(missing)?["upToDate"] as? Bool == false, "\(missing.stderr)")
+        #expect(try Tool.mappack(["verify", world.folder.join("out/net-2026.11.0")]).status == 0)
+    }
 }

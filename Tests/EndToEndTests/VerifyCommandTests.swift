@@ -67,4 +67,44 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("sorted by path"), "\(result.stderr)")
     }
+
+    /// Every file and folder under `folder`, itself included.
+    private func entries(under folder: String) throws -> [String] {
+        let below = try #require(FileManager.default.subpathsOfDirectory(atPath: folder) as [String]?)
+        return [folder] + below.map { folder + "/" + $0 }
+    }
+
+    private func accessTime(_ path: String) -> Int {
+        var info = stat()
+        return unsafe lstat(path, &info) == 0 ? info.st_atim.tv_sec : -1
+    }
+
+    /// Sets `path`'s access time to `seconds`, leaving its modification time (older access than
+    /// modification is what makes a `relatime` filesystem record the next read).
+    private func setAccessTime(_ path: String, _ seconds: Int) {
+        let omit = (1 << 30) - 2  // UTIME_OMIT, a macro Swift does not import
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: omit)]
+        _ = unsafe utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// A check reads every file and lists every folder, and leaves their access times as they were
+    /// (`O_NOATIME`): on a filesystem that records reads, the first verification after a build would
+    /// otherwise write every inode of the store back to the disk.
+    @Test func fullCheckLeavesAccessTimesAlone() throws {
+        let (world, image) = try builtImage()
+        defer { withExtendedLifetime(world) {} }
+        let old = 978_307_200  // 2001-01-01
+        // Does this filesystem record reads at all? (Not with `noatime`; then there is nothing to see.)
+        let control = world.folder.join("control.txt")
+        try Data("control".utf8).write(to: URL(fileURLWithPath: control))
+        setAccessTime(control, old)
+        _ = try Data(contentsOf: URL(fileURLWithPath: control))
+        guard accessTime(control) != old else { return }
+
+        let paths = try entries(under: image + "/store")
+        for path in paths { setAccessTime(path, old) }
+        let result = try Tool.mappack(["verify", image])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(paths.filter { accessTime($0) != old } == [])
+    }
 }

@@ -40,6 +40,19 @@ struct CatalogFetchCache {
         try? ReadableFile.contents(of: folder + "/" + document.rawValue, limit: limit)
     }
 
+    /// `store`, unless it would write what is kept already: the record is `previous` (as read), no
+    /// document came over the wire (`fresh`: a `304` vouches that the kept bytes are current), and no
+    /// document to remove is here. An unchanged check then writes and syncs nothing (a no-op build
+    /// rewrote its whole catalog and four fsyncs each time, issue 34).
+    func store(_ documents: [Document: Data?], record: Record, unlessUnchangedFrom previous: Record, fresh: Set<Document>) {
+        let unchanged =
+            record == previous
+            && documents.allSatisfy { document, bytes in
+                bytes == nil ? !FileSystem.exists(folder + "/" + document.rawValue) : !fresh.contains(document)
+            }
+        if !unchanged { store(documents, record: record) }
+    }
+
     /// Replaces the kept documents (nil removes one) and then the record: the record goes last, so an
     /// interrupted write never pairs validators with other bytes (it only costs a full fetch next time).
     func store(_ documents: [Document: Data?], record: Record) {

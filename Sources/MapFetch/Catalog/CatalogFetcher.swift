@@ -67,10 +67,15 @@ package struct CatalogFetcher: Sendable {
     ) throws(CatalogFetchError) -> FetchedCatalog {
         let cache = url.isFileURL ? nil : cacheRoot.map { CatalogFetchCache(root: $0, url: url) }
         var record = cache?.record() ?? CatalogFetchCache.Record()
+        let recorded = record
         var kept: [CatalogFetchCache.Document: Data?] = [:]
+        // Documents whose bytes came over the wire (not a `304`'s kept copy): only these, a changed
+        // record or a document gone make the cache be written again.
+        var fresh: Set<CatalogFetchCache.Document> = []
         let timestampURL = CatalogTimestamp.url(beside: url)
         let timestampSource = timestampURL.isFileURL ? timestampURL.path : timestampURL.absoluteString
-        let timestampBytes = try document(.timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record)
+        let timestampBytes = try document(
+            .timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record, fresh: &fresh)
         let timestamp: CatalogTimestamp?
         do { timestamp = try timestampBytes.flatMap { bytes throws(CatalogTrustError) in try vet(bytes, timestampSource) } } catch {
             throw .refused(url: timestampSource, error)
@@ -78,16 +83,18 @@ package struct CatalogFetcher: Sendable {
         kept[.timestamp] = timestampBytes
         guard let timestamp else {
             // An old server (or an ignored timestamp): the catalog itself, conditionally.
-            let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record)
+            let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
             guard let bytes else { throw .missing(url: url.isFileURL ? url.path : url.absoluteString) }
             let signature =
                 signed
-                ? try document(.signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: cache, record: &record)
+                ? try document(
+                    .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: cache, record: &record,
+                    fresh: &fresh)
                 : nil
             kept[.catalog] = bytes
             kept[.signature] = signature
             record.catalogVersion = nil
-            cache?.store(kept, record: record)
+            cache?.store(kept, record: record, unlessUnchangedFrom: recorded, fresh: fresh)
             return FetchedCatalog(bytes: bytes, signature: signature, timestamp: nil, reused: false)
         }
         if let cache, record.catalogVersion == timestamp.version, let bytes = cache.read(.catalog, limit: limit),
@@ -97,21 +104,25 @@ package struct CatalogFetcher: Sendable {
             var signature = signed ? cache.read(.signature, limit: CatalogSignature.maxBytes) : nil
             if signed && signature == nil {
                 signature = try document(
-                    .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: nil, record: &record)
+                    .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: nil, record: &record,
+                    fresh: &fresh)
             }
             if signed { kept[.signature] = signature }
-            cache.store(kept, record: record)
+            cache.store(kept, record: record, unlessUnchangedFrom: recorded, fresh: fresh)
             return FetchedCatalog(bytes: bytes, signature: signature, timestamp: timestamp, reused: true)
         }
         let bytes = try fetchNamed(by: timestamp, url: url)
         let signatureURL = CatalogSignature.url(beside: url)
         record.validators[CatalogFetchCache.Document.signature.rawValue] = nil
-        let signature = signed ? try document(.signature, at: signatureURL, limit: CatalogSignature.maxBytes, cache: nil, record: &record) : nil
+        let signature =
+            signed
+            ? try document(.signature, at: signatureURL, limit: CatalogSignature.maxBytes, cache: nil, record: &record, fresh: &fresh) : nil
         record.validators[CatalogFetchCache.Document.catalog.rawValue] = nil
         record.catalogVersion = timestamp.version
         kept[.catalog] = bytes
         kept[.signature] = signature
-        cache?.store(kept, record: record)
+        fresh.insert(.catalog)
+        cache?.store(kept, record: record, unlessUnchangedFrom: recorded, fresh: fresh)
         return FetchedCatalog(bytes: bytes, signature: signature, timestamp: timestamp, reused: false)
     }
 
@@ -163,10 +174,11 @@ package struct CatalogFetcher: Sendable {
     }
 
     /// `document` at `url`: conditionally when the cache has it and its validators (a `304` gives the
-    /// kept bytes), else plainly; nil when there is none. The new validators go into `record`.
+    /// kept bytes), else plainly; nil when there is none. The new validators go into `record`, and
+    /// `document` into `fresh` when a body came.
     private func document(
         _ document: CatalogFetchCache.Document, at url: URL, limit: Int, acceptEncoding: Bool = false, cache: CatalogFetchCache?,
-        record: inout CatalogFetchCache.Record
+        record: inout CatalogFetchCache.Record, fresh: inout Set<CatalogFetchCache.Document>
     ) throws(CatalogFetchError) -> Data? {
         let key = document.rawValue
         let keptBytes = record.validators[key] == nil ? nil : cache?.read(document, limit: limit)
@@ -179,6 +191,7 @@ package struct CatalogFetcher: Sendable {
         switch response {
         case .body(let data, let validators):
             record.validators[key] = validators
+            fresh.insert(document)
             return data
         case .notModified:
             return keptBytes

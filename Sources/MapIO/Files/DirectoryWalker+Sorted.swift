@@ -48,6 +48,9 @@ extension DirectoryWalker {
         private var depth = -1
         /// Reads each folder's entries (`getdents64` on Linux).
         private var reader = DirectoryEntryReader()
+        /// Folders are opened without updating their access time while the system allows it
+        /// (`FileDescriptor.openForReading`): a walk that checks a tree leaves it as it was.
+        private var quietly = true
 
         /// The current entry's path relative to the root, `/`-separated.
         package private(set) var path: [UInt8] = []
@@ -62,7 +65,7 @@ extension DirectoryWalker {
         package init(root: String) throws(FileError) {
             self.root = root
             let descriptor: FileDescriptor
-            do { descriptor = try unsafe FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
+            do { descriptor = try unsafe FileDescriptor.openForReading(root, options: [.directory, .followLinks], quietly: &quietly) } catch {
                 throw FileError("opendir", root, code: error.code)
             }
             try enter(OpenDirectory(descriptor: descriptor))
@@ -86,13 +89,15 @@ extension DirectoryWalker {
                 }
                 if name.isDirectory {
                     let parent = listings[depth].directory!.descriptor
+                    var quietly = self.quietly
                     let opened = unsafe listings[depth].bytes.withUnsafeBytes { bytes in
                         Result { () throws(Errno) in
-                            try unsafe FileDescriptor.open(
-                                at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), .readOnly, options: .directory
-                            )
+                            try unsafe FileDescriptor.openForReading(
+                                at: parent, (bytes.baseAddress! + Int(name.start)).assumingMemoryBound(to: CChar.self), options: .directory,
+                                quietly: &quietly)
                         }
                     }
+                    self.quietly = quietly
                     let descriptor: FileDescriptor
                     switch opened {
                     case .success(let opened): descriptor = opened

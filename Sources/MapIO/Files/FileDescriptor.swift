@@ -53,6 +53,13 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         package static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
         /// Follow a symbolic link at the path's last component (without it: `ELOOP`).
         package static let followLinks = OpenOptions(rawValue: 1 << 30)
+        #if os(Linux)
+            /// `O_NOATIME`: reading does not update the access time. Only the owner (or a process with
+            /// `CAP_FOWNER`) may ask; others get `EPERM` (`openForReading` then opens without it).
+            package static let noAccessTime = OpenOptions(rawValue: __O_NOATIME)
+        #else
+            package static let noAccessTime = OpenOptions(rawValue: 0)
+        #endif
 
         /// The flags `openat` gets.
         @inlinable var flags: CInt {
@@ -70,6 +77,23 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     ) throws(Errno) -> FileDescriptor {
         let flags = mode.rawValue | options.flags
         return FileDescriptor(rawValue: try retryOnInterrupt { unsafe openat(directory.rawValue, path, flags, permissions) })
+    }
+
+    /// Opens `path` for reading as `open` does, leaving its access time alone (`noAccessTime`)
+    /// while `quietly` holds: a check that reads a whole tree should not write every inode back.
+    /// Where the system refuses that (`EPERM`: not the owner), the file is opened plainly and
+    /// `quietly` becomes false, so later files are not asked twice.
+    @inlinable
+    package static func openForReading(
+        at directory: FileDescriptor = .currentWorkingDirectory, _ path: UnsafePointer<CChar>, options: OpenOptions = [], quietly: inout Bool
+    ) throws(Errno) -> FileDescriptor {
+        if quietly {
+            do { return try unsafe open(at: directory, path, .readOnly, options: options.union(.noAccessTime)) } catch {
+                guard error.code == EPERM else { throw error }
+                quietly = false
+            }
+        }
+        return try unsafe open(at: directory, path, .readOnly, options: options)
     }
 
     /// A new file in `folder` with no name left (`mkstemp`, then `unlink`): scratch space that

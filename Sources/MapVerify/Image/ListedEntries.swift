@@ -21,8 +21,8 @@ struct ListedEntries: ReusableBatch {
     /// Why the walk stopped after these entries, if it failed.
     var failure: FileError?
 
-    /// Entries per batch.
-    static let capacity = 64
+    /// Entries per batch (as large as `FileCheckBatch`'s, for the same reason: rare hand-overs).
+    static let capacity = 256
 
     init() {}
 

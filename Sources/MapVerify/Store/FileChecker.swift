@@ -35,6 +35,10 @@ import MapIO
     private(set) var findings: [StoreTreeCheck.Finding] = []
     /// Bytes hashed in files whose size matched.
     private(set) var bytesHashed: Int64 = 0
+    /// Files are opened without updating their access time while the system allows it
+    /// (`FileDescriptor.openForReading`): a check leaves the tree as it found it, and the first
+    /// check after a build does not write every inode back.
+    private var quietly = true
 
     /// Bytes per read.
     static let bufferSize = 128 << 10
@@ -95,11 +99,12 @@ import MapIO
         let descriptor: FileDescriptor
         do {
             if let directory = job.directory {
-                descriptor = try unsafe FileDescriptor.open(at: directory.descriptor, path + Int(job.nameOffset), .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.openForReading(
+                    at: directory.descriptor, path + Int(job.nameOffset), options: .nonBlocking, quietly: &quietly)
             } else if let storeDescriptor {
-                descriptor = try unsafe FileDescriptor.open(at: storeDescriptor, path, .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.openForReading(at: storeDescriptor, path, options: .nonBlocking, quietly: &quietly)
             } else {
-                descriptor = try unsafe FileDescriptor.open(store + "/" + String(cString: path), .readOnly, options: .nonBlocking)
+                descriptor = try unsafe FileDescriptor.openForReading(store + "/" + String(cString: path), options: .nonBlocking, quietly: &quietly)
             }
         } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
