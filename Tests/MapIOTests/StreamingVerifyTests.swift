@@ -330,3 +330,91 @@ private let trickyFiles: [String: Data] = [
         for (path, content) in trickyFiles { #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/" + path)) == content, "\(path)") }
     }
 }
+
+/// The quick install's copy (issue 34): one pass over the streamed manifest and a sorted walk
+/// that checks what `verify --quick` checks and copies each file as it reads it, making the copy's
+/// folders as the sorted entries come.
+@Suite struct StreamingCopyTests {
+    /// Copies `image` into a new folder (outside the image); returns the outcome and the folder.
+    private func copy(
+        _ image: ImageFixture, hashContents: Bool = false, jobs: Int = 2, stop: @escaping @Sendable () -> Bool = { false }
+    ) throws -> (ImageVerifier.StreamedCopy, TemporaryFolder) {
+        let destination = TemporaryFolder("stream-copy")
+        try FileManager.default.createDirectory(atPath: destination.path, withIntermediateDirectories: true)
+        let copy = try ImageVerifier.copyFolderStreaming(
+            image.path, manifest: image.folder.join("manifest.json"), to: destination.path, hashContents: hashContents, jobs: jobs,
+            writeback: nil, stop: stop)
+        return (copy, destination)
+    }
+
+    private func copiedFiles(_ destination: TemporaryFolder) throws -> Set<String> {
+        Set(try DirectoryWalker.walk(destination.path).filter(\.isRegular).map(\.relativePath))
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func copiesEveryFileIntoFoldersMadeInPathOrder(_ jobs: Int) throws {
+        let image = try ImageFixture(trickyFiles)
+        let (copy, destination) = try copy(image, jobs: jobs)
+        #expect(copy.problems.isEmpty, "\(copy.problems)")
+        #expect(copy.copyFailure == nil)
+        #expect(copy.files == trickyFiles.count)
+        #expect(copy.manifest.files.isEmpty)
+        #expect(copy.manifest.regions.map(\.id) == ["world", "world/a"])
+        #expect(try copiedFiles(destination) == Set(trickyFiles.keys))
+        for (path, content) in trickyFiles { #expect(FileManager.default.contents(atPath: destination.join(path)) == content, "\(path)") }
+    }
+
+    @Test func findsWhatTheQuickVerificationFinds() throws {
+        let image = try ImageFixture(trickyFiles)
+        try image.write("a/x", bytes(21, 2))  // one byte longer
+        try image.write("b/large.bin", bytes(299_999, 6))  // one byte shorter, several reads
+        try image.write("e/x y", Data("!".utf8))  // same size, other bytes: not a quick check's business
+        try image.remove("a-b")
+        try image.write("b/new/folder/file", Data("x".utf8))
+        let (copy, _) = try copy(image)
+        let quick = try ImageVerifier.verifyFolderStreaming(image.path, hashContents: false, jobs: 2)
+        #expect(copy.problems == quick.problems)
+        #expect(
+            copy.problems.map { "\($0.kind) \($0.path)" } == [
+                "missing a-b", "sizeMismatch a/x", "sizeMismatch b/large.bin", "extra b/new/folder/file",
+            ])
+        let (hashed, _) = try self.copy(try ImageFixture(trickyFiles), hashContents: true)
+        #expect(hashed.problems.isEmpty)
+    }
+
+    @Test func sameSizeEditIsFoundWhenHashing() throws {
+        let image = try ImageFixture(trickyFiles)
+        try image.write("e/x y", Data("!".utf8))
+        #expect(try copy(image, hashContents: true).0.problems.map { "\($0.kind) \($0.path)" } == ["digestMismatch e/x y"])
+    }
+
+    @Test func editedManifestIsAProblemAsInVerify() throws {
+        let image = try ImageFixture(trickyFiles)
+        try image.editManifest("\"name\":\"fixture\"", "\"name\":\"edited\"")
+        #expect(try copy(image).0.problems.map(\.kind) == [.imageIDMismatch])
+    }
+
+    @Test func filesOutOfOrderInTheManifestAreRefused() throws {
+        let image = try ImageFixture(["a/1": bytes(1, 1), "b": bytes(2, 2), "c": bytes(3, 3)], order: ["a/1", "c", "b"])
+        #expect(throws: ImageOpenError.self) { _ = try copy(image) }
+    }
+
+    @Test func stopsBeforeTheFirstFileWhenAsked() throws {
+        let image = try ImageFixture(trickyFiles)
+        let (copy, destination) = try copy(image, stop: { true })
+        #expect(copy.files == 0)
+        #expect(try copiedFiles(destination).isEmpty)
+    }
+
+    @Test func aFileInTheWayOfAFolderIsTheCopysFailure() throws {
+        let image = try ImageFixture(trickyFiles)
+        let destination = TemporaryFolder("stream-copy-blocked")
+        // A file where the copy's folder `b` should go.
+        try FileManager.default.createDirectory(atPath: destination.path, withIntermediateDirectories: true)
+        try Data("in the way".utf8).write(to: URL(fileURLWithPath: destination.join("b")))
+        let copy = try ImageVerifier.copyFolderStreaming(
+            image.path, manifest: image.folder.join("manifest.json"), to: destination.path, hashContents: false, jobs: 2, writeback: nil)
+        let failure = try #require(copy.copyFailure)
+        #expect(failure.description.contains(destination.join("b")), "\(failure)")
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 
 @testable import MapStore
 
-/// The copies a device's quick install and move make start each file's writeback as soon as the
+/// The plain copies a device's linked install and move make start each file's writeback as soon as the
 /// file is whole (issue 34), as the extractor does, so the sync before the rename finds little
 /// left: counted through the `Writeback` seam, not timed.
 @Suite struct CopyWritebackTests {

@@ -102,6 +102,32 @@ import Testing
         await #expect(throws: MapStoreError.self) { try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: copy))) }
     }
 
+    /// The quick install copies as it checks (issue 34): a file of another size or one the manifest
+    /// does not list refuses the image, and nothing of the partial copy is left behind.
+    @Test(arguments: ["longer", "extra", "editedManifest"])
+    func quickInstallRefusesWhatTheQuickCheckFindsAndLeavesNothing(_ change: String) async throws {
+        let fixture = StoreFixture.shared
+        let device = Device()
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        switch change {
+        case "longer":
+            let file = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "/store/regions/europe/ch/zh/tiles.db"))
+            try file.seekToEnd()
+            try file.write(contentsOf: Data("!".utf8))
+            try file.close()
+        case "extra":
+            try Data("x".utf8).write(to: URL(fileURLWithPath: copy + "/store/regions/europe/ch/zh/zz-extra.bin"))
+        default:
+            let text = try String(contentsOfFile: copy + "/manifest.json", encoding: .utf8)
+            try text.replacingOccurrences(of: "\"name\":\"", with: "\"name\":\"x").write(
+                toFile: copy + "/manifest.json", atomically: true, encoding: .utf8)
+        }
+        await #expect(throws: MapStoreError.self) { try await device.open(image: PreinstalledImage(url: URL(fileURLWithPath: copy))) }
+        #expect(try await device.open().initialStatus == .empty)
+        #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") && $0 != "store" })
+    }
+
     @Test func deletingARegionKeepsSharedBundleFiles() async throws {
         let device = Device()
         let store = try await device.open(image: StoreFixture.shared.image(archive: false))

@@ -88,7 +88,9 @@ final class StateDatabase {
             try setMeta(.language, manifest.language ?? "")
             try setMeta(.installed, UTCTime.format(Date()) ?? "")
             try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
-            try insertRegions(of: manifest, states: [:], from: [:])
+            // Every install refuses a manifest whose regions' sizes are not what its files take, so
+            // the declared sizes are the derived ones; a streamed manifest has no file list to derive from.
+            try insertRegions(of: manifest, sizes: [:], states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }
         }
     }
@@ -112,7 +114,7 @@ final class StateDatabase {
             try recordManifest(manifest)
             if try meta(.language) == nil { try setMeta(.language, manifest.language ?? "") }
             try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
-            try insertRegions(of: manifest, states: states, from: current, only: regions)
+            try insertRegions(of: manifest, sizes: manifest.derivedSizesOnDisk(), states: states, from: current, only: regions)
         }
     }
 
@@ -121,26 +123,33 @@ final class StateDatabase {
     static let signatureKept = "kept"
     static let signatureNone = "none"
 
-    /// One row per region of `manifest` (or of those in `only`), sizes re-derived from its files, state
-    /// `completed` unless `states` says otherwise; each state checked as a transition from `current`
-    /// (a region without a current state is `available`).
+    /// One row per region of `manifest` (or of those in `only`), sizes from `sizes` (else the
+    /// manifest's own), state `completed` unless `states` says otherwise; each state checked as a
+    /// transition from `current` (a region without a current state is `available`).
     private func insertRegions(
-        of manifest: ImageManifest, states: [RegionID: RegionState], from current: [RegionID: RegionState],
+        of manifest: ImageManifest, sizes: [RegionID: Int64], states: [RegionID: RegionState], from current: [RegionID: RegionState],
         only: Set<RegionID>? = nil
     ) throws {
-        let sizes = manifest.derivedSizesOnDisk()
-        try db.executeMany(
-            "INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            try manifest.regions.filter { only?.contains($0.id) ?? true }.map { region in
-                let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
-                return [
-                    .text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                    .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
-                    .text(region.bundles.map(\.description).joined(separator: " ")),
-                    .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue),
-                ]
-            })
+        let regions = manifest.regions.filter { only?.contains($0.id) ?? true }
+        // In runs of rows, so the bound values of thousands of regions are never all held at once
+        // (issue 34: they were the peak of a device install's heap).
+        for start in stride(from: 0, to: regions.count, by: StateDatabase.rowsPerInsert) {
+            try db.executeMany(
+                "INSERT INTO regions(id, parent, name, names, bundles, size, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                try regions[start..<min(start + StateDatabase.rowsPerInsert, regions.count)].map { region in
+                    let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
+                    return [
+                        .text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
+                        .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                        .text(region.bundles.map(\.description).joined(separator: " ")),
+                        .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue),
+                    ]
+                })
+        }
     }
+
+    /// Region rows bound per `executeMany`.
+    static let rowsPerInsert = 256
 
     /// The installed region rows, by id. Without `bundles` (the readers' snapshot, read at every open:
     /// thousands of rows for a continent), each row's bundle list is left empty. Names and digests are
@@ -203,7 +212,7 @@ final class StateDatabase {
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])
             try recordManifest(manifest)
             for (key, value) in meta { try setMeta(key, value) }
-            try insertRegions(of: manifest, states: states, from: current)
+            try insertRegions(of: manifest, sizes: manifest.derivedSizesOnDisk(), states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }
     }

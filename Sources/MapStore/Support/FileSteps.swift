@@ -10,7 +10,8 @@ enum FileSteps {
         try FileSystem.syncDirectory(root)
     }
 
-    /// Copies the regular files `paths` (relative) from `source` to `destination`, not fsynced: every
+    /// Copies the regular files `paths` (relative) from `source` to `destination` (a move, a linked
+    /// install where links fail; the quick install copies as it checks instead), not fsynced: every
     /// caller syncs the whole staged tree (`FileSystem.syncTree`: one `syncfs` on local filesystems)
     /// before a rename shows it; each copy's writeback starts as soon as it is whole (`writeback`),
     /// so that sync finds little left (issue 34). Hard-links instead when `link` is set and both sit

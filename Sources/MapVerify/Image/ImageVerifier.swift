@@ -225,14 +225,7 @@ package enum ImageVerifier {
         _ store: String, to destination: String, manifest: ImageManifest,
         jobs: Int, writeback: Writeback = .kernel
     ) -> (problems: [VerifyProblem], copyFailure: FileError?) {
-        var folders = Set<Substring>()
-        for file in manifest.files {
-            guard let slash = file.path.lastIndex(of: "/") else { continue }
-            folders.insert(file.path[..<slash])
-        }
-        for folder in folders.sorted() {
-            do { try FileSystem.makeDirectories(destination + "/" + folder) } catch { return ([], error) }
-        }
+        // The check makes each file's folders in the copy as the sorted entries come.
         var files = manifest.files
         let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }

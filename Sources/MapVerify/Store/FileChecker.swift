@@ -12,14 +12,15 @@ import MapIO
 /// outcome is the one a stat-then-read check gives.
 ///
 /// When it copies (`copy`), each file's bytes are written to the same relative path under the copy
-/// folder as they are hashed, so the copy holds exactly the bytes that were checked, read once.
+/// folder as they are read (and hashed, with `hashContents`), so the copy holds exactly the bytes
+/// that were checked, read once. Without hashing, the copy's reads are what checks the size.
 @safe final class FileChecker {
     /// A folder checked files are copied into: its path, an open descriptor, and the writeback
     /// started on each copy once it is whole (the caller syncs the copied tree before using it).
     struct CopyTarget {
         let root: String
         let descriptor: FileDescriptor
-        var writeback: Writeback = .kernel
+        var writeback: Writeback? = .kernel
     }
 
     private let store: String
@@ -46,7 +47,7 @@ import MapIO
     init(store: String, storeDescriptor: FileDescriptor?, hashContents: Bool, copy: CopyTarget? = nil) {
         self.store = store
         self.storeDescriptor = storeDescriptor
-        self.hashContents = hashContents || copy != nil
+        self.hashContents = hashContents
         self.copy = copy
         unsafe buffer = .allocate(byteCount: FileChecker.bufferSize, alignment: 64)
     }
@@ -112,7 +113,8 @@ import MapIO
             return .failed(FileError("open", fullPath(), code: error.code))
         }
         defer { try? descriptor.close() }
-        if !job.listedRegular || !hashContents {
+        // A copy reads the file anyway: its reads settle the size, as they do when hashing.
+        if !job.listedRegular || (!hashContents && copy == nil) {
             if let found = status(descriptor, job: job, path: fullPath) { return found }
         }
         var output: FileDescriptor?
@@ -124,7 +126,7 @@ import MapIO
         defer { try? output?.close() }
 
         // The fast path: reads that ask for at most one byte past the manifest's size.
-        hasher.reset()
+        if hashContents { hasher.reset() }
         var total: Int64 = 0
         var readError: Int32?
         while true {
@@ -137,7 +139,7 @@ import MapIO
             total += Int64(count)
             if count == 0 || total > job.size { break }
             let chunk = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            unsafe hasher.update(chunk)
+            if hashContents { unsafe hasher.update(chunk) }
             if let output {
                 do { try unsafe output.writeAll(chunk) } catch { return unsafe copyFailed(FileError("write", copyPath(path, job), code: error.code)) }
             }
@@ -145,11 +147,15 @@ import MapIO
             if count < want { break }
         }
         if readError == nil, total == job.size {
-            if let output, let copy { copy.writeback.start(output) }
-            return .hashed(total, hasher.finalize())
+            if let output, let writeback = copy?.writeback { writeback.start(output) }
+            return hashContents ? .hashed(total, hasher.finalize()) : .size(total)
         }
-        // The copy holds only what the fast path read: a file that reads differently is not copied whole.
-        if output != nil { return .failed(FileError("read", fullPath(), code: readError ?? EIO)) }
+        // The copy holds only what the fast path read: a file that reads differently is not copied
+        // whole, and never passes. Another size is said as a check without a copy says it.
+        if output != nil {
+            if readError == nil, let info = try? descriptor.status(), info.isRegular, info.size != job.size { return .size(info.size) }
+            return .failed(FileError("read", fullPath(), code: readError ?? EIO))
+        }
 
         // The careful path: what is it, and how long is it really?
         if job.listedRegular, let found = status(descriptor, job: nil, path: fullPath) { return found }
@@ -181,7 +187,8 @@ import MapIO
         do { info = try descriptor.status() } catch { return .failed(FileError("fstat", path(), code: error.code)) }
         guard info.isRegular else { return .notRegular }
         guard let job else { return nil }
-        if !hashContents || info.size != job.size { return .size(info.size) }
+        // Read on when the bytes are hashed or copied.
+        if (!hashContents && copy == nil) || info.size != job.size { return .size(info.size) }
         return nil
     }
 }

@@ -45,21 +45,22 @@ package struct StoreTreeCheck {
     private let hashContents: Bool
     private let jobs: Int
     private let copyFolder: String?
-    private let writeback: Writeback
+    private let writeback: Writeback?
     private let stop: @Sendable () -> Bool
 
     /// Checks against the tree at `store` (hashing contents when `hashContents`) on `jobs` threads.
-    /// With `copyingTo` (an existing folder holding every file's parent folder), each checked file
-    /// is also written there from the bytes that were hashed, its writeback started once it is
-    /// whole (`writeback`; not fsynced: the caller syncs the copied tree). `stop` is asked by the
-    /// hashing threads before each file: once it says true, no further file is opened (the
-    /// outcome is then partial, and the caller discards it).
+    /// With `copyingTo` (an existing folder), each checked file is also written there from the
+    /// bytes that were read (and hashed), its writeback started once it is whole (`writeback`; not
+    /// fsynced: the caller syncs the copied tree); the merge makes each file's folders first, in
+    /// path order (`CopyFolders`). `stop` is asked by the hashing threads before each file: once
+    /// it says true, no further file is opened (the outcome is then partial, and the caller
+    /// discards it).
     package init(
-        store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil, writeback: Writeback = .kernel,
+        store: String, hashContents: Bool, jobs: Int, copyingTo copyFolder: String? = nil, writeback: Writeback? = .kernel,
         stop: @escaping @Sendable () -> Bool = { false }
     ) {
         self.store = store
-        self.hashContents = hashContents || copyFolder != nil
+        self.hashContents = hashContents
         self.jobs = max(1, jobs)
         self.copyFolder = copyFolder
         self.writeback = writeback
@@ -115,6 +116,7 @@ package struct StoreTreeCheck {
             }
         }
         var merge = Merge(listed: listed, files: files)
+        if let copy { merge.folders = CopyFolders(root: copy.descriptor, rootPath: copy.root) }
         do throws(Failure) {
             try feed(&merge)
         } catch {
@@ -129,7 +131,8 @@ package struct StoreTreeCheck {
         done.wait()
         let (findings, bytes, copyFailure) = results.state.withLock { ($0.findings, $0.bytes, $0.copyFailure) }
         var outcome = Outcome(findings: own + findings, files: merge.files, bytes: bytes)
-        outcome.copyFailure = copyFailure
+        // A folder that could not be made comes first: its files failed because of it.
+        outcome.copyFailure = merge.folderFailure ?? copyFailure
         return outcome
     }
 
@@ -182,6 +185,11 @@ package struct StoreTreeCheck {
         private var previous: [UInt8] = []
         /// Entries given so far.
         private(set) var files = 0
+        /// When copying: makes each entry's folders in the copy before its file is queued.
+        fileprivate var folders: CopyFolders?
+        /// The first folder of the copy that could not be made.
+        fileprivate private(set) var folderFailure: FileError?
+        private var pathBytes: [UInt8] = []
 
         init(listed: BatchQueue<ListedEntries>?, files: BatchQueue<FileCheckBatch>?) {
             self.listed = listed
@@ -210,6 +218,11 @@ package struct StoreTreeCheck {
                     nextEntry()
                     if order == 0 { break }
                 }
+            }
+            if folders != nil, folderFailure == nil {
+                pathBytes.removeAll(keepingCapacity: true)
+                unsafe pathBytes.append(contentsOf: path)
+                do { try folders!.makeParents(of: pathBytes) } catch { folderFailure = error }
             }
             batch.add(file, found: found)
             if batch.isFull { flush() }
