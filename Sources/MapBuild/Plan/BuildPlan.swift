@@ -83,10 +83,20 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
 
 extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
-    package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
-        let tree: RegionTree
+    /// With `catalogDetail` `.plan`, the tree holds what `mappack plan` prints (`CatalogDetail`),
+    /// unless a selector is not an id (names select regions only in a full read).
+    package static func make(
+        recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false, catalogDetail: CatalogDetail = .full
+    ) throws(PlanError) -> BuildPlan {
+        var tree: RegionTree
         let catalogBytes: Data
-        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch {
+        do {
+            (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root, detail: catalogDetail)
+            let selectors = recipe.include + recipe.exclude + recipe.cacheSeedInclude
+            if catalogDetail != .full, !selectors.allSatisfy({ tree.position(of: RegionID($0.text)) != nil }) {
+                tree = try CatalogSource.decode(catalogBytes, url: recipe.catalogURL, detail: .full)
+            }
+        } catch {
             throw .catalog(error.named(by: recipe))
         }
         if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {

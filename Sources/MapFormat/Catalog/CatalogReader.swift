@@ -12,8 +12,13 @@ public enum CatalogReader {
     /// The catalog in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`regions[3].parent`).
     public static func read(_ data: Data, file: String) throws -> Catalog {
+        try read(data, file: file, detail: .full)
+    }
+
+    /// The catalog in `data`, keeping what `detail` says; the same checks whatever it keeps.
+    package static func read(_ data: Data, file: String, detail: CatalogDetail) throws -> Catalog {
         unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
-            var reader = unsafe Reader(JSONScanner(raw))
+            var reader = unsafe Reader(JSONScanner(raw), detail: detail)
             do throws(JSONScanner.Failure) {
                 return try reader.readCatalog()
             } catch {
@@ -41,11 +46,23 @@ extension CatalogReader {
         private var tables: SizeOnDiskTable.Builder
         /// The last release date read; the next equal one reuses its storage.
         private var lastReleased: String?
+        /// With `CatalogDetail.plan`, the languages whose names a region keeps; nil keeps everything.
+        private let nameLanguages: [String]?
+        /// The languages of the names object being read (a `plan` read keeps few of its names but
+        /// refuses a repeated language as a `full` one does).
+        private var seenLanguages: [String] = []
 
-        init(_ scanner: JSONScanner) {
+        init(_ scanner: JSONScanner, detail: CatalogDetail) {
             self.scanner = scanner
             tables = SizeOnDiskTable.Builder(bytes: scanner.remainingBytes)
+            switch detail {
+            case .full: nameLanguages = nil
+            case .plan(let language): nameLanguages = LocalizedNames.candidates(language: language)
+            }
         }
+
+        /// True for a `full` read.
+        private var keepsEverything: Bool { nameLanguages == nil }
 
         // MARK: Objects
 
@@ -116,12 +133,13 @@ extension CatalogReader {
                     case .parent:
                         parentPresent = true
                         parent = try Self.optional(&scanner, Self.readRegionID)
-                    case .names: names = try readNames()
+                    case .names:
+                        if let nameLanguages { names = try readNames(keeping: nameLanguages) } else { names = try readNames() }
                     case .center: center = try readOptionalDoubles()
                     case .bbox: bbox = try readOptionalDoubles()
                     case .bundles: bundles = try readDigests()
                     case .cities: cities = try readOptionalStrings()
-                    case .released: released = try readOptionalReleased()
+                    case .released: released = keepsEverything ? try readOptionalReleased() : try skipOptionalString()
                     }
                 }
             }
@@ -184,7 +202,7 @@ extension CatalogReader {
             while let field = try object.next(&scanner, bundleFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
-                    case .url: url = try scanner.readString()
+                    case .url: url = keepsEverything ? try scanner.readString() : try checkURL()
                     case .size: size = try scanner.readInt64()
                     case .unpackedSize: unpackedSize = try scanner.readInt64()
                     case .files: files = try scanner.readNull() ? nil : Int(try scanner.readInt64())
@@ -282,6 +300,53 @@ extension CatalogReader {
             return names
         }
 
+        /// `readNames` for a `plan` read: the same checks, keeping the names of `languages` (or,
+        /// when it has none of them, its first, so that it stays non-empty and `name(in:)` answers
+        /// as for all of them).
+        private mutating func readNames(keeping languages: [String]) throws(Failure) -> [String: String] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
+            namePairs.removeAll(keepingCapacity: true)
+            seenLanguages.removeAll(keepingCapacity: true)
+            var keptFirstOnly = false
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let language = try scanner.readKeyString()
+                if seenLanguages.contains(language) { throw Failure.duplicateKey(language, at: scanner.offset) }
+                seenLanguages.append(language)
+                let wanted = languages.contains(language)
+                if wanted || seenLanguages.count == 1 {
+                    if keptFirstOnly {
+                        namePairs.removeAll(keepingCapacity: true)
+                        keptFirstOnly = false
+                    }
+                    namePairs.append((language, try Self.at(language) { () throws(Failure) in try scanner.readString() }))
+                    keptFirstOnly = !wanted
+                } else {
+                    try Self.at(language) { () throws(Failure) in try scanner.skipString() }
+                }
+            }
+            var names = [String: String](minimumCapacity: namePairs.count)
+            for pair in namePairs { names[pair.language] = pair.name }
+            return names
+        }
+
+        /// A `plan` read's bundle URL: checked, not kept (`""`). One that `RegionTree` might
+        /// refuse is refused here, and `CatalogSource` reads the catalog again in `full`.
+        private mutating func checkURL() throws(Failure) -> String {
+            let start = scanner.offset
+            if let url = try scanner.readStringUnlessAccepted(RegionTree.urlIsPlainlySafe), RegionTree.urlProblem(url) {
+                throw Failure(offset: start, reason: "bundle URL '\(url)' refused")
+            }
+            return ""
+        }
+
+        /// `null` or a string, checked as `readOptionalReleased` checks it; nil.
+        private mutating func skipOptionalString() throws(Failure) -> String? {
+            if try !scanner.readNull() { try scanner.skipString() }
+            return nil
+        }
+
         private mutating func readOptionalReleased() throws(Failure) -> String? {
             if try scanner.readNull() { return nil }
             let released = try scanner.readString(reusing: lastReleased)
@@ -289,16 +354,27 @@ extension CatalogReader {
             return released
         }
 
+        /// Numbers or null; a `plan` read checks them and keeps nil.
         private mutating func readOptionalDoubles() throws(Failure) -> [Double]? {
             if try scanner.readNull() { return nil }
             doubles.removeAll(keepingCapacity: true)
-            if scanner.readPlainDecimalArray(into: &doubles) { return Self.exactCopy(doubles) }
-            try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble() }
-            return Self.exactCopy(doubles)
+            if !scanner.readPlainDecimalArray(into: &doubles) {
+                try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble()
+                }
+            }
+            return keepsEverything ? Self.exactCopy(doubles) : nil
         }
 
+        /// Strings or null; a `plan` read checks them and keeps nil.
         private mutating func readOptionalStrings() throws(Failure) -> [String]? {
             if try scanner.readNull() { return nil }
+            guard keepsEverything else {
+                guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of strings") }
+                try scanner.beginArray()
+                var first = true
+                while try scanner.nextElement(first: &first) { try scanner.skipString() }
+                return nil
+            }
             try Self.readArray(&scanner, of: "strings", into: &strings, Self.readStringValue)
             return Self.exactCopy(strings)
         }

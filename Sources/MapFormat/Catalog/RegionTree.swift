@@ -40,6 +40,12 @@ public struct RegionTree: Sendable {
     /// The checks run in that order of kinds; within a kind, the first offender in catalog order
     /// (bundles: in digest order) is reported.
     public init(_ catalog: Catalog) throws(CatalogError) {
+        try self.init(catalog, detail: .full)
+    }
+
+    /// `init(_:)` for a catalog `CatalogReader` read with `detail`: a `plan` read's bundles have no
+    /// URL (the reader checked them), so none is checked here.
+    package init(_ catalog: Catalog, detail: CatalogDetail) throws(CatalogError) {
         do { try FormatTagError.check(catalog.format, expected: Catalog.formatTag) } catch { throw .format(error) }
         // `CatalogReader` refuses these with a line number; catalogs decoded otherwise (MapStore's
         // updates, the publisher) are held to the same grammar here.
@@ -58,7 +64,7 @@ public struct RegionTree: Sendable {
             if let reason = PathName.regionIDProblem(id.rawValue) { throw .invalidRegionID(id, reason: reason) }
             if index.updateValue(Int32(position), forKey: id) != nil { throw .duplicateRegion(id) }
         }
-        try RegionTree.checkBundles(catalog.bundles)
+        try RegionTree.checkBundles(catalog.bundles, urls: detail == .full)
         let digests = catalog.bundles.keys.sorted()
 
         var parents = [Int32](repeating: -1, count: regions.count)
@@ -121,7 +127,7 @@ public struct RegionTree: Sendable {
 
     /// Sizes and URLs: throws for the first offending bundle in digest order (its first offending
     /// field), without sorting the bundles to find it.
-    private static func checkBundles(_ bundles: [BundleDigest: BundleInfo]) throws(CatalogError) {
+    private static func checkBundles(_ bundles: [BundleDigest: BundleInfo], urls: Bool) throws(CatalogError) {
         var first: (digest: BundleDigest, error: CatalogError)?
         // Each size is at most `absurdSize`, but thousands of them can still pass 2^63 together;
         // refused here, no sum over any set of this catalog's bundles can overflow later. Summed in
@@ -132,7 +138,7 @@ public struct RegionTree: Sendable {
         var files: Int64 = 0
         var overflowed: String?
         for (digest, info) in bundles {
-            if first.map({ digest < $0.digest }) ?? true, let error = problem(info, digest) { first = (digest, error) }
+            if first.map({ digest < $0.digest }) ?? true, let error = problem(info, digest, url: urls) { first = (digest, error) }
             if overflowed != nil { continue }
             var overflow = false
             (size, overflow) = size.addingReportingOverflow(info.size)
@@ -150,7 +156,7 @@ public struct RegionTree: Sendable {
         if let overflowed { throw .totalTooLarge(field: overflowed) }
     }
 
-    private static func problem(_ info: BundleInfo, _ digest: BundleDigest) -> CatalogError? {
+    private static func problem(_ info: BundleInfo, _ digest: BundleDigest, url: Bool) -> CatalogError? {
         func absurd(_ value: Int64) -> Bool { value < 0 || value > RegionTree.absurdSize }
         if absurd(info.size) { return .invalidSize(bundle: digest, field: "size", value: info.size) }
         if absurd(info.unpackedSize) { return .invalidSize(bundle: digest, field: "unpackedSize", value: info.unpackedSize) }
@@ -159,9 +165,7 @@ public struct RegionTree: Sendable {
             if range.min < 0 { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.min) }
             if range.max > RegionTree.absurdSize { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.max) }
         }
-        if info.url.isEmpty || climbsOut(info.url) || (hasPercent(info.url) && BundleURL.climbsOutDecoded(info.url)) {
-            return .invalidBundleURL(bundle: digest, url: info.url)
-        }
+        if url && urlProblem(info.url) { return .invalidBundleURL(bundle: digest, url: info.url) }
         if let (field, value, reason) = info.chunked?.parameterProblem {
             return .invalidChunking(bundle: digest, field: "chunked." + field, value: value, reason: reason)
         }
@@ -226,6 +230,26 @@ public struct RegionTree: Sendable {
             if digests[middle] < digest { low = middle + 1 } else { high = middle }
         }
         return low < digests.count && digests[low] == digest ? Int32(low) : nil
+    }
+
+    /// True when a catalog may not name a bundle by `url` (`CatalogError.invalidBundleURL`).
+    package static func urlProblem(_ url: String) -> Bool {
+        url.isEmpty || climbsOut(url) || (hasPercent(url) && BundleURL.climbsOutDecoded(url))
+    }
+
+    /// True when the UTF-8 bytes of a URL show without decoding that `urlProblem` is false: not
+    /// empty, no `%`, no two dots in a row (so no `..` segment). Most URLs; the rest are decoded
+    /// and checked by `urlProblem`.
+    package static func urlIsPlainlySafe(_ bytes: RawSpan) -> Bool {
+        let count = bytes.byteCount
+        guard count > 0, RawBytes.firstIndex(of: UInt8(ascii: "%"), in: bytes, from: 0, to: count) == nil else { return false }
+        let dot = UInt8(ascii: ".")
+        var from = 0
+        while let found = RawBytes.firstIndex(of: dot, in: bytes, from: from, to: count) {
+            if found + 1 < count && RawBytes.firstIndex(of: dot, in: bytes, from: found + 1, to: found + 2) != nil { return false }
+            from = found + 1
+        }
+        return true
     }
 
     /// True when a relative URL has a `..` component before any `?` or `#` (checked on bytes:

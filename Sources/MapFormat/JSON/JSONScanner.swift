@@ -265,6 +265,21 @@ import Foundation
         return string(span)
     }
 
+    /// Reads a string value with every check `readString` makes, without making a `String`.
+    mutating func skipString() throws(Failure) {
+        if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
+        _ = try scanString(expectingKey: false)
+    }
+
+    /// Reads a string value with every check `readString` makes; nil, without making a `String`,
+    /// when it is written without escapes and `accept` takes its bytes, otherwise the string.
+    mutating func readStringUnlessAccepted(_ accept: (RawSpan) -> Bool) throws(Failure) -> String? {
+        if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
+        let span = try scanString(expectingKey: false)
+        if !span.escaped, unsafe accept(UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)]).bytes) { return nil }
+        return string(span)
+    }
+
     /// Reads a string value, returning `previous` itself when the text is the same, so a value
     /// repeated thousands of times (a release date) shares one string's storage.
     mutating func readString(reusing previous: String?) throws(Failure) -> String {

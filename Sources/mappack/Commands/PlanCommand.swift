@@ -11,7 +11,8 @@ enum PlanCommand {
         let recipePath = try arguments.expect(["recipe"])[0]
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        // Only what a plan prints is kept of the catalog (same checks, same errors).
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache, catalogDetail: .plan(language: recipe.language))
         ProcessLifetime.keep(plan)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let language = recipe.language
