@@ -24,7 +24,7 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
 }
 
 @Suite struct CatalogPlanDetailTests {
-    static let languages: [String?] = [nil, "en", "de", "de-CH", "de_AT", "ja", "fr", "xx"]
+    static let languages: [String?] = [nil, "en", "de", "de-CH", "de_AT", "ja", "fr", "xx", "K", "\u{212A}", "é"]
 
     /// A plan read keeps what a plan prints and equals the full read there: ids, parents, bundles,
     /// the name in the plan's language, every bundle field but the URL, the tree's warnings.
@@ -71,7 +71,9 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
         (#"["Bern","Zürich"]"#, #"["\ud800"]"#), (#"["Bern","Zürich"]"#, #"[ "a" , "b\n" ]"#), (#"["Bern","Zürich"]"#, "[]"),
         (#""released":null"#, #""released":5"#), (#""released":null"#, #""released":"x\u00e9""#), (#""released":null"#, #""released":[]"#),
         (#""fr":"Iks""#, #""fr":1"#), (#""fr":"Iks""#, #""fr":"Iks","ja":"x""#), (#""fr":"Iks""#, #""ja":"x","fr":"Iks""#),
-        (#""fr":"Iks""#, #""f\u0072":"Iks","fr":"x""#), (#""fr":"Iks""#, #""fr":"\q""#), (#""fr":"Iks""#, #""de":"Iks""#),
+        (#""fr":"Iks""#, #""f\u0072":"Iks","fr":"x""#), (#""fr":"Iks""#, #""K":"a","\u212A":"b""#), (#""fr":"Iks""#, #""\u212A":"a""#),
+        (#""fr":"Iks""#, "\"é\":\"a\",\"e\u{301}\":\"b\""), (#""fr":"Iks""#, "\"é\":\"a\",\"K\":\"b\""),
+        (#""fr":"Iks""#, #""fr":"\q""#), (#""fr":"Iks""#, #""de":"Iks""#),
         (#"{"fr":"Iks","ja":"エックス"}"#, "{}"), (#"{"fr":"Iks","ja":"エックス"}"#, "[]"), (#"{"fr":"Iks","ja":"エックス"}"#, "null"),
         (#"{"fr":"Iks","ja":"エックス"}"#, #"{"en":"A","en":"B"}"#), (#""de":"Üpsilon""#, #""de":"Üpsilon","de":"Ü""#),
         (#""\u0065n":"Y""#, #""\u0065n":"Y","en":"Z""#), (#""de":"Welt""#, #""de":"Welt","x":"\u0000""#),
@@ -93,6 +95,53 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
         // Valid shapes that need no second look are accepted by the plan read itself.
         if full != nil, !with.contains("\\u"), !with.contains("..") && !with.contains("%") {
             #expect(tree(text, .plan(language: "de")) != nil)
+        }
+    }
+
+    @Test(arguments: [CatalogDetail.full, .plan(language: "de")])
+    func bundleNumbersFindTheirEntries(_ detail: CatalogDetail) throws {
+        let indexed = try #require(tree(catalogJSON, detail))
+        for (number, digest) in indexed.bundleDigests.enumerated() {
+            #expect(indexed.bundleInfo(number: Int32(number)) == indexed.catalog.bundles[digest])
+        }
+    }
+
+    /// Size tables: a repeated block size is refused whether it is a power of two (found by its
+    /// bit) or not (found by comparing), and distinct ones of both kinds are read.
+    @Test(arguments: [
+        (#""3000":1,"4096":2,"512":3,"1":4,"3":5"#, true), (#""3000":1,"4096":2,"3000":3"#, false),
+        (#""512":1,"3000":2,"512":3"#, false), (#""1":1,"2":2,"1":3"#, false), (#""0":1,"1":2"#, true),
+    ])
+    func sizeTablesRefuseARepeatedBlockSize(_ table: String, _ accepted: Bool) {
+        let text = catalogJSON.replacingOccurrences(of: #""1024":2048,"4096":4096,"512":1536"#, with: table)
+        #expect(text != catalogJSON)
+        let read = try? CatalogReader.read(Data(text.utf8), file: "catalog.json")
+        #expect((read != nil) == accepted)
+        if let read {
+            let bundle = read.bundles[BundleDigest(hex: String(repeating: "a", count: 64))]
+            #expect(bundle?.sizeOnDisk(blockSize: 3000) == 1 && bundle?.sizeOnDisk(blockSize: 512) == 3 || table.hasPrefix(#""0""#))
+        }
+    }
+
+    /// Digests sort by buckets of their first 16 bits: evenly spread ones, a few sharing a bucket
+    /// (sorted in place), many sharing one (a crafted catalog), and small lists.
+    @Test(arguments: [0, 1, 3, 40, 5000])
+    func digestsSortAsTheStandardSortSortsThem(_ sharing: Int) {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        for count in [0, 1, 200, 257, 6000] {
+            let keyed = (0..<count).map { index -> (digest: BundleDigest, entry: Int) in
+                let first = index < sharing ? (0xABCD << 48) | (next() >> 16) : next()
+                // Some equal digests too, which keep their order in neither sort (only the digests are compared).
+                return (BundleDigest(sha256: SHA256Digest(words: first, index % 7 == 0 ? 0 : next(), next(), next())), index)
+            }
+            let sorted = RegionTree.sortedByDigest(keyed)
+            #expect(sorted.map(\.digest) == keyed.map(\.digest).sorted())
+            #expect(Set(sorted.map(\.entry)) == Set(0..<count) && sorted.count == count)
+            #expect(sorted.allSatisfy { keyed[$0.entry].digest == $0.digest })
         }
     }
 

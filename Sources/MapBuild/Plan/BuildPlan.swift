@@ -155,7 +155,7 @@ extension BuildPlan {
         var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
-            let info = tree.catalog.bundles[digest]!
+            let info = tree.bundleInfo(number: Int32(number))
             let bundleUsers: [RegionID]
             let userRange = Int(userStarts[number])..<Int(userEnds[number])
             if userRange.count == 1 {

@@ -51,6 +51,11 @@ extension CatalogReader {
         /// The languages of the names object being read (a `plan` read keeps few of its names but
         /// refuses a repeated language as a `full` one does).
         private var seenLanguages: [String] = []
+        /// `nameLanguages` as bytes when every one is ASCII: names are then matched on the bytes of
+        /// their keys (nil: as strings).
+        private let asciiNameLanguages: [[UInt8]]?
+        /// The keys of the names object being read, on that path.
+        private var seenKeys: [JSONScanner.ASCIIKey] = []
 
         init(_ scanner: JSONScanner, detail: CatalogDetail) {
             self.scanner = scanner
@@ -58,6 +63,11 @@ extension CatalogReader {
             switch detail {
             case .full: nameLanguages = nil
             case .plan(let language): nameLanguages = LocalizedNames.candidates(language: language)
+            }
+            if let languages = nameLanguages, languages.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
+                asciiNameLanguages = languages.map { Array($0.utf8) }
+            } else {
+                asciiNameLanguages = nil
             }
         }
 
@@ -134,7 +144,13 @@ extension CatalogReader {
                         parentPresent = true
                         parent = try Self.optional(&scanner, Self.readRegionID)
                     case .names:
-                        if let nameLanguages { names = try readNames(keeping: nameLanguages) } else { names = try readNames() }
+                        if let asciiNameLanguages {
+                            names = try readNames(keepingASCII: asciiNameLanguages)
+                        } else if let nameLanguages {
+                            names = try readNames(keeping: nameLanguages)
+                        } else {
+                            names = try readNames()
+                        }
                     case .center: center = try readOptionalDoubles()
                     case .bbox: bbox = try readOptionalDoubles()
                     case .bundles: bundles = try readDigests()
@@ -324,6 +340,53 @@ extension CatalogReader {
                     keptFirstOnly = !wanted
                 } else {
                     try Self.at(language) { () throws(Failure) in try scanner.skipString() }
+                }
+            }
+            var names = [String: String](minimumCapacity: namePairs.count)
+            for pair in namePairs { names[pair.language] = pair.name }
+            return names
+        }
+
+        /// `readNames(keeping:)` with every language ASCII: a key in ASCII without escapes (all,
+        /// in practice) is compared as bytes, without a `String` for every language and name (the
+        /// names were a third of a region's reading); any other as Unicode text, as `"K"` is
+        /// `"\u{212A}"`.
+        private mutating func readNames(keepingASCII languages: [[UInt8]]) throws(Failure) -> [String: String] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
+            namePairs.removeAll(keepingCapacity: true)
+            seenKeys.removeAll(keepingCapacity: true)
+            seenLanguages.removeAll(keepingCapacity: true)
+            var keptFirstOnly = false
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let wanted: Bool
+                let language: String?
+                switch try scanner.readKeyText() {
+                case .ascii(let key):
+                    let repeated =
+                        seenKeys.contains { scanner.same($0, key) } || (!seenLanguages.isEmpty && seenLanguages.contains(scanner.text(of: key)))
+                    if repeated { throw Failure.duplicateKey(scanner.text(of: key), at: scanner.offset) }
+                    seenKeys.append(key)
+                    wanted = languages.contains { scanner.same(key, $0) }
+                    language = wanted || namePairs.isEmpty ? scanner.text(of: key) : nil
+                case .text(let text):
+                    if seenLanguages.contains(text) || seenKeys.contains(where: { scanner.text(of: $0) == text }) {
+                        throw Failure.duplicateKey(text, at: scanner.offset)
+                    }
+                    seenLanguages.append(text)
+                    wanted = nameLanguages?.contains(text) ?? false
+                    language = text
+                }
+                if let language, wanted || seenKeys.count + seenLanguages.count == 1 {
+                    if keptFirstOnly {
+                        namePairs.removeAll(keepingCapacity: true)
+                        keptFirstOnly = false
+                    }
+                    namePairs.append((language, try scanner.readString()))
+                    keptFirstOnly = !wanted
+                } else {
+                    try scanner.skipString()
                 }
             }
             var names = [String: String](minimumCapacity: namePairs.count)
