@@ -50,6 +50,13 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
         #expect(full.catalog.regions[0].cities == ["Bern", "Zürich"])
     }
 
+    @Test func aPlanReadWithAllNamesKeepsEveryName() throws {
+        let full = try #require(tree(catalogJSON, .full))
+        let plan = try #require(tree(catalogJSON, .plan(language: "de", allNames: true)))
+        #expect(plan.catalog.regions.map(\.names) == full.catalog.regions.map(\.names))
+        #expect(plan.catalog.regions.allSatisfy { $0.cities == nil && $0.center == nil })
+    }
+
     @Test func candidatesAreTheTagsPickTries() {
         #expect(LocalizedNames.candidates(language: "de-CH_x") == ["de-CH_x", "de-CH", "de", "en"])
         #expect(LocalizedNames.candidates(language: nil) == ["en"])

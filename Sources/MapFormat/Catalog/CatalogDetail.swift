@@ -9,11 +9,12 @@ package enum CatalogDetail: Sendable, Equatable {
     /// Every field.
     case full
     /// A region keeps its id, parent and bundles, and of its names only those `name(in: language)`
-    /// can pick (the language, its bases and English; or else one, so the names are never empty);
-    /// no center, bbox, cities or release time. A bundle keeps everything but its URL (`""`),
-    /// which is checked as it is read (`RegionTree.urlIsPlainlySafe`, else `RegionTree`'s full
-    /// rule). Names then cannot select regions: a selector that is not an id needs a `full` read.
-    case plan(language: String?)
+    /// can pick (the language, its bases and English; or else one, so the names are never empty),
+    /// or all of them with `allNames`; no center, bbox, cities or release time. A bundle keeps
+    /// everything but its URL (`""`), which is checked as it is read (`RegionTree.urlIsPlainlySafe`,
+    /// else `RegionTree`'s full rule). Without `allNames`, names cannot select regions: a selector
+    /// that is not an id needs all names.
+    case plan(language: String?, allNames: Bool = false)
 }
 
 extension LocalizedNames {

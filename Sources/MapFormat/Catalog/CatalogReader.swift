@@ -46,7 +46,8 @@ extension CatalogReader {
         private var tables: SizeOnDiskTable.Builder
         /// The last release date read; the next equal one reuses its storage.
         private var lastReleased: String?
-        /// With `CatalogDetail.plan`, the languages whose names a region keeps; nil keeps everything.
+        /// With `CatalogDetail.plan` without `allNames`, the languages whose names a region keeps;
+        /// nil keeps every name.
         private let nameLanguages: [String]?
         /// The languages of the names object being read (a `plan` read keeps few of its names but
         /// refuses a repeated language as a `full` one does).
@@ -61,8 +62,9 @@ extension CatalogReader {
             self.scanner = scanner
             tables = SizeOnDiskTable.Builder(bytes: scanner.remainingBytes)
             switch detail {
-            case .full: nameLanguages = nil
-            case .plan(let language): nameLanguages = LocalizedNames.candidates(language: language)
+            case .full: (keepsEverything, nameLanguages) = (true, nil)
+            case .plan(_, allNames: true): (keepsEverything, nameLanguages) = (false, nil)
+            case .plan(let language, allNames: false): (keepsEverything, nameLanguages) = (false, LocalizedNames.candidates(language: language))
             }
             if let languages = nameLanguages, languages.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
                 asciiNameLanguages = languages.map { Array($0.utf8) }
@@ -72,7 +74,7 @@ extension CatalogReader {
         }
 
         /// True for a `full` read.
-        private var keepsEverything: Bool { nameLanguages == nil }
+        private let keepsEverything: Bool
 
         // MARK: Objects
 
