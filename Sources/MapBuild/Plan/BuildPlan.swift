@@ -83,10 +83,26 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
 
 extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
-    package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
-        let tree: RegionTree
+    /// With `catalogDetail` `.plan`, the tree holds what `mappack plan` prints (`CatalogDetail`),
+    /// and every name when a selector is not an id (names select regions).
+    package static func make(
+        recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false, catalogDetail: CatalogDetail = .full
+    ) throws(PlanError) -> BuildPlan {
+        var tree: RegionTree
         let catalogBytes: Data
-        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch {
+        let selectors = recipe.include + recipe.exclude + recipe.cacheSeedInclude
+        var detail = catalogDetail
+        // A selector that does not look like an id (`Liechtenstein`, `Côte d'Ivoire`) is likely a
+        // name, which needs every region's names.
+        if case .plan(let language, allNames: false) = detail, !selectors.allSatisfy({ looksLikeID($0.text) }) {
+            detail = .plan(language: language, allNames: true)
+        }
+        do {
+            (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root, detail: detail)
+            if case .plan(let language, allNames: false) = detail, !selectors.allSatisfy({ tree.position(of: RegionID($0.text)) != nil }) {
+                tree = try CatalogSource.decode(catalogBytes, url: recipe.catalogURL, detail: .plan(language: language, allNames: true))
+            }
+        } catch {
             throw .catalog(error.named(by: recipe))
         }
         if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {
@@ -145,7 +161,7 @@ extension BuildPlan {
         var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
-            let info = tree.catalog.bundles[digest]!
+            let info = tree.bundleInfo(number: Int32(number))
             let bundleUsers: [RegionID]
             let userRange = Int(userStarts[number])..<Int(userEnds[number])
             if userRange.count == 1 {
@@ -207,6 +223,15 @@ extension BuildPlan {
             seedBundleBytes: seedBundleBytes, sizeOnDisk: sizeOnDisk, cacheSeedBytes: seedBytes, regionSizes: regionSizes,
             selectedRegionSizes: selectedSizes, selectedRegionDownloadSizes: selection.regionPositions.map { downloadSizes[Int($0)] })
         return plan
+    }
+
+    /// True for text in the shape ids usually have: lower-case ASCII letters, digits, `/`, `.`, `_`,
+    /// `-`, `+` (a guess: a name in that shape is found too, by a second read).
+    private static func looksLikeID(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || "/._-+".utf8.contains(byte)
+        }
     }
 
     /// Throws when the image would not fit `target.capacity`.

@@ -35,13 +35,18 @@ public enum CatalogSource {
     /// The catalog at `url` and the exact bytes it was read from (those of `prefetch`, if it ran).
     /// With `cache` (the download cache), an HTTP catalog is fetched the cheap way (`CatalogFetcher`).
     public static func loadWithBytes(_ url: URL, cache: String? = nil) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
+        try loadWithBytes(url, cache: cache, detail: .full)
+    }
+
+    /// `loadWithBytes`, the catalog read with `detail`.
+    package static func loadWithBytes(_ url: URL, cache: String?, detail: CatalogDetail) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
         let data: Data
         if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) {
             data = kept.bytes
         } else {
             data = try fetch(url, cache: cache, trust: nil).bytes
         }
-        return (try decode(data, url: url), data)
+        return (try decode(data, url: url, detail: detail), data)
     }
 
     /// Reads the catalog's bytes without decoding them (a no-op build needs only their hash) and
@@ -83,6 +88,17 @@ public enum CatalogSource {
 
     /// Decodes and validates catalog bytes read from `url`.
     public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
+        try decode(data, url: url, detail: .full)
+    }
+
+    /// `decode`, keeping what `detail` says. A catalog a lighter read refuses is read again in
+    /// full, so a refusal is always the full read's error.
+    package static func decode(_ data: Data, url: URL, detail: CatalogDetail) throws(LoadError) -> RegionTree {
+        if detail != .full, let catalog = try? CatalogReader.read(data, file: url.path, detail: detail),
+            let tree = try? RegionTree(catalog, detail: detail)
+        {
+            return tree
+        }
         let catalog: Catalog
         do { catalog = try CatalogReader.read(data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
             if let error = error as? JSONFileError {

@@ -12,8 +12,13 @@ public enum CatalogReader {
     /// The catalog in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`regions[3].parent`).
     public static func read(_ data: Data, file: String) throws -> Catalog {
+        try read(data, file: file, detail: .full)
+    }
+
+    /// The catalog in `data`, keeping what `detail` says; the same checks whatever it keeps.
+    package static func read(_ data: Data, file: String, detail: CatalogDetail) throws -> Catalog {
         unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
-            var reader = unsafe Reader(JSONScanner(raw))
+            var reader = unsafe Reader(JSONScanner(raw), detail: detail)
             do throws(JSONScanner.Failure) {
                 return try reader.readCatalog()
             } catch {
@@ -41,11 +46,35 @@ extension CatalogReader {
         private var tables: SizeOnDiskTable.Builder
         /// The last release date read; the next equal one reuses its storage.
         private var lastReleased: String?
+        /// With `CatalogDetail.plan` without `allNames`, the languages whose names a region keeps;
+        /// nil keeps every name.
+        private let nameLanguages: [String]?
+        /// The languages of the names object being read (a `plan` read keeps few of its names but
+        /// refuses a repeated language as a `full` one does).
+        private var seenLanguages: [String] = []
+        /// `nameLanguages` as bytes when every one is ASCII: names are then matched on the bytes of
+        /// their keys (nil: as strings).
+        private let asciiNameLanguages: [[UInt8]]?
+        /// The keys of the names object being read, on that path.
+        private var seenKeys: [JSONScanner.ASCIIKey] = []
 
-        init(_ scanner: JSONScanner) {
+        init(_ scanner: JSONScanner, detail: CatalogDetail) {
             self.scanner = scanner
             tables = SizeOnDiskTable.Builder(bytes: scanner.remainingBytes)
+            switch detail {
+            case .full: (keepsEverything, nameLanguages) = (true, nil)
+            case .plan(_, allNames: true): (keepsEverything, nameLanguages) = (false, nil)
+            case .plan(let language, allNames: false): (keepsEverything, nameLanguages) = (false, LocalizedNames.candidates(language: language))
+            }
+            if let languages = nameLanguages, languages.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
+                asciiNameLanguages = languages.map { Array($0.utf8) }
+            } else {
+                asciiNameLanguages = nil
+            }
         }
+
+        /// True for a `full` read.
+        private let keepsEverything: Bool
 
         // MARK: Objects
 
@@ -116,12 +145,19 @@ extension CatalogReader {
                     case .parent:
                         parentPresent = true
                         parent = try Self.optional(&scanner, Self.readRegionID)
-                    case .names: names = try readNames()
+                    case .names:
+                        if let asciiNameLanguages {
+                            names = try readNames(keepingASCII: asciiNameLanguages)
+                        } else if let nameLanguages {
+                            names = try readNames(keeping: nameLanguages)
+                        } else {
+                            names = try readNames()
+                        }
                     case .center: center = try readOptionalDoubles()
                     case .bbox: bbox = try readOptionalDoubles()
                     case .bundles: bundles = try readDigests()
                     case .cities: cities = try readOptionalStrings()
-                    case .released: released = try readOptionalReleased()
+                    case .released: released = keepsEverything ? try readOptionalReleased() : try skipOptionalString()
                     }
                 }
             }
@@ -184,7 +220,7 @@ extension CatalogReader {
             while let field = try object.next(&scanner, bundleFields) {
                 try Self.at(field) { () throws(Failure) in
                     switch field {
-                    case .url: url = try scanner.readString()
+                    case .url: url = keepsEverything ? try scanner.readString() : try checkURL()
                     case .size: size = try scanner.readInt64()
                     case .unpackedSize: unpackedSize = try scanner.readInt64()
                     case .files: files = try scanner.readNull() ? nil : Int(try scanner.readInt64())
@@ -282,6 +318,100 @@ extension CatalogReader {
             return names
         }
 
+        /// `readNames` for a `plan` read: the same checks, keeping the names of `languages` (or,
+        /// when it has none of them, its first, so that it stays non-empty and `name(in:)` answers
+        /// as for all of them).
+        private mutating func readNames(keeping languages: [String]) throws(Failure) -> [String: String] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
+            namePairs.removeAll(keepingCapacity: true)
+            seenLanguages.removeAll(keepingCapacity: true)
+            var keptFirstOnly = false
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let language = try scanner.readKeyString()
+                if seenLanguages.contains(language) { throw Failure.duplicateKey(language, at: scanner.offset) }
+                seenLanguages.append(language)
+                let wanted = languages.contains(language)
+                if wanted || seenLanguages.count == 1 {
+                    if keptFirstOnly {
+                        namePairs.removeAll(keepingCapacity: true)
+                        keptFirstOnly = false
+                    }
+                    namePairs.append((language, try Self.at(language) { () throws(Failure) in try scanner.readString() }))
+                    keptFirstOnly = !wanted
+                } else {
+                    try Self.at(language) { () throws(Failure) in try scanner.skipString() }
+                }
+            }
+            var names = [String: String](minimumCapacity: namePairs.count)
+            for pair in namePairs { names[pair.language] = pair.name }
+            return names
+        }
+
+        /// `readNames(keeping:)` with every language ASCII: a key in ASCII without escapes (all,
+        /// in practice) is compared as bytes, without a `String` for every language and name (the
+        /// names were a third of a region's reading); any other as Unicode text, as `"K"` is
+        /// `"\u{212A}"`.
+        private mutating func readNames(keepingASCII languages: [[UInt8]]) throws(Failure) -> [String: String] {
+            guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
+            namePairs.removeAll(keepingCapacity: true)
+            seenKeys.removeAll(keepingCapacity: true)
+            seenLanguages.removeAll(keepingCapacity: true)
+            var keptFirstOnly = false
+            try scanner.beginObject()
+            var first = true
+            while try scanner.nextMember(first: &first) {
+                let wanted: Bool
+                let language: String?
+                switch try scanner.readKeyText() {
+                case .ascii(let key):
+                    let repeated =
+                        seenKeys.contains { scanner.same($0, key) } || (!seenLanguages.isEmpty && seenLanguages.contains(scanner.text(of: key)))
+                    if repeated { throw Failure.duplicateKey(scanner.text(of: key), at: scanner.offset) }
+                    seenKeys.append(key)
+                    wanted = languages.contains { scanner.same(key, $0) }
+                    language = wanted || namePairs.isEmpty ? scanner.text(of: key) : nil
+                case .text(let text):
+                    if seenLanguages.contains(text) || seenKeys.contains(where: { scanner.text(of: $0) == text }) {
+                        throw Failure.duplicateKey(text, at: scanner.offset)
+                    }
+                    seenLanguages.append(text)
+                    wanted = nameLanguages?.contains(text) ?? false
+                    language = text
+                }
+                if let language, wanted || seenKeys.count + seenLanguages.count == 1 {
+                    if keptFirstOnly {
+                        namePairs.removeAll(keepingCapacity: true)
+                        keptFirstOnly = false
+                    }
+                    namePairs.append((language, try scanner.readString()))
+                    keptFirstOnly = !wanted
+                } else {
+                    try scanner.skipString()
+                }
+            }
+            var names = [String: String](minimumCapacity: namePairs.count)
+            for pair in namePairs { names[pair.language] = pair.name }
+            return names
+        }
+
+        /// A `plan` read's bundle URL: checked, not kept (`""`). One that `RegionTree` might
+        /// refuse is refused here, and `CatalogSource` reads the catalog again in `full`.
+        private mutating func checkURL() throws(Failure) -> String {
+            let start = scanner.offset
+            if let url = try scanner.readStringUnlessAccepted(RegionTree.urlIsPlainlySafe), RegionTree.urlProblem(url) {
+                throw Failure(offset: start, reason: "bundle URL '\(url)' refused")
+            }
+            return ""
+        }
+
+        /// `null` or a string, checked as `readOptionalReleased` checks it; nil.
+        private mutating func skipOptionalString() throws(Failure) -> String? {
+            if try !scanner.readNull() { try scanner.skipString() }
+            return nil
+        }
+
         private mutating func readOptionalReleased() throws(Failure) -> String? {
             if try scanner.readNull() { return nil }
             let released = try scanner.readString(reusing: lastReleased)
@@ -289,16 +419,27 @@ extension CatalogReader {
             return released
         }
 
+        /// Numbers or null; a `plan` read checks them and keeps nil.
         private mutating func readOptionalDoubles() throws(Failure) -> [Double]? {
             if try scanner.readNull() { return nil }
             doubles.removeAll(keepingCapacity: true)
-            if scanner.readPlainDecimalArray(into: &doubles) { return Self.exactCopy(doubles) }
-            try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble() }
-            return Self.exactCopy(doubles)
+            if !scanner.readPlainDecimalArray(into: &doubles) {
+                try Self.readArray(&scanner, of: "numbers", into: &doubles) { (scanner: inout JSONScanner) throws(Failure) in try scanner.readDouble()
+                }
+            }
+            return keepsEverything ? Self.exactCopy(doubles) : nil
         }
 
+        /// Strings or null; a `plan` read checks them and keeps nil.
         private mutating func readOptionalStrings() throws(Failure) -> [String]? {
             if try scanner.readNull() { return nil }
+            guard keepsEverything else {
+                guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of strings") }
+                try scanner.beginArray()
+                var first = true
+                while try scanner.nextElement(first: &first) { try scanner.skipString() }
+                return nil
+            }
             try Self.readArray(&scanner, of: "strings", into: &strings, Self.readStringValue)
             return Self.exactCopy(strings)
         }

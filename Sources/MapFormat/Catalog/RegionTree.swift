@@ -24,6 +24,9 @@ public struct RegionTree: Sendable {
     private let childPositions: [Int32]
     /// Every digest in `catalog.bundles`, sorted; a bundle's number is its position here.
     package let bundleDigests: [BundleDigest]
+    /// Where each bundle's entry is in `catalog.bundles`, by number: a plan reads every bundle it
+    /// needs without hashing its digest again.
+    private let bundleEntries: [Dictionary<BundleDigest, BundleInfo>.Index]
     /// The bundles the region at `p` lists, as numbers, in its order:
     /// `regionBundles[bundleStarts[p]..<bundleStarts[p + 1]]`.
     private let bundleStarts: [Int32]
@@ -40,6 +43,12 @@ public struct RegionTree: Sendable {
     /// The checks run in that order of kinds; within a kind, the first offender in catalog order
     /// (bundles: in digest order) is reported.
     public init(_ catalog: Catalog) throws(CatalogError) {
+        try self.init(catalog, detail: .full)
+    }
+
+    /// `init(_:)` for a catalog `CatalogReader` read with `detail`: a `plan` read's bundles have no
+    /// URL (the reader checked them), so none is checked here.
+    package init(_ catalog: Catalog, detail: CatalogDetail) throws(CatalogError) {
         do { try FormatTagError.check(catalog.format, expected: Catalog.formatTag) } catch { throw .format(error) }
         // `CatalogReader` refuses these with a line number; catalogs decoded otherwise (MapStore's
         // updates, the publisher) are held to the same grammar here.
@@ -58,8 +67,17 @@ public struct RegionTree: Sendable {
             if let reason = PathName.regionIDProblem(id.rawValue) { throw .invalidRegionID(id, reason: reason) }
             if index.updateValue(Int32(position), forKey: id) != nil { throw .duplicateRegion(id) }
         }
-        try RegionTree.checkBundles(catalog.bundles)
-        let digests = catalog.bundles.keys.sorted()
+        try RegionTree.checkBundles(catalog.bundles, urls: detail == .full)
+        // Digests sorted with their entries (the keys' own order, read by index, not by hashing).
+        var keyed: [(digest: BundleDigest, entry: Dictionary<BundleDigest, BundleInfo>.Index)] = []
+        keyed.reserveCapacity(catalog.bundles.count)
+        var entry = catalog.bundles.startIndex
+        while entry != catalog.bundles.endIndex {
+            keyed.append((catalog.bundles.keys[entry], entry))
+            catalog.bundles.formIndex(after: &entry)
+        }
+        keyed = RegionTree.sortedByDigest(keyed)
+        let digests = keyed.map(\.digest)
 
         var parents = [Int32](repeating: -1, count: regions.count)
         var childCounts = [Int32](repeating: 0, count: regions.count)
@@ -114,14 +132,53 @@ public struct RegionTree: Sendable {
         self.childStarts = childStarts
         self.childPositions = childPositions
         self.bundleDigests = digests
+        self.bundleEntries = keyed.map(\.entry)
         self.bundleStarts = bundleStarts
         self.regionBundles = regionBundles
         self.warnings = referenced.indices.filter { !referenced[$0] }.map { .unreferencedBundle(digests[$0]) }
     }
 
+    /// `keyed` sorted by digest. Digests are spread evenly, so they are counted into 2^16 buckets
+    /// by their first 16 bits, each bucket (a few at most) then sorted on its own: linear, where a
+    /// comparison sort of a planet's 16,000 bundles was a quarter of building its tree. A bucket of
+    /// many (a crafted catalog) is left to the standard library's sort.
+    package static func sortedByDigest<Entry>(_ keyed: [(digest: BundleDigest, entry: Entry)]) -> [(digest: BundleDigest, entry: Entry)] {
+        guard keyed.count > 256 else { return keyed.sorted { $0.digest < $1.digest } }
+        let buckets = 1 << 16
+        func bucket(_ digest: BundleDigest) -> Int { Int(digest.sha256.w0 >> 48) }
+        var starts = [Int32](repeating: 0, count: buckets + 1)
+        for item in keyed { starts[bucket(item.digest) + 1] += 1 }
+        for index in 0..<buckets { starts[index + 1] += starts[index] }
+        var next = starts
+        var sorted = keyed
+        for item in keyed {
+            let index = bucket(item.digest)
+            sorted[Int(next[index])] = item
+            next[index] += 1
+        }
+        for index in 0..<buckets where starts[index + 1] - starts[index] > 1 {
+            let range = Int(starts[index])..<Int(starts[index + 1])
+            if range.count > 16 {
+                sorted[range].sort { $0.digest < $1.digest }
+                continue
+            }
+            // Insertion sort of a handful.
+            for position in range.dropFirst() {
+                let item = sorted[position]
+                var hole = position
+                while hole > range.lowerBound && item.digest < sorted[hole - 1].digest {
+                    sorted[hole] = sorted[hole - 1]
+                    hole -= 1
+                }
+                sorted[hole] = item
+            }
+        }
+        return sorted
+    }
+
     /// Sizes and URLs: throws for the first offending bundle in digest order (its first offending
     /// field), without sorting the bundles to find it.
-    private static func checkBundles(_ bundles: [BundleDigest: BundleInfo]) throws(CatalogError) {
+    private static func checkBundles(_ bundles: [BundleDigest: BundleInfo], urls: Bool) throws(CatalogError) {
         var first: (digest: BundleDigest, error: CatalogError)?
         // Each size is at most `absurdSize`, but thousands of them can still pass 2^63 together;
         // refused here, no sum over any set of this catalog's bundles can overflow later. Summed in
@@ -132,7 +189,7 @@ public struct RegionTree: Sendable {
         var files: Int64 = 0
         var overflowed: String?
         for (digest, info) in bundles {
-            if first.map({ digest < $0.digest }) ?? true, let error = problem(info, digest) { first = (digest, error) }
+            if first.map({ digest < $0.digest }) ?? true, let error = problem(info, digest, url: urls) { first = (digest, error) }
             if overflowed != nil { continue }
             var overflow = false
             (size, overflow) = size.addingReportingOverflow(info.size)
@@ -150,7 +207,7 @@ public struct RegionTree: Sendable {
         if let overflowed { throw .totalTooLarge(field: overflowed) }
     }
 
-    private static func problem(_ info: BundleInfo, _ digest: BundleDigest) -> CatalogError? {
+    private static func problem(_ info: BundleInfo, _ digest: BundleDigest, url: Bool) -> CatalogError? {
         func absurd(_ value: Int64) -> Bool { value < 0 || value > RegionTree.absurdSize }
         if absurd(info.size) { return .invalidSize(bundle: digest, field: "size", value: info.size) }
         if absurd(info.unpackedSize) { return .invalidSize(bundle: digest, field: "unpackedSize", value: info.unpackedSize) }
@@ -159,9 +216,7 @@ public struct RegionTree: Sendable {
             if range.min < 0 { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.min) }
             if range.max > RegionTree.absurdSize { return .invalidSize(bundle: digest, field: "sizeOnDisk", value: range.max) }
         }
-        if info.url.isEmpty || climbsOut(info.url) || (hasPercent(info.url) && BundleURL.climbsOutDecoded(info.url)) {
-            return .invalidBundleURL(bundle: digest, url: info.url)
-        }
+        if url && urlProblem(info.url) { return .invalidBundleURL(bundle: digest, url: info.url) }
         if let (field, value, reason) = info.chunked?.parameterProblem {
             return .invalidChunking(bundle: digest, field: "chunked." + field, value: value, reason: reason)
         }
@@ -228,6 +283,26 @@ public struct RegionTree: Sendable {
         return low < digests.count && digests[low] == digest ? Int32(low) : nil
     }
 
+    /// True when a catalog may not name a bundle by `url` (`CatalogError.invalidBundleURL`).
+    package static func urlProblem(_ url: String) -> Bool {
+        url.isEmpty || climbsOut(url) || (hasPercent(url) && BundleURL.climbsOutDecoded(url))
+    }
+
+    /// True when the UTF-8 bytes of a URL show without decoding that `urlProblem` is false: not
+    /// empty, no `%`, no two dots in a row (so no `..` segment). Most URLs; the rest are decoded
+    /// and checked by `urlProblem`.
+    package static func urlIsPlainlySafe(_ bytes: RawSpan) -> Bool {
+        let count = bytes.byteCount
+        guard count > 0, RawBytes.firstIndex(of: UInt8(ascii: "%"), in: bytes, from: 0, to: count) == nil else { return false }
+        let dot = UInt8(ascii: ".")
+        var from = 0
+        while let found = RawBytes.firstIndex(of: dot, in: bytes, from: from, to: count) {
+            if found + 1 < count && RawBytes.firstIndex(of: dot, in: bytes, from: found + 1, to: found + 2) != nil { return false }
+            from = found + 1
+        }
+        return true
+    }
+
     /// True when a relative URL has a `..` component before any `?` or `#` (checked on bytes:
     /// catalogs hold many URLs).
     static func climbsOut(_ url: String) -> Bool {
@@ -279,6 +354,9 @@ public struct RegionTree: Sendable {
     package func childPositions(of position: Int32) -> ArraySlice<Int32> {
         childPositions[Int(childStarts[Int(position)])..<Int(childStarts[Int(position) + 1])]
     }
+
+    /// The catalog's entry for the bundle numbered `number`.
+    package func bundleInfo(number: Int32) -> BundleInfo { catalog.bundles.values[bundleEntries[Int(number)]] }
 
     /// Numbers of the bundles the region at `position` lists, in its order.
     package func bundleNumbers(of position: Int32) -> ArraySlice<Int32> {

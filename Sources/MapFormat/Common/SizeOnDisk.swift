@@ -12,9 +12,12 @@ public enum SizeOnDisk {
 
 /// Binary-unit rendering of byte counts for people (`1.5 GiB`).
 public enum ByteCount {
+    /// The units `format` steps through (one array, not one per call: plans format thousands).
+    private static let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+
     /// `bytes` in the largest binary unit that keeps the number ≥ 1.
     public static func format(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+        let units = ByteCount.units
         var value = Double(bytes)
         var unit = 0
         while abs(value) >= 1024, unit < units.count - 1 {

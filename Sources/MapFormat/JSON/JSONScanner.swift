@@ -220,6 +220,46 @@ import Foundation
         return string(span)
     }
 
+    /// A member's key written in ASCII without escapes: where its bytes are in the document.
+    struct ASCIIKey {
+        fileprivate let start: Int
+        fileprivate let count: Int
+    }
+
+    /// What `readKeyText` found.
+    enum KeyText {
+        /// A key in ASCII without escapes, as its place in the document.
+        case ascii(ASCIIKey)
+        /// Any other key, whose equality with another is Unicode's, not the bytes'.
+        case text(String)
+    }
+
+    /// Reads a member's key and its `:`; its place when it is ASCII written without escapes.
+    mutating func readKeyText() throws(Failure) -> KeyText {
+        let span = try scanString(expectingKey: true)
+        try expectColon()
+        guard !span.escaped else { return .text(string(span)) }
+        for offset in 0..<span.count where unsafe bytes[span.start + offset] >= 0x80 { return .text(string(span)) }
+        return .ascii(ASCIIKey(start: span.start, count: span.count))
+    }
+
+    /// True when the keys `a` and `b` are the same bytes (for ASCII, the same string).
+    func same(_ a: ASCIIKey, _ b: ASCIIKey) -> Bool {
+        guard a.count == b.count else { return false }
+        for offset in 0..<a.count where unsafe bytes[a.start + offset] != bytes[b.start + offset] { return false }
+        return true
+    }
+
+    /// True when `key` is the bytes of `text` (for ASCII text, the same string).
+    func same(_ key: ASCIIKey, _ text: [UInt8]) -> Bool {
+        guard key.count == text.count else { return false }
+        for offset in 0..<key.count where unsafe bytes[key.start + offset] != text[offset] { return false }
+        return true
+    }
+
+    /// The text of `key`.
+    func text(of key: ASCIIKey) -> String { string(StringSpan(start: key.start, count: key.count, escaped: false)) }
+
     /// What `readKeyInteger` found.
     enum KeyInteger {
         /// Plain digits: the key is exactly `String(value)`.
@@ -262,6 +302,21 @@ import Foundation
         if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
         // Scan first: `string(_:)` must see the scratch buffer this scan filled.
         let span = try scanString(expectingKey: false)
+        return string(span)
+    }
+
+    /// Reads a string value with every check `readString` makes, without making a `String`.
+    mutating func skipString() throws(Failure) {
+        if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
+        _ = try scanString(expectingKey: false)
+    }
+
+    /// Reads a string value with every check `readString` makes; nil, without making a `String`,
+    /// when it is written without escapes and `accept` takes its bytes, otherwise the string.
+    mutating func readStringUnlessAccepted(_ accept: (RawSpan) -> Bool) throws(Failure) -> String? {
+        if unsafe index >= bytes.count || bytes[index] != UInt8(ascii: "\"") { try requireKind(.string) }
+        let span = try scanString(expectingKey: false)
+        if !span.escaped, unsafe accept(UnsafeRawBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)]).bytes) { return nil }
         return string(span)
     }
 
@@ -429,6 +484,9 @@ import Foundation
     mutating func readPlainIntegerObject(into pairs: inout [(key: Int64, value: Int64)]) -> Bool {
         let first = pairs.count
         var position = index
+        // Keys already read that are powers of two (block sizes), one bit each: a repeat is found
+        // without comparing with every pair; other keys are compared with every pair.
+        var powersOfTwo: UInt64 = 0
         guard depth < JSONScanner.maxDepth, unsafe position + 1 < bytes.count, unsafe bytes[position] == UInt8(ascii: "{") else { return false }
         position += 1
         if unsafe bytes[position] == UInt8(ascii: "}") {
@@ -439,9 +497,15 @@ import Foundation
             guard unsafe position + 1 < bytes.count, unsafe bytes[position] == UInt8(ascii: "\""), unsafe bytes[position + 1] != UInt8(ascii: "0"),
                 let key = plainInteger(at: position + 1),
                 unsafe key.end + 1 < bytes.count, unsafe bytes[key.end] == UInt8(ascii: "\""), unsafe bytes[key.end + 1] == UInt8(ascii: ":"),
-                let value = plainInteger(at: key.end + 2), unsafe value.end < bytes.count,
-                !pairs[first...].contains(where: { $0.key == key.value })
+                let value = plainInteger(at: key.end + 2), unsafe value.end < bytes.count
             else { break }
+            if key.value > 0 && key.value & (key.value - 1) == 0 {
+                let bit: UInt64 = 1 << UInt64(key.value.trailingZeroBitCount)
+                if powersOfTwo & bit != 0 { break }
+                powersOfTwo |= bit
+            } else if pairs[first...].contains(where: { $0.key == key.value }) {
+                break
+            }
             pairs.append((key.value, value.value))
             position = value.end + 1
             switch unsafe bytes[value.end] {

@@ -11,7 +11,8 @@ enum PlanCommand {
         let recipePath = try arguments.expect(["recipe"])[0]
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache)
+        // Only what a plan prints is kept of the catalog (same checks, same errors).
+        let plan = try BuildPlan.make(recipe: recipe, cache: cache, catalogDetail: .plan(language: recipe.language))
         ProcessLifetime.keep(plan)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
         let language = recipe.language
@@ -42,15 +43,21 @@ enum PlanCommand {
             out.append(
                 "plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
             let regions = plan.tree.catalog.regions
-            let width = plan.selection.regions.map { $0.id.rawValue.visible.displayWidth }.max() ?? 10
+            // Each id made visible once, for the column's width and its row.
+            let ids = plan.selection.regions.map { $0.id.rawValue.visible }
+            let width = ids.map(\.displayWidth).max() ?? 10
             for (index, (entry, position)) in zip(plan.selection.regions, plan.selection.regionPositions).enumerated() {
                 out.append("  ")
-                out.append(entry.id.rawValue.visible, paddedTo: width, alignRight: false)
+                out.append(ids[index], paddedTo: width, alignRight: false)
                 out.append("  ")
                 out.append(plan.selectedRegionSizes.map { ByteCount.format($0[index]) } ?? "?", paddedTo: 10, alignRight: true)
                 out.append("  ")
                 out.append(regions[Int(position)].name(in: language).visible)
-                if entry.broughtBy != entry.id { out.append("  (via \(entry.broughtBy.rawValue.visible))") }
+                if entry.broughtBy != entry.id {
+                    out.append("  (via ")
+                    out.append(entry.broughtBy.rawValue.visible)
+                    out.append(")")
+                }
                 out.append("\n")
             }
             for (label, value) in PlanSummary.lines(plan, cache: cache.root) { out.append("\(label): \(value.visible)\n") }

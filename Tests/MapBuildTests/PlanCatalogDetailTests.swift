@@ -1,0 +1,95 @@
+import Foundation
+import MapFetch
+import MapFormat
+import TestSupport
+import Testing
+
+@testable import MapBuild
+
+/// `mappack plan` reads only what it prints of the catalog (`CatalogDetail.plan`): the plan is
+/// the one a full read gives, names still select regions, and a broken catalog is refused with
+/// the full read's error.
+@Suite struct PlanCatalogDetailTests {
+    /// The plan of `selectors` (and `cacheSeed`) over `catalog`, read with `detail`.
+    func plan(_ catalog: Catalog, include: String, cacheSeed: String = "[]", detail: CatalogDetail) throws -> BuildPlan {
+        let folder = TemporaryFolder("plan-detail")
+        try CanonicalJSON.encode(catalog).write(to: URL(fileURLWithPath: folder.join("catalog.json")))
+        let recipe = try Recipe.parse(
+            Data(
+                """
+                name: t
+                catalog: \(folder.join("catalog.json"))
+                language: de
+                regions:
+                  include: \(include)
+                cacheSeed:
+                  include: \(cacheSeed)
+                """.utf8), file: folder.join("r.yaml"))
+        return try BuildPlan.make(recipe: recipe, cache: DownloadCache(root: folder.join("cache")), catalogDetail: detail)
+    }
+
+    func expectSamePlan(_ a: BuildPlan, _ b: BuildPlan) {
+        #expect(a.selection == b.selection)
+        #expect(a.bundles.map(\.digest) == b.bundles.map(\.digest))
+        #expect(a.bundles.map(\.regions) == b.bundles.map(\.regions))
+        #expect(a.bundles.map(\.forStore) == b.bundles.map(\.forStore))
+        #expect(a.bundles.map(\.info.size) == b.bundles.map(\.info.size))
+        #expect(a.regionSizes == b.regionSizes && a.selectedRegionDownloadSizes == b.selectedRegionDownloadSizes)
+        #expect(a.sizeOnDisk == b.sizeOnDisk && a.cacheSeedBytes == b.cacheSeedBytes && a.downloadBytes == b.downloadBytes)
+        #expect(
+            a.selection.regionPositions.map { a.tree.regions[Int($0)].name(in: "de") }
+                == b.selection.regionPositions.map { b.tree.regions[Int($0)].name(in: "de") })
+    }
+
+    @Test func idsAloneAreReadLightlyAndPlanAsAFullRead() throws {
+        var catalog = BuildPlanTests.catalog()
+        catalog.regions[2].cities = ["Bern"]
+        catalog.regions[2].center = [46.8, 8.2]
+        let full = try plan(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]", detail: .full)
+        let light = try plan(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]", detail: .plan(language: "de"))
+        expectSamePlan(light, full)
+        let urlsKept = light.tree.catalog.bundles.values.contains { !$0.url.isEmpty }
+        let detailKept = light.tree.regions.contains { $0.cities != nil || $0.center != nil }
+        #expect(!urlsKept && !detailKept)
+        #expect(full.tree.regions[2].cities == ["Bern"])
+    }
+
+    /// A name selects a region in any language (and an ambiguous one is refused), so a recipe
+    /// that names one reads every name: at once when a selector does not look like an id, after
+    /// a first read when it does (`autriche`).
+    @Test(arguments: ["[Schweiz]", "[Liechtenstein, europe/at]", "[europe/ch, Austria]", "[autriche]", "[europe/ch, autriche]"])
+    func aNameSelectorReadsEveryName(_ include: String) throws {
+        var catalog = BuildPlanTests.catalog()
+        catalog.regions[7].names["fr"] = "autriche"
+        let full = try plan(catalog, include: include, detail: .full)
+        let light = try plan(catalog, include: include, detail: .plan(language: "de"))
+        expectSamePlan(light, full)
+        #expect(light.tree.regions.map(\.names) == full.tree.regions.map(\.names))
+        for detail in [CatalogDetail.full, .plan(language: "de")] {
+            #expect {
+                _ = try plan(BuildPlanTests.catalog(), include: "[Bern]", detail: detail)
+            } throws: { "\($0)".contains("matches several regions") }
+        }
+    }
+
+    /// A catalog that a build refuses is refused by a plan with the same error.
+    @Test(arguments: [
+        #""url":"b/2000.tar.zst""# + "\u{1}" + #""url":"../x""#, #""url":"b/2000.tar.zst""# + "\u{1}" + #""url":"b/%2e%2e/x""#,
+        #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{}"#, #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{"en":"Thun","en":"T"}"#,
+        #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{"en":"Thun"},"cities":[1]"#,
+        #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{"en":"Thun"},"center":["x"]"#,
+        #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{"en":"Thun"},"released":4"#,
+        #""names":{"en":"Thun"}"# + "\u{1}" + #""names":{"fr":1}"#, #""size":5000"# + "\u{1}" + #""size":-5"#,
+        #""parent":"europe/ch/be""# + "\u{1}" + #""parent":"europe/ch/nowhere""#,
+    ])
+    func aRefusedCatalogGivesTheFullReadsError(_ change: String) throws {
+        let parts = change.split(separator: "\u{1}").map(String.init)
+        let text = String(decoding: try CanonicalJSON.encode(BuildPlanTests.catalog()), as: UTF8.self)
+        #expect(text.contains(parts[0]))
+        let broken = Data(text.replacingOccurrences(of: parts[0], with: parts[1]).utf8)
+        let url = URL(fileURLWithPath: "/catalogs/catalog.json")
+        let fullError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decode(broken, url: url, detail: .full) }
+        let planError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decode(broken, url: url, detail: .plan(language: "de")) }
+        #expect(fullError.map { "\($0)" } == planError.map { "\($0)" })
+    }
+}
