@@ -8,7 +8,7 @@ untimed `prepare` step, and report the median. Plan timing uses hyperfine; peak 
 import argparse, datetime, json, os, re, resource, shutil, statistics, subprocess, sys, time
 
 p = argparse.ArgumentParser()
-for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "work", "work-fs"):
+for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "large-world", "work", "work-fs"):
     p.add_argument("--" + name, required=True)
 p.add_argument("--against", default="", help="an older mappack binary to time side by side with this one")
 args = p.parse_args()
@@ -60,9 +60,12 @@ os.makedirs(work)
 main = load_world(args.world)
 small = load_world(args.small_world)
 full = load_world(args.full_world)
+large = load_world(args.large_world)
 recipe_main = recipe(work + "/main.yaml", main, main["url"])
 recipe_small = recipe(work + "/small.yaml", small, small["url"])
 recipe_full = recipe(work + "/full.yaml", full, full["folder"] + "/published/catalog.json")
+recipe_large = recipe(work + "/large.yaml", large, large["url"])
+large_bundles = large["folder"] + "/published/bundles"
 bundles_dir = main["folder"] + "/published/bundles"
 image = work + "/m-out/bench-" + main["mapVersion"]
 
@@ -108,7 +111,22 @@ rows = {
     "copy": dict(label="cp -r of the image (the floor of an install)", prepare="rm -rf %s" % q(work + "/c-store"),
                  command="cp -r %s %s && sync -f %s" % (q(image), q(work + "/c-store"), q(work + "/c-store"))),
 }
-order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitDurable", "limitSha"]
+# The same cold build and limits on the large-bundle world (issue 34: the ratios hold on both).
+large_count = int(sh("find %s -type f -name '*.tar.zst' | wc -l" % q(large_bundles), capture=True).stdout)
+find_large = "find %s -type f -name '*.tar.zst' -print0" % q(large_bundles)
+rows["coldLarge"] = dict(label="large bundles: mappack build, cold",
+                         prepare="rm -rf %s %s" % (q(work + "/L-cache"), q(work + "/L-out")),
+                         command="%s build %s --cache %s --out %s" % (q(mappack), q(recipe_large), q(work + "/L-cache"), q(work + "/L-out")))
+rows["limitLarge"] = dict(label="large bundles: limit, zstd -dc | tar -x",
+                          prepare="rm -rf %s && mkdir -p %s" % (q(work + "/L-store"), q(work + "/L-store")),
+                          command="%s | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _"
+                                  % (find_large, ncpu, large_count // ncpu + 1, q(work + "/L-store")))
+rows["limitDurableLarge"] = dict(label="large bundles: limit, durable (then syncfs)",
+                                 prepare="rm -rf %s && mkdir -p %s" % (q(work + "/L-store"), q(work + "/L-store")),
+                                 command="%s | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _ && sync -f %s"
+                                         % (find_large, ncpu, large_count // ncpu + 1, q(work + "/L-store"), q(work + "/L-store")))
+order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitDurable", "limitSha",
+         "coldLarge", "limitLarge", "limitDurableLarge"]
 
 # --against OLD: the mappack rows again with the older binary (own output and cache folders), in the
 # same rounds, so both see the same machine; reported as new / old.
@@ -160,7 +178,7 @@ for round_number in range(1, runs + 1):
                 for entry in manifest["files"]:
                     f.write("%s  %s\n" % (entry["sha256"].split(":")[-1], entry["path"]))
 
-for key in ("b-store", "l-store", "d-store", "i-store", "i-cache", "c-store"):
+for key in ("b-store", "l-store", "d-store", "i-store", "i-cache", "c-store", "L-cache", "L-out", "L-store"):
     shutil.rmtree(work + "/" + key, ignore_errors=True)
 
 
@@ -203,6 +221,8 @@ ratios = {
     "coldOverLimit": med["cold"] / med["limitExtract"],
     "coldOverDurableLimit": med["cold"] / med["limitDurable"],
     "durableLimitOverLimit": med["limitDurable"] / med["limitExtract"],
+    "coldLargeOverLimit": med["coldLarge"] / med["limitLarge"],
+    "coldLargeOverDurableLimit": med["coldLarge"] / med["limitDurableLarge"],
     "noopOverCold": med["noop"] / med["cold"],
     "verifySpeedup": med["sha256c"] / med["verify"],
     "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()),
@@ -217,6 +237,8 @@ targets = [
     ("cold build / baseline", "coldOverBaseline", "<=", 0.35, "%.2fx"),
     ("cold build / limit (zstd|tar)", "coldOverLimit", "<=", 1.1, "%.2fx"),
     ("cold build / durable limit (then syncfs)", "coldOverDurableLimit", "<=", 0.6, "%.2fx"),
+    ("large bundles: cold build / limit", "coldLargeOverLimit", "<=", 1.1, "%.2fx"),
+    ("large bundles: cold build / durable limit", "coldLargeOverDurableLimit", "<=", 0.6, "%.2fx"),
     ("no-op rebuild / cold build", "noopOverCold", "<=", 0.005, "%.2f%%"),
     ("verify speedup over sha256sum -c", "verifySpeedup", ">=", 3.0, "%.2fx"),
     ("peak RSS, build and verify, both sizes", "peakRssMiB", "<=", 64, "%.1f MiB"),
@@ -244,6 +266,8 @@ print()
 print("mappack benchmarks  %s  world %s GiB: %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files; %d cores, %d runs"
       % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), args.size, main["bundles"], mib, main["unpackedBytes"] / 2**20,
          main["files"], ncpu, runs))
+print("large-bundle world: %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files"
+      % (large["bundles"], large["bundleBytes"] / 2**20, large["unpackedBytes"] / 2**20, large["files"]))
 print("work folder on: %s" % args.work_fs)
 print()
 print("%-58s %9s %9s %9s %8s %9s" % ("row", "median s", "min s", "max s", "cpu s", "MiB/s"))
@@ -251,7 +275,9 @@ for key in order:
     row = rows[key]
     print("%-58s %9.2f %9.2f %9.2f %8.1f %9.0f" % (row["label"][:58], med[key], min(row["seconds"]), max(row["seconds"]),
                                                 statistics.median(row["cpuSeconds"]),
-                                                (mib if key not in ("verify", "sha256c", "install", "installFull", "copy") else main["unpackedBytes"] / 2**20) / med[key]))
+                                                (large["bundleBytes"] / 2**20 if key.endswith("Large") else
+                                                 mib if key not in ("verify", "sha256c", "install", "installFull", "copy")
+                                                 else main["unpackedBytes"] / 2**20) / med[key]))
 print("%-58s %9.1f ms (hyperfine, %d runs, ± %.1f ms)" % ("mappack plan, --full catalog (%d regions)" % full["regions"], plan_ms,
                                                         len(plan["times"]), plan["stddev"] * 1000))
 for name, r in rss.items():
@@ -280,6 +306,7 @@ report = {
     "machine": {"cores": ncpu, "kernel": os.uname().release, "workFilesystem": args.work_fs},
     "sizeGiB": float(args.size), "runs": runs,
     "world": {k: main[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
+    "largeWorld": {k: large[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
     "rows": {key: {"label": rows[key]["label"], "command": rows[key]["command"], "seconds": rows[key]["seconds"],
                    "median": med[key], "cpuSeconds": rows[key]["cpuSeconds"]} for key in order},
     "plan": {"command": plan_cmd, "regions": full["regions"], "medianMs": plan_ms, "meanMs": plan["mean"] * 1000,

@@ -62,12 +62,17 @@ calibrate() {
     scale_calibrate "$bench/calibration.json" size "$release"
 }
 
-# world SIZE_GIB [--full]: prints the folder holding the published world (catalog.json, bundles/).
+# world SIZE_GIB [--full | --large]: prints the folder holding the published world (catalog.json, bundles/).
+# --large: two countries' subtrees (issue 34's large-bundle world): at --size 0.1, 418 bundles of 56 MiB
+# in all (16x fewer than the main world, each 9x larger on average), 30,615 files.
 world() {
     local gib=$1 full=${2:-}
-    local dir scale
-    if [ -n "$full" ]; then
+    local dir scale only=""
+    if [ "$full" = --full ]; then
         dir=$bench/world-full; scale=0.1    # plan reads the catalog only; payload size does not matter
+    elif [ "$full" = --large ]; then
+        dir=$bench/world-large-$gib; full=""; only="--only europe/de,europe/fr"
+        scale=$(python3 -c 'import sys; print("%g" % max(0.5, float(sys.argv[1]) * 80))' "$gib")
     else
         dir=$bench/world-$gib
         scale=$(scale_for "$bench/calibration.json" "$gib")
@@ -75,7 +80,7 @@ world() {
     if [ ! -f "$dir/published/catalog.json" ] || [ ! -f "$dir/world.json" ]; then
         say "generating demo world ${full:+(--full) }at --scale $scale into $dir…"
         rm -rf "$dir"; mkdir -p "$dir"
-        "$release/demo-world" --out "$dir/source" --scale "$scale" $full >/dev/null
+        "$release/demo-world" --out "$dir/source" --scale "$scale" $full $only >/dev/null
         "$release/mappack" publish "$dir/source" --out "$dir/published" >/dev/null
         rm -rf "$dir/source"
         python3 - "$dir/published/catalog.json" "$scale" "$gib" "$full" > "$dir/world.json" <<'PY'
@@ -94,6 +99,7 @@ small=$(python3 -c 'import sys; print("%g" % (float(sys.argv[1]) / 4))' "$size")
 world_main=$(world "$size")
 world_small=$(world "$small")
 world_full=$(world 0 --full)
+world_large=$(world "$size" --large)
 
 # --- nginx on 127.0.0.1 -------------------------------------------------------------------------
 
@@ -117,10 +123,10 @@ work=$bench/work
 workfs="host filesystem ($(stat -f -c %T "$bench"))"
 mnt=""
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null && command -v mount >/dev/null; then
-    bytes=$(python3 - "$world_main/world.json" "$world_small/world.json" <<'PY'
+    bytes=$(python3 - "$world_main/world.json" "$world_small/world.json" "$world_large/world.json" <<'PY'
 import json, sys
 need = 1 << 30
-for path, copies in ((sys.argv[1], 3), (sys.argv[2], 1)):
+for path, copies in ((sys.argv[1], 3), (sys.argv[2], 1), (sys.argv[3], 3)):
     w = json.load(open(path))
     on_disk = w["unpackedBytes"] + 2 * w["files"] * 4096       # files rounded up, plus about as many folders
     need += copies * on_disk + (copies + 1) * (w["bundleBytes"] + w["bundles"] * 4096)
@@ -146,7 +152,7 @@ trap 'nginx_stop; unmount_work' EXIT
 say "timed work on: $workfs"
 
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
-    --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" \
+    --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" --large-world "$world_large" \
     --work "$work" --work-fs "$workfs" ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
 
 # Chunked updates (issue 21): their own small worlds and nginx, rows side by side with whole updates.

@@ -228,6 +228,16 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         if unsafe mkdirat(rawValue, name, permissions) != 0 { throw Errno(errno) }
     }
 
+    /// Makes the folder named by `name`'s bytes up to its last, a NUL (a relative path built byte by
+    /// byte, e.g. by a copy that makes folders as sorted paths come).
+    package func makeDirectory(nulTerminated name: [UInt8], permissions: mode_t = 0o755) throws(Errno) {
+        precondition(name.last == 0, "a folder name passed to mkdirat ends with a NUL")
+        let failed = unsafe name.withUnsafeBufferPointer { bytes in
+            unsafe mkdirat(rawValue, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), permissions) != 0
+        }
+        if failed { throw Errno(errno) }
+    }
+
     /// Renames `from` to `to`, both in this folder (`renameat`).
     package func rename(_ from: UnsafePointer<CChar>, to: UnsafePointer<CChar>) throws(Errno) {
         if unsafe renameat(rawValue, from, rawValue, to) != 0 { throw Errno(errno) }

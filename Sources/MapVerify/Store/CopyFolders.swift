@@ -45,17 +45,12 @@ struct CopyFolders {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: made[0..<length])
         scratch.append(0)
-        let failure: Errno? = unsafe scratch.withUnsafeBufferPointer { name in
-            do throws(Errno) {
-                try unsafe root.makeDirectory(UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self))
-            } catch {
-                return error.code == EEXIST ? nil : error
-            }
-            return nil
-        }
-        if let failure {
+        do throws(Errno) {
+            try root.makeDirectory(nulTerminated: scratch)
+        } catch {
+            if error.code == EEXIST { return }
             made.removeAll()
-            throw FileError("mkdir", rootPath + "/" + String(decoding: scratch.dropLast(), as: UTF8.self), code: failure.code)
+            throw FileError("mkdir", rootPath + "/" + String(decoding: scratch.dropLast(), as: UTF8.self), code: error.code)
         }
     }
 }
