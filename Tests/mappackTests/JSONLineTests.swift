@@ -46,4 +46,85 @@ import Testing
         #expect(mappackVersion.lowerBound < mapVersion.lowerBound, "\(text)")
         #expect(text.contains(#""cacheSeed":null"#), "\(text)")
     }
+
+    /// Keys an ICU-free order must still put where `JSONSerialization` puts them.
+    struct Tricky: JSONRecord {
+        static let schema = "mappack-test/1"
+        struct Inner: Encodable, Sendable {
+            let zeta = 1
+            let alpha = [2, 3]
+            let b10 = "x"
+            let b9 = "y"
+            enum CodingKeys: String, CodingKey {
+                case zeta
+                case alpha = "Alpha"
+                case b10, b9
+            }
+        }
+        let mappackVersion = "0.1"
+        let mapVersion = "2026.11.0"
+        let a10 = 10
+        let a9 = 9
+        let zed = true
+        let empty: [Int] = []
+        let none: [String: Int] = [:]
+        let text = "quote \" back \\ slash / tab \t bell \u{7} é ☃ \u{2028}"
+        let numbers = [0.1, 1e21, -0.0, 7.6812721490859985, 123_456_789_012, 1.0, 2.5e-7, 1e-7, 123456.789, 1.7976931348623157e308, Double.leastNonzeroMagnitude, -3.5]
+        let integers = [Int64.max, Int64.min, 0, -1]
+        let nested = [Inner(), Inner()]
+        @Nullable var gone: String?
+        enum CodingKeys: String, CodingKey {
+            case mappackVersion, mapVersion, a10, a9
+            case zed = "Zed"
+            case empty, none, text, numbers, integers, nested, gone
+        }
+    }
+
+    /// A key with an underscore (ICU orders it before letters) and two keys equal but for case.
+    struct NeedsCollation: JSONRecord {
+        static let schema = "mappack-test/1"
+        let underscore = 1
+        let lower = "u"
+        let upper = "U"
+        let a = 2
+        enum CodingKeys: String, CodingKey {
+            case underscore = "_x"
+            case lower = "url"
+            case upper = "URL"
+            case a
+        }
+    }
+
+    /// `KeyOrder` makes the bytes the `JSONSerialization` round trip made, for every kind of record
+    /// and value, and leaves to that round trip the keys it cannot order.
+    @Test func theFastOrderMakesTheSameBytes() throws {
+        let records: [any JSONRecord] = [
+            Tricky(), NeedsCollation(),
+            BuildDoneEvent(
+                image: "/o/a b/bench-1", packed: nil, imageID: String(repeating: "ab", count: 32), mapVersion: "1", regions: 3, upToDate: false,
+                files: 5, bundles: 6, downloadedBytes: 1 << 40, sizeOnDiskInBytes: 4096, outputs: [.init(format: "directory", path: "/o/x")],
+                seconds: 7.6812721490859985),
+            UpdatedEvent(mapVersion: nil, storage: "/s"),
+            KeygenEvent(public: "k.pub", minisignPublic: "k.minisign.pub", private: nil),
+            VersionRecord(version: "1.0", libraries: ["a/b", "c"]),
+            FailedEvent(error: "no \"such\" file\n", exitCode: 2),
+        ]
+        for record in records {
+            func both<R: JSONRecord>(_ record: R) throws -> (String, String) {
+                (
+                    String(decoding: JSONLine.encode(record).line, as: UTF8.self),
+                    String(decoding: try JSONLine.sortedThroughSerialization(record), as: UTF8.self)
+                )
+            }
+            let (fast, slow) = try both(record)
+            #expect(fast == slow, "\(type(of: record))")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        #expect(KeyOrder.sorted(Array(try encoder.encode(Tricky())), adding: ("schema", "s")) != nil, "the fast order covers Tricky's keys")
+        #expect(KeyOrder.sorted(Array(#"{"_x":1}"#.utf8), adding: ("schema", "s")) == nil)
+        #expect(KeyOrder.sorted(Array(#"{"url":1,"URL":2}"#.utf8), adding: ("schema", "s")) == nil)
+        #expect(KeyOrder.precedes(Array("a9".utf8), Array("a10".utf8)) == true)
+        #expect(KeyOrder.precedes(Array("mappackVersion".utf8), Array("mapVersion".utf8)) == true)
+    }
 }
