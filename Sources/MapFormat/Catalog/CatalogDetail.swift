@@ -20,6 +20,11 @@ package enum CatalogDetail: Sendable, Equatable {
 extension LocalizedNames {
     /// The tags `pick` tries for `language`, in its order, English last.
     package static func candidates(language: String?) -> [String] {
+        fallbacks(of: language) + ["en"]
+    }
+
+    /// `language` and each shorter tag it falls back to (BCP 47: `de-CH`, then `de`; `_` too).
+    package static func fallbacks(of language: String?) -> [String] {
         var tags: [String] = []
         if var tag = language {
             while true {
@@ -28,7 +33,6 @@ extension LocalizedNames {
                 tag = String(tag[..<dash])
             }
         }
-        tags.append("en")
         return tags
     }
 }

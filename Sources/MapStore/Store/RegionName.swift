@@ -6,14 +6,7 @@ import MapFormat
 /// region's own name (the manifest's, in the image's language), English, then the id.
 enum RegionName {
     static func pick(names: [String: String], language: String?, imageLanguage: String?, ownName: String? = nil, id: RegionID) -> String {
-        var tags: [String] = []
-        if var tag = language {
-            while true {
-                tags.append(tag)
-                guard let dash = tag.lastIndex(where: { $0 == "-" || $0 == "_" }) else { break }
-                tag = String(tag[..<dash])
-            }
-        }
+        var tags = LocalizedNames.fallbacks(of: language)
         if let imageLanguage { tags.append(imageLanguage) }
         if let name = tags.lazy.compactMap({ names[$0] }).first(where: { !$0.isEmpty }) { return name }
         if let ownName, !ownName.isEmpty { return ownName }
