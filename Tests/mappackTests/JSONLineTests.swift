@@ -69,7 +69,10 @@ import Testing
         let empty: [Int] = []
         let none: [String: Int] = [:]
         let text = "quote \" back \\ slash / tab \t bell \u{7} é ☃ \u{2028}"
-        let numbers = [0.1, 1e21, -0.0, 7.6812721490859985, 123_456_789_012, 1.0, 2.5e-7, 1e-7, 123456.789, 1.7976931348623157e308, Double.leastNonzeroMagnitude, -3.5]
+        let numbers = [
+            0.1, 1e21, -0.0, 7.6812721490859985, 123_456_789_012, 1.0, 2.5e-7, 1e-7, 123456.789, 1.7976931348623157e308, Double.leastNonzeroMagnitude,
+            -3.5,
+        ]
         let integers = [Int64.max, Int64.min, 0, -1]
         let nested = [Inner(), Inner()]
         @Nullable var gone: String?
