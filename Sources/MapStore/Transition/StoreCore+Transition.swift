@@ -134,10 +134,12 @@ extension StoreCore {
     }
 
     /// Rolls a transition forward from `.update-next`: renames, commit, cleanup. Idempotent.
+    /// `afterKill`: a repair finishing a switch that was killed or cut off, whose live tree may no
+    /// longer be whole.
     @discardableResult
-    func finishTransition(_ record: TransitionRecord, crashPrefix: String? = nil) throws -> ImageManifest {
+    func finishTransition(_ record: TransitionRecord, crashPrefix: String? = nil, afterKill: Bool = false) throws -> ImageManifest {
         guard let state else { throw MapStoreError.notInstalled }
-        try keepOldTreeForReaders()
+        try keepOldTreeForReaders(liveTreeMayBeIncomplete: afterKill)
         for name in [ImageManifest.storeFolder, ImageManifest.fileName] {
             let live = layout.root + "/" + name
             guard FileSystem.exists(nextFolder + "/" + name) else { continue }
@@ -182,7 +184,12 @@ extension StoreCore {
     /// read the committed version's files (the switch then removes the live tree instead of moving it
     /// there). Idempotent: a repair finishing a killed switch publishes the tree already there. A kill
     /// leaves `.update-old`, which the switch's finish or roll-back removes.
-    private func keepOldTreeForReaders() throws {
+    ///
+    /// `liveTreeMayBeIncomplete` (a repair): a power cut can keep part of the switch's removal of the
+    /// live tree and lose the rename that made the copy (a filesystem that does not keep metadata
+    /// changes in order; `make powercut`'s harsh model). The committed version is then gone from the
+    /// device, there is nothing to show readers, and the switch rolls forward without a copy.
+    private func keepOldTreeForReaders(liveTreeMayBeIncomplete: Bool = false) throws {
         guard publisher != nil else { return }
         if committedTreeDuringSwitch == nil {
             guard FileSystem.isDirectory(nextFolder + "/" + ImageManifest.storeFolder), FileSystem.isDirectory(layout.store),
@@ -190,7 +197,12 @@ extension StoreCore {
             else { return }
             // Copied beside, then renamed: `.update-old/store` is never a partial tree.
             let partial = try StagingArea(for: ImageManifest.storeFolder, kind: .staging, in: oldFolder).makeFolder()
-            try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+            do {
+                try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+            } catch let error as FileError where liveTreeMayBeIncomplete && (error.code == ENOENT || error.code == ENOTDIR) {
+                try FileSystem.removeTree(partial.path)
+                return
+            }
             try partial.commit(as: ImageManifest.storeFolder, sync: false)
         }
         guard let copy = committedTreeDuringSwitch else { return }
@@ -203,7 +215,7 @@ extension StoreCore {
     /// After a killed transition: finish it when the new tree was complete, else roll it back.
     func finishOrRollBackTransition(_ record: TransitionRecord) throws -> RepairReport.Action {
         if FileSystem.isDirectory(nextFolder), !record.imageID.isEmpty {
-            let manifest = try finishTransition(record)
+            let manifest = try finishTransition(record, afterKill: true)
             return .finishedUpdate(to: manifest.mapVersion)
         }
         try FileSystem.removeTree(nextFolder)
