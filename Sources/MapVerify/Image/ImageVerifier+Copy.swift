@@ -44,26 +44,14 @@ extension ImageVerifier {
             _ = try readManifest(data, file: manifestPath)
             throw .manifest(path: manifestPath, reason: "the manifest cannot be read as a stream")
         }
-        var manifest: StreamedManifest
-        do { manifest = try StreamedManifest(mapping, file: manifestPath) } catch {
-            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
-        }
         let check = StoreTreeCheck(
             store: image + "/" + ImageManifest.storeFolder, hashContents: hashContents, jobs: jobs, copyingTo: destination,
             writeback: writeback, stop: stop)
-        let outcome: StoreTreeCheck.Outcome
-        do {
-            outcome = try check.run { (merge: inout StoreTreeCheck.Merge) throws(StreamedManifest.Stop) in
-                while !stop(), try manifest.next({ merge.check($0) }) {}
-            }
-        } catch {
-            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
-        }
-        var (header, problems) = try manifest.finish()
-        problems += layoutProblems(ofFolder: image)
-        problems += outcome.problems(owners: owners(of: header.regions))
+        let checked = try streamedCheck(folder: image, manifest: mapping, at: manifestPath, with: check, stop: stop)
+        var header = checked.header
         header.files = []
         header.bundles = []
-        return StreamedCopy(manifest: header, problems: problems, copyFailure: outcome.copyFailure, files: outcome.files)
+        let problems = checked.problems + checked.outcome.problems(owners: owners(of: header.regions))
+        return StreamedCopy(manifest: header, problems: problems, copyFailure: checked.outcome.copyFailure, files: checked.outcome.files)
     }
 }

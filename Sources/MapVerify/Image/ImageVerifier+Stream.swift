@@ -21,21 +21,11 @@ extension ImageVerifier {
             // Empty, too large, unreadable, not a file: the ordinary reading says which.
             return try verifyFolder(path, hashContents: hashContents, trusted: trusted, jobs: jobs)
         }
-        var manifest: StreamedManifest
-        do { manifest = try StreamedManifest(mapping, file: manifestPath) } catch {
-            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
-        }
         let check = StoreTreeCheck(store: path + "/" + ImageManifest.storeFolder, hashContents: hashContents, jobs: jobs)
-        let outcome: StoreTreeCheck.Outcome
-        do {
-            outcome = try check.run { (merge: inout StoreTreeCheck.Merge) throws(StreamedManifest.Stop) in
-                while try manifest.next({ merge.check($0) }) {}
-            }
-        } catch {
-            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
-        }
-        var (header, problems) = try manifest.finish()
-        problems += layoutProblems(ofFolder: path)
+        let checked = try streamedCheck(folder: path, manifest: mapping, at: manifestPath, with: check)
+        let outcome = checked.outcome
+        var header = checked.header
+        var problems = checked.problems
         let signaturePath = path + "/" + ImageManifest.signatureFileName
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
         if !trusted.isEmpty {
@@ -50,5 +40,29 @@ extension ImageVerifier {
         var report = VerifyReport(manifest: header, problems: problems, filesChecked: outcome.files, bytesHashed: outcome.bytes)
         report.signed = signature != nil
         return report
+    }
+
+    /// The streamed check `verifyFolderStreaming` and `copyFolderStreaming` share: the manifest at
+    /// `manifestPath` (mapped as `mapping`) read as a stream and merged with `check`'s walk of the
+    /// image folder's store until `stop` says true. Returns the manifest without its file list, the
+    /// problems of the manifest and of the folder's layout (the store's are in `outcome`), and the
+    /// check's outcome.
+    static func streamedCheck(
+        folder: String, manifest mapping: MappedFile, at manifestPath: String, with check: StoreTreeCheck, stop: () -> Bool = { false }
+    ) throws(ImageOpenError) -> (header: ImageManifest, problems: [VerifyProblem], outcome: StoreTreeCheck.Outcome) {
+        var manifest: StreamedManifest
+        do { manifest = try StreamedManifest(mapping, file: manifestPath) } catch {
+            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
+        }
+        let outcome: StoreTreeCheck.Outcome
+        do {
+            outcome = try check.run { (merge: inout StoreTreeCheck.Merge) throws(StreamedManifest.Stop) in
+                while !stop(), try manifest.next({ merge.check($0) }) {}
+            }
+        } catch {
+            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
+        }
+        let (header, problems) = try manifest.finish()
+        return (header, problems + layoutProblems(ofFolder: folder), outcome)
     }
 }
