@@ -41,6 +41,10 @@ import MapIO
     /// check after a build does not write every inode back.
     private var quietly = true
 
+    /// True when every listed file is read to its end: its bytes are hashed or copied, and those
+    /// reads settle its size (else one `fstat` does).
+    private var readsWholeFiles: Bool { hashContents || copy != nil }
+
     /// Bytes per read.
     static let bufferSize = 128 << 10
 
@@ -113,8 +117,7 @@ import MapIO
             return .failed(FileError("open", fullPath(), code: error.code))
         }
         defer { try? descriptor.close() }
-        // A copy reads the file anyway: its reads settle the size, as they do when hashing.
-        if !job.listedRegular || (!hashContents && copy == nil) {
+        if !job.listedRegular || !readsWholeFiles {
             if let found = status(descriptor, job: job, path: fullPath) { return found }
         }
         var output: FileDescriptor?
@@ -187,8 +190,7 @@ import MapIO
         do { info = try descriptor.status() } catch { return .failed(FileError("fstat", path(), code: error.code)) }
         guard info.isRegular else { return .notRegular }
         guard let job else { return nil }
-        // Read on when the bytes are hashed or copied.
-        if (!hashContents && copy == nil) || info.size != job.size { return .size(info.size) }
+        if !readsWholeFiles || info.size != job.size { return .size(info.size) }
         return nil
     }
 }

@@ -163,7 +163,9 @@ enum KeyOrder {
                 return Array(bytes[start..<index])
             default:
                 let start = index
-                while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]) { index += 1 }
+                while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"), bytes[index] != UInt8(ascii: "]") {
+                    index += 1
+                }
                 guard index > start else { return nil }
                 // The one number the two write differently: the encoder keeps the sign of -0.0.
                 if bytes[start..<index].elementsEqual("-0".utf8) { return Array("0".utf8) }
