@@ -13,13 +13,49 @@ extension Recipe {
             // The error names the file already; its message must not repeat the path.
             let message =
                 switch error.code {
-                case ENOENT: "no such recipe file"
+                case ENOENT: "no such recipe file" + (nearestExisting(path).map { "; did you mean '\($0)'?" } ?? "")
                 case EISDIR: "is a folder, not a recipe file; give the recipe's .yaml file"
                 default: "cannot read the recipe: \(error.operation) failed: \(Errno(error.code))"
                 }
             throw RecipeError(file: path, line: 0, column: 0, message: message)
         }
         return try parse(data, file: path)
+    }
+
+    /// The recipe file the user may have meant when `path` names nothing: each missing part of the
+    /// path replaced by the one entry of its folder that differs from it only in case (a
+    /// case-sensitive filesystem finds no `recipes/` beside `Recipes/`), and for the file itself,
+    /// failing that, the nearest `.yaml` name within two edits. Spelled as the user spelled the rest.
+    static func nearestExisting(_ path: String) -> String? {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var folder = path.hasPrefix("/") ? "/" : "."
+        var changed = false
+        for index in parts.indices where !parts[index].isEmpty && parts[index] != "." {
+            let part = parts[index]
+            if FileSystem.exists(folder + "/" + part) {
+                folder += "/" + part
+                continue
+            }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder).sorted() else { return nil }
+            // `Recipes` and a `recipes` link to it are one folder: one suggestion, the real name first.
+            var matches: [String] = []
+            var resolved = Set<String>()
+            for name in names where name.lowercased() == part.lowercased() {
+                let target = URL(fileURLWithPath: folder + "/" + name).resolvingSymlinksInPath().path
+                if resolved.insert(target).inserted { matches.append(name) }
+            }
+            if matches.isEmpty, index == parts.count - 1 {
+                let distances = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                    .map { ($0, EditDistance.between(Array($0.lowercased().utf8), Array(part.lowercased().utf8))) }
+                if let best = distances.min(by: { $0.1 < $1.1 }), best.1 <= 2 { matches = [best.0] }
+            }
+            guard matches.count == 1 else { return nil }
+            parts[index] = matches[0]
+            folder += "/" + matches[0]
+            changed = true
+        }
+        guard changed, !FileSystem.isDirectory(folder), FileSystem.exists(folder) else { return nil }
+        return parts.joined(separator: "/")
     }
 
     /// Parses recipe text; `file` locates relative catalog paths and names the file in errors.
