@@ -150,13 +150,16 @@ enum StoreDemo {
         case .updateDeferred(let info, let reason): "update to \(info.availableVersion) deferred (\(reason))"
         case .updateDeclined(let info, let reason): "update to \(info.availableVersion) declined (\(reason))"
         case .updateFinished(let version): "update finished \(version)"
-        case .mapCacheReset(let reset): "map cache emptied for \(reset.mapVersion): \(reset.removedEntries) entries removed"
+        case .mapCacheReset(let reset):
+            "map cache for \(reset.mapVersion): \(reset.keptEntries) entries kept (unchanged), \(reset.removedEntries) removed"
         case .updateFailed(let error): "update failed: \(error.localizedDescription)"
         case .updateCheckFailed(let error): "update check failed: \(error.localizedDescription)"
         case .availableRegionsChanged: "regions on offer changed"
         case .updatePaused: "update paused"
         case .storageMoved(let url): "storage moved to \(url.path)"
         case .storageSwitched(let url, let status): "storage switched to \(url.path) (\(status))"
+        case .networkChanged(let change):
+            "network \(change.metered ? "metered" : "unmetered"): paused \(change.pausedDownloads.count), resumed \(change.resumedDownloads.count)"
         case .repaired(let report):
             "repaired: \(report.actions.isEmpty ? "nothing to do" : report.actions.map(\.description).joined(separator: ", "))"
         case .progress, .updateProgress, .moveProgress: nil

@@ -26,16 +26,6 @@ extension MapStore {
         set { autoUpdates.approval = newValue }
     }
 
-    /// Tells the store the device's network changed, as the app's reachability monitor sees it (on Apple
-    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). The store's one
-    /// fact about the network (`isNetworkMetered`, first `Options.networkIsMetered`), which `networkPolicy`
-    /// is held against for downloads, updates and repair alike. An automatic update that waits because the
-    /// network was metered (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
-    public func networkChanged(metered: Bool) {
-        guard autoUpdates.report(metered: metered), autoUpdate else { return }
-        Task { [weak self] in await self?.runAutomaticCheck() }
-    }
-
     /// Whether the network is metered, as the app last said (`Options.networkIsMetered` at open, then
     /// `networkChanged(metered:)`).
     public var isNetworkMetered: Bool { autoUpdates.metered }

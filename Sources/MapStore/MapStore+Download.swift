@@ -42,7 +42,7 @@ extension MapStore {
             do { _ = try core.committedState() } catch MapStoreError.repairNeeded(let status) {
                 // The pending work of another process that is writing now is under way, not interrupted:
                 // the task waits for that process and checks again.
-                guard StorageLock.heldElsewhere(root: core.layout.root) else { throw MapStoreError.repairNeeded(status: status) }
+                guard StorageLock.heldElsewhere(root: core.layout.root, by: holder) else { throw MapStoreError.repairNeeded(status: status) }
             }
             return true
         }
@@ -99,12 +99,15 @@ extension MapStore {
             lease = try await holdStorageOffPool()
             await waitForWriteInProgress()
             let (tree, url) = try await catalogForDownloads()
-            let plan = try await readOffPool { core throws -> StoreCore.DownloadPlan in
-                try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+            let plan = try await readOffPool { [self] core throws -> StoreCore.DownloadPlan in
+                let plan = try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+                // Claimed in the same step that plans, under the store's lock, where a cancelled task's
+                // cleanup reads the claims: a bundle this task is about to fetch is never removed.
+                activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
+                return plan
             }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
             scope = task.regions + plan.newRegions.filter { !task.regions.contains($0) }
-            activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
             try await writeOffPool { core throws in try core.committedState().setDownloadState(plan.newRegions, .downloading) }
             for id in requested + plan.newRegions.filter({ !requested.contains($0) }) { task.emit(.stateChanged(id, .downloading)) }
             let received = Mutex<[BundleDigest: Int64]>([:])
@@ -156,10 +159,12 @@ extension MapStore {
                 for id in scope { task.emit(.stateChanged(id, .paused)) }
                 if paused { return }
                 // Stopped (or stopped or cancelled while pausing): the task ends here.
-                if holding, task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
+                if task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
                 task.finish(.failure(.cancelled))
             case (true, .cancelling):
-                if holding { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
+                // Also when cancelled while waiting for the storage (a resumed run): earlier runs left
+                // fetched bytes and `paused` rows, which a cancel removes.
+                await BlockingPool.value { [self] in cleanUpCancelled(task) }
                 task.finish(.failure(.cancelled))
             default:
                 // Fetched bytes stay for a later attempt: the regions are paused, not lost.
@@ -204,11 +209,12 @@ extension MapStore {
     /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows; the
     /// task announces its regions and the descendants they would have brought `available`.
     func cleanUpCancelled(_ task: DownloadTask) {
-        let others = activeDownloads.withLock { map in
-            map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
-        }
         let descendants =
-            (try? write { core -> [RegionID] in
+            (try? write { [self] core -> [RegionID] in
+                // Read under the store's lock, where every task claims its bundles as it plans.
+                let others = activeDownloads.withLock { map in
+                    map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
+                }
                 guard let tree = core.keptCatalog(), let url = core.catalogURL,
                     let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
                 else { return [] }

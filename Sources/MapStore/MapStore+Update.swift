@@ -151,6 +151,8 @@ extension MapStore {
         var waitFailure: MapStoreError?
         do { lease = try await holdStorageOffPool() } catch { waitFailure = MapStoreError.wrapping(error, operation: "update", path: storageFolder) }
         defer { lease?.release() }
+        // The bundles this run claims (see `fetchAndApplyUpdate`) are free for a cleanup once it ends.
+        defer { activeDownloads.withLock { $0[ObjectIdentifier(task)] = nil } }
         do throws(MapStoreError) {
             if let waitFailure { throw waitFailure }
             try await performUpdate(task)
@@ -185,8 +187,11 @@ extension MapStore {
     func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
         let recorded = task.recorded
         let (bundles, regions) = (recorded.bundles, recorded.regions)
-        let others = activeDownloads.withLock { map in map.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
-        try? write { core in
+        try? write { [self] core in
+            // Read under the store's lock, where every task claims its bundles: nothing claimed is removed.
+            let others = activeDownloads.withLock { map in
+                map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
+            }
             if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
             guard let state = try? core.committedState(), let rows = try? state.regions() else { return }
             let marked = Set(regions)
@@ -218,8 +223,12 @@ extension MapStore {
             try Task.checkCancellation()
             broadcaster.send(.updateStarted(plan.info))
             let changing = plan.supported
-            task.record(bundles: Set(plan.requests.map(\.digest)), regions: changing)
-            try await writeOffPool { core throws in
+            let claimed = Set(plan.requests.map(\.digest))
+            task.record(bundles: claimed, regions: changing)
+            try await writeOffPool { [self] core throws in
+                // Claimed under the store's lock, where a cancelled task's cleanup reads the claims: it never
+                // removes what this update is about to fetch.
+                activeDownloads.withLock { $0[ObjectIdentifier(task)] = claimed }
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
             let archives: [BundleDigest: String]
@@ -276,7 +285,7 @@ extension MapStore {
                 throw error
             }
             regionProgress.withLock { table in for id in changing { table[id] = nil } }
-            if let cacheReset, cacheReset.removedEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
+            if let cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

@@ -113,11 +113,16 @@ public final class MapStore: Sendable {
     /// state that process had committed, and a pending operation in it is that process's work under way.
     package let otherProcessWritingAtOpen: Bool
 
-    /// Test and CLI hook: called with the storage folder when a write must wait for another process that
-    /// holds the storage's lock (the CLI says so once); nil in apps, whose writes just wait.
-    package static let waitingForOtherProcess = Mutex<(@Sendable (_ storage: String) -> Void)?>(nil)
+    /// Test and CLI hooks, by a name each registrant picks: called with the storage folder when a write
+    /// must wait for another holder of the storage's lock, another process or another instance (the CLI
+    /// says so once); none in apps, whose writes just wait.
+    package static let waitingForOtherProcess = Mutex<[String: @Sendable (_ storage: String) -> Void]>([:])
 
-    private init(core: sending StoreCore, status: StoreStatus, options: Options, otherProcessWriting: Bool) {
+    /// This instance's hold on the storage's lock (`StorageLock`): two instances take turns like two processes.
+    let holder: StorageLock.Holder
+
+    private init(core: sending StoreCore, status: StoreStatus, options: Options, otherProcessWriting: Bool, holder: StorageLock.Holder) {
+        self.holder = holder
         self.otherProcessWritingAtOpen = otherProcessWriting
         self.published = Mutex(core.snapshot())
         self.cacheAccess = core.caches
@@ -168,14 +173,15 @@ public final class MapStore: Sendable {
         // An install needs the folder for its lock file; a plain open creates nothing.
         if preinstalled != nil { try FileSystem.makeDirectories(core.layout.root) }
         // Open itself is a reader: it fixes leftovers only when no other process is writing.
-        var lease = try StorageLock.tryHold(root: core.layout.root)
+        let holder = StorageLock.Holder()
+        var lease = try StorageLock.tryHold(root: core.layout.root, for: holder)
         let otherProcessWriting = lease == nil
         defer { lease?.release() }
         var status = core.diagnose(fixing: lease != nil)
         var installed = false
         if status == .empty, preinstalled != nil {
             if lease == nil {
-                lease = try StorageLock.hold(root: core.layout.root, cancellation: cancellation) { waitingNotice(core.layout.root) }
+                lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
                 core.state = nil
                 status = core.diagnose()
             }
@@ -193,7 +199,7 @@ public final class MapStore: Sendable {
             try core.state?.setMeta(.installedCatalogURL, url.absoluteString)
             remembered = true
         }
-        let store = MapStore(core: core, status: status, options: options, otherProcessWriting: otherProcessWriting)
+        let store = MapStore(core: core, status: status, options: options, otherProcessWriting: otherProcessWriting, holder: holder)
         if installed || remembered { store.keepInstalledVersionCatalog() }
         store.startAutomaticUpdates(interval: options.autoUpdateInterval)
         return store
@@ -271,13 +277,25 @@ public final class MapStore: Sendable {
 
     /// Deletes regions and their installed descendants, removing files no remaining region uses. Each
     /// deleted region is announced to the consumers of `events()` as `.regionStateChanged(id, .available)`.
+    /// A region being downloaded (or paused) is dropped too: its downloads, and those of regions below
+    /// a deleted one, are cancelled first (`cancelDownload`), their fetched bytes removed. A region that
+    /// is neither installed nor downloading throws `unknownRegion` before anything changes.
     ///
     /// Runs on a thread of its own. A cancellation of the calling task that arrives before the
     /// deletion starts throws `MapStoreError.cancelled` and changes nothing; once files are being
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
         try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
-            try await cancellableWrite { core throws in try core.deleteRegions(ids) }
+            let snapshot = snapshot
+            let installed = Set(snapshot.regions.map(\.id))
+            let fetching = { (id: RegionID) in !self.downloads(fetching: id).isEmpty || snapshot.states[id] == .paused }
+            if let unknown = ids.first(where: { !installed.contains($0) && !fetching($0) }) { throw MapStoreError.unknownRegion(unknown) }
+            let tree = listings.keptCatalog(snapshot)
+            let dropped = Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids)
+            for id in dropped.sorted() where !installed.contains(id) && fetching(id) { await cancelDownload(id) }
+            let deleting = ids.filter(installed.contains)
+            if deleting.isEmpty { return }
+            try await cancellableWrite { core throws in try core.deleteRegions(deleting) }
         }
     }
 
@@ -356,7 +374,7 @@ extension MapStore {
     /// see it (its region state changes are announced like this process's own).
     func holdStorage(cancellation: CancellationFlag?) throws -> StorageLease {
         let root = storageFolder
-        let lease = try StorageLock.hold(root: root, cancellation: cancellation) { MapStore.waitingNotice(root) }
+        let lease = try StorageLock.hold(root: root, for: holder, cancellation: cancellation) { MapStore.waitingNotice(root) }
         if lease.fresh {
             let remember = options.catalogURL
             try writeHoldingStorage { core throws in
@@ -375,9 +393,9 @@ extension MapStore {
         try await CancellationFlag.runBlocking { [self] flag in try holdStorage(cancellation: flag) }
     }
 
-    /// Says that a write waits for another process (`waitingForOtherProcess`).
+    /// Says that a write waits for another process or instance (`waitingForOtherProcess`).
     static func waitingNotice(_ storage: String) {
-        if let hook = waitingForOtherProcess.withLock({ $0 }) { hook(storage) }
+        for hook in waitingForOtherProcess.withLock({ Array($0.values) }) { hook(storage) }
     }
 
     /// `write` for a caller that holds the storage's lock.

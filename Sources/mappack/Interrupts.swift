@@ -18,27 +18,13 @@ enum Interrupts {
         // The handlers are in place before the work starts: a signal that came between the work's
         // first output and the handlers' start was ignored (SIG_IGN) and the build ran on to publish.
         let running = Mutex<Task<T, any Error>?>(nil)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let first = received.withLock { previous -> Bool in
-                    defer { previous = previous ?? number }
-                    return previous == nil
-                }
-                if first, gate?.requestStop() == false {
-                    progress.say(
-                        "interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
-                } else if first {
-                    progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
-                    running.withLock { $0?.cancel() }
-                } else {
-                    exit(ExitCode.interrupted(by: number).rawValue)
-                }
+        let sources = watch {
+            if gate?.requestStop() == false {
+                progress.say("interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
+            } else {
+                progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
+                running.withLock { $0?.cancel() }
             }
-            source.resume()
-            sources.append(source)
         }
         let task = Task { try await work() }
         running.withLock { $0 = task }
@@ -46,16 +32,41 @@ enum Interrupts {
         if received.withLock({ $0 }) != nil { task.cancel() }
         defer { for source in sources { source.cancel() } }
         do { return try await task.value } catch {
-            if let number = received.withLock({ $0 }) { throw InterruptedError(signal: number) }
+            if let number = received.withLock({ $0 }) { throw InterruptedError(signal: number, outcome: InterruptedError.buildOutcome) }
             throw error
         }
     }
+
+    /// Watches SIGINT and SIGTERM (ignored otherwise while the sources live): the first one is recorded
+    /// in `received` and calls `first`; a second one exits at once. Cancel the sources when done.
+    static func watch(first: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let isFirst = received.withLock { previous -> Bool in
+                    defer { previous = previous ?? number }
+                    return previous == nil
+                }
+                if isFirst { first() } else { exit(ExitCode.interrupted(by: number).rawValue) }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return sources
+    }
 }
 
-/// Work stopped by SIGINT or SIGTERM; exit code 1 like any other failed work.
+/// Work stopped cleanly by SIGINT or SIGTERM: exit code 128 + the signal, as a shell reports a death by
+/// it (130 for Ctrl-C), after saying what was kept and how to go on.
 struct InterruptedError: Error, CustomStringConvertible {
     let signal: Int32
-    var description: String {
-        "interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); nothing was published; run the same command again to resume the downloads"
-    }
+    /// What the stop left and how to go on.
+    let outcome: String
+
+    /// A build's: nothing published, downloads kept.
+    static let buildOutcome = "nothing was published; run the same command again to resume the downloads"
+
+    var description: String { "interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(outcome)" }
 }

@@ -116,6 +116,7 @@ struct Mappack {
     static func exitCode(for error: any Error) -> ExitCode {
         switch error {
         case is LoopbackServerError: return .failure
+        case let error as InterruptedError: return .interrupted(by: error.signal)
         case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return .usage
         case let error as PlanError:
             if case .capacityExceeded = error { return .failure }

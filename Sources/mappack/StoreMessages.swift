@@ -1,3 +1,4 @@
+import Foundation
 import MapStore
 
 /// What MapStore's statuses and errors say to a person at the command line. The library's messages are
@@ -58,6 +59,15 @@ enum StoreMessages {
             return MapStoreError.local(path: path, errno: code, regions: regions, bundle: bundle, reason: plainOperation(reason)).description
         case .noCatalogURL:
             return "no catalog URL is known for this storage; pass --catalog URL"
+        case .unknownRegion(let id):
+            return "region '\(id)' is neither installed nor being downloaded; list installed regions with `mappack store regions`"
+        case .unknownCatalogRegion(let id):
+            return "region '\(id)' is not in the catalog; list the regions it offers with `mappack store available`"
+        case .updateRequired(let store, let catalog):
+            return
+                "the catalog is map version \(catalog) but the store holds \(store); update the store (`mappack store update`) before downloading regions"
+        case .outOfSpace:
+            return error.description.replacingOccurrences(of: "(moveData(to:))", with: "(`mappack store move --to DIR`)")
         case .busy(let operation, let reason):
             return "\(words(forOperation: operation)) cannot run now: \(reason)"
         default:

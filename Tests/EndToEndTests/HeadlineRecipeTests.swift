@@ -10,7 +10,7 @@ import Testing
 /// the repository's own `Recipes/` folder and `recipes` link, and `Output/real-world/2026.12.0`, the
 /// real world's published catalog (here the small real world of `RealWorldFixture`: the same
 /// generator and publisher, three countries instead of all).
-@Suite struct HeadlineRecipeTests {
+@Suite(.timeLimit(.minutes(10))) struct HeadlineRecipeTests {
     /// A checkout's root after `make demo`: `Recipes/`, `recipes`, `Output/real-world/2026.12.0`.
     static func checkout(_ label: String) throws -> TemporaryFolder {
         let root = TemporaryFolder(label)
@@ -75,7 +75,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: cacheRoot, withIntermediateDirectories: true)
         let cache = try NginxServer(root: cacheRoot, webdav: true)
         let standIn = cache.baseURL.appendingPathComponent("mappack").absoluteString
-        let documents = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs"))
+        let documents =
+            ["README.md"]
+            + (try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs"))
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         var ran = 0
         for document in documents {

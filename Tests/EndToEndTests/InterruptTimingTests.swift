@@ -63,15 +63,17 @@ import Testing
             // The publish phase syncs what is staged, then passes the point of no return
             // (`PublishGate`); with writeback started per file that sync is short, so a signal sent on
             // the phase's event may come after it. Then the build completes and says so, at once.
-            // (LateSignalTests holds a build in this phase to check the stop itself every time.)
-            if phase.name == "publish" && run.stderr.contains("too late to stop") {
+            // (LateSignalTests holds a build in this phase to check the stop itself every time.) On a
+            // loaded machine the signal can even come once the renames are done and the build is ending:
+            // then it has nothing to stop, and the outputs it published must verify all the same.
+            if phase.name == "publish" && (run.stderr.contains("too late to stop") || run.status == 0) {
                 #expect(run.status == 0, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
                 #expect(run.seconds < 10, "\(phase.name): \(run.seconds) s from SIGINT to exit")
                 let verified = try Tool.mappack(["verify", out + "/europe-2026.11.0"])
                 #expect(verified.status == 0, "\(phase.name): \(verified.stdout)\(verified.stderr)")
                 continue
             }
-            #expect(run.status == 1, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
+            #expect(run.status == 128 + SIGINT, "\(phase.name): exit \(run.status): \(run.stderr.suffix(2000))")
             #expect(run.seconds < 10, "\(phase.name): \(run.seconds) s from SIGINT to exit")
             #expect(run.stderr.contains("nothing was published"), "\(phase.name): \(run.stderr.suffix(2000))")
             // The build stops where it is: no later phase starts (no phase event, no phase's first line),

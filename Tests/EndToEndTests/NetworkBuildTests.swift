@@ -129,7 +129,7 @@ final class ServedWorld: @unchecked Sendable {
         let build = try world.startBuildUntilPartial(recipe, cache: "cache", out: "out")
         build.signal(number)
         try build.wait()
-        #expect(build.terminationReason == .exit && build.terminationStatus == 1)
+        #expect(build.terminationReason == .exit && build.terminationStatus == 128 + number)
         // Nothing in Output (not even staging), partial downloads kept for the next run.
         #expect(leftoversOnceTrashIsGone(in: world.folder.join("out")).isEmpty)
         let partials =

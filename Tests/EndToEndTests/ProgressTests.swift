@@ -134,7 +134,7 @@ import Testing
         _ = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
         #expect(stderr.hasPrefix("interrupted: stopping"), "\(stderr)")
         #expect(!stderr.contains("\n\n"), "\(stderr)")
     }

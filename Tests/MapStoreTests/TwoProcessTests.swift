@@ -70,10 +70,10 @@ import Testing
 
         let waited = Mutex(false)
         let storage = app.storage.path
-        MapStore.waitingForOtherProcess.withLock { hook in
-            hook = { folder in if folder == storage { waited.withLock { $0 = true } } }
+        MapStore.waitingForOtherProcess.withLock { hooks in
+            hooks[storage] = { folder in if folder == storage { waited.withLock { $0 = true } } }
         }
-        defer { MapStore.waitingForOtherProcess.withLock { $0 = nil } }
+        defer { MapStore.waitingForOtherProcess.withLock { $0[storage] = nil } }
         let delete = Task { try await app.deleteRegions(["europe/ch/zh"]) }
         #expect(await eventually(60) { waited.withLock { $0 } })
         download.continue()
@@ -95,6 +95,7 @@ import Testing
 final class StoreProcess: @unchecked Sendable {
     private let process: Process
     private let log: String
+    private let output: String
     private let folder = TemporaryFolder("store-process")
 
     init(_ verb: [String], device: Device, environment: [String: String] = [:]) throws {
@@ -104,13 +105,23 @@ final class StoreProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
         process.arguments = ["store"] + verb + ["--storage", device.storage, "--cache", device.cache]
         process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }) { $1 }
-        process.standardOutput = FileHandle.nullDevice
+        output = folder.join("stdout.log")
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
         self.process = process
     }
 
     var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+
+    /// True once standard output matches the regular expression `pattern`, within `seconds`; false when
+    /// the process ended without.
+    func prints(_ pattern: String, within seconds: Double) async throws -> Bool {
+        let found = { self.stdout.range(of: pattern, options: .regularExpression) != nil }
+        return await eventually(seconds) { found() || !process.isRunning } && found()
+    }
     var isRunning: Bool { process.isRunning }
 
     /// True once the process stopped itself (state `T` in `/proc/PID/stat`), within `seconds`.
@@ -126,6 +137,9 @@ final class StoreProcess: @unchecked Sendable {
     func says(_ text: String, within seconds: Double) async throws -> Bool {
         await eventually(seconds) { stderr.contains(text) || !process.isRunning } && stderr.contains(text)
     }
+
+    /// Sends `number` to the process (held while it is stopped, delivered when it goes on).
+    func signal(_ number: Int32) { Foundation.kill(process.processIdentifier, number) }
 
     /// Lets a stopped process go on.
     func `continue`() { Foundation.kill(process.processIdentifier, SIGCONT) }

@@ -25,6 +25,18 @@ extension ImageManifest {
         /// `"imageID":"<id>"` as it appears in canonical bytes.
         package static func idField(_ id: String) -> Data { idFieldStart + Data("\(id)\"".utf8) }
     }
+
+    /// The image id a manifest's bytes name, found without decoding them: the text of the first
+    /// `"imageID":"…"` member (inside a JSON string every quote is escaped, so only a member matches).
+    /// Nil when there is none or it is not a short run of plain characters.
+    package static func idInCanonicalBytes(_ data: Data) -> String? {
+        guard let start = data.range(of: Field.idFieldStart)?.upperBound else { return nil }
+        let rest = data[start..<min(data.endIndex, start + 129)]
+        guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let id = rest[start..<end]
+        guard !id.contains(UInt8(ascii: "\\")) else { return nil }
+        return String(decoding: id, as: UTF8.self)
+    }
 }
 
 extension ImageRegion {

@@ -40,14 +40,47 @@ public final class DownloadTask: Sendable {
     /// True while the download is paused.
     public var isPaused: Bool { phase == .paused }
 
+    /// Where a download is, as an app steers it.
+    public enum State: Sendable, Equatable {
+        /// Fetching.
+        case running
+        /// Paused (or pausing): no transfer; the bytes fetched so far are kept for `resume()`.
+        case paused
+        /// Fetched; installing to its commit (a pause or a cancel is too late).
+        case installing
+        /// Being cancelled or stopped.
+        case stopping
+        /// Ended: completed, failed or cancelled (`wait()` says which).
+        case finished
+    }
+
+    /// The download's state now.
+    public var state: State {
+        switch phase {
+        case .running: .running
+        case .pausing, .paused: .paused
+        case .installing: .installing
+        case .stopping, .cancelling: .stopping
+        case .finished: .finished
+        }
+    }
+
+    /// Paused by `MapStore.networkChanged(metered:)` (not by the app): resumed when the network permits
+    /// fetching again.
+    let pausedByNetwork = Atomic<Bool>(false)
+
     /// Stops the transfers, keeping what was fetched; regions move to `paused`. True when the task pauses (or
     /// is paused already); false when it cannot: its install has begun and runs to its commit (the regions
     /// become `completed` and `wait()` returns), or it ended or is being cancelled.
     @discardableResult
-    public func pause() -> Bool { control.pause() }
+    public func pause() -> Bool {
+        pausedByNetwork.store(false, ordering: .relaxed)
+        return control.pause()
+    }
 
     /// Continues a paused download from the bytes already fetched.
     public func resume() {
+        pausedByNetwork.store(false, ordering: .relaxed)
         guard control.resume({ [self] in await store.runDownload(self) }) else { return }
         CrashPoint.reach("download.resumed", storage: store.storageFolder)
     }
@@ -64,7 +97,7 @@ public final class DownloadTask: Sendable {
 
     /// Stops the download keeping what was fetched (the regions become `paused`, as after a pause, so a
     /// later download resumes them) and ends the task: `wait()` throws `MapStoreError.cancelled`.
-    func stop() {
+    package func stop() {
         // Paused already: the regions are `paused` and the bytes kept; only the end is left.
         if control.stop(.keepFetchedBytes) { finish(.failure(.cancelled)) }
     }

@@ -59,7 +59,8 @@ extension StoreCore {
         let old = try installedManifest(storedManifest())
         let needed = try bundlesToInstall(for: plan.newRegions, tree: tree, old: old, archives: archives)
         _ = try transition(kind: "download", regions: ids) { store in
-            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store)
+            var owners = ownership(keeping: Set(old.bundles.map(\.digest)), of: old, tree: tree)
+            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store, ownership: &owners)
             // Installed regions keep their records (and their data's version); new ones come from the catalog.
             let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.newRegions, kept: rows.map(\.id), extracted: extracted)
             var states: [RegionID: RegionState] = [:]

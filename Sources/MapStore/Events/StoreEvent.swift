@@ -46,4 +46,7 @@ public enum StoreEvent: Sendable {
     case repaired(RepairReport)
     /// `switchStorage(to:)` made this folder the store's storage; its status as found there.
     case storageSwitched(URL, StoreStatus)
+    /// The app reported a network change (`networkChanged(metered:)`), with the downloads and the update
+    /// the network policy paused or resumed because of it.
+    case networkChanged(NetworkChange)
 }

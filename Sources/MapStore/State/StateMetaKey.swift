@@ -23,4 +23,7 @@ package enum StateMetaKey: String, CaseIterable, Sendable {
     case checkedCatalogURL
     /// The installed version's support window (`Catalog.supportedUntil`), empty when it has none.
     case supportedUntil
+    /// The kept manifest file's identity (device, inode, size, times) when it was last found to be the
+    /// image the state records, so that open compares one `lstat` (`StoreCore.keptManifestMatchesState`).
+    case keptManifest
 }

@@ -82,7 +82,12 @@ final class StoreCore {
             pausedAtOpen = pauseInterruptedFetches()
         }
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
-        guard FileSystem.isDirectory(layout.store), ((try? FileSystem.status(layout.manifest)) ?? nil)?.isRegular == true else { return .corrupted }
+        guard FileSystem.isDirectory(layout.store), let kept = (try? FileSystem.status(layout.manifest)) ?? nil, kept.isRegular else {
+            return .corrupted
+        }
+        // A state older than the files (rolled back, restored from a backup, a flush the disk lost) names
+        // another image than the kept manifest: only `repair()` makes the two agree again.
+        if fixing, !keptManifestMatchesState(kept) { return .corrupted }
         if fullValidation {
             guard let kept = try? keptManifest(), (try? keptManifestProblems(kept, signature: true))?.isEmpty == true,
                 (try? verify(full: true, manifest: kept.manifest))?.isEmpty == true
@@ -90,6 +95,20 @@ final class StoreCore {
         }
         if let offered = offeredFolderVersion(remembering: fixing), offered > installed { return .versionMismatch }
         return .ok
+    }
+
+    /// True when the kept manifest (whose `lstat` is `kept`) is the image the state records. Cheap when
+    /// it is the file seen last time (its identity is remembered in `meta`); otherwise its id is found
+    /// in its bytes (one read, no decoding) and, when it matches, the identity remembered.
+    func keptManifestMatchesState(_ kept: FileSystem.Status) -> Bool {
+        guard let state, let recorded = try? state.imageID else { return false }
+        if (try? state.meta(.keptManifest)) == .some(kept.identity) { return true }
+        guard let data = try? ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes),
+            let id = ImageManifest.idInCanonicalBytes(data)
+        else { return false }
+        guard id == recorded else { return false }
+        try? state.setMeta(.keptManifest, kept.identity)
+        return true
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes

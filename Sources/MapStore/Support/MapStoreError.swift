@@ -82,6 +82,10 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case catalogTimestampExpired(url: String, expires: String)
     /// The catalog served is not the one `catalog.json.timestamp` names.
     case catalogTimestampMismatch(url: String, reason: String)
+    /// A download or an update would give the store path `path` (a file, or a region id spelled
+    /// `region ID`) a second owner: `owners` names the one that has it and the one that would add it
+    /// (regions and bundle). Refused before anything changed; the catalog is inconsistent.
+    case ownershipConflict(path: String, owners: [String])
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -98,7 +102,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         switch self {
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired,
             .catalogOtherLineage, .catalogResetRefused, .catalogTimestampStale, .catalogTimestampReplayed, .catalogTimestampExpired,
-            .catalogTimestampMismatch:
+            .catalogTimestampMismatch, .ownershipConflict:
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notAnImage, .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
@@ -113,13 +117,13 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "\(path): not a usable preinstall image: \(reason); offer an intact image (`mappack verify IMAGE` says what is wrong)"
         case .notAnImage(let path, let reason):
             "\(path): not a mappack image: \(reason); offer an image folder or an image .tar.zst made by `mappack build`"
-        case .repairNeeded(let status): "the map storage is \(status); call repair() (or `mappack store repair`) first"
+        case .repairNeeded(let status): "the map storage is \(status); call repair() first"
         case .imageNeededForRepair(let reason): "repair needs the preinstalled image: \(reason); offer it with --image / preinstalled:"
         case .repairFailed(let problems):
             "repair could not restore the store: \(problems.prefix(5).map(\.description).joined(separator: "; ")); "
                 + "offer the preinstalled image or allow the network (the catalog serves the bundles), then call repair() again"
         case .notInstalled: "no map data is installed in this storage; install a preinstall image first"
-        case .unknownRegion(let id): "region '\(id)' is not installed; list installed regions with `mappack store regions`"
+        case .unknownRegion(let id): "region '\(id)' is neither installed nor being downloaded; regions() lists the installed ones"
         case .seedOlderThanStore(let seed, let store):
             "cache seed is for map version \(seed), older than the store's \(store); refused: import the seed of map version \(store) or newer"
         case .invalidCacheSeed(let path, let reason): "\(path): not a mappack cache seed: \(reason); import the cache-seed.sqlite of a mappack image"
@@ -138,16 +142,16 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
                 + "retry on an unmetered network (report it with networkChanged(metered: false)) or set networkPolicy.allowMetered"
         case .noCatalogURL: "no catalog URL is known for this storage; pass --catalog URL (or setCatalogURL / Options.catalogURL)"
         case .updateRequired(let store, let catalog):
-            "the catalog is map version \(catalog) but the store holds \(store); update the store (mappack store update) before downloading regions"
+            "the catalog is map version \(catalog) but the store holds \(store); update the store (update(catalog:)) before downloading regions"
         case .busy(let operation, let reason): "\(operation) cannot run now: \(reason)"
-        case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; list them with `mappack store available`"
+        case .unknownCatalogRegion(let id): "region '\(id)' is not in the catalog; availableRegions() lists the regions it offers"
         case .cancelled: "cancelled; start the operation again to continue (fetched bytes are kept unless a download was cancelled)"
         case .outOfSpace(let storage, let path, let code):
             "out of space: "
                 + (code.map { "the disk holding the map storage \(storage) is full (\(Errno($0)))" }
                     ?? "the image does not fit in the free space of the map storage \(storage)")
                 + (path == storage ? "" : " writing \(path)")
-                + "; free space on that disk or move the storage to a larger one (`mappack store move`, moveData), then try again"
+                + "; free space on that disk or move the storage to a larger one (moveData(to:)), then try again"
         case .invalidCatalog(let url, let reason):
             "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
         case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
@@ -163,6 +167,9 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "\(url): \(CatalogTrustError.timestampReplayed(seen: seen, offered: offered))"
         case .catalogTimestampExpired(let url, let expires): "\(url): \(CatalogTrustError.timestampExpired(expires: expires))"
         case .catalogTimestampMismatch(let url, let reason): "\(url): \(CatalogTrustError.timestampMismatch(reason: reason))"
+        case .ownershipConflict(let path, let owners):
+            "the catalog gives \(path) two owners: \(owners.first ?? "?") has it and \(owners.dropFirst().first ?? "?") would add it; "
+                + "nothing was changed; the catalog is inconsistent, so ask its publisher for a corrected one"
         }
     }
 

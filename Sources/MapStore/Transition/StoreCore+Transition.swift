@@ -2,6 +2,7 @@ import Foundation
 import MapFetch
 import MapFormat
 import MapIO
+import MapVerify
 
 /// Switching the store to a new manifest (an update to a new map version, or regions downloaded
 /// at run time): the new store tree is staged beside the old one, then swapped in with renames
@@ -40,6 +41,8 @@ extension StoreCore {
         var meta: [StateMetaKey: String]
         /// Clear the cache (and stamp it with the new version) before the switch.
         var resetsCache: Bool
+        /// With `resetsCache`: the regions whose cache entries stay (their bundles are unchanged).
+        var cacheKeeps: Set<RegionID> = []
     }
 
     /// Builds the manifest for `regions` of `tree` (and `kept` regions copied from the stored manifest),
@@ -104,6 +107,7 @@ extension StoreCore {
             try state.markPending(.transition(TransitionRecord(startingTransition: kind)))
             CrashPoint.reach("\(kind).afterMark")
             target = try build(staging + "/" + ImageManifest.storeFolder)
+            try Self.checkSingleOwners(target.manifest)
             CrashPoint.reach("\(kind).midStaging", storage: layout.root)
             let newBundles = Set(target.archives.keys)
             let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -117,7 +121,7 @@ extension StoreCore {
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
                 // Before the switch: a cache newer than the store is harmless, an older one is not.
-                cacheReset = try caches.with { try $0.reset(mapVersion: target.manifest.mapVersion) }
+                cacheReset = try caches.with { try $0.reset(mapVersion: target.manifest.mapVersion, keeping: target.cacheKeeps) }
                 CrashPoint.reach("\(kind).afterCacheReset")
             }
         } catch {
@@ -131,6 +135,18 @@ extension StoreCore {
         guard case .transition(let pending)? = try state.pending() else { throw MapStoreError.repairNeeded(status: .interruptedOperation) }
         record = pending
         return try finishTransition(record, crashPrefix: kind)
+    }
+
+    /// Refuses a target manifest that lists a file path or a region id twice (no reader accepts one,
+    /// so it must never be switched in); the bundles' own checks (`PathOwnership`) name the owners first.
+    static func checkSingleOwners(_ manifest: ImageManifest) throws(MapStoreError) {
+        for (earlier, later) in zip(manifest.files, manifest.files.dropFirst()) where earlier.path == later.path {
+            throw .ownershipConflict(path: earlier.path, owners: ["bundle \(earlier.bundle.short)", "bundle \(later.bundle.short)"])
+        }
+        let ids = manifest.regions.map(\.id).sorted()
+        for (earlier, later) in zip(ids, ids.dropFirst()) where earlier == later {
+            throw .ownershipConflict(path: "region \(earlier)", owners: ["region \(earlier)", "region \(later) (listed again)"])
+        }
     }
 
     /// Rolls a transition forward from `.update-next`: renames, commit, cleanup. Idempotent.
@@ -213,15 +229,39 @@ extension StoreCore {
     }
 
     /// After a killed transition: finish it when the new tree was complete, else roll it back.
+    /// A new tree whose manifest no reader accepts (an earlier version could switch in one that lists a
+    /// path twice, issue 40) is rolled back to the committed tree set aside in `.update-old`, never
+    /// finished: finishing it would fail at every repair.
     func finishOrRollBackTransition(_ record: TransitionRecord) throws -> RepairReport.Action {
         if FileSystem.isDirectory(nextFolder), !record.imageID.isEmpty {
-            let manifest = try finishTransition(record, afterKill: true)
-            return .finishedUpdate(to: manifest.mapVersion)
+            if targetManifestReads() {
+                let manifest = try finishTransition(record, afterKill: true)
+                return .finishedUpdate(to: manifest.mapVersion)
+            }
+            try restoreCommittedTree()
         }
         try FileSystem.removeTree(nextFolder)
         try FileSystem.removeTree(oldFolder)
         try state?.clearPending()
         return .rolledBackUpdate
+    }
+
+    /// Whether the switch's new manifest (in `.update-next`, or live once switched) reads as a manifest.
+    private func targetManifestReads() -> Bool {
+        let staged = nextFolder + "/" + ImageManifest.fileName
+        let path = FileSystem.exists(staged) ? staged : layout.manifest
+        guard let data = try? ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes) else { return false }
+        return (try? ImageVerifier.readManifest(data, file: path)) != nil
+    }
+
+    /// Puts the committed tree and manifest set aside in `.update-old` back in place of what the
+    /// switch had moved in (the state still records the committed version: the switch never committed).
+    private func restoreCommittedTree() throws {
+        for name in [ImageManifest.storeFolder, ImageManifest.fileName] where FileSystem.exists(oldFolder + "/" + name) {
+            try FileSystem.removeTree(layout.root + "/" + name)
+            try old.commit(name, as: name, sync: false)
+        }
+        try FileSystem.syncDirectory(layout.root)
     }
 
     /// Removes transition folders a committed transition left behind (killed during cleanup).
@@ -258,23 +298,52 @@ extension StoreCore {
         return needed
     }
 
-    /// Extracts the `needed` bundles (from `bundlesToInstall`) from `archives` into `store`, in digest order.
+    /// Extracts the `needed` bundles (from `bundlesToInstall`) from `archives` into `store`, in digest order,
+    /// each file claimed in `ownership` (seeded with the files that stay): a path another bundle owns is
+    /// refused with `ownershipConflict` before the switch, so the live store never sees it.
     func extractBundles(
-        _ needed: [BundleDigest: [RegionID]], tree: RegionTree, archives: [BundleDigest: String], into store: String
+        _ needed: [BundleDigest: [RegionID]], tree: RegionTree, archives: [BundleDigest: String], into store: String,
+        ownership: inout PathOwnership
     ) throws -> [BundleDigest: [ExtractedFile]] {
         var extracted: [BundleDigest: [ExtractedFile]] = [:]
         for digest in needed.keys.sorted() {
             guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
-            extracted[digest] = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [])
+            let files = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [], ownership: ownership)
+            for file in files { try ownership.claim(file.path, by: digest) }
+            extracted[digest] = files
         }
         return extracted
     }
 
-    /// Extracts `archive` (a verified bundle) into `store`, mapping failures to `MapStoreError.local`. Not
+    /// The ownership of the files `old` keeps in a transition whose target holds `bundles`, naming a
+    /// bundle by the regions of `old` and `tree` that use it.
+    func ownership(keeping bundles: Set<BundleDigest>, of old: ImageManifest, tree: RegionTree) -> PathOwnership {
+        var users: [BundleDigest: Set<RegionID>] = [:]
+        for region in old.regions { for bundle in region.bundles { users[bundle, default: []].insert(region.id) } }
+        for region in tree.regions { for bundle in region.bundles { users[bundle, default: []].insert(region.id) } }
+        return PathOwnership(kept: old.files.filter { bundles.contains($0.bundle) }) { bundle in
+            let regions = (users[bundle] ?? []).map(\.rawValue).sorted()
+            return (regions.isEmpty ? "" : "region\(regions.count == 1 ? "" : "s") \(regions.joined(separator: ", ")) ") + "(bundle \(bundle.short))"
+        }
+    }
+
+    /// Extracts `archive` (a verified bundle) into `store`, mapping failures to `MapStoreError.local`, and
+    /// an entry that lands on a path of another bundle in `ownership` to `ownershipConflict`. Not
     /// fsynced here: a staged tree is made durable as a whole (`FileSystem.syncTree`) before its rename.
-    func extractBundle(_ digest: BundleDigest, archive: String, info: BundleInfo, into store: String, regions: [RegionID]) throws -> [ExtractedFile] {
+    func extractBundle(
+        _ digest: BundleDigest, archive: String, info: BundleInfo, into store: String, regions: [RegionID], ownership: PathOwnership? = nil
+    ) throws -> [ExtractedFile] {
         let extractor = SafeExtractor(limits: .declared(unpackedSize: info.unpackedSize, files: info.files))
         do { return try extractor.extract(archive: archive, into: store) } catch {
+            if let ownership {
+                var taken: String?
+                switch error {
+                case .io(let file) where file.code == EEXIST && file.path.hasPrefix(store + "/"): taken = String(file.path.dropFirst(store.count + 1))
+                case .underFile(_, let file): taken = file
+                default: break
+                }
+                if let taken, let owner = ownership.owner(of: taken), owner != digest { throw ownership.conflict(taken, owner, digest) }
+            }
             if case .io(let file) = error {
                 throw MapStoreError.local(path: file.path, errno: file.code, regions: regions, bundle: digest, reason: file.description)
             }

@@ -90,8 +90,12 @@ extension StoreCore {
         let old = try installedManifest(storedManifest())
         let needed = try bundlesToInstall(for: plan.supported, tree: tree, old: old, archives: archives)
         let versionChanges = tree.catalog.mapVersion != old.mapVersion
+        let cacheKeeps = versionChanges ? unchangedRegions(from: old, to: tree) : []
         let manifest = try transition(kind: "update", regions: plan.supported) { store in
-            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store)
+            // The files that stay: bundles the new version's regions still use, and the dropped regions' own.
+            let staying = Set(plan.supported.flatMap { tree.region($0)?.bundles ?? [] } + plan.unsupported.flatMap { old.region($0)?.bundles ?? [] })
+            var owners = ownership(keeping: staying, of: old, tree: tree)
+            let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store, ownership: &owners)
             let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.supported, kept: plan.unsupported, extracted: extracted)
             var states: [RegionID: RegionState] = [:]
             for id in plan.supported { states[id] = .completed }
@@ -104,11 +108,24 @@ extension StoreCore {
                     .checkedCatalogURL: catalogURL.absoluteString,
                     .supportedUntil: tree.catalog.supportedUntil ?? "",
                 ],
-                resetsCache: versionChanges)
+                resetsCache: versionChanges, cacheKeeps: cacheKeeps)
         }
         try? FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath)
         purgeDownloads(Set(needed.keys))
         return manifest
+    }
+
+    /// The regions whose data an update from the installed version to `tree` leaves as it is: the same
+    /// set of bundles (digests) in both, as the kept catalog of the installed version (or, for an
+    /// installed region, the kept manifest `old`) and `tree` list them. Their map cache entries, the
+    /// cache seed's among them, are the same bytes in both versions and survive the update.
+    func unchangedRegions(from old: ImageManifest, to tree: RegionTree) -> Set<RegionID> {
+        var before: [RegionID: Set<BundleDigest>] = [:]
+        if let kept = keptCatalog() { for region in kept.regions { before[region.id] = Set(region.bundles) } }
+        for region in old.regions { before[region.id] = Set(region.bundles) }
+        var unchanged = Set<RegionID>()
+        for region in tree.regions where before[region.id] == Set(region.bundles) { unchanged.insert(region.id) }
+        return unchanged
     }
 
     /// Removes verified downloads of installed bundles (their files are in the store now).

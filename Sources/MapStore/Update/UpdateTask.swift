@@ -53,10 +53,20 @@ public final class UpdateTask: Sendable {
     /// pauses (or is paused already); false when it cannot: its install has begun and runs to its commit (the
     /// new version is installed and `wait()` returns), or it ended or is being cancelled.
     @discardableResult
-    public func pause() -> Bool { control.pause() }
+    public func pause() -> Bool {
+        pausedByNetwork.store(false, ordering: .relaxed)
+        return control.pause()
+    }
 
     /// Continues a paused update from the bytes already fetched.
-    public func resume() { _ = control.resume { [self] in await store.runUpdate(self) } }
+    public func resume() {
+        pausedByNetwork.store(false, ordering: .relaxed)
+        _ = control.resume { [self] in await store.runUpdate(self) }
+    }
+
+    /// Paused by `MapStore.networkChanged(metered:)` (not by the app): resumed when the network permits
+    /// fetching again.
+    let pausedByNetwork = Atomic<Bool>(false)
 
     /// Stops the update and removes what it fetched (bundles no download task needs); the regions
     /// return to `outdated`. `wait()` throws `MapStoreError.cancelled`.

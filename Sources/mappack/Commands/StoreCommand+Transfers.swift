@@ -52,6 +52,8 @@ extension StoreCommand {
                     + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
             return .success
         }
+        let versionBefore = store.mapVersion
+        let cachedBefore = try store.cacheEntryCount()
         let ticker = ProgressTicker(terminal: terminal)
         ticker.started("update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
         do {
@@ -70,6 +72,10 @@ extension StoreCommand {
             terminal.event(UpdatedEvent(mapVersion: store.mapVersion?.rawValue, storage: store.storage.path))
         } else {
             terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
+            // The cache keeps the entries of regions the new version left unchanged (the seed's among them).
+            if store.mapVersion != versionBefore, cachedBefore > 0 {
+                terminal.line("map cache: \(try store.cacheEntryCount()) of \(cachedBefore) entries kept (their regions are unchanged)")
+            }
         }
         return .success
     }
@@ -111,7 +117,12 @@ extension StoreCommand {
                         }
                     }
                 }
-                try await task.wait()
+                // The command's cancellation (a signal) stops the download keeping what it fetched.
+                try await withTaskCancellationHandler {
+                    try await task.wait()
+                } onCancel: {
+                    task.stop()
+                }
             }
         } catch {
             ticker.finish()

@@ -24,6 +24,11 @@ enum StoreCommand {
             throw UsageError(message: "unknown store verb '\(name)'\(suggestion)\n" + Help.storeVerbs)
         }
         let context = try Context(verb: verb, arguments: try Arguments(Array(global + rest.dropFirst()), verb: verb), terminal: terminal)
+        // SIGINT and SIGTERM cancel the store work under way (`waitFor`): it stops as the library stops a
+        // cancelled call, and the command says what was kept and exits 128 + the signal.
+        interruptOutcome.withLock { $0 = outcome(ofInterrupted: verb.name) }
+        let sources = Interrupts.watch { running.withLock { $0?.cancel() } }
+        defer { for source in sources { source.cancel() } }
         switch verb.name {
         case Verbs.Store.install.name: return try install(context)
         case Verbs.Store.status.name: return try status(context)
@@ -72,8 +77,8 @@ enum StoreCommand {
         func open() throws -> MapStore {
             let said = Atomic<Bool>(false)
             let terminal = terminal
-            MapStore.waitingForOtherProcess.withLock { hook in
-                hook = { folder in
+            MapStore.waitingForOtherProcess.withLock { hooks in
+                hooks["mappack store"] = { folder in
                     guard !said.exchange(true, ordering: .relaxed) else { return }
                     terminal.note("waiting for another process using \(folder)… (this one goes on when it is done)")
                 }
@@ -87,18 +92,47 @@ enum StoreCommand {
         }
     }
 
-    /// Runs async store work from the synchronous CLI dispatch and waits for it.
+    /// The store work under way, which the first SIGINT or SIGTERM cancels.
+    private static let running = Mutex<Task<Void, Never>?>(nil)
+    /// What an interrupted run of the current verb keeps, and how to go on.
+    private static let interruptOutcome = Mutex("stopped before its commit; the storage is as it was")
+
+    /// What an interrupted `verb` leaves, for its message.
+    static func outcome(ofInterrupted verb: String) -> String {
+        switch verb {
+        case Verbs.Store.download.name:
+            "the download stopped; the bytes fetched so far are kept and its regions are paused; run the same command again to resume"
+        case Verbs.Store.update.name:
+            "the update stopped; the installed version stays and the bytes fetched so far are kept; run the same command again to resume"
+        case Verbs.Store.install.name: "the install stopped; the storage is left empty; run the same command again to install"
+        case Verbs.Store.repair.name: "the repair stopped between steps; what it finished stays; run `mappack store repair` again to go on"
+        case Verbs.Store.move.name: "the move stopped; the storage stays where it was; run the same command again to move it"
+        default: "stopped before its commit; the storage is as it was"
+        }
+    }
+
+    /// Runs async store work from the synchronous CLI dispatch and waits for it, on the main thread (not
+    /// one of the cooperative pool's). A SIGINT or SIGTERM cancels the work (as an app cancels a call);
+    /// when it then fails, `InterruptedError` says what was kept.
     static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             let outcome: Result<T, any Error>
             do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
             done.signal()
         }
+        running.withLock { $0 = task }
+        // A signal before the work began stops it at once.
+        if Interrupts.received.withLock({ $0 }) != nil { task.cancel() }
         done.wait()
-        return try result.withLock { $0! }.get()
+        running.withLock { $0 = nil }
+        let outcome = result.withLock { $0! }
+        if case .failure = outcome, let number = Interrupts.received.withLock({ $0 }) {
+            throw InterruptedError(signal: number, outcome: interruptOutcome.withLock { $0 })
+        }
+        return try outcome.get()
     }
 
     /// What to do about a store that is not ok, as a command to run.

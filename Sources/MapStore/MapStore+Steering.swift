@@ -1,0 +1,123 @@
+import Foundation
+import MapFormat
+import MapIO
+import Synchronization
+
+/// Steering downloads by region id, as Yandex's `stopDownload(regionId)` / `drop(regionId)` do, and the
+/// network policy applied to transfers under way (issue 40 items 5 and 6).
+extension MapStore {
+    /// Pauses the downloads under way that fetch `region` (asked for it, or for a region it descends
+    /// from), keeping what they fetched; the regions become `paused`. True when one pauses (or is paused
+    /// already); false when none fetches it, or its install has begun and runs to its commit.
+    @discardableResult
+    public func pauseDownload(_ region: RegionID) -> Bool {
+        downloads(fetching: region).reduce(false) { paused, task in task.pause() || paused }
+    }
+
+    /// Continues the downloads of `region` that are paused, from the bytes already fetched; when no live
+    /// task holds it but it is `paused` (paused by a process that ended, or a task the app let go of),
+    /// starts a download of it that resumes from those bytes. Returns the tasks, empty when nothing of
+    /// `region` was paused.
+    @discardableResult
+    public func resumeDownload(_ region: RegionID) throws(MapStoreError) -> [DownloadTask] {
+        let tasks = downloads(fetching: region).filter(\.isPaused)
+        if !tasks.isEmpty {
+            for task in tasks { task.resume() }
+            return tasks
+        }
+        guard snapshot.states[region] == .paused, !snapshot.regions.contains(where: { $0.id == region }) else { return [] }
+        return [try download(regions: [region])]
+    }
+
+    /// Cancels the downloads of `region` (asked for it, or for a region it descends from) and removes
+    /// what they fetched; the regions return to `available`. A `paused` region no live task holds has its
+    /// fetched bytes removed the same way. Returns when the cancelled downloads have ended; true when
+    /// anything was cancelled. Too late for a download whose install has begun (it completes).
+    @discardableResult
+    public func cancelDownload(_ region: RegionID) async -> Bool {
+        let tasks = downloads(fetching: region)
+        for task in tasks { task.cancel() }
+        for task in tasks { try? await task.wait() }
+        if !tasks.isEmpty { return true }
+        guard snapshot.states[region] == .paused, !snapshot.regions.contains(where: { $0.id == region }) else { return false }
+        let orphan = DownloadTask(store: self, regions: [region])
+        await BlockingPool.value { [self] in cleanUpCancelled(orphan) }
+        return true
+    }
+
+    /// The live download tasks whose regions (with their catalog descendants) include `region`.
+    func downloads(fetching region: RegionID) -> [DownloadTask] {
+        let tasks = liveTasks.withLock { live in live.values.compactMap(\.task) }
+        let tree = listings.keptCatalog(snapshot)
+        return tasks.filter { task in
+            task.regions.contains(region) || task.regions.contains { tree?.subtree($0).contains(region) ?? false }
+        }
+    }
+
+    /// Tells the store the device's network changed, as the app's reachability monitor sees it (on Apple
+    /// systems `NWPath.isExpensive`; on Android the lack of `NET_CAPABILITY_NOT_METERED`). The store's one
+    /// fact about the network (`isNetworkMetered`, first `Options.networkIsMetered`), which `networkPolicy`
+    /// is held against for downloads, updates and repair alike.
+    ///
+    /// Applies to transfers under way: when the policy no longer permits fetching, running downloads and
+    /// the running update pause (their fetched bytes kept, their regions `paused`); when it permits
+    /// fetching again, the ones it paused resume. Consumers of `events()` hear `.networkChanged` with
+    /// what was paused or resumed. An automatic update that waits because the network was metered
+    /// (`StoreEvent.updateDeferred`) starts when the app reports an unmetered network.
+    public func networkChanged(metered: Bool) {
+        let changed = autoUpdates.metered != metered
+        let recheck = autoUpdates.report(metered: metered)
+        var change = NetworkChange(metered: metered, fetchingPermitted: networkPermitsFetching)
+        let tasks = liveTasks.withLock { live in live.values.compactMap(\.task) }.sorted { $0.regions.lexicographicallyPrecedes($1.regions) }
+        let update = liveUpdate.withLock { $0.task }
+        if !change.fetchingPermitted {
+            for task in tasks where task.phase == .running && task.pause() {
+                task.pausedByNetwork.store(true, ordering: .relaxed)
+                change.pausedDownloads += task.regions
+            }
+            if let update, update.phase == .running, update.pause() {
+                update.pausedByNetwork.store(true, ordering: .relaxed)
+                change.pausedUpdate = true
+            }
+        } else {
+            for task in tasks where task.pausedByNetwork.exchange(false, ordering: .relaxed) {
+                task.resume()
+                change.resumedDownloads += task.regions
+            }
+            if let update, update.pausedByNetwork.exchange(false, ordering: .relaxed) {
+                update.resume()
+                change.resumedUpdate = true
+            }
+        }
+        if changed || change.changedTransfers { broadcaster.send(.networkChanged(change)) }
+        guard recheck, autoUpdate else { return }
+        Task { [weak self] in await self?.runAutomaticCheck() }
+    }
+}
+
+/// What a `networkChanged(metered:)` report did (`StoreEvent.networkChanged`): the network as reported,
+/// whether the policy permits fetching on it, and the transfers it paused or resumed. A struct, so a
+/// later field does not break an app's code.
+public struct NetworkChange: Sendable, Equatable {
+    /// The network is metered, as the app reported.
+    public var metered: Bool
+    /// `MapStore.networkPolicy` permits downloads and updates on it.
+    public var fetchingPermitted: Bool
+    /// The requested regions of the downloads it paused (they resume when fetching is permitted again).
+    public var pausedDownloads: [RegionID] = []
+    /// The requested regions of the downloads it resumed (ones an earlier report paused).
+    public var resumedDownloads: [RegionID] = []
+    /// It paused the running update.
+    public var pausedUpdate = false
+    /// It resumed the update an earlier report paused.
+    public var resumedUpdate = false
+
+    /// A change of the network as reported, with nothing paused or resumed yet.
+    public init(metered: Bool, fetchingPermitted: Bool) {
+        self.metered = metered
+        self.fetchingPermitted = fetchingPermitted
+    }
+
+    /// Whether it paused or resumed anything.
+    var changedTransfers: Bool { !pausedDownloads.isEmpty || !resumedDownloads.isEmpty || pausedUpdate || resumedUpdate }
+}
