@@ -35,6 +35,29 @@ import Testing
         #expect(again["downloadBytes"] as? Int == 0)
     }
 
+    /// The cache seed holds only what the store does not (issue 42 item 3): with `europe/ch` installed and
+    /// `europe` seeded, no installed file is also a seed entry (read back with Debian's `sqlite3`), and the
+    /// seed's data bytes are the plan's figure, which the free-space check uses.
+    @Test func seedRepeatsNoInstalledFileAndItsSizeIsThePlans() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(
+            SourceFixture.recipe(catalog: world.catalog, include: ["europe/ch"], seed: ["europe"]).replacingOccurrences(
+                of: "  maxBytes: 1 MiB\n", with: ""))
+        let plan = try json(try Tool.mappack(["plan", recipe, "--json", "--cache", world.cache]).stdout)
+        let build = try world.build(recipe)
+        #expect(build.status == 0, "\(build.stderr)")
+        let image = world.out + "/fixture-1.0"
+        let installed = Set(try world.manifest(image).files.map(\.path))
+        let seed = image + "/cache-seed.sqlite"
+        let keys = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT key FROM entries ORDER BY key"])
+        #expect(keys.status == 0, "\(keys.stderr)")
+        let entries = keys.stdout.split(separator: "\n").map(String.init)
+        #expect(!entries.isEmpty && entries.contains("regions/europe/li/tiles.db"), "\(entries)")
+        #expect(entries.filter(installed.contains).isEmpty, "seed entries installed in store/ too: \(entries.filter(installed.contains))")
+        let bytes = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT SUM(size) FROM entries"])
+        #expect(Int(bytes.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == plan["cacheSeedBytes"] as? Int, "\(bytes.stdout) \(plan)")
+    }
+
     @Test func capacityOvershootFailsBeforeAnyDownload() throws {
         let world = try PublishedWorld()
         let recipe = try world.recipe(

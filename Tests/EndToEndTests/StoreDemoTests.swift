@@ -79,9 +79,9 @@ import Testing
             Array(flow.drop { !$0.hasPrefix("updated: ") }.dropFirst().prefix(2)) == [
                 "catalog installed: \(newCatalog)", "catalog checked: \(newCatalog)",
             ], "\(run.stdout)")
-        // The update emptied the image's cache seed, and said so.
-        let emptied = try #require(lines.first { $0.hasPrefix("event: map cache emptied for 2026.12.0: ") }, "\(run.stdout)")
-        #expect(!emptied.hasSuffix(": 0 entries removed"), "\(emptied)")
+        // The update kept the image's cache seed entries of unchanged regions, dropped the others, and said so.
+        let cacheLine = try #require(lines.first { $0.hasPrefix("event: map cache for 2026.12.0: ") }, "\(run.stdout)")
+        #expect(!cacheLine.hasSuffix(": 0 entries kept (unchanged), 0 removed"), "\(cacheLine)")
         // The states at the end: Geneva installed beside the image's regions, all at the new version.
         let final = lines.drop { $0 != "== regions" }
         #expect(final.contains { $0.hasPrefix("installed: europe/ch/ge ") && $0.hasSuffix(" completed") }, "\(run.stdout)")

@@ -185,7 +185,6 @@ package struct ImageBuilder: Sendable {
         let root = area.folder
         let recipe = plan.recipe
         let catalog = plan.tree.catalog
-        let store = area.imageFolder + "/" + ImageManifest.storeFolder
         let seedScratch = staging + "/seed"
         // The store's bundles first, then the seed-only ones, walked in two passes: two filtered
         // copies of the planned bundles (each with its catalog record) and their sum were 2.3 MiB
@@ -209,9 +208,11 @@ package struct ImageBuilder: Sendable {
                         digest: bundle.digest, size: bundle.info.size, url: bundle.info.url,
                         files: result.fileCount, unpackedSize: result.unpackedSize))
             }
-            if plan.seedSelection.bundles.contains(bundle.digest) {
+            // The seed holds only what the store does not: a bundle installed in `store/` is never
+            // copied into it too (the device would hold its files twice).
+            if plan.seedSelection.bundles.contains(bundle.digest), !bundle.forStore {
                 let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
-                let folder = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
+                let folder = seedScratch + "/" + bundle.digest.hex
                 seedFiles[region, default: []] += try result.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
                 seedCandidates += try result.files().map {
                     CacheSeedWriter.Candidate(

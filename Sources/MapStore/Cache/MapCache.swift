@@ -99,14 +99,21 @@ final class MapCache {
         try db.query("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [.text(key.rawValue), .text(value)])
     }
 
-    /// Removes every entry and stamps the cache with `mapVersion`, in one transaction, so the
-    /// cache never serves data of a version older than the store's after an update. Returns what it removed.
-    func reset(mapVersion: MapVersion) throws -> CacheReset {
+    /// Removes every entry but those of the regions `keeping` (whose data the new version left
+    /// unchanged) and stamps the cache with `mapVersion`, in one transaction, so the cache never serves
+    /// data of a version older than the store's after an update. Returns what it removed and kept.
+    func reset(mapVersion: MapVersion, keeping: Set<RegionID> = []) throws -> CacheReset {
         try db.transaction {
-            let removed = try (entries: count(), bytes: size())
-            try db.execute("DELETE FROM entries")
+            let before = try (entries: count(), bytes: size())
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS kept_regions (region TEXT PRIMARY KEY); DELETE FROM kept_regions;")
+            try db.executeMany("INSERT OR IGNORE INTO kept_regions(region) VALUES (?)", keeping.map { [.text($0.rawValue)] })
+            try db.execute("DELETE FROM entries WHERE region = '' OR region NOT IN (SELECT region FROM kept_regions)")
+            try db.execute("DROP TABLE kept_regions")
             try setMeta(.mapVersion, mapVersion.rawValue)
-            return CacheReset(removedEntries: removed.entries, removedBytes: removed.bytes, mapVersion: mapVersion)
+            let kept = try (entries: count(), bytes: size())
+            return CacheReset(
+                removedEntries: before.entries - kept.entries, removedBytes: before.bytes - kept.bytes, mapVersion: mapVersion,
+                keptEntries: kept.entries, keptBytes: kept.bytes)
         }
     }
 
