@@ -53,6 +53,11 @@ struct BuildStamp: Codable, Sendable {
     var outputs: [Output]
     /// Bundles in the plan (for the report of an up-to-date build); absent in older stamps.
     var bundles: Int?
+    /// Whether the build synced its outputs (`--sync`); absent in older stamps, whose builds always did.
+    var synced: Bool?
+    /// The boot the build ran in (`/proc/sys/kernel/random/boot_id`). Outputs a build did not sync may
+    /// have lost writes in a power cut: after a reboot they are built again, not trusted.
+    var bootID: String?
 
     /// The key of everything that decides an image's bytes, from the raw inputs, so it can be
     /// computed before the catalog is decoded: the recipe's and catalog's bytes, mappack's version,
@@ -79,11 +84,25 @@ struct BuildStamp: Codable, Sendable {
     }
 
     /// Records what a build wrote.
-    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], bundles: Int) throws {
+    static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], bundles: Int, synced: Bool)
+        throws
+    {
         let stamp = BuildStamp(
             format: formatTag.description, key: key, summary: summary,
-            outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles)
+            outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles, synced: synced, bootID: currentBootID)
+        // The stamp says the outputs are done: after them, on disk (with `--sync`) like them.
         try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
+    }
+
+    /// This boot's id: `/proc/sys/kernel/random/boot_id`, new at every boot (nil where there is none).
+    /// Test builds may set it with `MAPPACK_TEST_BOOT_ID` to play a reboot.
+    static var currentBootID: String? {
+        #if MAPPACK_TEST_HOOKS
+            if let playing = ProcessInfo.processInfo.environment["MAPPACK_TEST_BOOT_ID"] { return playing }
+        #endif
+        guard let data = try? ReadableFile.contents(of: "/proc/sys/kernel/random/boot_id", limit: 128) else { return nil }
+        let id = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return id.isEmpty ? nil : id
     }
 
     /// The stamp when the outputs are still exactly what a build with `key` wrote.
@@ -110,6 +129,8 @@ struct BuildStamp: Codable, Sendable {
         // (outside the output folder) is not ours.
         for recorded in stamp.outputs where StorePath.problem(recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }
         for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
+        // Outputs written without syncs are trusted only in the boot that wrote them.
+        if stamp.synced == false, stamp.bootID == nil || stamp.bootID != currentBootID { return nil }
         return stamp
     }
 }

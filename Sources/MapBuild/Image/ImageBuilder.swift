@@ -50,7 +50,7 @@ package struct ImageBuilder: Sendable {
             report.downloadedBytes = fetched.withLock { $0 }
             try BuildStamp.write(
                 root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
-                bundles: plan.bundles.count)
+                bundles: plan.bundles.count, synced: options.sync)
             // A finished build leaves nothing of killed runs behind; their deletion ran meanwhile.
             Trash.waitForRemovals(in: root)
             return report
@@ -304,6 +304,7 @@ package struct ImageBuilder: Sendable {
                     }
                 }
             })
+        source.sync = options.sync
         source.packProgress = { [count = fileList.count] files, bytes in
             events(.packed(files: files, totalFiles: count, bytes: bytes, totalBytes: storeBytes))
         }
@@ -323,14 +324,15 @@ package struct ImageBuilder: Sendable {
         events(.phase(.publish))
         TestPause.reach(.publish)
         try Task.checkCancellation()
-        // Written without syncs (faster); on disk before a rename shows them, so a power cut leaves a
-        // finished-looking output that verifies, or none.
-        for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) }
+        // Written without syncs (faster); with `--sync`, on disk before a rename shows them, so a power
+        // cut leaves a finished-looking output that verifies, or none. Without it the build stamp names
+        // the boot, and a run after a reboot builds again instead of trusting them (`BuildStamp`).
+        if options.sync { for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) } }
         try options.gate.enterPublishing()
         for (output, entry) in staged {
             try ImageBuilder.replace(output.publishedName(imageName: imageName), with: entry, of: area)
         }
-        try FileSystem.syncDirectory(root)
+        if options.sync { try FileSystem.syncDirectory(root) }
         try FileSystem.removeTree(staging)
         // A stamp from an earlier build no longer describes these outputs.
         try FileSystem.removeFile(BuildStamp.path(root: root, imageName: imageName))
@@ -385,6 +387,8 @@ package struct ImageBuilder: Sendable {
             }
         }
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
+        // Early writeback only pays when the tree is synced before its rename (`--sync`).
+        let writeback: Writeback = options.sync ? .kernel : .none
         do {
             // The fetch runs in its own task; cancelling the build must reach it and the workers too.
             try await withTaskCancellationHandler {
@@ -397,7 +401,7 @@ package struct ImageBuilder: Sendable {
                                     do {
                                         let done = try ImageBuilder.unpack(
                                             bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
-                                            blockSize: blockSize, spill: spill, folders: folders, events: events)
+                                            blockSize: blockSize, spill: spill, folders: folders, writeback: writeback, events: events)
                                         state.finished(done, at: index)
                                     } catch {
                                         state.failed(error)
@@ -468,7 +472,7 @@ package struct ImageBuilder: Sendable {
     /// as they stream through.
     private static func unpack(
         _ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, recheck: Bool, store: String, seedScratch: String,
-        blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
+        blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache, writeback: Writeback,
         events: @Sendable (BuildEvent) -> Void
     ) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
@@ -476,7 +480,7 @@ package struct ImageBuilder: Sendable {
             try FileSystem.makeDirectories(destination)
             folders.insert(destination)
         }
-        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files))
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), writeback: writeback)
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]
         do throws(ArchiveError) {

@@ -11,11 +11,16 @@ import Synchronization
 /// tracing system calls.
 package struct Writeback: Sendable {
     private let counter: Counter?
+    private var enabled = true
 
     /// Asks the kernel: `sync_file_range` with `SYNC_FILE_RANGE_WRITE` on Linux. Elsewhere (and
     /// with `MAPPACK_PORTABLE`) there is no such call and nothing is done: the final sync writes
     /// everything, as before.
     package static let kernel = Writeback(counter: nil)
+
+    /// Asks nothing: for trees that are never synced (a build's outputs without `--sync`), where an
+    /// early writeback only splits the disk's writes and keeps the writers waiting for it.
+    package static let none = Writeback(counter: nil, enabled: false)
 
     /// As `kernel`, and counts every file it is asked to start in `counter`.
     package static func counting(into counter: Counter) -> Writeback { Writeback(counter: counter) }
@@ -23,6 +28,7 @@ package struct Writeback: Sendable {
     /// Starts writing `file`'s dirty pages without waiting for them. A failure is not reported
     /// here: the final sync of the tree reports a write that failed.
     package func start(_ file: FileDescriptor) {
+        guard enabled else { return }
         counter?.add()
         #if os(Linux) && !MAPPACK_PORTABLE
             _ = mp_start_writeback(file.rawValue)

@@ -23,12 +23,15 @@ enum Verbs {
         static let remoteCacheReadOnly = VerbSpec.Option("remote-cache-readonly", "Never upload to the remote cache")
         static let shard = VerbSpec.Option("shard", value: "I/N", "Fetch and unpack share I of N; assemble with mappack merge")
         static let force = VerbSpec.Option("force", "Rebuild even when nothing changed")
+        static let sync = VerbSpec.Option("sync", "Make the outputs durable (fsync) before they are renamed into place")
         static let trust = VerbSpec.Option("trust", value: "PUBKEY", "The catalog must be signed by this key (catalog.json.sig)", completion: .file)
     }
 
     static let build = VerbSpec(
         name: "build", positionals: "RECIPE", summary: "build an image into ./Output (or --out)",
-        options: [jobs, cache, out, sign, Build.from, Build.remoteCache, Build.remoteCacheReadOnly, Build.shard, Build.force, Build.trust])
+        options: [
+            jobs, cache, out, sign, Build.from, Build.remoteCache, Build.remoteCacheReadOnly, Build.shard, Build.force, Build.sync, Build.trust,
+        ])
     static let merge = VerbSpec(
         name: "merge", positionals: "SHARD...", summary: "assemble an image from --shard outputs", options: [out, sign, jobs])
     static let plan = VerbSpec(

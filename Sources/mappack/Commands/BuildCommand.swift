@@ -20,6 +20,7 @@ enum BuildCommand {
             sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option(Verbs.Build.from)
         options.force = arguments.flag(Verbs.Build.force)
+        options.sync = arguments.flag(Verbs.Build.sync)
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
         // One mappack at a time in an output folder, from the up-to-date check to the last rename.

@@ -32,6 +32,8 @@ extension SingleFileOutput {
 struct ImageOutputSource {
     /// The staging folder (outputs are written directly in it).
     let stagingFolder: String
+    /// The build makes its outputs durable (`BuildOptions.sync`): a single-file output fsyncs itself.
+    var sync = true
     /// The image stem, `<name>-<mapVersion>`.
     let imageName: String
     /// The build time (also the packed form's file times).

@@ -54,7 +54,7 @@ struct MBTilesOutput: SingleFileOutput {
             let json = format == "pbf" ? try tiles.vectorLayersJSON().map { [("json", $0)] } ?? [] : []
             try database.executeMany("INSERT INTO metadata (name, value) VALUES (?, ?)", (metadata + json).map { [.text($0.0), .text($0.1)] })
         }
-        try TileDatabases.finish(database, path: path)
+        try TileDatabases.finish(database, path: path, sync: source.sync)
         return name
     }
 

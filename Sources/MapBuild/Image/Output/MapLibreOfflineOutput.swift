@@ -73,7 +73,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
                 _ = try database.query("UPDATE regions SET definition = ? WHERE id = ?", [.text(definition), .integer(regionID)])
             }
         }
-        try TileDatabases.finish(database, path: path)
+        try TileDatabases.finish(database, path: path, sync: source.sync)
         return name
     }
 

@@ -94,7 +94,7 @@ struct PMTilesOutput: SingleFileOutput {
             _ = try PMTilesOutput.leaves(work, size: leafSize) { leaf in try file.write(leaf) }
         }
         try PMTilesOutput.writeTileData(work, to: file, compression: compression, length: plan.length)
-        try file.close(sync: true)
+        try file.close(sync: source.sync)
         return name
     }
 

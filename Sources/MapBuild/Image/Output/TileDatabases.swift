@@ -172,10 +172,10 @@ package struct TileDatabases {
         return database
     }
 
-    /// Closes the output database at `path` and syncs it (before it is renamed into place).
-    static func finish(_ database: consuming SQLiteDatabase, path: String) throws {
+    /// Closes the output database at `path` and, with `sync`, syncs it (before it is renamed into place).
+    static func finish(_ database: consuming SQLiteDatabase, path: String, sync: Bool) throws {
         _ = consume database
-        try FileSystem.syncFile(path)
+        if sync { try FileSystem.syncFile(path) }
     }
 
     /// A tile database's MBTiles `format`: its `metadata` row, else what its first tile's bytes are
