@@ -21,6 +21,17 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     case notEnoughSpace(folder: String, needed: Int64, free: Int64)
     /// Writing `path` failed for want of space (`ENOSPC`, `EDQUOT`) while the build ran.
     case diskFull(path: String, bundle: BundleDigest?)
+
+    /// `error` as `diskFull` when it is a write that failed for want of space: a file's `ENOSPC` or
+    /// `EDQUOT`, or SQLite's `SQLITE_FULL` (the cache seed's and the tile outputs' databases).
+    static func diskFull(from error: any Error) -> BuildError? {
+        if let file = error as? FileError, file.code == ENOSPC || file.code == EDQUOT { return .diskFull(path: file.path, bundle: nil) }
+        if let database = error as? SQLiteError, database.code == 13 { return .diskFull(path: database.path, bundle: nil) }
+        if let archive = error as? ArchiveError, case .io(let file) = archive, file.code == ENOSPC || file.code == EDQUOT {
+            return .diskFull(path: file.path, bundle: nil)
+        }
+        return nil
+    }
     /// The tile databases an `mbtiles`, `maplibre-offline` or `pmtiles` output joins hold tiles of more than one format.
     case mixedTileFormats([TileFormatUse])
     /// The catalog's `released`, which becomes the manifest's `built` when `SOURCE_DATE_EPOCH` is

@@ -24,13 +24,27 @@ enum FreeSpaceCheck {
 
     private static func device(_ path: String) -> UInt64? { (try? FileSystem.status(nearestExisting(path)))??.device }
 
-    /// Throws `BuildError.notEnoughSpace` when `plan` does not fit: the image (store, cache seed)
-    /// and its packed form in `outputRoot`, the bundles still to download in `cacheRoot`.
+    /// What a build of `plan` writes into its output folder at most, staging included: the store; the
+    /// seed-only bundles unpacked in the staging folder, the seed's work database and the seed (each
+    /// entry with SQLite's page overhead); the packed image (about the store bundles' compressed size);
+    /// and each tile output, which holds at most every tile of the store and of the seed once.
+    static func outputBound(_ plan: BuildPlan) -> Int64 {
+        let blockSize = plan.recipe.blockSize
+        let storeUnpacked = plan.bundles.filter(\.forStore).reduce(Int64(0)) { $0 + $1.info.unpackedSize }
+        let store = max(plan.sizeOnDisk ?? 0, storeUnpacked)
+        let seedOnly = plan.bundles.filter { !$0.forStore }
+        let seedScratch = seedOnly.reduce(Int64(0)) { $0 + $1.info.unpackedSize + Int64($1.info.files ?? 1) * blockSize }
+        let seedFiles = seedOnly.reduce(Int64(0)) { $0 + Int64($1.info.files ?? 1) }
+        let seed = plan.cacheSeedBytes == 0 ? 0 : 2 * (plan.cacheSeedBytes + seedFiles * 512 + (64 << 10))
+        let packed = plan.recipe.formats.contains(.tarZst) ? plan.storeBundleBytes + (64 << 10) : 0
+        let tileOutputs = Int64(plan.recipe.formats.filter { $0 != .directory && $0 != .tarZst }.count) * (storeUnpacked + plan.cacheSeedBytes)
+        return store + seedScratch + seed + packed + tileOutputs
+    }
+
+    /// Throws `BuildError.notEnoughSpace` when `plan` does not fit: what the build writes into
+    /// `outputRoot` at most (`outputBound`), the bundles still to download in `cacheRoot`.
     static func check(_ plan: BuildPlan, outputRoot: String, cacheRoot: String) throws(BuildError) {
-        let store = plan.sizeOnDisk ?? plan.bundles.filter(\.forStore).reduce(0) { $0 + $1.info.unpackedSize }
-        // The packed form is about the bundles' compressed size; tile outputs are not known before.
-        let packed = plan.recipe.formats.contains(.tarZst) ? plan.storeBundleBytes : 0
-        let output = store + plan.cacheSeedBytes + packed
+        let output = outputBound(plan)
         let outputFree = free(at: outputRoot)
         let cacheFree = free(at: cacheRoot)
         let sameFilesystem = device(outputRoot) == device(cacheRoot) || pretended != nil

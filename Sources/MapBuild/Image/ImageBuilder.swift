@@ -46,7 +46,10 @@ package struct ImageBuilder: Sendable {
             let unpacked = try await produce(
                 plan.bundles, store: area.imageFolder + "/" + ImageManifest.storeFolder, seedScratch: staging + "/seed", spill: spill,
                 events: counting)
-            var report = try finish(staging: area, unpacked: unpacked, built: built, events: events)
+            var report: BuildReport
+            do { report = try finish(staging: area, unpacked: unpacked, built: built, events: events) } catch {
+                throw BuildError.diskFull(from: error) ?? error
+            }
             report.downloadedBytes = fetched.withLock { $0 }
             try BuildStamp.write(
                 root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),

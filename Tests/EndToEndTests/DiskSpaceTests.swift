@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A full disk at any phase of a build gives the friendly error naming the folder, never a raw SQLite or
+/// file error, and the up-front estimate is an upper bound of what the build writes (issue 43 item 3):
+/// builds into small tmpfs mounts of sizes around what the build needs.
+@Suite(.serialized) struct DiskSpaceTests {
+    /// Mounts a tmpfs of `bytes` at a new folder; nil where mounting is not allowed (not root).
+    static func tmpfs(_ bytes: Int64, in folder: TemporaryFolder, name: String) throws -> String? {
+        let mount = folder.join(name)
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let result = try Tool.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", mount], timeout: 30)
+        return result.status == 0 ? mount : nil
+    }
+
+    static func unmount(_ mount: String) { _ = try? Tool.run("/bin/umount", ["-l", mount], timeout: 30) }
+
+    /// Bytes under `path` (files' sizes).
+    static func bytes(under path: String) -> Int64 {
+        var total: Int64 = 0
+        for case let name as String in FileManager.default.enumerator(atPath: path) ?? FileManager.DirectoryEnumerator() {
+            total += ((try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int64) ?? 0
+        }
+        return total
+    }
+
+    @Test func aFullDiskAtAnyPhaseIsSaidPlainly() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, formats: "[directory, tar.zst, mbtiles]"))
+        let full = try world.build(recipe)
+        try #require(full.status == 0, "\(full.stderr)")
+        let needed = Self.bytes(under: world.out)
+        var outcomes: [String] = []
+        // Each size twice: with the real free space (the check before the build says it), and with the
+        // check told the disk is large, so that the disk fills while the build writes, at any phase.
+        let runs = [0.2, 0.4, 0.6, 0.8, 0.95, 1.3, 3.0].flatMap { [($0, false), ($0, true)] }
+        for (fraction, pretend) in runs {
+            let size = max(Int64(64 << 10), Int64(Double(needed) * fraction))
+            guard let mount = try Self.tmpfs(size, in: world.folder, name: "tmpfs-\(fraction)-\(pretend)") else {
+                print("DiskSpaceTests skipped: tmpfs cannot be mounted here (needs root)")
+                return
+            }
+            defer { Self.unmount(mount) }
+            let result = try Tool.mappack(
+                ["build", recipe, "--cache", world.cache, "--out", mount + "/out"],
+                environment: pretend ? ["MAPPACK_TEST_FREE_BYTES": "\(1 << 40)"] : [:])
+            outcomes.append("\(fraction)\(pretend ? " filling" : ""): \(result.status)")
+            if result.status == 0 {
+                #expect(try Tool.mappack(["verify", mount + "/out/fixture-1.0"]).status == 0)
+                continue
+            }
+            #expect(result.status == 1, "\(fraction): \(result.stderr)")
+            let friendly = result.stderr.contains("not enough free space") || result.stderr.contains("disk full")
+            #expect(friendly && result.stderr.contains(mount), "\(fraction) of \(needed) bytes, \(pretend): \(result.stderr)")
+            #expect(!result.stderr.contains("SQLite error"), "\(result.stderr)")
+        }
+        // With room to spare it builds.
+        #expect(outcomes.suffix(2) == ["3.0: 0", "3.0 filling: 0"], "\(outcomes)")
+        print("DiskSpaceTests: \(needed) bytes written; outcomes by fraction of that: \(outcomes.joined(separator: ", "))")
+    }
+}
