@@ -66,7 +66,7 @@ struct InterruptedError: Error, CustomStringConvertible {
     let outcome: String
 
     /// A build's: nothing published, downloads kept.
-    static let buildOutcome = "nothing was published; run the same command again to resume the downloads"
+    static let buildOutcome = "nothing was published; run the same command again (bundles already downloaded are kept)"
 
     var description: String { "interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); \(outcome)" }
 }

@@ -16,4 +16,11 @@ enum OutputLock {
         guard let lock else { throw CancellationError() }
         return lock
     }
+
+    /// Removes the output folder `root` when this run made it and it is still empty (the run failed
+    /// before writing anything, e.g. on its recipe or catalog): a failed build leaves no empty `--out`.
+    static func removeIfMadeAndEmpty(_ root: String, made: Bool) {
+        guard made, (try? DirectoryWalker.entries(of: FileSystem.absolute(root)))?.isEmpty == true else { return }
+        _ = FileSystem.removeEmptyFolder(FileSystem.absolute(root))
+    }
 }

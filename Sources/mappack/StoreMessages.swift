@@ -17,6 +17,34 @@ enum StoreMessages {
         }
     }
 
+    /// An update check's verdict in a user's words (the library's `UpdateInfo.Status` names are the SDKs').
+    static func words(for status: UpdateInfo.Status) -> String {
+        switch status {
+        case .upToDate: "up to date"
+        case .oldData: "update available"
+        case .expiredData: "data expired (past its support window; update)"
+        }
+    }
+
+    /// `MapStore.versionReport` (a log line in the SDKs' words, `offline: store=… | cache=… | verdict`)
+    /// in a user's words: `map data 2026.12.0 (image 3f2a9c1b0d4e, 4 regions, catalog demo-world);
+    /// map cache 2026.12.0, 2 entries; consistent`.
+    static func words(forVersionReport report: String) -> String {
+        let parts = report.dropFirst(report.hasPrefix("offline: ") ? "offline: ".count : 0).components(separatedBy: " | ")
+        guard parts.count == 3 else { return report }
+        func fields(_ text: String) -> [String: String] {
+            Dictionary(
+                text.split(separator: " ").compactMap { pair -> (String, String)? in
+                    let kv = pair.split(separator: "=", maxSplits: 1)
+                    return kv.count == 2 ? (String(kv[0]), String(kv[1])) : nil
+                }, uniquingKeysWith: { first, _ in first })
+        }
+        let store = fields(parts[0])
+        let cache = fields(parts[1])
+        return "map data \(store["store"] ?? "none") (image \(store["image"] ?? "none"), \(store["regions"] ?? "0") regions, "
+            + "catalog \(store["catalog"] ?? "?")); map cache \(cache["cache"] ?? "none"), \(cache["entries"] ?? "0") entries; \(parts[2])"
+    }
+
     /// The library's name of an operation (its Swift function) as the store verb or words a user knows.
     static func words(forOperation operation: String) -> String {
         switch operation {

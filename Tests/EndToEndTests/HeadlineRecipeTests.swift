@@ -65,6 +65,19 @@ import Testing
         #expect(build.stderr.contains("recipes/antarctica.yaml: no such recipe file") && !build.stderr.contains("did you mean"), "\(build.stderr)")
     }
 
+    /// A build that fails on its input (here a catalog that is not there) leaves no empty `--out`
+    /// behind (issue 43), and one into an existing folder leaves that folder.
+    @Test func aBuildThatFailsOnItsInputLeavesNoOutputFolder() throws {
+        let root = TemporaryFolder("failed-out")
+        try Data("name: x\ncatalog: nothere.json\nregions:\n  include: [a]\n".utf8).write(to: URL(fileURLWithPath: root.join("r.yaml")))
+        let failed = try Tool.mappack(["build", "r.yaml", "--out", "fresh"], in: root.path)
+        #expect(failed.status == 2, "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root.join("fresh")))
+        try FileManager.default.createDirectory(atPath: root.join("kept"), withIntermediateDirectories: true)
+        #expect(try Tool.mappack(["build", "r.yaml", "--out", "kept"], in: root.path).status == 2)
+        #expect(FileManager.default.fileExists(atPath: root.join("kept")))
+    }
+
     /// Every `mappack …` command of README.md and docs/ that names a recipe of `Recipes/` runs as
     /// written, through bash, from the checkout's root: a GitHub Actions matrix runs once per value,
     /// its `env:` set, and its merge job afterwards on the shards laid out as `download-artifact`

@@ -69,6 +69,8 @@ import Testing
         let build = try world.build(recipe)
         #expect(build.status == 1)
         #expect(build.stderr.contains("target.capacity"), "\(build.stderr)")
+        // The error names the recipe whose capacity it is.
+        #expect(build.stderr.contains(recipe + ": image needs") && plan.stderr.contains(recipe), "\(build.stderr)")
         #expect(!FileManager.default.fileExists(atPath: world.cache + "/sha256"))
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: world.out)) ?? []).filter { !$0.hasPrefix(".") }.isEmpty)
     }

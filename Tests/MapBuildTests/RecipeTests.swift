@@ -38,6 +38,11 @@ import Testing
         #expect(recipe.formats == [.directory, .tarZst])
     }
 
+    @Test(arguments: ["de", "de-CH", "pt-BR", "zh-Hant", "zh-Hant-TW", "sr-Latn", "es-419"])
+    func acceptsLanguageTags(_ tag: String) throws {
+        #expect(try parse("name: x\ncatalog: c.json\nlanguage: \(tag)\nregions:\n  include: [a]\n").language == tag)
+    }
+
     @Test func defaultsWhenOptionalKeysAreAbsent() throws {
         let recipe = try parse("name: x\ncatalog: https://maps.example.com/catalog.json\nregions:\n  include: [a]\n")
         #expect(recipe.catalogURL.absoluteString == "https://maps.example.com/catalog.json")
@@ -55,6 +60,8 @@ import Testing
         ("name: x\ncatalog: ftp://host/c.json\nregions:\n  include: [a]\n", 2, 10, "scheme not supported"),
         ("name: x\ncatalog: c.json\nregions:\n  include: []\n", 4, 3, "lists no region"),
         ("name: x\nname: y\ncatalog: c.json\nregions:\n  include: [a]\n", 2, 1, "appears twice"),
+        ("name: x\ncatalog: c.json\nlanguage: 42\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
+        ("name: x\ncatalog: c.json\nlanguage: \"xx-!!\"\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
     ])
     func refusesBadRecipesWithLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ message: String) {
         #expect {

@@ -67,7 +67,7 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
     case catalog(CatalogSource.LoadError)
     case resolution(ResolutionError)
     case mapVersionMismatch(recipe: MapVersion, catalog: MapVersion, file: String)
-    case capacityExceeded(needed: Int64, capacity: Int64)
+    case capacityExceeded(needed: Int64, capacity: Int64, file: String)
 
     public var description: String {
         switch self {
@@ -75,8 +75,8 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
         case .resolution(let error): error.description
         case .mapVersionMismatch(let recipe, let catalog, let file):
             "\(file): recipe pins mapVersion \(recipe) but the catalog is at \(catalog); update the pin to build \(catalog), or point at the \(recipe) catalog"
-        case .capacityExceeded(let needed, let capacity):
-            "image needs \(ByteCount.format(needed)) (\(needed) bytes) but target.capacity is \(ByteCount.format(capacity)); over by \(ByteCount.format(needed - capacity)) (\(needed - capacity) bytes): drop regions or raise the capacity"
+        case .capacityExceeded(let needed, let capacity, let file):
+            "\(file): image needs \(ByteCount.format(needed)) (\(needed) bytes) but target.capacity is \(ByteCount.format(capacity)); over by \(ByteCount.format(needed - capacity)) (\(needed - capacity) bytes): drop regions or raise target.capacity in the recipe"
         }
     }
 }
@@ -237,7 +237,7 @@ extension BuildPlan {
     /// Throws when the image would not fit `target.capacity`.
     public func checkCapacity() throws(PlanError) {
         if let over = capacityOvershoot, let capacity = recipe.capacity {
-            throw .capacityExceeded(needed: capacity + over, capacity: capacity)
+            throw .capacityExceeded(needed: capacity + over, capacity: capacity, file: recipe.file)
         }
     }
 }

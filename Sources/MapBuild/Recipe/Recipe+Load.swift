@@ -22,6 +22,14 @@ extension Recipe {
         return try parse(data, file: path)
     }
 
+    /// A BCP 47 language tag in its common shape: a primary language of 2-3 letters (or 4-8, as the
+    /// standard allows), then subtags of 1-8 letters or digits, separated by `-`.
+    static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let primary = parts.first, (2...8).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { part in (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
     /// The recipe file the user may have meant when `path` names nothing: each missing part of the
     /// path replaced by the one entry of its folder that differs from it only in case (a
     /// case-sensitive filesystem finds no `recipes/` beside `Recipes/`), and for the file itself,
@@ -94,6 +102,11 @@ extension Recipe {
             throw fail(top.node("mapVersion"), "mapVersion '\(mapVersion)' \(reason); \(PathName.rule)")
         }
         let language = try top.optionalText("language")
+        if let language, !Recipe.isLanguageTag(language) {
+            throw fail(
+                top.node("language"),
+                "language '\(language)' is not a language tag; write a BCP 47 tag such as de, en, pt-BR or zh-Hant (names fall back to it)")
+        }
 
         guard let regionsNode = top.node("regions") else { throw fail(root, "missing required key 'regions' (with 'include: [...]')") }
         let regions = try RecipeFields(regionsNode, path: "regions.", allowed: ["include", "exclude"], file: file)

@@ -18,7 +18,12 @@ package final class FileLock: Sendable {
             file =
                 unsafe folder
                 ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
-        } catch { throw FileError("open", path, code: error.code) }
+        } catch {
+            // An output folder its maker removed while this process waited (see below): made again.
+            guard folder, error.code == ENOENT else { throw FileError("open", path, code: error.code) }
+            try FileSystem.makeDirectories(path)
+            return try tryAcquire(path, folder: folder)
+        }
         let locked: Bool
         do { locked = try file.tryLock() } catch {
             try? file.close()
@@ -28,10 +33,12 @@ package final class FileLock: Sendable {
             try? file.close()
             return nil
         }
-        // A lock file removed (or replaced) while this process waited for it locks nothing anyone else
-        // opens by name: then take the file now at the path.
-        if folder || isFile(file, at: path) { return FileLock(descriptor: file) }
+        // A lock file (or folder) removed or replaced while this process waited for it locks nothing anyone
+        // else opens by name: then take the one now at the path (a folder made again if it is gone: a
+        // build that made an output folder removes it when it fails before writing anything).
+        if isFile(file, at: path) { return FileLock(descriptor: file) }
         try? file.close()
+        if folder, !FileSystem.exists(path) { try FileSystem.makeDirectories(path) }
         return try tryAcquire(path, folder: folder)
     }
 

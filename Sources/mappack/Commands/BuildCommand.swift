@@ -24,8 +24,12 @@ enum BuildCommand {
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
         // One mappack at a time in an output folder, from the up-to-date check to the last rename.
+        let madeOutput = !FileSystem.exists(options.outputRoot)
         let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
-        defer { withExtendedLifetime(outputLock) {} }
+        defer {
+            withExtendedLifetime(outputLock) {}
+            OutputLock.removeIfMadeAndEmpty(options.outputRoot, made: madeOutput)
+        }
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
         let trust = try catalogTrust(arguments, cache: cache)

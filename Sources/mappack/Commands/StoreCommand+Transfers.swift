@@ -47,7 +47,7 @@ extension StoreCommand {
                 return .success
             }
             terminal.line(
-                "\(info.status.rawValue): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                "\(StoreMessages.words(for: info.status)): installed \(info.installedVersion), catalog \(info.availableVersion), "
                     + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
                     + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
             return .success

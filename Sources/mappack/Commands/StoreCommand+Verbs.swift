@@ -161,7 +161,7 @@ extension StoreCommand {
                 StoreVersionRecord(
                     report: store.versionReport, storage: store.storage.path, mapVersion: store.mapVersion?.rawValue, imageID: store.imageID))
         } else {
-            context.terminal.line(store.versionReport)
+            context.terminal.line(StoreMessages.words(forVersionReport: store.versionReport))
         }
         return .success
     }
