@@ -72,16 +72,38 @@ enum PlanCommand {
 }
 
 extension String {
-    /// Right-aligns to `width`.
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
-    /// Left-aligns to `width` (cheaper than Foundation's `padding(toLength:)` for long tables).
-    func rightPadded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    /// Right-aligns to `width` terminal cells.
+    func leftPadded(_ width: Int) -> String {
+        let cells = displayWidth
+        return cells >= width ? self : String(repeating: " ", count: width - cells) + self
+    }
+    /// Left-aligns to `width` terminal cells (cheaper than Foundation's `padding(toLength:)` for long tables).
+    func rightPadded(_ width: Int) -> String {
+        let cells = displayWidth
+        return cells >= width ? self : self + String(repeating: " ", count: width - cells)
+    }
 
-    /// `count` (characters), computed from the bytes when every one is printable ASCII, where each
-    /// byte is a character; thousands of table rows need it.
+    /// The terminal cells the text takes: from the bytes when every one is printable ASCII (one cell
+    /// each; thousands of table rows need it), else per character: two for East Asian wide and
+    /// full-width characters and emoji (CJK names), none for a zero-width one, one otherwise.
     var displayWidth: Int {
         let printableASCII = unsafe utf8.withContiguousStorageIfAvailable { bytes in unsafe bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
-        return printableASCII == true ? utf8.count : count
+        if printableASCII == true { return utf8.count }
+        return reduce(0) { $0 + $1.terminalCells }
+    }
+}
+
+extension Character {
+    /// Cells a terminal gives this character (East Asian Width `W`/`F` and emoji: 2; zero-width: 0).
+    var terminalCells: Int {
+        guard let first = unicodeScalars.first?.value else { return 0 }
+        if first == 0x200B || first == 0x200C || first == 0x200D || first == 0xFEFF { return 0 }
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(first) } ? 2 : 1
     }
 }
 
