@@ -62,7 +62,7 @@ demo: build venv
 	$(RELEASE)/mappack verify Output/demo-$(REAL_VERSION)
 	rm -rf $(DEVICE) && $(RELEASE)/mappack store install --image Output/demo-$(REAL_VERSION).tar.zst --storage $(DEVICE)/storage --cache $(DEVICE)/cache
 	$(RELEASE)/mappack verify $(DEVICE)/storage
-	@echo "demo image: $$(pwd)/Output/demo-$(REAL_VERSION)  (packed: .tar.zst; tiles: .mbtiles, .maplibre.db)"
+	@echo "demo image: $$(pwd)/Output/demo-$(REAL_VERSION)  (packed: .tar.zst; tiles: .mbtiles, .maplibre.db, .pmtiles)"
 	@echo "installed on a device folder: $$(pwd)/$(DEVICE)/storage"
 	@echo "look at it: $(RELEASE)/mappack serve $(DEVICE)/storage --cache $(DEVICE)/cache   (then open the URL it prints)"
 

@@ -176,8 +176,16 @@ import Testing
         let help = try complete(["mappack", "help", ""])
         #expect(help.contains("build") && help.contains("store") && !help.contains("a-file-here"), "\(help)")
         #expect(try complete(["mappack", "completions", ""]).sorted() == ["bash", "fish", "zsh"])
-        // A recipe is still a file.
-        #expect(try complete(["mappack", "build", "a-"]) == ["a-file-here"])
+        // A recipe is a .yaml (or .yml) file, or a folder to walk into; not any file (issue 43).
+        try Data().write(to: URL(fileURLWithPath: folder.join("a-recipe.yaml")))
+        try FileManager.default.createDirectory(atPath: folder.join("a-folder"), withIntermediateDirectories: true)
+        #expect(try complete(["mappack", "build", "a-"]).sorted() == ["a-folder", "a-recipe.yaml"])
+        #expect(try complete(["mappack", "plan", "a-r"]) == ["a-recipe.yaml"])
+        #expect(try complete(["mappack", "verify", "a-f"]).sorted() == ["a-file-here", "a-folder"])
+        #expect(try Tool.mappack(["completions", "zsh"]).stdout.contains("build) _arguments") == true)
+        // The man page names arrows as roff does (a raw `→` made groff warn).
+        let page = try Tool.mappack(["help", "--man"]).stdout
+        #expect(!page.contains("→") && page.contains("\\(->"), "raw arrows in the man page")
         let zsh = try Tool.mappack(["completions", "zsh"]).stdout
         #expect(zsh.contains("store) _arguments") && zsh.contains("'1:verb:(install status repair"), "\(zsh)")
         let fish = try Tool.mappack(["completions", "fish"]).stdout

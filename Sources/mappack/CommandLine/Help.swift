@@ -85,7 +85,7 @@ enum Help {
     /// The words a verb's first positional completes to; nil when it is a file.
     static func words(_ verb: VerbSpec) -> [String]? {
         switch verb.words {
-        case .files: nil
+        case .files, .recipes: nil
         case .verbs: Verbs.all.map(\.name)
         case .list(let words): words
         }
@@ -110,11 +110,16 @@ enum Help {
             let fileCase =
                 files.isEmpty
                 ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
+            // A recipe: `.yaml`/`.yml` files and folders (to walk into), not every file.
+            let recipeCase =
+                verb.words.isRecipes
+                ? "            if [[ \"$cur\" != -* ]]; then COMPREPLY=($(compgen -d -- \"$cur\") $(compgen -f -X '!*.y*ml' -- \"$cur\")); return; fi\n"
+                : ""
             let firstWords =
                 Help.words(verb).map {
                     "            if [ \"$COMP_CWORD\" -eq 2 ] && [[ \"$cur\" != -* ]]; then COMPREPLY=($(compgen -W \"\($0.joined(separator: " "))\" -- \"$cur\")); return; fi\n"
                 } ?? ""
-            return "        \(verb.name))\n\(fileCase)\(firstWords)            words=\"\(words.joined(separator: " "))\";;"
+            return "        \(verb.name))\n\(fileCase)\(firstWords)\(recipeCase)            words=\"\(words.joined(separator: " "))\";;"
         }
         return """
             # bash completion for mappack (made by `mappack completions bash`)
@@ -146,7 +151,8 @@ enum Help {
                 return "'--\(option.name)[\(help)]\(value)'"
             }
             let first = Help.words(verb).map { "'1:verb:(\($0.joined(separator: " ")))' " } ?? ""
-            return "        \(verb.name)) _arguments \(specs.joined(separator: " ")) \(first)'*:file:_files';;"
+            let rest = verb.words.isRecipes ? "'*:recipe:_files -g \"*.(yaml|yml)\"'" : "'*:file:_files'"
+            return "        \(verb.name)) _arguments \(specs.joined(separator: " ")) \(first)\(rest);;"
         }
         return """
             #compdef mappack
@@ -173,6 +179,10 @@ enum Help {
             // `-f` above turns file names off for every verb; the ones that take files turn them back on.
             if let words = Help.words(verb) {
                 lines.append("complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -a '\(words.joined(separator: " "))'")
+            } else if verb.words.isRecipes {
+                lines.append(
+                    "complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -a '(__fish_complete_suffix .yaml; __fish_complete_suffix .yml)'"
+                )
             } else if !verb.positionals.isEmpty {
                 lines.append("complete -c mappack -n '__fish_seen_subcommand_from \(verb.name)' -F")
             }
@@ -228,7 +238,10 @@ enum Help {
     /// Text as roff: backslashes and hyphens escaped, and a line starting with `.` or `'` (a
     /// request to roff) guarded with `\&`.
     private static func roff(_ text: String) -> String {
+        // roff's own names for what a terminal font may lack (`→` printed raw made groff warn).
         let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+            .replacingOccurrences(of: "→", with: "\\(->").replacingOccurrences(of: "≤", with: "\\(<=").replacingOccurrences(of: "≥", with: "\\(>=")
+            .replacingOccurrences(of: "—", with: "\\(em").replacingOccurrences(of: "–", with: "\\(en")
         return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
         }.joined(separator: "\n")

@@ -57,9 +57,17 @@ struct VerbSpec: Sendable {
     /// The first positional's completions: file names, or a closed list of words.
     enum Words: Sendable {
         case files
+        /// Recipe files (`*.yaml`, `*.yml`) and folders (`build RECIPE`, `plan RECIPE`).
+        case recipes
         /// mappack's own verbs (`help VERB`).
         case verbs
         case list([String])
+
+        /// True for `recipes`.
+        var isRecipes: Bool {
+            if case .recipes = self { return true }
+            return false
+        }
     }
 
     /// The options every verb takes besides its own.

@@ -31,11 +31,12 @@ enum Verbs {
         name: "build", positionals: "RECIPE", summary: "build an image into ./Output (or --out)",
         options: [
             jobs, cache, out, sign, Build.from, Build.remoteCache, Build.remoteCacheReadOnly, Build.shard, Build.force, Build.sync, Build.trust,
-        ])
+        ], words: .recipes)
     static let merge = VerbSpec(
         name: "merge", positionals: "SHARD...", summary: "assemble an image from --shard outputs", options: [out, sign, jobs])
     static let plan = VerbSpec(
-        name: "plan", positionals: "RECIPE", summary: "what a build would do, with exact sizes", options: [cache, html, markdown])
+        name: "plan", positionals: "RECIPE", summary: "what a build would do, with exact sizes", options: [cache, html, markdown],
+        words: .recipes)
 
     /// `regions`' own options.
     enum Regions {
