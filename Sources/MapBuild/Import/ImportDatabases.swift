@@ -38,7 +38,7 @@ enum ImportDatabases {
                     """
                     INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data)
                     SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data FROM p.placed AS q
-                    JOIN src.tiles AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
+                    JOIN \(tileset.layout.relation(in: "src")) AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
                     WHERE q.dest = ? ORDER BY q.z, q.x, q.y
                     """, [.integer(Int64(destination))])
             }

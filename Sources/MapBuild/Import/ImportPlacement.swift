@@ -38,7 +38,7 @@ enum ImportPlacement {
         try tileset.limited(tileset.database) {
             try tileset.database.forEachRow(
                 """
-                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, length(tile_data) AS bytes FROM tiles
+                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, length(tile_data) AS bytes FROM \(tileset.layout.relation(in: "main"))
                 ORDER BY zoom_level, tile_column, tile_row
                 """
             ) {

@@ -20,6 +20,9 @@ struct ImportTileset {
     let metadata: [String: String]
     /// Rows of `tiles`.
     let count: Int
+    /// Where the tiles are: the `tiles` table, or the `map` and `images` tables under the `tiles`
+    /// view that tippecanoe and mb-util write, read through mappack's own join (`relation(in:)`).
+    let layout: TilesLayout
     /// SQLite steps the import's reads of this file may take, per connection and pass
     /// (`UntrustedDatabase.workLimit`).
     let workLimit: Int64
@@ -49,19 +52,14 @@ struct ImportTileset {
             }
             let database = try UntrustedDatabase.open(path: path)
             self.database = database
-            (metadata, count) = try Self.limited(database, workLimit: workLimit, name: name) { () throws -> ([String: String], Int) in
-                for table in ["tiles", "metadata"] {
-                    if let refusal = try UntrustedDatabase.refusal(of: table, in: database) {
-                        throw ImportError.badTileset(
-                            file: name,
-                            reason: refusal
-                                + "; mappack import reads plain tables only (as tippecanoe and pmtiles convert write them): copy the rows into one")
-                    }
+            (metadata, count, layout) = try Self.limited(database, workLimit: workLimit, name: name) {
+                () throws -> ([String: String], Int, TilesLayout) in
+                let layout = try TilesLayout.of(database, name: name)
+                if let refusal = try UntrustedDatabase.refusal(of: "metadata", in: database) {
+                    throw ImportError.badTileset(file: name, reason: refusal + "; mappack import reads plain tables only: copy the rows into one")
                 }
-                return (
-                    try Self.metadata(of: database, name: name),
-                    Int(try database.firstRow("SELECT count(*) AS n FROM tiles")?["n", as: Int64.self] ?? 0)
-                )
+                let count = try database.firstRow("SELECT count(*) AS n FROM \(layout.relation(in: "main"))")?["n", as: Int64.self] ?? 0
+                return (try Self.metadata(of: database, name: name), Int(count), layout)
             }
         } catch let error as ImportError {
             throw error
@@ -123,5 +121,59 @@ struct ImportTileset {
                     "reading it took more than \(error.steps) SQLite steps, far more than a tileset of \(UntrustedDatabase.bytes(ofWorkLimit: workLimit)) bytes needs"
             )
         }
+    }
+}
+
+/// Where an MBTiles tileset keeps its tiles. The `tiles` view tippecanoe and mb-util write over
+/// `map` (the addresses) and `images` (the bytes, stored once) is never run: mappack reads those two
+/// plain tables through its own join, which means what the writers' view means. Any other view,
+/// and a `tiles`, `map` or `images` that is not a plain table, is refused.
+enum TilesLayout: Sendable {
+    /// A plain `tiles` table.
+    case table
+    /// `map` and `images`, joined on `tile_id` (and on `zoom_level` when `images` has one, as
+    /// tippecanoe's does).
+    case mapAndImages(byZoom: Bool)
+
+    /// The tiles of the database attached as `schema` (`main` for the tileset's own connection), as
+    /// a relation with `zoom_level`, `tile_column`, `tile_row` and `tile_data`.
+    func relation(in schema: String) -> String {
+        switch self {
+        case .table: return schema + ".tiles"
+        case .mapAndImages(let byZoom):
+            return "(SELECT m.zoom_level AS zoom_level, m.tile_column AS tile_column, m.tile_row AS tile_row, i.tile_data AS tile_data "
+                + "FROM \(schema).map AS m JOIN \(schema).images AS i ON i.tile_id = m.tile_id"
+                + (byZoom ? " AND i.zoom_level = m.zoom_level)" : ")")
+        }
+    }
+
+    /// The layout of `database` (the tileset `name`), refusing what must not be read.
+    static func of(_ database: SQLiteDatabase, name: String) throws -> TilesLayout {
+        let plainTablesOnly =
+            "; mappack import reads a plain tiles table, or the map and images tables tippecanoe and mb-util write: copy the rows into a plain table"
+        guard let refusal = try UntrustedDatabase.refusal(of: "tiles", in: database) else { return .table }
+        func exists(_ table: String, as types: [String] = ["table", "view"]) throws -> Bool {
+            let found = try database.firstRow("SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", [.text(table)])
+            return try found.map { types.contains(try $0["type", as: String.self]) } ?? false
+        }
+        func columns(_ table: String) throws -> Set<String> {
+            Set(try database.query("SELECT name FROM pragma_table_xinfo(?)", [.text(table)]).map { try $0["name", as: String.self].lowercased() })
+        }
+        guard try exists("tiles", as: ["view"]), try exists("map"), try exists("images") else {
+            throw ImportError.badTileset(file: name, reason: refusal + plainTablesOnly)
+        }
+        for table in ["map", "images"] {
+            if let problem = try UntrustedDatabase.refusal(of: table, in: database) {
+                throw ImportError.badTileset(file: name, reason: "'tiles' is a view over map and images, and " + problem + plainTablesOnly)
+            }
+        }
+        let images = try columns("images")
+        guard Set(["zoom_level", "tile_column", "tile_row", "tile_id"]).isSubset(of: try columns("map")),
+            Set(["tile_data", "tile_id"]).isSubset(of: images)
+        else {
+            throw ImportError.badTileset(
+                file: name, reason: "'tiles' is a view, but map and images lack the columns tippecanoe and mb-util give them" + plainTablesOnly)
+        }
+        return .mapAndImages(byZoom: images.contains("zoom_level"))
     }
 }
