@@ -75,7 +75,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: cacheRoot, withIntermediateDirectories: true)
         let cache = try NginxServer(root: cacheRoot, webdav: true)
         let standIn = cache.baseURL.appendingPathComponent("mappack").absoluteString
-        let documents = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs"))
+        let documents =
+            ["README.md"]
+            + (try FileManager.default.contentsOfDirectory(atPath: Tool.repositoryRoot + "/docs"))
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         var ran = 0
         for document in documents {
