@@ -155,7 +155,8 @@ struct ImportPMTiles {
                 throw ImportError.badPMTiles(
                     file: path,
                     reason:
-                        "\(what) holds \(count) entries; with the \(read) read before, that is more than the \(read + maxEntries) a file of \(size) bytes may hold (2^20, plus 64 per byte, or the header's tile entry count)"
+                        "\(what) holds \(count) entries" + (read > 0 ? "; with the \(read) of the directories before it, that is" : ",")
+                        + " more than the \(read + maxEntries) entries a file of \(size) bytes may hold (2^20, plus 64 per byte of the file)"
                 )
             }
             return try PMTiles.entries(ofDirectory: bytes)
@@ -278,7 +279,7 @@ private struct Walk {
             }
             guard covered.contains(entry.tileID) else {
                 throw refuse(
-                    "the entry for tile id \(entry.tileID) lies outside the range its parent's entry covers (tile ids \(covered.lowerBound) up to \(covered.upperBound))"
+                    "the entry for tile id \(entry.tileID) lies outside the range its parent's entry covers (tile ids \(covered.lowerBound) to \(covered.upperBound - 1))"
                 )
             }
         }
@@ -331,7 +332,7 @@ private struct Walk {
             let (total, more) = addressed.addingReportingOverflow(entry.runLength)
             guard !more, total <= limit else {
                 throw refuse(
-                    "the entry for tile id \(entry.tileID) (run length \(entry.runLength)) makes the archive address more than \(limit) tiles (the header's addressed tile count, or at most 2^20 plus 64 per byte of the file); write it again (pmtiles convert)"
+                    "the entry for tile id \(entry.tileID) (run length \(entry.runLength)) makes the archive address more than \(limit) tiles (the header's addressed tile count, or at most 2^20 plus 64 per byte of the file)"
                 )
             }
             addressed = total
