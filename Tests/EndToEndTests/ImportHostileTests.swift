@@ -175,6 +175,10 @@ import Testing
         internal, leaves = 1, b""
         if shape == "run":
             root = directory([(0, 4000000000, 1, 0)])
+        elif shape == "leaf-bomb":
+            leaves = gzip.compress(b"\\x00" * (48 << 20), 9)
+            root = gzip.compress(directory([(i, 0, len(leaves), 0) for i in range(1000)]), 9)
+            internal = 2
         elif shape == "entries":
             n = 8000000
             root = gzip.compress(varint(n) + b"\\x00" + b"\\x01" * (n - 1) + b"\\x01" * (3 * n), 9)
@@ -207,6 +211,7 @@ import Testing
         ("stuck", "tile ids are not ascending: tile id 0 comes after tile id 0"),
         ("fan-out", "lies outside the range its parent's entry covers"),
         ("entries", "holds 8000000 entries"),
+        ("leaf-bomb", "the directories inflate to more than"),
     ])
     func importBoundsWhatAPMTilesArchiveUnfoldsTo(shape: String, message: String) throws {
         let folder = TemporaryFolder("import-hostile-pmtiles")

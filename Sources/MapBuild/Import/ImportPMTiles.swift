@@ -134,6 +134,7 @@ struct ImportPMTiles {
         walk.limit = header.addressedTiles > 0 ? min(header.addressedTiles, budget) : budget
         walk.entryLimit = header.tileEntries > 0 ? min(header.tileEntries, budget) : budget
         walk.directoryEntryLimit = budget
+        walk.directoryByteLimit = Self.byteBudget(fileBytes: size)
         walk.byteLimit = Self.byteBudget(fileBytes: size)
         let what = "the root directory"
         try walk(
@@ -146,9 +147,19 @@ struct ImportPMTiles {
     }
 
     /// The entries of the directory at `offset` (from the file's start), inflated when the header
-    /// says so; refused, before they are decoded, when there are more than `maxEntries`.
-    fileprivate func directory(offset: UInt64, length: UInt64, what: String, maxEntries: UInt64, read: UInt64) throws -> [PMTiles.Entry] {
+    /// says so, and the bytes it inflated to; refused, before they are decoded, when there are more
+    /// than `maxEntries` or the bytes are more than `maxBytes`.
+    fileprivate func directory(
+        offset: UInt64, length: UInt64, what: String, maxEntries: UInt64, read: UInt64, maxBytes: UInt64, inflatedBefore: UInt64
+    ) throws -> (entries: [PMTiles.Entry], bytes: UInt64) {
         let bytes = try inflated(try file.read(fromOffset: offset, count: Int(length)), limit: Self.maxDirectoryBytes, what: what)
+        guard UInt64(bytes.count) <= maxBytes else {
+            throw ImportError.badPMTiles(
+                file: path,
+                reason:
+                    "\(what) inflates to \(bytes.count) bytes; with the \(inflatedBefore) of the directories read before it, the directories inflate to more than the \(inflatedBefore + maxBytes) bytes a file of \(size) bytes may (1 GiB, plus 64 per byte of the file)"
+            )
+        }
         do {
             let count = try PMTiles.entryCount(ofDirectory: bytes)
             guard count <= maxEntries else {
@@ -159,7 +170,7 @@ struct ImportPMTiles {
                         + " more than the \(read + maxEntries) entries a file of \(size) bytes may hold (2^20, plus 64 per byte of the file)"
                 )
             }
-            return try PMTiles.entries(ofDirectory: bytes)
+            return (try PMTiles.entries(ofDirectory: bytes), UInt64(bytes.count))
         } catch let error as PMTiles.Malformed {
             throw ImportError.badPMTiles(file: path, reason: "\(what): \(error.reason)")
         }
@@ -242,6 +253,9 @@ private struct Walk {
     /// Entries of every directory read so far (leaf pointers too), and the most allowed.
     var directoryEntries: UInt64 = 0
     var directoryEntryLimit: UInt64 = 0
+    /// Bytes the directories read so far inflated to (a leaf once per visit), and the most allowed.
+    var directoryBytes: UInt64 = 0
+    var directoryByteLimit: UInt64 = 0
     /// Tile bytes written so far (a run's once per tile), and the most allowed.
     var unfoldedBytes: UInt64 = 0
     var byteLimit: UInt64 = 0
@@ -256,12 +270,15 @@ private struct Walk {
     /// The highest tile id an import takes (the last tile of zoom 30).
     private static let lastID = ((UInt64(1) << 62) - 1) / 3 - 1
 
-    /// The entries of one directory, counted against `directoryEntryLimit` before they are decoded.
+    /// The entries of one directory, counted against `directoryEntryLimit` before they are decoded,
+    /// its inflated bytes against `directoryByteLimit`.
     mutating func directory(offset: UInt64, length: UInt64, what: String, archive: ImportPMTiles) throws -> [PMTiles.Entry] {
         let entries = try archive.directory(
-            offset: offset, length: length, what: what, maxEntries: directoryEntryLimit - directoryEntries, read: directoryEntries)
-        directoryEntries += UInt64(entries.count)
-        return entries
+            offset: offset, length: length, what: what, maxEntries: directoryEntryLimit - directoryEntries, read: directoryEntries,
+            maxBytes: directoryByteLimit - directoryBytes, inflatedBefore: directoryBytes)
+        directoryEntries += UInt64(entries.entries.count)
+        directoryBytes += entries.bytes
+        return entries.entries
     }
 
     /// Walks `entries`, a directory whose ids must lie in `covered` (a leaf's: from its entry's id
