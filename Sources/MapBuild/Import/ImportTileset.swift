@@ -7,9 +7,12 @@ import MapIO
 ///
 /// A tileset is input nobody here wrote, so it is read by `UntrustedDatabase`'s rules: `tiles` and
 /// `metadata` must be plain tables (no view, virtual table, generated column or trigger: a
-/// recursive view never ends), the schema is untrusted, and every read, here and in the passes
-/// that follow, runs under a work limit that grows with the file's size (`limited`). A metadata
-/// value is copied into every output database, so it may take at most `maxMetadataValueBytes`.
+/// recursive view never ends; the one view read is tippecanoe's and mb-util's `tiles` over `map`
+/// and `images`, and then only those two plain tables, `TilesLayout`), the schema is untrusted, and
+/// every read, here and in the passes that follow, runs under a work limit that grows with the
+/// file's size (`limited`). A tile may take at most `maxTileBytes` (checked in the first pass,
+/// `ImportPlacement`); a metadata value is copied into every output database, so it may take at
+/// most `maxMetadataValueBytes`.
 struct ImportTileset {
     /// The MBTiles file SQLite reads.
     let path: String
