@@ -24,19 +24,24 @@ enum ImportDatabases {
     ) throws {
         try FileSystem.makeDirectories(FileSystem.parent(path))
         let database = try TileDatabases.createMBTiles(path)
+        // The tileset is read under its own rules on this connection too: its schema untrusted,
+        // the copy under its work limit (`ImportTileset`).
+        try database.execute("PRAGMA trusted_schema = OFF")
         try database.query("ATTACH DATABASE ? AS src", [.text(tileset.path)])
         try database.query("ATTACH DATABASE ? AS p", [.text(scratch)])
         // A deferred transaction: it locks the tileset and the scratch table only to read them, so
         // shards on one machine can copy from one tileset at the same time.
         try database.execute("BEGIN")
         do {
-            try database.query(
-                """
-                INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data)
-                SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data FROM p.placed AS q
-                JOIN src.tiles AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
-                WHERE q.dest = ? ORDER BY q.z, q.x, q.y
-                """, [.integer(Int64(destination))])
+            try tileset.limited(database) {
+                _ = try database.query(
+                    """
+                    INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data)
+                    SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data FROM p.placed AS q
+                    JOIN \(tileset.layout.relation(in: "src")) AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
+                    WHERE q.dest = ? ORDER BY q.z, q.x, q.y
+                    """, [.integer(Int64(destination))])
+            }
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM main.tiles")
             let low = try zooms?["low", as: Int64?.self] ?? 0
             let high = try zooms?["high", as: Int64?.self] ?? 0

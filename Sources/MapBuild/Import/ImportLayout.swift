@@ -36,6 +36,13 @@ struct ImportLayout {
         for (place, index) in sorted.enumerated() { rank[index] = place }
         self.rank = rank
         shardOfRegion = rank.map { $0 % shards }
+        // Each region's files are regions/ID/tiles.db and regions/ID/search.db, in bundles a device
+        // installs side by side.
+        if let clash = RegionPathClash.find(regions.map(\.id), files: { _, _ in ["tiles.db", "search.db"] }),
+            let region = regions.first(where: { $0.id == clash.second })
+        {
+            throw .badFeature(file: file, field: "features[\(region.featureIndex)].properties.id", problem: clash.problem)
+        }
         var stems: [String: Int] = [:]
         for (index, region) in regions.enumerated() {
             let stem = ImportLayout.stem(region.id)

@@ -27,10 +27,26 @@ struct ImportPMTiles {
     static let maxDirectoryBytes = 64 << 20
     /// The most bytes the JSON metadata may inflate to, or take compressed.
     static let maxMetadataBytes = 64 << 20
-    /// The longest tile accepted (MBTiles keeps a tile in one SQLite blob).
-    static let maxTileBytes = 64 << 20
+    /// The longest tile accepted: an MBTiles tileset's bound (`ImportTileset.maxTileBytes`).
+    static let maxTileBytes = ImportTileset.maxTileBytes
     /// Leaf directories below the root; the spec's writers need at most 3.
     static let maxLeafDepth = 3
+
+    /// The most tiles an archive of `fileBytes` bytes may address, and the most directory entries
+    /// its walk may read: 2^20, plus 64 per byte of the file. A run (one entry for many tiles with
+    /// the same bytes) becomes a row per tile, so a small file must not unfold into an endless one;
+    /// real archives address far fewer tiles than they have bytes.
+    static func unfoldBudget(fileBytes: UInt64) -> UInt64 {
+        let (perByte, overflow) = fileBytes.multipliedReportingOverflow(by: 64)
+        return overflow ? .max : (1 << 20) + perByte
+    }
+
+    /// The most tile bytes an archive of `fileBytes` bytes may unfold to (each run's tile bytes once
+    /// per tile): 1 GiB, plus 64 per byte of the file.
+    static func byteBudget(fileBytes: UInt64) -> UInt64 {
+        let (perByte, overflow) = fileBytes.multipliedReportingOverflow(by: 64)
+        return overflow ? .max : (1 << 30) + perByte
+    }
     /// Tile data read at once.
     static let windowBytes = 1 << 20
     /// Rows, and tile bytes, gathered before one batch insert.
@@ -114,20 +130,50 @@ struct ImportPMTiles {
         try database.executeMany(
             "INSERT INTO metadata (name, value) VALUES (?, ?)", metadata.sorted { $0.key < $1.key }.map { [.text($0.key), .text($0.value)] })
         var walk = Walk(database: database, tileData: TileDataWindow(file: file, section: header.tileDataOffset, length: header.tileDataLength))
-        walk.limit = header.addressedTiles > 0 ? header.addressedTiles : 1 << 32
+        let budget = Self.unfoldBudget(fileBytes: size)
+        walk.limit = header.addressedTiles > 0 ? min(header.addressedTiles, budget) : budget
+        walk.entryLimit = header.tileEntries > 0 ? min(header.tileEntries, budget) : budget
+        walk.directoryEntryLimit = budget
+        walk.directoryByteLimit = Self.byteBudget(fileBytes: size)
+        walk.byteLimit = Self.byteBudget(fileBytes: size)
+        let what = "the root directory"
         try walk(
-            entries: try directory(offset: header.rootOffset, length: header.rootLength, what: "the root directory"), depth: 0,
-            what: "the root directory", archive: self)
+            entries: try walk.directory(offset: header.rootOffset, length: header.rootLength, what: what, archive: self), depth: 0, what: what,
+            archive: self)
         try walk.flush()
         // Built after the rows: ascending tile ids (checked) make every z/x/y unique.
         try database.execute("CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row); COMMIT;")
         return walk.tiles
     }
 
-    /// The entries of the directory at `offset` (from the file's start), inflated when the header says so.
-    fileprivate func directory(offset: UInt64, length: UInt64, what: String) throws -> [PMTiles.Entry] {
+    /// The entries of the directory at `offset` (from the file's start), inflated when the header
+    /// says so, and the bytes it inflated to; refused, before they are decoded, when there are more
+    /// than `maxEntries` or the bytes are more than `maxBytes`.
+    fileprivate func directory(
+        offset: UInt64, length: UInt64, what: String, maxEntries: UInt64, read: UInt64, maxBytes: UInt64, inflatedBefore: UInt64
+    ) throws -> (entries: [PMTiles.Entry], bytes: UInt64) {
         let bytes = try inflated(try file.read(fromOffset: offset, count: Int(length)), limit: Self.maxDirectoryBytes, what: what)
-        do { return try PMTiles.entries(ofDirectory: bytes) } catch { throw ImportError.badPMTiles(file: path, reason: "\(what): \(error.reason)") }
+        guard UInt64(bytes.count) <= maxBytes else {
+            throw ImportError.badPMTiles(
+                file: path,
+                reason:
+                    "\(what) inflates to \(bytes.count) bytes; with the \(inflatedBefore) of the directories read before it, the directories inflate to more than the \(inflatedBefore + maxBytes) bytes a file of \(size) bytes may (1 GiB, plus 64 per byte of the file)"
+            )
+        }
+        do {
+            let count = try PMTiles.entryCount(ofDirectory: bytes)
+            guard count <= maxEntries else {
+                throw ImportError.badPMTiles(
+                    file: path,
+                    reason:
+                        "\(what) holds \(count) entries" + (read > 0 ? "; with the \(read) of the directories before it, that is" : ",")
+                        + " more than the \(read + maxEntries) entries a file of \(size) bytes may hold (2^20, plus 64 per byte of the file)"
+                )
+            }
+            return (try PMTiles.entries(ofDirectory: bytes), UInt64(bytes.count))
+        } catch let error as PMTiles.Malformed {
+            throw ImportError.badPMTiles(file: path, reason: "\(what): \(error.reason)")
+        }
     }
 
     /// `bytes` inflated (gzip, or found to be gzip when the header says unknown), refused past `limit`.
@@ -201,6 +247,18 @@ private struct Walk {
     var tiles = 0
     var addressed: UInt64 = 0
     var limit: UInt64 = 0
+    /// Tile entries (not leaf pointers) read so far, and the most allowed.
+    var tileEntries: UInt64 = 0
+    var entryLimit: UInt64 = 0
+    /// Entries of every directory read so far (leaf pointers too), and the most allowed.
+    var directoryEntries: UInt64 = 0
+    var directoryEntryLimit: UInt64 = 0
+    /// Bytes the directories read so far inflated to (a leaf once per visit), and the most allowed.
+    var directoryBytes: UInt64 = 0
+    var directoryByteLimit: UInt64 = 0
+    /// Tile bytes written so far (a run's once per tile), and the most allowed.
+    var unfoldedBytes: UInt64 = 0
+    var byteLimit: UInt64 = 0
     var pending: [[SQLValue]] = []
     var pendingBytes = 0
 
@@ -212,10 +270,37 @@ private struct Walk {
     /// The highest tile id an import takes (the last tile of zoom 30).
     private static let lastID = ((UInt64(1) << 62) - 1) / 3 - 1
 
-    mutating func callAsFunction(entries: [PMTiles.Entry], depth: Int, what: String, archive: ImportPMTiles) throws {
+    /// The entries of one directory, counted against `directoryEntryLimit` before they are decoded,
+    /// its inflated bytes against `directoryByteLimit`.
+    mutating func directory(offset: UInt64, length: UInt64, what: String, archive: ImportPMTiles) throws -> [PMTiles.Entry] {
+        let entries = try archive.directory(
+            offset: offset, length: length, what: what, maxEntries: directoryEntryLimit - directoryEntries, read: directoryEntries,
+            maxBytes: directoryByteLimit - directoryBytes, inflatedBefore: directoryBytes)
+        directoryEntries += UInt64(entries.entries.count)
+        directoryBytes += entries.bytes
+        return entries.entries
+    }
+
+    /// Walks `entries`, a directory whose ids must lie in `covered` (a leaf's: from its entry's id
+    /// in the parent up to the next entry's), writing their tiles and walking their leaves.
+    mutating func callAsFunction(
+        entries: [PMTiles.Entry], depth: Int, what: String, archive: ImportPMTiles, covered: Range<UInt64> = 0..<UInt64.max
+    ) throws {
         let header = archive.header
         func refuse(_ reason: String) -> ImportError { .badPMTiles(file: archive.path, reason: "\(what): " + reason) }
-        for entry in entries {
+        // Each id once, ascending, inside the parent's range, before any is followed: a leaf that
+        // several entries point to, or entries whose ids never advance, would be walked again and again.
+        for (index, entry) in entries.enumerated() {
+            if index > 0, entry.tileID <= entries[index - 1].tileID {
+                throw refuse("tile ids are not ascending: tile id \(entry.tileID) comes after tile id \(entries[index - 1].tileID)")
+            }
+            guard covered.contains(entry.tileID) else {
+                throw refuse(
+                    "the entry for tile id \(entry.tileID) lies outside the range its parent's entry covers (tile ids \(covered.lowerBound) to \(covered.upperBound - 1))"
+                )
+            }
+        }
+        for (index, entry) in entries.enumerated() {
             guard entry.tileID >= next else {
                 throw refuse("tile ids are not ascending: tile id \(entry.tileID) comes after tile id \(next - 1)")
             }
@@ -236,9 +321,10 @@ private struct Walk {
                         "the leaf directory for tile id \(entry.tileID) takes \(entry.length) bytes, over \(ImportPMTiles.maxDirectoryBytes)")
                 }
                 let leaf = "the leaf directory at offset \(entry.offset) (depth \(depth + 1))"
+                let upper = index + 1 < entries.count ? entries[index + 1].tileID : covered.upperBound
                 try self(
-                    entries: try archive.directory(offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, what: leaf),
-                    depth: depth + 1, what: leaf, archive: archive)
+                    entries: try directory(offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, what: leaf, archive: archive),
+                    depth: depth + 1, what: leaf, archive: archive, covered: entry.tileID..<upper)
                 continue
             }
             let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
@@ -254,10 +340,27 @@ private struct Walk {
             guard !past, last <= Self.lastID else {
                 throw refuse("the run of \(entry.runLength) tiles from tile id \(entry.tileID) goes past zoom 30, the deepest mappack imports")
             }
-            addressed += entry.runLength
-            guard addressed <= limit else {
-                throw refuse("the entries address more than \(limit) tiles (the header's addressed tile count, or mappack's bound)")
+            tileEntries += 1
+            guard tileEntries <= entryLimit else {
+                throw refuse(
+                    "the entry for tile id \(entry.tileID) is tile entry \(tileEntries), past the \(entryLimit) the header's tile entry count (or mappack's bound) allows"
+                )
             }
+            let (total, more) = addressed.addingReportingOverflow(entry.runLength)
+            guard !more, total <= limit else {
+                throw refuse(
+                    "the entry for tile id \(entry.tileID) (run length \(entry.runLength)) makes the archive address more than \(limit) tiles (the header's addressed tile count, or at most 2^20 plus 64 per byte of the file)"
+                )
+            }
+            addressed = total
+            let (unfolded, wide) = entry.runLength.multipliedReportingOverflow(by: entry.length)
+            let (written, beyond) = unfoldedBytes.addingReportingOverflow(unfolded)
+            guard !wide, !beyond, written <= byteLimit else {
+                throw refuse(
+                    "the entry for tile id \(entry.tileID) (run length \(entry.runLength), \(entry.length) bytes each) unfolds the tiles past \(byteLimit) bytes (1 GiB plus 64 per byte of the file)"
+                )
+            }
+            unfoldedBytes = written
             let bytes: Data
             do { bytes = try tileData.tile(offset: entry.offset, length: Int(entry.length)) } catch {
                 throw ImportError.unreadable(file: archive.path, reason: "\(error)")

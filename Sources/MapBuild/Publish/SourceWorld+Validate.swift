@@ -36,9 +36,31 @@ extension SourceWorld {
                 throw refuse(field, "no folder \(folder)/bundles/\(name)/; every declared bundle is a folder there")
             }
         }
+        try validateRegionPaths(file: file, folder: folder)
     }
 
     /// Why `center` is not `[latitude, longitude]` in degrees; nil when it is.
+    /// Refuses two region ids whose files would share a path on a device (`RegionPathClash`): the
+    /// files a region keeps in `regions/ID/` are those its bundles, or the bundles of the id below
+    /// it, hold there.
+    private func validateRegionPaths(file: String, folder: String) throws(PublishError) {
+        let bundlesOf = Dictionary(regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
+        let clash = try RegionPathClash.find(regions.map(\.id)) { owner, below throws(PublishError) in
+            var names: [String] = []
+            for bundle in Set((bundlesOf[owner] ?? []) + (bundlesOf[below] ?? [])).sorted() {
+                let place = folder + "/bundles/" + bundle + "/regions/" + owner.rawValue
+                guard FileSystem.isDirectory(place) else { continue }
+                let entries: [String]
+                do { entries = try DirectoryWalker.entries(of: place) } catch { throw .badBundleFolder(bundle: bundle, reason: "\(error)") }
+                names += entries.filter { !FileSystem.isDirectory(place + "/" + $0) }
+            }
+            return names
+        }
+        if let clash, let index = regions.firstIndex(where: { $0.id == clash.second }) {
+            throw .invalidSource(file: file, field: "regions[\(index)].id", problem: clash.problem)
+        }
+    }
+
     static func centerProblem(_ center: [Double]) -> String? {
         guard center.count == 2 else { return "expected 2 numbers [latitude, longitude], got \(center.count)" }
         if !(-90...90).contains(center[0]) { return "latitude \(center[0]) is outside -90...90; the order is [latitude, longitude]" }

@@ -146,6 +146,13 @@ enum PMTiles {
         return bytes
     }
 
+    /// The entry count a directory's bytes (after decompression) begin with, read before the
+    /// entries so a reader can refuse a directory too large for it without decoding it.
+    static func entryCount(ofDirectory bytes: Data) throws(Malformed) -> UInt64 {
+        var reader = VarintReader(bytes: bytes)
+        return try reader.next("the entry count")
+    }
+
     /// The entries of a directory's bytes (after decompression), the inverse of `directory(_:)`.
     /// Refused: a count the bytes cannot hold, a varint past the bytes or over 64 bits, ids past
     /// 64 bits, the first entry continuing a previous one (offset 0).
