@@ -53,6 +53,9 @@ import Testing
         let archive = layout == "root" ? converted.rootOnly : converted.withLeaves
         // Leaf directories' length (header bytes 48-55): none for the root alone, some with leaves.
         #expect((try Self.headerField(archive, at: 48) > 0) == (layout == "leaves"))
+        // The release time comes from the inputs' modification times: the same tiles with the same time.
+        let mbtilesTime = try FileManager.default.attributesOfItem(atPath: imported.inputs + "/tiles.mbtiles")[.modificationDate]
+        try FileManager.default.setAttributes([.modificationDate: try #require(mbtilesTime)], ofItemAtPath: archive)
 
         let folder = TemporaryFolder("import-pmtiles-\(layout)")
         let run = try Tool.mappack(

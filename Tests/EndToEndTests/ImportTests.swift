@@ -60,8 +60,41 @@ import Testing
         let input = try #require(report["inputTiles"] as? Int)
         #expect(report["placedTiles"] as? Int == touching)
         #expect(touching > 300 && touching <= input, "\(report)")
-        // The summary says how many tiles met no region.
-        #expect(imported.run.stdout.contains("\(touching) of \(input) tiles placed"), "\(imported.run.stdout)")
+        // The summary accounts for every tile: placed, or meeting no region (issue 43: far ones went unreported).
+        #expect(imported.run.stdout.contains("\(touching) of \(input) tiles placed, \(input - touching) meet no region"), "\(imported.run.stdout)")
+    }
+
+    /// An imported source says when its data was made (issue 43: images built from it said 1970): the
+    /// newest input's time, or `SOURCE_DATE_EPOCH`; and a region's id may be the GeoJSON Feature's own
+    /// `id` member (RFC 7946) instead of `properties.id`.
+    @Test func importedSourceHasAReleaseTimeAndFeatureIDsAreRead() throws {
+        let imported = Imported.shared
+        let source = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: imported.source + "/source.json"))) as? [String: Any])
+        let released = try #require(source["released"] as? String, "no release time in \(source.keys.sorted())")
+        #expect(released.hasPrefix("20") && released.hasSuffix("Z"), "\(released)")
+
+        let folder = TemporaryFolder("import-feature-id")
+        let url = URL(fileURLWithPath: imported.inputs + "/regions.geojson")
+        var geojson = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var features = try #require(geojson["features"] as? [[String: Any]])
+        for index in features.indices {
+            var properties = try #require(features[index]["properties"] as? [String: Any])
+            features[index]["id"] = properties.removeValue(forKey: "id")
+            features[index]["properties"] = properties
+        }
+        geojson["features"] = features
+        try JSONSerialization.data(withJSONObject: geojson).write(to: URL(fileURLWithPath: folder.join("regions.geojson")))
+        let run = try Tool.mappack(
+            [
+                "import", "--tiles", imported.inputs + "/tiles.mbtiles", "--regions", folder.join("regions.geojson"), "--out", folder.join("source"),
+                "--catalog", "alps", "--map-version", "2026.12.0",
+            ], environment: ["SOURCE_DATE_EPOCH": "1790000000"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOfFile: folder.join("source/source.json"), encoding: .utf8)
+        #expect(text.contains("\"europe/ch\"") && text.contains("\"europe/li\""), "\(text.prefix(400))")
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(written["released"] as? String == "2026-09-21T14:13:20Z", "SOURCE_DATE_EPOCH is the release time: \(text.prefix(400))")
     }
 
     @Test func aTileInsideSwitzerlandIsOnlyInSwitzerlandsBundle() throws {

@@ -90,17 +90,20 @@ enum GeoJSONInput {
         for (index, feature) in try features(in: file).enumerated() {
             let at = "features[\(index)]"
             let properties = feature["properties"] as? [String: Any] ?? [:]
-            guard let rawID = properties["id"] else {
-                throw .badFeature(file: file, field: at + ".properties.id", problem: "missing; every region needs a string id such as europe/ch")
-            }
-            guard let text = rawID as? String else { throw .badFeature(file: file, field: at + ".properties.id", problem: "expected a string") }
-            if let reason = PathName.regionIDProblem(text) {
+            // The id: `properties.id`, else the Feature's own `id` member (RFC 7946, 3.2).
+            let idField = properties["id"] != nil || feature["id"] == nil ? at + ".properties.id" : at + ".id"
+            guard let rawID = properties["id"] ?? feature["id"] else {
                 throw .badFeature(
-                    file: file, field: at + ".properties.id", problem: "'\(text)' \(reason); an id is names joined by '/', and \(PathName.rule)")
+                    file: file, field: at + ".properties.id",
+                    problem: "missing; every region needs a string id such as europe/ch (in properties.id or the Feature's id)")
+            }
+            guard let text = rawID as? String else { throw .badFeature(file: file, field: idField, problem: "expected a string") }
+            if let reason = PathName.regionIDProblem(text) {
+                throw .badFeature(file: file, field: idField, problem: "'\(text)' \(reason); an id is names joined by '/', and \(PathName.rule)")
             }
             let id = RegionID(text)
             if let first = seen[id] {
-                throw .badFeature(file: file, field: at + ".properties.id", problem: "'\(text)' is also the id of features[\(first)]; ids are unique")
+                throw .badFeature(file: file, field: idField, problem: "'\(text)' is also the id of features[\(first)]; ids are unique")
             }
             seen[id] = index
             var parent: RegionID?

@@ -48,7 +48,8 @@ enum ImportOutput {
         var regions = first.regions
         for index in regions.indices { regions[index].bundles = (listed[regions[index].id] ?? []).sorted() }
         let world = SourceWorld(
-            format: SourceWorld.formatTag.description, catalog: first.catalog, mapVersion: first.mapVersion, released: nil, supportedUntil: nil,
+            format: SourceWorld.formatTag.description, catalog: first.catalog, mapVersion: first.mapVersion, released: first.released,
+            supportedUntil: nil,
             regions: regions, bundles: bundles, changed: nil)
         try FileSystem.writeAtomically(try encode(world), to: folder + "/source.json")
         try FileSystem.syncTree(folder)

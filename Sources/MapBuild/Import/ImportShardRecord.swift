@@ -39,4 +39,8 @@ struct ImportShardRecord: Codable, Sendable {
     var regions: [SourceWorld.Region]
     var bundles: [String: Bundle]
     var counts: Counts
+    /// When the imported data was made (`source.json`'s `released`, which a build stamps as its time):
+    /// `SOURCE_DATE_EPOCH` when set, else the newest modification time of the inputs. Absent in
+    /// records of older versions.
+    var released: String?
 }

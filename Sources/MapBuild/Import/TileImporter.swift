@@ -48,6 +48,11 @@ public struct TileImporter: Sendable {
         public let placed: Int
         public let outside: Int
         public let places: Int
+        /// Tiles this run looked at: all of them unsharded; a shard's share of them (the other shards
+        /// take the rest).
+        public var examined: Int? = nil
+        /// The shard this run was (`--shard I/N`), nil unsharded or for a merge.
+        public var shard: (index: Int, count: Int)? = nil
     }
 
     public let options: Options
@@ -124,7 +129,8 @@ public struct TileImporter: Sendable {
                         id: $0.id, parent: $0.parent, names: $0.names, center: $0.center, bbox: $0.bbox, cities: nil, released: nil, bundles: [])
                 },
                 bundles: bundles,
-                counts: .init(tiles: pass.tiles, examined: pass.examined, placed: pass.placed, outside: pass.outside, places: placed))
+                counts: .init(tiles: pass.tiles, examined: pass.examined, placed: pass.placed, outside: pass.outside, places: placed),
+                released: releaseTime())
             if options.shard == nil {
                 try ImportOutput.compose([record], into: area.path)
             } else {
@@ -134,7 +140,7 @@ public struct TileImporter: Sendable {
             try area.commit(as: outputName)
             return Result(
                 output: FileSystem.absolute(options.output), regions: regions.count, bundles: bundles.count, tiles: pass.tiles, placed: pass.placed,
-                outside: pass.outside, places: placed)
+                outside: pass.outside, places: placed, examined: pass.examined, shard: options.shard.map { ($0.index, $0.count) })
         } catch {
             area.discard()
             throw error
@@ -145,6 +151,17 @@ public struct TileImporter: Sendable {
     public static func merge(shards: [String], output: String) throws -> Result { try ImportOutput.merge(shards: shards, output: output) }
 
     /// SHA-256 over the boundaries and places files, the tileset's metadata and tile count, and the options that shape the output.
+    /// `released` of the source folder: `SOURCE_DATE_EPOCH` when set (reproducible builds), else the
+    /// newest modification time of the inputs (when the data was made, the same for the same files).
+    private func releaseTime() -> String? {
+        if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
+            return UTCTime.format(Date(timeIntervalSince1970: TimeInterval(epoch)))
+        }
+        let inputs = [options.tiles, options.regions] + (options.places.map { [$0] } ?? [])
+        let newest = inputs.compactMap { ((try? FileSystem.status($0)) ?? nil)?.modifiedNanoseconds }.max()
+        return newest.flatMap { UTCTime.format(Date(timeIntervalSince1970: TimeInterval($0 / 1_000_000_000))) }
+    }
+
     private func fingerprint(tileset: ImportTileset) throws -> String {
         var text = "regions " + (try SHA256.digestOfFile(options.regions).digest.hex) + "\n"
         text += "places " + (try options.places.map { try SHA256.digestOfFile($0).digest.hex } ?? "-") + "\n"

@@ -45,9 +45,17 @@ enum ImportCommand {
                     output: result.output, regions: result.regions, bundles: result.bundles, tiles: result.tiles, placed: result.placed,
                     outside: result.outside, places: result.places))
         } else {
-            terminal.line(
-                "imported \(result.regions) regions, \(result.bundles) bundles: \(result.placed) of \(result.tiles) tiles placed"
-                    + (result.outside > 0 ? ", \(result.outside) meet no region (left out)" : "") + ", \(result.places) places → \(result.output)")
+            // Every tile accounted for: placed, or meeting no region (far from every region too), or,
+            // for a shard, left to the other shards.
+            let counts =
+                if let shard = result.shard {
+                    "\(result.placed) of \(result.tiles) tiles placed by shard \(shard.index)/\(shard.count), "
+                        + "\(result.outside) near its regions meet none (left out), "
+                        + "\(result.tiles - (result.examined ?? result.tiles)) are the other shards' or meet no region"
+                } else {
+                    "\(result.placed) of \(result.tiles) tiles placed, \(result.tiles - result.placed) meet no region (left out)"
+                }
+            terminal.line("imported \(result.regions) regions, \(result.bundles) bundles: \(counts), \(result.places) places → \(result.output)")
         }
         return .success
     }
