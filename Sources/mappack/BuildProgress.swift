@@ -88,6 +88,11 @@ final class BuildProgress: Sendable {
                 state.downloadBytes = bytes
                 state.cached = cached
             case .phase(let name):
+                // The unpack phase ends with its count, also when a warm cache made it too quick to show.
+                if state.phase == .unpack, name != .unpack {
+                    let seconds = Int(Date().timeIntervalSince(state.phaseStarted))
+                    started.append("unpacked \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files in \(seconds) s")
+                }
                 started.append(enter(name, &state))
             case .reused(let digest, let files):
                 state.reused += 1
@@ -150,7 +155,9 @@ final class BuildProgress: Sendable {
                 "fetch: \(toFetch) bundle\(toFetch == 1 ? "" : "s"), \(ByteCount.format(state.downloadBytes)) to download"
                 + (state.cached > 0 ? " (\(state.cached) in the download cache)" : "")
         case .reuse: return "reuse: copying unchanged bundles from the --from image"
-        case .unpack: return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (downloads done)"
+        case .unpack:
+            let source = state.cached >= state.bundles - state.reused ? "every bundle in the download cache" : "downloads done"
+            return "unpack: \(state.unpacked + state.reused)/\(state.bundles) bundles, \(state.files) files (\(source))"
         case .manifest: return "manifest: \(state.storeFiles) files of \(state.storeBundlesDone) bundles"
         case .cacheSeed: return "cache seed: \(descriptions.cacheSeed)"
         case .pack:

@@ -26,6 +26,12 @@ import Testing
         func first(_ prefix: String) -> String? { lines.first { $0.hasPrefix(prefix) } }
         #expect(first("fetch: \(bundles) bundles") != nil, "\(build.stderr)")
         #expect(first("unpack: ")?.contains("/\(bundles) bundles") == true, "\(build.stderr)")
+        // The phase ends with its count (issue 43: a warm cache's unpack showed 0/N and nothing after).
+        #expect(first("unpacked \(bundles)/\(bundles) bundles, ") != nil, "\(build.stderr)")
+        let warm = try Tool.mappack(["build", recipe, "--cache", world.cache, "--out", world.folder.join("warm")])
+        let warmLines = warm.stderr.split(separator: "\n").map(String.init)
+        #expect(warmLines.contains { $0.hasPrefix("unpack: ") && $0.hasSuffix("(every bundle in the download cache)") }, "\(warm.stderr)")
+        #expect(warmLines.contains { $0.hasPrefix("unpacked \(bundles)/\(bundles) bundles, ") }, "\(warm.stderr)")
         // The manifest lists the files of the bundles in the image's store (not those only the cache seed uses).
         let storeBundles = try #require(planned["bundleList"] as? [[String: Any]]).filter { $0["forStore"] as? Bool == true }.count
         let files = try world.manifest(world.out + "/fixture-1.0").files.count
