@@ -82,6 +82,9 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case catalogTimestampExpired(url: String, expires: String)
     /// The catalog served is not the one `catalog.json.timestamp` names.
     case catalogTimestampMismatch(url: String, reason: String)
+    /// `catalog.json.timestamp` at `url` is missing (or could not be read) although this device has
+    /// trusted timestamps of this catalog lineage before (a freeze by deletion).
+    case catalogTimestampMissing(url: String)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -98,6 +101,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         switch self {
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired,
             .catalogOtherLineage, .catalogResetRefused, .catalogTimestampStale, .catalogTimestampReplayed, .catalogTimestampExpired,
+            .catalogTimestampMissing,
             .catalogTimestampMismatch:
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
@@ -163,6 +167,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "\(url): \(CatalogTrustError.timestampReplayed(seen: seen, offered: offered))"
         case .catalogTimestampExpired(let url, let expires): "\(url): \(CatalogTrustError.timestampExpired(expires: expires))"
         case .catalogTimestampMismatch(let url, let reason): "\(url): \(CatalogTrustError.timestampMismatch(reason: reason))"
+        case .catalogTimestampMissing(let url): "\(url): \(CatalogTrustError.timestampMissing)"
         }
     }
 
@@ -188,6 +193,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .timestampReplayed(let seen, let offered): return .catalogTimestampReplayed(url: url, seen: seen, offered: offered)
         case .timestampExpired(let expires): return .catalogTimestampExpired(url: url, expires: expires)
         case .timestampMismatch(let reason): return .catalogTimestampMismatch(url: url, reason: reason)
+        case .timestampMissing: return .catalogTimestampMissing(url: url)
         }
     }
 
