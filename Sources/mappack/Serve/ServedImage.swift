@@ -56,7 +56,8 @@ struct ServedImage: Sendable {
             if kind != .store, manifest.cacheSeed != nil { seed = folder + "/" + ImageManifest.cacheSeedFileName }
             let tiles = try TileDatabases(
                 regions: regions(of: manifest), store: folder + "/" + ImageManifest.storeFolder,
-                seed: seed.map { TileDatabases.Seed(file: $0, scratch: scratch + "/seed", regions: seedRegions(of: manifest)) })
+                seed: seed.map { TileDatabases.Seed(file: $0, scratch: scratch + "/seed", regions: seedRegions(of: manifest)) },
+                confinedTo: folder)
             var formats: [String: String] = [:]
             for source in tiles.sources { formats[source.path] = try TileDatabases.format(of: source) }
             return ServedImage(
