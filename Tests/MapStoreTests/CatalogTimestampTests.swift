@@ -102,9 +102,18 @@ import Testing
         try await expectAccepted(setup, store)
         try setup.server.serve(catalog: "v2")
         let refusal = await setup.check(store)
-        #expect(refusal != nil, "a check without the timestamp was accepted")
-        #expect("\(refusal.map { "\($0)" } ?? "")".contains("/catalog.json.timestamp"), "\(refusal.map { "\($0)" } ?? "")")
+        guard case .catalogTimestampMissing(let url) = refusal else {
+            Issue.record("a check without the timestamp was not refused as such: \(refusal.map { "\($0)" } ?? "accepted")")
+            return
+        }
+        #expect(url.hasSuffix("/catalog.json.timestamp"), "\(url)")
+        #expect(refusal?.category == .remote)
+        // Refused before anything else was fetched; after a restart too.
         #expect(try setup.server.requests("/catalog.json.sig") == 1)
+        guard case .catalogTimestampMissing = await setup.check(try await setup.open()) else {
+            Issue.record("a missing timestamp was accepted after a restart")
+            return
+        }
     }
 
     /// A hostile `ETag` (issue 41 item 13): a 12,000-byte one, which a server that refuses request heads
