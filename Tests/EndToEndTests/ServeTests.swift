@@ -214,6 +214,22 @@ import Testing
         }
     }
 
+    /// A store's kept manifest replaced by a link is not read through it: serve refuses to start, exit 2.
+    @Test func aStoreManifestLinkedOutOfTheStoreIsRefused() throws {
+        let built = Built.shared
+        try #require(built.build.status == 0, "\(built.build.stderr)")
+        let folder = TemporaryFolder("serve-manifest-link")
+        let storage = folder.join("maps")
+        let install = try Tool.mappack(["store", "install", "--image", built.packed, "--storage", storage, "--cache", folder.join("cache")])
+        try #require(install.status == 0, "\(install.stderr)")
+        let outside = folder.join("outside.json")
+        try FileManager.default.moveItem(atPath: storage + "/manifest.json", toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: storage + "/manifest.json", withDestinationPath: outside)
+        let result = try Tool.mappack(["serve", storage, "--port", "0"], timeout: 60)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("manifest.json"), "\(result.stderr)")
+    }
+
     /// Issue 41 item 15: slow clients (a byte every 0.3 s, a head that never ends) more than the
     /// open-file limit allows: the server holds at most its cap of connections, drops each one whose
     /// head has not come within the head timeout, and answers an ordinary request among them. Before,

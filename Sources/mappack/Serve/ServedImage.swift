@@ -50,7 +50,11 @@ struct ServedImage: Sendable {
             let manifestPath = folder + "/" + ImageManifest.fileName
             guard FileSystem.exists(manifestPath) else { throw ImageOpenError.notAnImage(path: path) }
             let manifest: ImageManifest
-            do { manifest = try ManifestReader.read(try Data(contentsOf: URL(fileURLWithPath: manifestPath)), file: manifestPath) } catch {
+            // Not through a link: a manifest planted outside would name another image's files.
+            do {
+                let bytes = try ReadableFile.contents(of: manifestPath, limit: ImageVerifier.maxManifestBytes, followLinks: false)
+                manifest = try ManifestReader.read(bytes, file: manifestPath)
+            } catch {
                 throw ImageOpenError.manifest(path: manifestPath, reason: "\(error)")
             }
             if kind != .store, manifest.cacheSeed != nil { seed = folder + "/" + ImageManifest.cacheSeedFileName }
