@@ -238,7 +238,7 @@ import Testing
         let built = Built.shared
         try #require(built.build.status == 0, "\(built.build.stderr)")
         let server = try ServeProcess(
-            [built.image], environment: ["MAPPACK_SERVE_MAX_CONNECTIONS": "8", "MAPPACK_SERVE_HEAD_TIMEOUT": "1"], fileLimit: 48)
+            [built.image], environment: ["MAPPACK_SERVE_MAX_CONNECTIONS": "16", "MAPPACK_SERVE_HEAD_TIMEOUT": "1"], fileLimit: 48)
         defer { server.stop() }
         let port = String(server.base.split(separator: ":").last!)
         let run = try Tool.run(
