@@ -233,8 +233,10 @@ import Testing
     /// Issue 41 item 15: slow clients (a byte every 0.3 s, a head that never ends) more than the
     /// open-file limit allows: the server holds at most its cap of connections, drops each one whose
     /// head has not come within the head timeout, and answers an ordinary request among them. Before,
-    /// the accept loop spun on EMFILE while the slow clients held every descriptor.
-    @Test func slowClientsBeyondTheFileLimitDoNotStarveAnOrdinaryRequest() throws {
+    /// the accept loop spun on EMFILE while the slow clients held every descriptor. `oversized`: each
+    /// slow head starts over the 16 KiB bound, so the server answers 431 and drains what follows;
+    /// the drain is bounded in time too (before, a drip kept it reading up to 1 MiB).
+    @Test(arguments: [false, true]) func slowClientsBeyondTheFileLimitDoNotStarveAnOrdinaryRequest(oversized: Bool) throws {
         let built = Built.shared
         try #require(built.build.status == 0, "\(built.build.stderr)")
         let server = try ServeProcess(
@@ -246,7 +248,7 @@ import Testing
             [
                 Tool.repositoryRoot + "/Tests/Support/slowloris.py", "--port", port, "--connections", "60", "--interval", "0.3",
                 "--duration", "20", "--deadline", "15",
-            ], timeout: 60)
+            ] + (oversized ? ["--oversized"] : []), timeout: 60)
         try #require(run.status == 0 && !run.timedOut, "\(run.stdout)\(run.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
         #expect(summary["opened"] as? Int == 60, "\(summary)")

@@ -8,7 +8,9 @@ until --deadline seconds after it was sent. Every loop is bounded by --duration.
 
 Prints one JSON line: {"opened": n, "closedByServer": n, "normalStatus": int or null,
 "normalSeconds": float or null} -- closedByServer counts the slow connections the server ended
-(read end of file or reset) before --duration was up.
+(read end of file or reset) before --duration was up. With --oversized, each slow head starts with
+20 KB of headers, so the server answers 431 at once and then drains what is still sent; a
+connection counts as ended when a send to it fails.
 """
 import argparse
 import json
@@ -26,6 +28,7 @@ def main():
     parser.add_argument("--duration", type=float, default=20)
     parser.add_argument("--deadline", type=float, default=15)
     parser.add_argument("--path", default="/tilejson.json")
+    parser.add_argument("--oversized", action="store_true", help="open each slow head with 20 KB of headers (over the server's bound)")
     args = parser.parse_args()
 
     start = time.monotonic()
@@ -35,7 +38,7 @@ def main():
         s.settimeout(2)
         try:
             s.connect(("127.0.0.1", args.port))
-            s.sendall(b"GET / HTTP/1.1\r\nX-a: ")
+            s.sendall(b"GET / HTTP/1.1\r\nX-a: " + (b"a" * 20000 if args.oversized else b""))
         except OSError:
             s.close()
             continue
@@ -52,6 +55,7 @@ def main():
     normal_seconds = None
 
     closed = 0
+    finished = set()
     next_drip = time.monotonic()
     end = start + args.duration
     while time.monotonic() < end and (slow or normal is not None):
@@ -59,7 +63,7 @@ def main():
         if normal is not None and now - sent_at > args.deadline:
             normal.close()
             normal = None
-        watched = slow + ([normal] if normal is not None else [])
+        watched = [s for s in slow if s not in finished] + ([normal] if normal is not None else [])
         timeout = max(0.0, min(next_drip, end) - now)
         readable, _, _ = select.select(watched, [], [], timeout)
         for s in readable:
@@ -75,6 +79,10 @@ def main():
                         normal_seconds = round(time.monotonic() - sent_at, 2)
                     normal.close()
                     normal = None
+            elif not data and args.oversized:
+                # The server answered 431 and shut its side; it may still be reading: only a failed
+                # send says it closed the connection.
+                finished.add(s)
             elif not data:
                 # End of file or reset: the server dropped this slow client.
                 slow.remove(s)

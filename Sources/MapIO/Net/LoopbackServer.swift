@@ -165,7 +165,10 @@ package final class LoopbackServer: Sendable {
                 // answer: read (a bounded amount of) what it still sends first.
                 shutdown(connection, Int32(SHUT_WR))
                 var drained = 0
-                while drained < 1 << 20 {
+                // Bounded in time too (each read waits at most `headTimeout`): a client that drips
+                // after an oversized head must not hold the connection.
+                let drainDeadline = DispatchTime.now().uptimeNanoseconds + UInt64(headTimeout) * 1_000_000_000
+                while drained < 1 << 20 && DispatchTime.now().uptimeNanoseconds < drainDeadline {
                     let count = unsafe chunk.withUnsafeMutableBytes { unsafe recv(connection, $0.baseAddress, $0.count, 0) }
                     if count <= 0 { break }
                     drained += count
@@ -186,12 +189,17 @@ package final class LoopbackServer: Sendable {
         send(handle(request), headOnly: request.method == "HEAD", to: connection)
     }
 
-    /// Writes the whole response (`MSG_NOSIGNAL`: a client gone is not a SIGPIPE).
+    /// Seconds an answer may take to be written: a client that reads a byte now and then would
+    /// otherwise hold its connection (and a slot) for as long as it likes.
+    private static let sendTimeout: UInt64 = 120
+
+    /// Writes the whole response (`MSG_NOSIGNAL`: a client gone is not a SIGPIPE), giving up after `sendTimeout`.
     private static func send(_ response: HTTPResponse, headOnly: Bool, to connection: Int32) {
         let bytes = response.serialized(headOnly: headOnly)
+        let deadline = DispatchTime.now().uptimeNanoseconds + sendTimeout * 1_000_000_000
         unsafe bytes.withUnsafeBytes { buffer in
             var offset = 0
-            while offset < buffer.count {
+            while offset < buffer.count && DispatchTime.now().uptimeNanoseconds < deadline {
                 let sent = unsafe Glibc.send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 if sent < 0 && errno == EINTR { continue }
                 if sent <= 0 { return }
