@@ -43,4 +43,16 @@ import Testing
         #expect(try KeygenTests.mode(folder.join("release.key")) == 0o600)
         #expect(try String(contentsOfFile: folder.join("release.key"), encoding: .utf8) != "old\n")
     }
+
+    /// `--from` a FIFO (issue 41): opening it for reading waited for a writer forever; anything that is
+    /// not a regular file is refused at once, exit 2, naming the path.
+    @Test func fromAFIFOIsRefusedWithoutWaiting() throws {
+        let folder = TemporaryFolder("keygen-fifo")
+        let fifo = folder.join("release.key")
+        #expect(unsafe mkfifo(fifo, 0o600) == 0)
+        let result = try Tool.mappack(["keygen", "--out", folder.join("release"), "--from", fifo], timeout: 20)
+        #expect(!result.timedOut, "keygen --from FIFO hung")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains(fifo) && result.stderr.contains("not a regular file"), "\(result.stderr)")
+    }
 }

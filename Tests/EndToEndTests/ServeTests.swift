@@ -190,6 +190,73 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: png))
     }
 
+    /// Issue 41 item 14: a `tiles.db` of an installed store replaced by a link to a database outside
+    /// the storage folder is not followed; its tiles are not served (404).
+    @Test func aTileDatabaseLinkedOutOfTheStoreIsNotServed() throws {
+        let built = Built.shared
+        try #require(built.build.status == 0, "\(built.build.stderr)")
+        let folder = TemporaryFolder("serve-link")
+        let storage = folder.join("maps")
+        let cache = folder.join("cache")
+        let install = try Tool.mappack(["store", "install", "--image", built.packed, "--storage", storage, "--cache", cache])
+        try #require(install.status == 0, "\(install.stderr)")
+        let tile = try ServeTests.switzerlandTile(in: built.image)
+        let inside = storage + "/store/regions/\(RealWorldFixture.switzerland)/tiles.db"
+        let outside = folder.join("outside.mbtiles")
+        try FileManager.default.moveItem(atPath: inside, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: inside, withDestinationPath: outside)
+        let server = try ServeProcess([storage])
+        defer { server.stop() }
+        for path in ["/\(tile.z)/\(tile.x)/\(tile.y)", "/tiles/\(tile.z)/\(tile.x)/\(tile.y).pbf"] {
+            let answer = try ServeTests.fetch(server.base + path)
+            #expect(answer.status == 404, "\(path): \(answer.status)")
+            #expect(ServeTests.hex(answer.body) != tile.hex, "\(path): served the tile of the database outside the store")
+        }
+    }
+
+    /// A store's kept manifest replaced by a link is not read through it: serve refuses to start, exit 2.
+    @Test func aStoreManifestLinkedOutOfTheStoreIsRefused() throws {
+        let built = Built.shared
+        try #require(built.build.status == 0, "\(built.build.stderr)")
+        let folder = TemporaryFolder("serve-manifest-link")
+        let storage = folder.join("maps")
+        let install = try Tool.mappack(["store", "install", "--image", built.packed, "--storage", storage, "--cache", folder.join("cache")])
+        try #require(install.status == 0, "\(install.stderr)")
+        let outside = folder.join("outside.json")
+        try FileManager.default.moveItem(atPath: storage + "/manifest.json", toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: storage + "/manifest.json", withDestinationPath: outside)
+        let result = try Tool.mappack(["serve", storage, "--port", "0"], timeout: 60)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("manifest.json"), "\(result.stderr)")
+    }
+
+    /// Issue 41 item 15: slow clients (a byte every 0.3 s, a head that never ends) more than the
+    /// open-file limit allows: the server holds at most its cap of connections, drops each one whose
+    /// head has not come within the head timeout, and answers an ordinary request among them. Before,
+    /// the accept loop spun on EMFILE while the slow clients held every descriptor. `oversized`: each
+    /// slow head starts over the 16 KiB bound, so the server answers 431 and drains what follows;
+    /// the drain is bounded in time too (before, a drip kept it reading up to 1 MiB).
+    @Test(arguments: [false, true]) func slowClientsBeyondTheFileLimitDoNotStarveAnOrdinaryRequest(oversized: Bool) throws {
+        let built = Built.shared
+        try #require(built.build.status == 0, "\(built.build.stderr)")
+        let server = try ServeProcess(
+            [built.image], environment: ["MAPPACK_SERVE_MAX_CONNECTIONS": "16", "MAPPACK_SERVE_HEAD_TIMEOUT": "1"], fileLimit: 48)
+        defer { server.stop() }
+        let port = String(server.base.split(separator: ":").last!)
+        let run = try Tool.run(
+            "/usr/bin/python3",
+            [
+                Tool.repositoryRoot + "/Tests/Support/slowloris.py", "--port", port, "--connections", "60", "--interval", "0.3",
+                "--duration", "20", "--deadline", "15",
+            ] + (oversized ? ["--oversized"] : []), timeout: 60)
+        try #require(run.status == 0 && !run.timedOut, "\(run.stdout)\(run.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
+        #expect(summary["opened"] as? Int == 60, "\(summary)")
+        #expect(summary["normalStatus"] as? Int == 200, "an ordinary request starved: \(summary)\n\(server.standardError)")
+        // Every slow client was dropped by the server, long before the 20 s they would have dripped.
+        #expect(summary["closedByServer"] as? Int == 60, "\(summary)")
+    }
+
     @Test func aPathThatIsNoImageIsBadInput() throws {
         let folder = TemporaryFolder("serve-bad")
         let missing = try Tool.mappack(["serve", folder.join("nothing"), "--port", "0"], timeout: 60)

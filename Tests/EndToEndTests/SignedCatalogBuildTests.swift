@@ -85,6 +85,8 @@ import Testing
     /// A timestamp attack on `mappack build --trust` (issue 33), as `CatalogTimestampTests` plays them on a device.
     enum TimestampAttack: String, CaseIterable, Sendable {
         case stale, replayed, expired, mismatched
+        /// The timestamp deleted after the ledger trusted one (issue 41): not judged by the signature's expiry.
+        case deleted
     }
 
     @Test(arguments: TimestampAttack.allCases)
@@ -112,6 +114,12 @@ import Testing
         case .mismatched:
             try work.server.serve(catalog: "v2b", timestamp: "v2")
             expected = "the catalog does not match its timestamp: catalog.json.zst's sha256 is not"
+        case .deleted:
+            try work.server.serve(catalog: "v2", timestamp: "v2")
+            let first = try work.build()
+            #expect(first.status == 0, "\(first.stderr)")
+            try work.server.serve(catalog: "v2")
+            expected = "missing timestamp refused: catalog.json.timestamp is gone"
         }
         let refused = try work.build(now: now)
         #expect(refused.status == 1, "\(attack): \(refused.stderr)")
@@ -119,7 +127,7 @@ import Testing
         // Named as every catalog refusal of a build is: the recipe's catalog URL (the text names the document).
         #expect(refused.stderr.contains("catalog \(work.server.catalogURL.absoluteString): "), "\(attack): \(refused.stderr)")
         // Each attack has its own words: none of the others' is said.
-        let others = ["stale timestamp", "replayed timestamp", "timestamp expired", "does not match its timestamp"]
+        let others = ["stale timestamp", "replayed timestamp", "timestamp expired", "does not match its timestamp", "missing timestamp"]
         #expect(others.filter { refused.stderr.contains($0) }.count == 1, "\(refused.stderr)")
         if attack == .expired || attack == .mismatched {
             #expect(!FileManager.default.fileExists(atPath: work.folder.join("Output/fixture-1.0")))

@@ -69,6 +69,31 @@ import Testing
     }
 
     /// Every file and folder under `folder`, itself included.
+    /// A packed image whose manifest is damaged (cut short) or lists a file twice (issue 41): verify
+    /// said "no manifest.json", sending people to look for a file that is there; it says what is wrong.
+    @Test(arguments: ["damaged", "duplicated"]) func packedImageWithABadManifestSaysWhatIsWrong(fault: String) throws {
+        let (world, image) = try builtImage()
+        defer { withExtendedLifetime(world) {} }
+        var manifest = try world.manifest(image)
+        let manifestPath = image + "/manifest.json"
+        if fault == "damaged" {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: manifestPath))
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: manifestPath))
+        } else {
+            manifest.files.insert(manifest.files[0], at: 1)
+            try manifest.sealed(hash: SHA256.hex).bytes.write(to: URL(fileURLWithPath: manifestPath))
+        }
+        let packed = world.out + "/bad-\(fault).tar.zst"
+        // manifest.json first, as every packed image has it.
+        let tar = try Tool.run("/usr/bin/tar", ["--zstd", "-cf", packed, "-C", image, "manifest.json", "store"], timeout: 120)
+        try #require(tar.status == 0, "\(tar.stderr)")
+        let result = try Tool.mappack(["verify", packed])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(!result.stderr.contains("no manifest.json"), "\(result.stderr)")
+        let reason = fault == "damaged" ? "not a valid manifest" : "twice"
+        #expect(result.stderr.contains("manifest.json") && result.stderr.contains(reason), "\(result.stderr)")
+    }
+
     private func entries(under folder: String) throws -> [String] {
         let below = try #require(FileManager.default.subpathsOfDirectory(atPath: folder) as [String]?)
         return [folder] + below.map { folder + "/" + $0 }

@@ -33,6 +33,17 @@ import Testing
         #expect(reason.contains("appears twice"), "\(reason)")
     }
 
+    @Test func aSignatureVersionWrittenWithAnExponentIsRefused() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "exponent")
+        let refusal = await setup.check(try await setup.open())
+        guard case .catalogSignatureInvalid(_, let reason) = refusal else {
+            Issue.record("a version written 2e0 was accepted: \(refusal.map { "\($0)" } ?? "no refusal")")
+            return
+        }
+        #expect(reason.contains("2e0") && reason.contains("integer"), "\(reason)")
+    }
+
     @Test func aFrozenVersionIsRecoveredByALineageReset() async throws {
         let setup = try await Setup()
         try setup.server.serve(catalog: "frozen")

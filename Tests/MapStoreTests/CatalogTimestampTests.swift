@@ -93,6 +93,44 @@ import Testing
         }
     }
 
+    /// Freeze by deletion (issue 41 item 12): once the lineage came with timestamps, a check where the
+    /// timestamp is gone (404) is refused like a stale one, not judged by the signature's 30-day expiry.
+    @Test func missingTimestampIsRefusedOnceTheLineageHadOne() async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2", timestamp: "v2")
+        let store = try await setup.open()
+        try await expectAccepted(setup, store)
+        try setup.server.serve(catalog: "v2")
+        let refusal = await setup.check(store)
+        guard case .catalogTimestampMissing(let url) = refusal else {
+            Issue.record("a check without the timestamp was not refused as such: \(refusal.map { "\($0)" } ?? "accepted")")
+            return
+        }
+        #expect(url.hasSuffix("/catalog.json.timestamp"), "\(url)")
+        #expect(refusal?.category == .remote)
+        // Refused before anything else was fetched; after a restart too.
+        #expect(try setup.server.requests("/catalog.json.sig") == 1)
+        guard case .catalogTimestampMissing = await setup.check(try await setup.open()) else {
+            Issue.record("a missing timestamp was accepted after a restart")
+            return
+        }
+    }
+
+    /// A hostile `ETag` (issue 41 item 13): a 12,000-byte one, which a server that refuses request heads
+    /// over 8 KiB would answer 400 forever once sent back, and one with a bare CR (header injection)
+    /// are not kept; a server that refuses the validators sent gets one more request without them.
+    @Test(arguments: ["long", "cr", "plain"]) func hostileOrRefusedValidatorsDoNotBreakLaterChecks(etag: String) async throws {
+        let setup = try await Setup()
+        try setup.server.serve(catalog: "v2", timestamp: "v2", etag: etag)
+        let store = try await setup.open()
+        try await expectAccepted(setup, store)
+        try await expectAccepted(setup, store)
+        try await expectAccepted(setup, store)
+        let refused = try setup.server.refused("/catalog.json.timestamp")
+        // Only a server that refuses every conditional request refuses one, once per check.
+        #expect(refused == (etag == "plain" ? 2 : 0))
+    }
+
     private func expectAccepted(_ setup: Setup, _ store: MapStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let refusal = await setup.check(store)
         #expect(refusal == nil, "\(refusal.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)

@@ -16,12 +16,17 @@ mirror or a network in between would: what they hold changes over time, chosen b
                                             from the catalog's DIR. So a stale (older DIR), replayed
                                             (same catalog, older timestamp), expired or mismatched
                                             (another DIR's catalog) timestamp is one request away.
+      etag=long|cr|plain                    every 200 answer carries an ETag: a 12,000-byte one (long),
+                                            one with a bare CR inside (cr), or a short clean one (plain).
+                                            Like a strict server, any request whose head is over 8 KiB or
+                                            holds a bare CR is answered 400; with etag=plain, any
+                                            conditional request (If-None-Match, If-Modified-Since) is too.
 
 So one server serves every attack: unsigned (signature=none), another key (a DIR published with
 another key), rollback (an older DIR after a newer one), mix-and-match (another DIR with the same
 version, or catalog and signature from different DIRs), freeze (an old DIR whose expiry passed),
 and key rotation (valid next key, then a DIR signed only by it; or a tampered next key).
-GET /__stats answers {"<path>": {"requests": n}} as JSON.
+GET /__stats answers {"<path>": {"requests": n, "refused": n}} as JSON (refused: answered 400).
 Prints "PORT <n>" on stdout once listening (with --port 0 the kernel picks a free port).
 """
 import argparse
@@ -33,7 +38,8 @@ import sys
 import urllib.parse
 
 stats = {}
-scene = {"catalog": None, "signature": None, "next-key": None, "timestamp": None}
+scene = {"catalog": None, "signature": None, "next-key": None, "timestamp": None, "etag": None}
+etags = {"long": b'"' + b"a" * 12000 + b'"', "cr": b'"a\rX-Injected: 1"', "plain": b'"plain-1"'}
 
 
 def inside(root, *parts):
@@ -71,7 +77,20 @@ def body_for(root, path):
     return read(inside(root, scene["catalog"], path.lstrip("/")))
 
 
-async def respond(method, target, version, writer, root):
+def refusal(head):
+    """Why a strict server answers 400 to this request head (its raw lines), or None."""
+    if sum(len(line) for line in head) > 8192:
+        return "head over 8 KiB"
+    for line in head:
+        if b"\r" in line.rstrip(b"\r\n"):
+            return "bare CR in a header"
+        name = line.split(b":", 1)[0].strip().lower()
+        if scene["etag"] == "plain" and name in (b"if-none-match", b"if-modified-since"):
+            return "conditional request"
+    return None
+
+
+async def respond(method, target, version, writer, root, head):
     url = urllib.parse.urlsplit(target)
     path = urllib.parse.unquote(url.path)
     query = dict(urllib.parse.parse_qsl(url.query))
@@ -80,15 +99,25 @@ async def respond(method, target, version, writer, root):
         scene["signature"] = query.get("signature", scene["catalog"])
         scene["next-key"] = query.get("next-key")
         scene["timestamp"] = query.get("timestamp")
+        scene["etag"] = query.get("etag")
         body = b"ok"
     elif path == "/__stats":
         body = json.dumps(stats, sort_keys=True).encode()
     else:
-        stats.setdefault(path, {"requests": 0})["requests"] += 1
+        entry = stats.setdefault(path, {"requests": 0, "refused": 0})
+        entry["requests"] += 1
+        if refusal(head) is not None:
+            entry["refused"] += 1
+            writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+            return False
         body = body_for(root, path)
     # HTTP/1.0 clients (the tests' control requests) read until the connection closes.
     keep = version.strip() == "HTTP/1.1"
     close = b"" if keep else b"Connection: close\r\n"
+    etag = etags.get(scene["etag"])
+    if body is not None and etag is not None:
+        close += b"ETag: " + etag + b"\r\n"
     if body is None:
         writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n" + close + b"\r\n")
     else:
@@ -106,11 +135,13 @@ async def handle(reader, writer, root):
             if not line:
                 return
             method, target, version = line.decode("latin-1").split(" ", 2)
+            head = [line]
             while True:
                 header = await reader.readline()
                 if header in (b"\r\n", b"\n", b""):
                     break
-            if not await respond(method, target, version, writer, root):
+                head.append(header)
+            if not await respond(method, target, version, writer, root, head):
                 return
     except (ConnectionError, asyncio.IncompleteReadError, ValueError):
         pass

@@ -32,8 +32,12 @@ public final class CatalogAttackServer: @unchecked Sendable {
 
     /// From now on `/catalog.json` (and the bundles) come from `root/catalog`, `/catalog.json.sig` from
     /// `root/signature` (default: the catalog's folder; nil strips it), its `nextKey` replaced by
-    /// `nextKey` when given; `/catalog.json.timestamp` from `root/timestamp` (nil: 404, as before timestamps).
-    public func serve(catalog: String, signature: String?? = .none, nextKey: String? = nil, timestamp: String? = nil) throws {
+    /// `nextKey` when given; `/catalog.json.timestamp` from `root/timestamp` (nil: 404, as before timestamps);
+    /// with `etag` (`long`, `cr`, `plain`), every answer carries that hostile or plain `ETag`, and a
+    /// request head over 8 KiB, with a bare CR, or (`plain`) conditional is answered 400.
+    public func serve(
+        catalog: String, signature: String?? = .none, nextKey: String? = nil, timestamp: String? = nil, etag: String? = nil
+    ) throws {
         var components = URLComponents()
         components.path = "/__serve"
         var items = [URLQueryItem(name: "catalog", value: catalog)]
@@ -44,15 +48,21 @@ public final class CatalogAttackServer: @unchecked Sendable {
         }
         if let nextKey { items.append(URLQueryItem(name: "next-key", value: nextKey)) }
         if let timestamp { items.append(URLQueryItem(name: "timestamp", value: timestamp)) }
+        if let etag { items.append(URLQueryItem(name: "etag", value: etag)) }
         components.queryItems = items
         let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
         _ = try LoopbackPort.get(port: port, path: "/__serve?" + query)
     }
 
     /// Requests the server answered for `path` so far.
-    public func requests(_ path: String) throws -> Int {
+    public func requests(_ path: String) throws -> Int { try count("requests", path) }
+
+    /// Requests for `path` the server answered 400 (a head over 8 KiB, a bare CR, or refused validators).
+    public func refused(_ path: String) throws -> Int { try count("refused", path) }
+
+    private func count(_ key: String, _ path: String) throws -> Int {
         let body = try LoopbackPort.get(port: port, path: "/__stats")
         let json = try JSONSerialization.jsonObject(with: body) as? [String: [String: Int]]
-        return json?[path]?["requests"] ?? 0
+        return json?[path]?[key] ?? 0
     }
 }

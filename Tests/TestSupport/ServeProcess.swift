@@ -16,13 +16,21 @@ public final class ServeProcess: @unchecked Sendable {
         public let description: String
     }
 
-    /// Starts `mappack serve` with `arguments` (after `serve`) and waits up to `timeout` seconds for its `serving` line.
-    public init(_ arguments: [String], timeout: TimeInterval = 120) throws {
+    /// Starts `mappack serve` with `arguments` (after `serve`) and `environment` added, under a limit
+    /// of `fileLimit` open files when given (`ulimit -n`), and waits up to `timeout` seconds for its `serving` line.
+    public init(_ arguments: [String], environment extra: [String: String] = [:], fileLimit: Int? = nil, timeout: TimeInterval = 120) throws {
         stderrFile = scratch.join("stderr")
         _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
-        process.arguments = ["serve"] + arguments + ["--port", "0", "--json"]
-        var environment = ProcessInfo.processInfo.environment
+        let command = ["serve"] + arguments + ["--port", "0", "--json"]
+        if let fileLimit {
+            // exec: the shell becomes mappack, so signals and the pid are its own.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", Tool.path("mappack")] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: Tool.path("mappack"))
+            process.arguments = command
+        }
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         process.standardOutput = stdout

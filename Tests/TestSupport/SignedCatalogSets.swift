@@ -84,6 +84,11 @@ public final class SignedCatalogSets: @unchecked Sendable {
             precondition(text.contains("\"version\":2}"), text)
             try Data(text.replacingOccurrences(of: "\"version\":2}", with: "\"version\":2,\"version\":999}").utf8)
                 .write(to: URL(fileURLWithPath: signature))
+            // The same signature with its version written `2e0`: Foundation reads the integer 2, so the
+            // signature still verifies; a counter written as a float must be refused (issue 41).
+            try FileManager.default.copyItem(atPath: served + "/v2", toPath: served + "/exponent")
+            try Data(text.replacingOccurrences(of: "\"version\":2}", with: "\"version\":2e0}").utf8)
+                .write(to: URL(fileURLWithPath: served + "/exponent/catalog.json.sig"))
         } catch {
             preconditionFailure("signed catalog sets: \(error)")
         }

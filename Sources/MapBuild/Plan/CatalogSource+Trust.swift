@@ -24,6 +24,13 @@ extension CatalogSource {
             self.now = now
         }
 
+        /// True when the ledger has trusted a `catalog.json.timestamp` of the lineage pinned at `url`:
+        /// a missing one is then refused, as on a device (issue 41).
+        func hadTimestamps(url: String) throws(LoadError) -> Bool {
+            guard let lineage = try ledger.lineage(url: url) else { return false }
+            return (try ledger.seen(catalog: lineage)?.timestampVersion ?? 0) > 0
+        }
+
         /// Trusts `catalog.json.timestamp` (`bytes`, from `source`) for the catalog at `url` as a device
         /// does, against the ledger of the catalog id it names and the lineage pinned at `url`.
         func checkTimestamp(_ bytes: Data, source: String, url: String) throws(CatalogTrustError) -> CatalogTimestamp {

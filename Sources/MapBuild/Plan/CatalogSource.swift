@@ -66,8 +66,9 @@ public enum CatalogSource {
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
         let name = url.isFileURL ? url.path : url.absoluteString
         let fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
+        let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
-            return try fetcher.fetch(url, signed: trust != nil) { bytes, source throws(CatalogTrustError) in
+            return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in
                 guard let trust else { return try? CatalogTimestamp.parse(bytes, source: source) }
                 return try trust.checkTimestamp(bytes, source: source, url: name)
             }

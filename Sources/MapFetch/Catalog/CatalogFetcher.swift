@@ -61,9 +61,13 @@ package struct CatalogFetcher: Sendable {
 
     /// The catalog at `url`, and its signature when `signed` (without trusted keys none is fetched).
     /// `vet` trusts or refuses the timestamp's bytes (`source` names it); it returns nil to ignore a
-    /// timestamp (a device without trusted keys ignores a malformed one).
+    /// timestamp (a device without trusted keys ignores a malformed one). With `timestampRequired` (the
+    /// caller has trusted timestamps of this lineage before), a missing timestamp is refused
+    /// (`timestampMissing`) before anything else is fetched: deleting it must not freeze a device on
+    /// the signature's longer expiry (issue 41).
     package func fetch(
-        _ url: URL, signed: Bool, vet: (_ bytes: Data, _ source: String) throws(CatalogTrustError) -> CatalogTimestamp?
+        _ url: URL, signed: Bool, timestampRequired: Bool = false,
+        vet: (_ bytes: Data, _ source: String) throws(CatalogTrustError) -> CatalogTimestamp?
     ) throws(CatalogFetchError) -> FetchedCatalog {
         let cache = url.isFileURL ? nil : cacheRoot.map { CatalogFetchCache(root: $0, url: url) }
         var record = cache?.record() ?? CatalogFetchCache.Record()
@@ -76,6 +80,7 @@ package struct CatalogFetcher: Sendable {
         let timestampSource = timestampURL.isFileURL ? timestampURL.path : timestampURL.absoluteString
         let timestampBytes = try document(
             .timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record, fresh: &fresh)
+        if timestampBytes == nil && timestampRequired { throw .refused(url: timestampSource, .timestampMissing) }
         let timestamp: CatalogTimestamp?
         do { timestamp = try timestampBytes.flatMap { bytes throws(CatalogTrustError) in try vet(bytes, timestampSource) } } catch {
             throw .refused(url: timestampSource, error)
@@ -181,13 +186,22 @@ package struct CatalogFetcher: Sendable {
         record: inout CatalogFetchCache.Record, fresh: inout Set<CatalogFetchCache.Document>
     ) throws(CatalogFetchError) -> Data? {
         let key = document.rawValue
-        let keptBytes = record.validators[key] == nil ? nil : cache?.read(document, limit: limit)
+        var keptBytes = record.validators[key] == nil ? nil : cache?.read(document, limit: limit)
         let response: DocumentFetch.Response
         do {
             response = try DocumentFetch.get(
                 url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding, stop: stop,
                 client: client)
-        } catch { throw .fetch(error) }
+        } catch {
+            // A server that refuses the validators it gave (a request head it finds too large or
+            // malformed: 400 forever after) gets one request without them; they are forgotten.
+            guard keptBytes != nil, case .failed = error, stop?() != true else { throw .fetch(error) }
+            keptBytes = nil
+            record.validators[key] = nil
+            do {
+                response = try DocumentFetch.get(url, limit: limit, acceptEncoding: acceptEncoding, stop: stop, client: client)
+            } catch { throw .fetch(error) }
+        }
         switch response {
         case .body(let data, let validators):
             record.validators[key] = validators

@@ -14,18 +14,31 @@ package struct HTTPValidators: Codable, Equatable, Sendable {
         self.lastModified = lastModified
     }
 
-    /// The validators of a response's (lowercased) headers; nil when it has none.
+    /// The longest validator kept (bytes). A server's `ETag` is sent back on every later check: a
+    /// 12,000-byte one made every request head larger than the 8 KiB many servers accept, and the
+    /// check failed with 400 from then on (issue 41).
+    package static let maxLength = 1024
+
+    /// The validators of a response's (lowercased) headers that are safe to send back; nil when none is.
     init?(headers: [String: String]) {
-        etag = headers["etag"]
-        lastModified = headers["last-modified"]
+        etag = headers["etag"].flatMap(Self.sendable)
+        lastModified = headers["last-modified"].flatMap(Self.sendable)
         if etag == nil && lastModified == nil { return nil }
     }
 
-    /// The request headers that ask for the document only when it changed.
+    /// `value`, when it may go back into a request head: at most `maxLength` bytes and no control byte
+    /// (a bare CR inside an `ETag` sent back verbatim is header injection).
+    static func sendable(_ value: String) -> String? {
+        guard value.utf8.count <= maxLength, !value.isEmpty else { return nil }
+        return value.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? nil : value
+    }
+
+    /// The request headers that ask for the document only when it changed; a validator kept before
+    /// these rules (in a cache written by an older version) that breaks them is left out.
     var conditionalHeaders: [String] {
         var lines: [String] = []
-        if let etag { lines.append("If-None-Match: \(etag)") }
-        if let lastModified { lines.append("If-Modified-Since: \(lastModified)") }
+        if let etag = etag.flatMap(Self.sendable) { lines.append("If-None-Match: \(etag)") }
+        if let lastModified = lastModified.flatMap(Self.sendable) { lines.append("If-Modified-Since: \(lastModified)") }
         return lines
     }
 }

@@ -106,7 +106,7 @@ public struct CatalogSignature: Codable, Equatable, Sendable {
     public static func parse(_ data: Data, source: String) throws(CatalogTrustError) -> CatalogSignature {
         guard data.count <= maxBytes else { throw .signatureInvalid(reason: "\(source) is larger than \(maxBytes) bytes") }
         let parsed: CatalogSignature
-        do { parsed = try CanonicalJSON.decode(CatalogSignature.self, from: data, file: source) } catch {
+        do { parsed = try CanonicalJSON.decode(CatalogSignature.self, from: data, file: source, integersOnly: true) } catch {
             throw .signatureInvalid(reason: "\(error)")
         }
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }

@@ -83,7 +83,7 @@ public struct CatalogTimestamp: Codable, Equatable, Sendable {
     public static func parse(_ data: Data, source: String) throws(CatalogTrustError) -> CatalogTimestamp {
         guard data.count <= maxBytes else { throw .signatureInvalid(reason: "\(source) is larger than \(maxBytes) bytes") }
         let parsed: CatalogTimestamp
-        do { parsed = try CanonicalJSON.decode(CatalogTimestamp.self, from: data, file: source) } catch {
+        do { parsed = try CanonicalJSON.decode(CatalogTimestamp.self, from: data, file: source, integersOnly: true) } catch {
             throw .signatureInvalid(reason: "\(error)")
         }
         do { try FormatTagError.check(parsed.format, expected: formatTag) } catch { throw .signatureInvalid(reason: "\(source): \(error)") }

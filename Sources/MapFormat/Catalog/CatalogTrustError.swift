@@ -24,6 +24,9 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
     /// The catalog served is not the one `catalog.json.timestamp` names (its SHA-256 or size), or the
     /// timestamp names the version seen before with other bytes.
     case timestampMismatch(reason: String)
+    /// No `catalog.json.timestamp` (404, or a fetch that failed) although this lineage came with one
+    /// before: deleting it would let a frozen mirror fall back on the signature's longer expiry.
+    case timestampMissing
 
     public var description: String {
         switch self {
@@ -49,6 +52,8 @@ public enum CatalogTrustError: Error, Equatable, Sendable, CustomStringConvertib
             "the catalog's timestamp expired at \(expires); the server serves a stale catalog.json.timestamp (a frozen mirror?), or this device's clock is wrong; publish again to sign a fresh timestamp"
         case .timestampMismatch(let reason):
             "the catalog does not match its timestamp: \(reason); the catalog and catalog.json.timestamp come from different publishes (a mirror mid-update or a mixed-up server); try again later"
+        case .timestampMissing:
+            "missing timestamp refused: catalog.json.timestamp is gone, but this catalog was served with one before; a server that withholds it freezes updates at an old catalog (check the mirror, or publish again)"
         }
     }
 }

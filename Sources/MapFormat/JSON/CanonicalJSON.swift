@@ -12,10 +12,18 @@ public enum CanonicalJSON {
 
     /// Decodes `data`, turning Foundation's errors into a `JSONFileError` naming `file`. A key repeated
     /// within one object is refused (Foundation keeps one of them silently; other readers may keep the other).
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws -> T {
+    /// With `integersOnly` (signatures and timestamps, whose numbers are all counters), a number
+    /// written with a fraction or an exponent (`2e2`, `200.0`) is refused: Foundation reads `2e2` as
+    /// the integer 200, a reader elsewhere might not, and a signed counter must mean one thing.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String, integersOnly: Bool = false) throws -> T {
         if let (key, _) = JSONScanner.firstDuplicateKey(in: data) {
             throw JSONFileError(
                 file: file, codingPath: key, reason: "the key \"\(key)\" appears twice in one object; readers would disagree on its value")
+        }
+        if integersOnly, let number = firstNonIntegerNumber(in: data) {
+            throw JSONFileError(
+                file: file, codingPath: "",
+                reason: "the number \(number) is not written as an integer (no fraction, no exponent); every number here is a counter")
         }
         do {
             return try JSONDecoder().decode(type, from: data)
@@ -23,4 +31,42 @@ public enum CanonicalJSON {
             throw JSONFileError(file: file, error: error, data: data)
         }
     }
+
+    /// The first number outside strings whose spelling has a fraction or an exponent, nil when none has.
+    static func firstNonIntegerNumber(in data: Data) -> String? {
+        var inString = false
+        var escaped = false
+        var index = data.startIndex
+        while index < data.endIndex {
+            let byte = data[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                index += 1
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+                index += 1
+            } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                var end = index
+                var integer = true
+                while end < data.endIndex, Self.numberBytes.contains(data[end]) {
+                    let next = data[end]
+                    if next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") { integer = false }
+                    end += 1
+                }
+                if !integer { return String(decoding: data[index..<end].prefix(40), as: UTF8.self) }
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private static let numberBytes = Set("0123456789+-.eE".utf8)
 }

@@ -17,7 +17,30 @@ package final class ReadableFile {
         }
     }
 
+    private init(path: String, descriptor: FileDescriptor) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
     deinit { try? descriptor.close() }
+
+    /// The whole file at `path`, which must be a regular file (keys, given by name on a command line):
+    /// a FIFO, a device or a folder is refused (`EINVAL`) without waiting, since the open does not block
+    /// (`O_NONBLOCK`) and the kind is checked on the open descriptor (`fstat`).
+    package static func regularFileContents(of path: String, limit: Int) throws(FileError) -> Data {
+        let file: ReadableFile
+        do {
+            file = ReadableFile(path: path, descriptor: try unsafe FileDescriptor.open(path, .readOnly, options: [.followLinks, .nonBlocking]))
+        } catch {
+            throw FileError("open", path, code: error.code)
+        }
+        let info: FileSystem.Status
+        do { info = try file.descriptor.status() } catch { throw FileError("fstat", path, code: error.code) }
+        guard info.isRegular else {
+            throw FileError("read (not a regular file: a FIFO, device or folder is refused; give a key file)", path, code: EINVAL)
+        }
+        return try contents(of: file, limit: limit)
+    }
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
@@ -58,7 +81,11 @@ package final class ReadableFile {
     /// The whole file, refusing files over `limit` bytes (manifests, catalogs, recipes); one
     /// allocation of the file's size when it is a regular file.
     package static func contents(of path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> Data {
-        let file = try ReadableFile(path: path, followLinks: followLinks)
+        try contents(of: try ReadableFile(path: path, followLinks: followLinks), limit: limit)
+    }
+
+    private static func contents(of file: ReadableFile, limit: Int) throws(FileError) -> Data {
+        let path = file.path
         if let info = try? file.descriptor.status(), info.isRegular, info.size > 0 {
             let size = Int(info.size)
             if size > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }

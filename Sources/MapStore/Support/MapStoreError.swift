@@ -86,6 +86,9 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// `region ID`) a second owner: `owners` names the one that has it and the one that would add it
     /// (regions and bundle). Refused before anything changed; the catalog is inconsistent.
     case ownershipConflict(path: String, owners: [String])
+    /// `catalog.json.timestamp` at `url` is missing (or could not be read) although this device has
+    /// trusted timestamps of this catalog lineage before (a freeze by deletion).
+    case catalogTimestampMissing(url: String)
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -102,7 +105,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         switch self {
         case .remote, .invalidCatalog, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback, .catalogMixAndMatch, .catalogExpired,
             .catalogOtherLineage, .catalogResetRefused, .catalogTimestampStale, .catalogTimestampReplayed, .catalogTimestampExpired,
-            .catalogTimestampMismatch, .ownershipConflict:
+            .catalogTimestampMissing, .catalogTimestampMismatch, .ownershipConflict:
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notAnImage, .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
@@ -170,6 +173,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .ownershipConflict(let path, let owners):
             "the catalog gives \(path) two owners: \(owners.first ?? "?") has it and \(owners.dropFirst().first ?? "?") would add it; "
                 + "nothing was changed; the catalog is inconsistent, so ask its publisher for a corrected one"
+        case .catalogTimestampMissing(let url): "\(url): \(CatalogTrustError.timestampMissing)"
         }
     }
 
@@ -195,6 +199,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .timestampReplayed(let seen, let offered): return .catalogTimestampReplayed(url: url, seen: seen, offered: offered)
         case .timestampExpired(let expires): return .catalogTimestampExpired(url: url, expires: expires)
         case .timestampMismatch(let reason): return .catalogTimestampMismatch(url: url, reason: reason)
+        case .timestampMissing: return .catalogTimestampMissing(url: url)
         }
     }
 

@@ -13,9 +13,10 @@ enum CatalogLoader {
     /// timestamp vetted by `vet`; fetch failures become `MapStoreError.remote` (or `.local` for a file),
     /// refusals the `MapStoreError.catalog…` cases.
     static func fetch(
-        _ url: URL, with fetcher: CatalogFetcher, signed: Bool, vet: (Data, String) throws(CatalogTrustError) -> CatalogTimestamp?
+        _ url: URL, with fetcher: CatalogFetcher, signed: Bool, timestampRequired: Bool = false,
+        vet: (Data, String) throws(CatalogTrustError) -> CatalogTimestamp?
     ) throws(MapStoreError) -> FetchedCatalog {
-        do { return try fetcher.fetch(url, signed: signed, vet: vet) } catch {
+        do { return try fetcher.fetch(url, signed: signed, timestampRequired: timestampRequired, vet: vet) } catch {
             switch error {
             case .missing:
                 throw url.isFileURL

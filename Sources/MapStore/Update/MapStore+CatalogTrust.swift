@@ -48,7 +48,10 @@ extension MapStore {
             let state = try core.committedState()
             return (try state.seenCatalog(), try state.meta(.catalogName))
         }
-        let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: true) { bytes, source throws(CatalogTrustError) in
+        // A lineage that came with timestamps must keep them (timestampVersion counts from 1).
+        let timestampRequired = (seenBefore?.timestampVersion ?? 0) > 0
+        let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: true, timestampRequired: timestampRequired) {
+            bytes, source throws(CatalogTrustError) in
             try CatalogTrust.checkTimestamp(bytes, source: source, trusted: trusted, seen: seenBefore, lineage: lineage, now: now)
         }
         let source = CatalogSignature.url(beside: url).absoluteString

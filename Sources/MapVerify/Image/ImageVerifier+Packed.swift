@@ -20,6 +20,8 @@ extension ImageVerifier {
         var seedDigest: (digest: SHA256Digest, size: Int64)?
         var bytes: Int64 = 0
         var signature: Data?
+        // A manifest found but refused: said as it is, not as "no manifest.json" (issue 41).
+        var manifestRefusal: ImageOpenError?
         do throws(ArchiveError) {
             var rule = PackedImageEntry.Rule()
             while let entry = try reader.next() {
@@ -38,13 +40,21 @@ extension ImageVerifier {
                 case .success(.manifest):
                     guard entry.size <= maxManifestBytes else { throw ArchiveError.tooLarge(entry: name, limit: Int64(maxManifestBytes)) }
                     let file = path + ":" + name
-                    guard let mapping = try unsafe MappedFile.copying({ (chunk) throws(ArchiveError) in try unsafe reader.readData(into: chunk) }),
-                        let (header, found, count) = readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
+                    guard let mapping = try unsafe MappedFile.copying({ (chunk) throws(ArchiveError) in try unsafe reader.readData(into: chunk) })
                     else {
                         // Unreadable before a manifest was had: not an image.
                         throw ImageOpenError.notAnImage(path: path).asArchive
                     }
-                    do { store = try PackedStoreCheck(mapping, file: file) } catch { throw ImageOpenError.notAnImage(path: path).asArchive }
+                    let header: ImageManifest
+                    let found: [VerifyProblem]
+                    let count: Int
+                    do {
+                        (header, found, count) = try readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
+                        store = try PackedStoreCheck(mapping, file: file)
+                    } catch {
+                        manifestRefusal = error as? ImageOpenError ?? .manifest(path: file, reason: "not a valid manifest: \(error)")
+                        throw ImageOpenError.notAnImage(path: path).asArchive
+                    }
                     manifest = (header, count, mapping)
                     problems += found
                     continue
@@ -65,6 +75,7 @@ extension ImageVerifier {
                 }
             }
         } catch {
+            if let manifestRefusal { throw manifestRefusal }
             if case .malformed(let message) = error, message == notAnImageMarker { throw .notAnImage(path: path) }
             // Unreadable before a manifest was found: this is not an image at all.
             if manifest == nil { throw .notAnImage(path: path) }
@@ -94,22 +105,24 @@ extension ImageVerifier {
     }
 
     /// A packed image's manifest checked as a whole: the manifest (without files and bundles
-    /// unless `keepingFileList`), its own problems and the number of files; nil when it is not a
-    /// valid manifest. The order of the file list does not matter here: an unsorted one is read
-    /// the ordinary way.
-    private static func readPackedManifest(_ mapping: MappedFile, file: String, keepingFileList: Bool) -> (ImageManifest, [VerifyProblem], Int)? {
+    /// unless `keepingFileList`), its own problems and the number of files; refused, saying why
+    /// (damaged, a repeated entry, …), when it is not a valid manifest. The order of the file list
+    /// does not matter here: an unsorted one is read the ordinary way.
+    private static func readPackedManifest(
+        _ mapping: MappedFile, file: String, keepingFileList: Bool
+    ) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem], Int) {
         if !keepingFileList, var reading = try? StreamedManifest(mapping, file: file) {
             var count = 0
             do {
                 while try reading.next({ _ in count += 1 }) {}
-                guard let (header, problems) = try? reading.finish() else { return nil }
+                let (header, problems) = try reading.finish()
                 return (header, problems, count)
             } catch {
-                // Unsorted, or not valid: the whole reader says which.
+                // Unsorted, or not valid: the whole reader below says which.
             }
         }
         defer { mapping.releaseAll() }
-        guard let (manifest, problems) = try? unsafe readManifest(Data(mapping.bytes), file: file) else { return nil }
+        let (manifest, problems) = try unsafe readManifest(Data(mapping.bytes), file: file)
         var kept = manifest
         if !keepingFileList {
             kept.files = []

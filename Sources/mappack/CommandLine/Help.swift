@@ -271,6 +271,8 @@ enum Help {
         ("MAPPACK_REMOTE_CACHE_READONLY", "1: never upload to the remote cache, as --remote-cache-readonly"),
         ("MAPPACK_NOW", "the time (seconds since 1970) that signature expiry is judged against, instead of the clock"),
         ("MAPPACK_PROGRESS_INTERVAL", "seconds between progress lines off a terminal"),
+        ("MAPPACK_SERVE_MAX_CONNECTIONS", "connections mappack serve answers at once (default: half the open-file limit, at most 512)"),
+        ("MAPPACK_SERVE_HEAD_TIMEOUT", "seconds mappack serve waits for a whole request head (default 10)"),
         ("NO_COLOR", "set: no colours on a terminal"),
     ]
 

@@ -47,7 +47,7 @@ enum KeygenCommand {
 /// Reads key files named on the command line.
 enum KeyFiles {
     static func read(_ path: String) throws -> String {
-        do { return String(decoding: try ReadableFile.contents(of: path, limit: 4096), as: UTF8.self) } catch {
+        do { return String(decoding: try ReadableFile.regularFileContents(of: path, limit: 4096), as: UTF8.self) } catch {
             throw UsageError(message: "cannot read key file: \(error)")
         }
     }

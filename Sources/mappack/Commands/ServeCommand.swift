@@ -14,7 +14,7 @@ enum ServeCommand {
         let maplibre = try MapLibreAssets.load(explicit: arguments.option(Verbs.Serve.maplibre))
         let image = try ServedImage.open(path, cache: arguments.option(Verbs.Serve.cache))
         defer { image.close() }
-        let server = try LoopbackServer(port: UInt16(port))
+        let server = try LoopbackServer(port: UInt16(port), limits: try serveLimits())
         let base = "http://127.0.0.1:\(server.port)"
         let routes = try ServeRoutes(image: image, base: base, maplibre: maplibre)
         let stop = DispatchSemaphore(value: 0)
@@ -46,5 +46,22 @@ enum ServeCommand {
         server.stop()
         for source in sources { source.cancel() }
         return .success
+    }
+
+    /// The server's limits, `LoopbackServer.Limits.standard` unless `MAPPACK_SERVE_MAX_CONNECTIONS`
+    /// or `MAPPACK_SERVE_HEAD_TIMEOUT` says otherwise (a bad value is a usage error, exit 2).
+    static func serveLimits() throws -> LoopbackServer.Limits {
+        var limits = LoopbackServer.Limits.standard
+        let environment = ProcessInfo.processInfo.environment
+        func value(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            guard let text = environment[name] else { return nil }
+            guard let number = Int(text), range.contains(number) else {
+                throw UsageError(message: "\(name)=\(text.visible): give a whole number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return number
+        }
+        if let connections = try value("MAPPACK_SERVE_MAX_CONNECTIONS", 1...65536) { limits.maxConnections = connections }
+        if let seconds = try value("MAPPACK_SERVE_HEAD_TIMEOUT", 1...3600) { limits.headTimeout = seconds }
+        return limits
     }
 }

@@ -50,13 +50,18 @@ struct ServedImage: Sendable {
             let manifestPath = folder + "/" + ImageManifest.fileName
             guard FileSystem.exists(manifestPath) else { throw ImageOpenError.notAnImage(path: path) }
             let manifest: ImageManifest
-            do { manifest = try ManifestReader.read(try Data(contentsOf: URL(fileURLWithPath: manifestPath)), file: manifestPath) } catch {
+            // Not through a link: a manifest planted outside would name another image's files.
+            do {
+                let bytes = try ReadableFile.contents(of: manifestPath, limit: ImageVerifier.maxManifestBytes, followLinks: false)
+                manifest = try ManifestReader.read(bytes, file: manifestPath)
+            } catch {
                 throw ImageOpenError.manifest(path: manifestPath, reason: "\(error)")
             }
             if kind != .store, manifest.cacheSeed != nil { seed = folder + "/" + ImageManifest.cacheSeedFileName }
             let tiles = try TileDatabases(
                 regions: regions(of: manifest), store: folder + "/" + ImageManifest.storeFolder,
-                seed: seed.map { TileDatabases.Seed(file: $0, scratch: scratch + "/seed", regions: seedRegions(of: manifest)) })
+                seed: seed.map { TileDatabases.Seed(file: $0, scratch: scratch + "/seed", regions: seedRegions(of: manifest)) },
+                confinedTo: folder)
             var formats: [String: String] = [:]
             for source in tiles.sources { formats[source.path] = try TileDatabases.format(of: source) }
             return ServedImage(

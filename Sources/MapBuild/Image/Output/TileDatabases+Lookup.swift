@@ -15,7 +15,7 @@ extension TileDatabases {
     package func tile(zoom: Int, x: Int, y: Int) throws -> Tile? {
         guard (0...30).contains(zoom), (0..<(1 << zoom)).contains(x), (0..<(1 << zoom)).contains(y) else { return nil }
         let row = (1 << zoom) - 1 - y
-        for source in sources {
+        for source in sources where confinedTo.map({ TileDatabases.isReachable(source.path, beneath: $0) }) ?? true {
             let database = try SQLiteDatabase(path: source.path, readOnly: true)
             try database.execute("PRAGMA trusted_schema = OFF")
             let found = try source.limited(database) {

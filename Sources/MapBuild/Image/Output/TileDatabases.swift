@@ -59,13 +59,19 @@ package struct TileDatabases {
     /// Every tile database of `regions`, in region order, then path order; then the seed's, in its
     /// entry order. Where two hold the same tile, the first wins: a region's own over the overview's.
     package let sources: [Source]
+    /// With a folder, a database under it is read only when reached from it without a symbolic
+    /// link (`FileSystem.isRegularFileBeneath`), when found and again before each single tile is
+    /// read: `mappack serve` must not answer from a database planted outside the image or store.
+    package let confinedTo: String?
 
-    package init(regions: [OutputRegion], store: String, seed: Seed? = nil) throws {
+    package init(regions: [OutputRegion], store: String, seed: Seed? = nil, confinedTo root: String? = nil) throws {
+        confinedTo = root
         var found: [Source] = []
         for region in regions.sorted(by: { $0.id < $1.id }) {
             for file in region.files {
                 try Task.checkCancellation()
                 let path = store + "/" + file.path
+                if let root, !TileDatabases.isReachable(path, beneath: root) { continue }
                 guard let bytes = TileDatabases.sqliteFileSize(path) else { continue }
                 let source = Source(region: region, file: file, path: path, workLimit: UntrustedDatabase.workLimit(bytes: bytes))
                 if try TileDatabases.isTileDatabase(source) { found.append(source) }
@@ -73,6 +79,13 @@ package struct TileDatabases {
         }
         if let seed { found += try TileDatabases.seedSources(seed) }
         sources = found
+    }
+
+    /// False when `path` is under `root` but not reached from it as a regular file without a link.
+    static func isReachable(_ path: String, beneath root: String) -> Bool {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        guard path.hasPrefix(prefix) else { return true }
+        return FileSystem.isRegularFileBeneath(root, String(path.dropFirst(prefix.count)))
     }
 
     /// Copies each tile database of the cache seed to `seed.scratch` (SQLite attaches files only),
