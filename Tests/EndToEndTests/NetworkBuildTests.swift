@@ -138,3 +138,36 @@ final class ServedWorld: @unchecked Sendable {
         #expect(try world.build(recipe, cache: "cache", out: "out").status == 0)
     }
 }
+
+/// The catalog, its timestamp and signature go through the same retry policy as bundles, and an error
+/// names the request that failed (issue 43 item 2).
+@Suite struct CatalogFetchRetryTests {
+    @Test func aPassing503OnTheCatalogAndItsTimestampIsRetried() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        // The first request of each path (the timestamp, then the catalog) answers 503 with Retry-After: 1.
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1")
+        let build = try world.build(recipe, cache: "cache", out: "out")
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(try Tool.mappack(["verify", world.folder.join("out/net-2026.11.0")]).status == 0)
+    }
+
+    @Test func aLastingFailureNamesTheRequestThatFailed() throws {
+        let world = try ServedWorld()
+        // A signed publish: a catalog.json.timestamp beside the catalog, the first thing a build asks for.
+        let key = world.folder.join("release")
+        #expect(try Tool.mappack(["keygen", "--out", key]).status == 0)
+        let signed = world.folder.join("signed")
+        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", signed, "--sign", key + ".key"])
+        try #require(publish.status == 0, "\(publish.stderr)")
+        try #require(FileManager.default.fileExists(atPath: signed + "/catalog.json.timestamp"))
+        let server = try FaultServer(root: signed)
+        defer { server.stop() }
+        // Every request answers 500: the first one a build makes is the timestamp's.
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString + "?fault=status&code=500&retry-after=0")
+        let build = try world.build(recipe, cache: "cache", out: "out")
+        #expect(build.status == 1, "\(build.stderr)")
+        #expect(build.stderr.contains("catalog.json.timestamp"), "the error names the catalog, not the timestamp that failed: \(build.stderr)")
+    }
+}

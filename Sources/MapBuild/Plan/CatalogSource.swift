@@ -65,7 +65,10 @@ public enum CatalogSource {
 
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
         let name = url.isFileURL ? url.path : url.absoluteString
-        let fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
+        var fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
+        // The catalog, its timestamp and signature are retried as bundles are (issue 43: one 503 failed a
+        // build at once).
+        fetcher.client = FetchClient(retry: .standard)
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in
@@ -78,9 +81,10 @@ public enum CatalogSource {
                 throw .unreadable(
                     url: name,
                     reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404))
-            case .fetch(.tooLarge(_, let limit)): throw .unreadable(url: name, reason: "larger than \(limit) bytes")
-            case .fetch(.failed(_, let status, let reason)):
-                throw .unreadable(url: name, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
+            // The URL that failed: the timestamp's or the signature's is not the catalog's.
+            case .fetch(.tooLarge(let failed, let limit)): throw .unreadable(url: failed, reason: "larger than \(limit) bytes")
+            case .fetch(.failed(let failed, let status, let reason)):
+                throw .unreadable(url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
             case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason)
             case .refused(_, let refusal): throw .untrusted(url: name, refusal)
             }

@@ -87,7 +87,9 @@ package struct CatalogFetcher: Sendable {
         }
         kept[.timestamp] = timestampBytes
         guard let timestamp else {
-            // An old server (or an ignored timestamp): the catalog itself, conditionally.
+            // An old server (or an ignored timestamp): the catalog itself, conditionally. Its `.zst` is not
+            // taken here: nothing binds it to these bytes (a timestamp does, below), and a stale one
+            // beside an edited catalog would be built from.
             let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
             guard let bytes else { throw .missing(url: url.isFileURL ? url.path : url.absoluteString) }
             let signature =

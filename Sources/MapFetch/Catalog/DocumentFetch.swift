@@ -77,40 +77,65 @@ package enum DocumentFetch {
         case missing
     }
 
-    /// GETs `url` (`file://` is read) through `client`, at most `limit` bytes; with `validators`, conditionally.
+    /// GETs `url` (`file://` is read) through `client`, at most `limit` bytes; with `validators`,
+    /// conditionally. A failure `client.retry` finds worth another attempt (a timeout, a dropped
+    /// connection, 408/429/5xx) is tried again after its delay (`Retry-After` honoured), as bundles are;
+    /// the wait ends early when `stop` says so.
     package static func get(
         _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false, stop: (() -> Bool)? = nil,
         client: FetchClient = FetchClient()
     ) throws(DocumentFetchError) -> Response {
+        var failures = 0
+        while true {
+            do throws(FetchFailure) {
+                return try attempt(url, limit: limit, validators: validators, acceptEncoding: acceptEncoding, stop: stop, client: client)
+            } catch {
+                failures += 1
+                guard let delay = client.retryDelay(after: error, failures: failures) else { throw documentError(error) }
+                // Waits in slices, so a stop (the caller's cancellation) ends it at once.
+                let until = Date().addingTimeInterval(delay)
+                while Date() < until {
+                    if stop?() == true { throw documentError(error) }
+                    Thread.sleep(forTimeInterval: min(0.1, max(0, until.timeIntervalSinceNow)))
+                }
+            }
+        }
+    }
+
+    /// The document error for a client's failure.
+    private static func documentError(_ error: FetchFailure) -> DocumentFetchError {
+        switch error {
+        case .tooLarge(let source, let limit): .tooLarge(url: source, limit: Int(limit))
+        case .stopped(let source): .failed(url: source, httpStatus: nil, reason: "stopped: the caller was cancelled")
+        case .status(let source, let status, _): .failed(url: source, httpStatus: status, reason: "expected 200 OK")
+        case .transfer(let source, let status, let reason, _): .failed(url: source, httpStatus: status, reason: reason)
+        }
+    }
+
+    /// One GET of `url`: the body, `304` or none, or the client's failure.
+    private static func attempt(
+        _ url: URL, limit: Int, validators: HTTPValidators?, acceptEncoding: Bool, stop: (() -> Bool)?, client: FetchClient
+    ) throws(FetchFailure) -> Response {
         // A file is read into one allocation of its size: appended chunk by chunk, an 8 MB catalog
         // was copied and faulted in again each time the buffer grew (~5 % of a planet plan).
         if url.isFileURL {
             do { return .body(try ReadableFile.contents(of: url.path, limit: limit), nil) } catch {
-                if error.code == EFBIG { throw .tooLarge(url: url.path, limit: limit) }
+                if error.code == EFBIG { throw .tooLarge(url: url.path, limit: Int64(limit)) }
                 if error.isNotFound { return .missing }
-                throw .failed(url: url.path, httpStatus: nil, reason: error.description)
+                throw .transfer(url: url.path, httpStatus: nil, reason: error.description, transient: false)
             }
         }
         var body = Data()
-        do {
-            let answer = try client.get(
-                url, limit: Int64(limit), requestHeaders: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop
-            ) { chunk in
-                RawBytes.append(chunk, to: &body)
-                return true
-            }
-            switch answer {
-            case .body(let headers): return .body(body, HTTPValidators(headers: headers))
-            case .notModified: return .notModified
-            case .missing: return .missing
-            }
-        } catch {
-            switch error {
-            case .tooLarge(let source, let limit): throw .tooLarge(url: source, limit: Int(limit))
-            case .stopped(let source): throw .failed(url: source, httpStatus: nil, reason: "stopped: the caller was cancelled")
-            case .status(let source, let status, _): throw .failed(url: source, httpStatus: status, reason: "expected 200 OK")
-            case .transfer(let source, let status, let reason, _): throw .failed(url: source, httpStatus: status, reason: reason)
-            }
+        let answer = try client.get(
+            url, limit: Int64(limit), requestHeaders: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop
+        ) { chunk in
+            RawBytes.append(chunk, to: &body)
+            return true
+        }
+        switch answer {
+        case .body(let headers): return .body(body, HTTPValidators(headers: headers))
+        case .notModified: return .notModified
+        case .missing: return .missing
         }
     }
 }
