@@ -82,13 +82,24 @@ import Testing
         #expect(reused > 0 && reused <= versions.unchanged.count, "\(reused) of \(versions.unchanged.count)")
         #expect(try Self.published(full)["reused"] as? Int == 0)
         try Self.expectSameBytes(versions.join("v2-full"), versions.join("v2-incremental"))
-        // Reused bundles are hard links to the previous ones here (one filesystem), not copies.
+        // Reused bundles are copies, not hard links to the previous ones (issue 41: an in-place edit of
+        // the previous publish's file changed this one too): an edit of one leaves the other intact.
         let bundles = versions.join("v2-incremental/bundles")
-        let linked = try (FileManager.default.subpaths(atPath: bundles) ?? []).filter { path in
-            guard path.hasSuffix(".tar.zst") else { return false }
-            return try FileManager.default.attributesOfItem(atPath: bundles + "/" + path)[.referenceCount] as? Int ?? 1 >= 2
+        let files = (FileManager.default.subpaths(atPath: bundles) ?? []).filter { $0.hasSuffix(".tar.zst") }
+        let linked = try files.filter { path in
+            try FileManager.default.attributesOfItem(atPath: bundles + "/" + path)[.referenceCount] as? Int ?? 1 >= 2
         }
-        #expect(linked.count == reused, "\(linked.count) linked, \(reused) reused")
+        #expect(linked.isEmpty, "\(linked.count) reused bundles are links")
+        let shared = try #require(files.first { FileManager.default.fileExists(atPath: versions.join("v1/bundles/") + $0) })
+        let before = try Data(contentsOf: URL(fileURLWithPath: bundles + "/" + shared))
+        let original = try Data(contentsOf: URL(fileURLWithPath: versions.join("v1/bundles/") + shared))
+        // An in-place edit (as `dd conv=notrunc` does) of the previous publish's file.
+        let handle = try #require(FileHandle(forUpdatingAtPath: versions.join("v1/bundles/") + shared))
+        try handle.seek(toOffset: 10)
+        try handle.write(contentsOf: Data([0xFF, 0xFF]))
+        try handle.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bundles + "/" + shared)) == before, "editing v1's bundle changed v2's")
+        try original.write(to: URL(fileURLWithPath: versions.join("v1/bundles/") + shared))
         // The same through the previous catalog's path, and without --previous over the previous folder itself.
         try FileManager.default.copyItem(atPath: versions.join("v1"), toPath: versions.join("v2-over-v1"))
         let byFile = try Tool.mappack(
@@ -148,6 +159,30 @@ import Testing
             ["publish", versions.join("src2"), "--out", versions.join("v2-reference"), "--previous", versions.join("probe"), "--json"])
         let reused = try #require(try Self.published(incremental)["reused"] as? Int)
         #expect(reused == (try Self.published(withoutTamper)["reused"] as? Int ?? 0) - 1)
+        try Self.expectSameBytes(versions.join("v2-full"), versions.join("v2-incremental"))
+    }
+
+    /// An edited `publish-record.json` that maps two unchanged sources to each other's genuine bundles
+    /// (issue 41, attack 10): the reuse is proven against the source's files, not asserted, so both are
+    /// packed afresh, named, and the publish equals a full one.
+    @Test func anEditedRecordCannotPutOneSourcesBundleUnderAnother() throws {
+        let versions = try Versions()
+        #expect(try Tool.mappack(["publish", versions.join("src1"), "--out", versions.join("v1")]).status == 0)
+        #expect(try Tool.mappack(["publish", versions.join("src2"), "--out", versions.join("v2-full")]).status == 0)
+        let recordURL = URL(fileURLWithPath: versions.join("v1/publish-record.json"))
+        var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: recordURL)) as? [String: Any])
+        var sources = try #require(record["sources"] as? [String: String])
+        // Two sources whose bundles differ: their bundles swapped in the record.
+        let keys = sources.keys.sorted()
+        let first = try #require(keys.first)
+        let second = try #require(keys.first { sources[$0] != sources[first] })
+        (sources[first], sources[second]) = (sources[second], sources[first])
+        record["sources"] = sources
+        try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]).write(to: recordURL)
+        let incremental = try Tool.mappack(
+            ["publish", versions.join("src2"), "--out", versions.join("v2-incremental"), "--previous", versions.join("v1"), "--json"])
+        #expect(incremental.status == 0, "\(incremental.stderr)")
+        #expect(incremental.stderr.contains("does not hold the files of source bundle"), "\(incremental.stderr)")
         try Self.expectSameBytes(versions.join("v2-full"), versions.join("v2-incremental"))
     }
 

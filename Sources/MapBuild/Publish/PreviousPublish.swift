@@ -6,7 +6,7 @@ import MapIO
 /// its `publish-record.json` saying which source content each bundle was packed from.
 ///
 /// A bundle is reused only when its source digest is recorded there, the packer was the same, and
-/// the previous bundle file (hard-linked into the new publish, or copied across filesystems) hashes
+/// the previous bundle file (copied into the new publish, never linked, and hashed as it is copied) hashes
 /// to the digest the catalog names; a file that does not (edited, truncated, missing) is packed
 /// afresh from the source and the publish says so. So a publish with `--previous` writes the same
 /// bytes as one without.
@@ -89,10 +89,18 @@ struct PreviousPublish: Sendable {
             url: "bundles/\(hex.prefix(2))/\(hex).tar.zst", size: previous.size, unpackedSize: source.unpackedSize, files: source.paths.count,
             kind: kind, sizeOnDisk: source.sizeOnDisk)
         do {
-            try Self.place(bundlePath, at: temporary, size: previous.size)
-            let placed = try SHA256.digestOfFile(temporary)
+            let placed = try Self.copy(bundlePath, to: temporary, size: previous.size)
             guard placed.digest == digest.sha256, placed.size == previous.size else {
                 return try discard(temporary, nil, .damaged(path: bundlePath, reason: "its bytes are not the SHA-256 the catalog names"))
+            }
+            // Proven, not asserted: what the copy holds is this source's files (the record's mapping
+            // could have been edited to name another genuine bundle).
+            guard try BundleSource.digest(ofPackedBundle: temporary) == source.digest else {
+                return try discard(
+                    temporary, nil,
+                    .damaged(
+                        path: bundlePath,
+                        reason: "it does not hold the files of source bundle '\(source.name)' (publish-record.json maps that source to it)"))
             }
         } catch {
             return try discard(temporary, nil, .damaged(path: bundlePath, reason: "\(error)"))
@@ -106,7 +114,7 @@ struct PreviousPublish: Sendable {
                 return try discard(temporary, zckTemporary, .damaged(path: zckPath, reason: "the catalog's headerSize is out of range"))
             }
             do {
-                try Self.place(zckPath, at: zckTemporary, size: recorded.size)
+                _ = try Self.copy(zckPath, to: zckTemporary, size: recorded.size)
                 let header = try SHA256.copyRange(of: zckTemporary, from: 0, count: recorded.headerSize, to: nil)
                 let data = try SHA256.copyRange(of: zckTemporary, from: recorded.headerSize, count: recorded.size - recorded.headerSize, to: nil)
                 let size = try FileSystem.status(zckTemporary)?.size
@@ -125,14 +133,12 @@ struct PreviousPublish: Sendable {
                 chunkedTemporary: chunkedTemporary))
     }
 
-    /// Puts the previous file at `path` at `target`: a hard link (its bytes are on disk already, made
-    /// durable by the previous publish), else, on another filesystem, a copy of its first `size`
-    /// bytes, fsynced. Bundles are never written in place, so sharing them between versions is safe.
-    private static func place(_ path: String, at target: String, size: Int64) throws(FileError) {
-        do { try FileSystem.hardLink(path, to: target) } catch {
-            guard error.code == EXDEV || error.code == EPERM || error.code == EMLINK else { throw error }
-            _ = try SHA256.copyRange(of: path, from: 0, count: size, to: target)
-        }
+    /// Copies the previous file at `path` to `target` (its first `size` bytes, fsynced), hashing as it
+    /// copies. A copy, never a hard link: with a link, an in-place edit of one publish's bundle
+    /// (`dd conv=notrunc`) changed the other publish too (issue 41); the copy is checked against the
+    /// digest the previous catalog names, so the new publish holds exactly those bytes.
+    private static func copy(_ path: String, to target: String, size: Int64) throws(FileError) -> (digest: SHA256Digest, size: Int64) {
+        try SHA256.copyRange(of: path, from: 0, count: size, to: target)
     }
 
     /// Removes what a failed reuse copied, and says why it failed.
