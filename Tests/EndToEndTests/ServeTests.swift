@@ -131,6 +131,8 @@ import Testing
         #expect(head.status == 200 && head.headers["content-length"] == String(tile.hex.count / 2), "\(head.headers)")
         #expect(String(decoding: head.body, as: UTF8.self).hasSuffix("\r\n\r\n"), "HEAD sent a body")
         #expect(try ServeTests.fetch(base + "/", method: "POST").status == 405)
+        // The icon a browser asks for on its own: no content, not an error.
+        #expect(try ServeTests.fetch(base + "/favicon.ico").status == 204)
         let padding = String(repeating: "a", count: 20_000)
         #expect(try ServeTests.fetch(base + "/", extra: ["-H", "X-Padding: \(padding)"]).status == 431)
 

@@ -50,6 +50,8 @@ struct ServeRoutes: Sendable {
         if let address = ServeRoutes.tileAddress(Array(segments)) {
             return tile(zoom: address.zoom, x: address.x, y: address.y)
         }
+        // Browsers ask for it on their own: nothing to show, and no error in their console (issue 43).
+        if request.path == "/favicon.ico" { return HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         if request.path == "/maplibre-gl.js" || request.path == "/maplibre-gl.css" {
             return .text(404, "MapLibre GL JS is not available: run `make venv` (PyPI wheel maplibre) or give --maplibre-js DIR")
         }
