@@ -286,16 +286,26 @@ public final class MapStore: Sendable {
     /// removed the deletion runs to its commit (a half-deleted region is not a state to leave).
     public func deleteRegions(_ ids: [RegionID]) async throws(MapStoreError) {
         try await MapStoreError.boundary("deleteRegions", path: storageFolder) {
+            // Downloads of the regions (and of regions below them) are dropped first. What is installed is
+            // decided under the storage's lock, from the state another process may have changed: the
+            // snapshot before it may be stale while another writer holds the storage.
             let snapshot = snapshot
-            let installed = Set(snapshot.regions.map(\.id))
-            let fetching = { (id: RegionID) in !self.downloads(fetching: id).isEmpty || snapshot.states[id] == .paused }
-            if let unknown = ids.first(where: { !installed.contains($0) && !fetching($0) }) { throw MapStoreError.unknownRegion(unknown) }
+            let installedBefore = Set(snapshot.regions.map(\.id))
             let tree = listings.keptCatalog(snapshot)
-            let dropped = Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids)
-            for id in dropped.sorted() where !installed.contains(id) && fetching(id) { await cancelDownload(id) }
-            let deleting = ids.filter(installed.contains)
-            if deleting.isEmpty { return }
-            try await cancellableWrite { core throws in try core.deleteRegions(deleting) }
+            var dropped = Set<RegionID>()
+            for id in Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids).sorted() where !installedBefore.contains(id) {
+                let fetching = !downloads(fetching: id).isEmpty || snapshot.states[id] == .paused
+                if fetching, await cancelDownload(id) { dropped.insert(id) }
+            }
+            let cancelled = dropped
+            try await cancellableWrite { core throws in
+                let installed = Set(try core.committedState().regions(bundles: false).map(\.id))
+                if let unknown = ids.first(where: { !installed.contains($0) && !cancelled.contains($0) }) {
+                    throw MapStoreError.unknownRegion(unknown)
+                }
+                let deleting = ids.filter(installed.contains)
+                if !deleting.isEmpty { try core.deleteRegions(deleting) }
+            }
         }
     }
 
