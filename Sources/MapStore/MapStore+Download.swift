@@ -211,10 +211,7 @@ extension MapStore {
     func cleanUpCancelled(_ task: DownloadTask) {
         let descendants =
             (try? write { [self] core -> [RegionID] in
-                // Read under the store's lock, where every task claims its bundles as it plans.
-                let others = activeDownloads.withLock { map in
-                    map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
-                }
+                let others = bundlesClaimed(besides: ObjectIdentifier(task))
                 guard let tree = core.keptCatalog(), let url = core.catalogURL,
                     let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
                 else { return [] }

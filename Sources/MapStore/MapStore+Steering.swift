@@ -25,7 +25,7 @@ extension MapStore {
             for task in tasks { task.resume() }
             return tasks
         }
-        guard snapshot.states[region] == .paused, !snapshot.regions.contains(where: { $0.id == region }) else { return [] }
+        guard Self.pausedDownload(region, in: snapshot) else { return [] }
         return [try download(regions: [region])]
     }
 
@@ -39,10 +39,22 @@ extension MapStore {
         for task in tasks { task.cancel() }
         for task in tasks { try? await task.wait() }
         if !tasks.isEmpty { return true }
-        guard snapshot.states[region] == .paused, !snapshot.regions.contains(where: { $0.id == region }) else { return false }
+        guard Self.pausedDownload(region, in: snapshot) else { return false }
         let orphan = DownloadTask(store: self, regions: [region])
         await BlockingPool.value { [self] in cleanUpCancelled(orphan) }
         return true
+    }
+
+    /// Whether `region` is a paused download in `snapshot` (fetched bytes kept, not installed), whether or
+    /// not a live task holds it.
+    static func pausedDownload(_ region: RegionID, in snapshot: StoreSnapshot) -> Bool {
+        snapshot.states[region] == .paused && !snapshot.regions.contains { $0.id == region }
+    }
+
+    /// The bundles live downloads and updates other than `owner` claim (see `activeDownloads`); read under
+    /// the store's lock by a cleanup, where every task claims its bundles, so it removes none of them.
+    func bundlesClaimed(besides owner: ObjectIdentifier) -> Set<BundleDigest> {
+        activeDownloads.withLock { map in map.filter { $0.key != owner }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
     }
 
     /// The live download tasks whose regions (with their catalog descendants) include `region`.

@@ -188,10 +188,7 @@ extension MapStore {
         let recorded = task.recorded
         let (bundles, regions) = (recorded.bundles, recorded.regions)
         try? write { [self] core in
-            // Read under the store's lock, where every task claims its bundles: nothing claimed is removed.
-            let others = activeDownloads.withLock { map in
-                map.filter { $0.key != ObjectIdentifier(task) }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) }
-            }
+            let others = bundlesClaimed(besides: ObjectIdentifier(task))
             if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
             guard let state = try? core.committedState(), let rows = try? state.regions() else { return }
             let marked = Set(regions)

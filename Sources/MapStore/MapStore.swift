@@ -294,7 +294,7 @@ public final class MapStore: Sendable {
             let tree = listings.keptCatalog(snapshot)
             var dropped = Set<RegionID>()
             for id in Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids).sorted() where !installedBefore.contains(id) {
-                let fetching = !downloads(fetching: id).isEmpty || snapshot.states[id] == .paused
+                let fetching = !downloads(fetching: id).isEmpty || Self.pausedDownload(id, in: snapshot)
                 if fetching, await cancelDownload(id) { dropped.insert(id) }
             }
             let cancelled = dropped
