@@ -20,7 +20,7 @@ extension MapStore {
             try checkInstalledWithoutWaiting()
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
             let task = DownloadTask(store: self, regions: regions)
-            liveTasks.withLock { $0[ObjectIdentifier(task)] = WeakDownloadTask(task: task) }
+            runtime.withLock { $0.started(download: task) }
             task.start()
             return task
         }
@@ -103,7 +103,7 @@ extension MapStore {
                 let plan = try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
                 // Claimed in the same step that plans, under the store's lock, where a cancelled task's
                 // cleanup reads the claims: a bundle this task is about to fetch is never removed.
-                activeDownloads.withLock { $0[key] = Set(plan.requests.map(\.digest)) }
+                runtime.withLock { $0.claim(Set(plan.requests.map(\.digest)), by: key) }
                 return plan
             }
             requested = task.regions.filter { !(plan.regionBundles[$0]?.isEmpty ?? true) || plan.newRegions.contains($0) }
@@ -136,50 +136,47 @@ extension MapStore {
             try await BlockingPool.run { [self] in
                 try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
             }
-            activeDownloads.withLock { $0[key] = nil }
             for id in scope { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
             await BlockingPool.value { [self] in settlePausedTasks() }
         } catch {
-            activeDownloads.withLock { $0[key] = nil }
             // As at the public boundary: a file or database failure keeps its path and errno (`.local`).
             let failure = MapStoreError.wrapping(error, operation: "download", path: storageFolder)
-            let interrupted: Bool
-            if case .cancelled = failure { interrupted = true } else { interrupted = Task.isCancelled }
-            // Stopped while waiting for another process: this run changed nothing to settle.
+            let cancelled: Bool
+            if case .cancelled = failure { cancelled = true } else { cancelled = Task.isCancelled }
+            // Stopped while waiting for another process: this run changed nothing to record.
             let holding = lease != nil
-            switch (interrupted, task.phase) {
-            case (true, .pausing), (true, .stopping):
-                if holding {
-                    _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
-                }
-                // Paused before it is said, so a consumer that resumes on the event finds it paused.
-                let paused = task.control.markPaused()
-                for id in scope { task.emit(.stateChanged(id, .paused)) }
-                if paused { return }
-                // Stopped (or stopped or cancelled while pausing): the task ends here.
-                if task.phase == .cancelling { await BlockingPool.value { [self] in cleanUpCancelled(task) } }
-                task.finish(.failure(.cancelled))
-            case (true, .cancelling):
-                // Also when cancelled while waiting for the storage (a resumed run): earlier runs left
-                // fetched bytes and `paused` rows, which a cancel removes.
-                await BlockingPool.value { [self] in cleanUpCancelled(task) }
-                task.finish(.failure(.cancelled))
-            default:
-                // Fetched bytes stay for a later attempt: the regions are paused, not lost.
-                if holding {
-                    _ = try? await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
-                }
-                task.finish(.failure(failure))
-            }
+            await settle(task, failure: failure, cancelled: cancelled, downloadSettling(task, scope: scope, recording: holding))
         }
+    }
+
+    /// A download's part of settling a stopped run (`settle`): `scope` is the regions it announces (the
+    /// requested ones and the descendants its plan brings); `recording` is false when the run changed
+    /// nothing in the state (stopped while waiting for another process), so there is nothing to record.
+    func downloadSettling(_ task: DownloadTask, scope: [RegionID], recording: Bool) -> RunSettling {
+        // Fetched bytes stay for a later attempt unless cancelled: the regions are paused, not lost.
+        let recordPaused: @Sendable () async throws -> Void = { [self] in
+            guard recording else { return }
+            try await writeOffPool { [self] core throws in try core.state?.setDownloadState(notInstalled(task.regions, core), .paused) }
+        }
+        return RunSettling(
+            recordPaused: recordPaused,
+            announcePaused: { for id in scope { task.emit(.stateChanged(id, .paused)) } },
+            endKeepingBytes: {
+                try await recordPaused()
+                for id in scope { task.emit(.stateChanged(id, .paused)) }
+            },
+            // Also when cancelled while waiting for the storage (a resumed run): earlier runs left fetched
+            // bytes and `paused` rows, which a cancel removes.
+            endRemovingBytes: { [self] in try await BlockingPool.run { [self] in try cleanUpCancelled(task) } },
+            failed: { _ in try await recordPaused() })
     }
 
     /// Finishes paused tasks whose regions (with their catalog descendants) are all installed now,
     /// e.g. by another task: their `wait()` returns and their events end with `.completed`.
     func settlePausedTasks() {
-        let paused = liveTasks.withLock { live in live.values.compactMap(\.task).filter { $0.phase == .paused } }
+        let paused = runtime.withLock { $0.liveDownloads }.filter { $0.phase == .paused }
         guard !paused.isEmpty else { return }
         // From the snapshot the finished download published, and the kept catalog parsed once: no lock.
         let snapshot = snapshot
@@ -198,28 +195,45 @@ extension MapStore {
     }
 
     /// `ids` and their catalog descendants that are not installed (rows of the downloads table).
-    func notInstalled(_ ids: [RegionID], _ core: StoreCore) -> [RegionID] {
-        let installed = Set(((try? core.state?.regions()) ?? []).map(\.id))
-        let downloads = ((try? core.state?.downloadStates()) ?? [:]).keys
+    func notInstalled(_ ids: [RegionID], _ core: StoreCore) throws -> [RegionID] {
+        guard let state = core.state else { return [] }
+        let installed = Set(try state.regions().map(\.id))
+        let downloads = try state.downloadStates().keys
         var out = Set(ids.filter { !installed.contains($0) })
         if let tree = core.keptCatalog() { for id in ids { out.formUnion(tree.subtree(id).filter { !installed.contains($0) }) } }
         return Array(out.intersection(Set(downloads).union(ids)))
     }
 
-    /// Removes a cancelled task's fetched data (what no other live task needs) and its download rows; the
-    /// task announces its regions and the descendants they would have brought `available`.
-    func cleanUpCancelled(_ task: DownloadTask) {
-        let descendants =
-            (try? write { [self] core -> [RegionID] in
-                let others = bundlesClaimed(besides: ObjectIdentifier(task))
-                guard let tree = core.keptCatalog(), let url = core.catalogURL,
-                    let plan = try? core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
-                else { return [] }
-                core.removeDownloads(Set(plan.requests.map(\.digest)).subtracting(others))
-                try? core.state?.setDownloadState(plan.newRegions, nil)
-                return plan.newRegions
-            }) ?? []
-        for id in task.regions + descendants.filter({ !task.regions.contains($0) }) { task.emit(.stateChanged(id, .available)) }
+    /// Removes a cancelled task's fetched data (what no other live task claims) and its download rows, under
+    /// the store's lock where tasks take their claims; the task announces its regions and the descendants
+    /// they would have brought `available`. A task whose regions no longer plan (the catalog moved on)
+    /// clears the rows of its regions that are not installed; its fetched bytes are kept, since no plan
+    /// names them.
+    func cleanUpCancelled(_ task: DownloadTask) throws {
+        let owner = ObjectIdentifier(task)
+        let cleared = try write { [self] core throws -> [RegionID] in
+            let plan: StoreCore.DownloadPlan?
+            if let tree = core.keptCatalog(), let url = core.catalogURL {
+                do { plan = try core.planDownload(tree: tree, ids: task.regions, catalogURL: url) } catch MapStoreError.unknownCatalogRegion,
+                    MapStoreError.updateRequired
+                {
+                    plan = nil
+                }
+            } else {
+                plan = nil
+            }
+            guard let plan else {
+                runtime.withLock { $0.release(owner) }
+                let rows = try notInstalled(task.regions, core)
+                try core.state?.setDownloadState(rows, nil)
+                return rows
+            }
+            let removable = runtime.withLock { $0.cleanup(Set(plan.requests.map(\.digest)), of: owner) }
+            try core.removeDownloads(removable)
+            try core.state?.setDownloadState(plan.newRegions, nil)
+            return plan.newRegions
+        }
+        for id in task.regions + cleared.filter({ !task.regions.contains($0) }) { task.emit(.stateChanged(id, .available)) }
     }
 
     /// Catalog regions not installed, with names in `language`, their state (`available`,

@@ -10,11 +10,11 @@ extension MapStore {
 
     /// The latest progress of a region being downloaded (with its descendants) or of an installed region
     /// being updated, also while paused; nil when none is under way.
-    public func progress(of region: RegionID) -> RegionProgress? { regionProgress.withLock { $0[region] } }
+    public func progress(of region: RegionID) -> RegionProgress? { runtime.withLock { $0.progress(of: region) } }
 
     /// Records a region's bytes so far for `progress(of:)` and tells the event consumers.
     func reportProgress(_ region: RegionID, receivedBytes: Int64, totalBytes: Int64) {
-        regionProgress.withLock { $0[region] = RegionProgress(receivedBytes: receivedBytes, totalBytes: totalBytes) }
+        runtime.withLock { $0.record(region, RegionProgress(receivedBytes: receivedBytes, totalBytes: totalBytes)) }
         broadcaster.send(.progress(region, receivedBytes: receivedBytes, totalBytes: totalBytes))
     }
 
@@ -27,7 +27,7 @@ extension MapStore {
         case .progress(let id, let received, let total):
             reportProgress(id, receivedBytes: received, totalBytes: total)
         case .completed(let ids):
-            regionProgress.withLock { table in for id in ids { table[id] = nil } }
+            runtime.withLock { $0.settleProgress(ids) }
             broadcaster.send(.downloadFinished(ids))
         case .failed(let error):
             broadcaster.send(.downloadFailed(task.regions, error))

@@ -32,17 +32,24 @@ extension MapStore {
     /// Cancels the downloads of `region` (asked for it, or for a region it descends from) and removes
     /// what they fetched; the regions return to `available`. A `paused` region no live task holds has its
     /// fetched bytes removed the same way. Returns when the cancelled downloads have ended; true when
-    /// anything was cancelled. Too late for a download whose install has begun (it completes).
+    /// anything was cancelled. Too late for a download whose install has begun (it completes). Throws
+    /// when a cancelled download's fetched bytes or rows could not be removed (`MapStoreError.local`).
     @discardableResult
-    public func cancelDownload(_ region: RegionID) async -> Bool {
-        let tasks = downloads(fetching: region)
-        for task in tasks { task.cancel() }
-        for task in tasks { try? await task.wait() }
-        if !tasks.isEmpty { return true }
-        guard Self.pausedDownload(region, in: snapshot) else { return false }
-        let orphan = DownloadTask(store: self, regions: [region])
-        await BlockingPool.value { [self] in cleanUpCancelled(orphan) }
-        return true
+    public func cancelDownload(_ region: RegionID) async throws(MapStoreError) -> Bool {
+        try await MapStoreError.boundary("cancelDownload", path: storageFolder) {
+            let tasks = downloads(fetching: region)
+            for task in tasks { task.cancel() }
+            for task in tasks {
+                do { try await task.wait() } catch MapStoreError.cancelled {
+                    // Cancelled as asked; another end (it completed, its clean-up failed) is the caller's to know.
+                }
+            }
+            if !tasks.isEmpty { return true }
+            guard Self.pausedDownload(region, in: snapshot) else { return false }
+            let orphan = DownloadTask(store: self, regions: [region])
+            try await BlockingPool.run { [self] in try cleanUpCancelled(orphan) }
+            return true
+        }
     }
 
     /// Whether `region` is a paused download in `snapshot` (fetched bytes kept, not installed), whether or
@@ -51,15 +58,9 @@ extension MapStore {
         snapshot.states[region] == .paused && !snapshot.regions.contains { $0.id == region }
     }
 
-    /// The bundles live downloads and updates other than `owner` claim (see `activeDownloads`); read under
-    /// the store's lock by a cleanup, where every task claims its bundles, so it removes none of them.
-    func bundlesClaimed(besides owner: ObjectIdentifier) -> Set<BundleDigest> {
-        activeDownloads.withLock { map in map.filter { $0.key != owner }.values.reduce(into: Set<BundleDigest>()) { $0.formUnion($1) } }
-    }
-
     /// The live download tasks whose regions (with their catalog descendants) include `region`.
     func downloads(fetching region: RegionID) -> [DownloadTask] {
-        let tasks = liveTasks.withLock { live in live.values.compactMap(\.task) }
+        let tasks = runtime.withLock { $0.liveDownloads }
         let tree = listings.keptCatalog(snapshot)
         return tasks.filter { task in
             task.regions.contains(region) || task.regions.contains { tree?.subtree($0).contains(region) ?? false }
@@ -80,8 +81,8 @@ extension MapStore {
         let changed = autoUpdates.metered != metered
         let recheck = autoUpdates.report(metered: metered)
         var change = NetworkChange(metered: metered, fetchingPermitted: networkPermitsFetching)
-        let tasks = liveTasks.withLock { live in live.values.compactMap(\.task) }.sorted { $0.regions.lexicographicallyPrecedes($1.regions) }
-        let update = liveUpdate.withLock { $0.task }
+        let (live, update) = runtime.withLock { ($0.liveDownloads, $0.liveUpdate) }
+        let tasks = live.sorted { $0.regions.lexicographicallyPrecedes($1.regions) }
         if !change.fetchingPermitted {
             for task in tasks where task.phase == .running && task.pause() {
                 task.pausedByNetwork.store(true, ordering: .relaxed)

@@ -19,7 +19,7 @@ extension MapStore {
         let status = try await MapStoreError.boundary("switchStorage", path: folder.storeFolderPath) {
             try await cancellableWrite { [self] core throws -> StoreStatus in
                 try core.checkCancelled()
-                if let busy = liveWork() {
+                if let busy = runtime.withLock({ $0.liveWork }) {
                     throw MapStoreError.busy(
                         operation: "switchStorage",
                         reason: "\(busy) works on the current storage folder; let it finish or cancel it (cancel()), then switch")
@@ -34,14 +34,5 @@ extension MapStore {
         }
         broadcaster.send(.storageSwitched(storage, status))
         return status
-    }
-
-    /// What is under way on the storage folder and would be cut off from it by a switch: a download
-    /// or an update, running or paused (nil when none is).
-    private func liveWork() -> String? {
-        if fetching.withLock({ $0 }) > 0 { return "a download or an update that is fetching" }
-        if liveTasks.withLock({ live in live.values.contains { $0.task != nil } }) { return "a download task (running or paused)" }
-        if liveUpdate.withLock({ $0.task != nil }) { return "an update (running or paused)" }
-        return nil
     }
 }

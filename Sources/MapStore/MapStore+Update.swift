@@ -128,17 +128,14 @@ extension MapStore {
     private func startUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) throws(MapStoreError) -> UpdateTask {
         try MapStoreError.boundary("update", path: storageFolder) {
             try checkInstalledWithoutWaiting()
-            let (task, existing) = liveUpdate.withLock { live -> (UpdateTask?, Bool) in
-                if let running = live.task { return (running.catalog == catalog ? running : nil, true) }
-                let task = UpdateTask(store: self, catalog: catalog, progress: progress)
-                live.task = task
-                return (task, false)
+            let (start, task) = runtime.withLock { runtime in
+                runtime.startUpdate({ UpdateTask(store: self, catalog: catalog, progress: progress) }, sameCatalog: { $0.catalog == catalog })
             }
             guard let task else {
                 throw MapStoreError.busy(
                     operation: "update", reason: "an update from another catalog is under way; wait for it, or cancel it (UpdateTask.cancel())")
             }
-            if existing { task.resume() } else { task.start() }
+            if start == .existing { task.resume() } else { task.start() }
             return task
         }
     }
@@ -151,51 +148,47 @@ extension MapStore {
         var waitFailure: MapStoreError?
         do { lease = try await holdStorageOffPool() } catch { waitFailure = MapStoreError.wrapping(error, operation: "update", path: storageFolder) }
         defer { lease?.release() }
-        // The bundles this run claims (see `fetchAndApplyUpdate`) are free for a cleanup once it ends.
-        defer { activeDownloads.withLock { $0[ObjectIdentifier(task)] = nil } }
         do throws(MapStoreError) {
             if let waitFailure { throw waitFailure }
             try await performUpdate(task)
             task.finish(.success(()))
         } catch {
-            guard case .cancelled = error else {
-                broadcaster.send(.updateFailed(error))
-                task.finish(.failure(error))
-                return
-            }
             // Stopped while waiting for another process: this run changed nothing to settle.
             let holding = lease != nil
-            switch task.phase {
-            case .pausing:
-                if task.control.markPaused() {
-                    broadcaster.send(.updatePaused)
-                    return
-                }
-                // Cancelled or stopped while pausing: settle as that.
-                if holding { settleStoppedUpdate(task, keepingFetchedBytes: task.phase == .stopping) }
-            case .cancelling:
-                if holding { settleStoppedUpdate(task, keepingFetchedBytes: false) }
-            default:
-                if holding { settleStoppedUpdate(task, keepingFetchedBytes: true) }
-            }
-            task.finish(.failure(.cancelled))
+            let cancelled: Bool
+            if case .cancelled = error { cancelled = true } else { cancelled = false }
+            await settle(task, failure: error, cancelled: cancelled, updateSettling(task, recording: holding))
         }
     }
 
+    /// An update's part of settling a stopped run (`settle`); `recording` is false when the run changed
+    /// nothing in the state (stopped while waiting for another process).
+    func updateSettling(_ task: UpdateTask, recording: Bool) -> RunSettling {
+        RunSettling(
+            // The fetch recorded the regions `paused` as it stopped (`fetchAndApplyUpdate`).
+            recordPaused: {},
+            announcePaused: { [self] in broadcaster.send(.updatePaused) },
+            endKeepingBytes: { [self] in if recording { try await settleStoppedUpdate(task, keepingFetchedBytes: true) } },
+            endRemovingBytes: { [self] in if recording { try await settleStoppedUpdate(task, keepingFetchedBytes: false) } },
+            failed: { [self] error in broadcaster.send(.updateFailed(error)) })
+    }
+
     /// A stopped update's regions go back to `outdated`; without `keepingFetchedBytes` its fetched
-    /// bundles (those no download task needs) are removed too.
-    func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) {
+    /// bundles (those no other task claims) are removed too. Its claims are let go either way.
+    func settleStoppedUpdate(_ task: UpdateTask, keepingFetchedBytes: Bool) async throws {
         let recorded = task.recorded
         let (bundles, regions) = (recorded.bundles, recorded.regions)
-        try? write { [self] core in
-            let others = bundlesClaimed(besides: ObjectIdentifier(task))
-            if !keepingFetchedBytes { core.removeDownloads(bundles.subtracting(others)) }
-            guard let state = try? core.committedState(), let rows = try? state.regions() else { return }
+        let owner = ObjectIdentifier(task)
+        try await writeOffPool { [self] core throws in
+            let removable = runtime.withLock { $0.cleanup(bundles, of: owner) }
+            if !keepingFetchedBytes { try core.removeDownloads(removable) }
+            // A store that is not installed, or whose switch was left pending, is repair's to settle (which pauses them).
+            guard let state = core.state, try state.imageID != nil, try state.pending() == nil else { return }
             let marked = Set(regions)
-            let back = rows.filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
-            try? state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
+            let back = try state.regions().filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
+            try state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
         }
-        regionProgress.withLock { table in for id in regions { table[id] = nil } }
+        runtime.withLock { $0.settleProgress(regions) }
     }
 
     /// Fetches and installs an update; throws `.cancelled` when the runner was cancelled (pause, cancel, stop),
@@ -225,7 +218,7 @@ extension MapStore {
             try await writeOffPool { [self] core throws in
                 // Claimed under the store's lock, where a cancelled task's cleanup reads the claims: it never
                 // removes what this update is about to fetch.
-                activeDownloads.withLock { $0[ObjectIdentifier(task)] = claimed }
+                runtime.withLock { $0.claim(claimed, by: ObjectIdentifier(task)) }
                 try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.downloading) }))
             }
             let archives: [BundleDigest: String]
@@ -257,7 +250,7 @@ extension MapStore {
                     _ = try? await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
                     }
-                    regionProgress.withLock { table in for id in changing { table[id] = nil } }
+                    runtime.withLock { $0.settleProgress(changing) }
                 }
                 throw error
             }
@@ -278,10 +271,10 @@ extension MapStore {
                 _ = try? await writeOffPool { core throws in
                     try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
                 }
-                regionProgress.withLock { table in for id in changing { table[id] = nil } }
+                runtime.withLock { $0.settleProgress(changing) }
                 throw error
             }
-            regionProgress.withLock { table in for id in changing { table[id] = nil } }
+            runtime.withLock { $0.settleProgress(changing) }
             if let cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
@@ -298,10 +291,10 @@ extension MapStore {
         // Counted under the store's lock, so a move (which checks the count under it) never starts
         // while a fetcher writes into the download cache, and no fetch starts during a move.
         let folder = try await readOffPool { [self] core -> String in
-            fetching.withLock { $0 += 1 }
+            runtime.withLock { $0.beginFetch() }
             return core.downloadFolder
         }
-        defer { fetching.withLock { $0 -= 1 } }
+        defer { runtime.withLock { $0.endFetch() } }
         let total = requests.reduce(Int64(0)) { $0 + $1.size }
         let received = Mutex<[BundleDigest: Int64]>([:])
         let fetcher = BundleFetcher(cache: DownloadCache(root: folder), jobs: 4, policy: fetchRetryPolicy)

@@ -84,23 +84,11 @@ public final class MapStore: Sendable {
     let options: Options
     /// Policies the app may change at run time.
     let settings: Mutex<(networkPolicy: NetworkPolicy, autoUpdate: Bool)>
-    /// Bundles that live download tasks still need from the download cache.
-    let activeDownloads = Mutex<[ObjectIdentifier: Set<BundleDigest>]>([:])
-    /// Download tasks not finished yet (running or paused), so that one completing regions can settle the others.
-    let liveTasks = Mutex<[ObjectIdentifier: WeakDownloadTask]>([:])
-
-    /// The update not finished yet (running or paused); one at a time. Held weakly: a running update is
-    /// kept alive by its runner, a paused one by the app (which may let go of it, see `UpdateTask`).
-    let liveUpdate = Mutex(WeakUpdateTask())
-
-    /// Fetches (downloads and updates) writing into the download cache now.
-    let fetching = Mutex(0)
+    /// Live tasks, their claims in the download cache, fetches, progress and the published snapshot, under
+    /// one lock (`StoreRuntime`); readers copy the snapshot and never wait for a write.
+    let runtime: Mutex<Runtime>
     /// Consumers of `events()`.
     let broadcaster = EventBroadcaster()
-    /// Latest progress per region being downloaded, for `progress(of:)`.
-    let regionProgress = Mutex<[RegionID: RegionProgress]>([:])
-    /// What readers see: replaced when a write ends; readers copy it and never wait for a write.
-    let published: Mutex<StoreSnapshot>
 
     /// The cache's access, shared with the core (which resets the cache in an update).
     let cacheAccess: CacheAccess
@@ -124,7 +112,7 @@ public final class MapStore: Sendable {
     private init(core: sending StoreCore, status: StoreStatus, options: Options, otherProcessWriting: Bool, holder: StorageLock.Holder) {
         self.holder = holder
         self.otherProcessWritingAtOpen = otherProcessWriting
-        self.published = Mutex(core.snapshot())
+        self.runtime = Mutex(Runtime(published: core.snapshot()))
         self.cacheAccess = core.caches
         self.core = Mutex(core)
         self.initialStatus = status
@@ -295,7 +283,7 @@ public final class MapStore: Sendable {
             var dropped = Set<RegionID>()
             for id in Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids).sorted() where !installedBefore.contains(id) {
                 let fetching = !downloads(fetching: id).isEmpty || Self.pausedDownload(id, in: snapshot)
-                if fetching, await cancelDownload(id) { dropped.insert(id) }
+                if fetching, try await cancelDownload(id) { dropped.insert(id) }
             }
             let cancelled = dropped
             try await cancellableWrite { core throws in
@@ -343,7 +331,7 @@ public final class MapStore: Sendable {
         }
         try await MapStoreError.boundary("moveData", path: storageFolder) {
             try await cancellableWrite { [self] core throws in
-                guard fetching.withLock({ $0 }) == 0 else {
+                guard runtime.withLock({ $0.fetching }) == 0 else {
                     throw MapStoreError.busy(
                         operation: "moveData",
                         reason: "downloads or an update are fetching into the storage; "
@@ -366,7 +354,10 @@ public final class MapStore: Sendable {
 
 extension MapStore {
     /// The installed state as the last write left it; never waits for a write in progress.
-    var snapshot: StoreSnapshot { published.withLock { $0 } }
+    var snapshot: StoreSnapshot { runtime.withLock { $0.published } }
+
+    /// The store's run-time state (`StoreRuntime`) with the store's task types.
+    typealias Runtime = StoreRuntime<DownloadTask, UpdateTask>
 
     /// Runs a write under the store's lock and, when it ends (also by failing), publishes what readers
     /// see and announces every region state it changed (see `publish`). Holds the storage's lock for
@@ -425,15 +416,7 @@ extension MapStore {
     /// from the downloads reads as `available`), under the store's lock, so consumers of `events()` hear
     /// every change in commit order and, applying them to the snapshot before, get the one after.
     private func publish(_ snapshot: StoreSnapshot) {
-        let before = published.withLock { published -> [RegionID: RegionState] in
-            defer { published = snapshot }
-            return published.states
-        }
-        let after = snapshot.states
-        let changes = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }.map { ($0, after[$0] ?? .available) }
-        // A paused region keeps its bytes so far; one installed, outdated again or gone has no progress.
-        let settled = changes.filter { $0.1 != .downloading && $0.1 != .paused }.map(\.0)
-        if !settled.isEmpty { regionProgress.withLock { table in for id in settled { table[id] = nil } } }
+        let changes = runtime.withLock { $0.publish(snapshot) }
         for (id, state) in changes { broadcaster.send(.regionStateChanged(id, state)) }
     }
 

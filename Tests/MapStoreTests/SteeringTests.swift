@@ -71,11 +71,11 @@ import Testing
         #expect(!store.pauseDownload("world"), "nothing downloads world")
 
         #expect(try store.resumeDownload("europe/li").map { $0 === task } == [true])
-        #expect(await store.cancelDownload("europe/li"))
+        #expect(try await store.cancelDownload("europe/li"))
         await #expect(throws: MapStoreError.self) { try await task.wait() }
         #expect(task.state == .finished)
         #expect(try store.availableRegions().first { $0.id == "europe/li" }?.state == .available)
-        #expect(!(await store.cancelDownload("europe/li")), "nothing left to cancel")
+        #expect(!(try await store.cancelDownload("europe/li")), "nothing left to cancel")
     }
 
     /// Deleting a region that is being downloaded drops it: the download is cancelled, the region is

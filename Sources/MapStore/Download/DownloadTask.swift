@@ -88,10 +88,9 @@ public final class DownloadTask: Sendable {
     /// Stops the download and removes its fetched data; the regions return to `available`. Too late once the
     /// install has begun (see `pause()`): the download then completes.
     public func cancel() {
+        // Paused: no run settles it, so this does, as a run would have.
         guard control.stop(.cancel) else { return }
-        Task { [self] in
-            store.cleanUpCancelled(self)
-            finish(.failure(.cancelled))
+        Task { [self] in await store.settle(self, failure: .cancelled, cancelled: true, store.downloadSettling(self, scope: regions, recording: true))
         }
     }
 
@@ -117,7 +116,7 @@ public final class DownloadTask: Sendable {
     }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
-        store.liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+        store.runtime.withLock { $0.finished(download: self) }
         control.finish()
         if case .failure(let error) = outcome {
             if case .cancelled = error {} else { emit(.failed(error)) }

@@ -86,11 +86,11 @@ extension StoreCore {
     }
 
     /// Removes verified and partial downloads of `bundles`.
-    func removeDownloads(_ bundles: Set<BundleDigest>) {
+    func removeDownloads(_ bundles: Set<BundleDigest>) throws {
         let cache = DownloadCache(root: downloadFolder)
         for digest in bundles {
             for path in [cache.path(for: digest), cache.partialPath(for: digest), cache.partialMetaPath(for: digest), cache.lockPath(for: digest)] {
-                try? FileSystem.removeFile(path)
+                try FileSystem.removeFile(path)
             }
         }
     }

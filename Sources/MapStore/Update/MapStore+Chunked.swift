@@ -15,11 +15,11 @@ extension MapStore {
         // cache, so a move must not start meanwhile.
         let (folder, store) = await BlockingPool.value { [self] in
             core.withLock { core in
-                fetching.withLock { $0 += 1 }
+                runtime.withLock { $0.beginFetch() }
                 return (core.downloadFolder, core.layout.store)
             }
         }
-        defer { fetching.withLock { $0 -= 1 } }
+        defer { runtime.withLock { $0.endFetch() } }
         let seeds = ChunkedSeeds(
             store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
             bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))

@@ -75,10 +75,8 @@ public final class UpdateTask: Sendable {
     /// Stops the update; `keepingFetchedBytes` leaves the fetched bytes for a later update to resume from.
     func stop(keepingFetchedBytes: Bool) {
         guard control.stop(keepingFetchedBytes ? .keepFetchedBytes : .cancel) else { return }
-        Task { [self] in
-            store.settleStoppedUpdate(self, keepingFetchedBytes: keepingFetchedBytes)
-            finish(.failure(.cancelled))
-        }
+        // Paused: no run settles it, so this does, as a run would have.
+        Task { [self] in await store.settle(self, failure: .cancelled, cancelled: true, store.updateSettling(self, recording: true)) }
     }
 
     /// Waits until the new version is installed; throws the failure, or `MapStoreError.cancelled`.
@@ -99,7 +97,7 @@ public final class UpdateTask: Sendable {
     var recorded: Recorded { recording.withLock { $0 } }
 
     func finish(_ outcome: Result<Void, MapStoreError>) {
-        store.liveUpdate.withLock { live in if live.task === self { live.task = nil } }
+        store.runtime.withLock { $0.finished(update: self) }
         control.finish()
         completion.finish(outcome)
     }
