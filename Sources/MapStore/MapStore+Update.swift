@@ -240,17 +240,14 @@ extension MapStore {
                 // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
                 guard task.control.beginInstall() else { throw MapStoreError.cancelled }
             } catch {
-                // Paused: the regions wait (still installed and usable); else they are outdated again.
-                let pausing = task.phase == .pausing
-                if case .cancelled? = error as? MapStoreError, pausing {
-                    _ = try? await writeOffPool { core throws in
+                // Paused: the regions wait (still installed and usable); a pause that cannot be recorded fails
+                // the update (said as that failure). Else they are outdated again (see `recordOutdated`).
+                if case .cancelled? = error as? MapStoreError, task.phase == .pausing {
+                    try await writeOffPool { core throws in
                         try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.paused) }))
                     }
                 } else {
-                    _ = try? await writeOffPool { core throws in
-                        try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
-                    }
-                    runtime.withLock { $0.settleProgress(changing) }
+                    await recordOutdated(changing)
                 }
                 throw error
             }
@@ -268,10 +265,7 @@ extension MapStore {
                 }
             } catch {
                 // Rolled back: the regions are outdated again. A switch left pending is repair's (which pauses them).
-                _ = try? await writeOffPool { core throws in
-                    try core.committedState().setStates(Dictionary(uniqueKeysWithValues: changing.map { ($0, RegionState.outdated) }))
-                }
-                runtime.withLock { $0.settleProgress(changing) }
+                await recordOutdated(changing)
                 throw error
             }
             runtime.withLock { $0.settleProgress(changing) }
@@ -280,6 +274,24 @@ extension MapStore {
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))
         }
+    }
+
+    /// After a failed update, its regions are `outdated` again and keep no progress. The update's own
+    /// failure is what the caller hears: when this cannot be recorded either (the disk that failed the
+    /// update fails this too), the regions stay `downloading` in the state, which the next write's
+    /// take-over or the next open records `paused` (`StoreCore.pauseInterruptedFetches`), and a later
+    /// update resumes them.
+    func recordOutdated(_ regions: [RegionID]) async {
+        do {
+            try await writeOffPool { core throws in
+                // Not installed any more, or a switch left pending: nothing to mark (repair settles a pending switch).
+                guard let state = core.state, try state.imageID != nil, try state.pending() == nil else { return }
+                try state.setStates(Dictionary(uniqueKeysWithValues: regions.map { ($0, RegionState.outdated) }))
+            }
+        } catch {
+            // See above: settled by the next take-over or open.
+        }
+        runtime.withLock { $0.settleProgress(regions) }
     }
 
     /// Fetches `requests` into the storage's download cache; `progress` gets (received, total) bytes.

@@ -202,7 +202,10 @@ public final class MapStore: Sendable {
         guard let url = core.withLock({ $0.keptCatalog() == nil ? $0.catalogURL : nil }),
             let (tree, bytes) = try? loadCatalogBlocking(url)
         else { return }
-        core.withLock { core in _ = try? core.keepCatalog(tree, bytes: bytes, url: url) }
+        // As when the read fails: nothing kept, and the first check or `setCatalogURL` keeps one.
+        core.withLock { core in
+            do { _ = try core.keepCatalog(tree, bytes: bytes, url: url) } catch {}
+        }
     }
 
     /// The storage folder in use, a file URL (changes after `moveData(to:)`, `switchStorage(to:)`
@@ -379,7 +382,7 @@ extension MapStore {
         if lease.fresh {
             let remember = options.catalogURL
             try writeHoldingStorage { core throws in
-                core.adoptOtherProcessesWork()
+                try core.adoptOtherProcessesWork()
                 if let remember, core.catalogURL == nil, (try? core.committedState()) != nil {
                     try core.state?.setMeta(.installedCatalogURL, remember.absoluteString)
                 }

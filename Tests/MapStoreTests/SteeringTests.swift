@@ -59,6 +59,38 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    /// A paused download still claims its fetched bytes (issue 40 item 1: claims live as long as the task):
+    /// cancelling a second download of the same region removes nothing the paused one needs, and the
+    /// paused one resumes from its bytes. Before `StoreRuntime` a pause let go of the claims, so the
+    /// second task's clean-up deleted the first's partial bundle.
+    @Test func cancellingAnotherTaskKeepsAPausedTasksBytes() async throws {
+        let (server, device, store) = try await Self.trickling("claims-outlive-pause.json")
+        defer { withExtendedLifetime(device) { server.stop() } }
+        let first = try store.download(regions: ["europe/li"])
+        await Self.fetching(first)
+        #expect(first.pause())
+        await Self.announced(first, "europe/li", .paused)
+        let kept = try store.spaceNeeded(for: ["europe/li"]).temporaryBytes
+        try #require(kept > 0, "the pause kept no fetched bytes")
+
+        let second = try store.download(regions: ["europe/li"])
+        second.cancel()
+        do {
+            try await second.wait()
+            Issue.record("the cancelled download completed")
+        } catch {
+            guard case .cancelled = error else { throw error }
+        }
+        #expect(
+            try store.spaceNeeded(for: ["europe/li"]).temporaryBytes >= kept, "the cancelled task removed the paused task's fetched bytes")
+        #expect(first.state == .paused)
+
+        first.resume()
+        try await first.wait()
+        #expect(try store.regions().contains { $0.id == "europe/li" })
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
     @Test func appPausesResumesAndCancelsByRegionID() async throws {
         let (server, device, store) = try await Self.trickling("steer-by-id.json")
         defer { withExtendedLifetime(device) { server.stop() } }

@@ -22,13 +22,18 @@ extension StoreCore {
                 // The last point where a cancellation stops the install: after it, the commit.
                 try checkCancelled()
             } catch {
-                try? wipe()
+                // Never committed: what cannot be wiped now reads as `interruptedInstall` at the next open,
+                // which installs afresh. The caller hears the cause.
+                do { try wipe() } catch {}
                 throw error
             }
             try commitStaged(staged, state: state)
         } catch {
             // Nothing committed: nothing may look installed (a full disk can stop even the state database).
-            if (try? state?.imageID) ?? nil == nil { try? wipe() }
+            // (As above: leftovers of an install that never committed read as `interruptedInstall`.)
+            if (try? state?.imageID) ?? nil == nil {
+                do { try wipe() } catch {}
+            }
             throw outOfSpace(error) ?? error
         }
     }
@@ -56,7 +61,8 @@ extension StoreCore {
             }
             return image.isArchive ? try stageArchive(image) : try stageFolder(image, link: link)
         } catch {
-            try? FileSystem.removeTree(layout.staging)
+            // Staged, not committed: a staging folder left behind is swept at the next open.
+            do { try FileSystem.removeTree(layout.staging) } catch {}
             throw outOfSpace(error) ?? error
         }
     }

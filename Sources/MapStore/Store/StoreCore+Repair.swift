@@ -86,7 +86,7 @@ extension StoreCore {
                 break
             }
             // The interrupted work settled (rolled back, or never a switch): what it was fetching waits, paused.
-            let paused = pausedAtOpen + (pending != nil ? pauseInterruptedFetches() : [])
+            let paused = pausedAtOpen + (pending != nil ? try pauseInterruptedFetches() : [])
             pausedAtOpen = []
             if !paused.isEmpty { actions.append(.pausedInterruptedFetch(regions: Set(paused).count)) }
             guard FileSystem.exists(layout.state) else {
@@ -151,7 +151,8 @@ extension StoreCore {
         guard let image else { throw MapStoreError.imageNeededForRepair(reason: reason) }
         let staged = try stage(image, link: linkFiles)
         do { try checkCancelled() } catch {
-            try? FileSystem.removeTree(layout.staging)
+            // Staged, not committed: a staging folder left behind is swept at the next open.
+            do { try FileSystem.removeTree(layout.staging) } catch {}
             throw error
         }
         try replaceWithStaged(staged)

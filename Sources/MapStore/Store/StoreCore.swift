@@ -79,7 +79,9 @@ final class StoreCore {
         guard (try? state.imageID) != nil, let installed = try? state.mapVersion else { return .interruptedInstall }
         if fixing {
             removeTransitionLeftovers()
-            pausedAtOpen = pauseInterruptedFetches()
+            // Interrupted fetches that cannot be recorded paused (a read-only or full disk) are interrupted work
+            // not settled: `repair()` settles it, or says why it cannot.
+            do { pausedAtOpen = try pauseInterruptedFetches() } catch { return .interruptedOperation }
         }
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
         guard FileSystem.isDirectory(layout.store), let kept = (try? FileSystem.status(layout.manifest)) ?? nil, kept.isRegular else {
@@ -107,20 +109,21 @@ final class StoreCore {
             let id = ImageManifest.idInCanonicalBytes(data)
         else { return false }
         guard id == recorded else { return false }
-        try? state.setMeta(.keptManifest, kept.identity)
+        // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
+        do { try state.setMeta(.keptManifest, kept.identity) } catch {}
         return true
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes
     /// the lock with no write of its own under way): a state database they replaced is opened again, and
     /// regions a process that died fetching left `downloading` are paused, as at open.
-    func adoptOtherProcessesWork() {
+    func adoptOtherProcessesWork() throws {
         state = nil
         if FileSystem.exists(layout.state), let reopened = try? StateDatabase(path: layout.state), (try? reopened.isBlank) == false {
             state = reopened
         }
         guard let state, (try? state.pending()) == nil else { return }
-        let paused = pauseInterruptedFetches()
+        let paused = try pauseInterruptedFetches()
         pausedAtOpen = Array(Set(pausedAtOpen).union(paused)).sorted()
     }
 
@@ -132,21 +135,14 @@ final class StoreCore {
     /// Called only when no process writes the storage (this one took its lock, see `StorageLock`): regions left
     /// `downloading` — download rows, and installed rows an update was replacing — become `paused`, their
     /// installed data (if any) the committed version and their fetched bytes kept for a later download or
-    /// update. Returns them.
-    func pauseInterruptedFetches() -> [RegionID] {
+    /// update. Returns them; throws when the state cannot be read or written (nothing is said paused that is not).
+    func pauseInterruptedFetches() throws -> [RegionID] {
         guard let state else { return [] }
-        var paused: [RegionID] = []
-        if let downloads = try? state.downloadStates() {
-            let interrupted = downloads.filter { $0.value == .downloading }.map(\.key)
-            if !interrupted.isEmpty, (try? state.setDownloadState(interrupted, .paused)) != nil { paused += interrupted }
-        }
-        if let rows = try? state.regions(bundles: false) {
-            let interrupted = rows.filter { $0.state == .downloading }.map(\.id)
-            if !interrupted.isEmpty, (try? state.setStates(Dictionary(uniqueKeysWithValues: interrupted.map { ($0, RegionState.paused) }))) != nil {
-                paused += interrupted
-            }
-        }
-        return paused.sorted()
+        let downloads = try state.downloadStates().filter { $0.value == .downloading }.map(\.key)
+        if !downloads.isEmpty { try state.setDownloadState(downloads, .paused) }
+        let installed = try state.regions(bundles: false).filter { $0.state == .downloading }.map(\.id)
+        if !installed.isEmpty { try state.setStates(Dictionary(uniqueKeysWithValues: installed.map { ($0, RegionState.paused) })) }
+        return (downloads + installed).sorted()
     }
 
     /// The map version of the offered image when it is a folder (reading an archive's costs an
@@ -163,7 +159,10 @@ final class StoreCore {
             return MapVersion(String(remembered[remembered.index(after: space)...]))
         }
         guard let manifest = try? offeredFolderManifest() else { return nil }
-        if remembering { try? state?.setMeta(key, status.identity + " " + manifest.mapVersion.rawValue) }
+        // Only a shortcut for the next open: when it cannot be remembered, that open reads the manifest again.
+        if remembering {
+            do { try state?.setMeta(key, status.identity + " " + manifest.mapVersion.rawValue) } catch {}
+        }
         return manifest.mapVersion
     }
 

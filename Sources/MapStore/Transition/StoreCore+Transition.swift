@@ -125,8 +125,11 @@ extension StoreCore {
                 CrashPoint.reach("\(kind).afterCacheReset")
             }
         } catch {
-            try? FileSystem.removeTree(staging)
-            try? state.clearPending()
+            // Rolled back before the switch. The failure the caller hears is the cause; a staging folder that
+            // cannot be removed is swept at the next open (`StagingArea.sweepStale`), and a pending record
+            // that cannot be cleared makes the store `interruptedOperation`, which `repair()` rolls back.
+            do { try FileSystem.removeTree(staging) } catch {}
+            do { try state.clearPending() } catch {}
             throw localFailure(error, regions: regions)
         }
         try layout.stagingArea.commit(as: next.name)
@@ -266,7 +269,10 @@ extension StoreCore {
 
     /// Removes transition folders a committed transition left behind (killed during cleanup).
     func removeTransitionLeftovers() {
-        for folder in [nextFolder, oldFolder] where FileSystem.exists(folder) { try? FileSystem.removeTree(folder) }
+        // Spare copies of a committed switch: one that cannot be removed now is tried again at the next open.
+        for folder in [nextFolder, oldFolder] where FileSystem.exists(folder) {
+            do { try FileSystem.removeTree(folder) } catch {}
+        }
     }
 
     /// A fetch request for each `wanted` bundle the catalog lists, in digest order, naming the

@@ -110,7 +110,9 @@ extension StoreCore {
                 ],
                 resetsCache: versionChanges, cacheKeeps: cacheKeeps)
         }
-        try? FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath)
+        // After the commit: a kept catalog that cannot be written stays of the old version, which
+        // `keptCatalog()` then ignores (downloads read the catalog at its URL and keep it again).
+        do { try FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath) } catch {}
         purgeDownloads(Set(needed.keys))
         return manifest
     }
@@ -128,10 +130,14 @@ extension StoreCore {
         return unchanged
     }
 
-    /// Removes verified downloads of installed bundles (their files are in the store now).
+    /// Removes verified downloads of installed bundles (their files are in the store now). After a commit:
+    /// one that cannot be removed is a spare verified copy, which `repair()` may restore from and the
+    /// next purge or cancel removes; the commit stands.
     func purgeDownloads(_ bundles: Set<BundleDigest>) {
         let cache = DownloadCache(root: downloadFolder)
-        for digest in bundles { try? FileSystem.removeFile(cache.path(for: digest)) }
+        for digest in bundles {
+            do { try FileSystem.removeFile(cache.path(for: digest)) } catch {}
+        }
     }
 
     /// The kept catalog when it is of the installed map version.
