@@ -33,15 +33,15 @@ struct Mappack {
             case "build": code = try await BuildCommand.run(arguments, terminal: terminal)
             case "plan": code = try PlanCommand.run(arguments, terminal: terminal)
             case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
-            case "verify": code = try VerifyCommand.run(arguments, terminal: terminal)
-            case "serve": code = try ServeCommand.run(arguments, terminal: terminal)
+            case "verify": code = try await VerifyCommand.run(arguments, terminal: terminal)
+            case "serve": code = try await ServeCommand.run(arguments, terminal: terminal)
             case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
             case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
             case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
             case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
             case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
             case "import": code = try await ImportCommand.run(arguments, terminal: terminal)
-            case "store": code = try StoreCommand.run(arguments, terminal: terminal)
+            case "store": code = try await StoreCommand.run(arguments, terminal: terminal)
             case "completions":
                 let shell = try Arguments(arguments, verb: Verbs.completions).expect(["shell"])[0]
                 let script = try Help.completions(shell)

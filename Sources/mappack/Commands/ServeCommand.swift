@@ -7,7 +7,7 @@ import MapIO
 /// `mappack serve PATH`: an image folder, packed image or installed store on
 /// `http://127.0.0.1:PORT/` (tiles, TileJSON, a style, the regions, a viewer page) until SIGINT or SIGTERM.
 enum ServeCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
         let arguments = try Arguments(raw, verb: Verbs.serve)
         let path = try arguments.expect(["path"])[0]
         let port = try arguments.int(Verbs.Serve.port, range: 0...65535) ?? 8080
@@ -17,12 +17,13 @@ enum ServeCommand {
         let server = try LoopbackServer(port: UInt16(port), limits: try serveLimits())
         let base = "http://127.0.0.1:\(server.port)"
         let routes = try ServeRoutes(image: image, base: base, maplibre: maplibre)
-        let stop = DispatchSemaphore(value: 0)
+        // The first SIGINT or SIGTERM ends the wait below; no thread blocks on it meanwhile.
+        let (signals, received) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
+            source.setEventHandler { received.yield(number) }
             source.resume()
             sources.append(source)
         }
@@ -42,7 +43,7 @@ enum ServeCommand {
                 terminal.error("note: MapLibre GL JS not found (run `make venv`, or give --maplibre-js DIR); the page at / says so")
             }
         }
-        stop.wait()
+        for await _ in signals { break }
         server.stop()
         for source in sources { source.cancel() }
         return .success

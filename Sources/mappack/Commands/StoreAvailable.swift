@@ -24,7 +24,7 @@ struct StoreAvailable {
 
     /// `check` fetches a catalog through the store, which refuses it as any catalog it loads (with
     /// trusted keys: unsigned, rolled back, …); it has been done already for a `given` one.
-    init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String, check: (URL) throws -> Void) throws {
+    init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String, check: (URL) async throws -> Void) async throws {
         storeVersion = store.mapVersion
         let url = given ?? store.catalogURL
         catalog = url.map { $0.isFileURL ? $0.path : $0.absoluteString }
@@ -36,7 +36,7 @@ struct StoreAvailable {
             return
         }
         guard let url, let catalog else { throw MapStoreError.noCatalogURL }
-        if given == nil { try check(url) }
+        if given == nil { try await check(url) }
         let tree = try CatalogSource.load(url)
         catalogVersion = tree.catalog.mapVersion
         let installed = Set(try store.regions().map(\.id))

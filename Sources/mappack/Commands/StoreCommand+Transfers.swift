@@ -6,14 +6,14 @@ import MapStore
 /// The store verbs that move or fetch data and show progress as they go, one function each.
 extension StoreCommand {
     /// `store move --to DIR`.
-    static func move(_ context: Context) throws -> ExitCode {
+    static func move(_ context: Context) async throws -> ExitCode {
         let destination = try context.arguments.required(Verbs.Store.to, by: context.verb)
-        let store = try context.open()
+        let store = try await context.open()
         let terminal = context.terminal
         let ticker = ProgressTicker(terminal: terminal)
         ticker.started("move: \(store.storage.path) → \(destination)")
         do {
-            try waitFor {
+            try await waitFor {
                 try await store.moveData(to: URL(fileURLWithPath: destination, isDirectory: true)) { fraction in
                     ticker.set("move \(Int(fraction * 100))%")
                 }
@@ -32,12 +32,12 @@ extension StoreCommand {
     }
 
     /// `store update [--catalog URL] [--check]`.
-    static func update(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func update(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL)
         let terminal = context.terminal
         if context.arguments.flag(Verbs.Store.check) {
-            let info = try waitFor { try await store.checkForUpdate(catalog: catalog) }
+            let info = try await waitFor { try await store.checkForUpdate(catalog: catalog) }
             if terminal.json {
                 terminal.record(
                     UpdateCheckRecord(
@@ -57,7 +57,7 @@ extension StoreCommand {
         let ticker = ProgressTicker(terminal: terminal)
         ticker.started("update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
         do {
-            try waitFor {
+            try await waitFor {
                 try await store.update(catalog: catalog) { step in
                     if terminal.json { terminal.event(UpdateProgressEvent(phase: step.phase.rawValue, fraction: step.fraction)) }
                     ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
@@ -81,19 +81,19 @@ extension StoreCommand {
     }
 
     /// `store download ID... [--catalog URL]`.
-    static func download(_ context: Context) throws -> ExitCode {
+    static func download(_ context: Context) async throws -> ExitCode {
         let names = context.arguments.positionals
         guard !names.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
-        let store = try context.open()
+        let store = try await context.open()
         if let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL) {
-            try waitFor { try await store.setCatalogURL(catalog) }
+            try await waitFor { try await store.setCatalogURL(catalog) }
         }
         let task = try store.download(regions: names.map { RegionID($0) })
         let terminal = context.terminal
         let ticker = ProgressTicker(terminal: terminal)
         ticker.started("download: \(names.joined(separator: " "))")
         do {
-            try waitFor {
+            try await waitFor {
                 // One line for all the regions asked for (their bytes summed), not one region's after
                 // another's; once every byte is in, the regions are being installed.
                 var regions: [RegionID: (received: Int64, total: Int64)] = [:]

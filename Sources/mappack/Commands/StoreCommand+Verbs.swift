@@ -6,19 +6,19 @@ import MapStore
 /// The store verbs that look at or change what is installed, one function each.
 extension StoreCommand {
     /// `store install --image PATH`: the first start.
-    static func install(_ context: Context) throws -> ExitCode {
+    static func install(_ context: Context) async throws -> ExitCode {
         _ = try context.arguments.required(Verbs.Store.installImage, by: context.verb)
-        let store = try context.open()
+        let store = try await context.open()
         report(store, context: context)
         return ExitCode(ok: store.initialStatus == .ok)
     }
 
     /// `store status`: MapStore.open reads the state database only (an app's start must be quick);
     /// a status check also looks at every installed file: presence and size, and SHA-256 with --full.
-    static func status(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func status(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         var status = store.initialStatus
-        if status == .ok, !context.arguments.flag(Verbs.Store.full), try !waitFor({ try await store.verify(full: false) }).isEmpty {
+        if status == .ok, !context.arguments.flag(Verbs.Store.full), try await !waitFor({ try await store.verify(full: false) }).isEmpty {
             status = .corrupted
         }
         report(store, status: status, context: context)
@@ -26,13 +26,13 @@ extension StoreCommand {
     }
 
     /// `store repair`.
-    static func repair(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func repair(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         // What `status` would say: open reads the state database only, so damaged files show
         // as ok there; repair's "was" must not contradict the status that sent the user here.
         var before = store.initialStatus
-        if before == .ok, try !waitFor({ try await store.verify(full: false) }).isEmpty { before = .corrupted }
-        let result = try waitFor { try await store.repair() }
+        if before == .ok, try await !waitFor({ try await store.verify(full: false) }).isEmpty { before = .corrupted }
+        let result = try await waitFor { try await store.repair() }
         let terminal = context.terminal
         if terminal.json {
             terminal.event(
@@ -47,8 +47,8 @@ extension StoreCommand {
     }
 
     /// `store regions`.
-    static func regions(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func regions(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         let regions = try store.regions(language: context.arguments.option(Verbs.lang))
         let terminal = context.terminal
         if terminal.json {
@@ -69,12 +69,12 @@ extension StoreCommand {
     }
 
     /// `store delete ID...`.
-    static func delete(_ context: Context) throws -> ExitCode {
+    static func delete(_ context: Context) async throws -> ExitCode {
         let names = context.arguments.positionals
         guard !names.isEmpty else { throw UsageError(message: "mappack store delete needs region ids") }
-        let store = try context.open()
+        let store = try await context.open()
         let ids = names.map { RegionID($0) }
-        try waitFor { try await store.deleteRegions(ids) }
+        try await waitFor { try await store.deleteRegions(ids) }
         if context.terminal.json {
             context.terminal.event(StoreRegionsEvent(event: "deleted", regions: names, storage: store.storage.path))
         } else {
@@ -84,10 +84,10 @@ extension StoreCommand {
     }
 
     /// `store verify`.
-    static func verify(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func verify(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         let full = !context.arguments.flag(Verbs.Store.quick)
-        let problems = try waitFor { try await store.verify(full: full) }
+        let problems = try await waitFor { try await store.verify(full: full) }
         let terminal = context.terminal
         if terminal.json {
             for problem in problems { terminal.event(ProblemEvent(detail: problem.description)) }
@@ -100,12 +100,12 @@ extension StoreCommand {
     }
 
     /// `store cache size | clear | limit BYTES`.
-    static func cache(_ context: Context) throws -> ExitCode {
+    static func cache(_ context: Context) async throws -> ExitCode {
         let words = context.arguments.positionals
         let terminal = context.terminal
         switch words.first {
         case "size":
-            let store = try context.open()
+            let store = try await context.open()
             let size = try store.computeCacheSize()
             let entries = try store.cacheEntryCount()
             if terminal.json {
@@ -114,7 +114,7 @@ extension StoreCommand {
                 terminal.line("\(size) bytes (\(ByteCount.format(size))), \(entries) entries")
             }
         case "clear":
-            let store = try context.open()
+            let store = try await context.open()
             try store.clearCache()
             if terminal.json {
                 terminal.event(CacheClearedEvent(bytes: try store.computeCacheSize()))
@@ -125,7 +125,7 @@ extension StoreCommand {
             guard words.count == 2, let bytes = ByteCount.parse(words[1]) else {
                 throw UsageError(message: "mappack store cache limit needs BYTES (e.g. 64MiB)")
             }
-            let store = try context.open()
+            let store = try await context.open()
             try store.setCacheLimit(bytes)
             let now = try store.computeCacheSize()
             if terminal.json {
@@ -140,13 +140,13 @@ extension StoreCommand {
     }
 
     /// `store available`: the catalog's regions the store does not hold.
-    static func available(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func available(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         let given = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL)
-        if let given { try waitFor { try await store.setCatalogURL(given) } }
+        if let given { try await waitFor { try await store.setCatalogURL(given) } }
         // A remembered catalog is fetched (and, with --trust, checked) only when the kept one offers nothing.
-        let check = { (url: URL) throws in try waitFor { try await store.setCatalogURL(url) } }
-        try StoreAvailable(
+        let check = { (url: URL) async throws in try await waitFor { try await store.setCatalogURL(url) } }
+        try await StoreAvailable(
             store: store, catalog: given, language: context.arguments.option(Verbs.lang), storage: context.storage, cache: context.cache,
             check: check
         ).print(to: context.terminal)
@@ -154,8 +154,8 @@ extension StoreCommand {
     }
 
     /// `store version`.
-    static func version(_ context: Context) throws -> ExitCode {
-        let store = try context.open()
+    static func version(_ context: Context) async throws -> ExitCode {
+        let store = try await context.open()
         if context.terminal.json {
             context.terminal.record(
                 StoreVersionRecord(

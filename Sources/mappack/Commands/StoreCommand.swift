@@ -8,7 +8,7 @@ import Synchronization
 /// store verb is a subcommand declared in `Verbs.Store` with its own options, and runs in its own
 /// function (`StoreCommand+Verbs.swift`, `StoreCommand+Transfers.swift`).
 enum StoreCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
         // `mappack -q store install …` puts the options every verb takes first; the verb comes after them.
         let global = raw.prefix { Mappack.isGlobalOption($0) }
         let rest = raw.dropFirst(global.count)
@@ -27,21 +27,21 @@ enum StoreCommand {
         // SIGINT and SIGTERM cancel the store work under way (`waitFor`): it stops as the library stops a
         // cancelled call, and the command says what was kept and exits 128 + the signal.
         interruptOutcome.withLock { $0 = outcome(ofInterrupted: verb.name) }
-        let sources = Interrupts.watch { running.withLock { $0?.cancel() } }
+        let sources = Interrupts.watch { running.withLock { $0 }?() }
         defer { for source in sources { source.cancel() } }
         switch verb.name {
-        case Verbs.Store.install.name: return try install(context)
-        case Verbs.Store.status.name: return try status(context)
-        case Verbs.Store.repair.name: return try repair(context)
-        case Verbs.Store.regions.name: return try regions(context)
-        case Verbs.Store.delete.name: return try delete(context)
-        case Verbs.Store.verify.name: return try verify(context)
-        case Verbs.Store.cacheVerb.name: return try cache(context)
-        case Verbs.Store.move.name: return try move(context)
-        case Verbs.Store.update.name: return try update(context)
-        case Verbs.Store.download.name: return try download(context)
-        case Verbs.Store.available.name: return try available(context)
-        case Verbs.Store.version.name: return try version(context)
+        case Verbs.Store.install.name: return try await install(context)
+        case Verbs.Store.status.name: return try await status(context)
+        case Verbs.Store.repair.name: return try await repair(context)
+        case Verbs.Store.regions.name: return try await regions(context)
+        case Verbs.Store.delete.name: return try await delete(context)
+        case Verbs.Store.verify.name: return try await verify(context)
+        case Verbs.Store.cacheVerb.name: return try await cache(context)
+        case Verbs.Store.move.name: return try await move(context)
+        case Verbs.Store.update.name: return try await update(context)
+        case Verbs.Store.download.name: return try await download(context)
+        case Verbs.Store.available.name: return try await available(context)
+        case Verbs.Store.version.name: return try await version(context)
         default: throw UsageError(message: "mappack store \(verb.name) is declared but has no command")
         }
     }
@@ -74,7 +74,7 @@ enum StoreCommand {
 
         /// Opens the store, saying once when it waits for another process writing the same storage
         /// (an app, another mappack).
-        func open() throws -> MapStore {
+        func open() async throws -> MapStore {
             let said = Atomic<Bool>(false)
             let terminal = terminal
             MapStore.waitingForOtherProcess.withLock { hooks in
@@ -84,7 +84,7 @@ enum StoreCommand {
                 }
             }
             let (storage, cache, image, options) = (storage, cache, image, options)
-            return try waitFor {
+            return try await waitFor {
                 try await MapStore.open(
                     storage: URL(fileURLWithPath: storage, isDirectory: true), cache: URL(fileURLWithPath: cache, isDirectory: true),
                     preinstalled: image, options: options)
@@ -93,7 +93,7 @@ enum StoreCommand {
     }
 
     /// The store work under way, which the first SIGINT or SIGTERM cancels.
-    private static let running = Mutex<Task<Void, Never>?>(nil)
+    private static let running = Mutex<(@Sendable () -> Void)?>(nil)
     /// What an interrupted run of the current verb keeps, and how to go on.
     private static let interruptOutcome = Mutex("stopped before its commit; the storage is as it was")
 
@@ -111,24 +111,16 @@ enum StoreCommand {
         }
     }
 
-    /// Runs async store work from the synchronous CLI dispatch and waits for it, on the main thread (not
-    /// one of the cooperative pool's). A SIGINT or SIGTERM cancels the work (as an app cancels a call);
-    /// when it then fails, `InterruptedError` says what was kept.
-    static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let task = Task {
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        running.withLock { $0 = task }
+    /// Runs store work as a task of its own that the first SIGINT or SIGTERM cancels (as an app cancels
+    /// a call), and awaits it: no thread blocks on it. When the work then fails, `InterruptedError` says
+    /// what was kept.
+    static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await body() }
+        running.withLock { $0 = { task.cancel() } }
         // A signal before the work began stops it at once.
         if Interrupts.received.withLock({ $0 }) != nil { task.cancel() }
-        done.wait()
+        let outcome = await task.result
         running.withLock { $0 = nil }
-        let outcome = result.withLock { $0! }
         if case .failure = outcome, let number = Interrupts.received.withLock({ $0 }) {
             throw InterruptedError(signal: number, outcome: interruptOutcome.withLock { $0 })
         }

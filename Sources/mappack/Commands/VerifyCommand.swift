@@ -6,14 +6,14 @@ import MapVerify
 
 /// `mappack verify PATH`: an image folder against its manifest.
 enum VerifyCommand {
-    static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
+    static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
         let arguments = try Arguments(raw, verb: Verbs.verify)
         let path = try arguments.expect(["path"])[0]
         let jobs = try arguments.int(Verbs.jobs, range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         guard FileSystem.exists(path) else { throw ImageOpenError.noSuchFile(path: path) }
         let trusted = try arguments.option(Verbs.trust).map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
-            return try verifyStorage(path, full: !arguments.flag(Verbs.Verify.quick), trusted: trusted.map(\.text), terminal: terminal)
+            return try await verifyStorage(path, full: !arguments.flag(Verbs.Verify.quick), trusted: trusted.map(\.text), terminal: terminal)
         }
         let report =
             FileSystem.isDirectory(path)
@@ -39,8 +39,8 @@ enum VerifyCommand {
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
-    static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) throws -> ExitCode {
-        let result = try StoreCommand.waitFor {
+    static func verifyStorage(_ path: String, full: Bool, trusted: [String], terminal: Terminal) async throws -> ExitCode {
+        let result = try await StoreCommand.waitFor {
             try await MapStore.verifyInstalled(storage: URL(fileURLWithPath: path, isDirectory: true), full: full, trustedPublicKeys: trusted)
         }
         if terminal.json {
