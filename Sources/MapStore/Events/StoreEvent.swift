@@ -2,6 +2,9 @@ import Foundation
 import MapFormat
 
 /// What `MapStore.events()` reports, store-wide: every download task's and every update's changes.
+///
+/// Not exhaustive: later versions announce more. Branch on `kind` (a struct, so a `switch` over it has a
+/// `default`) or match the events you handle and end with `default`; never list every case.
 public enum StoreEvent: Sendable {
     /// A region changed state (downloading, paused, completed, outdated, available after a cancel or a deletion, …).
     /// Every change, by any operation (a check, a download with its descendants, an update, a repair, a

@@ -7,6 +7,9 @@ import MapIO
 /// Every public MapStore call throws only this type (`throws(MapStoreError)`): failures of the
 /// layers below (files, the state database, archives) arrive wrapped in `.local` or `.io` with their
 /// description. Each message says what failed, where, and what to do.
+///
+/// Not exhaustive: later versions add cases. Branch on `code` (a struct, so a `switch` over it has a
+/// `default`) or match the cases you handle and end with `default`; never list every case.
 public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConvertible {
     /// The offered image is not a usable mappack image (`reason` says why): damaged, incomplete,
     /// or signed by no trusted key.
