@@ -5,7 +5,8 @@ at every durability event (and points between), then the surviving state is remo
     powercut_matrix.py [--bin .build/debug] [--sample] [--scenarios a,b] [--work DIR] [--keep-work]
 
 For each scenario (first-start install from an image folder and from a .tar.zst, with its
-cache-seed import; update to a newer catalog; run-time download; delete; move; and `mappack build`,
+cache-seed import; update to a newer catalog; run-time download; each of those two with its state
+database rolled back afterwards, which must not open `ok`; delete; move; and `mappack build`,
 whose finished-looking outputs must verify or be absent) a clean run on the
 mount counts durability events (fsync/fdatasync of files and folders) and mutating operations.
 Then for each cut point the operation runs again from the same starting state with the filesystem
@@ -44,6 +45,9 @@ from powercut_selftest import Mount, fuse_available  # noqa: E402
 
 OLD = '2026.11.0'
 NEW = '2026.12.0'
+# Scenarios whose surviving `state.sqlite` is replaced by the one from before the operation (a restored
+# backup, a disk that lied about a flush): open must not say `ok`, and repair must bring the store back.
+ROLLED_BACK = {'download-rolled-back': 'download', 'update-rolled-back': 'update'}
 
 
 class Failure(Exception):
@@ -158,6 +162,9 @@ class Matrix:
             if not condition:
                 raise Failure('finished operation not durable: ' + what)
 
+        def not_ok(root):
+            expect(status(root).get('status') not in (None, 'ok'), 'a rolled-back state opens as %r' % status(root))
+
         def install_done(root):
             expect(status(root).get('status') == 'ok', 'store not ok after install: %r' % status(root))
             entries = self.cache_entries(root + '/storage', root + '/cache')
@@ -177,6 +184,9 @@ class Matrix:
             'build': (output_folder, ('@build', ['--sync']), lambda r: self.check_build(r)),
             # The default, unsynced: after the cut (a reboot), the next build rebuilds and its outputs verify.
             'build-fast': (output_folder, ('@build', []), lambda r: self.check_rebuild_after_reboot(r)),
+            # The operation commits; then its state database is rolled back (`roll_back_state`).
+            'download-rolled-back': (installed, ('download', ['europe/li', '--catalog', self.catalog[OLD]]), not_ok),
+            'update-rolled-back': (installed, ('update', ['--catalog', self.catalog[NEW]]), not_ok),
             'move': (installed, ('move', ['--to', '@MOUNT@/moved']),
                      lambda r: expect(status(r, 'moved').get('status') == 'ok', 'moved store %r' % status(r, 'moved'))),
         }
@@ -292,7 +302,16 @@ class Matrix:
                 return self.check_build(mount_root, finished=True)
         raise Failure('the build after the cut never succeeded:\n%s%s' % (result.stdout[-1500:], result.stderr[-1500:]))
 
+    def roll_back_state(self, scenario, run_root):
+        """Puts the state database from before the operation back under the surviving tree."""
+        storage = os.path.join(run_root, 'backing', 'storage')
+        for suffix in ('-journal', '-wal', '-shm'):
+            if os.path.exists(storage + '/state.sqlite' + suffix):
+                os.remove(storage + '/state.sqlite' + suffix)
+        shutil.copyfile(os.path.join(self.work, 'base-' + scenario, 'storage', 'state.sqlite'), storage + '/state.sqlite')
+
     def check_state(self, scenario, mount_root, cache, before, finished):
+        scenario = ROLLED_BACK.get(scenario, scenario)
         if scenario == 'build-fast':
             return self.check_rebuild_after_reboot(mount_root)
         if scenario == 'build':
@@ -341,6 +360,8 @@ class Matrix:
                 raise Failure('file changed: store/%s' % path)
 
     def check_cut(self, scenario, run_root, before, finished, label):
+        if scenario in ROLLED_BACK:
+            self.roll_back_state(scenario, run_root)
         digest = self.tree_digest(os.path.join(run_root, 'backing'))
         key = (scenario, digest, finished is not None)
         if key in self.states:
@@ -407,7 +428,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--bin', default='.build/debug')
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
-    parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,delete,move,build,build-fast')
+    parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,download-rolled-back,'
+                                               'update-rolled-back,delete,move,build,build-fast')
     parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
                         help='only the cut right after the operation returned (what it did must all be durable)')
