@@ -49,7 +49,7 @@ build: deps
 
 ## release-hooks-check: the release mappack (MapStore and MapBuild inside) names no test hook
 release-hooks-check:
-	@found=$$(strings $(RELEASE)/mappack | grep -E -o 'MAPSTORE_(CRASH|STOP)_AT|MAPPACK_TEST_PAUSE_(AT|SECONDS)|MAPPACK_FUZZ_BUNDLES|MAPPACK_TEST_BOOT_ID' | sort -u | tr '\n' ' '); \
+	@found=$$(strings $(RELEASE)/mappack | grep -E -o 'MAPSTORE_(CRASH|STOP)_AT|MAPPACK_TEST_PAUSE_(AT|SECONDS)|MAPPACK_FUZZ_BUNDLES|MAPPACK_TEST_BOOT_ID|MAPPACK_TEST_FREE_BYTES' | sort -u | tr '\n' ' '); \
 	if [ -n "$$found" ]; then echo "release-hooks-check: $(RELEASE)/mappack holds test hooks: $$found(build them under MAPPACK_TEST_HOOKS)" >&2; exit 1; fi; \
 	echo "release-hooks-check: $(RELEASE)/mappack holds no test hooks"
 

@@ -5,9 +5,16 @@ import MapIO
 /// Whether the output folder's and the download cache's filesystems hold what a plan will write,
 /// checked before a build starts, so a full disk is said up front rather than as a failed bundle.
 enum FreeSpaceCheck {
-    /// Test hook: `MAPPACK_TEST_FREE_BYTES` stands for every filesystem's free bytes (CI and users
-    /// never set it; a test cannot fill a real disk).
-    private static let pretended: Int64? = ProcessInfo.processInfo.environment["MAPPACK_TEST_FREE_BYTES"].flatMap { Int64($0) }
+    /// Test hook, in test builds only (`MAPPACK_TEST_HOOKS`; `make release-hooks-check` finds it in a
+    /// release binary): `MAPPACK_TEST_FREE_BYTES` stands for every filesystem's free bytes (a test cannot
+    /// fill a real disk).
+    private static let pretended: Int64? = {
+        #if MAPPACK_TEST_HOOKS
+            return ProcessInfo.processInfo.environment["MAPPACK_TEST_FREE_BYTES"].flatMap { Int64($0) }
+        #else
+            return nil
+        #endif
+    }()
 
     /// Bytes free on the filesystem holding `path` (or its nearest existing parent); nil when unknown.
     static func free(at path: String) -> Int64? {
