@@ -143,6 +143,33 @@ final class PublishedWorld: @unchecked Sendable {
         if tamper != .addFile { #expect(verify.stderr.contains("europe/ch/zh"), "\(verify.stderr)") }
     }
 
+    /// A damaged image fails verification (exit 1, `FAILED` naming the path) whatever its form (issue 43):
+    /// a truncated or corrupted `.tar.zst` like a folder with a truncated file. Before, the archive's read
+    /// error was a usage error (exit 2).
+    @Test func damagedImagesFailVerificationAlike() throws {
+        let world = try PublishedWorld()
+        let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog, formats: "[directory, tar.zst]"))
+        #expect(try world.build(recipe).status == 0)
+        let archive = try Data(contentsOf: URL(fileURLWithPath: world.out + "/fixture-1.0.tar.zst"))
+        let truncated = world.out + "/truncated.tar.zst"
+        try archive.prefix(archive.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let flipped = world.out + "/flipped.tar.zst"
+        var bytes = archive
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: flipped))
+        let folder = world.out + "/fixture-1.0"
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: folder + "/store/regions/europe/ch/zh/tiles.db"))
+        try handle.truncate(atOffset: 100)
+        try handle.close()
+        for damaged in [truncated, flipped, folder] {
+            let verify = try Tool.mappack(["verify", damaged])
+            #expect(verify.status == 1, "\(damaged): \(verify.stdout)\(verify.stderr)")
+            #expect(verify.stdout.contains("FAILED: \(damaged)"), "\(damaged): \(verify.stdout)")
+            let json = try Tool.mappack(["verify", damaged, "--json"])
+            #expect(json.status == 1 && json.stdout.contains("\"ok\":false"), "\(damaged): \(json.stdout)")
+        }
+    }
+
     @Test func verifyRefusesAPathThatIsNotAnImage() throws {
         let folder = TemporaryFolder("notimage")
         let verify = try Tool.mappack(["verify", folder.path])

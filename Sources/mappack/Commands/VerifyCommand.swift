@@ -15,10 +15,22 @@ enum VerifyCommand {
         if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
             return try await verifyStorage(path, full: !arguments.flag(Verbs.Verify.quick), trusted: trusted.map(\.text), terminal: terminal)
         }
-        let report =
-            FileSystem.isDirectory(path)
-            ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag(Verbs.Verify.quick), trusted: trusted, jobs: jobs)
-            : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
+        let report: VerifyReport
+        do {
+            report =
+                FileSystem.isDirectory(path)
+                ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag(Verbs.Verify.quick), trusted: trusted, jobs: jobs)
+                : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
+        } catch {
+            switch error {
+            case .archive: break
+            case .notAnImage, .noSuchFile, .manifest: throw error
+            }
+            // An image whose archive breaks after its manifest was read (truncated, corrupted) failed the
+            // check, like a folder with a damaged file (exit 1); what is no image at all, or whose manifest
+            // breaks the format, is bad input (exit 2).
+            return damaged(path, reason: "\(error)", terminal: terminal)
+        }
         if terminal.json {
             for problem in report.problems {
                 terminal.event(
@@ -36,6 +48,19 @@ enum VerifyCommand {
                     : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
         }
         return ExitCode(ok: report.ok)
+    }
+
+    /// Says that the packed image at `path` is damaged beyond a file-by-file check (its archive cannot be
+    /// read to the end), as a failed verification.
+    static func damaged(_ path: String, reason: String, terminal: Terminal) -> ExitCode {
+        if terminal.json {
+            terminal.event(ProblemEvent(kind: "damaged", path: path, detail: reason))
+            terminal.event(ImageVerifiedEvent(ok: false, imageID: "", files: 0, bytesHashed: 0, problems: 1))
+        } else {
+            terminal.error(reason)
+            terminal.line("FAILED: \(path): the image is damaged (rebuild it, or copy it again from where it was built)")
+        }
+        return .failure
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
