@@ -9,6 +9,7 @@ extension FileDescriptor {
     /// for the caller to copy the bytes instead. Any other failure (`ENOSPC`, `EIO`) throws.
     package func cloneContents(of source: FileDescriptor) throws(Errno) -> Bool {
         #if os(Linux) && !MAPPACK_PORTABLE
+            if FileDescriptor.reflinksOff { return false }
             if mp_clone_file(rawValue, source.rawValue) == 0 { return true }
             let code = errno
             if FileDescriptor.cannotClone.contains(code) { return false }
@@ -17,6 +18,10 @@ extension FileDescriptor {
             return false
         #endif
     }
+
+    /// `MAPPACK_NO_REFLINK` set (any value): every copy copies its bytes, so `make bench` can time
+    /// the byte copy on the same filesystem as the reflinks (`Benchmarks/reflink.sh`).
+    private static let reflinksOff = ProcessInfo.processInfo.environment["MAPPACK_NO_REFLINK"] != nil
 
     /// What `FICLONE` answers when the files cannot share extents, rather than a real failure:
     /// no reflink support (`EOPNOTSUPP`; ext4 and tmpfs say `ENOTTY` or `EOPNOTSUPP`), two
