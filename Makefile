@@ -4,9 +4,12 @@ SHELL := /bin/bash
 # so its REALWORLD_APT is known to APT_PACKAGES below.
 include Tools/realworld/venv.mk
 .DEFAULT_GOAL := deps
+# erofs-utils and cryptsetup-bin make and check the erofs output (mkfs.erofs, fsck.erofs,
+# veritysetup); xfsprogs makes the XFS filesystem the reflink tests and bench copy on.
 APT_PACKAGES := libcurl4-openssl-dev libarchive-dev libzstd-dev zlib1g-dev libsqlite3-dev libyaml-dev libssl-dev \
                 pkg-config iso-codes nginx-light zstd sqlite3 libarchive-tools hyperfine python3 python3-jsonschema openssl \
-                minisign chromium chromium-driver fuse3 python3-pyfuse3 libzck-dev zchunk time $(REALWORLD_APT)
+                minisign chromium chromium-driver fuse3 python3-pyfuse3 libzck-dev zchunk time erofs-utils cryptsetup-bin xfsprogs \
+                $(REALWORLD_APT)
 SWIFT_FLAGS ?=
 RELEASE := .build/release
 # Release binaries carry the Swift runtime and Foundation inside (one self-contained file that runs on

@@ -161,6 +161,9 @@ bash "$root/Benchmarks/chunked.sh" --bin "$release" || say "chunked update rows 
 # MapStore (issue 18): path(of:) during an update and open of an installed 1 GiB store, own worlds and nginx.
 bash "$root/Benchmarks/store.sh" --bin "$release" || say "store rows failed"
 
+# Reflink copies (issue 44): a store install on XFS sharing extents against the byte copy on the same filesystem.
+bash "$root/Benchmarks/reflink.sh" --bin "$release" || say "reflink rows failed"
+
 # mappack import (issue 30): the real Europe tileset against tippecanoe's own run, a 2 GiB synthetic one
 # against one read of its tiles; peak RSS of both.
 bash "$root/Benchmarks/import.sh" --bin "$release" || say "import rows failed"

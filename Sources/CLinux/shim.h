@@ -70,4 +70,19 @@ extern int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned i
 static inline int mp_start_writeback(int fd) {
     return sync_file_range(fd, 0, 0, 2);
 }
+
+#include <sys/ioctl.h>
+
+// FICLONE as <linux/fs.h> defines it; that header is not included, since its mount flags clash
+// with glibc's <sys/mount.h> in one module.
+#ifndef FICLONE
+#define FICLONE _IOW(0x94, 9, int)
+#endif
+
+// ioctl(2) FICLONE: makes dest share all of src's extents (a reflink, copy on write) on filesystems
+// that offer it (XFS with reflink=1, btrfs); 0 on success, -1 with errno (EOPNOTSUPP, EXDEV,
+// EINVAL, ENOTTY where the filesystem or the pair cannot). ioctl is variadic, so Swift calls this.
+static inline int mp_clone_file(int dest, int src) {
+    return ioctl(dest, FICLONE, src);
+}
 #endif

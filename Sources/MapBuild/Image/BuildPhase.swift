@@ -21,6 +21,8 @@ public enum BuildPhase: String, Sendable, CaseIterable {
     case mbtiles
     case maplibreOffline = "maplibre-offline"
     case pmtiles
+    /// The partition image (`.erofs`), its hash tree and sidecar.
+    case erofs
     /// Staged outputs are renamed into the output folder (a `--shard` run has only this phase).
     case publish
     /// `mappack merge`: shards are put together.

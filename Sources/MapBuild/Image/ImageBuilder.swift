@@ -102,7 +102,7 @@ package struct ImageBuilder: Sendable {
 
     /// The files and folders under the output root a build writes, by name.
     func outputNames() -> [String] {
-        plan.recipe.outputs.map { $0.stampedPath(imageName: imageName) }
+        plan.recipe.outputs.flatMap { [$0.stampedPath(imageName: imageName)] + $0.companionNames(imageName: imageName) }
     }
 
     /// `<name>-<mapVersion>`, the image's file name stem.
@@ -308,6 +308,8 @@ package struct ImageBuilder: Sendable {
                 }
             })
         source.sync = options.sync
+        source.imageID = imageID
+        source.signingKey = options.signingKey
         source.packProgress = { [count = fileList.count] files, bytes in
             events(.packed(files: files, totalFiles: count, bytes: bytes, totalBytes: storeBytes))
         }
@@ -333,6 +335,15 @@ package struct ImageBuilder: Sendable {
         if options.sync { for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) } }
         try options.gate.enterPublishing()
         for (output, entry) in staged {
+            // A companion this build did not write (an unsigned build's signature) goes, rather
+            // than stay beside an output it does not match.
+            for companion in output.companionNames(imageName: imageName) {
+                if FileSystem.exists(staging + "/" + companion) {
+                    try ImageBuilder.replace(companion, with: companion, of: area)
+                } else {
+                    try FileSystem.removeFile(root + "/" + companion)
+                }
+            }
             try ImageBuilder.replace(output.publishedName(imageName: imageName), with: entry, of: area)
         }
         if options.sync { try FileSystem.syncDirectory(root) }

@@ -13,6 +13,9 @@ public struct Recipe: Sendable {
         case maplibreOffline = "maplibre-offline"
         /// The image's tiles as one PMTiles v3 archive (`<image>.pmtiles`), for static map hosting.
         case pmtiles
+        /// The image as a device partition image (`<image>.erofs`): an EROFS filesystem with a
+        /// dm-verity hash tree appended, and its signed sidecar (`<image>.erofs.verity.json`).
+        case erofs
     }
 
     /// The recipe file it was read from.

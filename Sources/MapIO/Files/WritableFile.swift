@@ -58,6 +58,12 @@ package final class WritableFile {
         if let failure { throw failure }
     }
 
+    /// Makes this new, empty file share all of `source`'s data (`FileDescriptor.cloneContents`);
+    /// false when the filesystem cannot, and nothing was written.
+    package func clone(_ source: ReadableFile) throws(FileError) -> Bool {
+        do { return try descriptor.cloneContents(of: source.descriptor) } catch { throw FileError("clone", path, code: error.code) }
+    }
+
     /// Flushes the file's data to stable storage (`fsync`).
     package func sync() throws(FileError) {
         do { try descriptor.sync() } catch { throw FileError("fsync", path, code: error.code) }

@@ -43,6 +43,34 @@ package enum Minisign {
             + "trusted comment: \(comment)\n\(global.base64EncodedString())\n"
     }
 
+    /// Whether `signatureFile` (a `.minisig`, as `signature(of:…)` writes and stock minisign
+    /// writes with `-H`, the prehashed kind) is a signature of `message` by the mappack public key
+    /// text read from `path`, trusted comment included: minisign's `-V` checks, made here so a
+    /// device or a verify without minisign installed checks the same. False for another key id, a
+    /// changed message or comment, or a file that is not a prehashed signature.
+    package static func verify(_ message: Data, signatureFile: String, publicKey text: String, path: String) throws(SignatureError) -> Bool {
+        let raw = try Ed25519.rawPublicKey(text, path: path)
+        let lines = signatureFile.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let commentPrefix = "trusted comment: "
+        guard lines.count >= 4, lines[2].hasPrefix(commentPrefix),
+            let line = Data(base64Encoded: lines[1]), line.count == 74, Array(line.prefix(2)) == Array("ED".utf8),
+            let global = Data(base64Encoded: lines[3]), global.count == 64
+        else { return false }
+        guard Array(line.dropFirst(2).prefix(8)) == keyID(publicKey: raw) else { return false }
+        let signature = Data(line.suffix(64))
+        let publicKey = Ed25519.publicPrefix + Data(raw).base64EncodedString()
+        guard try Ed25519.verify(blake2b512(message), signature: signature, publicKey: publicKey, path: path) else { return false }
+        let comment = Data(lines[2].dropFirst(commentPrefix.count).utf8)
+        return try Ed25519.verify(signature + comment, signature: global, publicKey: publicKey, path: path)
+    }
+
+    /// The trusted comment of a `.minisig` file (its third line, without `trusted comment: `).
+    package static func trustedComment(of signatureFile: String) -> String? {
+        let lines = signatureFile.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 3, lines[2].hasPrefix("trusted comment: ") else { return nil }
+        return String(lines[2].dropFirst("trusted comment: ".count))
+    }
+
     /// BLAKE2b with a 64-byte output and no key (libcrypto's `EVP_blake2b512`), as minisign
     /// prehashes.
     static func blake2b512(_ message: Data) -> Data {

@@ -16,6 +16,14 @@ package struct VerifyProblem: Sendable, Equatable, CustomStringConvertible {
     /// Detail for people.
     package let detail: String
 
+    /// A problem of `kind` at `path`.
+    package init(kind: Kind, path: String, regions: [RegionID], detail: String) {
+        self.kind = kind
+        self.path = path
+        self.regions = regions
+        self.detail = detail
+    }
+
     package var description: String {
         let owners = regions.isEmpty ? "" : " (region \(regions.map(\.rawValue).joined(separator: ", ")))"
         return "\(path)\(owners): \(detail)"

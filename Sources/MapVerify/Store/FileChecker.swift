@@ -127,6 +127,18 @@ import MapIO
             }
         }
         defer { try? output?.close() }
+        // Without hashing, a filesystem that can share extents (`FICLONE`) copies with no data read
+        // or written; the clone's size is then what checks the file's.
+        if !hashContents, job.listedRegular, let output {
+            do {
+                if try output.cloneContents(of: descriptor) {
+                    let info: FileSystem.Status
+                    do { info = try output.status() } catch { return unsafe copyFailed(FileError("fstat", copyPath(path, job), code: error.code)) }
+                    if info.size == job.size, let writeback = copy?.writeback { writeback.start(output) }
+                    return .size(info.size)
+                }
+            } catch { return unsafe copyFailed(FileError("clone", copyPath(path, job), code: error.code)) }
+        }
 
         // The fast path: reads that ask for at most one byte past the manifest's size.
         if hashContents { hasher.reset() }

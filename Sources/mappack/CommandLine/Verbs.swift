@@ -56,7 +56,7 @@ enum Verbs {
     }
 
     static let verify = VerbSpec(
-        name: "verify", positionals: "PATH", summary: "check an image folder, .tar.zst or installed store",
+        name: "verify", positionals: "PATH", summary: "check an image folder, .tar.zst, .erofs or installed store",
         options: [Verify.quick, Verify.full, jobs, trust])
 
     /// `serve`'s own options.

@@ -1,10 +1,12 @@
 import Foundation
+import MapBuild
 import MapFormat
 import MapIO
 import MapStore
 import MapVerify
 
-/// `mappack verify PATH`: an image folder against its manifest.
+/// `mappack verify PATH`: an image folder, packed image or partition image against its manifest,
+/// or an installed store.
 enum VerifyCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
         let arguments = try Arguments(raw, verb: Verbs.verify)
@@ -14,6 +16,9 @@ enum VerifyCommand {
         let trusted = try arguments.option(Verbs.trust).map { [TrustedKey(path: $0, text: try KeyFiles.read($0))] } ?? []
         if MapStore.isStorage(URL(fileURLWithPath: path, isDirectory: true)) {
             return try await verifyStorage(path, full: !arguments.flag(Verbs.Verify.quick), trusted: trusted.map(\.text), terminal: terminal)
+        }
+        if !FileSystem.isDirectory(path), path.hasSuffix(ErofsImage.fileExtension) {
+            return try verifyPartition(path, trusted: trusted, jobs: jobs, terminal: terminal)
         }
         let report: VerifyReport
         do {
@@ -61,6 +66,31 @@ enum VerifyCommand {
             terminal.line("FAILED: \(path): the image is damaged (rebuild it, or copy it again from where it was built)")
         }
         return .failure
+    }
+
+    /// A partition image (`.erofs`): its hash tree against the sidecar's root hash, the sidecar's
+    /// signature, and the image inside (`ErofsImage.verify`).
+    static func verifyPartition(_ path: String, trusted: [TrustedKey], jobs: Int, terminal: Terminal) throws -> ExitCode {
+        let report = try ErofsImage.verify(path, trusted: trusted, jobs: jobs)
+        if terminal.json {
+            for problem in report.problems {
+                terminal.event(
+                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
+            }
+            terminal.event(
+                ImageVerifiedEvent(
+                    ok: report.ok, imageID: report.sidecar.imageID, files: report.inner?.filesChecked ?? 0,
+                    bytesHashed: report.inner?.bytesHashed ?? 0, problems: report.problems.count))
+        } else {
+            for problem in report.problems { terminal.error(problem.description) }
+            let signed = report.signatureChecked ? ", sidecar signature ok" : ""
+            terminal.line(
+                report.ok
+                    ? "ok: \(path): hash tree matches root hash \(report.sidecar.verity.rootHash.prefix(16))\(signed); "
+                        + "\(report.inner?.manifest.name ?? "") \(report.sidecar.mapVersion), \(report.inner?.filesChecked ?? 0) files, image id \(report.sidecar.imageID.prefix(16))"
+                    : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+        }
+        return ExitCode(ok: report.ok)
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.

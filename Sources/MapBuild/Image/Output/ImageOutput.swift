@@ -15,6 +15,14 @@ protocol ImageOutput: Sendable {
     /// Writes the output from `source.imageFolder` into the staging folder; returns the name of the
     /// staged result inside it (renamed to `publishedName` at publish).
     func stage(_ source: ImageOutputSource) throws -> String
+    /// Files `stage` also writes into the staging folder, under the names they are published
+    /// under (a partition image's verity sidecar and its signature); published before the output
+    /// itself, so an output that shows has its companions. Those not written are skipped.
+    func companionNames(imageName: String) -> [String]
+}
+
+extension ImageOutput {
+    func companionNames(imageName: String) -> [String] { [] }
 }
 
 /// An output that is one file beside the image folder, `<image><fileExtension>`.
@@ -40,6 +48,10 @@ struct ImageOutputSource {
     let built: String
     let cacheSeed: ImageCacheSeed?
     let signature: Data?
+    /// The manifest's image id.
+    var imageID = ""
+    /// The build's signing key (path, text), which also signs what an output carries beside it.
+    var signingKey: (path: String, text: String)?
     /// The catalog id and the image's map version.
     let catalog: String
     let mapVersion: MapVersion
@@ -109,6 +121,7 @@ extension Recipe.OutputFormat {
         case .mbtiles: MBTilesOutput()
         case .maplibreOffline: MapLibreOfflineOutput()
         case .pmtiles: PMTilesOutput()
+        case .erofs: ErofsOutput()
         }
     }
 }
