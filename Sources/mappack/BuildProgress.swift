@@ -75,8 +75,21 @@ final class BuildProgress: Sendable {
         terminal.notice(message)
     }
 
+    /// Every bundle is in place (a phase after fetching and unpacking began), in every mode.
+    private let downloadsDone = Atomic<Bool>(false)
+
+    /// What a signal's line says: partial downloads exist only until every bundle is in place.
+    var interruptMessage: String {
+        downloadsDone.load(ordering: .relaxed)
+            ? "interrupted: stopping (the downloads are complete and kept; run the same command again to finish without fetching them)"
+            : "interrupted: stopping (partial downloads are kept; run the same command again to resume)"
+    }
+
     /// Takes one of the builder's events.
     func take(_ event: BuildEvent) {
+        if case .phase(let name) = event, ![.plan, .upToDate, .reuse, .chunked, .fetch, .unpack].contains(name) {
+            downloadsDone.store(true, ordering: .relaxed)
+        }
         guard terminal.showsProgress else { return }
         var started: [String] = []
         let now = state.withLock { state -> State? in

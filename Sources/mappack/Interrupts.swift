@@ -22,7 +22,7 @@ enum Interrupts {
             if gate?.requestStop() == false {
                 progress.say("interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
             } else {
-                progress.stopping("interrupted: stopping (partial downloads are kept; run the same command again to resume)")
+                progress.stopping(progress.interruptMessage)
                 running.withLock { $0?.cancel() }
             }
         }

@@ -17,6 +17,10 @@ enum ImagePacker {
     ) throws {
         let mtime = Int(UTCTime.parseISO8601(built)?.timeIntervalSince1970 ?? 0)
         let writer = try ArchiveWriter(path: path, mtime: mtime, level: 3)
+        // A signal stops the packing within a buffer of the file being written, not only between files.
+        func add(_ name: String, from source: String, size: Int64) throws {
+            do { try writer.addFile(name, from: source, size: size, stop: { Task.isCancelled }) } catch .stopped { throw CancellationError() }
+        }
         let manifest = image + "/" + ImageManifest.fileName
         guard let manifestSize = try FileSystem.status(manifest)?.size else { throw FileError("stat", manifest, code: ENOENT) }
         try writer.addFile(ImageManifest.fileName, from: manifest, size: manifestSize)
@@ -24,7 +28,7 @@ enum ImagePacker {
         if let cacheSeed {
             try Task.checkCancellation()
             let seed = image + "/" + ImageManifest.cacheSeedFileName
-            try writer.addFile(ImageManifest.cacheSeedFileName, from: seed, size: cacheSeed.size)
+            try add(ImageManifest.cacheSeedFileName, from: seed, size: cacheSeed.size)
         }
         try writer.addDirectory(ImageManifest.storeFolder)
         let store = image + "/" + ImageManifest.storeFolder
@@ -37,7 +41,7 @@ enum ImagePacker {
             if item.isDirectory {
                 try writer.addDirectory(prefix + item.relativePath)
             } else if item.isRegular {
-                try writer.addFile(prefix + item.relativePath, from: store + "/" + item.relativePath, size: item.size)
+                try add(prefix + item.relativePath, from: store + "/" + item.relativePath, size: item.size)
                 files += 1
                 bytes += item.size
                 if ContinuousClock.now - reported >= progressInterval {

@@ -29,6 +29,8 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(FileError)
     /// The archive file's SHA-256 is not the one it was fetched and stored under.
     case digestMismatch(expected: SHA256Digest, actual: SHA256Digest)
+    /// The writer was asked to stop (`ArchiveWriter.addFile(_:from:size:stop:)`) before the entry was whole.
+    case stopped(entry: String)
 
     /// True for `.digestMismatch`.
     package var isDigestMismatch: Bool { if case .digestMismatch = self { true } else { false } }
@@ -44,6 +46,7 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooLarge(let entry, let limit): "unpacks to more than the declared \(limit) bytes (stopped at entry '\(entry)')"
         case .tooManyEntries(let limit): "has more than the allowed \(limit) entries"
         case .windowTooLarge(let log): "zstd frame needs a window over 2^\(log) bytes; refusing to allocate it"
+        case .stopped(let entry): "stopped while writing entry '\(entry)'"
         case .zstd(let message): "zstd: \(message)"
         case .malformed(let message): "not a valid tar stream: \(message)"
         case .io(let error): error.description

@@ -56,13 +56,16 @@ import Foundation
         try header(name, type: MP_AE_IFDIR, mode: 0o755, size: 0)
     }
 
-    /// Adds a regular file named `name` with the bytes of the file at `source`, streamed.
-    package func addFile(_ name: String, from source: String, size: Int64) throws(ArchiveError) {
+    /// Adds a regular file named `name` with the bytes of the file at `source`, streamed. `stop` is asked
+    /// before each buffer: a large file (a cache seed of hundreds of MB) is not compressed to its end
+    /// once the caller wants to stop (`ArchiveError.stopped`; the archive is then incomplete).
+    package func addFile(_ name: String, from source: String, size: Int64, stop: () -> Bool = { false }) throws(ArchiveError) {
         try header(name, type: MP_AE_IFREG, mode: 0o644, size: size)
         do {
             let file = try ReadableFile(path: source)
             var written: Int64 = 0
             while true {
+                if stop() { throw ArchiveError.stopped(entry: name) }
                 let n = try unsafe file.read(into: buffer)
                 if n == 0 { break }
                 let w = unsafe archive_write_data(archive, buffer.baseAddress, n)

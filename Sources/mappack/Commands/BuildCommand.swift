@@ -71,8 +71,9 @@ enum BuildCommand {
             do {
                 path = try await Interrupts.cancellable(gate: options.gate, progress: progress) {
                     try await builder.runShard(parts[0], of: parts[1]) { event in
-                        if terminal.json { terminal.event(eventObject(event)) }
+                        // Taken before it is said: a signal that follows the event finds the phase it names.
                         progress.take(event)
+                        if terminal.json { terminal.event(eventObject(event)) }
                     }
                 }
             } catch {
@@ -87,6 +88,8 @@ enum BuildCommand {
         do {
             report = try await Interrupts.cancellable(gate: options.gate, progress: progress) {
                 try await builder.run { event in
+                    // Taken before it is said: a signal that follows the event finds the phase it names.
+                    progress.take(event)
                     if terminal.json { terminal.event(eventObject(event)) }
                     switch event {
                     case .remote(.rejected(_, let url, let reason)):
@@ -97,7 +100,6 @@ enum BuildCommand {
                         terminal.note("retry \(attempt) of \(digest.short) in \(String(format: "%.1f", delay)) s: \(reason)")
                     default: break
                     }
-                    progress.take(event)
                 }
             }
         } catch {
