@@ -35,7 +35,8 @@ struct MBTilesOutput: SingleFileOutput {
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
             let low = try zooms?["low", as: Int64?.self] ?? 0
             let high = try zooms?["high", as: Int64?.self] ?? 0
-            let extent = TilesetExtent(regions: regions, minZoom: Int(low), maxZoom: Int(high))
+            let extent = TilesetExtent(
+                regions: TilesetExtent.regions(regions, holdingTilesOf: tiles), minZoom: Int(low), maxZoom: Int(high))
             let metadata: [(String, String)] = [
                 ("name", source.imageName),
                 ("format", format ?? "application/octet-stream"),

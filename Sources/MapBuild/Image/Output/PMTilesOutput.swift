@@ -51,7 +51,8 @@ struct PMTilesOutput: SingleFileOutput {
         }
         let directories = try PMTilesOutput.directories(work, entries: plan.entries)
 
-        let extent = TilesetExtent(regions: regions, minZoom: Int(plan.minZoom), maxZoom: Int(plan.maxZoom))
+        let extent = TilesetExtent(
+            regions: TilesetExtent.regions(regions, holdingTilesOf: tiles), minZoom: Int(plan.minZoom), maxZoom: Int(plan.maxZoom))
         var metadata: [String: Any] = [
             "name": source.imageName,
             "format": format ?? "application/octet-stream",

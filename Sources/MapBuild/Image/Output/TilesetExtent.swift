@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where a tile output's regions lie, as its metadata tells a map: the union of the regions' boxes,
-/// and the point and zoom a map opens at. The point is inside a region, the largest by area: its
+/// Where a tile output's regions lie, as its metadata tells a map: the union of the boxes of the
+/// regions whose tiles it holds (`regions(_:holdingTilesOf:)`), and the point and zoom a map opens at. The point is inside a region, the largest by area: its
 /// catalog `center` when that lies in its box, else the middle of its box. The zoom is the one at
 /// which the bounds fit one 512 px tile, within the tiles' zooms. The `.mbtiles` metadata and the
 /// `.pmtiles` header both take it, so the two say the same.
@@ -38,6 +38,16 @@ struct TilesetExtent: Equatable {
             center = TilesetExtent.middle(of: bounds)
         }
         centerZoom = min(max(TilesetExtent.fittingZoom(bounds), minZoom), max(minZoom, maxZoom))
+    }
+
+    /// The regions among `regions` whose tile databases `tiles` holds, in their order; all of them
+    /// when none does. A parent included with a child excluded keeps its catalog box, which covers
+    /// the child, but its own bundles hold no tiles there: only the regions that bring tiles say
+    /// where the tiles are.
+    static func regions(_ regions: [OutputRegion], holdingTilesOf tiles: TileDatabases) -> [OutputRegion] {
+        let holding = Set(tiles.sources.map(\.region.id))
+        let found = regions.filter { holding.contains($0.id) }
+        return found.isEmpty ? regions : found
     }
 
     /// The box's width in degrees of longitude (across the antimeridian when west is east of east).
