@@ -7,6 +7,10 @@
     check_outputs.py maplibre-db FILE [--expect-layer countries] [--expect-name Switzerland ...]
     check_outputs.py pmtiles FILE [--expect-layer countries] [--expect-name Switzerland ...] [--min-zoom 0]
     check_outputs.py pmtiles-matches MBTILES PMTILES
+    check_outputs.py pmtiles-contents PMTILES
+
+`pmtiles-contents` prints, as one JSON object, what the PyPI reader finds: the header's zooms, bounds
+and centre, and the z/x/y of every tile the directories address (the caller checks them).
 
 Exit 0 when every check passes, 1 with one `FAIL:` line per failed check, 2 on bad usage (or a
 missing tool). The last line printed is the summary: `check_outputs <verb>: PASS|FAIL ...`.
@@ -660,6 +664,26 @@ def check_pmtiles_matches(args) -> int:
     return report.finish()
 
 
+def pmtiles_contents(args) -> int:
+    """The header's zooms, bounds and centre and every addressed tile, as the PyPI reader reads them."""
+    from pmtiles.reader import MmapSource, Reader, all_tiles
+
+    if not Path(args.file).is_file():
+        raise Usage(f"{args.file}: no such file")
+    with open(args.file, "rb") as handle:
+        source = MmapSource(handle)
+        header = Reader(source).header()
+        tiles = sorted(f"{z}/{x}/{y}" for (z, x, y), _ in all_tiles(source))
+    degrees = lambda key: header[key] / 1e7
+    print(json.dumps({
+        "min_zoom": header["min_zoom"], "max_zoom": header["max_zoom"],
+        "bounds": [degrees(k) for k in ("min_lon_e7", "min_lat_e7", "max_lon_e7", "max_lat_e7")],
+        "center": [degrees("center_lon_e7"), degrees("center_lat_e7")], "center_zoom": header["center_zoom"],
+        "tiles": tiles,
+    }, sort_keys=True), flush=True)
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 
 class Parser(argparse.ArgumentParser):
@@ -706,6 +730,9 @@ def parse(argv):
     sub = verbs.add_parser("pmtiles-matches", help="every MBTiles tile has the same bytes at the same z/x/y in a PMTiles archive")
     sub.add_argument("mbtiles")
     sub.add_argument("pmtiles")
+
+    sub = verbs.add_parser("pmtiles-contents", help="print a PMTiles archive's zooms, bounds, centre and tile addresses as JSON")
+    sub.add_argument("file")
     return parser.parse_args(argv)
 
 
@@ -715,7 +742,8 @@ def main(argv) -> int:
     try:
         args = parse(argv)
         return {"mbtiles": check_mbtiles, "render": check_render, "maplibre-db": check_maplibre_db,
-                "pmtiles": check_pmtiles, "pmtiles-matches": check_pmtiles_matches}[args.verb](args)
+                "pmtiles": check_pmtiles, "pmtiles-matches": check_pmtiles_matches,
+                "pmtiles-contents": pmtiles_contents}[args.verb](args)
     except Usage as usage:
         print(f"check_outputs: usage: {usage}", file=sys.stderr)
         print(f"check_outputs {argv[0] if argv else '?'}: USAGE ERROR", flush=True)

@@ -199,8 +199,6 @@ package struct ImageBuilder: Sendable {
         var bundleRecords: [ImageBundle] = []
         var storeBundles: [UnpackedBundle] = []
         var seedCandidates: [CacheSeedWriter.Candidate] = []
-        // The seed's files by region and bundle, for the tile outputs (which add the overview's tiles).
-        var seedFiles: [RegionID: [OutputFile]] = [:]
         for bundle in ordered {
             try Task.checkCancellation()
             guard let result = byDigest[bundle.digest] else { throw BuildError.output("bundle \(bundle.digest) was not unpacked") }
@@ -216,7 +214,6 @@ package struct ImageBuilder: Sendable {
             if plan.seedSelection.bundles.contains(bundle.digest), !bundle.forStore {
                 let region = bundle.regions.first { id in plan.seedSelection.regions.contains { $0.id == id } } ?? bundle.regions.first!
                 let folder = seedScratch + "/" + bundle.digest.hex
-                seedFiles[region, default: []] += try result.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
                 seedCandidates += try result.files().map {
                     CacheSeedWriter.Candidate(
                         path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
@@ -295,16 +292,8 @@ package struct ImageBuilder: Sendable {
                         try bundle.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
                     }
                     return OutputRegion(
-                        id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox,
+                        id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox, center: region.center,
                         files: files.sorted { $0.path < $1.path })
-                }
-            },
-            seedRegions: { [seedSelection = plan.seedSelection, seedFiles] in
-                seedSelection.regions.compactMap { entry in
-                    tree.region(entry.id).map {
-                        OutputRegion(
-                            id: entry.id, broughtBy: entry.broughtBy, name: $0.name(in: language), bbox: $0.bbox, files: seedFiles[entry.id] ?? [])
-                    }
                 }
             })
         source.sync = options.sync

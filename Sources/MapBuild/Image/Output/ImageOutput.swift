@@ -57,8 +57,6 @@ struct ImageOutputSource {
     let mapVersion: MapVersion
     /// The image's regions with the store files of their own bundles (read when an output asks).
     let regions: @Sendable () throws -> [OutputRegion]
-    /// The cache seed's regions (their files are in the seed, not the store; `files` is empty).
-    var seedRegions: @Sendable () -> [OutputRegion] = { [] }
     /// Hears the store files and bytes packed so far while the packed form is written.
     var packProgress: @Sendable (_ files: Int, _ bytes: Int64) -> Void = { _, _ in }
 
@@ -67,14 +65,11 @@ struct ImageOutputSource {
     var imageFolder: String { stagingFolder + "/" + ImageOutputSource.imageEntry }
     /// The image's store folder.
     var storeFolder: String { imageFolder + "/" + ImageManifest.storeFolder }
-    /// The image's cache seed file, when it has one.
-    var cacheSeedFile: String? { cacheSeed == nil ? nil : imageFolder + "/" + ImageManifest.cacheSeedFileName }
 
-    /// The tile databases of the image's regions, then those of its cache seed (the overview's low
-    /// zooms), the seed's copied to `scratch` (a folder of the staging area, removed by the caller).
-    func tileDatabases(scratch: String) throws -> TileDatabases {
-        let seed = cacheSeedFile.map { TileDatabases.Seed(file: $0, scratch: scratch, regions: seedRegions()) }
-        return try TileDatabases(regions: try regions(), store: storeFolder, seed: seed)
+    /// The tile databases of the image's regions, the recipe's (issue 42): the cache seed's stay in
+    /// the seed, so a tile output holds, bounds and centres on what the recipe asked for.
+    func tileDatabases(_ regions: [OutputRegion]) throws -> TileDatabases {
+        try TileDatabases(regions: regions, store: storeFolder)
     }
 }
 
@@ -86,14 +81,17 @@ package struct OutputRegion: Sendable {
     package let name: String
     /// `[west, south, east, north]`, when the catalog has it.
     package let bbox: [Double]?
+    /// `[latitude, longitude]` of the region's centre, when the catalog has it.
+    package let center: [Double]?
     /// The files of the region's own bundles, sorted by path.
     package let files: [OutputFile]
 
-    package init(id: RegionID, broughtBy: RegionID, name: String, bbox: [Double]?, files: [OutputFile]) {
+    package init(id: RegionID, broughtBy: RegionID, name: String, bbox: [Double]?, center: [Double]? = nil, files: [OutputFile]) {
         self.id = id
         self.broughtBy = broughtBy
         self.name = name
         self.bbox = bbox
+        self.center = center
         self.files = files
     }
 }

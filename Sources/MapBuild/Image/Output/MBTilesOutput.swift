@@ -2,12 +2,12 @@ import Foundation
 import MapFormat
 import MapIO
 
-/// The image's tiles as one MBTiles 1.3 file, `<image>.mbtiles`: every tile of the image's tile
-/// databases and then of its cache seed's (the overview's low zooms; see `TileDatabases`: where two
-/// hold the same tile, the region first by id wins, and a region over the overview), with the
-/// metadata the spec asks for (`name`, `format`, and for `pbf` the `json` row with the sources'
-/// `vector_layers` merged) and recommends (`bounds`, `center`, `minzoom`, `maxzoom`, `type`,
-/// `version`, `description`). Sources of different formats are refused (`mixedTileFormats`).
+/// The image's tiles as one MBTiles 1.3 file, `<image>.mbtiles`: every tile of the tile databases
+/// of the recipe's regions (not of its cache seed; see `TileDatabases`: where two hold the same
+/// tile, the region first by id wins), with the metadata the spec asks for (`name`, `format`, and
+/// for `pbf` the `json` row with the sources' `vector_layers` merged) and recommends (`bounds` and
+/// `center` of those regions, `TilesetExtent`; `minzoom`, `maxzoom`, `type`, `version`,
+/// `description`). Sources of different formats are refused (`mixedTileFormats`).
 struct MBTilesOutput: SingleFileOutput {
     static let fileExtension = ".mbtiles"
 
@@ -16,9 +16,7 @@ struct MBTilesOutput: SingleFileOutput {
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
         let regions = try source.regions()
-        let scratch = source.stagingFolder + "/mbtiles-seed"
-        defer { try? FileSystem.removeTree(scratch) }
-        let tiles = try source.tileDatabases(scratch: scratch)
+        let tiles = try source.tileDatabases(regions)
         let format = try tiles.commonFormat()
         let path = source.stagingFolder + "/" + name
         let database = try TileDatabases.createMBTiles(path)
@@ -37,17 +35,16 @@ struct MBTilesOutput: SingleFileOutput {
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
             let low = try zooms?["low", as: Int64?.self] ?? 0
             let high = try zooms?["high", as: Int64?.self] ?? 0
-            // The overview's regions count too: their low-zoom tiles are in the file.
-            let bounds = TileDatabases.union(regions.map(\.bbox) + tiles.sources.map(\.region.bbox)) ?? [-180, -85.0511, 180, 85.0511]
-            let center = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2]
+            let extent = TilesetExtent(
+                regions: TilesetExtent.regions(regions, holdingTilesOf: tiles), minZoom: Int(low), maxZoom: Int(high))
             let metadata: [(String, String)] = [
                 ("name", source.imageName),
                 ("format", format ?? "application/octet-stream"),
                 ("type", "baselayer"),
                 ("version", source.mapVersion.rawValue),
                 ("description", "Tiles of \(source.imageName) (catalog \(source.catalog)), written by mappack"),
-                ("bounds", bounds.map(MBTilesOutput.degrees).joined(separator: ",")),
-                ("center", center.map(MBTilesOutput.degrees).joined(separator: ",") + ",\(low)"),
+                ("bounds", extent.bounds.map(MBTilesOutput.degrees).joined(separator: ",")),
+                ("center", extent.center.map(MBTilesOutput.degrees).joined(separator: ",") + ",\(extent.centerZoom)"),
                 ("minzoom", "\(low)"),
                 ("maxzoom", "\(high)"),
             ]

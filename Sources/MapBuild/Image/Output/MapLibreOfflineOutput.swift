@@ -4,13 +4,13 @@ import MapIO
 
 /// The image's tiles as a MapLibre Native offline database (schema version 6), `<image>.maplibre.db`,
 /// which an app merges into its own with `mergeOfflineRegions`: one offline region per recipe
-/// `include` entry (its tiles and those of the regions it brought), with the bounds of those
-/// regions and the zoom range of their tiles, and one for the cache seed's tiles (the overview's low
-/// zooms). Tiles are stored under the URL template `mappack://<catalog>/{z}/{x}/{y}` (the app's
-/// style names the same template for its source); the style itself is the app's (no `resources`
-/// rows). Tiles are stored as MapLibre Native stores them: its reader un-deflates a zlib stream when
-/// `compressed = 1` and otherwise parses the bytes as they are (it un-gzips only in its `mbtiles://`
-/// reader), so gzipped sources are re-wrapped as zlib with `compressed = 1`.
+/// `include` entry (its tiles and those of the regions it brought), with the bounds of those of
+/// its regions that hold tiles (`TilesetExtent.regions(_:holdingTilesOf:)`) and their zoom range,
+/// and none for the cache seed (its tiles stay in the seed). Tiles are stored under the URL template `mappack://<catalog>/{z}/{x}/{y}` (the app's style
+/// names the same template for its source); the style itself is the app's (no `resources` rows).
+/// Tiles are stored as MapLibre Native stores them: its reader un-deflates a zlib stream when
+/// `compressed = 1` and otherwise parses the bytes as they are (it un-gzips only in its
+/// `mbtiles://` reader), so gzipped sources are re-wrapped as zlib with `compressed = 1`.
 struct MapLibreOfflineOutput: SingleFileOutput {
     static let fileExtension = ".maplibre.db"
     /// The schema version MapLibre Native's offline database has (`PRAGMA user_version`).
@@ -22,17 +22,9 @@ struct MapLibreOfflineOutput: SingleFileOutput {
 
     func stage(_ source: ImageOutputSource) throws -> String {
         let name = publishedName(imageName: source.imageName)
-        let scratch = source.stagingFolder + "/maplibre-seed"
-        defer { try? FileSystem.removeTree(scratch) }
-        let tiles = try source.tileDatabases(scratch: scratch)
+        let regions = try source.regions()
+        let tiles = try source.tileDatabases(regions)
         _ = try tiles.commonFormat()
-        let own = try source.regions()
-        let ownIDs = Set(own.map(\.id))
-        var seedRegions: [OutputRegion] = []
-        for region in tiles.sources.map(\.region) where !ownIDs.contains(region.id) && !seedRegions.contains(where: { $0.id == region.id }) {
-            seedRegions.append(region)
-        }
-        let regions = own + seedRegions
         let template = MapLibreOfflineOutput.urlTemplate(catalog: source.catalog)
         let accessed = TileDatabases.epoch(source.built)
         let path = source.stagingFolder + "/" + name
@@ -66,7 +58,7 @@ struct MapLibreOfflineOutput: SingleFileOutput {
                 let low = try zooms?["low", as: Int64?.self] ?? 0
                 let high = try zooms?["high", as: Int64?.self] ?? 0
                 // MapLibre's tile-pyramid definition: bounds as [south, west, north, east].
-                let box = TileDatabases.union(members.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
+                let box = TileDatabases.union(TilesetExtent.regions(members, holdingTilesOf: tiles).map(\.bbox)) ?? TilesetExtent.world
                 let definition =
                     "{\"style_url\":\"mappack://\(source.catalog)/style.json\",\"bounds\":[\(box[1]),\(box[0]),\(box[3]),\(box[2])],"
                     + "\"min_zoom\":\(Double(low)),\"max_zoom\":\(Double(high)),\"pixel_ratio\":1.0,\"include_ideographs\":false}"

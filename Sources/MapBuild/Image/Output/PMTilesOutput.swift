@@ -3,13 +3,14 @@ import MapFormat
 import MapIO
 
 /// The image's tiles as one PMTiles v3 archive, `<image>.pmtiles`, the single file static map
-/// hosting serves with HTTP range requests: the same tiles as the `.mbtiles` output (see
-/// `TileDatabases`: the region first by id wins, a region over the overview), clustered (tile data
+/// hosting serves with HTTP range requests: the same tiles as the `.mbtiles` output, the recipe's
+/// regions' (see `TileDatabases`: the region first by id wins), clustered (tile data
 /// in tile id order), identical tiles stored once (a run of consecutive ids with the same bytes is
 /// one directory entry), directories and metadata gzipped. Vector tiles are stored gzipped (a zlib
 /// or raw tile is re-wrapped), as tippecanoe writes them; other tiles as they are. The metadata has
 /// `name`, `format`, `type`, `version`, `description` and, for vector tiles, the sources'
-/// `vector_layers` merged. Sources of different formats are refused (`mixedTileFormats`).
+/// `vector_layers` merged; the header's bounds and centre are the regions' (`TilesetExtent`). Sources
+/// of different formats are refused (`mixedTileFormats`).
 ///
 /// Tiles never sit in memory together: they are gathered in a scratch SQLite database in the staging
 /// folder, given their Hilbert tile ids, and read twice in id order, once to plan the data section
@@ -35,7 +36,7 @@ struct PMTilesOutput: SingleFileOutput {
         let regions = try source.regions()
         let scratch = source.stagingFolder + "/pmtiles-scratch"
         defer { try? FileSystem.removeTree(scratch) }
-        let tiles = try source.tileDatabases(scratch: scratch + "/seed")
+        let tiles = try source.tileDatabases(regions)
         let format = try tiles.commonFormat()
         let tileType = PMTiles.TileType(mbtilesFormat: format)
         let compression: PMTiles.Compression = tileType == .mvt ? .gzip : .none
@@ -45,12 +46,13 @@ struct PMTilesOutput: SingleFileOutput {
         let plan = try PMTilesOutput.planTileData(work, compression: compression)
         guard plan.addressed > 0 else {
             throw BuildError.output(
-                "pmtiles: image \(source.imageName) holds no tiles (no tile database among its regions' or cache seed's files); leave out the pmtiles output"
+                "pmtiles: image \(source.imageName) holds no tiles (no tile database among its regions' files); leave out the pmtiles output"
             )
         }
         let directories = try PMTilesOutput.directories(work, entries: plan.entries)
 
-        let bounds = TileDatabases.union(regions.map(\.bbox) + tiles.sources.map(\.region.bbox)) ?? [-180, -85.0511, 180, 85.0511]
+        let extent = TilesetExtent(
+            regions: TilesetExtent.regions(regions, holdingTilesOf: tiles), minZoom: Int(plan.minZoom), maxZoom: Int(plan.maxZoom))
         var metadata: [String: Any] = [
             "name": source.imageName,
             "format": format ?? "application/octet-stream",
@@ -81,9 +83,9 @@ struct PMTilesOutput: SingleFileOutput {
         header.tileType = tileType
         header.minZoom = UInt8(plan.minZoom)
         header.maxZoom = UInt8(plan.maxZoom)
-        header.bounds = bounds
-        header.centerZoom = UInt8(plan.minZoom)
-        header.center = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2]
+        header.bounds = extent.bounds
+        header.centerZoom = UInt8(extent.centerZoom)
+        header.center = extent.center
 
         let path = source.stagingFolder + "/" + name
         let file = try WritableFile(path: path)

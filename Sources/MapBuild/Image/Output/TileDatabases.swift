@@ -4,7 +4,8 @@ import MapIO
 
 /// The tile databases among an image's files: SQLite files in MBTiles' shape (a `tiles` table of
 /// `zoom_level`, `tile_column`, `tile_row` with TMS rows, and `tile_data`), as map data providers
-/// ship them per region, and those of the image's cache seed (the overview's low zooms). The
+/// ship them per region, and for `mappack serve` those of the image's cache seed (the overview's
+/// low zooms; the tile outputs hold the recipe's regions only). The
 /// `mbtiles` and `pmtiles` outputs copy tiles with SQLite's `ATTACH` (`pmtiles` then reads them in
 /// Swift, one at a time); the `maplibre-offline` output re-wraps gzip tiles as zlib on the way.
 ///
