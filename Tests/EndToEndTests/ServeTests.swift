@@ -171,6 +171,68 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
+    /// TileJSON says where the image's regions are and opens inside one of them, not on the world its seed's
+    /// overview covers; the style colours every country the image holds, not six fixed ones (issue 43: an
+    /// image of Austria and Slovenia said world bounds and drew Slovenia grey like land it lacks).
+    @Test func tileJSONAndStyleFollowTheImagesRegions() throws {
+        let folder = TemporaryFolder("serve-regions")
+        // A real world of its own: the shared one holds only countries with fixed colours.
+        let made = try Tool.run(
+            RealWorldFixture.python,
+            [Tool.repositoryRoot + "/Tools/realworld/make_real_world.py", "--out", folder.join("source"), "--countries", "AT,SI"], timeout: 300)
+        try #require(made.status == 0, "\(made.stderr)")
+        let published = try Tool.mappack(["publish", folder.join("source"), "--out", folder.join("catalog")])
+        try #require(published.status == 0, "\(published.stderr)")
+        let slovenia = "europe/southern-europe/si"
+        try Data(
+            RealWorldFixture.shared.recipe(
+                name: "east", catalog: folder.join("catalog/catalog.json"), include: [RealWorldFixture.austria, slovenia], formats: "[directory]"
+            ).utf8
+        ).write(to: URL(fileURLWithPath: folder.join("east.yaml")))
+        let build = try Tool.mappack(["build", folder.join("east.yaml"), "--out", folder.join("Output"), "--cache", folder.join("downloads")])
+        try #require(build.status == 0, "\(build.stderr)")
+        let image = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder.join("Output")).first {
+                (try? FileManager.default.attributesOfItem(atPath: folder.join("Output/\($0)")))?[.type] as? FileAttributeType == .typeDirectory
+            })
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("Output/\(image)/manifest.json"))))
+                as? [String: Any])
+        let boxes = (manifest["regions"] as? [[String: Any]] ?? []).compactMap { $0["bbox"] as? [Double] }
+        try #require(!boxes.isEmpty)
+        let (west, south) = (boxes.map { $0[0] }.min()!, boxes.map { $0[1] }.min()!)
+        let (east, north) = (boxes.map { $0[2] }.max()!, boxes.map { $0[3] }.max()!)
+
+        let server = try ServeProcess([folder.join("Output/\(image)")])
+        defer { _ = server.stop(signal: SIGTERM, timeout: 5) }
+        let tileJSON = try #require(
+            try JSONSerialization.jsonObject(with: try ServeTests.fetch(server.base + "/tilejson.json").body) as? [String: Any])
+        let bounds = try #require(tileJSON["bounds"] as? [Double])
+        let tolerance = 1e-6
+        #expect(
+            bounds.count == 4 && bounds[0] >= west - tolerance && bounds[1] >= south - tolerance && bounds[2] <= east + tolerance
+                && bounds[3] <= north + tolerance, "bounds \(bounds) beyond the regions' \([west, south, east, north])")
+        let center = try #require(tileJSON["center"] as? [Double])
+        #expect(center.count == 3)
+        #expect(
+            boxes.contains { center[0] >= $0[0] && center[0] <= $0[2] && center[1] >= $0[1] && center[1] <= $0[3] },
+            "centre \(center) is in none of the regions")
+        #expect(center[2] >= 5, "opens at zoom \(center[2]): the whole world, not the regions")
+
+        let style = try #require(
+            try JSONSerialization.jsonObject(with: try ServeTests.fetch(server.base + "/style.json").body) as? [String: Any])
+        let fill = try #require((style["layers"] as? [[String: Any]])?.first { $0["type"] as? String == "fill" })
+        let match = try #require((fill["paint"] as? [String: Any])?["fill-color"] as? [Any])
+        let pairs = Dictionary(
+            stride(from: 2, to: match.count - 1, by: 2).compactMap { index -> (String, String)? in
+                guard let code = match[index] as? String, let colour = match[index + 1] as? String else { return nil }
+                return (code, colour)
+            }, uniquingKeysWith: { first, _ in first })
+        let land = match.last as? String
+        #expect(pairs["AT"] != nil && pairs["AT"] != land, "\(pairs)")
+        #expect(pairs["SI"] != nil && pairs["SI"] != land && pairs["SI"] != pairs["AT"], "Slovenia is drawn like land it lacks: \(pairs)")
+    }
+
     @Test(arguments: ["folder", "packed", "store"])
     func chromiumDrawsTheServedMapWithTheStylesColours(form: String) throws {
         let built = Built.shared

@@ -15,6 +15,26 @@ enum ServeDocuments {
         ("CH", "rgb(228,26,28)"), ("LI", "rgb(77,175,74)"), ("AT", "rgb(255,127,0)"), ("DE", "rgb(152,78,163)"),
         ("IT", "rgb(255,255,51)"), ("FR", "rgb(166,86,40)"),
     ]
+    /// Colours for the image's other countries, in region id order after the six above (then again from
+    /// the start): every country the image holds is drawn in a colour, none grey like land it lacks.
+    static let moreColours = [
+        "rgb(247,129,191)", "rgb(102,194,165)", "rgb(141,160,203)", "rgb(231,138,195)", "rgb(166,216,84)", "rgb(255,217,47)",
+        "rgb(229,196,148)", "rgb(179,179,179)", "rgb(27,158,119)", "rgb(217,95,2)", "rgb(117,112,179)", "rgb(231,41,138)",
+    ]
+
+    /// The colour of each country of `image`: the six fixed ones, then one of `moreColours` for each
+    /// other region whose id ends in a two-letter code (the ISO 3166-1 code of a country region).
+    static func countryColours(of image: ServedImage) -> [(code: String, colour: String)] {
+        var colours = countryColours
+        let fixed = Set(countryColours.map(\.code))
+        let codes = image.manifest.regions.map { $0.id.rawValue.split(separator: "/").last.map(String.init) ?? "" }
+            .filter { $0.count == 2 && $0.allSatisfy(\.isLetter) }.map { $0.uppercased() }
+        for (index, code) in Set(codes).subtracting(fixed).sorted().enumerated() {
+            colours.append((code, moreColours[index % moreColours.count]))
+        }
+        return colours
+    }
+
     /// The feature property colours are matched on, when a layer has one of these fields (first wins).
     static let countryCodeFields = ["ISO_A2", "iso_a2", "ISO_A2_EH", "iso_3166_1"]
 
@@ -34,14 +54,23 @@ enum ServeDocuments {
         TileDatabases.union(image.manifest.regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
     }
 
+    /// Where the image's own regions lie and the point and zoom a map opens at (as its tile outputs
+    /// say, `TilesetExtent`): the seed's overview, whose region may hold tiles anywhere, does not
+    /// stretch them to the world.
+    static func extent(_ image: ServedImage) -> TilesetExtent {
+        let zooms = image.zooms ?? 0...0
+        let regions = image.manifest.regions.map {
+            OutputRegion(id: $0.id, broughtBy: $0.id, name: $0.name, bbox: $0.bbox, center: $0.center, files: [])
+        }
+        return TilesetExtent(
+            regions: TilesetExtent.regions(regions, holdingTilesOf: image.tiles), minZoom: zooms.lowerBound, maxZoom: zooms.upperBound)
+    }
+
     /// TileJSON 3.0.0 for the image's tiles.
     static func tileJSON(_ image: ServedImage, base: String) throws -> Data {
         let format = image.formats.values.first
-        // A source whose region's box is unknown (the seed's world overview) may hold tiles anywhere.
-        let boxes = image.tiles.sources.map(\.region.bbox)
-        let bounds = boxes.contains { $0 == nil } ? [-180, -85.0511, 180, 85.0511] : TileDatabases.union(boxes) ?? regionBounds(image)
         let zooms = image.zooms ?? 0...0
-        let focus = regionBounds(image)
+        let extent = extent(image)
         var document: [String: Any] = [
             "tilejson": "3.0.0",
             "name": "\(image.manifest.name) \(image.manifest.mapVersion.rawValue)",
@@ -51,8 +80,8 @@ enum ServeDocuments {
             "tiles": ["\(base)/tiles/{z}/{x}/{y}.\(tileExtension(format))"],
             "minzoom": zooms.lowerBound,
             "maxzoom": zooms.upperBound,
-            "bounds": bounds,
-            "center": [(focus[0] + focus[2]) / 2, (focus[1] + focus[3]) / 2, zooms.lowerBound],
+            "bounds": extent.bounds,
+            "center": [extent.center[0], extent.center[1], Double(extent.centerZoom)],
         ]
         if format == "pbf" || format == nil { document["vector_layers"] = try vectorLayers(image) }
         return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -75,7 +104,7 @@ enum ServeDocuments {
                 var fill: Any = land
                 if let code = countryCodeFields.first(where: { fields[$0] != nil }) {
                     var match: [Any] = ["match", ["get", code]]
-                    for entry in countryColours { match += [entry.code, entry.colour] }
+                    for entry in countryColours(of: image) { match += [entry.code, entry.colour] }
                     match.append(land)
                     fill = match
                 }

@@ -5,19 +5,19 @@ import Foundation
 /// catalog `center` when that lies in its box, else the middle of its box. The zoom is the one at
 /// which the bounds fit one 512 px tile, within the tiles' zooms. The `.mbtiles` metadata and the
 /// `.pmtiles` header both take it, so the two say the same.
-struct TilesetExtent: Equatable {
+package struct TilesetExtent: Equatable {
     /// `[west, south, east, north]`; the whole web-mercator world when no region has a box.
-    let bounds: [Double]
+    package let bounds: [Double]
     /// `[longitude, latitude]`.
-    let center: [Double]
-    let centerZoom: Int
+    package let center: [Double]
+    package let centerZoom: Int
 
     /// Web mercator's world, where no region says more.
     static let world: [Double] = [-180, -85.0511, 180, 85.0511]
 
     /// The extent of `regions` (every region whose tiles the output holds) for tiles from `minZoom`
     /// to `maxZoom`.
-    init(regions: [OutputRegion], minZoom: Int, maxZoom: Int) {
+    package init(regions: [OutputRegion], minZoom: Int, maxZoom: Int) {
         let bounds = TileDatabases.union(regions.map(\.bbox)) ?? TilesetExtent.world
         self.bounds = bounds
         let boxed = regions.filter { $0.bbox?.count == 4 }.sorted { $0.id < $1.id }
@@ -44,7 +44,7 @@ struct TilesetExtent: Equatable {
     /// when none does. A parent included with a child excluded keeps its catalog box, which covers
     /// the child, but its own bundles hold no tiles there: only the regions that bring tiles say
     /// where the tiles are.
-    static func regions(_ regions: [OutputRegion], holdingTilesOf tiles: TileDatabases) -> [OutputRegion] {
+    package static func regions(_ regions: [OutputRegion], holdingTilesOf tiles: TileDatabases) -> [OutputRegion] {
         let holding = Set(tiles.sources.map(\.region.id))
         let found = regions.filter { holding.contains($0.id) }
         return found.isEmpty ? regions : found
