@@ -153,6 +153,23 @@ final class ServedWorld: @unchecked Sendable {
         #expect(try Tool.mappack(["verify", world.folder.join("out/net-2026.11.0")]).status == 0)
     }
 
+    /// A catalog that arrives slowly shows a progress line (issue 43: 12 s of silence on a slow link),
+    /// naming the URL; a build with `--json` prints no such line, and neither does a build whose catalog
+    /// is a local file.
+    @Test func aDownloadingCatalogShowsAProgressLine() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        let url = server.url("catalog.json").absoluteString + "?fault=trickle&rate=20000&times=1"
+        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out")
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(build.stderr.contains("catalog: downloading \(server.url("catalog.json").absoluteString)"), "\(build.stderr)")
+        let local = try world.build(try world.recipe(catalog: world.published + "/catalog.json"), cache: "cache-2", out: "out-2")
+        #expect(local.status == 0 && !local.stderr.contains("catalog: downloading"), "\(local.stderr)")
+        let json = try world.build(try world.recipe(catalog: url), cache: "cache-3", out: "out-3", extra: ["--json"])
+        #expect(json.status == 0 && !json.stderr.contains("catalog: downloading"), "\(json.stderr)")
+    }
+
     @Test func aLastingFailureNamesTheRequestThatFailed() throws {
         let world = try ServedWorld()
         // A signed publish: a catalog.json.timestamp beside the catalog, the first thing a build asks for.

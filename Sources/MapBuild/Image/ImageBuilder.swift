@@ -157,7 +157,7 @@ package struct ImageBuilder: Sendable {
         let catalogURL = plan.recipe.catalogURL
         let requests = try remaining.map { bundle in
             guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {
-                let catalog = catalogURL.isFileURL ? catalogURL.path : catalogURL.absoluteString
+                let catalog = catalogURL.shown
                 throw BuildError.plan(
                     .catalog(.invalid(url: catalog, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalog))))
             }
@@ -532,7 +532,7 @@ package struct ImageBuilder: Sendable {
         guard let released = plan.tree.catalog.released else { return "1970-01-01T00:00:00Z" }
         guard let built = UTCTime.normalised(released) else {
             throw .releasedNotATime(
-                catalog: plan.recipe.catalogURL.isFileURL ? plan.recipe.catalogURL.path : plan.recipe.catalogURL.absoluteString, released: released)
+                catalog: plan.recipe.catalogURL.shown, released: released)
         }
         return built
     }

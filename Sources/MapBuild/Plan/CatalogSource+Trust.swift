@@ -51,8 +51,8 @@ extension CatalogSource {
     /// counter of the timestamp that named it. Refusals are `LoadError.untrusted`.
     public static func verifySignature(_ bytes: Data, url: URL, trust: Trust) throws(LoadError) {
         let signatureURL = CatalogSignature.url(beside: url)
-        let source = signatureURL.isFileURL ? signatureURL.path : signatureURL.absoluteString
-        let name = url.isFileURL ? url.path : url.absoluteString
+        let source = signatureURL.shown
+        let name = url.shown
         let kept = prefetched.withLock { $0[url] }.flatMap { $0.bytes == bytes ? $0 : nil }
         let signature: Data?
         if let kept { signature = kept.signature } else { signature = try fetchSignature(signatureURL) }
@@ -78,7 +78,7 @@ extension CatalogSource {
 
     /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410).
     private static func fetchSignature(_ url: URL) throws(LoadError) -> Data? {
-        let name = url.isFileURL ? url.path : url.absoluteString
+        let name = url.shown
         do {
             switch try DocumentFetch.get(url, limit: CatalogSignature.maxBytes) {
             case .body(let data, _): return data

@@ -63,12 +63,17 @@ public enum CatalogSource {
     /// Catalogs fetched by `prefetch` (bytes, signature, timestamp), by URL.
     static let prefetched = Mutex<[URL: FetchedCatalog]>([:])
 
+    /// Told the bytes of a catalog received so far while one downloads (`CatalogFetcher.received`):
+    /// the CLI's progress line. Nil: nobody listens.
+    package static let progress = Mutex<(@Sendable (_ source: String, _ bytes: Int64) -> Void)?>(nil)
+
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
-        let name = url.isFileURL ? url.path : url.absoluteString
+        let name = url.shown
         var fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
         // The catalog, its timestamp and signature are retried as bundles are (issue 43: one 503 failed a
         // build at once).
         fetcher.client = FetchClient(retry: .standard)
+        fetcher.received = progress.withLock { $0 }
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in
@@ -105,7 +110,7 @@ public enum CatalogSource {
             return tree
         }
         let catalog: Catalog
-        do { catalog = try CatalogReader.read(data, file: url.isFileURL ? url.path : url.absoluteString) } catch {
+        do { catalog = try CatalogReader.read(data, file: url.shown) } catch {
             if let error = error as? JSONFileError {
                 // A newer major with another shape should say "unknown format", not "missing field".
                 if let format = Self.formatField(data), (try? FormatTagError.check(format, expected: Catalog.formatTag)) == nil {
@@ -115,7 +120,7 @@ public enum CatalogSource {
             }
             throw .unreadable(url: url.absoluteString, reason: "\(error)")
         }
-        do { return try RegionTree(catalog) } catch { throw .invalid(url: url.isFileURL ? url.path : url.absoluteString, error) }
+        do { return try RegionTree(catalog) } catch { throw .invalid(url: url.shown, error) }
     }
 
     private static func formatField(_ data: Data) -> String? {

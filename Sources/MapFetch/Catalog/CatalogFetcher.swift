@@ -53,10 +53,19 @@ package struct CatalogFetcher: Sendable {
     package var stop: (@Sendable () -> Bool)?
     /// The client every GET goes through (its headers carry credentials); one attempt by default.
     package var client = FetchClient()
+    /// Told the bytes of the catalog (or its `.zst`) received so far as they arrive, with the URL they
+    /// come from, for a progress line (a 3.6 MB catalog takes seconds on a slow link).
+    package var received: (@Sendable (_ source: String, _ bytes: Int64) -> Void)?
 
     package init(cacheRoot: String?, limit: Int) {
         self.cacheRoot = cacheRoot
         self.limit = limit
+    }
+
+    /// `received` for the document at `source`, nil when nobody listens.
+    private func receiving(_ source: String) -> ((Int64) -> Void)? {
+        guard let received else { return nil }
+        return { bytes in received(source, bytes) }
     }
 
     /// The catalog at `url`, and its signature when `signed` (without trusted keys none is fetched).
@@ -77,7 +86,7 @@ package struct CatalogFetcher: Sendable {
         // record or a document gone make the cache be written again.
         var fresh: Set<CatalogFetchCache.Document> = []
         let timestampURL = CatalogTimestamp.url(beside: url)
-        let timestampSource = timestampURL.isFileURL ? timestampURL.path : timestampURL.absoluteString
+        let timestampSource = timestampURL.shown
         let timestampBytes = try document(
             .timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record, fresh: &fresh)
         if timestampBytes == nil && timestampRequired { throw .refused(url: timestampSource, .timestampMissing) }
@@ -91,7 +100,7 @@ package struct CatalogFetcher: Sendable {
             // taken here: nothing binds it to these bytes (a timestamp does, below), and a stale one
             // beside an edited catalog would be built from.
             let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
-            guard let bytes else { throw .missing(url: url.isFileURL ? url.path : url.absoluteString) }
+            guard let bytes else { throw .missing(url: url.shown) }
             let signature =
                 signed
                 ? try document(
@@ -136,14 +145,16 @@ package struct CatalogFetcher: Sendable {
     /// The catalog `timestamp` names: its `.zst` when it names one (checked, then decompressed up to
     /// the named size), else the plain catalog; refused unless its SHA-256 and size are the named ones.
     private func fetchNamed(by timestamp: CatalogTimestamp, url: URL) throws(CatalogFetchError) -> Data {
-        let name = url.isFileURL ? url.path : url.absoluteString
+        let name = url.shown
         guard timestamp.size <= Int64(limit) else { throw .fetch(.tooLarge(url: name, limit: limit)) }
         var bytes: Data?
         if let zstSHA256 = timestamp.zstSHA256, let zstSize = timestamp.zstSize {
             let zstURL = CatalogTimestamp.compressedURL(beside: url)
-            let zstName = zstURL.isFileURL ? zstURL.path : zstURL.absoluteString
+            let zstName = zstURL.shown
             do {
-                if case .body(let compressed, _) = try DocumentFetch.get(zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop, client: client) {
+                if case .body(let compressed, _) = try DocumentFetch.get(
+                    zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop, client: client, received: receiving(zstName))
+                {
                     guard SHA256.hex(compressed) == zstSHA256 else {
                         throw CatalogFetchError.refused(
                             url: zstName,
@@ -163,7 +174,9 @@ package struct CatalogFetcher: Sendable {
         }
         if bytes == nil {
             do {
-                switch try DocumentFetch.get(url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop, client: client) {
+                switch try DocumentFetch.get(
+                    url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop, client: client, received: receiving(name))
+                {
                 case .body(let data, _): bytes = data
                 case .notModified, .missing: throw CatalogFetchError.missing(url: name)
                 }
@@ -193,7 +206,7 @@ package struct CatalogFetcher: Sendable {
         do {
             response = try DocumentFetch.get(
                 url, limit: limit, validators: keptBytes == nil ? nil : record.validators[key], acceptEncoding: acceptEncoding, stop: stop,
-                client: client)
+                client: client, received: document == .catalog ? receiving(url.shown) : nil)
         } catch {
             // A server that refuses the validators it gave (a request head it finds too large or
             // malformed: 400 forever after) gets one request without them; they are forgotten.
@@ -201,7 +214,9 @@ package struct CatalogFetcher: Sendable {
             keptBytes = nil
             record.validators[key] = nil
             do {
-                response = try DocumentFetch.get(url, limit: limit, acceptEncoding: acceptEncoding, stop: stop, client: client)
+                response = try DocumentFetch.get(
+                    url, limit: limit, acceptEncoding: acceptEncoding, stop: stop, client: client,
+                    received: document == .catalog ? receiving(url.shown) : nil)
             } catch { throw .fetch(error) }
         }
         switch response {

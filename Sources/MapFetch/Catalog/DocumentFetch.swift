@@ -83,12 +83,13 @@ package enum DocumentFetch {
     /// the wait ends early when `stop` says so.
     package static func get(
         _ url: URL, limit: Int, validators: HTTPValidators? = nil, acceptEncoding: Bool = false, stop: (() -> Bool)? = nil,
-        client: FetchClient = FetchClient()
+        client: FetchClient = FetchClient(), received: ((_ bytes: Int64) -> Void)? = nil
     ) throws(DocumentFetchError) -> Response {
         var failures = 0
         while true {
             do throws(FetchFailure) {
-                return try attempt(url, limit: limit, validators: validators, acceptEncoding: acceptEncoding, stop: stop, client: client)
+                return try attempt(
+                    url, limit: limit, validators: validators, acceptEncoding: acceptEncoding, stop: stop, client: client, received: received)
             } catch {
                 failures += 1
                 guard let delay = client.retryDelay(after: error, failures: failures) else { throw documentError(error) }
@@ -114,7 +115,8 @@ package enum DocumentFetch {
 
     /// One GET of `url`: the body, `304` or none, or the client's failure.
     private static func attempt(
-        _ url: URL, limit: Int, validators: HTTPValidators?, acceptEncoding: Bool, stop: (() -> Bool)?, client: FetchClient
+        _ url: URL, limit: Int, validators: HTTPValidators?, acceptEncoding: Bool, stop: (() -> Bool)?, client: FetchClient,
+        received: ((_ bytes: Int64) -> Void)?
     ) throws(FetchFailure) -> Response {
         // A file is read into one allocation of its size: appended chunk by chunk, an 8 MB catalog
         // was copied and faulted in again each time the buffer grew (~5 % of a planet plan).
@@ -130,6 +132,7 @@ package enum DocumentFetch {
             url, limit: Int64(limit), requestHeaders: validators?.conditionalHeaders ?? [], acceptEncoding: acceptEncoding, stop: stop
         ) { chunk in
             RawBytes.append(chunk, to: &body)
+            received?(Int64(body.count))
             return true
         }
         switch answer {

@@ -33,6 +33,9 @@ enum BuildCommand {
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
         let trust = try catalogTrust(arguments, cache: cache)
+        // A line while the catalog downloads, here or in the plan below.
+        let catalogProgress = CatalogProgress(terminal: terminal)
+        defer { catalogProgress.finish() }
         let mayBeUpToDate = arguments.option(Verbs.Build.shard) == nil && !options.force
         if mayBeUpToDate || trust != nil {
             // Failing to read the catalog is reported as planning would (an unreachable server is failed work, exit 1).
@@ -48,6 +51,7 @@ enum BuildCommand {
             }
         }
         let plan = try BuildPlan.make(recipe: recipe, cache: cache, keepCatalogBytes: arguments.option(Verbs.Build.shard) != nil)
+        catalogProgress.finish()
         // The catalog's bytes and the reader's scratch are gone now; keep them out of the build's peak.
         Allocator.trim()
         for warning in plan.tree.warnings { terminal.note("warning: \(warning)") }

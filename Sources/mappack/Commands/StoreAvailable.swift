@@ -1,6 +1,7 @@
 import Foundation
 import MapBuild
 import MapFormat
+import MapIO
 import MapStore
 
 /// `mappack store available`: the catalog's regions a store does not hold, or, when there are none
@@ -27,7 +28,7 @@ struct StoreAvailable {
     init(store: MapStore, catalog given: URL?, language: String?, storage: String, cache: String, check: (URL) async throws -> Void) async throws {
         storeVersion = store.mapVersion
         let url = given ?? store.catalogURL
-        catalog = url.map { $0.isFileURL ? $0.path : $0.absoluteString }
+        catalog = url.map { $0.shown }
         let offered = try store.availableRegions(language: language)
         if !offered.isEmpty {
             rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue) }

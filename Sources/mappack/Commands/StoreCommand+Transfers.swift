@@ -1,6 +1,7 @@
 import Foundation
 import MapBuild
 import MapFormat
+import MapIO
 import MapStore
 
 /// The store verbs that move or fetch data and show progress as they go, one function each.
@@ -55,7 +56,7 @@ extension StoreCommand {
         let versionBefore = store.mapVersion
         let cachedBefore = try store.cacheEntryCount()
         let ticker = ProgressTicker(terminal: terminal)
-        ticker.started("update: \(store.storage.path) from \(catalog.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? "the store's catalog")")
+        ticker.started("update: \(store.storage.path) from \(catalog.map { $0.shown } ?? "the store's catalog")")
         do {
             try await waitFor {
                 try await store.update(catalog: catalog) { step in
