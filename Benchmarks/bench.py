@@ -232,7 +232,7 @@ ratios = {
     "installFullOverInstall": med["installFull"] / med["install"],
     "installOverCopy": med["install"] / med["copy"],
 }
-# Issue 34's goals (the earlier, looser ones are in Benchmarks/README.md's history).
+# Issue 34's goals (the earlier, looser ones are in Benchmarks/HISTORY.md).
 targets = [
     ("cold build / baseline", "coldOverBaseline", "<=", 0.35, "%.2fx"),
     ("cold build / limit (zstd|tar)", "coldOverLimit", "<=", 1.1, "%.2fx"),

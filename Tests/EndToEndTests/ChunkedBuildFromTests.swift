@@ -100,7 +100,7 @@ import Testing
         let downloaded = assembled.compactMap { ($0["downloaded"] as? NSNumber)?.int64Value }.reduce(0, +)
         let whole = assembled.compactMap { ($0["size"] as? NSNumber)?.int64Value }.reduce(0, +)
         // 2% of the records edited: about 8% of the changed bundles' bytes travel (27% with the first
-        // publishers' plain 8 KiB cuts; Benchmarks/README.md, "Delta updates: measured").
+        // publishers' plain 8 KiB cuts; Benchmarks/HISTORY.md, "Delta updates: measured").
         #expect(downloaded > 0 && Double(downloaded) < share * Double(whole), "downloaded \(downloaded) of \(whole) bytes")
         #expect(assembled.allSatisfy { (($0["reused"] as? NSNumber)?.int64Value ?? 0) > 0 }, "\(assembled)")
         let done = try #require(events.first { $0["event"] as? String == "done" })

@@ -9,7 +9,7 @@ import Testing
 /// Map bundles are mostly SQLite databases, and SQLite changes a file a page at a time in place. A
 /// content-defined cut puts chunk ends anywhere in a page, so an edited page costs the one or two
 /// chunks around it; cut on the pages, it costs exactly the chunks of the pages it changed
-/// (Benchmarks/README.md, "Delta updates: measured").
+/// (Benchmarks/HISTORY.md, "Delta updates: measured").
 @Suite struct SQLitePageCutTests {
     /// A bundle folder with a text file and a real SQLite database of about 300 KiB; with `edited`,
     /// the same database with same-length updates of three runs of rows (three pages and the header).

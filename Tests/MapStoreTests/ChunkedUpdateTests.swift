@@ -80,7 +80,7 @@ import Testing
         #expect(changed.values.allSatisfy { nginx.requests(path: "/cat-2026.12.0/" + ($0.chunked?.url ?? "")) == 2 })
         // 2% of the records edited: about 6% of the changed bundles' bytes travel with the publisher's
         // per-bundle normalized cuts and its databases cut on their pages (8% with content-defined cuts
-        // only, 27% with the first publishers' plain 8 KiB cuts; Benchmarks/README.md, "Delta updates: measured"). A device
+        // only, 27% with the first publishers' plain 8 KiB cuts; Benchmarks/HISTORY.md, "Delta updates: measured"). A device
         // that cut the databases by content would find almost none of their chunks.
         #expect(chunks > 0 && Double(chunks) < share * Double(changedBytes), "\(chunks) bytes of chunks for \(changedBytes) bytes of changed bundles")
         #expect(try await store.verify(full: true).isEmpty)

@@ -9,7 +9,7 @@ import MapIO
 /// normalization `n` (FastCDC's normalized chunking) the mask has `n` bits more than the chunk
 /// size's below `normal` and `n` fewer above it, so lengths gather around `normal`: an edit lands
 /// in a chunk with a likelihood that grows with its length, and the long tail of plain cutting is
-/// what an update pays for (measured in Benchmarks/README.md, "What was tried").
+/// what an update pays for (measured in Benchmarks/HISTORY.md, "What was tried").
 ///
 /// Within `fixed` stretches of the input (the SQLite databases a tar holds, `SQLitePages`) the cut
 /// is not by content: a chunk ends where the stretch starts, every `chunkSize` bytes from there,

@@ -81,7 +81,7 @@ package enum Zchunk {
         /// 16 made them 0.7% smaller but compressed at 8 MB/s against 82 MB/s, and a device pays that
         /// speed on every update). The chunk size is a 64th of the tar (a power of two, 1 to 8 KiB):
         /// a small bundle's edits cost it a larger share, and its smaller chunks cost few bytes in all;
-        /// SQLite databases are cut on their pages. See Benchmarks/README.md, "What was tried". `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to
+        /// SQLite databases are cut on their pages. See Benchmarks/HISTORY.md, "What was tried". `MAPPACK_ZCK_CHUNK=BYTES` (a power of two from 1 KiB to
         /// 1 MiB) is the publisher's choice of one size for every bundle (`Benchmarks/chunked.sh
         /// --chunk`); devices read the parameters from the catalog, never from the environment.
         package static func publisher(tarSize: Int64) -> Parameters {
