@@ -101,4 +101,29 @@ import Testing
         #expect(usable.count == 1)
         #expect(usable == [committed ? target : device.storage])
     }
+
+    /// A look at the partial destination before the repair (`mappack store status` there) leaves a lock
+    /// file in it; the rollback still removes the partial copy, so the data stays usable at exactly one
+    /// place. Found by `make powercut` (a cut after the copy's renames, before its state database): the
+    /// lock file made the destination look like someone else's, the copy stayed, and both folders
+    /// repaired to a store.
+    @Test func aLookAtThePartialDestinationDoesNotKeepIt() async throws {
+        let device = Device()
+        let image = StoreFixture.shared.image(archive: false)
+        _ = try await device.open(image: image)
+        let target = device.folder.join("moved")
+        let result = try await device.run(["move", "--to", target], crashAt: "move.beforeCommit")
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        // The copy is in place but its state database is lost (as a power cut can leave it).
+        try FileSystem.removeFile(target + "/state.sqlite")
+        let peek = try await device.open(storage: target)
+        #expect(peek.initialStatus != .ok)
+        try #require(FileSystem.exists(target + "/.lock"), "opening the destination made no lock file; the test shows nothing")
+        let report = try await device.open(image: image).repair()
+        #expect(report.actions.contains(.rolledBackMove), "\(report.actions)")
+        #expect(!FileSystem.exists(target + "/store") && !FileSystem.exists(target + "/manifest.json"))
+        _ = try await device.open(storage: target).repair()
+        #expect(try await device.open(storage: target, full: true).initialStatus == .empty)
+        #expect(try await device.open(full: true).initialStatus == .ok)
+    }
 }

@@ -140,7 +140,11 @@ extension StoreCore {
             ImageManifest.storeFolder, ImageManifest.fileName, ImageManifest.signatureFileName,
             StoreLayout.downloadsFolderName, StoreLayout.catalogFileName,
         ]
-        let onlyOurs = entries.allSatisfy { moveNames.contains($0) || $0.hasPrefix(StoreLayout.stagingPrefix) }
+        // A lock file is no data: opening the destination (`mappack store status` there) makes one, and the
+        // partial copy beside it is still this move's to remove (else both folders repair to a store).
+        let onlyOurs = entries.allSatisfy {
+            moveNames.contains($0) || $0 == StoreLayout.lockFileName || $0.hasPrefix(StoreLayout.stagingPrefix)
+        }
         let copiedManifest = try? ImageVerifier.readManifest(
             ReadableFile.contents(of: destination.manifest, limit: ImageVerifier.maxManifestBytes),
             file: destination.manifest
