@@ -68,7 +68,7 @@ enum GeoJSONInput {
                 regions = []
                 seen = [:]
             },
-            feature: { (index, feature) throws(ImportError) in
+            feature: { (index, feature: inout GeoJSONFeature) throws(ImportError) in
                 let at = "features[\(index)]"
                 let properties = feature.properties
                 // The id: `properties.id`, else the Feature's own `id` member (RFC 7946, 3.2).
@@ -97,10 +97,10 @@ enum GeoJSONInput {
                 }
                 let names = try names(properties, file: file, field: at + ".properties")
                 if names.isEmpty { throw .badFeature(file: file, field: at + ".properties.name", problem: "missing; give name, name:xx or names") }
-                regions.append(
-                    ImportRegion(
-                        id: id, parent: parent, names: names, polygons: try polygons(feature.geometry, file: file, field: at + ".geometry"),
-                        featureIndex: index))
+                let polygons = try polygons(feature.geometry, file: file, field: at + ".geometry")
+                // The coordinates as read go before the shape is built: one copy of a huge polygon at a time.
+                feature.geometry = nil
+                regions.append(ImportRegion(id: id, parent: parent, names: names, polygons: polygons, featureIndex: index))
             })
         for region in regions {
             guard let parent = region.parent else { continue }
@@ -186,7 +186,7 @@ enum GeoJSONInput {
             containerKeys: ["names", "alternate_names"])
         try stream.read(
             restart: { places = [] },
-            feature: { (index, feature) throws(ImportError) in
+            feature: { (index, feature: inout GeoJSONFeature) throws(ImportError) in
                 let at = "features[\(index)]"
                 guard let geometry = feature.geometry, geometry.type == "Point" else {
                     throw .badFeature(file: file, field: at + ".geometry.type", problem: "expected Point, got \(feature.geometry?.type ?? "nothing")")

@@ -33,7 +33,7 @@ struct GeoJSONStream {
 
     /// Reads the file, calling `restart` before each `features` array and `feature` with each
     /// element's index and Feature.
-    func read(restart: () -> Void, feature: (Int, GeoJSONFeature) throws(ImportError) -> Void) throws(ImportError) {
+    func read(restart: () -> Void, feature: (Int, inout GeoJSONFeature) throws(ImportError) -> Void) throws(ImportError) {
         let handle: ReadableFile
         do { handle = try ReadableFile(path: file) } catch { throw .unreadable(file: file, reason: error.description) }
         var reader = JSONStreamReader(file: handle)
@@ -91,7 +91,7 @@ struct GeoJSONStream {
     }
 
     private func readFeatures(
-        _ reader: inout JSONStreamReader, feature: (Int, GeoJSONFeature) throws(ImportError) -> Void
+        _ reader: inout JSONStreamReader, feature: (Int, inout GeoJSONFeature) throws(ImportError) -> Void
     ) throws(JSONStreamReader.Failure) -> Stage {
         var stage = Stage.reading
         try reader.beginArray()
@@ -104,12 +104,12 @@ struct GeoJSONStream {
             case .checkingKinds:
                 if try !readFeature(&reader, keeping: false).isFeature { stage = .checkingJSON(notFeature: index) }
             case .reading:
-                let read = try readFeature(&reader, keeping: true)
+                var read = try readFeature(&reader, keeping: true)
                 guard read.isFeature else {
                     stage = .checkingJSON(notFeature: index)
                     continue
                 }
-                do { try feature(index, read.feature) } catch { stage = .checkingKinds(refused: error) }
+                do { try feature(index, &read.feature) } catch { stage = .checkingKinds(refused: error) }
             }
         }
         return stage
