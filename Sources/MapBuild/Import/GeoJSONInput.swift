@@ -39,7 +39,8 @@ enum GeoJSONInput {
             // A repeated language counts once, its last name (as Foundation kept it).
             var last: [String: Int] = [:]
             for (position, member) in members.enumerated() { last[member.key] = position }
-            for (position, (language, name)) in members.enumerated() where last[language] == position {
+            for (position, member) in members.enumerated() where last[member.key] == position {
+                let (language, name) = (member.key, member.value)
                 guard let name = name.string else {
                     throw .badFeature(file: file, field: field + ".names.\(language)", problem: "expected a string")
                 }
@@ -177,15 +178,22 @@ enum GeoJSONInput {
         return rings
     }
 
-    /// The places of a places file: Point features with `name`, optional `population`,
-    /// `alternate_names` (a list or a comma-separated string), `name:xx`, `names`, `kind` and `geonameid`.
-    static func places(file: String) throws(ImportError) -> [ImportPlace] {
-        var places: [ImportPlace] = []
+    /// Calls `body` with each place of a places file, in the file's order: Point features with
+    /// `name`, optional `population`, `alternate_names` (a list or a comma-separated string),
+    /// `name:xx`, `names`, `kind` and `geonameid`. `restart` comes before each `features` array
+    /// (a repeated `features` key counts its last array).
+    static func forEachPlace(
+        file: String, restart: () throws(ImportError) -> Void, _ body: (ImportPlace) throws(ImportError) -> Void
+    ) throws(ImportError) {
+        // `restart` cannot throw out of the stream: its failure waits for the end.
+        var restartFailure: ImportError?
         let stream = GeoJSONStream(
             file: file, propertyKeys: ["name", "names", "alternate_names", "population", "kind", "geonameid"],
             containerKeys: ["names", "alternate_names"])
         try stream.read(
-            restart: { places = [] },
+            restart: {
+                do throws(ImportError) { try restart() } catch { restartFailure = restartFailure ?? error }
+            },
             feature: { (index, feature: inout GeoJSONFeature) throws(ImportError) in
                 let at = "features[\(index)]"
                 guard let geometry = feature.geometry, geometry.type == "Point" else {
@@ -218,20 +226,21 @@ enum GeoJSONInput {
                     }
                     population = Int64(value)
                 }
-                places.append(
+                try body(
                     ImportPlace(
-                        name: name, alternateNames: alternates.sorted(), kind: properties["kind"]?.string ?? "place",
+                        name: name, alternateNames: alternates.sorted().joined(separator: " | "), kind: properties["kind"]?.string ?? "place",
                         longitude: position.longitude, latitude: position.latitude, population: population,
                         geonameid: properties["geonameid"]?.number.flatMap { Int64(exactly: $0.rounded(.towardZero)) }))
             })
-        return places
+        if let restartFailure { throw restartFailure }
     }
 }
 
 /// One place of `--places`, for the search databases.
 struct ImportPlace: Sendable {
     let name: String
-    let alternateNames: [String]
+    /// Its other names, sorted, joined by " | " as `search.db` holds them.
+    let alternateNames: String
     let kind: String
     let longitude: Double
     let latitude: Double

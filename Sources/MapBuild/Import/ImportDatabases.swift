@@ -82,7 +82,7 @@ enum ImportDatabases {
         ]
         for place in places {
             rows.append([
-                .text(place.name), .text(place.alternateNames.joined(separator: " | ")), .text(place.kind),
+                .text(place.name), .text(place.alternateNames), .text(place.kind),
                 .real(ImportRegion.rounded(place.latitude)), .real(ImportRegion.rounded(place.longitude)),
                 place.population.map { .integer($0) } ?? .null, place.geonameid.map { .integer($0) } ?? .null,
             ])

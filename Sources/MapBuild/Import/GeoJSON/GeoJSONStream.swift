@@ -176,12 +176,12 @@ struct GeoJSONStream {
             while try reader.nextElement(first: &first) { elements.append(try readValue(&reader, containers: false)) }
             return .array(elements)
         case .object where containers:
-            var members: [(key: String, value: GeoJSONValue)] = []
+            var members: [GeoJSONMember] = []
             try reader.beginObject()
             var first = true
             while try reader.nextMember(first: &first) {
                 let key = try reader.readKey(limit: .max) ?? ""
-                members.append((key, try readValue(&reader, containers: false)))
+                members.append(GeoJSONMember(key: key, value: try readValue(&reader, containers: false)))
             }
             return .object(members)
         case .array, .object:

@@ -1,5 +1,5 @@
 /// A property value, as deep as import looks: containers only where asked for, one level deep.
-indirect enum GeoJSONValue {
+enum GeoJSONValue {
     case string(String)
     /// A number; `true` and `false` too, as 1 and 0 (Foundation gave them as numbers).
     case number(Double)
@@ -7,7 +7,7 @@ indirect enum GeoJSONValue {
     /// An array's elements (where asked for).
     case array([GeoJSONValue])
     /// An object's members in the file's order, repeated keys included (where asked for).
-    case object([(key: String, value: GeoJSONValue)])
+    case object([GeoJSONMember])
     /// An array or object where none was asked for, checked and dropped.
     case other
 
@@ -25,4 +25,10 @@ indirect enum GeoJSONValue {
         if case .number(let value) = self { return value }
         return nil
     }
+}
+
+/// One member of an object value: its key and value.
+struct GeoJSONMember {
+    let key: String
+    let value: GeoJSONValue
 }
