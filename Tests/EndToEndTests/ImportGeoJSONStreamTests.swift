@@ -229,6 +229,39 @@ import Testing
         #expect(grown < 6 * text.utf8.count, "peak \(measured.peakKiB) KiB, tiny file \(small.peakKiB) KiB, file \(text.utf8.count) bytes")
     }
 
+    /// 40,000 places (7.6 MB) over 16 regions: each goes to its region as it is read and waits on
+    /// disk, so peak RSS grows by less than twice the file (the whole-file parser's grew by ~50 times it).
+    @Test func placesWaitOnDiskNotInMemory() throws {
+        let folder = TemporaryFolder("geojson-places")
+        var regions: [String] = []
+        for column in 0..<4 {
+            for row in 0..<4 {
+                let (west, south) = (2 + Double(column) * 3, 42.8 + Double(row) * 2.1)
+                let ring = [(west, south), (west + 3, south), (west + 3, south + 2.1), (west, south + 2.1), (west, south)]
+                    .map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
+                regions.append(
+                    #"{"type":"Feature","properties":{"id":"r\#(column)\#(row)","name":"R"},"geometry":{"type":"Polygon","coordinates":[[\#(ring)]]}}"#
+                )
+            }
+        }
+        let boundaries = try Self.write(#"{"type":"FeatureCollection","features":[\#(regions.joined(separator: ","))]}"#, in: folder)
+        let small = try Self.importMeasured(folder, regions: boundaries)
+        #expect(small.result.status == 0, "\(small.result.stderr)")
+        let places = (0..<40_000).map { index in
+            let longitude = 2.1 + Double(index * 7919 % 11_800) / 1000
+            let latitude = 42.9 + Double(index * 104_729 % 8_200) / 1000
+            return #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(longitude),\#(latitude)]},"#
+                + #""properties":{"name":"Place \#(index)","population":\#(index * 31 % 5000),"alternate_names":["P\#(index)","Q\#(index)"]}}"#
+        }
+        let text = #"{"type":"FeatureCollection","features":[\#(places.joined(separator: ",\n"))]}"#
+        let file = try Self.write(text, "places.geojson", in: folder)
+        try FileManager.default.removeItem(atPath: folder.join("out"))
+        let measured = try Self.importMeasured(folder, regions: boundaries, places: file)
+        #expect(measured.result.status == 0, "\(measured.result.stderr)")
+        let grown = (measured.peakKiB - small.peakKiB) * 1024
+        #expect(grown < 2 * text.utf8.count, "peak \(measured.peakKiB) KiB, without places \(small.peakKiB) KiB, file \(text.utf8.count) bytes")
+    }
+
     /// The streamed import writes what the whole-file parser wrote, on `geojson_inputs.py`'s inputs
     /// (every way of writing GeoJSON a stream could read differently) and on the real Alps of
     /// `ImportTests`: the digest of `source.json` and every database's rows (`geojson_inputs.py
