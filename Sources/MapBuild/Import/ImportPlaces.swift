@@ -80,9 +80,10 @@ final class ImportPlaces {
                     longitude: try row["longitude", as: Double.self], latitude: try row["latitude", as: Double.self],
                     population: try row["population", as: Int64?.self], geonameid: try row["geonameid", as: Int64?.self]))
         }
-        // The order the whole-file import gave (a stable sort of the file's order).
-        return places.sorted {
+        // The order the whole-file import gave (the same sort of the file's order), in place.
+        places.sort {
             ($0.population ?? -1, $1.name, $1.latitude, $1.longitude) > ($1.population ?? -1, $0.name, $0.latitude, $0.longitude)
         }
+        return places
     }
 }
