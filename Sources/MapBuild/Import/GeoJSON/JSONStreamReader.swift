@@ -164,7 +164,7 @@ struct JSONStreamReader {
     mutating func readString(limit: Int = .max, keepLonger: ([UInt8]) -> Bool = { _ in false }) throws(Failure) -> String? {
         guard try skipWhitespace() == UInt8(ascii: "\"") else { throw failure("expected a string") }
         index += 1
-        text.removeAll(keepingCapacity: true)
+        clearText()
         var keeping = limit > 0
         var cap = limit
         while true {
@@ -201,6 +201,11 @@ struct JSONStreamReader {
                 }
             }
         }
+    }
+
+    /// Empties `text`, letting go of the room a huge string took.
+    private mutating func clearText() {
+        if text.capacity > 1 << 20 { text = [] } else { text.removeAll(keepingCapacity: true) }
     }
 
     /// The rest of a UTF-8 sequence after its lead byte, checked as Unicode 15 table 3-7 says
@@ -271,7 +276,7 @@ struct JSONStreamReader {
     /// large for a Double is refused.
     mutating func readNumber() throws(Failure) -> Double {
         let start = offset
-        text.removeAll(keepingCapacity: true)
+        clearText()
         var integer = true
         func digits(_ reader: inout JSONStreamReader, atLeastOne: Bool) throws(Failure) {
             var seen = 0
