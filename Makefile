@@ -149,6 +149,6 @@ docs:
 clean:
 	rm -rf .build Output/*/ Output/*.tar.zst
 
-## fuzz: libFuzzer targets for the recipe, catalog, manifest and bundle parsers (FUZZ_SECONDS each; not part of test)
+## fuzz: libFuzzer targets for the recipe, catalog, manifest, bundle and GeoJSON parsers (FUZZ_SECONDS each; not part of test)
 fuzz: deps
 	bash Fuzz/run.sh

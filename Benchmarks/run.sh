@@ -168,6 +168,10 @@ bash "$root/Benchmarks/reflink.sh" --bin "$release" || say "reflink rows failed"
 # against one read of its tiles; peak RSS of both.
 bash "$root/Benchmarks/import.sh" --bin "$release" || say "import rows failed"
 
+# mappack import's GeoJSON (issue 41 attack 6, issue 45 item 1): peak RSS with boundaries and places
+# of 1x and 4x the size against a tiny import; with --against, the older binary's too.
+bash "$root/Benchmarks/geojson.sh" --bin "$release" ${against:+--against "$against"} || say "GeoJSON rows failed"
+
 # Update checks and incremental publish (issue 33): bytes on the wire per check against the plain
 # catalog, and publish --previous against a full publish; own worlds and nginx.
 bash "$root/Benchmarks/updates.sh" --bin "$release" || say "update rows failed"

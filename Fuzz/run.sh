@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make fuzz: builds the libFuzzer targets (address sanitizer) and runs each for FUZZ_SECONDS
 # (default 60) from a seed corpus the project makes itself; FUZZ_TARGETS picks some of the targets
-# (default: recipe catalog manifest extractor build catalogSignature). The build target takes its input as a catalog
+# (default: recipe catalog manifest extractor build catalogSignature geojson). The build target takes its input as a catalog
 # through plan and an offline build whose relative bundle URLs reach a published demo world's bundles. Crashes land in Fuzz/crashes/<target>/;
 # copy each into Fuzz/regressions/<target>/ so `make test` replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
-TARGETS="${FUZZ_TARGETS:-recipe catalog manifest extractor build catalogSignature}"
+TARGETS="${FUZZ_TARGETS:-recipe catalog manifest extractor build catalogSignature geojson}"
 WORK="Output/fuzz"
 BIN=".build/fuzz/release/mappack-fuzz"
 
@@ -17,7 +17,7 @@ swift build --product mappack --product demo-world
 
 # Seed corpora: real recipes, a real catalog and manifest, real and hostile archives.
 rm -rf "$WORK/seed"
-mkdir -p "$WORK/seed"/{recipe,catalog,manifest,extractor,build,catalogSignature} "$WORK/world"
+mkdir -p "$WORK/seed"/{recipe,catalog,manifest,extractor,build,catalogSignature,geojson} "$WORK/world"
 cp Recipes/*.yaml "$WORK/seed/recipe/"
 .build/debug/demo-world --out "$WORK/world/src" --only europe/li --scale 0.05 >/dev/null
 .build/debug/mappack keygen --out "$WORK/world/release" --force >/dev/null
@@ -34,7 +34,10 @@ python3 Tests/Fixtures/hostile_archives.py "$WORK/seed/extractor" dotdot symlink
 # Raw tar seeds too (the target compresses what is not zstd), so mutations reach the tar headers.
 for archive in "$WORK/seed/extractor/"*.tar.zst; do zstd -qdc "$archive" > "${archive%.zst}" 2>/dev/null || rm -f "${archive%.zst}"; done
 rm -f "$WORK/seed/extractor/"*.json
-for target in recipe catalog manifest extractor build catalogSignature; do
+# GeoJSON written every way a stream could misread (Tests/Fixtures/geojson_inputs.py), boundaries and places.
+python3 Tests/Fixtures/geojson_inputs.py inputs --out "$WORK/world/geojson"
+cp "$WORK/world/geojson/"*.geojson "$WORK/seed/geojson/"
+for target in recipe catalog manifest extractor build catalogSignature geojson; do
   cp Fuzz/regressions/$target/* "$WORK/seed/$target/" 2>/dev/null || true
 done
 

@@ -28,4 +28,28 @@ import Testing
             }
         }
     }
+
+    /// `Benchmarks/geojson.sh` on small inputs: a row for boundaries and one for places, their peak
+    /// RSS and ratios measured (positive), never judged here.
+    @Test func geojsonBenchPrintsPeakRSSRatios() throws {
+        let folder = TemporaryFolder("geojson-bench")
+        let run = try Tool.run(
+            "/bin/bash",
+            [
+                Tool.repositoryRoot + "/Benchmarks/geojson.sh", "--bin", Tool.buildFolder, "--vertices", "2000", "--places", "200", "--out",
+                folder.join("bench"),
+            ], timeout: 600)
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("4x/1x = "), "\(run.stdout)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("bench/geojson.json")))) as? [String: Any])
+        let rows = try #require(report["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["row"] as? String } == ["import-geojson-boundaries", "import-geojson-places"])
+        for row in rows {
+            for key in ["baselinePeakRSSMiB", "peakRSSMiB1x", "peakRSSMiB4x", "ratio4xOver1x", "inputBytes1x", "inputBytes4x"] {
+                let value = try #require((row[key] as? NSNumber)?.doubleValue, "\(key) missing in \(row)")
+                #expect(value > 0, "\(key) = \(value)")
+            }
+        }
+    }
 }

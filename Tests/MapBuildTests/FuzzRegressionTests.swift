@@ -34,6 +34,7 @@ import Testing
         case .extractor: break
         case .build: #expect(await FuzzEntry.build(data) != nil)
         case .catalogSignature: #expect(throws: CatalogTrustError.self) { _ = try FuzzEntry.checkCatalogSignature(data) }
+        case .geojson: #expect(FuzzEntry.readGeoJSON(data).regions?.isBadInput == true)
         }
     }
 

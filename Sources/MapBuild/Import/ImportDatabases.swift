@@ -74,22 +74,25 @@ enum ImportDatabases {
             """)
         let english = region.names["en"] ?? region.names.sorted { $0.key < $1.key }.first!.value
         let center = region.center
-        var rows: [[SQLValue]] = [
-            [
-                .text(english), .text(Set(region.names.values).subtracting([english]).sorted().joined(separator: " | ")), .text("region"),
-                .real(center[0]), .real(center[1]), .null, .null,
-            ]
+        let insert = "INSERT INTO places (name, alternate_names, kind, lat, lon, population, geonameid) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        let regionRow: [SQLValue] = [
+            .text(english), .text(Set(region.names.values).subtracting([english]).sorted().joined(separator: " | ")), .text("region"),
+            .real(center[0]), .real(center[1]), .null, .null,
         ]
-        for place in places {
-            rows.append([
-                .text(place.name), .text(place.alternateNames.joined(separator: " | ")), .text(place.kind),
-                .real(ImportRegion.rounded(place.latitude)), .real(ImportRegion.rounded(place.longitude)),
-                place.population.map { .integer($0) } ?? .null, place.geonameid.map { .integer($0) } ?? .null,
-            ])
-        }
         try database.transaction {
-            try database.executeMany(
-                "INSERT INTO places (name, alternate_names, kind, lat, lon, population, geonameid) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            try database.executeMany(insert, [regionRow])
+            // In batches: the rows of a region of millions of places are never all built at once.
+            for start in stride(from: 0, to: places.count, by: 4096) {
+                try database.executeMany(
+                    insert,
+                    places[start..<min(start + 4096, places.count)].map { place in
+                        [
+                            .text(place.name), .text(place.alternateNames), .text(place.kind),
+                            .real(ImportRegion.rounded(place.latitude)), .real(ImportRegion.rounded(place.longitude)),
+                            place.population.map { .integer($0) } ?? .null, place.geonameid.map { .integer($0) } ?? .null,
+                        ]
+                    })
+            }
             try database.execute("INSERT INTO places (places) VALUES ('optimize')")
             try database.executeMany("INSERT INTO metadata (name, value) VALUES (?, ?)", [[.text("region"), .text(region.id.rawValue)]])
         }

@@ -21,7 +21,7 @@ struct ImportLayout {
         let file: String
     }
 
-    init(regions: [ImportRegion], file: String, shards: Int) throws(ImportError) {
+    init(regions: [ImportRegion], shards: Int) {
         self.regions = regions
         shapes = regions.map(\.shape)
         let position = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($0.element.id, $0.offset) })
@@ -36,6 +36,10 @@ struct ImportLayout {
         for (place, index) in sorted.enumerated() { rank[index] = place }
         self.rank = rank
         shardOfRegion = rank.map { $0 % shards }
+    }
+
+    /// Refuses region ids whose files would share a path on a device, or whose bundles a name.
+    func checkPaths(file: String) throws(ImportError) {
         // Each region's files are regions/ID/tiles.db and regions/ID/search.db, in bundles a device
         // installs side by side.
         if let clash = RegionPathClash.find(regions.map(\.id), files: { _, _ in ["tiles.db", "search.db"] }),
@@ -97,22 +101,6 @@ struct ImportLayout {
         return [west, boxes.map { $0[1] }.min()!, east, boxes.map { $0[3] }.max()!]
     }
 
-    /// Each region's places, for every region in region order: a place belongs to the deepest
-    /// regions whose polygons hold it; a region's places by population (largest first), then name.
-    func assign(_ places: [ImportPlace]) -> [(region: Int, places: [ImportPlace])] {
-        var byRegion = [[ImportPlace]](repeating: [], count: regions.count)
-        for place in places {
-            let point = MercatorShape.project(longitude: place.longitude, latitude: place.latitude)
-            let hits = shapes.indices.filter { shapes[$0].contains(point) }
-            for region in deepest(hits) { byRegion[region].append(place) }
-        }
-        return regions.indices.map { index in
-            (
-                index,
-                byRegion[index].sorted {
-                    ($0.population ?? -1, $1.name, $1.latitude, $1.longitude) > ($1.population ?? -1, $0.name, $0.latitude, $0.longitude)
-                }
-            )
-        }
-    }
+    /// The deepest regions whose polygons hold `point` (a place's), sorted by id.
+    func deepestHolding(_ point: MercatorShape.Point) -> [Int] { deepest(shapes.indices.filter { shapes[$0].contains(point) }) }
 }

@@ -11,13 +11,30 @@ struct ImportRegion: Sendable {
     let id: RegionID
     let parent: RegionID?
     let names: [String: String]
-    let polygons: [Polygon]
+    /// Every ring of every polygon, for the tile cover: all that is kept of the polygons.
+    let shape: MercatorShape
+    /// `[west, south, east, north]`: the shortest longitude arc holding every polygon's outer ring
+    /// (west > east when that arc crosses the antimeridian), rounded to 6 decimals.
+    let bbox: [Double]
+    /// `[latitude, longitude]`: the area centroid of the largest polygon's outer ring (the mean of
+    /// its vertices when it has no area), rounded to 6 decimals.
+    let center: [Double]
     /// Its place in the file, for messages.
     let featureIndex: Int
 
-    /// `[west, south, east, north]`: the shortest longitude arc holding every polygon's outer ring
-    /// (west > east when that arc crosses the antimeridian), rounded to 6 decimals.
-    var bbox: [Double] {
+    /// A region from its polygons, which it does not keep: import needs their shape, box and
+    /// centre, and the Web-Mercator shape is what the tile cover reads.
+    init(id: RegionID, parent: RegionID?, names: [String: String], polygons: [Polygon], featureIndex: Int) {
+        self.id = id
+        self.parent = parent
+        self.names = names
+        self.featureIndex = featureIndex
+        bbox = ImportRegion.bbox(of: polygons)
+        center = ImportRegion.center(of: polygons)
+        shape = MercatorShape(rings: polygons.flatMap { $0 })
+    }
+
+    private static func bbox(of polygons: [Polygon]) -> [Double] {
         var intervals: [(west: Double, east: Double)] = []
         var south = Double.infinity
         var north = -Double.infinity
@@ -31,9 +48,7 @@ struct ImportRegion: Sendable {
         return [west, south, east, north].map(ImportRegion.rounded)
     }
 
-    /// `[latitude, longitude]`: the area centroid of the largest polygon's outer ring (the mean of
-    /// its vertices when it has no area), rounded to 6 decimals.
-    var center: [Double] {
+    private static func center(of polygons: [Polygon]) -> [Double] {
         var best: (area: Double, latitude: Double, longitude: Double) = (-1, 0, 0)
         for polygon in polygons {
             guard let ring = polygon.first, !ring.isEmpty else { continue }
@@ -58,9 +73,6 @@ struct ImportRegion: Sendable {
         }
         return [best.latitude, best.longitude].map(ImportRegion.rounded)
     }
-
-    /// Every ring of every polygon, for the tile cover.
-    var shape: MercatorShape { MercatorShape(rings: polygons.flatMap { $0 }) }
 
     /// The shortest arc `(west, east)` holding every interval (west <= east each): the circle minus
     /// the widest gap between the merged intervals, the gap across the antimeridian included.

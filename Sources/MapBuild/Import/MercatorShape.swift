@@ -57,19 +57,27 @@ struct MercatorShape: Sendable {
     init(rings: [[(longitude: Double, latitude: Double)]]) {
         var starts: [Point] = []
         var ends: [Point] = []
+        // At most one edge a vertex: no spare capacity on a shape of millions of vertices.
+        let vertices = rings.reduce(0) { $0 + $1.count }
+        starts.reserveCapacity(vertices)
+        ends.reserveCapacity(vertices)
         var box = Box(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
         for ring in rings where !ring.isEmpty {
-            let points = ring.map { MercatorShape.project(longitude: $0.longitude, latitude: $0.latitude) }
-            for (index, point) in points.enumerated() {
-                let next = points[(index + 1) % points.count]
+            // Each vertex projected once, as the loop reaches it (no projected copy of the ring).
+            let first = MercatorShape.project(longitude: ring[0].longitude, latitude: ring[0].latitude)
+            var point = first
+            for index in ring.indices {
+                let next =
+                    index + 1 < ring.count ? MercatorShape.project(longitude: ring[index + 1].longitude, latitude: ring[index + 1].latitude) : first
                 box = Box(minX: min(box.minX, point.x), minY: min(box.minY, point.y), maxX: max(box.maxX, point.x), maxY: max(box.maxY, point.y))
                 if point != next {
                     starts.append(point)
                     ends.append(next)
-                } else if points.count == 1 {
+                } else if ring.count == 1 {
                     starts.append(point)
                     ends.append(point)
                 }
+                point = next
             }
         }
         self.starts = starts

@@ -79,11 +79,13 @@ public struct TileImporter: Sendable {
             throw ImportError.badShards(reason: "--map-version '\(options.mapVersion)' \(reason); \(PathName.rule)")
         }
         let regions = try GeoJSONInput.regions(file: options.regions)
-        let places = try options.places.map { path throws(ImportError) in try GeoJSONInput.places(file: path) } ?? []
+        let layout = ImportLayout(regions: regions, shards: shard.count)
+        // Each place goes to its regions as it is read; only this shard's are kept, on disk.
+        let places = try options.places.map { path throws(ImportError) in try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1) }
         // A PMTiles archive's header is checked now; its tiles become an MBTiles in the staging folder.
         let archive = try ImportPMTiles.open(options.tiles)
         let mbtiles = archive == nil ? try ImportTileset(path: options.tiles) : nil
-        let layout = try ImportLayout(regions: regions, file: options.regions, shards: shard.count)
+        try layout.checkPaths(file: options.regions)
 
         let (area, outputName, _) = try ImportOutput.stage(options.output)
         do {
@@ -112,8 +114,9 @@ public struct TileImporter: Sendable {
             try FileSystem.removeFile(scratch)
             if archive != nil { try FileSystem.removeFile(converted) }
             var placed = 0
-            if options.places != nil {
-                for (region, rows) in layout.assign(places) where layout.shardOfRegion[region] == shard.index - 1 {
+            if let places {
+                for region in regions.indices where layout.shardOfRegion[region] == shard.index - 1 {
+                    let rows = try places.places(of: region)
                     let bundle = layout.searchBundle(for: region)
                     try ImportDatabases.writeSearch(
                         to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, region: regions[region], places: rows)

@@ -11,7 +11,7 @@ import MapVerify
     /// Compiled only into test builds: debug (`MAPPACK_TEST_HOOKS`, see `Package.swift`) and the
     /// libFuzzer build (`-D FUZZING`, `Fuzz/run.sh`), never into a release `mappack`.
     package enum FuzzEntry: String, CaseIterable, Sendable {
-        case recipe, catalog, manifest, extractor, build, catalogSignature
+        case recipe, catalog, manifest, extractor, build, catalogSignature, geojson
 
         /// Parses `data` as this kind of input; any error is fine, a crash or trap is a bug.
         package func run(_ data: Data) {
@@ -30,6 +30,8 @@ import MapVerify
                 FuzzEntry.extract(data)
             case .catalogSignature:
                 _ = try? FuzzEntry.checkCatalogSignature(data)
+            case .geojson:
+                _ = FuzzEntry.readGeoJSON(data)
             case .build:
                 // libFuzzer calls from its own thread, never the cooperative pool, so waiting here is safe.
                 let done = DispatchSemaphore(value: 0)
@@ -39,6 +41,18 @@ import MapVerify
                 }
                 done.wait()
             }
+        }
+
+        /// Reads the bytes as `mappack import`'s boundaries and as its places (the streamed GeoJSON
+        /// reader), from a scratch file; what each refusal was, nil where the bytes were accepted.
+        static func readGeoJSON(_ data: Data) -> (regions: ImportError?, places: ImportError?) {
+            let file = NSTemporaryDirectory() + "/mappack-fuzz-geojson-\(getpid()).json"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            do { try data.write(to: URL(fileURLWithPath: file)) } catch { return (.failed(reason: "\(error)"), .failed(reason: "\(error)")) }
+            var refused: (regions: ImportError?, places: ImportError?) = (nil, nil)
+            do { _ = try GeoJSONInput.regions(file: file) } catch { refused.regions = error }
+            do { try GeoJSONInput.forEachPlace(file: file, restart: {}, { _ in }) } catch { refused.places = error }
+            return refused
         }
 
         /// A key the fuzzed signatures are checked against, made once per process.

@@ -47,6 +47,16 @@ package final class ReadableFile {
         do { return try unsafe descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
     }
 
+    /// Fills `bytes` from the front with up to `bytes.count` bytes at the file position (`read`,
+    /// repeated on `EINTR`) and returns how many; 0 at the end of the file. For readers that pull
+    /// one chunk at a time through an array they reuse (the streamed GeoJSON of `mappack import`).
+    package func read(into bytes: inout [UInt8]) throws(FileError) -> Int {
+        let result: Result<Int, FileError> = unsafe bytes.withUnsafeMutableBytes { raw in
+            do throws(FileError) { return .success(try unsafe read(into: raw)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// The file's size now (`fstat`).
     package func size() throws(FileError) -> Int64 {
         do { return try descriptor.status().size } catch { throw FileError("fstat", path, code: error.code) }

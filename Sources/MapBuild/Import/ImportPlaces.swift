@@ -1,0 +1,89 @@
+import Foundation
+import MapIO
+
+/// The places of `--places`, each dropped from memory once placed: as the file streams, a place
+/// goes to the deepest regions whose polygons hold it (those this shard writes) and into a scratch
+/// SQLite database (a private temporary one, which SQLite deletes when it closes); a place in no
+/// such region is dropped at once. A region's places come back when its `search.db` is written, so
+/// memory holds one region's places, not the file's.
+final class ImportPlaces {
+    /// The scratch database: `places(region, seq, …)`, `seq` the place's order in the file.
+    private let database: SQLiteDatabase
+    /// Rows inserted per statement batch.
+    private static let batch = 4096
+
+    private init(database: SQLiteDatabase) { self.database = database }
+
+    /// Reads `file`, keeping the places of the regions that `shard` (0-based) writes.
+    static func read(file: String, layout: ImportLayout, shard: Int) throws(ImportError) -> ImportPlaces {
+        let places: ImportPlaces
+        do {
+            // An empty name is SQLite's private temporary database, on disk once past its cache.
+            let database = try SQLiteDatabase(path: "")
+            try database.execute(
+                """
+                PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+                CREATE TABLE places (region INTEGER NOT NULL, seq INTEGER NOT NULL, name BLOB NOT NULL, alternates BLOB NOT NULL,
+                    kind BLOB NOT NULL, longitude REAL NOT NULL, latitude REAL NOT NULL, population INTEGER, geonameid INTEGER,
+                    PRIMARY KEY (region, seq)) WITHOUT ROWID;
+                BEGIN;
+                """)
+            places = ImportPlaces(database: database)
+        } catch {
+            throw .failed(reason: "scratch database for \(file): \(error)")
+        }
+        var pending: [[SQLValue]] = []
+        var seq: Int64 = 0
+        let insert = "INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        func flush() throws(ImportError) {
+            do { try places.database.executeMany(insert, pending) } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
+            pending.removeAll(keepingCapacity: true)
+        }
+        try GeoJSONInput.forEachPlace(
+            file: file,
+            restart: { () throws(ImportError) in
+                pending.removeAll()
+                do { try places.database.execute("DELETE FROM places") } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
+            },
+            { (place) throws(ImportError) in
+                seq += 1
+                let point = MercatorShape.project(longitude: place.longitude, latitude: place.latitude)
+                for region in layout.deepestHolding(point) where layout.shardOfRegion[region] == shard {
+                    pending.append([
+                        .integer(Int64(region)), .integer(seq), .blob(Data(place.name.utf8)), .blob(Data(place.alternateNames.utf8)),
+                        .blob(Data(place.kind.utf8)), .real(place.longitude), .real(place.latitude), place.population.map { .integer($0) } ?? .null,
+                        place.geonameid.map { .integer($0) } ?? .null,
+                    ])
+                }
+                if pending.count >= batch { try flush() }
+            })
+        try flush()
+        do { try places.database.execute("COMMIT") } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
+        return places
+    }
+
+    /// The places of `region`, in `search.db`'s order: by population (largest first, none last),
+    /// then name, latitude, longitude, then their order in the file.
+    func places(of region: Int) throws -> [ImportPlace] {
+        var places: [ImportPlace] = []
+        try database.forEachRow(
+            "SELECT name, alternates, kind, longitude, latitude, population, geonameid FROM places WHERE region = ? ORDER BY seq",
+            [.integer(Int64(region))]
+        ) { row throws(SQLiteError) in
+            func text(_ column: String) throws(SQLiteError) -> String {
+                guard case .blob(let bytes) = try row[column] else { return "" }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            places.append(
+                ImportPlace(
+                    name: try text("name"), alternateNames: try text("alternates"), kind: try text("kind"),
+                    longitude: try row["longitude", as: Double.self], latitude: try row["latitude", as: Double.self],
+                    population: try row["population", as: Int64?.self], geonameid: try row["geonameid", as: Int64?.self]))
+        }
+        // The order the whole-file import gave (the same sort of the file's order), in place.
+        places.sort {
+            ($0.population ?? -1, $1.name, $1.latitude, $1.longitude) > ($1.population ?? -1, $0.name, $0.latitude, $0.longitude)
+        }
+        return places
+    }
+}
