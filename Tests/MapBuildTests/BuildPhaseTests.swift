@@ -8,7 +8,7 @@ import Testing
         #expect(
             BuildPhase.allCases.map(\.rawValue) == [
                 "plan", "up to date", "reuse", "chunked", "fetch", "unpack", "manifest", "cache seed", "pack", "mbtiles",
-                "maplibre-offline", "pmtiles", "publish", "merge", "catalog",
+                "maplibre-offline", "pmtiles", "erofs", "publish", "merge", "catalog",
             ])
     }
 }
