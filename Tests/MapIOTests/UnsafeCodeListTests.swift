@@ -78,7 +78,8 @@ import Testing
         // memory safety in MapFetch, MapVerify, MapBuild and the CLI brought in 13 whose `unsafe`
         // marks a call: 9 into MapIO and MapFormat signatures that are still unsafe (a path as a C
         // pointer, raw buffers; these leave when those modules are strict), 3 C calls MapIO does not
-        // wrap, and the plan table's one-append copy.
-        #expect(try Self.listedFiles().count <= 26)
+        // wrap, and the plan table's one-append copy. `mappack serve`'s loopback server left MapIO (whose
+        // files are wrappers) for the CLI with its socket calls (issue 46 item 4): 27.
+        #expect(try Self.listedFiles().count <= 27)
     }
 }
