@@ -36,23 +36,29 @@ enum VerifyCommand {
             // breaks the format, is bad input (exit 2).
             return damaged(path, reason: "\(error)", terminal: terminal)
         }
+        return say(
+            report.problems, path: path,
+            done: ImageVerifiedEvent(
+                ok: report.ok, imageID: report.manifest.imageID, files: report.filesChecked, bytesHashed: report.bytesHashed,
+                problems: report.problems.count),
+            ok: "\(report.manifest.name) \(report.manifest.mapVersion), \(report.filesChecked) files, image id \(report.manifest.imageID.prefix(16))",
+            terminal: terminal)
+    }
+
+    /// Prints an image's verification: each problem, then the `done` event (`--json`) or one line, `ok:`
+    /// with `ok`'s words or `FAILED:` with the count; exit 0 or 1 (a failed check).
+    static func say(_ problems: [VerifyProblem], path: String, done: ImageVerifiedEvent, ok: String, terminal: Terminal) -> ExitCode {
         if terminal.json {
-            for problem in report.problems {
+            for problem in problems {
                 terminal.event(
                     ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
             }
-            terminal.event(
-                ImageVerifiedEvent(
-                    ok: report.ok, imageID: report.manifest.imageID, files: report.filesChecked, bytesHashed: report.bytesHashed,
-                    problems: report.problems.count))
+            terminal.event(done)
         } else {
-            for problem in report.problems { terminal.error(problem.description) }
-            terminal.line(
-                report.ok
-                    ? "ok: \(path): \(report.manifest.name) \(report.manifest.mapVersion), \(report.filesChecked) files, image id \(report.manifest.imageID.prefix(16))"
-                    : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+            for problem in problems { terminal.error(problem.description) }
+            terminal.line(done.ok ? "ok: \(path): \(ok)" : "FAILED: \(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
         }
-        return ExitCode(ok: report.ok)
+        return ExitCode(ok: done.ok)
     }
 
     /// Says that the packed image at `path` is damaged beyond a file-by-file check (its archive cannot be
@@ -72,25 +78,15 @@ enum VerifyCommand {
     /// signature, and the image inside (`ErofsImage.verify`).
     static func verifyPartition(_ path: String, trusted: [TrustedKey], jobs: Int, terminal: Terminal) throws -> ExitCode {
         let report = try ErofsImage.verify(path, trusted: trusted, jobs: jobs)
-        if terminal.json {
-            for problem in report.problems {
-                terminal.event(
-                    ProblemEvent(kind: problem.kind.rawValue, path: problem.path, regions: problem.regions.map(\.rawValue), detail: problem.detail))
-            }
-            terminal.event(
-                ImageVerifiedEvent(
-                    ok: report.ok, imageID: report.sidecar.imageID, files: report.inner?.filesChecked ?? 0,
-                    bytesHashed: report.inner?.bytesHashed ?? 0, problems: report.problems.count))
-        } else {
-            for problem in report.problems { terminal.error(problem.description) }
-            let signed = report.signatureChecked ? ", sidecar signature ok" : ""
-            terminal.line(
-                report.ok
-                    ? "ok: \(path): hash tree matches root hash \(report.sidecar.verity.rootHash.prefix(16))\(signed); "
-                        + "\(report.inner?.manifest.name ?? "") \(report.sidecar.mapVersion), \(report.inner?.filesChecked ?? 0) files, image id \(report.sidecar.imageID.prefix(16))"
-                    : "FAILED: \(path): \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
-        }
-        return ExitCode(ok: report.ok)
+        let signed = report.signatureChecked ? ", sidecar signature ok" : ""
+        return say(
+            report.problems, path: path,
+            done: ImageVerifiedEvent(
+                ok: report.ok, imageID: report.sidecar.imageID, files: report.inner?.filesChecked ?? 0,
+                bytesHashed: report.inner?.bytesHashed ?? 0, problems: report.problems.count),
+            ok: "hash tree matches root hash \(report.sidecar.verity.rootHash.prefix(16))\(signed); "
+                + "\(report.inner?.manifest.name ?? "") \(report.sidecar.mapVersion), \(report.inner?.filesChecked ?? 0) files, image id \(report.sidecar.imageID.prefix(16))",
+            terminal: terminal)
     }
 
     /// An installed MapStore storage folder: its committed state against its kept manifest.
