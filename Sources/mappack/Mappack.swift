@@ -22,66 +22,23 @@ struct Mappack {
             exit(ExitCode.usage.rawValue)
         }
         let verb = arguments.removeFirst()
+        let command = Mappack.command(named: verb)
         // Publish packs thousands of archives, each allocating a large compressor workspace: it keeps
-        // large blocks in the heap. Everything else hands them back (peak RSS of builds, installs).
-        if verb == "publish" { Allocator.keepLargeBlocks() } else { Allocator.releaseLargeBlocks() }
+        // large blocks in the heap (`VerbCommand.keepsLargeBlocks`). Everything else hands them back
+        // (peak RSS of builds, installs).
+        if command?.keepsLargeBlocks == true { Allocator.keepLargeBlocks() } else { Allocator.releaseLargeBlocks() }
         arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {
             let code: ExitCode
-            switch verb {
-            case "build": code = try await BuildCommand.run(arguments, terminal: terminal)
-            case "plan": code = try PlanCommand.run(arguments, terminal: terminal)
-            case "regions": code = try RegionsCommand.run(arguments, terminal: terminal)
-            case "verify": code = try await VerifyCommand.run(arguments, terminal: terminal)
-            case "serve": code = try await ServeCommand.run(arguments, terminal: terminal)
-            case "publish": code = try await PublishCommand.run(arguments, terminal: terminal)
-            case "keygen": code = try KeygenCommand.run(arguments, terminal: terminal)
-            case "inspect": code = try InspectCommand.run(arguments, terminal: terminal)
-            case "diff": code = try DiffCommand.run(arguments, terminal: terminal)
-            case "merge": code = try await MergeCommand.run(arguments, terminal: terminal)
-            case "import": code = try await ImportCommand.run(arguments, terminal: terminal)
-            case "store": code = try await StoreCommand.run(arguments, terminal: terminal)
-            case "completions":
-                let shell = try Arguments(arguments, verb: Verbs.completions).expect(["shell"])[0]
-                let script = try Help.completions(shell)
-                if terminal.json {
-                    terminal.record(CompletionsRecord(shell: shell, script: script))
-                } else {
-                    terminal.line(script)
-                }
-                code = .success
-            case "help", "--help", "-h":
-                let parsed = try Arguments(arguments, verb: Verbs.help)
-                if terminal.json {
-                    let verbs = try parsed.positionals.map { name throws(UsageError) -> VerbSpec in
-                        guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
-                        return spec
-                    }
-                    terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs))
-                } else if parsed.flag(Verbs.man) {
-                    terminal.line(Help.manPage)
-                } else if let name = parsed.positionals.first {
-                    guard let spec = Verbs.named(name) else { throw unknownVerb(name) }
-                    // `help store install`: one store verb's options.
-                    let subcommand = parsed.positionals.dropFirst().first.flatMap { spec.subcommand(named: $0) }
-                    terminal.line(Help.verb(subcommand ?? spec))
-                } else {
-                    terminal.line(Help.usage)
-                }
-                code = .success
-            case "--version", "-V", "version":
-                let libraries = [
-                    CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
-                    SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion,
-                ]
-                if terminal.json {
-                    terminal.record(VersionRecord(version: MappackVersion.current, libraries: libraries))
-                } else {
-                    terminal.line(Help.version(libraries: libraries))
-                }
-                code = .success
-            default: throw unknownVerb(verb)
+            if let command {
+                code = try await command.run(arguments, terminal: terminal)
+            } else if ["--help", "-h"].contains(verb) {
+                code = try HelpCommand.run(arguments, terminal: terminal)
+            } else if ["--version", "-V", "version"].contains(verb) {
+                code = VersionCommand.run(terminal: terminal)
+            } else {
+                throw unknownVerb(verb)
             }
             // A JSON line that could not be written leaves the output incomplete: failed work.
             exit(code == .success && terminal.lostLine ? ExitCode.failure.rawValue : code.rawValue)
@@ -144,5 +101,108 @@ struct Mappack {
             return .failure
         default: return .failure
         }
+    }
+}
+
+/// A verb of `mappack`: its spec (options, help, words) and its run, declared together, so a verb
+/// the CLI lists always has a command (`Mappack.commands` is where `Verbs.all` comes from).
+protocol VerbCommand {
+    static var spec: VerbSpec { get }
+    /// Keeps large heap blocks while it runs (`Allocator.keepLargeBlocks`): `publish` packs thousands
+    /// of archives, each with a large compressor workspace.
+    static var keepsLargeBlocks: Bool { get }
+    static func run(_ arguments: [String], terminal: Terminal) async throws -> ExitCode
+}
+
+extension VerbCommand {
+    static var keepsLargeBlocks: Bool { false }
+}
+
+extension Mappack {
+    /// Every verb, in the order help lists them.
+    static var commands: [any VerbCommand.Type] {
+        [
+            BuildCommand.self, MergeCommand.self, PlanCommand.self, RegionsCommand.self, VerifyCommand.self, ServeCommand.self,
+            InspectCommand.self, DiffCommand.self, StoreCommand.self, KeygenCommand.self, PublishCommand.self, ImportCommand.self,
+            CompletionsCommand.self, HelpCommand.self,
+        ]
+    }
+
+    /// The command of the verb `name`, nil when there is none.
+    static func command(named name: String) -> (any VerbCommand.Type)? { commands.first { $0.spec.name == name } }
+}
+
+extension BuildCommand: VerbCommand { static var spec: VerbSpec { Verbs.build } }
+extension MergeCommand: VerbCommand { static var spec: VerbSpec { Verbs.merge } }
+extension PlanCommand: VerbCommand { static var spec: VerbSpec { Verbs.plan } }
+extension RegionsCommand: VerbCommand { static var spec: VerbSpec { Verbs.regions } }
+extension VerifyCommand: VerbCommand { static var spec: VerbSpec { Verbs.verify } }
+extension ServeCommand: VerbCommand { static var spec: VerbSpec { Verbs.serve } }
+extension InspectCommand: VerbCommand { static var spec: VerbSpec { Verbs.inspect } }
+extension DiffCommand: VerbCommand { static var spec: VerbSpec { Verbs.diff } }
+extension StoreCommand: VerbCommand { static var spec: VerbSpec { Verbs.store } }
+extension KeygenCommand: VerbCommand { static var spec: VerbSpec { Verbs.keygen } }
+extension ImportCommand: VerbCommand { static var spec: VerbSpec { Verbs.import } }
+
+extension PublishCommand: VerbCommand {
+    static var spec: VerbSpec { Verbs.publish }
+    static var keepsLargeBlocks: Bool { true }
+}
+
+/// `mappack completions SHELL`.
+enum CompletionsCommand: VerbCommand {
+    static var spec: VerbSpec { Verbs.completions }
+
+    static func run(_ arguments: [String], terminal: Terminal) throws -> ExitCode {
+        let shell = try Arguments(arguments, verb: Verbs.completions).expect(["shell"])[0]
+        let script = try Help.completions(shell)
+        if terminal.json {
+            terminal.record(CompletionsRecord(shell: shell, script: script))
+        } else {
+            terminal.line(script)
+        }
+        return .success
+    }
+}
+
+/// `mappack help [VERB]` (also `--help`, `-h`).
+enum HelpCommand: VerbCommand {
+    static var spec: VerbSpec { Verbs.help }
+
+    static func run(_ arguments: [String], terminal: Terminal) throws -> ExitCode {
+        let parsed = try Arguments(arguments, verb: Verbs.help)
+        if terminal.json {
+            let verbs = try parsed.positionals.map { name throws(UsageError) -> VerbSpec in
+                guard let spec = Verbs.named(name) else { throw Mappack.unknownVerb(name) }
+                return spec
+            }
+            terminal.record(Help.json(verbs.isEmpty ? Verbs.all : verbs))
+        } else if parsed.flag(Verbs.man) {
+            terminal.line(Help.manPage)
+        } else if let name = parsed.positionals.first {
+            guard let spec = Verbs.named(name) else { throw Mappack.unknownVerb(name) }
+            // `help store install`: one store verb's options.
+            let subcommand = parsed.positionals.dropFirst().first.flatMap { spec.subcommand(named: $0) }
+            terminal.line(Help.verb(subcommand ?? spec))
+        } else {
+            terminal.line(Help.usage)
+        }
+        return .success
+    }
+}
+
+/// `mappack --version` (also `-V`, `version`).
+enum VersionCommand {
+    static func run(terminal: Terminal) -> ExitCode {
+        let libraries = [
+            CurlTransfer.libraryVersion, ArchiveWriter.libraryVersion, Zstd.libraryVersion,
+            SQLiteDatabase.libraryVersion, YAMLDocument.libraryVersion, SHA256.libraryVersion,
+        ]
+        if terminal.json {
+            terminal.record(VersionRecord(version: MappackVersion.current, libraries: libraries))
+        } else {
+            terminal.line(Help.version(libraries: libraries))
+        }
+        return .success
     }
 }

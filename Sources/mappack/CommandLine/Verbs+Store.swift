@@ -38,7 +38,8 @@ extension Verbs {
         static let available = verb("available", "", "catalog regions not installed", [Verbs.lang, catalog])
         static let version = verb("version", "", "one-line map version report (store and cache)", [])
 
-        static let verbs = [install, status, repair, regions, delete, verify, cacheVerb, move, update, download, available, version]
+        /// Every store verb, from the commands that run them (`StoreCommand.verbs`).
+        static var verbs: [VerbSpec] { StoreCommand.verbs.map(\.spec) }
 
         private static func verb(_ name: String, _ positionals: String, _ summary: String, _ options: [VerbSpec.Option]) -> VerbSpec {
             VerbSpec(name: name, parent: "store", positionals: positionals, summary: summary, options: options, inherited: everyVerb)

@@ -145,7 +145,8 @@ enum Verbs {
     static let man = VerbSpec.Option("man", "Print the man page (roff) instead")
     static let help = VerbSpec(name: "help", positionals: "[VERB]", summary: "this text, or one verb's options", options: [man], words: .verbs)
 
-    static let all: [VerbSpec] = [build, merge, plan, regions, verify, serve, inspect, diff, store, keygen, publish, `import`, completions, help]
+    /// Every verb, from the commands that run them (`Mappack.commands`): none is listed without one.
+    static var all: [VerbSpec] { Mappack.commands.map { $0.spec } }
 
     /// The verb with this name, for `mappack help VERB` (and `help store VERB`).
     static func named(_ name: String) -> VerbSpec? { all.first { $0.name == name } }

@@ -18,7 +18,7 @@ enum StoreCommand {
             terminal.line(Help.verb(asked ?? Verbs.store))
             return .success
         }
-        guard let verb = Verbs.store.subcommand(named: name) else {
+        guard let (verb, body) = verbs.first(where: { $0.spec.name == name }) else {
             let names = Verbs.store.subcommands.map(\.name)
             let suggestion = Spelling.nearest(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
             throw UsageError(message: "unknown store verb '\(name)'\(suggestion)\n" + Help.storeVerbs)
@@ -29,21 +29,18 @@ enum StoreCommand {
         interruptOutcome.withLock { $0 = outcome(ofInterrupted: verb.name) }
         let sources = Interrupts.watch { running.withLock { $0 }?() }
         defer { for source in sources { source.cancel() } }
-        switch verb.name {
-        case Verbs.Store.install.name: return try await install(context)
-        case Verbs.Store.status.name: return try await status(context)
-        case Verbs.Store.repair.name: return try await repair(context)
-        case Verbs.Store.regions.name: return try await regions(context)
-        case Verbs.Store.delete.name: return try await delete(context)
-        case Verbs.Store.verify.name: return try await verify(context)
-        case Verbs.Store.cacheVerb.name: return try await cache(context)
-        case Verbs.Store.move.name: return try await move(context)
-        case Verbs.Store.update.name: return try await update(context)
-        case Verbs.Store.download.name: return try await download(context)
-        case Verbs.Store.available.name: return try await available(context)
-        case Verbs.Store.version.name: return try await version(context)
-        default: throw UsageError(message: "mappack store \(verb.name) is declared but has no command")
-        }
+        return try await body(context)
+    }
+
+    /// Every store verb with the function that runs it, in the order help lists them: `Verbs.Store.verbs`
+    /// comes from here, so no verb is declared without a command.
+    static var verbs: [(spec: VerbSpec, run: (Context) async throws -> ExitCode)] {
+        [
+            (Verbs.Store.install, install), (Verbs.Store.status, status), (Verbs.Store.repair, repair), (Verbs.Store.regions, regions),
+            (Verbs.Store.delete, delete), (Verbs.Store.verify, verify), (Verbs.Store.cacheVerb, cache), (Verbs.Store.move, move),
+            (Verbs.Store.update, update), (Verbs.Store.download, download), (Verbs.Store.available, available),
+            (Verbs.Store.version, version),
+        ]
     }
 
     /// What every store verb starts from: its parsed arguments, the two folders, and the store
