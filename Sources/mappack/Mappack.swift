@@ -78,7 +78,8 @@ struct Mappack {
         case let error as PlanError:
             if case .capacityExceeded = error { return .failure }
             if case .catalog(.untrusted) = error { return .failure }
-            if case .catalog(.unreadable(let url, _)) = error, !url.hasPrefix("/") && !url.hasPrefix("file:") { return .failure }
+            // A server's failure is failed work; a catalog file the user named is input (typed, not read from the URL).
+            if case .catalog(.unreadable(_, _, served: true)) = error { return .failure }
             return .usage
         case let error as BuildError:
             if case .plan(let planError) = error { return exitCode(for: planError) }

@@ -72,7 +72,7 @@ extension CatalogSource {
         } catch let error as LoadError {
             throw error
         } catch {
-            throw .unreadable(url: name, reason: "\(error)")
+            throw .unreadable(url: name, reason: "\(error)", served: !url.isFileURL)
         }
     }
 
@@ -87,7 +87,8 @@ extension CatalogSource {
         } catch {
             switch error {
             case .tooLarge(_, let limit): throw .untrusted(url: name, .signatureInvalid(reason: "larger than \(limit) bytes"))
-            case .failed(_, let status, let reason): throw .unreadable(url: name, reason: status.map { httpReason($0) } ?? reason)
+            case .failed(_, let status, let reason):
+                throw .unreadable(url: name, reason: status.map { httpReason($0) } ?? reason, served: !url.isFileURL)
             }
         }
     }

@@ -11,7 +11,9 @@ public enum CatalogSource {
 
     /// Why a catalog could not be used.
     public enum LoadError: Error, Sendable, CustomStringConvertible {
-        case unreadable(url: String, reason: String)
+        /// `served`: the catalog came from a server (a failure there is failed work, exit 1), not from a file
+        /// the user named (bad input, exit 2).
+        case unreadable(url: String, reason: String, served: Bool)
         case malformed(JSONFileError)
         case invalid(url: String, CatalogError)
         /// `--trust` was given and the catalog's signature does not hold (failed work: exit 1).
@@ -19,7 +21,7 @@ public enum CatalogSource {
 
         public var description: String {
             switch self {
-            case .unreadable(let url, let reason): "catalog \(url): \(reason)"
+            case .unreadable(let url, let reason, _): "catalog \(url): \(reason)"
             case .malformed(let error): "catalog \(error)"
             case .invalid(let url, let error): "catalog \(url): \(error)"
             case .untrusted(let url, let error): "catalog \(url): \(error)"
@@ -85,12 +87,15 @@ public enum CatalogSource {
             case .missing:
                 throw .unreadable(
                     url: name,
-                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404))
+                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404),
+                    served: !url.isFileURL)
             // The URL that failed: the timestamp's or the signature's is not the catalog's.
-            case .fetch(.tooLarge(let failed, let limit)): throw .unreadable(url: failed, reason: "larger than \(limit) bytes")
+            case .fetch(.tooLarge(let failed, let limit)):
+                throw .unreadable(url: failed, reason: "larger than \(limit) bytes", served: !url.isFileURL)
             case .fetch(.failed(let failed, let status, let reason)):
-                throw .unreadable(url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
-            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason)
+                throw .unreadable(
+                    url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason, served: !url.isFileURL)
+            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason, served: !url.isFileURL)
             case .refused(_, let refusal): throw .untrusted(url: name, refusal)
             }
         }
@@ -118,7 +123,7 @@ public enum CatalogSource {
                 }
                 throw .malformed(error)
             }
-            throw .unreadable(url: url.absoluteString, reason: "\(error)")
+            throw .unreadable(url: url.absoluteString, reason: "\(error)", served: !url.isFileURL)
         }
         do { return try RegionTree(catalog) } catch { throw .invalid(url: url.shown, error) }
     }
@@ -143,8 +148,8 @@ extension CatalogSource.LoadError {
     /// The error with the recipe line that names the catalog, for a catalog that cannot be read:
     /// the fix is often in the recipe.
     package func named(by recipe: Recipe) -> CatalogSource.LoadError {
-        guard case .unreadable(let url, let reason) = self else { return self }
+        guard case .unreadable(let url, let reason, let served) = self else { return self }
         let place = recipe.catalogLine > 0 ? "\(recipe.file):\(recipe.catalogLine)" : recipe.file
-        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))")
+        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))", served: served)
     }
 }

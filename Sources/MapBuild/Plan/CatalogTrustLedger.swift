@@ -36,7 +36,8 @@ public struct CatalogTrustLedger: Sendable {
         do {
             return try CanonicalJSON.decode(Pin.self, from: try ReadableFile.contents(of: path, limit: 1 << 16), file: path).catalog
         } catch {
-            throw .unreadable(url: path, reason: "the catalog lineage pin is damaged (\(error)); remove it to pin the next signed catalog afresh")
+            throw .unreadable(
+                url: path, reason: "the catalog lineage pin is damaged (\(error)); remove it to pin the next signed catalog afresh", served: false)
         }
     }
 
@@ -48,7 +49,7 @@ public struct CatalogTrustLedger: Sendable {
             try FileSystem.makeDirectories(folder)
             try FileSystem.writeAtomically(try CanonicalJSON.encode(Pin(catalog: catalog)), to: path)
         } catch {
-            throw .unreadable(url: path, reason: "cannot pin the catalog lineage: \(error)")
+            throw .unreadable(url: path, reason: "cannot pin the catalog lineage: \(error)", served: false)
         }
     }
 
@@ -64,7 +65,8 @@ public struct CatalogTrustLedger: Sendable {
                 version: record.version, sha256: record.sha256, keys: record.keys, catalog: catalog, epoch: record.epoch ?? 0,
                 timestampVersion: record.timestamp ?? 0)
         } catch {
-            throw .unreadable(url: path, reason: "the catalog trust ledger is damaged (\(error)); remove it to trust the next signed catalog afresh")
+            throw .unreadable(
+                url: path, reason: "the catalog trust ledger is damaged (\(error)); remove it to trust the next signed catalog afresh", served: false)
         }
     }
 
@@ -79,7 +81,7 @@ public struct CatalogTrustLedger: Sendable {
                         version: seen.version, sha256: seen.sha256, keys: seen.keys, epoch: seen.epoch,
                         timestamp: seen.timestampVersion == 0 ? nil : seen.timestampVersion)), to: path)
         } catch {
-            throw .unreadable(url: path, reason: "cannot record the trusted catalog: \(error)")
+            throw .unreadable(url: path, reason: "cannot record the trusted catalog: \(error)", served: false)
         }
     }
 }
