@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// Issue 42 item 4, "An overview for imported worlds": `mappack import` writes, for each region with
-/// children, an overview bundle (kind `overview`, `overview/<id>/tiles.db`) of the tiles of zooms
-/// 0…`--overview-maxzoom` that meet the region's polygon, checked by shapely
+/// children and each root, an overview bundle (kind `overview`, `overview/<id>/tiles.db`) of the
+/// tiles of zooms 0…`--overview-maxzoom` that meet the region's polygon, checked by shapely
 /// (`make_import_inputs.py check`) and `sqlite3`; the low zooms stay in the leaves' bundles too; a
 /// build's cache seed of the parent takes the overview first; `none` writes none.
 @Suite struct ImportOverviewTests {
@@ -82,6 +82,37 @@ import Testing
                 timeout: 300)
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         }
+    }
+
+    /// A root without children gets an overview too: a seed short of space skips its whole
+    /// `tiles.db` but takes its low zooms.
+    @Test func aChildlessRootGetsAnOverviewToo() throws {
+        let imported = ImportTests.Imported.shared
+        let folder = TemporaryFolder("import-overview-roots")
+        let inputs = folder.join("inputs")
+        try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: inputs + "/tiles.mbtiles", withDestinationPath: imported.inputs + "/tiles.mbtiles")
+        let url = URL(fileURLWithPath: imported.inputs + "/regions.geojson")
+        var geojson = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var features = try #require(geojson["features"] as? [[String: Any]])
+        features = features.filter { ($0["properties"] as? [String: Any])?["parent"] != nil }
+        for index in features.indices {
+            var properties = try #require(features[index]["properties"] as? [String: Any])
+            properties.removeValue(forKey: "parent")
+            features[index]["properties"] = properties
+        }
+        geojson["features"] = features
+        try JSONSerialization.data(withJSONObject: geojson).write(to: URL(fileURLWithPath: inputs + "/regions.geojson"))
+        let run = try Tool.mappack(
+            ["import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--out", folder.join("source")],
+            timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        let overviews = try Self.overviewBundles(try Self.sourceDocument(folder.join("source")))
+        #expect(overviews == ["europe.at.overview", "europe.ch.overview", "europe.li.overview"], "\(overviews)")
+        let check = try Tool.run(
+            RealWorldFixture.python, [ImportTests.helper, "check", "--inputs", inputs, "--source", folder.join("source")], timeout: 300)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("\"europe.li.overview\""), "\(check.stdout)")
     }
 
     @Test(arguments: ["11", "-1", "x", "2.5", ""])

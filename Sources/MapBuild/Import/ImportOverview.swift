@@ -1,17 +1,19 @@
 import MapFormat
 
-/// The overviews of an import: each region with children gets a bundle `<id with dots>.overview`
-/// (kind `overview`, which a build's cache seed takes first when its space is short) holding
-/// `overview/<id>/tiles.db`, the tiles of zooms 0…`maxZoom` that meet the region's polygon (the
-/// test tile placement uses), listed by that region alone and written by its shard.
+/// The overviews of an import: each region with children, and each root (a region without a
+/// parent, even a childless one), gets a bundle `<id with dots>.overview` (kind `overview`, which a
+/// build's cache seed takes first when its space is short) holding `overview/<id>/tiles.db`: the
+/// tiles of zooms 0…`maxZoom` that meet the region's polygon (the test tile placement uses), listed
+/// by that region alone and written by its shard.
 ///
 /// The tiles stay in the deepest regions' bundles too: a device that installs one of them without
-/// the parent still shows its low zooms. The files live under `overview/`, apart from `regions/` and
-/// `shared/`, so no two bundles give the same store path.
+/// the parent still shows its low zooms. A childless root's `tiles.db` holds every zoom, but a seed
+/// short of space would skip that whole file; its overview's low zooms fit. The files live under
+/// `overview/`, apart from `regions/` and `shared/`, so no two bundles give the same store path.
 struct ImportOverview {
     /// The highest zoom an overview holds.
     let maxZoom: Int
-    /// Whether each region (by position) gets an overview: it has children.
+    /// Whether each region (by position) gets an overview: it has children or no parent.
     let regions: [Bool]
 
     /// The overviews `zooms` asks for of a tileset whose zooms end at `tilesetMaxZoom`, or nil when
@@ -19,7 +21,7 @@ struct ImportOverview {
     init?(zooms: OverviewZooms, tilesetMaxZoom: Int?, layout: ImportLayout) throws(ImportError) {
         guard let maxZoom = try zooms.maxZoom(tilesetMaxZoom: tilesetMaxZoom) else { return nil }
         let parents = Set(layout.regions.compactMap(\.parent))
-        let regions = layout.regions.map { parents.contains($0.id) }
+        let regions = layout.regions.map { $0.parent == nil || parents.contains($0.id) }
         guard regions.contains(true) else { return nil }
         self.maxZoom = maxZoom
         self.regions = regions

@@ -1,5 +1,5 @@
 /// `mappack import --overview-maxzoom`: the zooms of the overview bundle an import writes for each
-/// region with children (`ImportOverview`).
+/// region with children and each root (`ImportOverview`).
 public enum OverviewZooms: Sendable, Equatable {
     /// Zooms 0 to `standardMaxZoom`, or to the tileset's highest zoom when it ends lower.
     case standard

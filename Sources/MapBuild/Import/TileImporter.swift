@@ -8,7 +8,7 @@ import MapIO
 /// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
 /// region's own tiles are those of no descendant: installing a region brings its descendants). A
 /// tile that one region needs goes to that region's `tiles.db`; one that several need is stored
-/// once, in a shared bundle listed by all of them. A region with children also gets an overview
+/// once, in a shared bundle listed by all of them. A region with children or no parent gets an overview
 /// bundle of the low zooms that meet it (`ImportOverview`).
 ///
 /// It streams: the first pass reads only the tileset's index (zoom, column, row, in that order),

@@ -131,7 +131,7 @@ enum Verbs {
         static let mapVersion = VerbSpec.Option("map-version", value: "V", "The map version (default 1.0)")
         static let shard = VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge")
         static let overviewMaxZoom = VerbSpec.Option(
-            "overview-maxzoom", value: "N|none", "Each parent region's overview holds zooms 0-N (default 5); none: no overviews")
+            "overview-maxzoom", value: "N|none", "Overviews (of parent and root regions) hold zooms 0-N (default 5); none: no overviews")
         static let merge = VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out")
         /// The options a `--merge` takes from its shards instead.
         static let choices = [tiles, regions, places, shard, catalog, mapVersion, overviewMaxZoom]
