@@ -115,6 +115,58 @@ import Testing
         #expect(check.stdout.contains("\"europe.li.overview\""), "\(check.stdout)")
     }
 
+    /// A tile of a low zoom is in the overview of every parent it meets, and in the deepest region's
+    /// bundle; shards write each overview once and merge into the unsharded bytes.
+    @Test func nestedParentsEachHoldTheLowZoomsThatMeetThem() throws {
+        let folder = TemporaryFolder("import-overview-nested")
+        let tiles = folder.join("tiles.mbtiles")
+        // Zoom 0; zoom 1 north-east; zoom 2 at 0-90°E, 0-66°N (meets all three) and one at the south-west
+        // corner (meets none).
+        let made = try Tool.run(
+            "/usr/bin/sqlite3",
+            [
+                tiles,
+                "CREATE TABLE metadata (name TEXT, value TEXT); CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);"
+                    + " INSERT INTO metadata VALUES ('format', 'pbf');"
+                    + " INSERT INTO tiles VALUES (0, 0, 0, x'1f8b00'), (1, 1, 1, x'1f8b01'), (2, 2, 2, x'1f8b02'), (2, 0, 0, x'1f8b03');",
+            ], timeout: 60)
+        #expect(made.status == 0, "\(made.stderr)")
+        func square(_ id: String, _ parent: String?, _ size: Int) -> String {
+            let parentMember = parent.map { #","parent":"\#($0)""# } ?? ""
+            return #"{"type":"Feature","properties":{"id":"\#(id)","name":"\#(id)"\#(parentMember)},"#
+                + #""geometry":{"type":"Polygon","coordinates":[[[1,1],[\#(size),1],[\#(size),\#(size)],[1,\#(size)],[1,1]]]}}"#
+        }
+        let regions = folder.join("regions.geojson")
+        try Data(
+            #"{"type":"FeatureCollection","features":[\#(square("r", nil, 40)),\#(square("r/a", "r", 20)),\#(square("r/a/b", "r/a", 10))]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: regions))
+        let arguments = ["import", "--tiles", tiles, "--regions", regions, "--overview-maxzoom", "1"]
+        let whole = try Tool.mappack(arguments + ["--out", folder.join("source")], timeout: 120)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let source = folder.join("source/bundles")
+        let query = "SELECT group_concat(zoom_level || '/' || tile_column || '/' || tile_row, ' ') FROM (SELECT * FROM tiles ORDER BY 1, 2, 3)"
+        #expect(try Self.sqlite(source + "/r.overview/overview/r/tiles.db", query) == "0/0/0 1/1/1")
+        #expect(try Self.sqlite(source + "/r.a.overview/overview/r/a/tiles.db", query) == "0/0/0 1/1/1")
+        #expect(try Self.sqlite(source + "/r.a.b.tiles/regions/r/a/b/tiles.db", query) == "0/0/0 1/1/1 2/2/2")
+        #expect(try Self.overviewBundles(try Self.sourceDocument(folder.join("source"))) == ["r.a.overview", "r.overview"])
+
+        for index in 1...2 {
+            let shard = try Tool.mappack(arguments + ["--shard", "\(index)/2", "--out", folder.join("shard-\(index)")], timeout: 120)
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        for overview in ["r.overview", "r.a.overview"] {
+            let holders = (1...2).filter { FileManager.default.fileExists(atPath: folder.join("shard-\($0)/bundles/" + overview)) }
+            #expect(holders.count == 1, "\(overview): \(holders)")
+        }
+        let merge = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("merged")])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let expected = try ImportTests.files(folder.join("source"))
+        let merged = try ImportTests.files(folder.join("merged"))
+        #expect(expected.keys.sorted() == merged.keys.sorted())
+        for (path, bytes) in expected { #expect(merged[path] == bytes, "\(path) differs") }
+    }
+
     @Test(arguments: ["11", "-1", "x", "2.5", ""])
     func aBadOverviewMaxZoomIsRefusedNamingTheOption(_ value: String) throws {
         let imported = ImportTests.Imported.shared
