@@ -5,8 +5,9 @@ public enum OverviewZooms: Sendable, Equatable {
     case standard
     /// Zooms 0 to this one, which the tileset must reach.
     case upTo(Int)
-    /// No overview bundles: the source folder an import wrote before overviews.
-    case none
+    /// No overview bundles (`--overview-maxzoom none`): the source folder an import wrote before
+    /// overviews. Not named `none`, which reads as `Optional.none` wherever the type is optional.
+    case off
 
     /// Zoom 5: a country's low zooms in tens of tiles, a continent's in a few hundred; enough for a
     /// device to show where it is before it has the region's own data.
@@ -25,7 +26,7 @@ public enum OverviewZooms: Sendable, Equatable {
                     reason: "--overview-maxzoom \(zoom): the tileset's zooms end at \(tilesetMaxZoom); give 0 to \(tilesetMaxZoom), or none")
             }
             return zoom
-        case .none:
+        case .off:
             return nil
         }
     }

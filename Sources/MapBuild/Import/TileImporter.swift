@@ -8,8 +8,8 @@ import MapIO
 /// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
 /// region's own tiles are those of no descendant: installing a region brings its descendants). A
 /// tile that one region needs goes to that region's `tiles.db`; one that several need is stored
-/// once, in a shared bundle listed by all of them. A region with children or no parent gets an overview
-/// bundle of the low zooms that meet it (`ImportOverview`).
+/// once, in a shared bundle listed by all of them. A region with children or without a parent also
+/// gets an overview bundle of the low zooms that meet it (`ImportOverview`).
 ///
 /// It streams: the first pass reads only the tileset's index (zoom, column, row, in that order),
 /// finds each tile's regions (regions whose box meets the tile's column, then the exact test) and
@@ -28,7 +28,7 @@ public struct TileImporter: Sendable {
         /// `--shard I/N` (1-based): this run writes the bundles of every N-th region (by id) and the
         /// shared bundles whose first region is one of them, plus `shard.json`.
         public var shard: (index: Int, count: Int)?
-        /// `--overview-maxzoom`: the zooms of each region-with-children's overview bundle.
+        /// `--overview-maxzoom`: the zooms of the overview bundles (of regions with children, and roots).
         public var overview: OverviewZooms = .standard
 
         public init(tiles: String, regions: String, places: String?, output: String, catalog: String, mapVersion: MapVersion) {

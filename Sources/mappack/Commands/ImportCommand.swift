@@ -40,7 +40,7 @@ enum ImportCommand {
             if let text = arguments.option(Verbs.Import.overviewMaxZoom) {
                 // The tileset's highest zoom bounds it further, checked once the tileset is open.
                 if text == "none" {
-                    options.overview = .none
+                    options.overview = .off
                 } else if let zoom = Int(text), (0...30).contains(zoom) {
                     options.overview = .upTo(zoom)
                 } else {
