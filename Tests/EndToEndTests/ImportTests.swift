@@ -180,6 +180,11 @@ import Testing
             let shard = try Tool.mappack(imported.importArguments + options + ["--shard", "\(index)/3", "--out", folder.join("shard-\(index)")])
             #expect(shard.status == 0, "\(shard.stderr)")
         }
+        // Europe's overview is written by exactly one shard (issue 42 item 4).
+        let holders = (1...3).filter {
+            FileManager.default.fileExists(atPath: folder.join("shard-\($0)/bundles/europe.overview/overview/europe/tiles.db"))
+        }
+        #expect(holders.count == 1, "\(holders)")
         // A shard missing is refused, naming it.
         let partial = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-3"), "--out", folder.join("partial")])
         #expect(partial.status == 2 && partial.stderr.contains("missing 2"), "\(partial.stderr)")

@@ -15,7 +15,10 @@ are reused): `tiles.mbtiles` (one tippecanoe run over the countries, zooms 0..ma
 here in Web-Mercator space: which input tiles touch a region polygon, and where each tile went.
 It prints one JSON object: counts, tiles missing or extra, tiles stored twice or with other bytes,
 a tile inside only Switzerland and where it went, a tile on the CH/LI border and where it went.
-Exit 0 when the cover matches, 1 when it does not, 2 on bad usage.
+Overview bundles (kind `overview`) are left out of that cover and checked apart: each must hold
+exactly the input tiles of zooms 0..--overview-maxzoom that touch the polygon of the region listing
+it, with their bytes (`overviews` in the report).
+Exit 0 when the cover and the overviews match, 1 when they do not, 2 on bad usage.
 """
 
 from __future__ import annotations
@@ -122,9 +125,14 @@ def check(args):
     for region in document["regions"]:
         for bundle in region["bundles"]:
             listed.setdefault(bundle, []).append(region["id"])
+    def kind(bundle):
+        return document["bundles"][bundle].get("kind")
+
     where, twice, differ = {}, [], 0
     for path in sorted((source / "bundles").glob("*/**/tiles.db")):
         bundle = path.relative_to(source / "bundles").parts[0]
+        if kind(bundle) == "overview":
+            continue
         database = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         database.execute("ATTACH DATABASE ? AS src", (f"file:{folder / 'tiles.mbtiles'}?mode=ro",))
         for z, x, y, same in database.execute(
@@ -142,9 +150,31 @@ def check(args):
         "inputTiles": len(rows), "touching": len(touching), "placedTiles": len(where), "missing": [list(t) for t in missing[:20]],
         "extra": [list(t) for t in extra[:20]], "storedTwice": twice[:20], "bytesDiffer": differ,
     }
+    by_id = dict(zip(ids, shapes))
+    overviews = {}
+    for bundle in sorted(b for b in document["bundles"] if kind(b) == "overview"):
+        owners = listed.get(bundle, [])
+        files = sorted((source / "bundles" / bundle).glob("**/tiles.db"))
+        entry = {"listedBy": owners, "files": [str(f.relative_to(source / "bundles" / bundle)) for f in files]}
+        if len(owners) == 1 and len(files) == 1:
+            expected = {row for row in rows if row[0] <= args.overview_maxzoom and owners[0] in touching.get(row, set())}
+            database = sqlite3.connect(f"file:{files[0]}?mode=ro", uri=True)
+            database.execute("ATTACH DATABASE ? AS src", (f"file:{folder / 'tiles.mbtiles'}?mode=ro",))
+            held, other = set(), 0
+            for z, x, y, same in database.execute(
+                    "SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data = s.tile_data FROM tiles t LEFT JOIN src.tiles s "
+                    "USING (zoom_level, tile_column, tile_row)"):
+                held.add((z, x, y))
+                other += 0 if same else 1
+            database.close()
+            entry.update({"tiles": len(held), "expected": len(expected), "missing": [list(t) for t in sorted(expected - held)[:20]],
+                          "extra": [list(t) for t in sorted(held - expected)[:20]], "bytesDiffer": other,
+                          "zooms": sorted({t[0] for t in held})})
+        overviews[bundle] = entry
+    report["overviews"] = overviews
+    overviews_match = all(not e.get("missing", [0]) and not e.get("extra", [0]) and e.get("bytesDiffer", 1) == 0 for e in overviews.values())
     leaves = {i for i in ids if not any(f["properties"].get("parent") == i for f in regions)}
     top = max(row[0] for row in rows)
-    by_id = dict(zip(ids, shapes))
     if "europe/ch" in by_id:
         inside = [row for row in rows if row[0] == top and by_id["europe/ch"].contains(tile_box(*row))
                   and touching.get(row, set()) & leaves == {"europe/ch"}]
@@ -160,7 +190,7 @@ def check(args):
                                 "kinds": [document["bundles"][b].get("kind") for b in holders],
                                 "listedBy": sorted(listed.get(holders[0], [])) if holders else []}
     print(json.dumps(report, sort_keys=True))
-    return 0 if not missing and not extra and not twice and differ == 0 else 1
+    return 0 if not missing and not extra and not twice and differ == 0 and overviews_match else 1
 
 
 def main(argv):
@@ -176,6 +206,7 @@ def main(argv):
     checked = commands.add_parser("check", help="compare an imported source folder with shapely's cover")
     checked.add_argument("--inputs", required=True)
     checked.add_argument("--source", required=True)
+    checked.add_argument("--overview-maxzoom", type=int, default=5, help="the import's --overview-maxzoom (default 5, its default)")
     args = parser.parse_args(argv)
     if args.command == "inputs":
         args.codes = [c.strip().upper() for c in args.countries.split(",") if c.strip()]

@@ -11,7 +11,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// can read: the file and what is wrong (a section past the end, a directory that inflates
     /// too far, ids not ascending, …).
     case badPMTiles(file: String, reason: String)
-    /// A bad `--shard`, `--merge` set or output folder.
+    /// A bad `--shard`, `--merge` set, `--overview-maxzoom` or output folder.
     case badShards(reason: String)
     /// Writing the source folder failed (disk, SQLite).
     case failed(reason: String)

@@ -14,12 +14,14 @@ enum ImportPlacement {
         var examined = 0
         var placed = 0
         var outside = 0
+        /// The regions (positions) whose overviews got tiles, under `ImportOverview.destination(of:)`.
+        var overviews: Set<Int> = []
     }
 
     /// Rows inserted per statement batch.
     private static let batch = 4096
 
-    static func run(tileset: ImportTileset, layout: ImportLayout, shard: Int, scratch: String) throws -> Pass {
+    static func run(tileset: ImportTileset, layout: ImportLayout, overview: ImportOverview?, shard: Int, scratch: String) throws -> Pass {
         let database = try TileDatabases.create(scratch)
         try database.execute(
             "CREATE TABLE placed (dest INTEGER NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, PRIMARY KEY (dest, z, x, y)) WITHOUT ROWID"
@@ -88,6 +90,14 @@ enum ImportPlacement {
                     // Counted once over all shards: by the shard of the first region near it.
                     if layout.owner(of: layout.deepest(near)) == shard { pass.outside += 1 }
                     return
+                }
+                for region in overview?.holders(of: hits, zoom: zoom, layout: layout, shard: shard) ?? [] {
+                    pass.overviews.insert(region)
+                    pending.append([.integer(Int64(ImportOverview.destination(of: region))), .integer(zoom), .integer(x), .integer(tmsRow)])
+                    if pending.count >= batch {
+                        try database.executeMany(insert, pending)
+                        pending.removeAll(keepingCapacity: true)
+                    }
                 }
                 let members = layout.deepest(hits)
                 guard layout.owner(of: members) == shard else { return }

@@ -114,6 +114,16 @@ struct ImportTileset {
         try Self.limited(database, workLimit: workLimit, name: name, body)
     }
 
+    /// The highest zoom of the tiles, nil when there are none or it is no zoom (the first pass refuses
+    /// such a row, naming it). `max()` alone, so SQLite answers from the index's end, not a scan.
+    func maxZoom() throws -> Int? {
+        let value = try limited(database) {
+            try database.firstRow("SELECT max(zoom_level) AS z FROM \(layout.relation(in: "main"))").map { try $0["z"] } ?? SQLValue.null
+        }
+        guard case .integer(let zoom) = value, (0...30).contains(zoom) else { return nil }
+        return Int(zoom)
+    }
+
     private static func limited<T>(_ database: SQLiteDatabase, workLimit: Int64, name: String, _ body: () throws -> T) throws -> T {
         do {
             return try database.withWorkLimit(steps: workLimit, body)

@@ -8,7 +8,8 @@ import MapIO
 /// Each tile goes to the deepest regions whose polygons meet its square in Web-Mercator space (a
 /// region's own tiles are those of no descendant: installing a region brings its descendants). A
 /// tile that one region needs goes to that region's `tiles.db`; one that several need is stored
-/// once, in a shared bundle listed by all of them.
+/// once, in a shared bundle listed by all of them. A region with children or without a parent also
+/// gets an overview bundle of the low zooms that meet it (`ImportOverview`).
 ///
 /// It streams: the first pass reads only the tileset's index (zoom, column, row, in that order),
 /// finds each tile's regions (regions whose box meets the tile's column, then the exact test) and
@@ -27,6 +28,8 @@ public struct TileImporter: Sendable {
         /// `--shard I/N` (1-based): this run writes the bundles of every N-th region (by id) and the
         /// shared bundles whose first region is one of them, plus `shard.json`.
         public var shard: (index: Int, count: Int)?
+        /// `--overview-maxzoom`: the zooms of the overview bundles (of regions with children, and roots).
+        public var overview: OverviewZooms = .standard
 
         public init(tiles: String, regions: String, places: String?, output: String, catalog: String, mapVersion: MapVersion) {
             self.tiles = tiles
@@ -64,6 +67,7 @@ public struct TileImporter: Sendable {
         static let tiles = "tiles"
         static let shared = "border"
         static let search = "search"
+        static let overview = "overview"
     }
 
     /// Runs the import (blocking: call it off the cooperative pool).
@@ -99,7 +103,8 @@ public struct TileImporter: Sendable {
             }
             let inputs = try fingerprint(tileset: tileset)
             let scratch = area.path + "/.placement.sqlite"
-            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, shard: shard.index - 1, scratch: scratch)
+            let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout)
+            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, shard: shard.index - 1, scratch: scratch)
             var bundles: [String: ImportShardRecord.Bundle] = [:]
             for destination in pass.destinations.indices where layout.owner(of: pass.destinations[destination]) == shard.index - 1 {
                 let members = pass.destinations[destination]
@@ -110,6 +115,15 @@ public struct TileImporter: Sendable {
                         ? regions[members[0]].id.rawValue : "shared: " + members.map { regions[$0].id.rawValue }.joined(separator: ", "),
                     bbox: layout.bbox(of: members), center: regions[members[0]].center)
                 bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: members.map { regions[$0].id })
+            }
+            // The placement kept only the overview tiles of this shard's regions.
+            for region in pass.overviews.sorted() {
+                let bundle = ImportOverview.bundle(for: regions[region])
+                try ImportDatabases.writeTiles(
+                    to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, destination: ImportOverview.destination(of: region),
+                    scratch: scratch, tileset: tileset, name: regions[region].id.rawValue + " overview", bbox: regions[region].bbox,
+                    center: regions[region].center)
+                bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [regions[region].id])
             }
             try FileSystem.removeFile(scratch)
             if archive != nil { try FileSystem.removeFile(converted) }
@@ -170,6 +184,7 @@ public struct TileImporter: Sendable {
         text += "places " + (try options.places.map { try SHA256.digestOfFile($0).digest.hex } ?? "-") + "\n"
         for (name, value) in tileset.metadata.sorted(by: { $0.key < $1.key }) { text += "metadata \(name)=\(value)\n" }
         text += "tiles \(tileset.count)\ncatalog \(options.catalog)\nmapVersion \(options.mapVersion)\nshards \(options.shard?.count ?? 1)\n"
+        text += "overview \(options.overview)\n"
         return SHA256.hex(Data(text.utf8))
     }
 }

@@ -130,14 +130,19 @@ enum Verbs {
         static let catalog = VerbSpec.Option("catalog", value: "ID", "The catalog's id (default imported)")
         static let mapVersion = VerbSpec.Option("map-version", value: "V", "The map version (default 1.0)")
         static let shard = VerbSpec.Option("shard", value: "I/N", "Write share I of N; assemble with mappack import --merge")
+        static let overviewMaxZoom = VerbSpec.Option(
+            "overview-maxzoom", value: "N|none", "Overviews (of parent and root regions) hold zooms 0-N (default 5); none: no overviews")
         static let merge = VerbSpec.Option("merge", "Assemble the --shard folders given as SHARD... into --out")
         /// The options a `--merge` takes from its shards instead.
-        static let choices = [tiles, regions, places, shard, catalog, mapVersion]
+        static let choices = [tiles, regions, places, shard, catalog, mapVersion, overviewMaxZoom]
     }
 
     static let `import` = VerbSpec(
         name: "import", positionals: "[SHARD...]", summary: "a tileset + region boundaries → a source folder",
-        options: [Import.tiles, Import.regions, Import.places, Import.out, Import.catalog, Import.mapVersion, Import.shard, Import.merge])
+        options: [
+            Import.tiles, Import.regions, Import.places, Import.out, Import.catalog, Import.mapVersion, Import.shard, Import.overviewMaxZoom,
+            Import.merge,
+        ])
     static let completions = VerbSpec(
         name: "completions", positionals: "SHELL", summary: "shell completions: bash, zsh or fish", options: [], words: .list(Help.shells))
 

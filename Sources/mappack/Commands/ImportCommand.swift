@@ -2,7 +2,8 @@ import Foundation
 import MapBuild
 import MapFormat
 
-/// `mappack import --tiles T --regions R [--places P] --out DIR [--catalog ID] [--map-version V] [--shard I/N]`
+/// `mappack import --tiles T --regions R [--places P] --out DIR [--catalog ID] [--map-version V] [--shard I/N]
+/// [--overview-maxzoom N|none]`
 /// and `mappack import --merge SHARD... --out DIR`.
 enum ImportCommand {
     static func run(_ raw: [String], terminal: Terminal) async throws -> ExitCode {
@@ -35,6 +36,17 @@ enum ImportCommand {
                     throw UsageError(message: "--shard must be I/N with 1 ≤ I ≤ N (e.g. --shard 2/3), not '\(text)'")
                 }
                 options.shard = (index, count)
+            }
+            if let text = arguments.option(Verbs.Import.overviewMaxZoom) {
+                // The tileset's highest zoom bounds it further, checked once the tileset is open.
+                if text == "none" {
+                    options.overview = .off
+                } else if let zoom = Int(text), (0...30).contains(zoom) {
+                    options.overview = .upTo(zoom)
+                } else {
+                    throw UsageError(
+                        message: "--overview-maxzoom must be a zoom from 0 to the tileset's highest (30 at most), or none, not '\(text)'")
+                }
             }
             let importer = TileImporter(options: options)
             result = try await run { try importer.run() }
