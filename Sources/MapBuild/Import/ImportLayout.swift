@@ -11,8 +11,9 @@ struct ImportLayout {
     private let ancestors: [Set<Int>]
     /// Each region's rank among the ids, sorted.
     private let rank: [Int]
-    /// The shard (0-based) that writes each region's bundles: every N-th region by id.
-    let shardOfRegion: [Int]
+    /// The shard (0-based) that writes each region's bundles (`ImportShardPlan`); all 0 until
+    /// assigned, as in an unsharded import.
+    var shardOfRegion: [Int]
 
     /// A bundle folder and the file it holds.
     struct Bundle {
@@ -21,7 +22,7 @@ struct ImportLayout {
         let file: String
     }
 
-    init(regions: [ImportRegion], shards: Int) {
+    init(regions: [ImportRegion]) {
         self.regions = regions
         shapes = regions.map(\.shape)
         let position = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($0.element.id, $0.offset) })
@@ -35,7 +36,7 @@ struct ImportLayout {
         var rank = [Int](repeating: 0, count: regions.count)
         for (place, index) in sorted.enumerated() { rank[index] = place }
         self.rank = rank
-        shardOfRegion = rank.map { $0 % shards }
+        shardOfRegion = [Int](repeating: 0, count: regions.count)
     }
 
     /// Refuses region ids whose files would share a path on a device, or whose bundles a name.
@@ -60,6 +61,12 @@ struct ImportLayout {
 
     /// A region id as one folder name: `europe/ch` → `europe.ch`.
     static func stem(_ id: RegionID) -> String { id.rawValue.replacingOccurrences(of: "/", with: ".") }
+
+    /// The regions whose boxes meet column `x` of `zoom`: the only ones a tile of it can meet.
+    func candidates(zoom: Int, x: Int) -> [Int] {
+        let strip = MercatorShape.Box.tile(zoom: zoom, x: x, y: 0)
+        return shapes.indices.filter { shapes[$0].box.minX <= strip.maxX && strip.minX <= shapes[$0].box.maxX }
+    }
 
     /// `hits` without the regions that have a descendant among them, sorted by id.
     func deepest(_ hits: [Int]) -> [Int] {

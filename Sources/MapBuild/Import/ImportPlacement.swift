@@ -72,11 +72,7 @@ enum ImportPlacement {
                 }
                 if column != (zoom, x) {
                     column = (zoom, x)
-                    let strip = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: 0)
-                    candidates = layout.shapes.indices.filter { index in
-                        let box = layout.shapes[index].box
-                        return box.minX <= strip.maxX && strip.minX <= box.maxX
-                    }
+                    candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
                 }
                 let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int((Int64(1) << zoom) - 1 - tmsRow))
                 let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
