@@ -68,6 +68,29 @@ struct ImportLayout {
         return shapes.indices.filter { shapes[$0].box.minX <= strip.maxX && strip.minX <= shapes[$0].box.maxX }
     }
 
+    /// The columns of `zoom` whose tiles can meet a region of `shard` (those `candidates` holds one
+    /// of its regions for), as ascending, disjoint ranges: all a shard has to read of the zoom.
+    func columns(zoom: Int, shard: Int) -> [ClosedRange<Int64>] {
+        let scale = Double(Int64(1) << zoom)
+        let last = (Int64(1) << zoom) - 1
+        let spans = shapes.indices.compactMap { index -> ClosedRange<Int64>? in
+            let box = shapes[index].box
+            guard shardOfRegion[index] == shard, box.minX <= box.maxX else { return nil }
+            // Closed strips: a box edge on a column's edge meets the column on either side.
+            let low = min(last, max(0, Int64((box.minX * scale).rounded(.up)) - 1))
+            return low...max(low, min(last, Int64((box.maxX * scale).rounded(.down))))
+        }
+        var merged: [ClosedRange<Int64>] = []
+        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let previous = merged.last, span.lowerBound <= previous.upperBound + 1 {
+                merged[merged.count - 1] = previous.lowerBound...max(previous.upperBound, span.upperBound)
+            } else {
+                merged.append(span)
+            }
+        }
+        return merged
+    }
+
     /// `hits` without the regions that have a descendant among them, sorted by id.
     func deepest(_ hits: [Int]) -> [Int] {
         var kept = hits

@@ -16,7 +16,8 @@ enum ImportShardPlan {
     /// tiles' width at the deepest zoom still weighs something, few enough to place at once.
     static let sampleTiles = 16_384
 
-    /// The shard (0-based) of each region of `layout`, for `shards` shards.
+    /// The shard (0-based) of each region of `layout`, for `shards` shards; `tileset` has passed
+    /// `ImportPlacement.check`.
     static func assign(tileset: ImportTileset, layout: ImportLayout, shards: Int) throws -> [Int] {
         guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
         let loads = try estimate(tileset: tileset, layout: layout)
@@ -34,10 +35,9 @@ enum ImportShardPlan {
             try tileset.database.forEachRow(
                 "SELECT tile_column AS x, tile_row AS y FROM \(relation) WHERE zoom_level = ? ORDER BY tile_column, tile_row", [.integer(zoom)]
             ) { row throws(SQLiteError) in
-                // A row the import refuses is refused by its first pass; the sample passes over it.
-                guard case .integer(let x) = try row["x"], case .integer(let tmsRow) = try row["y"],
-                    (0..<(Int64(1) << zoom)).contains(x), (0..<(Int64(1) << zoom)).contains(tmsRow)
-                else { return }
+                // Every row is three integers in its zoom's grid (`ImportPlacement.check`).
+                let x = try row["x", as: Int64.self]
+                let tmsRow = try row["y", as: Int64.self]
                 if x != column {
                     column = x
                     candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
@@ -56,19 +56,29 @@ enum ImportShardPlan {
     static func sampleZoom(of tileset: ImportTileset) throws -> Int64? {
         let relation = tileset.layout.relation(in: "main")
         return try tileset.limited(tileset.database) { () throws -> Int64? in
-            let range = try tileset.database.firstRow(
-                "SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM \(relation) WHERE typeof(zoom_level) = 'integer' AND zoom_level BETWEEN 0 AND 30"
-            )
-            guard let low = try range?["low", as: Int64?.self], let high = try range?["high", as: Int64?.self] else { return nil }
-            for zoom in low...high {
+            guard let zooms = try zoomRange(of: tileset) else { return nil }
+            for zoom in zooms {
                 let count =
                     try tileset.database.firstRow(
                         "SELECT count(*) AS n FROM (SELECT 1 FROM \(relation) WHERE zoom_level = ? LIMIT ?)",
                         [.integer(zoom), .integer(Int64(sampleTiles))])?["n", as: Int64.self] ?? 0
                 if count >= Int64(sampleTiles) { return zoom }
             }
-            return high
+            return zooms.upperBound
         }
+    }
+
+    /// The lowest and highest zoom of the tileset's tiles, nil when it has none: two index look-ups.
+    /// For a tileset `ImportPlacement.check` passed, under its work limit.
+    static func zoomRange(of tileset: ImportTileset) throws -> ClosedRange<Int64>? {
+        let relation = tileset.layout.relation(in: "main")
+        let range = try tileset.database.firstRow(
+            """
+            SELECT (SELECT zoom_level FROM \(relation) ORDER BY zoom_level LIMIT 1) AS low,
+                (SELECT zoom_level FROM \(relation) ORDER BY zoom_level DESC LIMIT 1) AS high
+            """)
+        guard let low = try range?["low", as: Int64?.self], let high = try range?["high", as: Int64?.self] else { return nil }
+        return low...high
     }
 
     /// Regions dealt largest load first (ties by id), each to the shard with the least load so far,

@@ -97,6 +97,7 @@ public struct TileImporter: Sendable {
                 tileset = mbtiles!
             }
             let inputs = try fingerprint(tileset: tileset)
+            try ImportPlacement.check(tileset)
             // Every shard deals the regions alike, by the tiles they place (`ImportShardPlan`).
             layout.shardOfRegion = try ImportShardPlan.assign(tileset: tileset, layout: layout, shards: shard.count)
             // Each place goes to its regions as it is read; only this shard's are kept, on disk.
