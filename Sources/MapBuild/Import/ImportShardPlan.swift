@@ -10,18 +10,21 @@ import MapIO
 /// the import does, and counts them per heading region; deeper zooms split each of those tiles into
 /// four, so the sample's shares are the import's. The regions are then dealt largest first, ties by
 /// id, each to the shard with the fewest tiles so far (then the fewest regions, then the lowest
-/// number): the same assignment in every shard, and one region's tiles never split.
+/// number): the same assignment in every shard, and one region's tiles never split. A parent that
+/// heads no tiles follows its heaviest child (`deal`).
 enum ImportShardPlan {
     /// Tiles the sample zoom holds at least, unless no zoom does: enough that a region of a few
     /// tiles' width at the deepest zoom still weighs something, few enough to place at once.
-    static let sampleTiles = 16_384
+    static let sampleTiles = 4096
 
     /// The shard (0-based) of each region of `layout`, for `shards` shards; `tileset` has passed
     /// `ImportPlacement.check`.
     static func assign(tileset: ImportTileset, layout: ImportLayout, shards: Int) throws -> [Int] {
         guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
         let loads = try estimate(tileset: tileset, layout: layout)
-        return deal(loads: loads, ids: layout.regions.map(\.id), shards: shards)
+        let ids = layout.regions.map(\.id)
+        let position = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($0.element, $0.offset) })
+        return deal(loads: loads, ids: ids, parents: layout.regions.map { $0.parent.flatMap { position[$0] } }, shards: shards)
     }
 
     /// Each region's tiles at the sample zoom whose destination it heads.
@@ -82,9 +85,30 @@ enum ImportShardPlan {
     }
 
     /// Regions dealt largest load first (ties by id), each to the shard with the least load so far,
-    /// then the fewest regions, then the lowest number.
-    static func deal(loads: [Int], ids: [RegionID], shards: Int) -> [Int] {
-        let order = loads.indices.sorted { loads[$0] != loads[$1] ? loads[$0] > loads[$1] : ids[$0] < ids[$1] }
+    /// then the fewest regions, then the lowest number. A region that heads no tiles but has children
+    /// (a continent whose countries cover it) goes with its heaviest child instead: its box holds
+    /// theirs, so whichever shard has it reads every column under it, and the heaviest child's shard
+    /// reads most of those already. `parents` holds each region's parent (a position).
+    static func deal(loads: [Int], ids: [RegionID], parents: [Int?], shards: Int) -> [Int] {
+        var subtree = loads
+        var depth = [Int](repeating: 0, count: loads.count)
+        for region in loads.indices {
+            // At most one step a region: parents form no cycle, and this holds even if they did.
+            var step = parents[region]
+            var steps = 0
+            while let parent = step, steps < loads.count {
+                subtree[parent] += loads[region]
+                depth[region] += 1
+                step = parents[parent]
+                steps += 1
+            }
+        }
+        var children = [[Int]](repeating: [], count: loads.count)
+        for region in loads.indices { if let parent = parents[region] { children[parent].append(region) } }
+        let followers = Set(loads.indices.filter { loads[$0] == 0 && !children[$0].isEmpty })
+        let order = loads.indices.filter { !followers.contains($0) }.sorted {
+            loads[$0] != loads[$1] ? loads[$0] > loads[$1] : ids[$0] < ids[$1]
+        }
         var shardLoads = [(tiles: Int, regions: Int)](repeating: (0, 0), count: shards)
         var shardOf = [Int](repeating: 0, count: loads.count)
         for region in order {
@@ -94,6 +118,11 @@ enum ImportShardPlan {
             shardOf[region] = lightest
             shardLoads[lightest].tiles += loads[region]
             shardLoads[lightest].regions += 1
+        }
+        // Deepest first, so a follower's children have their shards.
+        for region in followers.sorted(by: { depth[$0] != depth[$1] ? depth[$0] > depth[$1] : ids[$0] < ids[$1] }) {
+            let heaviest = children[region].min { subtree[$0] != subtree[$1] ? subtree[$0] > subtree[$1] : ids[$0] < ids[$1] }!
+            shardOf[region] = shardOf[heaviest]
         }
         return shardOf
     }
