@@ -9,6 +9,8 @@ struct ImportLayout {
     let shapes: [MercatorShape]
     /// Each region's ancestors (positions).
     private let ancestors: [Set<Int>]
+    /// Each region's descendants (positions).
+    private let descendants: [[Int]]
     /// Each region's rank among the ids, sorted.
     private let rank: [Int]
     /// The shard (0-based) that writes each region's bundles (`ImportShardPlan`); all 0 until
@@ -32,6 +34,9 @@ struct ImportLayout {
             while let parent = step, let at = position[parent], found.insert(at).inserted { step = regions[at].parent }
             return found
         }
+        var descendants = [[Int]](repeating: [], count: regions.count)
+        for (region, above) in ancestors.enumerated() { for ancestor in above { descendants[ancestor].append(region) } }
+        self.descendants = descendants
         let sorted = regions.indices.sorted { regions[$0].id < regions[$1].id }
         var rank = [Int](repeating: 0, count: regions.count)
         for (place, index) in sorted.enumerated() { rank[index] = place }
@@ -131,6 +136,12 @@ struct ImportLayout {
         return [west, boxes.map { $0[1] }.min()!, east, boxes.map { $0[3] }.max()!]
     }
 
-    /// The deepest regions whose polygons hold `point` (a place's), sorted by id.
-    func deepestHolding(_ point: MercatorShape.Point) -> [Int] { deepest(shapes.indices.filter { shapes[$0].contains(point) }) }
+    /// The regions of `shard` among the deepest whose polygons hold `point` (a place's), sorted by
+    /// id. Only the shard's regions are tested, and the descendants of those that hold it: a region
+    /// is among the deepest when none of its descendants holds the point too.
+    func deepestHolding(_ point: MercatorShape.Point, shard: Int) -> [Int] {
+        shapes.indices.filter { region in
+            shardOfRegion[region] == shard && shapes[region].contains(point) && !descendants[region].contains { shapes[$0].contains(point) }
+        }.sorted { rank[$0] < rank[$1] }
+    }
 }
