@@ -140,8 +140,16 @@ struct ImportLayout {
     /// id. Only the shard's regions are tested, and the descendants of those that hold it: a region
     /// is among the deepest when none of its descendants holds the point too.
     func deepestHolding(_ point: MercatorShape.Point, shard: Int) -> [Int] {
-        shapes.indices.filter { region in
-            shardOfRegion[region] == shard && shapes[region].contains(point) && !descendants[region].contains { shapes[$0].contains(point) }
+        // Each polygon tested once at most: a country is tested for itself and as its continent's descendant.
+        var holds = [Bool?](repeating: nil, count: shapes.count)
+        func holding(_ region: Int) -> Bool {
+            if let known = holds[region] { return known }
+            let found = shapes[region].contains(point)
+            holds[region] = found
+            return found
+        }
+        return shapes.indices.filter { region in
+            shardOfRegion[region] == shard && holding(region) && !descendants[region].contains(where: holding)
         }.sorted { rank[$0] < rank[$1] }
     }
 }

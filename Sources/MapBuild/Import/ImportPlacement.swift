@@ -126,6 +126,8 @@ enum ImportPlacement {
             return named
                 + ": its tile_data takes \(bytes) bytes, over the 8 MiB a tile may take; cut the tile smaller (tippecanoe: --maximum-tile-bytes)"
         }
+        // The usual MBTiles indexes already make an address unique; only without them is it looked for.
+        if try addressesAreUnique(tileset) { return nil }
         let twice = try tileset.limited(tileset.database) {
             try tileset.database.firstRow(
                 """
@@ -139,6 +141,33 @@ enum ImportPlacement {
                 + ": the tileset holds this address more than once; keep one row per tile (MBTiles' unique index on zoom_level, tile_column, tile_row)"
         }
         return nil
+    }
+}
+
+extension ImportPlacement {
+    /// Whether the tileset's unique indexes hold one row per address: a unique index on `tiles`
+    /// over some of zoom_level, tile_column, tile_row; or for `map` and `images`, one such on `map`
+    /// and one on `images` over some of tile_id (and zoom_level when the join takes it), so the join
+    /// gives one tile per map row. Partial indexes and indexes on expressions do not count. (Rows
+    /// with NULLs, which a unique index lets repeat, are refused first or never joined.)
+    fileprivate static func addressesAreUnique(_ tileset: ImportTileset) throws -> Bool {
+        func uniqueIndex(on table: String, within columns: Set<String>) throws -> Bool {
+            let indexes = try tileset.database.query(
+                "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND partial = 0", [.text(table)])
+            for index in indexes {
+                let keys = try tileset.database.query("SELECT name FROM pragma_index_info(?)", [.text(try index["name", as: String.self])])
+                    .map { try $0["name", as: String?.self]?.lowercased() }
+                if !keys.isEmpty, keys.allSatisfy({ $0.map(columns.contains) ?? false }) { return true }
+            }
+            return false
+        }
+        let address: Set<String> = ["zoom_level", "tile_column", "tile_row"]
+        switch tileset.layout {
+        case .table: return try uniqueIndex(on: "tiles", within: address)
+        case .mapAndImages(let byZoom):
+            return try uniqueIndex(on: "map", within: address)
+                && uniqueIndex(on: "images", within: byZoom ? ["tile_id", "zoom_level"] : ["tile_id"])
+        }
     }
 }
 
