@@ -7,7 +7,9 @@
 #   a fixed seed), imported with the same polygons; the baseline reads every tile once with sqlite3
 #   (tippecanoe cannot make it, and a read is the least any import must do).
 # Each row: medians of --runs timed runs (hyperfine), the ratio import / baseline, and the peak RSS
-# of one import (/usr/bin/time -v): memory must not grow with the tileset.
+# of one import (/usr/bin/time -v): memory must not grow with the tileset. Then --shard 3 of the
+# real import against one unsharded run (one round): CPU of the shards together and the slowest
+# shard's wall, as ratios, and the tiles each placed (OUT/import.json's "shards").
 #
 #   bash Benchmarks/import.sh [--bin DIR] [--runs N] [--countries CODES] [--max-zoom Z] [--big-gib G] [--out DIR]
 #
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
         --max-zoom) max_zoom=${2:?--max-zoom needs a zoom}; shift 2 ;;
         --big-gib) big_gib=${2:?--big-gib needs a size}; shift 2 ;;
         --out) mkdir -p "${2:?--out needs a folder}"; out=$(cd "$2" && pwd); shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "import.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -88,15 +90,41 @@ row import-synthetic \
     "'$bin/mappack' import -q --tiles '$big' --regions '$inputs/regions.geojson' --out '$out/work-big'" \
     "$out/work-big" "$big_bytes"
 
+# --shard 3 against one unsharded import of the real inputs, in the same round: user+sys CPU of
+# the three shards together and wall time of the slowest, each over the unsharded run's (the shards
+# run one after another here, as N machines would run them side by side).
+timed() { # out-file command...: wall, user, sys seconds
+    local file=$1; shift
+    /usr/bin/time -f "%e %U %S" -o "$file" timeout 3600 "$@" >/dev/null
+}
+real_import=("$bin/mappack" import -q --tiles "$inputs/tiles.mbtiles" --regions "$inputs/regions.geojson" --places "$inputs/places.geojson")
+rm -rf "$out/work-shards"
+mkdir -p "$out/work-shards"
+timed "$out/work-shards/whole.time" "${real_import[@]}" --out "$out/work-shards/whole"
+for index in 1 2 3; do
+    timed "$out/work-shards/shard-$index.time" "${real_import[@]}" --shard "$index/3" --out "$out/work-shards/shard-$index"
+done
+
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
 rows = [json.load(open(f"{out}/{name}.json")) for name in ("import-real", "import-synthetic")]
-json.dump({"rows": rows}, open(f"{out}/import.json", "w"), indent=1, sort_keys=True)
+def seconds(name):
+    wall, user, system = (float(v) for v in open(f"{out}/work-shards/{name}.time").read().split()[-3:])
+    return wall, user + system
+whole = seconds("whole")
+parts = [seconds(f"shard-{i}") for i in (1, 2, 3)]
+placed = [json.load(open(f"{out}/work-shards/shard-{i}/shard.json"))["counts"]["placed"] for i in (1, 2, 3)]
+shards = {"shards": 3, "unshardedWallSeconds": whole[0], "unshardedCPUSeconds": whole[1],
+          "shardWallSeconds": [p[0] for p in parts], "shardCPUSeconds": [p[1] for p in parts], "shardPlacedTiles": placed,
+          "cpuRatio": sum(p[1] for p in parts) / whole[1], "slowestWallRatio": max(p[0] for p in parts) / whole[0]}
+json.dump({"rows": rows, "shards": shards}, open(f"{out}/import.json", "w"), indent=1, sort_keys=True)
 labels = {"import-real": "import, real tileset / tippecanoe over the same countries",
           "import-synthetic": "import, synthetic tileset / one sqlite3 read of every tile"}
 for r in rows:
     print(f"{labels[r['row']]} ({r['inputBytes'] / 2**20:.0f} MiB in): median {r['importMedianSeconds']:.2f} s vs "
           f"{r['baselineMedianSeconds']:.2f} s = {r['ratio']:.2f}x; peak RSS {r['importPeakRSSMiB']:.1f} MiB "
           f"(baseline {r['baselinePeakRSSMiB']:.1f} MiB)")
+print(f"import --shard 3 / unsharded, real tileset: CPU of the 3 shards {shards['cpuRatio']:.2f}x, slowest shard's wall "
+      f"{shards['slowestWallRatio']:.2f}x; tiles placed {' / '.join(str(n) for n in placed)}")
 PY

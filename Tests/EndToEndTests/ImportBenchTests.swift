@@ -21,6 +21,13 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("bench/import.json")))) as? [String: Any])
         let rows = try #require(report["rows"] as? [[String: Any]])
         #expect(rows.map { $0["row"] as? String } == ["import-real", "import-synthetic"])
+        #expect(run.stdout.contains("import --shard 3 / unsharded"), "\(run.stdout)")
+        let shards = try #require(report["shards"] as? [String: Any], "\(report.keys.sorted())")
+        for key in ["cpuRatio", "slowestWallRatio", "unshardedCPUSeconds", "unshardedWallSeconds"] {
+            let value = try #require((shards[key] as? NSNumber)?.doubleValue, "\(key) missing in \(shards)")
+            #expect(value > 0, "\(key) = \(value)")
+        }
+        #expect((shards["shardPlacedTiles"] as? [Int])?.count == 3, "\(shards)")
         for row in rows {
             for key in ["baselineMedianSeconds", "importMedianSeconds", "ratio", "importPeakRSSMiB", "baselinePeakRSSMiB", "inputBytes"] {
                 let value = try #require((row[key] as? NSNumber)?.doubleValue, "\(key) missing in \(row)")

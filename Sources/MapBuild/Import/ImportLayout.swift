@@ -9,10 +9,13 @@ struct ImportLayout {
     let shapes: [MercatorShape]
     /// Each region's ancestors (positions).
     private let ancestors: [Set<Int>]
+    /// Each region's descendants (positions).
+    private let descendants: [[Int]]
     /// Each region's rank among the ids, sorted.
     private let rank: [Int]
-    /// The shard (0-based) that writes each region's bundles: every N-th region by id.
-    let shardOfRegion: [Int]
+    /// The shard (0-based) that writes each region's bundles (`ImportShardPlan`); all 0 until
+    /// assigned, as in an unsharded import.
+    var shardOfRegion: [Int]
 
     /// A bundle folder and the file it holds.
     struct Bundle {
@@ -21,7 +24,7 @@ struct ImportLayout {
         let file: String
     }
 
-    init(regions: [ImportRegion], shards: Int) {
+    init(regions: [ImportRegion]) {
         self.regions = regions
         shapes = regions.map(\.shape)
         let position = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($0.element.id, $0.offset) })
@@ -31,11 +34,14 @@ struct ImportLayout {
             while let parent = step, let at = position[parent], found.insert(at).inserted { step = regions[at].parent }
             return found
         }
+        var descendants = [[Int]](repeating: [], count: regions.count)
+        for (region, above) in ancestors.enumerated() { for ancestor in above { descendants[ancestor].append(region) } }
+        self.descendants = descendants
         let sorted = regions.indices.sorted { regions[$0].id < regions[$1].id }
         var rank = [Int](repeating: 0, count: regions.count)
         for (place, index) in sorted.enumerated() { rank[index] = place }
         self.rank = rank
-        shardOfRegion = rank.map { $0 % shards }
+        shardOfRegion = [Int](repeating: 0, count: regions.count)
     }
 
     /// Refuses region ids whose files would share a path on a device, or whose bundles a name.
@@ -60,6 +66,35 @@ struct ImportLayout {
 
     /// A region id as one folder name: `europe/ch` → `europe.ch`.
     static func stem(_ id: RegionID) -> String { id.rawValue.replacingOccurrences(of: "/", with: ".") }
+
+    /// The regions whose boxes meet column `x` of `zoom`: the only ones a tile of it can meet.
+    func candidates(zoom: Int, x: Int) -> [Int] {
+        let strip = MercatorShape.Box.tile(zoom: zoom, x: x, y: 0)
+        return shapes.indices.filter { shapes[$0].box.minX <= strip.maxX && strip.minX <= shapes[$0].box.maxX }
+    }
+
+    /// The columns of `zoom` whose tiles can meet a region of `shard` (those `candidates` holds one
+    /// of its regions for), as ascending, disjoint ranges: all a shard has to read of the zoom.
+    func columns(zoom: Int, shard: Int) -> [ClosedRange<Int64>] {
+        let scale = Double(Int64(1) << zoom)
+        let last = (Int64(1) << zoom) - 1
+        let spans = shapes.indices.compactMap { index -> ClosedRange<Int64>? in
+            let box = shapes[index].box
+            guard shardOfRegion[index] == shard, box.minX <= box.maxX else { return nil }
+            // Closed strips: a box edge on a column's edge meets the column on either side.
+            let low = min(last, max(0, Int64((box.minX * scale).rounded(.up)) - 1))
+            return low...max(low, min(last, Int64((box.maxX * scale).rounded(.down))))
+        }
+        var merged: [ClosedRange<Int64>] = []
+        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let previous = merged.last, span.lowerBound <= previous.upperBound + 1 {
+                merged[merged.count - 1] = previous.lowerBound...max(previous.upperBound, span.upperBound)
+            } else {
+                merged.append(span)
+            }
+        }
+        return merged
+    }
 
     /// `hits` without the regions that have a descendant among them, sorted by id.
     func deepest(_ hits: [Int]) -> [Int] {
@@ -101,6 +136,20 @@ struct ImportLayout {
         return [west, boxes.map { $0[1] }.min()!, east, boxes.map { $0[3] }.max()!]
     }
 
-    /// The deepest regions whose polygons hold `point` (a place's), sorted by id.
-    func deepestHolding(_ point: MercatorShape.Point) -> [Int] { deepest(shapes.indices.filter { shapes[$0].contains(point) }) }
+    /// The regions of `shard` among the deepest whose polygons hold `point` (a place's), sorted by
+    /// id. Only the shard's regions are tested, and the descendants of those that hold it: a region
+    /// is among the deepest when none of its descendants holds the point too.
+    func deepestHolding(_ point: MercatorShape.Point, shard: Int) -> [Int] {
+        // Each polygon tested once at most: a country is tested for itself and as its continent's descendant.
+        var holds = [Bool?](repeating: nil, count: shapes.count)
+        func holding(_ region: Int) -> Bool {
+            if let known = holds[region] { return known }
+            let found = shapes[region].contains(point)
+            holds[region] = found
+            return found
+        }
+        return shapes.indices.filter { region in
+            shardOfRegion[region] == shard && holding(region) && !descendants[region].contains(where: holding)
+        }.sorted { rank[$0] < rank[$1] }
+    }
 }

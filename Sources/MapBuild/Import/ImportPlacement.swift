@@ -1,8 +1,8 @@
 import MapFormat
 import MapIO
 
-/// The first pass of an import: every tile of the tileset, in index order (zoom, column, row),
-/// matched against the regions; the placements of this shard's tiles go to a scratch table
+/// The first pass of an import: the tiles of the tileset in the columns near this shard's regions
+/// (`ImportLayout.columns`), in index order (zoom, column, row), matched against the regions; the placements of this shard's tiles go to a scratch table
 /// `placed(dest, z, x, y)` on disk, so memory holds one column's candidates and the list of
 /// destinations (each a set of regions), never the tiles.
 enum ImportPlacement {
@@ -21,106 +21,163 @@ enum ImportPlacement {
     /// Rows inserted per statement batch.
     private static let batch = 4096
 
+    /// Refuses the tileset for its first bad row in index order (zoom, column, row): an address
+    /// that is not three integers in its zoom's grid (zooms 0-30), a tile over
+    /// `ImportTileset.maxTileBytes`, an address held twice. SQLite looks at every row, so a shard
+    /// that reads only its columns refuses what an unsharded import refuses.
+    static func check(_ tileset: ImportTileset) throws {
+        if let refused = try firstRefusal(in: tileset) { throw ImportError.badTileset(file: tileset.name, reason: refused) }
+    }
+
     static func run(tileset: ImportTileset, layout: ImportLayout, overview: ImportOverview?, shard: Int, scratch: String) throws -> Pass {
+        // `tileset` has passed `check`: every row's address is three integers in its grid, once.
         let database = try TileDatabases.create(scratch)
         try database.execute(
             "CREATE TABLE placed (dest INTEGER NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, PRIMARY KEY (dest, z, x, y)) WITHOUT ROWID"
         )
         var pass = Pass()
+        pass.tiles = tileset.count
         var numbers: [[Int]: Int] = [:]
         var pending: [[SQLValue]] = []
-        var column: (zoom: Int64, x: Int64) = (-1, -1)
+        var column: Int64 = -1
         var candidates: [Int] = []
-        // The first row that is refused; the rows after it are passed over (the reader's callback
-        // cannot throw the import's error).
-        var refused: String?
-        var previous: (zoom: Int64, x: Int64, row: Int64)?
         let insert = "INSERT INTO placed (dest, z, x, y) VALUES (?, ?, ?, ?)"
+        let relation = tileset.layout.relation(in: "main")
         try database.execute("BEGIN")
         try tileset.limited(tileset.database) {
-            try tileset.database.forEachRow(
-                """
-                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, length(tile_data) AS bytes FROM \(tileset.layout.relation(in: "main"))
-                ORDER BY zoom_level, tile_column, tile_row
-                """
-            ) {
-                row throws(SQLiteError) in
-                guard refused == nil else { return }
-                pass.tiles += 1
-                let address = (zoom: try row["z"], x: try row["x"], row: try row["y"])
-                func named() -> String {
-                    "tiles row zoom_level \(describe(address.zoom)), tile_column \(describe(address.x)), tile_row \(describe(address.row))"
-                }
-                guard case .integer(let zoom) = address.zoom, case .integer(let x) = address.x, case .integer(let tmsRow) = address.row else {
-                    refused = named() + ": an address is three integers (MBTiles 1.3); fix or delete the row"
-                    return
-                }
-                guard (0...30).contains(zoom), (0..<(Int64(1) << zoom)).contains(x), (0..<(Int64(1) << zoom)).contains(tmsRow) else {
-                    refused = "tile zoom \(zoom) column \(x) row \(tmsRow) is outside the zoom's grid (zooms 0-30)"
-                    return
-                }
-                if let previous, previous == (zoom, x, tmsRow) {
-                    refused =
-                        named()
-                        + ": the tileset holds this address more than once; keep one row per tile (MBTiles' unique index on zoom_level, tile_column, tile_row)"
-                    return
-                }
-                previous = (zoom, x, tmsRow)
-                if let bytes = try row["bytes", as: Int64?.self], bytes > Int64(ImportTileset.maxTileBytes) {
-                    refused =
-                        named()
-                        + ": its tile_data takes \(bytes) bytes, over the 8 MiB a tile may take; cut the tile smaller (tippecanoe: --maximum-tile-bytes)"
-                    return
-                }
-                if column != (zoom, x) {
-                    column = (zoom, x)
-                    let strip = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: 0)
-                    candidates = layout.shapes.indices.filter { index in
-                        let box = layout.shapes[index].box
-                        return box.minX <= strip.maxX && strip.minX <= box.maxX
+            guard let zooms = try ImportShardPlan.zoomRange(of: tileset) else { return }
+            for zoom in zooms {
+                let size = Int64(1) << zoom
+                column = -1
+                // Only the columns near this shard's regions: the others' tiles are never decoded.
+                for span in layout.columns(zoom: Int(zoom), shard: shard) {
+                    try tileset.database.forEachRow(
+                        """
+                        SELECT tile_column AS x, tile_row AS y FROM \(relation)
+                        WHERE zoom_level = ? AND tile_column BETWEEN ? AND ? ORDER BY tile_column, tile_row
+                        """, [.integer(zoom), .integer(span.lowerBound), .integer(span.upperBound)]
+                    ) {
+                        row throws(SQLiteError) in
+                        let x = try row["x", as: Int64.self]
+                        let tmsRow = try row["y", as: Int64.self]
+                        if column != x {
+                            column = x
+                            candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
+                        }
+                        let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int(size - 1 - tmsRow))
+                        let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
+                        // Another shard writes every destination whose regions this shard does not own.
+                        guard near.contains(where: { layout.shardOfRegion[$0] == shard }) else { return }
+                        pass.examined += 1
+                        let hits = near.filter { layout.shapes[$0].intersects(tile) }
+                        guard !hits.isEmpty else {
+                            // Counted once over all shards: by the shard of the first region near it.
+                            if layout.owner(of: layout.deepest(near)) == shard { pass.outside += 1 }
+                            return
+                        }
+                        for region in overview?.holders(of: hits, zoom: zoom, layout: layout, shard: shard) ?? [] {
+                            pass.overviews.insert(region)
+                            pending.append([.integer(Int64(ImportOverview.destination(of: region))), .integer(zoom), .integer(x), .integer(tmsRow)])
+                            if pending.count >= batch {
+                                try database.executeMany(insert, pending)
+                                pending.removeAll(keepingCapacity: true)
+                            }
+                        }
+                        let members = layout.deepest(hits)
+                        guard layout.owner(of: members) == shard else { return }
+                        let number: Int
+                        if let known = numbers[members] {
+                            number = known
+                        } else {
+                            number = pass.destinations.count
+                            numbers[members] = number
+                            pass.destinations.append(members)
+                        }
+                        pass.placed += 1
+                        pending.append([.integer(Int64(number)), .integer(zoom), .integer(x), .integer(tmsRow)])
+                        if pending.count >= batch {
+                            try database.executeMany(insert, pending)
+                            pending.removeAll(keepingCapacity: true)
+                        }
                     }
-                }
-                let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int((Int64(1) << zoom) - 1 - tmsRow))
-                let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
-                // Another shard writes every destination whose regions this shard does not own.
-                guard near.contains(where: { layout.shardOfRegion[$0] == shard }) else { return }
-                pass.examined += 1
-                let hits = near.filter { layout.shapes[$0].intersects(tile) }
-                guard !hits.isEmpty else {
-                    // Counted once over all shards: by the shard of the first region near it.
-                    if layout.owner(of: layout.deepest(near)) == shard { pass.outside += 1 }
-                    return
-                }
-                for region in overview?.holders(of: hits, zoom: zoom, layout: layout, shard: shard) ?? [] {
-                    pass.overviews.insert(region)
-                    pending.append([.integer(Int64(ImportOverview.destination(of: region))), .integer(zoom), .integer(x), .integer(tmsRow)])
-                    if pending.count >= batch {
-                        try database.executeMany(insert, pending)
-                        pending.removeAll(keepingCapacity: true)
-                    }
-                }
-                let members = layout.deepest(hits)
-                guard layout.owner(of: members) == shard else { return }
-                let number: Int
-                if let known = numbers[members] {
-                    number = known
-                } else {
-                    number = pass.destinations.count
-                    numbers[members] = number
-                    pass.destinations.append(members)
-                }
-                pass.placed += 1
-                pending.append([.integer(Int64(number)), .integer(zoom), .integer(x), .integer(tmsRow)])
-                if pending.count >= batch {
-                    try database.executeMany(insert, pending)
-                    pending.removeAll(keepingCapacity: true)
                 }
             }
         }
         try database.executeMany(insert, pending)
         try database.execute("COMMIT")
-        if let refused { throw ImportError.badTileset(file: tileset.name, reason: refused) }
         return pass
+    }
+
+    /// Why `check` refuses the tileset (a row that breaks a rule, before one held twice), or nil.
+    private static func firstRefusal(in tileset: ImportTileset) throws -> String? {
+        let relation = tileset.layout.relation(in: "main")
+        let bad = try tileset.limited(tileset.database) {
+            try tileset.database.firstRow(
+                """
+                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, length(tile_data) AS bytes FROM \(relation)
+                WHERE NOT (typeof(zoom_level) = 'integer' AND typeof(tile_column) = 'integer' AND typeof(tile_row) = 'integer'
+                    AND zoom_level BETWEEN 0 AND 30 AND tile_column >= 0 AND tile_column < (1 << zoom_level)
+                    AND tile_row >= 0 AND tile_row < (1 << zoom_level))
+                OR length(tile_data) > ?
+                ORDER BY zoom_level, tile_column, tile_row LIMIT 1
+                """, [.integer(Int64(ImportTileset.maxTileBytes))])
+        }
+        if let row = bad {
+            let address = (zoom: try row["z"], x: try row["x"], row: try row["y"])
+            let named =
+                "tiles row zoom_level \(describe(address.zoom)), tile_column \(describe(address.x)), tile_row \(describe(address.row))"
+            guard case .integer(let zoom) = address.zoom, case .integer(let x) = address.x, case .integer(let tmsRow) = address.row else {
+                return named + ": an address is three integers (MBTiles 1.3); fix or delete the row"
+            }
+            guard (0...30).contains(zoom), (0..<(Int64(1) << zoom)).contains(x), (0..<(Int64(1) << zoom)).contains(tmsRow) else {
+                return "tile zoom \(zoom) column \(x) row \(tmsRow) is outside the zoom's grid (zooms 0-30)"
+            }
+            let bytes = try row["bytes", as: Int64?.self] ?? 0
+            return named
+                + ": its tile_data takes \(bytes) bytes, over the 8 MiB a tile may take; cut the tile smaller (tippecanoe: --maximum-tile-bytes)"
+        }
+        // The usual MBTiles indexes already make an address unique; only without them is it looked for.
+        if try addressesAreUnique(tileset) { return nil }
+        let twice = try tileset.limited(tileset.database) {
+            try tileset.database.firstRow(
+                """
+                SELECT zoom_level AS z, tile_column AS x, tile_row AS y FROM \(relation)
+                GROUP BY zoom_level, tile_column, tile_row HAVING count(*) > 1 ORDER BY zoom_level, tile_column, tile_row LIMIT 1
+                """)
+        }
+        if let row = twice {
+            return
+                "tiles row zoom_level \(describe(try row["z"])), tile_column \(describe(try row["x"])), tile_row \(describe(try row["y"]))"
+                + ": the tileset holds this address more than once; keep one row per tile (MBTiles' unique index on zoom_level, tile_column, tile_row)"
+        }
+        return nil
+    }
+}
+
+extension ImportPlacement {
+    /// Whether the tileset's unique indexes hold one row per address: a unique index on `tiles`
+    /// over some of zoom_level, tile_column, tile_row; or for `map` and `images`, one such on `map`
+    /// and one on `images` over some of tile_id (and zoom_level when the join takes it), so the join
+    /// gives one tile per map row. Partial indexes and indexes on expressions do not count. (Rows
+    /// with NULLs, which a unique index lets repeat, are refused first or never joined.)
+    fileprivate static func addressesAreUnique(_ tileset: ImportTileset) throws -> Bool {
+        func uniqueIndex(on table: String, within columns: Set<String>) throws -> Bool {
+            let indexes = try tileset.database.query(
+                "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND partial = 0", [.text(table)])
+            for index in indexes {
+                let keys = try tileset.database.query("SELECT name FROM pragma_index_info(?)", [.text(try index["name", as: String.self])])
+                    .map { try $0["name", as: String?.self]?.lowercased() }
+                if !keys.isEmpty, keys.allSatisfy({ $0.map(columns.contains) ?? false }) { return true }
+            }
+            return false
+        }
+        let address: Set<String> = ["zoom_level", "tile_column", "tile_row"]
+        switch tileset.layout {
+        case .table: return try uniqueIndex(on: "tiles", within: address)
+        case .mapAndImages(let byZoom):
+            return try uniqueIndex(on: "map", within: address)
+                && uniqueIndex(on: "images", within: byZoom ? ["tile_id", "zoom_level"] : ["tile_id"])
+        }
     }
 }
 

@@ -48,7 +48,7 @@ final class ImportPlaces {
             { (place) throws(ImportError) in
                 seq += 1
                 let point = MercatorShape.project(longitude: place.longitude, latitude: place.latitude)
-                for region in layout.deepestHolding(point) where layout.shardOfRegion[region] == shard {
+                for region in layout.deepestHolding(point, shard: shard) {
                     pending.append([
                         .integer(Int64(region)), .integer(seq), .blob(Data(place.name.utf8)), .blob(Data(place.alternateNames.utf8)),
                         .blob(Data(place.kind.utf8)), .real(place.longitude), .real(place.latitude), place.population.map { .integer($0) } ?? .null,

@@ -25,8 +25,9 @@ public struct TileImporter: Sendable {
         public var output: String
         public var catalog: String
         public var mapVersion: MapVersion
-        /// `--shard I/N` (1-based): this run writes the bundles of every N-th region (by id) and the
-        /// shared bundles whose first region is one of them, plus `shard.json`.
+        /// `--shard I/N` (1-based): this run writes the bundles of its share of the regions, dealt
+        /// by the tiles they place (`ImportShardPlan`), and the shared bundles whose first region
+        /// is one of them, plus `shard.json`.
         public var shard: (index: Int, count: Int)?
         /// `--overview-maxzoom`: the zooms of the overview bundles (of regions with children, and roots).
         public var overview: OverviewZooms = .standard
@@ -83,9 +84,7 @@ public struct TileImporter: Sendable {
             throw ImportError.badShards(reason: "--map-version '\(options.mapVersion)' \(reason); \(PathName.rule)")
         }
         let regions = try GeoJSONInput.regions(file: options.regions)
-        let layout = ImportLayout(regions: regions, shards: shard.count)
-        // Each place goes to its regions as it is read; only this shard's are kept, on disk.
-        let places = try options.places.map { path throws(ImportError) in try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1) }
+        var layout = ImportLayout(regions: regions)
         // A PMTiles archive's header is checked now; its tiles become an MBTiles in the staging folder.
         let archive = try ImportPMTiles.open(options.tiles)
         let mbtiles = archive == nil ? try ImportTileset(path: options.tiles) : nil
@@ -102,6 +101,13 @@ public struct TileImporter: Sendable {
                 tileset = mbtiles!
             }
             let inputs = try fingerprint(tileset: tileset)
+            try ImportPlacement.check(tileset)
+            // Every shard deals the regions alike, by the tiles they place (`ImportShardPlan`).
+            layout.shardOfRegion = try ImportShardPlan.assign(tileset: tileset, layout: layout, shards: shard.count)
+            // Each place goes to its regions as it is read; only this shard's are kept, on disk.
+            let places = try options.places.map { path throws(ImportError) in
+                try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1)
+            }
             let scratch = area.path + "/.placement.sqlite"
             let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout)
             let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, shard: shard.index - 1, scratch: scratch)
