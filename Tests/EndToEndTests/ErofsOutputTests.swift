@@ -113,6 +113,24 @@ struct ErofsOutputTests {
         #expect(verify.stderr.contains(".minisig does not match"), "\(verify.stderr)")
     }
 
+    /// A sidecar that is a link or too large is bad input like any other unreadable sidecar (exit 2,
+    /// naming it): the link is not followed (it could point anywhere), a large file is not read.
+    @Test func aLinkedOrOversizedSidecarIsBadInput() throws {
+        let built = try Built()
+        #expect(try built.build().status == 0)
+        let elsewhere = built.world.folder.join("elsewhere.json")
+        try FileManager.default.moveItem(atPath: built.sidecar, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: built.sidecar, withDestinationPath: elsewhere)
+        let linked = try Tool.mappack(["verify", built.erofs])
+        #expect(linked.status == 2, "\(linked.stdout) \(linked.stderr)")
+        #expect(linked.stderr.contains(built.sidecar) && linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+        try FileManager.default.removeItem(atPath: built.sidecar)
+        try Data(repeating: 0x20, count: 1 << 20).write(to: URL(fileURLWithPath: built.sidecar))
+        let large = try Tool.mappack(["verify", built.erofs])
+        #expect(large.status == 2, "\(large.stdout) \(large.stderr)")
+        #expect(large.stderr.contains(built.sidecar), "\(large.stderr)")
+    }
+
     @Test(.enabled(if: LoopMount.canMount, "mounting the partition image needs root"))
     func mountedPartitionImageHoldsTheFolderImage() throws {
         let built = try Built()

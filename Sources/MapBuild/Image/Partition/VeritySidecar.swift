@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// `NAME-VERSION.erofs.verity.json`: what a device needs to open a partition image under
 /// dm-verity (`veritysetup open`, or the kernel's `dm-verity` table), and which image it holds.
@@ -55,7 +56,18 @@ package struct VeritySidecar: Codable, Sendable, Equatable {
 
     /// Reads and checks the sidecar at `path`.
     static func read(_ path: String) throws -> VeritySidecar {
-        let data = try ReadableFile.contents(of: path, limit: 64 << 10)
+        // Bad input (exit 2, naming it) like a sidecar that does not parse: a link is not followed (it
+        // could point anywhere), a file over 64 KiB is not read.
+        let data: Data
+        do { data = try ReadableFile.contents(of: path, limit: 64 << 10, followLinks: false) } catch {
+            switch error.code {
+            case ELOOP:
+                throw ImageOpenError.manifest(path: path, reason: "the sidecar is a symbolic link; keep the file the build wrote beside the image")
+            case EFBIG:
+                throw ImageOpenError.manifest(path: path, reason: "larger than 64 KiB: not a sidecar mappack wrote; rebuild the image")
+            default: throw error
+            }
+        }
         let sidecar = try CanonicalJSON.decode(VeritySidecar.self, from: data, file: path)
         guard sidecar.format == formatTag else {
             throw JSONFileError(file: path, codingPath: "format", reason: "format is '\(sidecar.format)'; this mappack reads \(formatTag)")
