@@ -183,7 +183,7 @@ extension MapStore {
             let removable = runtime.withLock { $0.cleanup(bundles, of: owner) }
             if !keepingFetchedBytes { try core.removeDownloads(removable) }
             // A store that is not installed, or whose switch was left pending, is repair's to settle (which pauses them).
-            guard let state = core.state, try state.imageID != nil, try state.pending() == nil else { return }
+            guard let state = try core.committedStateIfSettled() else { return }
             let marked = Set(regions)
             let back = try state.regions().filter { marked.contains($0.id) && ($0.state == .downloading || $0.state == .paused) }.map(\.id)
             try state.setStates(Dictionary(uniqueKeysWithValues: back.map { ($0, RegionState.outdated) }))
@@ -285,7 +285,7 @@ extension MapStore {
         do {
             try await writeOffPool { core throws in
                 // Not installed any more, or a switch left pending: nothing to mark (repair settles a pending switch).
-                guard let state = core.state, try state.imageID != nil, try state.pending() == nil else { return }
+                guard let state = try core.committedStateIfSettled() else { return }
                 try state.setStates(Dictionary(uniqueKeysWithValues: regions.map { ($0, RegionState.outdated) }))
             }
         } catch {

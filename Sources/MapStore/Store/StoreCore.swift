@@ -197,6 +197,13 @@ final class StoreCore {
         return state
     }
 
+    /// `committedState()` for work that settles after the fact: nil when nothing is installed or an
+    /// operation is pending (repair settles that one); throws only when the database cannot be read.
+    func committedStateIfSettled() throws -> StateDatabase? {
+        guard let state, try state.imageID != nil, try state.pending() == nil else { return nil }
+        return state
+    }
+
     /// The stored manifest narrowed to the installed regions and their bundles' files.
     func installedManifest(_ manifest: ImageManifest) throws -> ImageManifest {
         let regions = try state?.regions() ?? []
