@@ -13,6 +13,16 @@ import Testing
     static let file = "overview/europe/tiles.db"
 
     /// `source.json` of the source folder at `folder`.
+    /// `mappack import` of the shared inputs (`ImportTests.Imported`) into `out` with `--overview-maxzoom value`.
+    static func importShared(into out: String, overviewMaxZoom value: String) throws -> Tool.Result {
+        let inputs = ImportTests.Imported.shared.inputs
+        return try Tool.mappack(
+            [
+                "import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--out", out,
+                "--overview-maxzoom", value,
+            ], timeout: 300)
+    }
+
     static func sourceDocument(_ folder: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/source.json"))) as? [String: Any])
     }
@@ -61,11 +71,7 @@ import Testing
     func overviewMaxZoomChoosesTheZooms(_ value: String, _ zooms: [Int]) throws {
         let imported = ImportTests.Imported.shared
         let folder = TemporaryFolder("import-overview-zoom")
-        let run = try Tool.mappack(
-            [
-                "import", "--tiles", imported.inputs + "/tiles.mbtiles", "--regions", imported.inputs + "/regions.geojson", "--out",
-                folder.join("source"), "--overview-maxzoom", value,
-            ], timeout: 300)
+        let run = try Self.importShared(into: folder.join("source"), overviewMaxZoom: value)
         #expect(run.status == 0, "\(run.stderr)")
         let overviews = try Self.overviewBundles(try Self.sourceDocument(folder.join("source")))
         if zooms.isEmpty {
@@ -169,13 +175,8 @@ import Testing
 
     @Test(arguments: ["11", "-1", "x", "2.5", ""])
     func aBadOverviewMaxZoomIsRefusedNamingTheOption(_ value: String) throws {
-        let imported = ImportTests.Imported.shared
         let folder = TemporaryFolder("import-overview-bad")
-        let run = try Tool.mappack(
-            [
-                "import", "--tiles", imported.inputs + "/tiles.mbtiles", "--regions", imported.inputs + "/regions.geojson", "--out",
-                folder.join("source"), "--overview-maxzoom", value,
-            ], timeout: 300)
+        let run = try Self.importShared(into: folder.join("source"), overviewMaxZoom: value)
         #expect(run.status == 2, "\(run.status) \(run.stderr)")
         // Named as a value it refuses, not as an option it does not know.
         let expected =
