@@ -23,10 +23,9 @@ struct Mappack {
         }
         let verb = arguments.removeFirst()
         let command = Mappack.command(named: verb)
-        // Publish packs thousands of archives, each allocating a large compressor workspace: it keeps
-        // large blocks in the heap (`VerbCommand.keepsLargeBlocks`). Everything else hands them back
-        // (peak RSS of builds, installs).
-        if command?.keepsLargeBlocks == true { Allocator.keepLargeBlocks() } else { Allocator.releaseLargeBlocks() }
+        // Large blocks go back to the system when freed (peak RSS of builds, installs); publish's
+        // compressor workspaces are reused (`ZstdCompressor`), not allocated per archive.
+        Allocator.releaseLargeBlocks()
         arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {
@@ -109,14 +108,7 @@ struct Mappack {
 /// the CLI lists always has a command (`Mappack.commands` is where `Verbs.all` comes from).
 protocol VerbCommand {
     static var spec: VerbSpec { get }
-    /// Keeps large heap blocks while it runs (`Allocator.keepLargeBlocks`): `publish` packs thousands
-    /// of archives, each with a large compressor workspace.
-    static var keepsLargeBlocks: Bool { get }
     static func run(_ arguments: [String], terminal: Terminal) async throws -> ExitCode
-}
-
-extension VerbCommand {
-    static var keepsLargeBlocks: Bool { false }
 }
 
 extension Mappack {
@@ -145,10 +137,7 @@ extension StoreCommand: VerbCommand { static var spec: VerbSpec { Verbs.store } 
 extension KeygenCommand: VerbCommand { static var spec: VerbSpec { Verbs.keygen } }
 extension ImportCommand: VerbCommand { static var spec: VerbSpec { Verbs.import } }
 
-extension PublishCommand: VerbCommand {
-    static var spec: VerbSpec { Verbs.publish }
-    static var keepsLargeBlocks: Bool { true }
-}
+extension PublishCommand: VerbCommand { static var spec: VerbSpec { Verbs.publish } }
 
 /// `mappack completions SHELL`.
 enum CompletionsCommand: VerbCommand {
