@@ -130,6 +130,15 @@ def parse_view(text: str) -> tuple[float, float, float]:
     return lon, lat, zoom
 
 
+def wait_idle(driver, deadline: float) -> bool:
+    """True once the page sets `window.mapIdle`, polled until `deadline` (time.monotonic())."""
+    while time.monotonic() < deadline:
+        if driver.execute_script("return window.mapIdle === true"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def run(args) -> int:
     report = ScreenshotReport("screenshot", args.url)
     expectations = [parse_point(text) for text in args.expect]
@@ -146,12 +155,7 @@ def run(args) -> int:
             if driver.execute_script("return window.mapMissing === true"):
                 report.check(False, "the page has MapLibre GL JS", "it says MapLibre GL JS is not available")
                 return report.finish()
-            idle = False
-            while time.monotonic() < deadline:
-                if driver.execute_script("return window.mapIdle === true"):
-                    idle = True
-                    break
-                time.sleep(0.2)
+            idle = wait_idle(driver, deadline)
             if not report.check(idle, "the map draws and goes idle (window.mapIdle)",
                                 f"not within {args.timeout} s; console: {console(driver)}"):
                 return report.finish()
@@ -160,12 +164,7 @@ def run(args) -> int:
                 driver.execute_script(
                     "window.mapIdle = false; window.map.once('idle', () => { window.mapIdle = true; });"
                     "window.map.jumpTo({center: [arguments[0], arguments[1]], zoom: arguments[2]});", lon, lat, zoom)
-                idle = False
-                while time.monotonic() < deadline:
-                    if driver.execute_script("return window.mapIdle === true"):
-                        idle = True
-                        break
-                    time.sleep(0.2)
+                idle = wait_idle(driver, deadline)
                 if not report.check(idle, f"the map moves to {lon},{lat} zoom {zoom} and goes idle",
                                     f"not within {args.timeout} s; console: {console(driver)}"):
                     return report.finish()
