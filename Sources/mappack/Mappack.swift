@@ -94,7 +94,9 @@ struct Mappack {
         case let error as MapStoreError:
             // The caller's to fix: a region id it gave, a catalog it has not given yet, a folder to move to.
             switch error {
-            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty, .notAnImage: return .usage
+            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty, .notAnImage, .unknownCatalog,
+                .catalogRegionClash, .catalogInUse, .catalogAlreadyAdded, .regionsOfSeveralCatalogs:
+                return .usage
             default: break
             }
             // A catalog file named on the command line is input; one a server sent is failed work.

@@ -1,0 +1,227 @@
+import Foundation
+import MapFormat
+import MapIO
+import MapStore
+import TestSupport
+import Testing
+
+/// Several catalogs in one store (issue 42 item 1): the image's world catalog and an added Japan
+/// catalog side by side, each downloaded, checked and updated on its own, neither changing the other.
+@Suite struct CatalogsTests {
+    /// The world (the image's catalog, `demo-world`) and Japan served by two real nginx servers, and a
+    /// store installed from the world image that keeps the world catalog of its version.
+    struct Setup {
+        let world: UpdateFixture
+        let japan: CatalogsFixture
+        let worldServer: NginxServer
+        let japanServer: NginxServer
+        let device = Device()
+
+        init() async throws {
+            world = try await UpdateFixture.ready()
+            japan = try await CatalogsFixture.ready()
+            worldServer = try NginxServer(root: world.served)
+            japanServer = try NginxServer(root: japan.served)
+        }
+
+        func stop() {
+            worldServer.stop()
+            japanServer.stop()
+        }
+
+        func worldURL(_ version: MapVersion) -> URL {
+            URL(string: "cat-\(version)/catalog.json", relativeTo: worldServer.baseURL)!.absoluteURL
+        }
+        var japanOld: URL { japan.japanURL(CatalogsFixture.japanOld, on: japanServer) }
+        var japanNew: URL { japan.japanURL(CatalogsFixture.japanNew, on: japanServer) }
+
+        func open() async throws -> MapStore {
+            try await device.open(image: world.image, catalog: worldURL(UpdateFixture.oldVersion))
+        }
+    }
+
+    @Test func worldAndJapanAreDownloadedCheckedAndUpdatedSideBySide() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        let worldOffered = try store.availableRegions().map(\.id)
+        #expect(worldOffered.contains("world"))
+
+        let added = try await store.addCatalog(url: setup.japanOld)
+        #expect(added.id == "japan" && added.mapVersion == CatalogsFixture.japanOld && !added.isImageCatalog && added.installedRegions.isEmpty)
+        #expect(try store.catalogs().map(\.id) == ["demo-world", "japan"])
+        #expect(try store.catalogs().first?.isImageCatalog == true)
+        // Adding Japan changed nothing the world offers.
+        #expect(try store.availableRegions(catalog: "demo-world").map(\.id) == worldOffered)
+        #expect(try store.availableRegions(catalog: "japan").map(\.id) == CatalogsFixture.japanRegions)
+        #expect(try store.availableRegions().map(\.id) == worldOffered + CatalogsFixture.japanRegions)
+        #expect(try store.availableRegions(catalog: "japan").allSatisfy { $0.catalog == "japan" && $0.mapVersion == CatalogsFixture.japanOld })
+
+        // A download from each catalog, by region id alone.
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        try await store.download(regions: ["world"]).wait()
+        let afterDownloads = try store.regions()
+        #expect(afterDownloads.first { $0.id == "japan/tokyo" }?.mapVersion == CatalogsFixture.japanOld)
+        #expect(afterDownloads.first { $0.id == "world" }?.mapVersion == UpdateFixture.oldVersion)
+        #expect(afterDownloads.allSatisfy { $0.state == .completed })
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(
+            try store.catalogs().map(\.installedRegions) == [afterDownloads.map(\.id).filter { !$0.rawValue.hasPrefix("japan") }, ["japan/tokyo"]])
+        #expect(try await store.verify(full: true).isEmpty)
+
+        // A check of Japan marks Japan's regions only; a check of the world marks the world's only.
+        let japanInfo = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
+        #expect(japanInfo.catalog == "japan" && japanInfo.status == .oldData && japanInfo.availableVersion == CatalogsFixture.japanNew)
+        #expect(japanInfo.installedVersion == CatalogsFixture.japanOld && japanInfo.changedRegions == ["japan/tokyo"])
+        #expect(try store.regions().filter { $0.state == .outdated }.map(\.id) == ["japan/tokyo"])
+        let worldInfo = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        #expect(worldInfo.catalog == "demo-world" && worldInfo.status == .oldData && !worldInfo.changedRegions.contains("japan/tokyo"))
+        #expect(try store.regions().allSatisfy { $0.state == .outdated })
+        #expect(try store.catalogs().map(\.updateStatus) == [.oldData, .oldData])
+
+        // Updating Japan leaves the world at its version, still outdated.
+        try await store.update(in: "japan")
+        var regions = try store.regions()
+        #expect(regions.first { $0.id == "japan/tokyo" }.map { "\($0.mapVersion) \($0.state)" } == "\(CatalogsFixture.japanNew) completed")
+        #expect(regions.filter { $0.id != "japan/tokyo" }.allSatisfy { $0.state == .outdated && $0.mapVersion == UpdateFixture.oldVersion })
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(try store.catalogs().map(\.mapVersion) == [UpdateFixture.oldVersion, CatalogsFixture.japanNew])
+        #expect(try await store.verify(full: true).isEmpty)
+
+        // Updating the world leaves Japan at its version.
+        try await store.update()
+        regions = try store.regions()
+        #expect(regions.first { $0.id == "japan/tokyo" }.map { "\($0.mapVersion) \($0.state)" } == "\(CatalogsFixture.japanNew) completed")
+        #expect(regions.filter { $0.id != "japan/tokyo" }.allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try store.catalogs().map(\.mapVersion) == [UpdateFixture.newVersion, CatalogsFixture.japanNew])
+        #expect(try store.catalogs().map(\.updateStatus) == [.upToDate, .upToDate])
+        #expect(try await store.verify(full: true).isEmpty)
+        let tokyo = try #require(try store.path(of: "regions/japan/tokyo/tiles.db"))
+        #expect(FileManager.default.fileExists(atPath: tokyo.path))
+        #expect(try await store.checkForUpdates().map { "\($0.catalog) \($0.status)" } == ["demo-world upToDate", "japan upToDate"])
+
+        // Both catalogs are there after a reopen; Japan still offers Osaka at its new version.
+        let reopened = try await setup.device.open(image: setup.world.image)
+        #expect(reopened.initialStatus == .ok)
+        #expect(try reopened.catalogs().map(\.id) == ["demo-world", "japan"])
+        #expect(try reopened.availableRegions(catalog: "japan").map(\.id) == ["japan", "japan/osaka"])
+        #expect(try reopened.availableRegions(catalog: "japan").first?.mapVersion == CatalogsFixture.japanNew)
+    }
+
+    @Test func setCatalogURLOfAnotherCatalogIsRefusedAndReplacesNothing() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        let offered = try store.availableRegions().map(\.id)
+        let refused = await failure { try await store.setCatalogURL(setup.japanOld) }
+        guard case .unknownCatalog(let catalog, let url, let catalogs)? = refused else {
+            Issue.record("a URL of another catalog was taken for the image's: \(String(describing: refused))")
+            return
+        }
+        #expect(catalog == "japan" && url == setup.japanOld.absoluteString && catalogs == ["demo-world"])
+        #expect(try store.availableRegions().map(\.id) == offered)
+        #expect(store.catalogURL == setup.worldURL(UpdateFixture.oldVersion))
+        await #expect(throws: MapStoreError.self) { try await store.download(regions: ["japan/tokyo"]).wait() }
+        // A world region still downloads; a check of Japan's URL is refused too, marking nothing.
+        try await store.download(regions: ["world"]).wait()
+        await #expect(throws: MapStoreError.self) { _ = try await store.checkForUpdate(catalog: setup.japanNew) }
+        #expect(try store.regions().allSatisfy { $0.state == .completed })
+        // Once added, setCatalogURL with Japan's URL is Japan's.
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.setCatalogURL(setup.japanOld)
+        #expect(try store.catalogs().map(\.url) == [setup.worldURL(UpdateFixture.oldVersion), setup.japanOld])
+        let twice = await failure { try await store.addCatalog(url: setup.japanNew) }
+        guard case .catalogAlreadyAdded(let again, _)? = twice else {
+            Issue.record("the same catalog was added twice: \(String(describing: twice))")
+            return
+        }
+        #expect(again == "japan")
+    }
+
+    @Test func aRegionIDOfferedByTwoCatalogsIsRefused() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        let refused = await failure { try await store.addCatalog(url: setup.japan.clashURL(on: setup.japanServer)) }
+        guard case .catalogRegionClash(let region, let catalogs)? = refused, let refused else {
+            Issue.record("a catalog offering the world's 'europe' was added: \(String(describing: refused))")
+            return
+        }
+        #expect(region == "europe" && catalogs == ["demo-world", "clash"])
+        #expect(refused.description.contains("'demo-world'") && refused.description.contains("'clash'") && refused.description.contains("'europe'"))
+        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+        #expect(try store.availableRegions().allSatisfy { $0.catalog == "demo-world" })
+    }
+
+    @Test func aCatalogIsRemovedOnlyWhenNoneOfItsRegionsIsOnTheDevice() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/osaka"], catalog: "japan").wait()
+        let inUse = await failure { try await store.removeCatalog("japan") }
+        guard case .catalogInUse(let catalog, let regions)? = inUse else {
+            Issue.record("a catalog with an installed region was removed: \(String(describing: inUse))")
+            return
+        }
+        #expect(catalog == "japan" && regions == ["japan/osaka"])
+        let image = await failure { try await store.removeCatalog("demo-world") }
+        guard case .catalogInUse(let imageCatalog, let none)? = image else {
+            Issue.record("the image's catalog was removed: \(String(describing: image))")
+            return
+        }
+        #expect(imageCatalog == "demo-world" && none.isEmpty)
+        await #expect(throws: MapStoreError.self) { try await store.download(regions: ["japan/osaka", "world"]).wait() }
+        try await store.deleteRegions(["japan/osaka"])
+        try await store.removeCatalog("japan")
+        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+        #expect(try store.availableRegions().allSatisfy { $0.catalog == "demo-world" })
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
+    /// A store made before several catalogs (no catalog tables, no `catalogsSchema` row: what the
+    /// earlier library wrote) opens, lists, downloads and updates, then takes a second catalog.
+    @Test func aStoreMadeBeforeSeveralCatalogsOpensAndKeepsWorking() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        do {
+            let store = try await setup.open()
+            #expect(try store.availableRegions().contains { $0.id == "world" })
+        }
+        // The state as the library before this change left it.
+        do {
+            let state = try SQLiteDatabase(path: setup.device.storage + "/state.sqlite")
+            try state.execute("DROP TABLE added_catalogs; DROP TABLE region_catalogs; DELETE FROM meta WHERE key = 'catalogsSchema';")
+            #expect(try state.firstRow("SELECT name FROM sqlite_master WHERE name = 'region_catalogs'") == nil)
+        }
+        let store = try await setup.device.open(image: setup.world.image)
+        #expect(store.initialStatus == .ok)
+        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+        #expect(try store.availableRegions().contains { $0.id == "world" })
+        try await store.download(regions: ["world"]).wait()
+        #expect(try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion)).status == .oldData)
+        try await store.update()
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try store.regions().allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
+        #expect(try await store.verify(full: true).isEmpty)
+        let state = try SQLiteDatabase(path: setup.device.storage + "/state.sqlite")
+        #expect(try state.firstRow("SELECT value FROM meta WHERE key = 'catalogsSchema'")?["value", as: String.self] == "1")
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        #expect(try store.catalogs().map(\.installedRegions.count) == [try store.regions().count - 1, 1])
+    }
+}
+
+/// The `MapStoreError` `body` throws; nil when it returns.
+func failure(_ body: () async throws -> Void) async -> MapStoreError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as MapStoreError {
+        return error
+    } catch {
+        Issue.record("not a MapStoreError: \(error)")
+        return nil
+    }
+}
