@@ -60,6 +60,15 @@ struct StoreAvailable {
         }
     }
 
+    /// The regions `rows` the store's catalog `id` offers (`availableRegions(catalog:)`).
+    init(catalog id: CatalogID, rows offered: [RegionDetails], storeVersion: MapVersion?) {
+        self.storeVersion = storeVersion
+        rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue) }
+        catalogVersion = offered.first?.mapVersion
+        catalog = id.rawValue
+        note = offered.isEmpty ? "every region of the catalog \(id) is installed, or none of its version is kept" : nil
+    }
+
     func print(to terminal: Terminal) {
         if terminal.json {
             terminal.record(

@@ -124,6 +124,18 @@ struct StoreRegionRecord: JSONRecord {
     let mapVersion: String
 }
 
+/// `mappack-store-catalog/1`: one catalog of `mappack store catalogs`.
+struct StoreCatalogRecord: JSONRecord {
+    static let schema = JSONSchemas.storeCatalog
+
+    let id: String
+    let imageCatalog: Bool
+    @Nullable var url: String?
+    @Nullable var mapVersion: String?
+    let installedRegions: Int
+    let updateState: String
+}
+
 /// `mappack-store-available/1`: the catalog's regions a store does not hold.
 struct StoreAvailableRecord: JSONRecord {
     static let schema = JSONSchemas.storeAvailable
