@@ -109,6 +109,37 @@ import Testing
         #expect(try reopened.availableRegions(catalog: "japan").first?.mapVersion == CatalogsFixture.japanNew)
     }
 
+    @Test func automaticUpdatesCheckAndUpdateEachCatalog() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        // Each catalog's next check reads its newer version (remembered by a check without autoUpdate).
+        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
+        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        let events = store.events()
+        store.autoUpdate = true
+        var finished: [String] = []
+        watching: for await event in events {
+            switch event {
+            case .updateFinished(let version):
+                finished.append(version.rawValue)
+                if finished.count == 2 { break watching }
+            case .updateFailed(let error), .updateCheckFailed(let error):
+                Issue.record("automatic update failed: \(error)")
+                break watching
+            default:
+                continue
+            }
+        }
+        store.autoUpdate = false
+        #expect(finished.sorted() == [CatalogsFixture.japanNew.rawValue, UpdateFixture.newVersion.rawValue])
+        #expect(try store.catalogs().map(\.mapVersion) == [UpdateFixture.newVersion, CatalogsFixture.japanNew])
+        #expect(try store.regions().allSatisfy { $0.state == .completed })
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
     @Test func setCatalogURLOfAnotherCatalogIsRefusedAndReplacesNothing() async throws {
         let setup = try await Setup()
         defer { setup.stop() }
@@ -223,5 +254,48 @@ func failure(_ body: () async throws -> Void) async -> MapStoreError? {
     } catch {
         Issue.record("not a MapStoreError: \(error)")
         return nil
+    }
+}
+
+/// An added catalog's download and update SIGKILLed at named points of their switch: after open and
+/// repair the catalog's rows (its regions, its version) are exactly before or after, as the files are.
+@Suite struct CatalogsCrashTests {
+    @Test(arguments: ["download.beforeNext", "download.afterNext", "download.beforeCommit", "download.afterCommit"])
+    func killedDownloadOfAnAddedCatalogRecordsItsRegionsWithTheCommit(_ point: String) async throws {
+        let setup = try await CatalogsTests.Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        let result = try await setup.device.run(["download", "japan/tokyo", "--catalog", "japan"], crashAt: point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let reopened = try await setup.device.open(image: setup.world.image)
+        _ = try await reopened.repair()
+        let installed = try reopened.catalogs().map(\.installedRegions)
+        let finished = point != "download.beforeNext"
+        #expect(installed[1] == (finished ? ["japan/tokyo"] : []), "\(installed)")
+        #expect(try reopened.regions().contains { $0.id == "japan/tokyo" } == finished)
+        #expect(try await reopened.verify(full: true).isEmpty)
+        // The catalog stays Japan's whatever the cut: the download runs to the end afterwards.
+        try await reopened.download(regions: ["japan/tokyo"]).wait()
+        #expect(try reopened.catalogs().map(\.installedRegions)[1] == ["japan/tokyo"])
+    }
+
+    @Test(arguments: ["update.beforeNext", "update.afterNext", "update.beforeCommit"])
+    func killedUpdateOfAnAddedCatalogMovesItsVersionWithTheCommit(_ point: String) async throws {
+        let setup = try await CatalogsTests.Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        let result = try await setup.device.run(["update", "--catalog", setup.japanNew.absoluteString], crashAt: point)
+        #expect(result.status == SIGKILL, "\(result.stderr)")
+        let reopened = try await setup.device.open(image: setup.world.image)
+        _ = try await reopened.repair()
+        let expected = point == "update.beforeNext" ? CatalogsFixture.japanOld : CatalogsFixture.japanNew
+        #expect(try reopened.catalogs().map(\.mapVersion) == [UpdateFixture.oldVersion, expected])
+        #expect(try reopened.regions().first { $0.id == "japan/tokyo" }?.mapVersion == expected)
+        #expect(try reopened.regions().filter { $0.id != "japan/tokyo" }.allSatisfy { $0.mapVersion == UpdateFixture.oldVersion })
+        #expect(reopened.mapVersion == UpdateFixture.oldVersion)
+        #expect(try await reopened.verify(full: true).isEmpty)
     }
 }
