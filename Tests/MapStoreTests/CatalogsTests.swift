@@ -140,6 +140,60 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    /// With trusted keys an added catalog must be signed, and follows trust records of its own (its
+    /// lineage is its id, not the image catalog's; its signature counter moves on with its checks).
+    @Test func anAddedCatalogFollowsTrustRecordsOfItsOwn() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        _ = try await setup.open()
+        let keys = TemporaryFolder("catalogs-signed")
+        let made = try await offPool { try Tool.mappack(["keygen", "--out", keys.join("release")]) }
+        #expect(made.status == 0, "\(made.stderr)")
+        for (version, counter) in [(CatalogsFixture.japanOld, "1"), (CatalogsFixture.japanNew, "2")] {
+            let source = keys.join("src-\(version)")
+            try CatalogSourceFixture.writeJapan(to: source, version: version.rawValue, tokyoChanged: version == CatalogsFixture.japanNew)
+            let publish = try await offPool {
+                try Tool.mappack([
+                    "publish", source, "--out", keys.join("served/japan-\(version)"), "--sign", keys.join("release.key"), "--catalog-version",
+                    counter,
+                ])
+            }
+            #expect(publish.status == 0, "\(publish.stderr)")
+        }
+        let signed = try NginxServer(root: keys.join("served"))
+        defer { signed.stop() }
+        func signedURL(_ version: MapVersion) -> URL { URL(string: "japan-\(version)/catalog.json", relativeTo: signed.baseURL)!.absoluteURL }
+        let store = try await MapStore.open(
+            storage: setup.device.storageURL, cache: setup.device.cacheURL,
+            options: .init(trustedPublicKeys: [try String(contentsOfFile: keys.join("release.pub"), encoding: .utf8)]))
+        let unsigned = await failure { try await store.addCatalog(url: setup.japanOld) }
+        guard case .catalogUnsigned? = unsigned else {
+            Issue.record("an unsigned catalog was added with trusted keys: \(String(describing: unsigned))")
+            return
+        }
+        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+        try await store.addCatalog(url: signedURL(CatalogsFixture.japanOld))
+        #expect(try store.catalogs().map(\.id) == ["demo-world", "japan"])
+        let info = try await store.checkForUpdate(catalog: signedURL(CatalogsFixture.japanNew), in: "japan")
+        #expect(info.catalog == "japan" && info.status == .oldData)
+        // Japan's counters are at 2 now: its first catalog (counter 1) is refused as stale, by its timestamp first.
+        let rolledBack = await failure { _ = try await store.checkForUpdate(catalog: signedURL(CatalogsFixture.japanOld), in: "japan") }
+        guard case .catalogTimestampStale(_, let seen, let offered)? = rolledBack else {
+            Issue.record("japan's older signed catalog was not refused as stale: \(String(describing: rolledBack))")
+            return
+        }
+        #expect(seen == 2 && offered == 1)
+        // Recorded with Japan's row: a store opened again judges by them too.
+        let reopened = try await MapStore.open(
+            storage: setup.device.storageURL, cache: setup.device.cacheURL,
+            options: .init(trustedPublicKeys: [try String(contentsOfFile: keys.join("release.pub"), encoding: .utf8)]))
+        let again = await failure { _ = try await reopened.checkForUpdate(catalog: signedURL(CatalogsFixture.japanOld), in: "japan") }
+        guard case .catalogTimestampStale? = again else {
+            Issue.record("after a reopen japan's older signed catalog was not refused: \(String(describing: again))")
+            return
+        }
+    }
+
     @Test func setCatalogURLOfAnotherCatalogIsRefusedAndReplacesNothing() async throws {
         let setup = try await Setup()
         defer { setup.stop() }
