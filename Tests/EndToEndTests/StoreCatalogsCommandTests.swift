@@ -22,7 +22,8 @@ import Testing
             try SourceFixture.write(to: folder.join("world-src-\(version)"), mapVersion: version, changed: changed)
             #expect(try Tool.mappack(["publish", folder.join("world-src-\(version)"), "--out", served + "/world-\(version)"]).status == 0)
         }
-        for (version, changed) in [("2026.10.0", false), ("2026.11.5", true)] {
+        // Japan also at the world's version 1.0: the earlier store kept it in the world's place (issue 42).
+        for (version, changed) in [("1.0", false), ("2026.10.0", false), ("2026.11.5", true)] {
             try CatalogSourceFixture.writeJapan(to: folder.join("japan-src-\(version)"), version: version, tokyoChanged: changed)
             #expect(try Tool.mappack(["publish", folder.join("japan-src-\(version)"), "--out", served + "/japan-\(version)"]).status == 0)
         }
@@ -48,9 +49,13 @@ import Testing
         #expect(try store(["install", "--image", world.out + "/fixture-1.0"]).status == 0)
         let li = try store(["download", "europe/li", "--catalog", url("world-1.0/catalog.json")])
         #expect(li.status == 0, "\(li.stderr)")
-        // Japan's URL does not replace the world: refused until the catalog is added.
-        let refused = try store(["download", "japan/tokyo", "--catalog", url("japan-2026.10.0/catalog.json")])
-        #expect(refused.status == 2 && refused.stderr.contains("'japan'") && refused.stderr.contains("catalogs add"), "\(refused.stderr)")
+        // Japan's URL does not replace the world: refused until the catalog is added, also at the world's version.
+        for japan in ["japan-1.0", "japan-2026.10.0"] {
+            let refused = try store(["download", "japan/tokyo", "--catalog", url(japan + "/catalog.json")])
+            #expect(refused.status == 2 && refused.stderr.contains("'japan'") && refused.stderr.contains("catalogs add"), "\(refused.stderr)")
+        }
+        let stillWorld = try store(["download", "world"])
+        #expect(stillWorld.status == 0, "\(stillWorld.stderr)")
         let added = try store(["catalogs", "add", url("japan-2026.10.0/catalog.json")])
         #expect(added.status == 0 && added.stdout.contains("added catalog japan"), "\(added.stdout)\(added.stderr)")
         let listed = try Self.records(try store(["catalogs", "--json"]).stdout)
@@ -60,7 +65,7 @@ import Testing
         let offered = try Self.records(try store(["available", "--catalog", "japan", "--json"]).stdout)
         #expect((offered.first?["regions"] as? [[String: Any]])?.map { $0["id"] as? String } == CatalogSourceFixture.japanRegions)
         let worldOffered = try store(["available"])
-        #expect(worldOffered.stdout.contains("world") && worldOffered.stdout.contains("japan/osaka"), "\(worldOffered.stdout)")
+        #expect(worldOffered.stdout.contains("\neurope ") && worldOffered.stdout.contains("japan/osaka"), "\(worldOffered.stdout)")
 
         let tokyo = try store(["download", "japan/tokyo"])
         #expect(tokyo.status == 0, "\(tokyo.stderr)")

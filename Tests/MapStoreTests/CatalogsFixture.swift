@@ -29,6 +29,12 @@ final class CatalogsFixture: @unchecked Sendable {
                 let publish = try Tool.mappack(["publish", source, "--out", served + "/japan-\(version)"])
                 precondition(publish.status == 0, publish.stderr)
             }
+            // Japan at the world's first version too (`UpdateFixture.oldVersion`): a store that takes any
+            // catalog of its version for its own would keep this one in the world's place.
+            let same = folder.join("japan-src-\(UpdateFixture.oldVersion)")
+            try CatalogSourceFixture.writeJapan(to: same, version: UpdateFixture.oldVersion.rawValue, tokyoChanged: false)
+            let samePublish = try Tool.mappack(["publish", same, "--out", served + "/japan-\(UpdateFixture.oldVersion)"])
+            precondition(samePublish.status == 0, samePublish.stderr)
             try CatalogSourceFixture.writeClash(to: folder.join("clash-src"))
             let publish = try Tool.mappack(["publish", folder.join("clash-src"), "--out", served + "/clash"])
             precondition(publish.status == 0, publish.stderr)

@@ -69,13 +69,14 @@ import Testing
             try store.catalogs().map(\.installedRegions) == [afterDownloads.map(\.id).filter { !$0.rawValue.hasPrefix("japan") }, ["japan/tokyo"]])
         #expect(try await store.verify(full: true).isEmpty)
 
-        // A check of Japan marks Japan's regions only; a check of the world marks the world's only.
+        // A check of the world marks the world's regions only; a check of Japan marks Japan's only.
+        let worldInfo = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        #expect(worldInfo.catalog == "demo-world" && worldInfo.status == .oldData && !worldInfo.changedRegions.contains("japan/tokyo"))
+        #expect(try store.regions().filter { $0.state != .outdated }.map(\.id) == ["japan/tokyo"])
+        #expect(try store.catalogs().map(\.updateStatus) == [.oldData, .upToDate])
         let japanInfo = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
         #expect(japanInfo.catalog == "japan" && japanInfo.status == .oldData && japanInfo.availableVersion == CatalogsFixture.japanNew)
         #expect(japanInfo.installedVersion == CatalogsFixture.japanOld && japanInfo.changedRegions == ["japan/tokyo"])
-        #expect(try store.regions().filter { $0.state == .outdated }.map(\.id) == ["japan/tokyo"])
-        let worldInfo = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
-        #expect(worldInfo.catalog == "demo-world" && worldInfo.status == .oldData && !worldInfo.changedRegions.contains("japan/tokyo"))
         #expect(try store.regions().allSatisfy { $0.state == .outdated })
         #expect(try store.catalogs().map(\.updateStatus) == [.oldData, .oldData])
 
@@ -199,6 +200,14 @@ import Testing
         defer { setup.stop() }
         let store = try await setup.open()
         let offered = try store.availableRegions().map(\.id)
+        // Japan at the world's own map version: the earlier library kept it in the world's place.
+        let sameVersion = setup.japan.japanURL(UpdateFixture.oldVersion, on: setup.japanServer)
+        let replaced = await failure { try await store.setCatalogURL(sameVersion) }
+        guard case .unknownCatalog? = replaced else {
+            Issue.record("a URL of another catalog at the same version was taken for the image's: \(String(describing: replaced))")
+            return
+        }
+        #expect(try store.availableRegions().map(\.id) == offered)
         let refused = await failure { try await store.setCatalogURL(setup.japanOld) }
         guard case .unknownCatalog(let catalog, let url, let catalogs)? = refused else {
             Issue.record("a URL of another catalog was taken for the image's: \(String(describing: refused))")
