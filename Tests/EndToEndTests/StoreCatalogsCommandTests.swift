@@ -66,6 +66,12 @@ import Testing
         #expect((offered.first?["regions"] as? [[String: Any]])?.map { $0["id"] as? String } == CatalogSourceFixture.japanRegions)
         let worldOffered = try store(["available"])
         #expect(worldOffered.stdout.contains("\neurope ") && worldOffered.stdout.contains("japan/osaka"), "\(worldOffered.stdout)")
+        #expect(worldOffered.stdout.contains("CATALOG"), "\(worldOffered.stdout)")
+        let across = try Self.records(try store(["available", "--json"]).stdout)
+        let byCatalog = Dictionary(
+            grouping: (across.first?["regions"] as? [[String: Any]] ?? []), by: { $0["catalog"] as? String ?? "-" }
+        ).mapValues { $0.compactMap { $0["id"] as? String } }
+        #expect(byCatalog["japan"] == CatalogSourceFixture.japanRegions && byCatalog["fixture"]?.contains("europe") == true, "\(byCatalog)")
 
         let tokyo = try store(["download", "japan/tokyo"])
         #expect(tokyo.status == 0, "\(tokyo.stderr)")

@@ -146,6 +146,8 @@ struct StoreAvailableRecord: JSONRecord {
         let name: String
         let downloadBytes: Int64
         let state: String
+        /// The store's catalog offering it; absent for a catalog read from its URL alone.
+        let catalog: String?
     }
 
     @Nullable var storeMapVersion: String?
