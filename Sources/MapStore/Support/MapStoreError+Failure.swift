@@ -9,7 +9,9 @@ extension MapStoreError: CategorizedError {
     /// (`absoluteString`, or a path), read back here as a `URL`; no caller reads it.
     package var failureCategory: FailureCategory {
         switch self {
-        case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty, .notAnImage: .badInput
+        case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty, .notAnImage, .unknownCatalog,
+            .catalogRegionClash, .catalogInUse, .catalogAlreadyAdded, .regionsOfSeveralCatalogs:
+            .badInput
         case .invalidCatalog(let url, _): Self.namesFile(url) ? .badInput : .failedWork
         case .invalidImage, .repairNeeded, .imageNeededForRepair, .repairFailed, .seedOlderThanStore, .invalidCacheSeed, .io, .local, .remote,
             .rollbackRefused, .meteredNetworkDisallowed, .updateRequired, .cancelled, .busy, .outOfSpace, .catalogUnsigned,
