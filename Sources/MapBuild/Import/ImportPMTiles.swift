@@ -135,6 +135,12 @@ struct ImportPMTiles {
         return nil
     }
 
+    /// For an archive read by range, its `Last-Modified` time, when the server gave one.
+    var modified: Date? {
+        if case .ranged(let remote) = source { return remote.modified }
+        return nil
+    }
+
     /// `count` bytes at `offset` from the archive's start (checked to lie inside it by the caller).
     func read(offset: UInt64, count: Int) throws(ImportError) -> Data {
         guard count > 0 else { return Data() }

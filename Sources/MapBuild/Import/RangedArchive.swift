@@ -21,6 +21,8 @@ final class RangedArchive {
     /// Body bytes received, and requests made.
     private(set) var fetched: UInt64 = 0
     private(set) var requests = 0
+    /// The first answer's `Last-Modified`, as a time.
+    private(set) var modified: Date?
     /// The strong ETag, or the Last-Modified date, of the first answer.
     private var validator: String?
     private var etag: String?
@@ -130,6 +132,13 @@ final class RangedArchive {
     /// Takes the archive's size and validator from the first answer.
     private func settle(total: UInt64, headers: [String: String]) throws(ImportError) {
         size = total
+        if let text = headers["last-modified"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+            modified = formatter.date(from: text)
+        }
         if let tag = headers["etag"], !tag.hasPrefix("W/") {
             etag = tag
             validator = tag

@@ -174,7 +174,7 @@ public struct TileImporter: Sendable {
                 },
                 bundles: bundles,
                 counts: .init(tiles: pass.tiles, examined: pass.examined, placed: pass.placed, outside: pass.outside, places: placed),
-                released: releaseTime())
+                released: releaseTime(archive: archive))
             if options.shard == nil {
                 try ImportOutput.compose([record], into: area.path)
             } else {
@@ -198,12 +198,15 @@ public struct TileImporter: Sendable {
     /// SHA-256 over the boundaries and places files, the tileset's metadata and tile count, and the options that shape the output.
     /// `released` of the source folder: `SOURCE_DATE_EPOCH` when set (reproducible builds), else the
     /// newest modification time of the inputs (when the data was made, the same for the same files).
-    private func releaseTime() -> String? {
+    private func releaseTime(archive: ImportPMTiles?) -> String? {
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
             return UTCTime.format(Date(timeIntervalSince1970: TimeInterval(epoch)))
         }
         let inputs = [options.tiles, options.regions] + (options.places.map { [$0] } ?? [])
-        let newest = inputs.compactMap { ((try? FileSystem.status($0)) ?? nil)?.modifiedNanoseconds }.max()
+        var times = inputs.compactMap { ((try? FileSystem.status($0)) ?? nil)?.modifiedNanoseconds }
+        // An archive read by range: its Last-Modified, as nginx gives the file's modification time.
+        if let modified = archive?.modified { times.append(Int64(modified.timeIntervalSince1970) * 1_000_000_000) }
+        let newest = times.max()
         return newest.flatMap { UTCTime.format(Date(timeIntervalSince1970: TimeInterval($0 / 1_000_000_000))) }
     }
 
