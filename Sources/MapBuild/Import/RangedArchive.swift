@@ -26,6 +26,9 @@ final class RangedArchive {
     /// The strong ETag, or the Last-Modified date, of the first answer.
     private var validator: String?
     private var etag: String?
+    /// The first bytes, from `open`: the header, and the root directory and metadata when they
+    /// follow it closely, read again without a request.
+    private var prefix = Data()
     /// Leaf directories read ahead (`directory(offset:count:section:)`): a window of the section.
     private var leafWindow = (start: UInt64(0), bytes: Data())
 
@@ -51,7 +54,8 @@ final class RangedArchive {
     /// The first `count` bytes (fewer when the archive is shorter), which also fix the archive's
     /// size and validator.
     func open(prefix count: Int) throws(ImportError) -> Data {
-        try read(offset: 0, count: count, first: true)
+        prefix = try read(offset: 0, count: count, first: true)
+        return prefix
     }
 
     /// `count` bytes at `offset` of the leaf directories section (`section`: its offset and length
@@ -69,6 +73,8 @@ final class RangedArchive {
 
     /// `count` bytes at `offset`, resumed and retried until they are all here or a failure is final.
     func read(offset: UInt64, count: Int, first: Bool = false) throws(ImportError) -> Data {
+        guard count > 0 else { return Data() }
+        if !first, offset + UInt64(count) <= UInt64(prefix.count) { return prefix.subdata(in: Int(offset)..<Int(offset) + count) }
         var data = Data()
         data.reserveCapacity(count)
         var failures = 0
