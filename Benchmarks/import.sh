@@ -126,7 +126,7 @@ for index in $(seq $shards); do
     tail -n +"$((before + 1))" "$nginx_dir/access.log" | awk '{ bytes += $3; n += 1 } END { print bytes + 0, n + 0 }' \
         > "$out/work-shards/pm-shard-$index.bytes"
 done
-"$bin/mappack" import -q --merge $(seq -f "$out/work-shards/pm-shard-%g" $shards) --out "$out/work-shards/pm-merged"
+"$bin/mappack" import -q --merge $(seq -f "$out/work-shards/pm-shard-%g" $shards) --out "$out/work-shards/pm-merged" >/dev/null
 diff -r "$out/work-shards/pm-whole" "$out/work-shards/pm-merged" >/dev/null || { echo "import.sh: merged PMTiles shards differ from the unsharded import" >&2; exit 1; }
 nginx_stop
 
