@@ -34,7 +34,7 @@ package struct DownloadCache: Sendable {
         var current = folder
         while current.count > root.count && current.hasPrefix(root + "/") {
             guard let status = try FileSystem.status(current), status.isDirectory else {
-                throw FileError("use as a cache folder (it is a symbolic link or not a folder; remove it)", current, code: ELOOP)
+                throw FileError(.useAsCacheFolder, note: "(it is a symbolic link or not a folder; remove it)", current, code: ELOOP)
             }
             current = FileSystem.parent(current)
         }
@@ -92,7 +92,7 @@ package struct DownloadCache: Sendable {
         try ensureFolder(FileSystem.parent(target))
         // Only a regular file enters the cache, never a link to one.
         guard let status = try FileSystem.status(verifiedFile), status.isRegular else {
-            throw FileError("admit to the cache (not a regular file)", verifiedFile, code: ELOOP)
+            throw FileError(.admit, note: "to the cache (not a regular file)", verifiedFile, code: ELOOP)
         }
         if durable { try FileSystem.syncFile(verifiedFile) }
         try FileSystem.rename(verifiedFile, to: target)

@@ -173,7 +173,7 @@ final class PartialDownload: CurlReceiver, @unchecked Sendable {
             return false
         }
         guard let file else {
-            refusal = .write(FileError("write", path, code: EBADF))
+            refusal = .write(FileError(.write, path, code: EBADF))
             return false
         }
         do throws(FileError) { try file.write(body) } catch {

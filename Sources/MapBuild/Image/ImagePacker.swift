@@ -22,7 +22,7 @@ enum ImagePacker {
             do { try writer.addFile(name, from: source, size: size, stop: { Task.isCancelled }) } catch .stopped { throw CancellationError() }
         }
         let manifest = image + "/" + ImageManifest.fileName
-        guard let manifestSize = try FileSystem.status(manifest)?.size else { throw FileError("stat", manifest, code: ENOENT) }
+        guard let manifestSize = try FileSystem.status(manifest)?.size else { throw FileError(.stat, manifest, code: ENOENT) }
         try writer.addFile(ImageManifest.fileName, from: manifest, size: manifestSize)
         if let signature { try writer.addFile(ImageManifest.signatureFileName, data: signature) }
         if let cacheSeed {

@@ -39,10 +39,10 @@ struct ImageReuse: Sendable {
             let target = destination + "/" + file.path
             do {
                 try FileSystem.makeDirectories(FileSystem.parent(target))
-                if FileSystem.exists(target) { throw FileError("reuse (already written by another bundle)", target, code: EEXIST) }
+                if FileSystem.exists(target) { throw FileError(.reuse, note: "(already written by another bundle)", target, code: EEXIST) }
                 written.append(target)
                 let (digest, size) = try SHA256.copyFile(store + "/" + file.path, to: target)
-                guard digest == file.sha256, size == file.size else { throw FileError("reuse (content differs)", file.path, code: EIO) }
+                guard digest == file.sha256, size == file.size else { throw FileError(.reuse, note: "(content differs)", file.path, code: EIO) }
                 out.append(ExtractedFile(path: file.path, size: size, sha256: digest))
             } catch {
                 for path in written { try? FileSystem.removeFile(path) }

@@ -192,7 +192,7 @@ private final class ManifestStream {
     func finish() throws -> String {
         try flush()
         let id = hasher.finalizeHex()
-        guard let idOffset, id.utf8.count == 64 else { throw FileError("write (image id)", file.path, code: EIO) }
+        guard let idOffset, id.utf8.count == 64 else { throw FileError(.write, note: "(image id)", file.path, code: EIO) }
         try file.write(Data(id.utf8), at: idOffset)
         // No fsync: the image becomes visible only by the rename of its staging folder.
         try file.close(sync: false)

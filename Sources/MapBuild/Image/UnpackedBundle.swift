@@ -99,7 +99,7 @@ final class FileRecordSpill: Sendable {
     init(path: String) throws(FileError) {
         self.path = path
         do { descriptor = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate], permissions: 0o600) } catch {
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
     }
 
@@ -123,7 +123,7 @@ final class FileRecordSpill: Sendable {
             end += Int64(bytes.count)
             return start
         }
-        do { try unsafe descriptor.writeAll(toAbsoluteOffset: offset, bytes.span.bytes) } catch { throw FileError("write", path, code: error.code) }
+        do { try unsafe descriptor.writeAll(toAbsoluteOffset: offset, bytes.span.bytes) } catch { throw FileError(.write, path, code: error.code) }
         return Records(offset: offset, length: recordsLength, count: files.count, entriesLength: manifestEntries?.count)
     }
 
@@ -133,7 +133,7 @@ final class FileRecordSpill: Sendable {
     }
 
     private func bytes(at offset: Int64, count: Int) throws(FileError) -> [UInt8] {
-        do { return try descriptor.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw FileError("read", path, code: error.code) }
+        do { return try descriptor.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw FileError(.read, path, code: error.code) }
     }
 
     /// Appends `value`'s bytes, least significant first.

@@ -15,7 +15,7 @@ extension Recipe {
                 switch error.code {
                 case ENOENT: "no such recipe file" + (nearestExisting(path).map { "; did you mean '\($0)'?" } ?? "")
                 case EISDIR: "is a folder, not a recipe file; give the recipe's .yaml file"
-                default: "cannot read the recipe: \(error.operation) failed: \(Errno(error.code))"
+                default: "cannot read the recipe: \(error.action) failed: \(error.cause)"
                 }
             throw RecipeError(file: path, line: 0, column: 0, message: message)
         }

@@ -270,7 +270,7 @@ package struct ChunkedFetch: Sendable {
     /// Copies `count` bytes of `path` from `offset` to a new file `target` (fsynced, for the cache), returning their SHA-256.
     static func copyData(of path: String, from offset: Int64, count: Int64, to target: String) throws(FileError) -> SHA256Digest {
         let copied = try SHA256.copyRange(of: path, from: offset, count: count, to: target)
-        guard copied.size == count else { throw FileError("read (file ends early)", path, code: EIO) }
+        guard copied.size == count else { throw FileError(.read, note: "(file ends early)", path, code: EIO) }
         return copied.digest
     }
 }

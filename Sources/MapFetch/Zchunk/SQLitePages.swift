@@ -20,12 +20,12 @@ enum SQLitePages {
     /// read tars that `ArchiveWriter` wrote, the same way, so they find the same ranges.
     static func databases(inTar path: String) throws(ZchunkError) -> [Range<Int64>] {
         let file: FileDescriptor
-        do { file = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw .io(FileError("open", path, code: error.code)) }
+        do { file = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw .io(FileError(.open, path, code: error.code)) }
         defer { try? file.close() }
         let fileSize: Int64
-        do { fileSize = try file.status().size } catch { throw .io(FileError("stat", path, code: error.code)) }
+        do { fileSize = try file.status().size } catch { throw .io(FileError(.stat, path, code: error.code)) }
         func read(_ count: Int, at offset: Int64) throws(ZchunkError) -> [UInt8] {
-            do { return try file.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw .io(FileError("read", path, code: error.code)) }
+            do { return try file.readAll(fromAbsoluteOffset: offset, count: count) } catch { throw .io(FileError(.read, path, code: error.code)) }
         }
         var out: [Range<Int64>] = []
         var offset: Int64 = 0

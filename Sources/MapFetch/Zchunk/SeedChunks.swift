@@ -25,7 +25,7 @@ package struct SeedChunks: Sendable {
     package static func write(tar: String, to path: String, parameters: Zchunk.Parameters) throws(ZchunkError) -> SeedChunks {
         let output: FileDescriptor
         do { output = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate]) } catch {
-            throw .io(FileError("create", path, code: error.code))
+            throw .io(FileError(.create, path, code: error.code))
         }
         defer { try? output.close() }
         let compressor: ZstdChunkCompressor
@@ -42,7 +42,7 @@ package struct SeedChunks: Sendable {
                     written += Int64(frame.count)
                 }
             } catch let error as Errno {
-                throw .io(FileError("write", path, code: error.code))
+                throw .io(FileError(.write, path, code: error.code))
             } catch {
                 throw .library(what: "compress the seed", path: path, message: "\(error)")
             }

@@ -109,7 +109,7 @@ package enum Zchunk {
     package static func compress(_ input: String, to output: String, parameters: Parameters) throws(ZchunkError) -> Written {
         let file: FileDescriptor
         do { file = try unsafe FileDescriptor.open(output, .readWrite, options: [.create, .truncate]) } catch {
-            throw .io(FileError("create", output, code: error.code))
+            throw .io(FileError(.create, output, code: error.code))
         }
         defer { try? file.close() }
         guard let zck = unsafe zck_create() else { throw .library(what: "create", path: output, message: "out of memory") }
@@ -174,7 +174,7 @@ package enum Zchunk {
             do {
                 opened = try unsafe FileDescriptor.open(path, .readWrite, options: [.create, .truncate])
             } catch {
-                throw .io(FileError("create", path, code: error.code))
+                throw .io(FileError(.create, path, code: error.code))
             }
             file = opened
             let written = unsafe header.withUnsafeBytes { bytes in
@@ -182,7 +182,7 @@ package enum Zchunk {
             }
             if case .failure(let error) = written {
                 try? file.close()
-                throw .io(FileError("write", path, code: error.code))
+                throw .io(FileError(.write, path, code: error.code))
             }
             guard let zck = unsafe zck_create() else {
                 try? file.close()
@@ -237,7 +237,7 @@ package enum Zchunk {
         /// libzck checks them with `checkChunks`, as it checks chunks fetched by range.
         package func copyChunks(from seed: SeedChunks) throws(ZchunkError) {
             let source: FileDescriptor
-            do { source = try unsafe FileDescriptor.open(seed.path, .readOnly) } catch { throw .io(FileError("open", seed.path, code: error.code)) }
+            do { source = try unsafe FileDescriptor.open(seed.path, .readOnly) } catch { throw .io(FileError(.open, seed.path, code: error.code)) }
             defer { try? source.close() }
             var chunk = unsafe zck_get_first_chunk(zck)
             while let current = unsafe chunk {
@@ -249,18 +249,18 @@ package enum Zchunk {
                 guard let digest, let frame = seed.frames[digest], frame.length == length else { continue }
                 let bytes: [UInt8]
                 do { bytes = try source.readAll(fromAbsoluteOffset: frame.offset, count: frame.length) } catch {
-                    throw .io(FileError("read", seed.path, code: error.code))
+                    throw .io(FileError(.read, seed.path, code: error.code))
                 }
                 do { try unsafe bytes.withUnsafeBytes { try unsafe file.writeAll(toAbsoluteOffset: Int64(zck_get_chunk_start(current)), $0) } } catch
                 {
-                    throw .io(FileError("write", path, code: (error as? Errno)?.code ?? EIO))
+                    throw .io(FileError(.write, path, code: (error as? Errno)?.code ?? EIO))
                 }
             }
         }
 
         /// Writes `bytes` at absolute `offset` (a range fetched from the server).
         package func write(_ bytes: RawSpan, at offset: Int64) throws(ZchunkError) {
-            do { try file.writeAll(toAbsoluteOffset: offset, bytes) } catch { throw .io(FileError("write", path, code: error.code)) }
+            do { try file.writeAll(toAbsoluteOffset: offset, bytes) } catch { throw .io(FileError(.write, path, code: error.code)) }
         }
 
         /// Checks every chunk present against its digest: valid ones are marked so, failed ones

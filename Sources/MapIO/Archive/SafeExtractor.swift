@@ -195,7 +195,7 @@ package struct SafeExtractor {
         if let destination {
             let descriptor: FileDescriptor
             do { descriptor = try unsafe FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
-                throw .io(FileError("open", destination, code: error.code))
+                throw .io(FileError(.open, destination, code: error.code))
             }
             target = Target(root: destination, descriptor: descriptor, shared: shared, writeback: writeback)
         }
@@ -289,7 +289,7 @@ package struct SafeExtractor {
             }
             let file: FileDescriptor
             do { file = try unsafe FileDescriptor.open(at: descriptor, path, .writeOnly, options: [.create, .exclusive]) } catch {
-                throw .io(FileError("open", root + "/" + path, code: error.code))
+                throw .io(FileError(.open, root + "/" + path, code: error.code))
             }
             created.append(path)
             return file
@@ -297,13 +297,13 @@ package struct SafeExtractor {
 
         func write(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor, path: String) throws(ArchiveError) {
             // The full path is built only for the error.
-            do { try unsafe file.writeAll(bytes) } catch { throw .io(FileError("write", root + "/" + path, code: error.code)) }
+            do { try unsafe file.writeAll(bytes) } catch { throw .io(FileError(.write, root + "/" + path, code: error.code)) }
         }
 
         /// Starts the writeback of a file written completely and closes it.
         func finish(_ file: FileDescriptor, path: String) throws(ArchiveError) {
             writeback.start(file)
-            do { try file.close() } catch { throw .io(FileError("close", root + "/" + path, code: error.code)) }
+            do { try file.close() } catch { throw .io(FileError(.close, root + "/" + path, code: error.code)) }
         }
 
         /// Makes the folder `relative` and any missing folder above it (for the archive entry
@@ -326,7 +326,7 @@ package struct SafeExtractor {
                     throw .underFile(entry: entry, file: relative)
                 }
             } catch {
-                throw .io(FileError("mkdir", absolute, code: error.code))
+                throw .io(FileError(.mkdir, absolute, code: error.code))
             }
             known.insert(relative)
             shared?.insert(absolute)

@@ -66,7 +66,7 @@ extension DirectoryWalker {
             self.root = root
             let descriptor: FileDescriptor
             do { descriptor = try unsafe FileDescriptor.openForReading(root, options: [.directory, .followLinks], quietly: &quietly) } catch {
-                throw FileError("opendir", root, code: error.code)
+                throw FileError(.opendir, root, code: error.code)
             }
             try enter(OpenDirectory(descriptor: descriptor))
         }
@@ -101,7 +101,7 @@ extension DirectoryWalker {
                     let descriptor: FileDescriptor
                     switch opened {
                     case .success(let opened): descriptor = opened
-                    case .failure(let error): throw FileError("opendir", root + "/" + String(decoding: path, as: UTF8.self), code: error.code)
+                    case .failure(let error): throw FileError(.opendir, root + "/" + String(decoding: path, as: UTF8.self), code: error.code)
                     }
                     path.append(UInt8(ascii: "/"))
                     try enter(OpenDirectory(descriptor: descriptor))
@@ -145,7 +145,7 @@ extension DirectoryWalker {
                     do throws(Errno) { info = try unsafe directory.descriptor.status(ofEntry: name) } catch {
                         if error.code == ENOENT || error.code == ENOTDIR { return nil }
                         return unsafe FileError(
-                            "lstat", SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
+                            .lstat, SortedWalk.folder(root, path) + "/" + String(decoding: bytes, as: UTF8.self), code: error.code)
                     }
                     type = info.isDirectory ? UInt8(DT_DIR) : info.isRegular ? UInt8(DT_REG) : UInt8(DT_LNK)
                 }

@@ -16,7 +16,7 @@ package enum DirectoryWalker {
 
     /// Names in `path` (without `.` and `..`), sorted bytewise.
     package static func entries(of path: String) throws(FileError) -> [String] {
-        guard let dir = unsafe opendir(path) else { throw FileError("opendir", path) }
+        guard let dir = unsafe opendir(path) else { throw FileError(.opendir, path) }
         defer { unsafe closedir(dir) }
         var names: [String] = []
         while let entry = unsafe readdir(dir) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `errno` of a failed system call, as `FileDescriptor` throws it. Callers that know the path
-/// turn it into a `FileError` (`FileError(operation, path, code: error.code)`).
+/// turn it into a `FileError` (`FileError(.open, path, code: error.code)`).
 package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `errno` value (`ENOENT`, `ELOOP`, …).
     package let code: CInt

@@ -2,18 +2,37 @@ import Foundation
 
 /// A file system call that failed: which call, which path, which errno.
 package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The system call or operation.
-    package let operation: String
+    /// What was being done to the file: a system call, or a step of this project's own that refuses
+    /// a file (`commit`, `reuse`, `takeIn`). The raw value is the word messages print.
+    package enum Operation: String, Sendable {
+        case admit, clone, close, commit, create, flock, fstat, fsync, link, list, lstat, mkdir, open, opendir, pread
+        case process, read, rename, reuse, rmdir, stat, statvfs, syncfs, unlink, write
+        case takeIn = "take in"
+        case useAsCacheFolder = "use as a cache folder"
+    }
+
+    /// The call or step that failed.
+    package let operation: Operation
+    /// What the message adds after the operation's word, as written: the reason a file was refused
+    /// (`"(file ends early)"`) or the other end of the call (`"to /a/b"`).
+    package let note: String?
     /// The path concerned.
     package let path: String
     /// `errno` at the failure.
-    package let code: Int32
+    package let cause: Errno
 
-    /// Captures the current `errno`.
-    package init(_ operation: String, _ path: String, code: Int32 = errno) {
+    /// `errno`'s value, for comparisons with `ENOENT`, `ENOSPC` and the like.
+    package var code: Int32 { cause.code }
+
+    /// The operation as messages say it: its word and the note.
+    package var action: String { note.map { "\(operation.rawValue) \($0)" } ?? operation.rawValue }
+
+    /// Captures the current `errno` unless `code` is given.
+    package init(_ operation: Operation, note: String? = nil, _ path: String, code: Int32 = errno) {
         self.operation = operation
+        self.note = note
         self.path = path
-        self.code = code
+        self.cause = Errno(code)
     }
 
     /// True when the file was not there.
@@ -30,6 +49,6 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT: hint = ""
         default: hint = ""
         }
-        return unsafe "\(path): \(operation) failed: \(String(cString: strerror(code)))\(hint)"
+        return "\(path): \(action) failed: \(cause)\(hint)"
     }
 }

@@ -20,14 +20,14 @@ package final class FileLock: Sendable {
                 ? try FileDescriptor.open(path, .readOnly, options: .directory) : try FileDescriptor.open(path, .readWrite, options: .create)
         } catch {
             // An output folder its maker removed while this process waited (see below): made again.
-            guard folder, error.code == ENOENT else { throw FileError("open", path, code: error.code) }
+            guard folder, error.code == ENOENT else { throw FileError(.open, path, code: error.code) }
             try FileSystem.makeDirectories(path)
             return try tryAcquire(path, folder: folder)
         }
         let locked: Bool
         do { locked = try file.tryLock() } catch {
             try? file.close()
-            throw FileError("flock", path, code: error.code)
+            throw FileError(.flock, path, code: error.code)
         }
         guard locked else {
             try? file.close()

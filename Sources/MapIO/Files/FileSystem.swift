@@ -48,7 +48,7 @@ package enum FileSystem {
         var info = stat()
         if unsafe lstat(path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw FileError("lstat", path)
+            throw FileError(.lstat, path)
         }
         return Status(info)
     }
@@ -88,7 +88,7 @@ package enum FileSystem {
         if isDirectory(path) { return }
         let parent = parent(path)
         if parent != path, parent != ".", !isDirectory(parent) { try makeDirectories(parent) }
-        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError(.mkdir, path) }
     }
 
     /// Creates `path` and missing parents (mode 0755) and fsyncs the parent of each folder it created,
@@ -98,7 +98,7 @@ package enum FileSystem {
         if isDirectory(path) { return }
         let parent = parent(path)
         if parent != path, parent != ".", !isDirectory(parent) { try makeDirectoriesDurably(parent) }
-        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError("mkdir", path) }
+        if unsafe mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError(.mkdir, path) }
         try syncDirectory(parent)
     }
 
@@ -112,7 +112,7 @@ package enum FileSystem {
     /// commit), so a 58,000-file image syncs in a fraction of the time one fsync after another takes.
     /// Their order does not matter: nothing shows the tree until the rename after all of them.
     package static func syncTree(_ path: String) throws(FileError) {
-        guard let info = try status(path) else { throw FileError("fsync", path, code: ENOENT) }
+        guard let info = try status(path) else { throw FileError(.fsync, path, code: ENOENT) }
         guard info.isDirectory else { return try syncFile(path) }
         if try syncWholeFilesystem(holding: path) { return }
         let entries = try DirectoryWalker.walk(path)
@@ -135,11 +135,11 @@ package enum FileSystem {
         #if os(Linux) && !MAPPACK_PORTABLE
             let folder: FileDescriptor
             do { folder = try unsafe FileDescriptor.open(path, .readOnly, options: [.directory, .followLinks]) } catch {
-                throw FileError("open", path, code: error.code)
+                throw FileError(.open, path, code: error.code)
             }
             defer { try? folder.close() }
             guard syncfsFilesystems.contains(mp_filesystem_type(folder.rawValue)) else { return false }
-            if mp_syncfs(folder.rawValue) != 0 { throw FileError("syncfs", path) }
+            if mp_syncfs(folder.rawValue) != 0 { throw FileError(.syncfs, path) }
             return true
         #else
             return false
@@ -185,14 +185,14 @@ package enum FileSystem {
 
     private static func sync(_ path: String, options: FileDescriptor.OpenOptions) throws(FileError) {
         let file: FileDescriptor
-        do { file = try unsafe FileDescriptor.open(path, .readOnly, options: options) } catch { throw FileError("open", path, code: error.code) }
+        do { file = try unsafe FileDescriptor.open(path, .readOnly, options: options) } catch { throw FileError(.open, path, code: error.code) }
         defer { try? file.close() }
-        do { try file.sync() } catch { throw FileError("fsync", path, code: error.code) }
+        do { try file.sync() } catch { throw FileError(.fsync, path, code: error.code) }
     }
 
     /// `rename(2)`: atomic replacement of a file or an empty directory.
     package static func rename(_ from: String, to: String) throws(FileError) {
-        if unsafe Foundation.rename(from, to) != 0 { throw FileError("rename to \(to)", from) }
+        if unsafe Foundation.rename(from, to) != 0 { throw FileError(.rename, note: "to \(to)", from) }
     }
 
     /// True when `name` is one plain entry name: not empty, not hidden (no leading `.`, so never `.` or
@@ -208,15 +208,17 @@ package enum FileSystem {
         for name in [from, to] {
             let parts = name.split(separator: "/", omittingEmptySubsequences: false)
             guard !name.hasPrefix("/"), !name.contains("\0"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-                throw FileError("rename (not a plain name inside \(root))", name, code: EINVAL)
+                throw FileError(.rename, note: "(not a plain name inside \(root))", name, code: EINVAL)
             }
         }
         let folder: FileDescriptor
         do { folder = try unsafe FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
-            throw FileError("open", root, code: error.code)
+            throw FileError(.open, root, code: error.code)
         }
         defer { try? folder.close() }
-        do { try unsafe folder.rename(from, to: to) } catch { throw FileError("rename to \(root)/\(to)", root + "/" + from, code: error.code) }
+        do { try unsafe folder.rename(from, to: to) } catch {
+            throw FileError(.rename, note: "to \(root)/\(to)", root + "/" + from, code: error.code)
+        }
     }
 
     /// Removes `path` and everything below it; nothing when absent. Never follows symlinks.
@@ -224,21 +226,21 @@ package enum FileSystem {
         guard let info = try status(path) else { return }
         if info.isDirectory {
             for entry in try DirectoryWalker.entries(of: path) { try removeTree(path + "/" + entry) }
-            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
+            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError(.rmdir, path) }
         } else if unsafe unlink(path) != 0 && errno != ENOENT {
-            throw FileError("unlink", path)
+            throw FileError(.unlink, path)
         }
     }
 
     /// Makes `target` (which must not exist) another name of the file at `source` (`linkat`, a link
     /// at `source` not followed).
     package static func hardLink(_ source: String, to target: String) throws(FileError) {
-        if unsafe linkat(AT_FDCWD, source, AT_FDCWD, target, 0) != 0 { throw FileError("link", target) }
+        if unsafe linkat(AT_FDCWD, source, AT_FDCWD, target, 0) != 0 { throw FileError(.link, target) }
     }
 
     /// Removes a file; nothing when absent.
     package static func removeFile(_ path: String) throws(FileError) {
-        if unsafe unlink(path) != 0 && errno != ENOENT { throw FileError("unlink", path) }
+        if unsafe unlink(path) != 0 && errno != ENOENT { throw FileError(.unlink, path) }
     }
 
     /// Writes `data` to `path` durably: a temporary file beside it, fsync, rename, fsync of the folder.
@@ -257,7 +259,7 @@ package enum FileSystem {
     /// Free bytes available to unprivileged users on the filesystem holding `path`.
     package static func freeBytes(at path: String) throws(FileError) -> Int64 {
         var info = statvfs()
-        if unsafe statvfs(path, &info) != 0 { throw FileError("statvfs", path) }
+        if unsafe statvfs(path, &info) != 0 { throw FileError(.statvfs, path) }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 

@@ -22,7 +22,7 @@ package struct FolderListing {
     package mutating func entries(of path: String, limit: Int) throws(FileError) -> [Entry]? {
         let folder: FileDescriptor
         do throws(Errno) { folder = try unsafe FileDescriptor.open(path, .readOnly, options: [.directory, .followLinks]) } catch {
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
         defer { try? folder.close() }
         var entries: [Entry] = []
@@ -30,7 +30,7 @@ package struct FolderListing {
         let failure = unsafe reader.forEachEntry(of: folder) { name, length, type -> FileError? in
             if entries.count >= limit {
                 tooMany = true
-                return FileError("list", path, code: E2BIG)
+                return FileError(.list, path, code: E2BIG)
             }
             var regular = type == UInt8(DT_REG)
             if type == UInt8(DT_UNKNOWN) { regular = (try? unsafe folder.status(ofEntry: name))?.isRegular ?? false }

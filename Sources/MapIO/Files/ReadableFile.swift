@@ -13,7 +13,7 @@ package final class ReadableFile {
     package init(path: String, followLinks: Bool = true) throws(FileError) {
         self.path = path
         do { descriptor = try unsafe FileDescriptor.open(path, .readOnly, options: followLinks ? .followLinks : []) } catch {
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
     }
 
@@ -32,19 +32,19 @@ package final class ReadableFile {
         do {
             file = ReadableFile(path: path, descriptor: try unsafe FileDescriptor.open(path, .readOnly, options: [.followLinks, .nonBlocking]))
         } catch {
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
         let info: FileSystem.Status
-        do { info = try file.descriptor.status() } catch { throw FileError("fstat", path, code: error.code) }
+        do { info = try file.descriptor.status() } catch { throw FileError(.fstat, path, code: error.code) }
         guard info.isRegular else {
-            throw FileError("read (not a regular file: a FIFO, device or folder is refused; give a key file)", path, code: EINVAL)
+            throw FileError(.read, note: "(not a regular file: a FIFO, device or folder is refused; give a key file)", path, code: EINVAL)
         }
         return try contents(of: file, limit: limit)
     }
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
-        do { return try unsafe descriptor.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
+        do { return try unsafe descriptor.read(into: buffer) } catch { throw FileError(.read, path, code: error.code) }
     }
 
     /// Fills `bytes` from the front with up to `bytes.count` bytes at the file position (`read`,
@@ -59,16 +59,16 @@ package final class ReadableFile {
 
     /// The file's size now (`fstat`).
     package func size() throws(FileError) -> Int64 {
-        do { return try descriptor.status().size } catch { throw FileError("fstat", path, code: error.code) }
+        do { return try descriptor.status().size } catch { throw FileError(.fstat, path, code: error.code) }
     }
 
     /// Exactly `count` bytes from `offset` (`pread`, repeated), leaving the file position alone; a
     /// file that ends before them is `EIO`. For formats read by offset (PMTiles sections and tiles).
     package func read(fromOffset offset: UInt64, count: Int) throws(FileError) -> Data {
         guard count > 0 else { return Data() }
-        guard let start = Int64(exactly: offset) else { throw FileError("pread (offset \(offset))", path, code: EINVAL) }
+        guard let start = Int64(exactly: offset) else { throw FileError(.pread, note: "(offset \(offset))", path, code: EINVAL) }
         do { return Data(try descriptor.readAll(fromAbsoluteOffset: start, count: count)) } catch {
-            throw FileError("pread", path, code: error.code)
+            throw FileError(.pread, path, code: error.code)
         }
     }
 
@@ -83,7 +83,7 @@ package final class ReadableFile {
             let n = try unsafe read(into: buffer)
             if n == 0 { return }
             do { try unsafe body(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) } catch let error as FileError { throw error } catch {
-                throw FileError("process", path, code: EIO)
+                throw FileError(.process, path, code: EIO)
             }
         }
     }
@@ -98,7 +98,7 @@ package final class ReadableFile {
         let path = file.path
         if let info = try? file.descriptor.status(), info.isRegular, info.size > 0 {
             let size = Int(info.size)
-            if size > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
+            if size > limit { throw FileError(.read, note: "(file larger than \(limit) bytes)", path, code: EFBIG) }
             var data = Data(count: size)
             let failure = unsafe data.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> FileError? in
                 var filled = 0
@@ -109,14 +109,14 @@ package final class ReadableFile {
                         filled += n
                     } catch { return error }
                 }
-                return filled == size ? nil : FileError("read (file changed size while read)", path, code: EIO)
+                return filled == size ? nil : FileError(.read, note: "(file changed size while read)", path, code: EIO)
             }
             if let failure { throw failure }
             return data
         }
         var data = Data()
         try unsafe file.forEachChunk { chunk in
-            if data.count + chunk.count > limit { throw FileError("read (file larger than \(limit) bytes)", path, code: EFBIG) }
+            if data.count + chunk.count > limit { throw FileError(.read, note: "(file larger than \(limit) bytes)", path, code: EFBIG) }
             unsafe data.append(contentsOf: chunk)
         }
         return data

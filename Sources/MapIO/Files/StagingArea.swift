@@ -77,7 +77,7 @@ package struct StagingArea: Sendable {
     @discardableResult
     package func makeFolder(_ subfolders: String? = nil) throws(FileError) -> StagingArea {
         // `what` is meant to be one name; joined into a longer path it would stage somewhere else.
-        guard !name.contains("/"), !name.contains("\0") else { throw FileError("mkdir (not one name in \(folder))", path, code: EINVAL) }
+        guard !name.contains("/"), !name.contains("\0") else { throw FileError(.mkdir, note: "(not one name in \(folder))", path, code: EINVAL) }
         try FileSystem.removeTree(path)
         try FileSystem.makeDirectories(subfolders.map { path + "/" + $0 } ?? path)
         return self
@@ -109,7 +109,7 @@ package struct StagingArea: Sendable {
     /// nothing outside it is ever renamed or removed, whatever the names were built from.
     package func commit(_ entry: String? = nil, as target: String, sync: Bool = true) throws(FileError) {
         guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
-            throw FileError("commit (not one name in \(folder))", target, code: EINVAL)
+            throw FileError(.commit, note: "(not one name in \(folder))", target, code: EINVAL)
         }
         let source = entry.map { name + "/" + $0 } ?? name
         let aside = StagingArea(for: target, kind: .aside, in: folder)
@@ -129,7 +129,7 @@ package struct StagingArea: Sendable {
     /// relative to `folder`'s descriptor like `commit`; nothing is synced (the caller syncs `folder`).
     package func takeIn(_ target: String, as entry: String) throws(FileError) {
         guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
-            throw FileError("take in (not one name in \(folder))", target, code: EINVAL)
+            throw FileError(.takeIn, note: "(not one name in \(folder))", target, code: EINVAL)
         }
         try FileSystem.rename(target, to: name + "/" + entry, inFolder: folder)
     }

@@ -21,7 +21,7 @@ package enum Trash {
     /// one rename relative to `folder`'s descriptor.
     package static func put(_ name: String, in folder: String) throws(FileError) {
         let trash = area(in: folder)
-        if unsafe mkdir(trash.path, 0o700) != 0 && errno != EEXIST { throw FileError("mkdir", trash.path) }
+        if unsafe mkdir(trash.path, 0o700) != 0 && errno != EEXIST { throw FileError(.mkdir, trash.path) }
         var target = name
         var attempt = 1
         while FileSystem.exists(trash.path + "/" + target) {
@@ -49,9 +49,9 @@ package enum Trash {
             for entry in try DirectoryWalker.entries(of: path) {
                 guard ContinuousClock.now < deadline, try remove(path + "/" + entry, before: deadline) else { return false }
             }
-            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError("rmdir", path) }
+            if unsafe rmdir(path) != 0 && errno != ENOENT { throw FileError(.rmdir, path) }
         } else if unsafe unlink(path) != 0 && errno != ENOENT {
-            throw FileError("unlink", path)
+            throw FileError(.unlink, path)
         }
         return true
     }

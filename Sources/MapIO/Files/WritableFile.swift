@@ -16,7 +16,7 @@ package final class WritableFile {
         var options: FileDescriptor.OpenOptions = [.create, append ? .append : .truncate]
         if exclusive { options.insert(.exclusive) }
         do { descriptor = try unsafe FileDescriptor.open(path, .writeOnly, options: options, permissions: permissions) } catch {
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
     }
 
@@ -24,7 +24,7 @@ package final class WritableFile {
 
     /// Writes all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        do { try unsafe descriptor.writeAll(bytes) } catch { throw FileError("write", path, code: error.code) }
+        do { try unsafe descriptor.writeAll(bytes) } catch { throw FileError(.write, path, code: error.code) }
     }
 
     /// Writes all of `data`.
@@ -53,7 +53,7 @@ package final class WritableFile {
             do throws(Errno) {
                 try unsafe descriptor.writeAll(toAbsoluteOffset: offset, raw)
                 return nil
-            } catch { return FileError("write", path, code: error.code) }
+            } catch { return FileError(.write, path, code: error.code) }
         }
         if let failure { throw failure }
     }
@@ -61,12 +61,12 @@ package final class WritableFile {
     /// Makes this new, empty file share all of `source`'s data (`FileDescriptor.cloneContents`);
     /// false when the filesystem cannot, and nothing was written.
     package func clone(_ source: ReadableFile) throws(FileError) -> Bool {
-        do { return try descriptor.cloneContents(of: source.descriptor) } catch { throw FileError("clone", path, code: error.code) }
+        do { return try descriptor.cloneContents(of: source.descriptor) } catch { throw FileError(.clone, path, code: error.code) }
     }
 
     /// Flushes the file's data to stable storage (`fsync`).
     package func sync() throws(FileError) {
-        do { try descriptor.sync() } catch { throw FileError("fsync", path, code: error.code) }
+        do { try descriptor.sync() } catch { throw FileError(.fsync, path, code: error.code) }
     }
 
     /// Starts writing the file's data back without waiting for it (`Writeback.start`): not
@@ -78,6 +78,6 @@ package final class WritableFile {
         if sync { try self.sync() }
         let file = descriptor
         descriptor = FileDescriptor(rawValue: -1)
-        do { try file.close() } catch { throw FileError("close", path, code: error.code) }
+        do { try file.close() } catch { throw FileError(.close, path, code: error.code) }
     }
 }

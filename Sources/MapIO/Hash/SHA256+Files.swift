@@ -10,8 +10,8 @@ extension SHA256 {
         defer { unsafe ScratchBuffers.give(buffer) }
         switch unsafe try checkFile(path, hash: true, buffer: buffer) {
         case .regular(let size, let digest?): return (digest, size)
-        case .regular, .notRegular: throw FileError("open (not a regular file)", path, code: EINVAL)
-        case .missing: throw FileError("open", path, code: ENOENT)
+        case .regular, .notRegular: throw FileError(.open, note: "(not a regular file)", path, code: EINVAL)
+        case .missing: throw FileError(.open, path, code: ENOENT)
         }
     }
 
@@ -22,7 +22,7 @@ extension SHA256 {
         digest: SHA256Digest, size: Int64
     ) {
         let input: FileDescriptor
-        do { input = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw FileError("open", path, code: error.code) }
+        do { input = try unsafe FileDescriptor.open(path, .readOnly) } catch { throw FileError(.open, path, code: error.code) }
         defer { try? input.close() }
         let output = try target.map { path throws(FileError) in try WritableFile(path: path, exclusive: true) }
         let buffer = unsafe ScratchBuffers.take(ReadableFile.chunkSize)
@@ -35,7 +35,7 @@ extension SHA256 {
             do {
                 got = try unsafe input.read(fromAbsoluteOffset: offset + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
             } catch {
-                throw FileError("read", path, code: error.code)
+                throw FileError(.read, path, code: error.code)
             }
             if got == 0 { break }
             let bytes = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<got])
@@ -91,18 +91,18 @@ extension SHA256 {
         do { file = try unsafe FileDescriptor.open(path, .readOnly, options: .nonBlocking) } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
             if error.code == ELOOP { return .notRegular }
-            throw FileError("open", path, code: error.code)
+            throw FileError(.open, path, code: error.code)
         }
         defer { try? file.close() }
         let info: FileSystem.Status
-        do { info = try file.status() } catch { throw FileError("fstat", path, code: error.code) }
+        do { info = try file.status() } catch { throw FileError(.fstat, path, code: error.code) }
         guard info.isRegular else { return .notRegular }
         guard hash else { return .regular(size: info.size, digest: nil) }
         let hasher = SHA256()
         var size: Int64 = 0
         while true {
             let n: Int
-            do { n = try unsafe file.read(into: buffer) } catch { throw FileError("read", path, code: error.code) }
+            do { n = try unsafe file.read(into: buffer) } catch { throw FileError(.read, path, code: error.code) }
             if n == 0 { break }
             unsafe hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += Int64(n)

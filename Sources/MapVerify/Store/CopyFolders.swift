@@ -50,7 +50,7 @@ struct CopyFolders {
         } catch {
             if error.code == EEXIST { return }
             made.removeAll()
-            throw FileError("mkdir", rootPath + "/" + String(decoding: scratch.dropLast(), as: UTF8.self), code: error.code)
+            throw FileError(.mkdir, rootPath + "/" + String(decoding: scratch.dropLast(), as: UTF8.self), code: error.code)
         }
     }
 }

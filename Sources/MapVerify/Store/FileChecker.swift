@@ -114,7 +114,7 @@ import MapIO
         } catch {
             if error.code == ENOENT || error.code == ENOTDIR { return .missing }
             if error.code == ELOOP { return .notRegular }
-            return .failed(FileError("open", fullPath(), code: error.code))
+            return .failed(FileError(.open, fullPath(), code: error.code))
         }
         defer { try? descriptor.close() }
         if !job.listedRegular || !readsWholeFiles {
@@ -123,7 +123,7 @@ import MapIO
         var output: FileDescriptor?
         if let copy {
             do { output = try unsafe FileDescriptor.open(at: copy.descriptor, path, .writeOnly, options: [.create, .truncate]) } catch {
-                return unsafe copyFailed(FileError("open", copyPath(path, job), code: error.code))
+                return unsafe copyFailed(FileError(.open, copyPath(path, job), code: error.code))
             }
         }
         defer { try? output?.close() }
@@ -133,11 +133,11 @@ import MapIO
             do {
                 if try output.cloneContents(of: descriptor) {
                     let info: FileSystem.Status
-                    do { info = try output.status() } catch { return unsafe copyFailed(FileError("fstat", copyPath(path, job), code: error.code)) }
+                    do { info = try output.status() } catch { return unsafe copyFailed(FileError(.fstat, copyPath(path, job), code: error.code)) }
                     if info.size == job.size, let writeback = copy?.writeback { writeback.start(output) }
                     return .size(info.size)
                 }
-            } catch { return unsafe copyFailed(FileError("clone", copyPath(path, job), code: error.code)) }
+            } catch { return unsafe copyFailed(FileError(.clone, copyPath(path, job), code: error.code)) }
         }
 
         // The fast path: reads that ask for at most one byte past the manifest's size.
@@ -156,7 +156,7 @@ import MapIO
             let chunk = unsafe UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             if hashContents { unsafe hasher.update(chunk) }
             if let output {
-                do { try unsafe output.writeAll(chunk) } catch { return unsafe copyFailed(FileError("write", copyPath(path, job), code: error.code)) }
+                do { try unsafe output.writeAll(chunk) } catch { return unsafe copyFailed(FileError(.write, copyPath(path, job), code: error.code)) }
             }
             // A regular file reads short only at its end.
             if count < want { break }
@@ -169,15 +169,15 @@ import MapIO
         // whole, and never passes. Another size is said as a check without a copy says it.
         if output != nil {
             if readError == nil, let info = try? descriptor.status(), info.isRegular, info.size != job.size { return .size(info.size) }
-            return .failed(FileError("read", fullPath(), code: readError ?? EIO))
+            return .failed(FileError(.read, fullPath(), code: readError ?? EIO))
         }
 
         // The careful path: what is it, and how long is it really?
         if job.listedRegular, let found = status(descriptor, job: nil, path: fullPath) { return found }
-        if let readError { return .failed(FileError("read", fullPath(), code: readError)) }
+        if let readError { return .failed(FileError(.read, fullPath(), code: readError)) }
         while true {
             let count: Int
-            do { count = try unsafe descriptor.read(into: buffer) } catch { return .failed(FileError("read", fullPath(), code: error.code)) }
+            do { count = try unsafe descriptor.read(into: buffer) } catch { return .failed(FileError(.read, fullPath(), code: error.code)) }
             if count == 0 { break }
             if total + Int64(count) <= job.size { unsafe hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
             total += Int64(count)
@@ -199,7 +199,7 @@ import MapIO
     /// nil to go on reading.
     private func status(_ descriptor: FileDescriptor, job: FileCheckBatch.Job?, path: () -> String) -> Found? {
         let info: FileSystem.Status
-        do { info = try descriptor.status() } catch { return .failed(FileError("fstat", path(), code: error.code)) }
+        do { info = try descriptor.status() } catch { return .failed(FileError(.fstat, path(), code: error.code)) }
         guard info.isRegular else { return .notRegular }
         guard let job else { return nil }
         if !readsWholeFiles || info.size != job.size { return .size(info.size) }

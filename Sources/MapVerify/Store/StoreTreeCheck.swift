@@ -87,7 +87,7 @@ package struct StoreTreeCheck {
                     writeback: writeback)
             } catch {
                 var outcome = Outcome(findings: [], files: 0, bytes: 0)
-                outcome.copyFailure = FileError("open", copyFolder, code: error.code)
+                outcome.copyFailure = FileError(.open, copyFolder, code: error.code)
                 return outcome
             }
         } else {
