@@ -223,6 +223,9 @@ import Testing
             boxes.contains { center[0] >= $0[0] && center[0] <= $0[2] && center[1] >= $0[1] && center[1] <= $0[3] },
             "centre \(center) is in none of the regions")
         #expect(center[2] >= 5, "opens at zoom \(center[2]): the whole world, not the regions")
+        // The viewer page first shows what the TileJSON says the tiles cover, not a box of its own.
+        let page = String(decoding: try ServeTests.fetch(server.base + "/").body, as: UTF8.self)
+        #expect(page.contains("bounds: [\(bounds.map { String($0) }.joined(separator: ", "))]"), "the viewer fits other bounds than \(bounds)")
 
         let style = try #require(
             try JSONSerialization.jsonObject(with: try ServeTests.fetch(server.base + "/style.json").body) as? [String: Any])

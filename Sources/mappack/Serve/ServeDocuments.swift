@@ -52,13 +52,8 @@ enum ServeDocuments {
         return object["vector_layers"] as? [[String: Any]] ?? []
     }
 
-    /// `[west, south, east, north]` around the image's own regions (what the viewer first shows).
-    static func regionBounds(_ image: ServedImage) -> [Double] {
-        TileDatabases.union(image.manifest.regions.map(\.bbox)) ?? [-180, -85.0511, 180, 85.0511]
-    }
-
     /// Where the image's own regions lie and the point and zoom a map opens at (as its tile outputs
-    /// say, `TilesetExtent`): the seed's overview, whose region may hold tiles anywhere, does not
+    /// say, `TilesetExtent`; the viewer page fits the same bounds): the seed's overview, whose region may hold tiles anywhere, does not
     /// stretch them to the world.
     static func extent(_ image: ServedImage) -> TilesetExtent {
         let zooms = image.zooms ?? 0...0

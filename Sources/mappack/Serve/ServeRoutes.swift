@@ -26,7 +26,7 @@ struct ServeRoutes: Sendable {
                 "text/html; charset=utf-8",
                 ViewerPage.html(
                     title: "\(image.manifest.name) \(image.manifest.mapVersion.rawValue) (mappack serve)",
-                    bounds: ServeDocuments.regionBounds(image), maplibre: maplibre != nil)
+                    bounds: ServeDocuments.extent(image).bounds, maplibre: maplibre != nil)
             ),
             "/tilejson.json": ("application/json", try ServeDocuments.tileJSON(image, base: base)),
             "/style.json": ("application/json", try ServeDocuments.style(image, base: base)),
