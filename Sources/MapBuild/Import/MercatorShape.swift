@@ -68,11 +68,11 @@ struct MercatorShape: Sendable {
     /// not `contains`' ray along its row: when no edge meets the square its centre is half a tile
     /// from every edge, where the even-odd rule gives the same answer for every ray.
     func intersects(_ tile: Box) -> Bool {
-        guard !isEmpty, tile.overlaps(box) else { return false }
+        guard !isEmpty, tile.overlaps(box), let starts = grid.store.starts(of: grid) else { return false }
         let rows = row(tile.minY)...row(tile.maxY)
         for column in column(tile.minX)...column(tile.maxX) {
             var met = false
-            grid.store.forEachEdge(of: grid, column: column, rows: rows, wholeColumn: true) { a, b, _ in
+            grid.store.forEachEdge(of: grid, starts: starts, column: column, rows: rows, wholeColumn: true) { a, b, _ in
                 met = MercatorShape.segment(a, b, meets: tile)
                 return !met
             }
@@ -81,7 +81,8 @@ struct MercatorShape: Sendable {
         let centre = Point(x: (tile.minX + tile.maxX) / 2, y: (tile.minY + tile.maxY) / 2)
         guard centre.x >= box.minX, centre.x <= box.maxX, centre.y >= box.minY, centre.y <= box.maxY else { return false }
         var inside = false
-        grid.store.forEachEdge(of: grid, column: column(centre.x), rows: row(centre.y)...(grid.rows - 1), wholeColumn: true) { a, b, cellRow in
+        grid.store.forEachEdge(of: grid, starts: starts, column: column(centre.x), rows: row(centre.y)...(grid.rows - 1), wholeColumn: true) {
+            a, b, cellRow in
             guard (a.x > centre.x) != (b.x > centre.x) else { return true }
             let crossing = min(max(a.y + (centre.x - a.x) * (b.y - a.y) / (b.x - a.x), min(a.y, b.y)), max(a.y, b.y))
             if crossing > centre.y, row(crossing) == cellRow { inside.toggle() }
@@ -94,11 +95,13 @@ struct MercatorShape: Sendable {
     /// towards +x through the grid cells of its row; a crossing counts in the one cell that holds
     /// its x, so an edge bucketed in several cells counts once.
     func contains(_ point: Point) -> Bool {
-        guard !isEmpty, point.x >= box.minX, point.x <= box.maxX, point.y >= box.minY, point.y <= box.maxY else { return false }
+        guard !isEmpty, point.x >= box.minX, point.x <= box.maxX, point.y >= box.minY, point.y <= box.maxY,
+            let starts = grid.store.starts(of: grid)
+        else { return false }
         let row = row(point.y)
         var inside = false
-        for column in column(point.x)..<grid.columns {
-            grid.store.forEachEdge(of: grid, column: column, rows: row...row, wholeColumn: false) { a, b, _ in
+        for column in column(point.x)..<grid.columns where starts[column * grid.rows + row] < starts[column * grid.rows + row + 1] {
+            grid.store.forEachEdge(of: grid, starts: starts, column: column, rows: row...row, wholeColumn: false) { a, b, _ in
                 guard (a.y > point.y) != (b.y > point.y) else { return true }
                 let crossing = min(max(a.x + (point.y - a.y) * (b.x - a.x) / (b.y - a.y), min(a.x, b.x)), max(a.x, b.x))
                 if crossing > point.x, self.column(crossing) == column { inside.toggle() }
@@ -171,7 +174,10 @@ extension MercatorShape {
         }
 
         private mutating func append(_ a: Point, _ b: Point) throws(FileError) {
-            pending.append(contentsOf: [a.x, a.y, b.x, b.y])
+            pending.append(a.x)
+            pending.append(a.y)
+            pending.append(b.x)
+            pending.append(b.y)
             if pending.count >= ShapeStore.chunkValues {
                 try store.raw.write(pending, at: (edges + 1) * 4 - pending.count)
                 pending.removeAll(keepingCapacity: true)

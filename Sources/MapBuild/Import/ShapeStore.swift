@@ -10,8 +10,9 @@ import Synchronization
 ///   column-major order, then one more: `UInt64` record numbers), then the records, each an edge's
 ///   two points (four `Double`s) in every cell its box covers.
 ///
-/// A grid is made from `raw` with bounded memory: a pass counts each cell's records, then passes
-/// each fill `recordsPerPass` records in their final order and write them at once.
+/// A grid is made from `raw` with bounded memory: a pass counts each cell's records; a second puts
+/// each record in its slot, in memory for a grid of up to `recordsPerPass` records, else in bands of
+/// that many slots staged in `raw` and each put in order apart (`distribute`).
 ///
 /// Reading goes through one cache of at most `cacheBytes` (a grid's starts, whole grid columns for
 /// the tile tests, single cells for the place tests), oldest out first; a piece larger than an
@@ -37,8 +38,8 @@ final class ShapeStore: Sendable {
     static let chunkValues = 1 << 17
     /// The cache's bound.
     static let cacheBytes = 16 << 20
-    /// Records a pass of `makeGrid` places (8 MiB).
-    static let recordsPerPass = 1 << 18
+    /// Records `makeGrid` puts in order at once (4 MiB; 5 MiB more while staged).
+    static let recordsPerPass = 1 << 17
     /// The grid's side at most: 64 Ki cells, whose starts take 512 KiB.
     static let maxSide = 256
 
@@ -86,52 +87,81 @@ final class ShapeStore: Sendable {
         let total = first[cellCount]
         let records = starts + cellCount + 1
         try grids.write(first.map { UInt64($0) }, at: starts)
-        // Then the records, `recordsPerPass` at a time: each pass places those whose slot is in its range.
-        var next = first
-        var low = 0
-        var buffer: [Double] = []
-        while low < total {
-            let high = min(total, low + ShapeStore.recordsPerPass)
-            // The cells whose records meet low..<high: from the last starting at or before low.
-            var lowCell = 0
-            var stepCount = cellCount
-            while stepCount > 0 {
-                let half = stepCount / 2
-                if first[lowCell + half + 1] <= low {
-                    lowCell += half + 1
-                    stepCount -= half + 1
-                } else {
-                    stepCount = half
-                }
-            }
-            var highCell = lowCell
-            while highCell + 1 < cellCount && first[highCell + 1] < high { highCell += 1 }
-            for cell in lowCell...highCell { next[cell] = first[cell] }
-            let columnRange = (lowCell / side)...(highCell / side)
-            buffer = [Double](repeating: 0, count: (high - low) * 4)
+        if total <= ShapeStore.recordsPerPass {
+            // Pass 2: every record into its slot, written at once.
+            var buffer = [Double](repeating: 0, count: total * 4)
+            var next = first
             try forEachRawEdge(edges) { a, b in
                 let (rows, columns) = locate.cells(a, b)
-                guard columns.overlaps(columnRange) else { return }
-                for column in columns where columnRange.contains(column) {
+                for column in columns {
                     for row in rows {
-                        let cell = column * side + row
-                        guard cell >= lowCell, cell <= highCell else { continue }
-                        let slot = next[cell]
-                        next[cell] += 1
-                        guard slot >= low, slot < high else { continue }
-                        let at = (slot - low) * 4
-                        buffer[at] = a.x
-                        buffer[at + 1] = a.y
-                        buffer[at + 2] = b.x
-                        buffer[at + 3] = b.y
+                        let at = next[column * side + row] * 4
+                        next[column * side + row] += 1
+                        (buffer[at], buffer[at + 1], buffer[at + 2], buffer[at + 3]) = (a.x, a.y, b.x, b.y)
                     }
                 }
             }
-            try grids.write(buffer, at: records + low * 4)
-            low = high
+            try grids.write(buffer, at: records)
+        } else {
+            try distribute(edges: edges, total: total, first: first, locate: locate, to: records)
         }
         state.withLock { $0.end = records + total * 4 }
         return Grid(store: self, id: id, edges: edges, columns: side, rows: side, starts: starts, records: records)
+    }
+
+    /// Pass 2 for a grid of more than `recordsPerPass` records: each record, with its slot, goes to
+    /// the part of `raw` after the edges that holds its band of `recordsPerPass` slots (through a
+    /// small buffer per band); pass 3 reads each band back, puts its records in order and writes
+    /// them to `grids` at `records`.
+    private func distribute(edges: Int, total: Int, first: [Int], locate: CellLocator, to records: Int) throws(FileError) {
+        let band = ShapeStore.recordsPerPass
+        let bands = (total + band - 1) / band
+        // Five values a record: its slot, then its edge.
+        let staging = edges * 4
+        let held = max(64, min(4096, (4 << 20) / 40 / bands))
+        var pending = [[Double]](repeating: [], count: bands)
+        var written = [Int](repeating: 0, count: bands)
+        var next = first
+        var failure: FileError?
+        func flush(_ index: Int) {
+            guard failure == nil, !pending[index].isEmpty else { return }
+            do { try raw.write(pending[index], at: staging + index * band * 5 + written[index]) } catch { failure = error }
+            written[index] += pending[index].count
+            pending[index].removeAll(keepingCapacity: true)
+        }
+        try forEachRawEdge(edges) { a, b in
+            let (rows, columns) = locate.cells(a, b)
+            for column in columns {
+                for row in rows {
+                    let slot = next[column * locate.rows + row]
+                    next[column * locate.rows + row] += 1
+                    let index = slot / band
+                    pending[index].append(Double(slot))
+                    pending[index].append(a.x)
+                    pending[index].append(a.y)
+                    pending[index].append(b.x)
+                    pending[index].append(b.y)
+                    if pending[index].count >= held * 5 { flush(index) }
+                }
+            }
+        }
+        for index in 0..<bands { flush(index) }
+        if let failure { throw failure }
+        pending = []
+        var staged: [Double] = []
+        var buffer: [Double] = []
+        for index in 0..<bands {
+            let low = index * band
+            let count = min(band, total - low)
+            try raw.read(into: &staged, at: staging + low * 5, count: count * 5)
+            buffer = [Double](repeating: 0, count: count * 4)
+            for record in 0..<count {
+                let at = (Int(staged[record * 5]) - low) * 4
+                (buffer[at], buffer[at + 1], buffer[at + 2], buffer[at + 3]) =
+                    (staged[record * 5 + 1], staged[record * 5 + 2], staged[record * 5 + 3], staged[record * 5 + 4])
+            }
+            try grids.write(buffer, at: records + low * 4)
+        }
     }
 
     /// Calls `body` with each of the first `count` edges of `raw`, in order.
@@ -155,11 +185,11 @@ final class ShapeStore: Sendable {
     /// is in, until `body` returns false. With `wholeColumn` the column's cells are cached
     /// together (the tile tests walk down a column); else only the cell (the place tests walk along
     /// a row).
+    /// `starts` is the grid's (`starts(of:)`).
     func forEachEdge(
-        of grid: Grid, column: Int, rows: ClosedRange<Int>, wholeColumn: Bool,
+        of grid: Grid, starts: [UInt64], column: Int, rows: ClosedRange<Int>, wholeColumn: Bool,
         _ body: (MercatorShape.Point, MercatorShape.Point, Int) -> Bool
     ) {
-        guard let starts = words(Cache.Key(shape: grid.id, part: -1), at: grid.starts, count: grid.cells + 1) else { return }
         let base = column * grid.rows
         let wanted = Int(starts[base + rows.lowerBound])..<Int(starts[base + rows.upperBound + 1])
         guard !wanted.isEmpty else { return }
@@ -209,6 +239,9 @@ final class ShapeStore: Sendable {
             record += 1
         }
     }
+
+    /// Where each cell of `grid` starts in its records, then their end; nil after a failure to read.
+    func starts(of grid: Grid) -> [UInt64]? { words(Cache.Key(shape: grid.id, part: -1), at: grid.starts, count: grid.cells + 1) }
 
     /// `count` values at `offset` of `grids`, through the cache; nil after a failure to read.
     private func words(_ key: Cache.Key, at offset: Int, count: Int) -> [UInt64]? {
