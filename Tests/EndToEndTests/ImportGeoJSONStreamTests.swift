@@ -4,8 +4,8 @@ import Testing
 
 /// Issue 41 attack 6 and issue 45 item 1: `mappack import` streams its GeoJSON. It gives the errors
 /// the whole-file parser (JSONSerialization) gave, keeps nothing it does not need (a huge string, a
-/// deep or wide `properties` object, a nesting bomb), keeps a polygon in memory in proportion to its
-/// vertices, and writes the same bytes: digests recorded from the whole-file parser's output pin the
+/// deep or wide `properties` object, a nesting bomb), keeps a polygon's shape on disk (memory does not
+/// grow with its vertices), and writes the same bytes: digests recorded from the whole-file parser's output pin the
 /// streamed one's. Every run is the real binary under `prlimit` and `/usr/bin/time`, so a regression
 /// fails its test (peak RSS measured) instead of filling the machine.
 @Suite struct ImportGeoJSONStreamTests {
