@@ -39,15 +39,13 @@ final class ImportPlaces {
             do { try places.database.executeMany(insert, pending) } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
             pending.removeAll(keepingCapacity: true)
         }
-        try GeoJSONInput.forEachPlace(
-            file: file,
-            restart: { () throws(ImportError) in
-                pending.removeAll()
-                do { try places.database.execute("DELETE FROM places") } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
-            },
-            { (place) throws(ImportError) in
-                seq += 1
-                let point = MercatorShape.project(longitude: place.longitude, latitude: place.latitude)
+        // Places wait in batches and are tested in the order of their y, then x: neighbours read the
+        // same cells of the regions' grids (`MercatorShape.contains`), where the file's order would
+        // read a grid all over. Where a place goes does not depend on the order; `seq` keeps the file's.
+        var waiting: [(seq: Int64, place: ImportPlace, point: MercatorShape.Point)] = []
+        func placeWaiting() throws(ImportError) {
+            waiting.sort { ($0.point.y, $0.point.x, $0.seq) < ($1.point.y, $1.point.x, $1.seq) }
+            for (seq, place, point) in waiting {
                 let regions = layout.deepestHolding(point, shard: shard)
                 // Swift orders strings by their NFC scalars, which this key's bytes sort as.
                 let sortName = regions.isEmpty ? Data() : Data(place.name.precomposedStringWithCanonicalMapping.utf8)
@@ -59,7 +57,22 @@ final class ImportPlaces {
                     ])
                 }
                 if pending.count >= batch { try flush() }
+            }
+            waiting.removeAll(keepingCapacity: true)
+        }
+        try GeoJSONInput.forEachPlace(
+            file: file,
+            restart: { () throws(ImportError) in
+                pending.removeAll()
+                waiting.removeAll()
+                do { try places.database.execute("DELETE FROM places") } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
+            },
+            { (place) throws(ImportError) in
+                seq += 1
+                waiting.append((seq, place, MercatorShape.project(longitude: place.longitude, latitude: place.latitude)))
+                if waiting.count >= batch * 4 { try placeWaiting() }
             })
+        try placeWaiting()
         try flush()
         do { try places.database.execute("COMMIT") } catch { throw .failed(reason: "scratch database for \(file): \(error)") }
         return places
