@@ -12,6 +12,14 @@ import Testing
 @Suite struct PlanCatalogDetailTests {
     /// The plan of `selectors` (and `cacheSeed`) over `catalog`, read with `detail`.
     func plan(_ catalog: Catalog, include: String, cacheSeed: String = "[]", detail: CatalogDetail) throws -> BuildPlan {
+        let (recipe, cache, folder) = try recipe(catalog, include: include, cacheSeed: cacheSeed)
+        defer { withExtendedLifetime(folder) {} }
+        return try BuildPlan.make(recipe: recipe, cache: cache, catalogDetail: detail)
+    }
+
+    /// A recipe of `selectors` (and `cacheSeed`) over `catalog` and its download cache, in `folder`
+    /// (deleted when the caller lets it go).
+    func recipe(_ catalog: Catalog, include: String, cacheSeed: String = "[]") throws -> (Recipe, DownloadCache, folder: TemporaryFolder) {
         let folder = TemporaryFolder("plan-detail")
         try CanonicalJSON.encode(catalog).write(to: URL(fileURLWithPath: folder.join("catalog.json")))
         let recipe = try Recipe.parse(
@@ -25,7 +33,7 @@ import Testing
                 cacheSeed:
                   include: \(cacheSeed)
                 """.utf8), file: folder.join("r.yaml"))
-        return try BuildPlan.make(recipe: recipe, cache: DownloadCache(root: folder.join("cache")), catalogDetail: detail)
+        return (recipe, DownloadCache(root: folder.join("cache")), folder)
     }
 
     func expectSamePlan(_ a: BuildPlan, _ b: BuildPlan) {
@@ -52,6 +60,32 @@ import Testing
         let detailKept = light.tree.regions.contains { $0.cities != nil || $0.center != nil }
         #expect(!urlsKept && !detailKept)
         #expect(full.tree.regions[2].cities == ["Bern"])
+    }
+
+    /// `BuildPlan.preview`, what `mappack plan` prints, is a `PlanPreview` (not a `BuildPlan` a
+    /// build could take) and shows what the full read's plan holds.
+    @Test func thePreviewShowsWhatTheFullPlanHolds() throws {
+        var catalog = BuildPlanTests.catalog()
+        catalog.regions[2].cities = ["Bern"]
+        let (recipe, cache, folder) = try recipe(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]")
+        defer { withExtendedLifetime(folder) {} }
+        let full = try BuildPlan.make(recipe: recipe, cache: cache)
+        let preview = try BuildPlan.preview(recipe: recipe, cache: cache)
+        #expect(preview.catalogName == full.tree.catalog.catalog && preview.mapVersion == full.tree.catalog.mapVersion)
+        #expect(preview.selection == full.selection)
+        #expect(preview.bundles.map(\.digest) == full.bundles.map(\.digest))
+        #expect(preview.bundles.map(\.size) == full.bundles.map(\.info.size))
+        #expect(preview.bundles.map(\.kind) == full.bundles.map(\.info.kind))
+        #expect(preview.bundles.map(\.sizeOnDisk) == full.bundles.map(\.info.sizeOnDisk))
+        #expect(preview.bundles.map(\.regions) == full.bundles.map(\.regions))
+        #expect(preview.downloadBytes == full.downloadBytes && preview.sizeOnDisk == full.sizeOnDisk)
+        #expect(preview.cacheSeedBytes == full.cacheSeedBytes && preview.capacityOvershoot == full.capacityOvershoot)
+        for index in full.selection.regions.indices {
+            let region = full.tree.regions[Int(full.selection.regionPositions[index])]
+            let shown = preview.selectedRegion(index)
+            #expect(shown.id == region.id && shown.parent == region.parent && shown.bundles == region.bundles)
+            #expect(shown.name == region.name(in: "de"))
+        }
     }
 
     /// A name selects a region in any language (and an ambiguous one is refused), so a recipe

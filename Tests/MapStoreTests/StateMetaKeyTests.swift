@@ -10,7 +10,7 @@ import Testing
         #expect(
             StateMetaKey.allCases.map(\.rawValue) == [
                 "format", "imageID", "mapVersion", "language", "installed", "blockSize", "catalog", "offeredManifest", "signature",
-                "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest",
+                "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest", "catalogsSchema",
             ])
     }
 

@@ -83,10 +83,15 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
 
 extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
-    /// With `catalogDetail` `.plan`, the tree holds what `mappack plan` prints (`CatalogDetail`),
-    /// and every name when a selector is not an id (names select regions).
-    package static func make(
-        recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false, catalogDetail: CatalogDetail = .full
+    package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
+        try make(recipe: recipe, cache: cache, keepCatalogBytes: keepCatalogBytes, catalogDetail: .full)
+    }
+
+    /// `make`, the catalog read with `catalogDetail`. With `.plan`, the tree holds what `mappack
+    /// plan` prints (`CatalogDetail`), and every name when a selector is not an id (names select
+    /// regions): such a plan leaves this module only inside a `PlanPreview` (`preview`).
+    static func make(
+        recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false, catalogDetail: CatalogDetail
     ) throws(PlanError) -> BuildPlan {
         var tree: RegionTree
         let catalogBytes: Data

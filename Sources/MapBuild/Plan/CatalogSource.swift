@@ -69,6 +69,9 @@ public enum CatalogSource {
     /// the CLI's progress line. Nil: nobody listens.
     package static let progress = Mutex<(@Sendable (_ source: String, _ bytes: Int64) -> Void)?>(nil)
 
+    /// Told why a catalog's `.zst` was set aside (`CatalogFetcher.noted`): the CLI's warning. Nil: nobody listens.
+    package static let notes = Mutex<(@Sendable (_ message: String) -> Void)?>(nil)
+
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
         let name = url.shown
         var fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
@@ -76,6 +79,7 @@ public enum CatalogSource {
         // build at once).
         fetcher.client = FetchClient(retry: .standard)
         fetcher.received = progress.withLock { $0 }
+        fetcher.noted = notes.withLock { $0 }
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in
@@ -106,14 +110,27 @@ public enum CatalogSource {
         try decode(data, url: url, detail: .full)
     }
 
-    /// `decode`, keeping what `detail` says. A catalog a lighter read refuses is read again in
-    /// full, so a refusal is always the full read's error.
+    /// `decode`, keeping what `detail` says. A lighter read's refusal is not reported as it is:
+    /// it goes to `decodeFullAfterLightRefusal`, so an error reads the same whatever a read keeps.
     package static func decode(_ data: Data, url: URL, detail: CatalogDetail) throws(LoadError) -> RegionTree {
-        if detail != .full, let catalog = try? CatalogReader.read(data, file: url.path, detail: detail),
-            let tree = try? RegionTree(catalog, detail: detail)
-        {
-            return tree
+        guard detail != .full else { return try decodeFull(data, url: url) }
+        do {
+            return try RegionTree(CatalogReader.read(data, file: url.path, detail: detail), detail: detail)
+        } catch {
+            return try decodeFullAfterLightRefusal(data, url: url)
         }
+    }
+
+    /// The full read of a catalog a lighter read (`CatalogDetail.plan`) refused, on purpose: both
+    /// make the same checks, but the lighter read names the file by its path and checks a bundle's
+    /// URL in its own way, so its error is dropped and this read's is thrown, the one a build
+    /// prints. Should this read accept the catalog, its tree is returned: the full read decides.
+    private static func decodeFullAfterLightRefusal(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
+        try decodeFull(data, url: url)
+    }
+
+    /// Every field of the catalog, validated; errors name `url` as a build shows it.
+    private static func decodeFull(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
         let catalog: Catalog
         do { catalog = try CatalogReader.read(data, file: url.shown) } catch {
             if let error = error as? JSONFileError {

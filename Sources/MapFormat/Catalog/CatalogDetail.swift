@@ -4,7 +4,8 @@
 /// everything. A `plan` read checks every value exactly as a `full` read does (a catalog one
 /// refuses, the other refuses too) but keeps less, which is most of a planet plan's time:
 /// `CatalogSource.decode` reads a refused catalog again in `full` for the error, so the error is
-/// always the `full` read's.
+/// always the `full` read's. A `plan` read's catalog reaches `mappack plan` only inside MapBuild's
+/// `PlanPreview`, whose type holds no more than the read keeps.
 package enum CatalogDetail: Sendable, Equatable {
     /// Every field.
     case full

@@ -53,12 +53,13 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         package static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
         /// Follow a symbolic link at the path's last component (without it: `ELOOP`).
         package static let followLinks = OpenOptions(rawValue: 1 << 30)
-        #if os(Linux)
+        #if os(Linux) && !MAPPACK_PORTABLE
             /// `O_NOATIME`: reading does not update the access time. Only the owner (or a process with
             /// `CAP_FOWNER`) may ask; others get `EPERM` (`openForReading` then opens without it).
             package static let noAccessTime = OpenOptions(rawValue: __O_NOATIME)
         #else
-            package static let noAccessTime = OpenOptions(rawValue: 0)
+            /// No such flag here: reading opens plainly.
+            package static let noAccessTime: OpenOptions = []
         #endif
 
         /// The flags `openat` gets.

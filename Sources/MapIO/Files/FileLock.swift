@@ -84,7 +84,12 @@ package final class FileLock: Sendable {
             let (seconds, attoseconds) = interval.components
             var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             var left = timespec()
-            while unsafe nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            // An interrupted sleep goes on for what was left of it.
+            _ = try? FileDescriptor.retryOnInterrupt { () -> CInt in
+                let result = unsafe nanosleep(&pause, &left)
+                if result != 0 { pause = left }
+                return result
+            }
         }
     }
 }

@@ -32,10 +32,11 @@ package enum FileSystem {
             allocated = Int64(info.st_blocks) * 512
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
-            #if os(Linux)
-                let (modified, changed) = (info.st_mtim, info.st_ctim)
-            #else
+            // POSIX.1-2008 names the times `st_mtim` and `st_ctim`; Darwin names them `…spec`.
+            #if canImport(Darwin)
                 let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+            #else
+                let (modified, changed) = (info.st_mtim, info.st_ctim)
             #endif
             modifiedNanoseconds = Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec)
             changedNanoseconds = Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec)

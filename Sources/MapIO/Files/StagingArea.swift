@@ -173,7 +173,7 @@ package struct StagingArea: Sendable {
     /// reaped by its parent, as right after `kill -9` in a script).
     static func isGone(_ pid: Int32) -> Bool {
         if kill(pid, 0) != 0 { return errno == ESRCH }
-        #if os(Linux)
+        #if os(Linux) && !MAPPACK_PORTABLE
             // `/proc/PID/stat` is `PID (COMMAND) STATE …`; the command may hold spaces and parentheses.
             guard let stat = try? ReadableFile.contents(of: "/proc/\(pid)/stat", limit: 4096),
                 let close = stat.lastIndex(of: UInt8(ascii: ")")), stat.index(close, offsetBy: 2) < stat.endIndex

@@ -91,7 +91,7 @@ package enum Trash {
         }
         for child in children {
             var status: Int32 = 0
-            while unsafe waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            _ = try? FileDescriptor.retryOnInterrupt { unsafe waitpid(child, &status, 0) }
         }
         // What was put there after the child started, or what it left (another process may have
         // reaped it early); a listing can fail while a child still deletes, so try again.

@@ -37,6 +37,7 @@ final class StateDatabase {
                                                           detail TEXT NOT NULL, started TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS downloads (id TEXT PRIMARY KEY, state TEXT NOT NULL);
             """)
+        try migrateCatalogs()
     }
 
     func meta(_ key: StateMetaKey) throws -> String? {
@@ -82,8 +83,10 @@ final class StateDatabase {
     /// `manifest.sig` is kept beside the manifest.
     func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool) throws {
         try db.transaction {
-            try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
+            try db.execute(
+                "DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM added_catalogs; DELETE FROM region_catalogs;")
             try setMeta(.format, StateDatabase.format)
+            try setMeta(.catalogsSchema, StateDatabase.catalogsSchema)
             try recordManifest(manifest)
             try setMeta(.language, manifest.language ?? "")
             try setMeta(.installed, UTCTime.format(Date()) ?? "")
@@ -200,13 +203,18 @@ final class StateDatabase {
     func commitDelete(_ ids: [RegionID]) throws {
         try db.transaction {
             try db.executeMany("DELETE FROM regions WHERE id = ?", ids.map { [.text($0.rawValue)] })
+            try dropRegionCatalogs(ids)
             try clearPending()
         }
     }
 
-    /// Records a switch to `manifest`: regions, their states, meta; clears the pending row; one transaction.
-    func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String]) throws {
+    /// Records a switch to `manifest`: regions, their states, meta, an added catalog's rows (`catalog`);
+    /// clears the pending row; one transaction.
+    func commitTransition(
+        _ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String], catalog: CatalogCommit? = nil
+    ) throws {
         try db.transaction {
+            if let catalog { try applyCatalogCommit(catalog) }
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])

@@ -12,47 +12,43 @@ enum PlanCommand {
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
         // Only what a plan prints is kept of the catalog (same checks, same errors).
-        let plan = try BuildPlan.make(recipe: recipe, cache: cache, catalogDetail: .plan(language: recipe.language))
+        let plan = try BuildPlan.preview(recipe: recipe, cache: cache)
         ProcessLifetime.keep(plan)
-        for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, tree: plan.tree) { terminal.note("warning: \(warning)") }
-        let language = recipe.language
+        for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, plan: plan) { terminal.note("warning: \(warning)") }
         let over = plan.capacityOvershoot
         if terminal.json {
-            let regions = plan.tree.catalog.regions
-            let selected = zip(plan.selection.regions, plan.selection.regionPositions).enumerated().map { index, pair in
-                let (entry, position) = pair
-                return PlanRecord.Region(
-                    id: entry.id.rawValue, name: regions[Int(position)].name(in: language), broughtBy: entry.broughtBy.rawValue,
+            let selected = plan.selection.regions.enumerated().map { index, entry in
+                PlanRecord.Region(
+                    id: entry.id.rawValue, name: plan.selectedRegion(index).name, broughtBy: entry.broughtBy.rawValue,
                     sizeOnDiskInBytes: plan.selectedRegionSizes.map { $0[index] }, downloadBytes: plan.selectedRegionDownloadSizes[index])
             }
             terminal.record(
                 PlanRecord(
-                    recipe: recipe.name, catalog: plan.tree.catalog.catalog, mapVersion: plan.tree.catalog.mapVersion.rawValue,
+                    recipe: recipe.name, catalog: plan.catalogName, mapVersion: plan.mapVersion.rawValue,
                     blockSize: recipe.blockSize, downloadBytes: plan.downloadBytes, totalBundleBytes: plan.totalBundleBytes,
                     storeBundleBytes: plan.storeBundleBytes, cacheSeedBundleBytes: plan.seedBundleBytes, bundles: plan.bundles.count,
                     bundlesCached: plan.bundles.count { $0.cached }, sizeOnDiskInBytes: plan.sizeOnDisk, cacheSeedBytes: plan.cacheSeedBytes,
                     capacity: recipe.capacity, fits: over == nil, overshootBytes: over, cache: cache.root, regions: selected,
                     bundleList: plan.bundles.map {
                         PlanRecord.Bundle(
-                            digest: $0.digest.description, size: $0.info.size, cached: $0.cached, forStore: $0.forStore,
+                            digest: $0.digest.description, size: $0.size, cached: $0.cached, forStore: $0.forStore,
                             regions: $0.regions.map(\.rawValue))
                     }))
         } else {
             // One write for the whole table: a planet plan has thousands of rows.
             var out = TextBuffer()
             out.append(
-                "plan for \(recipe.name): catalog \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion), block size \(recipe.blockSize)\n")
-            let regions = plan.tree.catalog.regions
+                "plan for \(recipe.name): catalog \(plan.catalogName) \(plan.mapVersion), block size \(recipe.blockSize)\n")
             // Each id made visible once, for the column's width and its row.
             let ids = plan.selection.regions.map { $0.id.rawValue.visible }
             let width = ids.map(\.displayWidth).max() ?? 10
-            for (index, (entry, position)) in zip(plan.selection.regions, plan.selection.regionPositions).enumerated() {
+            for (index, entry) in plan.selection.regions.enumerated() {
                 out.append("  ")
                 out.append(ids[index], paddedTo: width, alignRight: false)
                 out.append("  ")
                 out.append(plan.selectedRegionSizes.map { ByteCount.format($0[index]) } ?? "?", paddedTo: 10, alignRight: true)
                 out.append("  ")
-                out.append(regions[Int(position)].name(in: language).visible)
+                out.append(plan.selectedRegion(index).name.visible)
                 if entry.broughtBy != entry.id {
                     out.append("  (via ")
                     out.append(entry.broughtBy.rawValue.visible)

@@ -4,7 +4,7 @@ import MapFormat
 /// A plan's totals as label and value lines: `plan` prints them as `label: value`, and its
 /// `--html` and `--markdown` reports show the same lines, so every view reads one computation.
 enum PlanSummary {
-    static func lines(_ plan: BuildPlan, cache: String) -> [(label: String, value: String)] {
+    static func lines(_ plan: PlanPreview, cache: String) -> [(label: String, value: String)] {
         let recipe = plan.recipe
         // Counted in place: `filter` would copy 16,000 bundles (and retain their fields) to count them.
         let storeCount = plan.bundles.count { $0.forStore }

@@ -6,29 +6,29 @@ extension SizeReport {
     /// What a build of `plan` would write and download, per selected region and bundle kind. On
     /// disk is the catalog's size for the recipe's block size (the unpacked size where it has none);
     /// download is the compressed bundles' size (the summary says how much the cache already holds).
-    init(plan: BuildPlan, cache: String) {
+    init(plan: PlanPreview, cache: String) {
         let recipe = plan.recipe
         let bundles = Dictionary(plan.bundles.filter(\.forStore).map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
         var counted = Set<BundleDigest>()
         var regions: [Region] = []
         for (index, entry) in plan.selection.regions.enumerated() {
-            guard let region = plan.tree.region(entry.id) else { continue }
+            let region = plan.selectedRegion(index)
             var parts: [String: Part] = [:]
             for digest in region.bundles where counted.insert(digest).inserted {
                 guard let bundle = bundles[digest] else { continue }
-                let kind = bundle.info.kind ?? "other"
-                let onDisk = bundle.info.sizeOnDisk?[recipe.blockSize] ?? bundle.info.unpackedSize
+                let kind = bundle.kind ?? "other"
+                let onDisk = bundle.sizeOnDisk?[recipe.blockSize] ?? bundle.unpackedSize
                 parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].onDisk &+= onDisk
-                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= bundle.info.size
+                parts[kind, default: Part(kind: kind, onDisk: 0, download: 0)].download &+= bundle.size
             }
             regions.append(
                 Region(
-                    id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name(in: recipe.language),
+                    id: entry.id.rawValue, parent: region.parent?.rawValue, name: region.name,
                     parts: parts.values.sorted { $0.kind < $1.kind }, subtreeOnDisk: plan.selectedRegionSizes?[index],
                     subtreeDownload: plan.selectedRegionDownloadSizes[index]))
         }
         self.init(
-            kind: "plan", title: "Plan for \(recipe.name): \(plan.tree.catalog.catalog) \(plan.tree.catalog.mapVersion)",
+            kind: "plan", title: "Plan for \(recipe.name): \(plan.catalogName) \(plan.mapVersion)",
             summary: [["recipe", recipe.file]] + PlanSummary.lines(plan, cache: cache).map { [$0.label, $0.value] },
             measures: [.onDisk, .download], regions: regions)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import MapFormat
+import MapIO
 import Synchronization
 
 /// A failure to set up the listening socket, with the address and `errno`.
@@ -99,11 +101,13 @@ package final class LoopbackServer: Sendable {
             var backoff: UInt32 = 10_000
             while !stopped.load(ordering: .acquiring) {
                 slots.wait()
-                let connection = accept(listener, nil, nil)
-                if connection < 0 {
-                    let code = errno
+                let connection: Int32
+                do throws(Errno) {
+                    connection = try FileDescriptor.retryOnInterrupt { accept(listener, nil, nil) }
+                } catch {
+                    let code = error.code
                     slots.signal()
-                    if code == EINTR || code == ECONNABORTED { continue }
+                    if code == ECONNABORTED { continue }
                     if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
                         // The connection stays in the backlog; answers that end free descriptors.
                         usleep(backoff)
@@ -147,9 +151,14 @@ package final class LoopbackServer: Sendable {
                 return
             }
             var waiting = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
-            let ready = unsafe poll(&waiting, 1, Int32(clamping: (deadline - now + 999_999) / 1_000_000))
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { return }
+            // Retried after an interruption with what is left of the deadline (none left: 0, a timeout).
+            guard
+                let ready = try? FileDescriptor.retryOnInterrupt({ () -> Int32 in
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now < deadline else { return 0 }
+                    return unsafe poll(&waiting, 1, Int32(clamping: (deadline - now + 999_999) / 1_000_000))
+                })
+            else { return }
             if ready == 0 { continue }
             let count = unsafe chunk.withUnsafeMutableBytes { unsafe recv(connection, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return }
@@ -200,11 +209,17 @@ package final class LoopbackServer: Sendable {
         unsafe bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count && DispatchTime.now().uptimeNanoseconds < deadline {
-                let sent = unsafe Glibc.send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0 && errno == EINTR { continue }
-                if sent <= 0 { return }
+                let sent = try? FileDescriptor.retryOnInterrupt {
+                    unsafe Glibc.send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                guard let sent, sent > 0 else { return }
                 offset += sent
             }
         }
     }
+}
+
+extension LoopbackServerError: CategorizedError {
+    /// The port could not be served (taken, refused): failed work.
+    package var failureCategory: FailureCategory { .failedWork }
 }
