@@ -62,6 +62,8 @@ enum GeoJSONInput {
     /// `parent` (another feature's id) and names. Ids are unique, parents known, chains acyclic.
     static func regions(file: String) throws(ImportError) -> [ImportRegion] {
         var regions: [ImportRegion] = []
+        let store: ShapeStore
+        do { store = try ShapeStore() } catch { throw .failed(reason: "scratch files for \(file): \(error)") }
         var seen: [RegionID: Int] = [:]
         let stream = GeoJSONStream(file: file, propertyKeys: ["id", "parent", "names", "name"], containerKeys: ["names"])
         try stream.read(
@@ -98,10 +100,9 @@ enum GeoJSONInput {
                 }
                 let names = try names(properties, file: file, field: at + ".properties")
                 if names.isEmpty { throw .badFeature(file: file, field: at + ".properties.name", problem: "missing; give name, name:xx or names") }
-                let polygons = try polygons(feature.geometry, file: file, field: at + ".geometry")
-                // The coordinates as read go before the shape is built: one copy of a huge polygon at a time.
+                let outline = try outline(feature.geometry, file: file, field: at + ".geometry", store: store)
                 feature.geometry = nil
-                regions.append(ImportRegion(id: id, parent: parent, names: names, polygons: polygons, featureIndex: index))
+                regions.append(ImportRegion(id: id, parent: parent, names: names, outline: outline, featureIndex: index))
             })
         for region in regions {
             guard let parent = region.parent else { continue }
@@ -128,9 +129,12 @@ enum GeoJSONInput {
         return regions
     }
 
-    /// A Polygon's or MultiPolygon's polygons; each ring has at least 4 positions. The checks go
-    /// polygon by polygon, ring by ring, a ring's length before its positions.
-    static func polygons(_ geometry: GeoJSONGeometry?, file: String, field: String) throws(ImportError) -> [ImportRegion.Polygon] {
+    /// What import keeps of a Polygon's or MultiPolygon's polygons (`ImportRegion.Outline`), its
+    /// shape in `store`; each ring has at least 4 positions. The checks go polygon by polygon, ring
+    /// by ring, a ring's length before its positions; the polygons pass one position at a time.
+    static func outline(
+        _ geometry: GeoJSONGeometry?, file: String, field: String, store: ShapeStore
+    ) throws(ImportError) -> ImportRegion.Outline {
         guard let geometry else { throw .badFeature(file: file, field: field, problem: "missing; a region needs a Polygon or MultiPolygon") }
         let type = geometry.type ?? "nothing"
         guard type == "Polygon" || type == "MultiPolygon" else {
@@ -140,29 +144,33 @@ enum GeoJSONInput {
             throw .badFeature(file: file, field: field + ".coordinates", problem: "missing or not an array")
         }
         var cursor = GeoJSONCoordinates.Cursor(coordinates)
-        var polygons: [ImportRegion.Polygon] = []
+        var outline = ImportRegion.OutlineBuilder(store: store)
+        var polygons = 0
         if type == "Polygon" {
-            polygons.append(try polygon(cursor.next().node, &cursor, file: file, prefix: field + ".coordinates"))
+            try polygon(try cursor.next().node, &cursor, into: &outline, file: file, prefix: field + ".coordinates")
+            polygons = 1
         } else {
-            let root = cursor.next().node
+            let root = try cursor.next().node
             for p in 0..<root.elements {
                 // The elements of a position are its numbers, which are no list of rings.
-                let node = root.isPosition ? GeoJSONCoordinates.Node.leaf : cursor.next().node
-                polygons.append(try polygon(node, &cursor, file: file, prefix: field + ".coordinates[\(p)]"))
+                let node = root.isPosition ? GeoJSONCoordinates.Node.leaf : try cursor.next().node
+                try polygon(node, &cursor, into: &outline, file: file, prefix: field + ".coordinates[\(p)]")
+                polygons += 1
             }
         }
-        if polygons.isEmpty { throw .badFeature(file: file, field: field + ".coordinates", problem: "no polygons") }
-        return polygons
+        if polygons == 0 { throw .badFeature(file: file, field: field + ".coordinates", problem: "no polygons") }
+        do { return try outline.finish() } catch { throw .failed(reason: "\(file): \(field): keeping the polygons' shape: \(error)") }
     }
 
-    /// One polygon whose node is `node`, its rings next in `cursor`.
+    /// One polygon whose node is `node`, its rings next in `cursor`, into `outline`.
     private static func polygon(
-        _ node: GeoJSONCoordinates.Node, _ cursor: inout GeoJSONCoordinates.Cursor, file: String, prefix: String
-    ) throws(ImportError) -> ImportRegion.Polygon {
+        _ node: GeoJSONCoordinates.Node, _ cursor: inout GeoJSONCoordinates.Cursor, into outline: inout ImportRegion.OutlineBuilder,
+        file: String, prefix: String
+    ) throws(ImportError) {
         guard node.elements > 0 else { throw .badFeature(file: file, field: prefix, problem: "expected a list of rings") }
-        var rings: [[ImportRegion.Position]] = []
+        outline.beginPolygon()
         for r in 0..<node.elements {
-            let ring = node.isPosition ? GeoJSONCoordinates.Node.leaf : cursor.next().node
+            let ring = node.isPosition ? GeoJSONCoordinates.Node.leaf : try cursor.next().node
             guard ring.elements >= 4, case .array = ring else {
                 // A position's first element is a number, not a position.
                 if ring.elements >= 4 {
@@ -170,12 +178,13 @@ enum GeoJSONInput {
                 }
                 throw .badFeature(file: file, field: prefix + "[\(r)]", problem: "a ring needs at least 4 positions (the first repeated last)")
             }
-            var points: [ImportRegion.Position] = []
-            points.reserveCapacity(ring.elements)
-            for i in 0..<ring.elements { points.append(try position(cursor.next(), file: file, field: prefix + "[\(r)][\(i)]")) }
-            rings.append(points)
+            outline.beginRing()
+            for i in 0..<ring.elements {
+                let position = try position(try cursor.next(), file: file, field: prefix + "[\(r)][\(i)]")
+                do { try outline.add(position) } catch { throw .failed(reason: "\(file): \(prefix): keeping the polygon's edges: \(error)") }
+            }
+            do { try outline.endRing() } catch { throw .failed(reason: "\(file): \(prefix): keeping the polygon's edges: \(error)") }
         }
-        return rings
     }
 
     /// Calls `body` with each place of a places file, in the file's order: Point features with
@@ -202,7 +211,7 @@ enum GeoJSONInput {
                 let point: (node: GeoJSONCoordinates.Node, longitude: Double, latitude: Double)
                 if let coordinates = geometry.coordinates {
                     var cursor = GeoJSONCoordinates.Cursor(coordinates)
-                    point = cursor.next()
+                    point = try cursor.next()
                 } else {
                     point = (.leaf, 0, 0)
                 }

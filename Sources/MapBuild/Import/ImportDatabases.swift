@@ -62,7 +62,7 @@ enum ImportDatabases {
         try database.execute("DETACH DATABASE src; DETACH DATABASE p;")
     }
 
-    static func writeSearch(to path: String, region: ImportRegion, places: [ImportPlace]) throws {
+    static func writeSearch(to path: String, region: ImportRegion, places: ImportPlaces.RegionPlaces) throws {
         try FileSystem.makeDirectories(FileSystem.parent(path))
         let database = try TileDatabases.create(path)
         try database.execute(
@@ -82,10 +82,10 @@ enum ImportDatabases {
         try database.transaction {
             try database.executeMany(insert, [regionRow])
             // In batches: the rows of a region of millions of places are never all built at once.
-            for start in stride(from: 0, to: places.count, by: 4096) {
+            try places.forEachBatch(4096) { batch in
                 try database.executeMany(
                     insert,
-                    places[start..<min(start + 4096, places.count)].map { place in
+                    batch.map { place in
                         [
                             .text(place.name), .text(place.alternateNames), .text(place.kind),
                             .real(ImportRegion.rounded(place.latitude)), .real(ImportRegion.rounded(place.longitude)),

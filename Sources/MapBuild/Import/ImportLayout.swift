@@ -64,6 +64,12 @@ struct ImportLayout {
         }
     }
 
+    /// Throws when a region's shape could not be read back from its scratch file, which leaves the
+    /// tests that read it wrong (`ShapeStore.check`).
+    func checkShapes() throws(ImportError) {
+        do { try shapes.first?.grid.store.check() } catch { throw .failed(reason: "reading the regions' shapes back: \(error)") }
+    }
+
     /// A region id as one folder name: `europe/ch` → `europe.ch`.
     static func stem(_ id: RegionID) -> String { id.rawValue.replacingOccurrences(of: "/", with: ".") }
 

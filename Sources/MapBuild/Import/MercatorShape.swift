@@ -1,12 +1,16 @@
 import Foundation
+import MapIO
 
 /// A region's polygons in Web-Mercator world space (`x` from 0 at 180° W to 1 at 180° E, `y` from 0
 /// at 85.0511° N to 1 at 85.0511° S), where tile `z/x/y` is the square `[x, x+1] × [y, y+1]` / 2^z.
 /// Edges are straight lines between the projected vertices, as tile renderers draw them.
 ///
-/// The edges of every ring (outer rings and holes of every polygon) sit in one list, bucketed in a
-/// uniform grid over the shape's box, so a tile looks only at the edges near it; inside-ness is the
-/// even-odd rule over all rings (a point inside a hole is outside).
+/// The edges of every ring (outer rings and holes of every polygon) are bucketed in a uniform grid
+/// over the shape's box, so a tile looks only at the edges near it; inside-ness is the even-odd rule
+/// over all rings (a point inside a hole is outside). The grid is not in memory: it lives in a
+/// scratch file (`ShapeStore`), cell by cell in column-major order, each edge as its two points in
+/// every cell its box covers, and is read back a grid column or a cell at a time through the
+/// store's bounded cache. Memory holds the box and where the grid is, whatever the vertices.
 struct MercatorShape: Sendable {
     /// A point in world space.
     struct Point: Sendable, Equatable {
@@ -28,6 +32,9 @@ struct MercatorShape: Sendable {
             let scale = 1 / Double(1 << zoom)
             return Box(minX: Double(x) * scale, minY: Double(y) * scale, maxX: Double(x + 1) * scale, maxY: Double(y + 1) * scale)
         }
+
+        /// No box: the start of a union.
+        static let empty = Box(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
     }
 
     /// The latitude where Web Mercator's square ends.
@@ -40,137 +47,65 @@ struct MercatorShape: Sendable {
         return Point(x: (longitude + 180) / 360, y: min(max(y, 0), 1))
     }
 
-    /// Every edge, as start and end points.
-    private let starts: [Point]
-    private let ends: [Point]
     /// The box around every vertex.
     let box: Box
-    /// The grid: `columns × rows` cells over `box`; cell `c` holds `cellEdges[cellStarts[c]..<cellStarts[c + 1]]`.
-    private let columns: Int
-    private let rows: Int
-    private let cellStarts: [Int32]
-    private let cellEdges: [Int32]
-
-    /// A shape from rings of longitude, latitude pairs (each ring closed or not; every ring of
-    /// every polygon, holes included). Rings with fewer than 3 distinct points add no area and are
-    /// kept as edges (they still touch tiles).
-    init(rings: [[(longitude: Double, latitude: Double)]]) {
-        var starts: [Point] = []
-        var ends: [Point] = []
-        // At most one edge a vertex: no spare capacity on a shape of millions of vertices.
-        let vertices = rings.reduce(0) { $0 + $1.count }
-        starts.reserveCapacity(vertices)
-        ends.reserveCapacity(vertices)
-        var box = Box(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
-        for ring in rings where !ring.isEmpty {
-            // Each vertex projected once, as the loop reaches it (no projected copy of the ring).
-            let first = MercatorShape.project(longitude: ring[0].longitude, latitude: ring[0].latitude)
-            var point = first
-            for index in ring.indices {
-                let next =
-                    index + 1 < ring.count ? MercatorShape.project(longitude: ring[index + 1].longitude, latitude: ring[index + 1].latitude) : first
-                box = Box(minX: min(box.minX, point.x), minY: min(box.minY, point.y), maxX: max(box.maxX, point.x), maxY: max(box.maxY, point.y))
-                if point != next {
-                    starts.append(point)
-                    ends.append(next)
-                } else if ring.count == 1 {
-                    starts.append(point)
-                    ends.append(point)
-                }
-                point = next
-            }
-        }
-        self.starts = starts
-        self.ends = ends
-        self.box = box
-        // About four edges per cell, at most 1024 × 1024 cells.
-        let side = max(1, min(1024, Int((Double(starts.count) / 4).squareRoot())))
-        columns = side
-        rows = side
-        var counts = [Int32](repeating: 0, count: side * side + 1)
-        let grid = (box: box, columns: side, rows: side)
-        for index in starts.indices {
-            let cells = MercatorShape.cells(of: starts[index], ends[index], grid: grid)
-            for row in cells.rows { for column in cells.columns { counts[row * side + column + 1] += 1 } }
-        }
-        for cell in 0..<(side * side) { counts[cell + 1] += counts[cell] }
-        var next = counts
-        var cellEdges = [Int32](repeating: 0, count: Int(counts[side * side]))
-        for index in starts.indices {
-            let cells = MercatorShape.cells(of: starts[index], ends[index], grid: grid)
-            for row in cells.rows {
-                for column in cells.columns {
-                    cellEdges[Int(next[row * side + column])] = Int32(index)
-                    next[row * side + column] += 1
-                }
-            }
-        }
-        cellStarts = counts
-        self.cellEdges = cellEdges
-    }
+    /// Where the grid is.
+    let grid: ShapeStore.Grid
 
     /// Whether the shape has no edges (no rings).
-    var isEmpty: Bool { starts.isEmpty }
+    var isEmpty: Bool { grid.edges == 0 }
 
     /// The column of `x` in the grid (clamped).
-    private static func column(_ x: Double, grid: (box: Box, columns: Int, rows: Int)) -> Int {
-        let width = grid.box.maxX - grid.box.minX
-        guard width > 0 else { return 0 }
-        return min(max(Int((x - grid.box.minX) / width * Double(grid.columns)), 0), grid.columns - 1)
-    }
+    private func column(_ x: Double) -> Int { CellLocator(box: box, columns: grid.columns, rows: grid.rows).column(x) }
 
     /// The row of `y` in the grid (clamped).
-    private static func row(_ y: Double, grid: (box: Box, columns: Int, rows: Int)) -> Int {
-        let height = grid.box.maxY - grid.box.minY
-        guard height > 0 else { return 0 }
-        return min(max(Int((y - grid.box.minY) / height * Double(grid.rows)), 0), grid.rows - 1)
-    }
-
-    private var grid: (box: Box, columns: Int, rows: Int) { (box, columns, rows) }
-
-    /// The cells an edge's box covers.
-    private static func cells(of start: Point, _ end: Point, grid: (box: Box, columns: Int, rows: Int)) -> (
-        rows: ClosedRange<Int>, columns: ClosedRange<Int>
-    ) {
-        (
-            row(min(start.y, end.y), grid: grid)...row(max(start.y, end.y), grid: grid),
-            column(min(start.x, end.x), grid: grid)...column(max(start.x, end.x), grid: grid)
-        )
-    }
+    private func row(_ y: Double) -> Int { CellLocator(box: box, columns: grid.columns, rows: grid.rows).row(y) }
 
     /// Whether the shape meets the closed square `tile`: an edge crosses or touches it, or the
     /// square lies inside the shape (then its centre does).
+    ///
+    /// The centre is tested with a ray down its grid column (the cells a tile's test reads already),
+    /// not `contains`' ray along its row: when no edge meets the square its centre is half a tile
+    /// from every edge, where the even-odd rule gives the same answer for every ray.
     func intersects(_ tile: Box) -> Bool {
-        guard !isEmpty, tile.overlaps(box) else { return false }
-        let grid = self.grid
-        for row in MercatorShape.row(tile.minY, grid: grid)...MercatorShape.row(tile.maxY, grid: grid) {
-            for column in MercatorShape.column(tile.minX, grid: grid)...MercatorShape.column(tile.maxX, grid: grid) {
-                let cell = row * columns + column
-                for slot in Int(cellStarts[cell])..<Int(cellStarts[cell + 1]) {
-                    let edge = Int(cellEdges[slot])
-                    if MercatorShape.segment(starts[edge], ends[edge], meets: tile) { return true }
-                }
+        guard !isEmpty, tile.overlaps(box), let starts = grid.store.starts(of: grid) else { return false }
+        let rows = row(tile.minY)...row(tile.maxY)
+        for column in column(tile.minX)...column(tile.maxX) {
+            var met = false
+            grid.store.forEachEdge(of: grid, starts: starts, column: column, rows: rows, wholeColumn: true) { a, b, _ in
+                met = MercatorShape.segment(a, b, meets: tile)
+                return !met
             }
+            if met { return true }
         }
-        return contains(Point(x: (tile.minX + tile.maxX) / 2, y: (tile.minY + tile.maxY) / 2))
+        let centre = Point(x: (tile.minX + tile.maxX) / 2, y: (tile.minY + tile.maxY) / 2)
+        guard centre.x >= box.minX, centre.x <= box.maxX, centre.y >= box.minY, centre.y <= box.maxY else { return false }
+        var inside = false
+        grid.store.forEachEdge(of: grid, starts: starts, column: column(centre.x), rows: row(centre.y)...(grid.rows - 1), wholeColumn: true) {
+            a, b, cellRow in
+            guard (a.x > centre.x) != (b.x > centre.x) else { return true }
+            let crossing = min(max(a.y + (centre.x - a.x) * (b.y - a.y) / (b.x - a.x), min(a.y, b.y)), max(a.y, b.y))
+            if crossing > centre.y, row(crossing) == cellRow { inside.toggle() }
+            return true
+        }
+        return inside
     }
 
     /// Whether `point` is inside the shape (even-odd over every ring). A ray runs from the point
     /// towards +x through the grid cells of its row; a crossing counts in the one cell that holds
     /// its x, so an edge bucketed in several cells counts once.
     func contains(_ point: Point) -> Bool {
-        guard !isEmpty, point.x >= box.minX, point.x <= box.maxX, point.y >= box.minY, point.y <= box.maxY else { return false }
-        let grid = self.grid
-        let row = MercatorShape.row(point.y, grid: grid)
+        guard !isEmpty, point.x >= box.minX, point.x <= box.maxX, point.y >= box.minY, point.y <= box.maxY,
+            let starts = grid.store.starts(of: grid)
+        else { return false }
+        let row = row(point.y)
         var inside = false
-        for column in MercatorShape.column(point.x, grid: grid)..<columns {
-            let cell = row * columns + column
-            for slot in Int(cellStarts[cell])..<Int(cellStarts[cell + 1]) {
-                let edge = Int(cellEdges[slot])
-                let (a, b) = (starts[edge], ends[edge])
-                guard (a.y > point.y) != (b.y > point.y) else { continue }
+        for column in column(point.x)..<grid.columns where starts[column * grid.rows + row] < starts[column * grid.rows + row + 1] {
+            grid.store.forEachEdge(of: grid, starts: starts, column: column, rows: row...row, wholeColumn: false) { a, b, _ in
+                guard (a.y > point.y) != (b.y > point.y) else { return true }
                 let crossing = min(max(a.x + (point.y - a.y) * (b.x - a.x) / (b.y - a.y), min(a.x, b.x)), max(a.x, b.x))
-                if crossing > point.x, MercatorShape.column(crossing, grid: grid) == column { inside.toggle() }
+                if crossing > point.x, self.column(crossing) == column { inside.toggle() }
+                return true
             }
         }
         return inside
@@ -189,5 +124,72 @@ struct MercatorShape: Sendable {
             if side > 0 { positive = true } else if side < 0 { negative = true } else { return true }
         }
         return positive && negative
+    }
+}
+
+extension MercatorShape {
+    /// Makes a shape from rings of longitude, latitude pairs fed one vertex at a time (each ring
+    /// closed or not; every ring of every polygon, holes included), its edges going to the store's
+    /// scratch file as they come. A ring with fewer than 3 distinct points adds no area; a ring of
+    /// one point is kept as an edge (it still touches tiles).
+    struct Builder {
+        let store: ShapeStore
+        private var box = Box.empty
+        private var edges = 0
+        /// Edges not yet in the store's scratch file: four values each.
+        private var pending: [Double] = []
+        private var first = Point(x: 0, y: 0)
+        private var previous = Point(x: 0, y: 0)
+        private var ringVertices = 0
+
+        init(store: ShapeStore) { self.store = store }
+
+        mutating func beginRing() { ringVertices = 0 }
+
+        mutating func add(longitude: Double, latitude: Double) throws(FileError) {
+            let point = MercatorShape.project(longitude: longitude, latitude: latitude)
+            if ringVertices == 0 { first = point } else { try edge(from: previous, to: point) }
+            previous = point
+            ringVertices += 1
+        }
+
+        mutating func endRing() throws(FileError) {
+            if ringVertices == 1 {
+                box = Builder.union(box, previous)
+                try append(previous, previous)
+            } else if ringVertices > 1 {
+                try edge(from: previous, to: first)
+            }
+            ringVertices = 0
+        }
+
+        /// The edge from a vertex to the next: the vertex widens the box; an edge of no length is none.
+        private mutating func edge(from point: Point, to next: Point) throws(FileError) {
+            box = Builder.union(box, point)
+            if point != next { try append(point, next) }
+        }
+
+        private static func union(_ box: Box, _ point: Point) -> Box {
+            Box(minX: min(box.minX, point.x), minY: min(box.minY, point.y), maxX: max(box.maxX, point.x), maxY: max(box.maxY, point.y))
+        }
+
+        private mutating func append(_ a: Point, _ b: Point) throws(FileError) {
+            pending.append(a.x)
+            pending.append(a.y)
+            pending.append(b.x)
+            pending.append(b.y)
+            if pending.count >= ShapeStore.chunkValues {
+                try store.raw.write(pending, at: (edges + 1) * 4 - pending.count)
+                pending.removeAll(keepingCapacity: true)
+            }
+            edges += 1
+        }
+
+        /// The shape: its grid made in the store.
+        mutating func finish() throws(FileError) -> MercatorShape {
+            if !pending.isEmpty { try store.raw.write(pending, at: edges * 4 - pending.count) }
+            pending = []
+            return MercatorShape(box: box, grid: try store.makeGrid(edges: edges, box: box))
+        }
     }
 }

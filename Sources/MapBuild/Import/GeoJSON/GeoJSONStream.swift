@@ -20,6 +20,8 @@ struct GeoJSONStream {
     let propertyKeys: Set<String>
     /// Property keys whose array or object values are kept (one level deep).
     let containerKeys: Set<String>
+    /// Where a feature's coordinates wait past what memory holds (`GeoJSONCoordinates`).
+    private let spill = GeoJSONSpill()
 
     /// What the stream still does for each element.
     private enum Stage {
@@ -68,6 +70,7 @@ struct GeoJSONStream {
             switch error {
             case .syntax: throw .unreadable(file: file, reason: GeoJSONStream.notJSON)
             case .io(let failure): throw .unreadable(file: file, reason: failure.description)
+            case .scratch(let failure): throw .failed(reason: "\(file): keeping a polygon's coordinates: \(failure)")
             }
         }
         guard isCollection else {
@@ -203,7 +206,7 @@ struct GeoJSONStream {
             case "type": geometry.type = try readString(&reader, limit: .max)
             case "coordinates":
                 if try reader.peekKind() == .array {
-                    var coordinates = GeoJSONCoordinates()
+                    var coordinates = GeoJSONCoordinates(spill: spill)
                     try readCoordinateArray(&reader, into: &coordinates, level: 0)
                     geometry.coordinates = coordinates
                 } else {
@@ -234,23 +237,24 @@ struct GeoJSONStream {
                     try reader.skipValue()
                     count += 1
                 }
-                coordinates.appendPosition(count: count, longitude: longitude, latitude: latitude)
+                do { try coordinates.appendPosition(count: count, longitude: longitude, latitude: latitude) } catch { throw .scratch(error) }
                 return
             }
         }
-        let node = coordinates.openArray()
-        if count == 1 { coordinates.appendLeaf() }
+        let node: Int
+        do { node = try coordinates.openArray() } catch { throw .scratch(error) }
+        if count == 1 { do { try coordinates.appendLeaf() } catch { throw .scratch(error) } }
         while more {
             if level < GeoJSONCoordinates.depth, try reader.peekKind() == .array {
                 try readCoordinateArray(&reader, into: &coordinates, level: level + 1)
             } else {
                 try reader.skipValue()
-                coordinates.appendLeaf()
+                do { try coordinates.appendLeaf() } catch { throw .scratch(error) }
             }
             count += 1
             more = try reader.nextElement(first: &first)
         }
-        coordinates.closeArray(node, count: count)
+        do { try coordinates.closeArray(node, count: count) } catch { throw .scratch(error) }
     }
 
     /// A number (or boolean) element, consumed; nil, consuming nothing, for any other value.

@@ -18,6 +18,8 @@ struct JSONStreamReader {
         case syntax(offset: Int, reason: String)
         /// The file could not be read.
         case io(FileError)
+        /// A polygon's coordinates could not go to their scratch file (`GeoJSONCoordinates`).
+        case scratch(FileError)
     }
 
     /// The JSON type of the next value.
