@@ -31,6 +31,13 @@ extension StoreCore {
             stateUnreadable = "it was empty (no installed image, no pending operation)"
         }
         let stateLost = stateUnreadable != nil || !FileSystem.exists(layout.state)
+        // In place, the storage's own files mean nothing without the state that named their base: the
+        // store starts over on the image (what the device wrote since is gone, as after a factory reset).
+        if stateLost, inPlace, let image, FileSystem.exists(layout.store) || FileSystem.exists(layout.state) {
+            try wipe()
+            try installInPlace(image)
+            return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
+        }
         let pending = stateLost ? nil : try state?.pending()
         let committed = stateLost ? nil : try state?.imageID
         let kept = try? keptManifest()
