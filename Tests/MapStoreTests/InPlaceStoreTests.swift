@@ -138,6 +138,16 @@ struct InPlaceStoreTests {
         #expect(try await reopened.verify(full: true).isEmpty)
         let verify = try await device.run(["verify"])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+
+        // A move takes the storage's own files and markers along; the base stays where it is.
+        try await reopened.deleteRegions(["europe/ch/zh"])
+        let moved = device.folder.join("moved")
+        try await reopened.moveData(to: URL(fileURLWithPath: moved, isDirectory: true))
+        #expect(try reopened.path(of: zhFiles[0].path) == nil)
+        #expect(try reopened.path(of: own[0])?.path == folderPath(moved) + "/store/" + own[0])
+        #expect(try reopened.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path)
+        #expect(reopened.baseImage?.path == folderPath(mount.point))
+        #expect(try await reopened.verify(full: true).isEmpty)
     }
 
     @Test func aDamagedBaseFileIsRepairedIntoStorage() async throws {

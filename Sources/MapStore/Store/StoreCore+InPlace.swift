@@ -76,7 +76,7 @@ extension StoreCore {
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.beforeCommit")
             try state.commitInstall(
-                checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest))
+                checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest, kept: true))
             CrashPoint.reach("install.afterCommit")
             if let seed = checked.seed { try importPendingSeed(seed, storeVersion: checked.manifest.mapVersion) }
         } catch {
@@ -87,10 +87,26 @@ extension StoreCore {
         }
     }
 
-    /// The meta rows that name `image` (whose manifest is `manifest`) as the base.
-    private func baseMeta(_ image: PreinstalledImage, _ manifest: ImageManifest) -> [StateMetaKey: String] {
+    /// The meta rows that name `image` (whose manifest is `manifest`) as the base. At the first start the
+    /// base's manifest is the kept one too: its identity is remembered for both, so later opens compare
+    /// one `lstat` instead of reading it (`keptManifestMatchesState`, `baseChanged`).
+    private func baseMeta(_ image: PreinstalledImage, _ manifest: ImageManifest, kept: Bool = false) -> [StateMetaKey: String] {
         let identity = ((try? FileSystem.status(image.path + "/" + ImageManifest.fileName)) ?? nil)?.identity ?? ""
-        return [.baseImage: image.path, .baseImageID: manifest.imageID, .baseManifest: identity]
+        var meta: [StateMetaKey: String] = [.baseImage: image.path, .baseImageID: manifest.imageID]
+        if let fingerprint = Self.baseFingerprint(image.path) { meta[.baseManifest] = fingerprint }
+        if kept, !identity.isEmpty { meta[.keptManifest] = identity }
+        return meta
+    }
+
+    /// What tells one base's manifest from another's without reading it: the file's identity and the digest
+    /// of the signature beside it. The identity alone does not: a reproducible partition image fixes its
+    /// files' times, inode numbers come out the same, and the next version's manifest may have the same
+    /// size; a signature differs for every manifest. Nil for an unsigned base, whose id is read at every open.
+    static func baseFingerprint(_ base: String) -> String? {
+        guard let status = (try? FileSystem.status(base + "/" + ImageManifest.fileName)) ?? nil,
+            let signature = try? ReadableFile.contents(of: base + "/" + ImageManifest.signatureFileName, limit: 4096)
+        else { return nil }
+        return status.identity + " " + SHA256.hex(signature)
     }
 
     /// Checks an image folder to be used in place: its manifest (format, id, signature with trusted
@@ -238,14 +254,17 @@ extension StoreCore {
         if recorded != image.path { return true }
         let path = image.path + "/" + ImageManifest.fileName
         // A base that is not there is no new base: open reports the store `corrupted` and `verify` says why.
-        guard let status = (try? FileSystem.status(path)) ?? nil else { return false }
-        if (try? state.meta(.baseManifest)) == .some(status.identity) { return false }
+        guard FileSystem.exists(path) else { return false }
+        let fingerprint = Self.baseFingerprint(image.path)
+        if let fingerprint, (try? state.meta(.baseManifest)) == .some(fingerprint) { return false }
         guard let data = try? ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes),
             let id = ImageManifest.idInCanonicalBytes(data)
         else { return true }
         guard id == (try? state.meta(.baseImageID)) else { return true }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
-        do { try state.setMeta(.baseManifest, status.identity) } catch {}
+        if let fingerprint {
+            do { try state.setMeta(.baseManifest, fingerprint) } catch {}
+        }
         return false
     }
 
@@ -253,7 +272,8 @@ extension StoreCore {
     /// past the new base's (updated on the device), its own files stay, the copies the new base holds
     /// with the same bytes are removed, and base files it does not install are hidden; otherwise the
     /// store follows the new base: its own files, manifest and state go and it starts over in place
-    /// (regions deleted or downloaded on the device are the base's again; the catalog URL is kept).
+    /// (regions deleted or downloaded on the device are the base's again; the catalog URL is kept when
+    /// the map version stays).
     /// Returns the status after: `corrupted` when files the store read from the old base are in neither
     /// the storage nor the new base (`repair()` fetches them).
     func reconcileBase(_ image: PreinstalledImage) throws -> StoreStatus {
@@ -263,7 +283,9 @@ extension StoreCore {
         if let installed = try state.mapVersion, installed > offered.mapVersion, FileSystem.exists(layout.manifest) {
             return try keepPastBase(image, offered, state: state)
         }
-        let catalogURL = try state.meta(.installedCatalogURL)
+        // The catalog the data came from still serves the new base when the map version stays; otherwise
+        // `Options.catalogURL` is remembered again at this open.
+        let catalogURL = try state.mapVersion == offered.mapVersion ? state.meta(.installedCatalogURL) : nil
         // The pending install first: a kill from here on is an interrupted install, which `repair()`
         // (or the next first start, once the state is gone) ends by starting over on the new base.
         try state.markPending(.install(imageID: image.path))
