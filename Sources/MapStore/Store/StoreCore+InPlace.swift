@@ -258,7 +258,7 @@ extension StoreCore {
         let fingerprint = Self.baseFingerprint(image.path)
         if let fingerprint, (try? state.meta(.baseManifest)) == .some(fingerprint) { return false }
         guard let data = try? ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes),
-            let id = ImageManifest.idInCanonicalBytes(data)
+            let id = Self.manifestID(in: data)
         else { return true }
         guard id == (try? state.meta(.baseImageID)) else { return true }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
@@ -266,6 +266,13 @@ extension StoreCore {
             do { try state.setMeta(.baseManifest, fingerprint) } catch {}
         }
         return false
+    }
+
+    /// The image id in a manifest's canonical bytes, found from the end: it follows the file list, so the
+    /// search passes only the regions (a forward search read through every file entry first).
+    static func manifestID(in data: Data) -> String? {
+        guard let field = data.range(of: ImageManifest.Field.idFieldStart, options: .backwards) else { return nil }
+        return ImageManifest.idInCanonicalBytes(data[field.lowerBound...])
     }
 
     /// Takes over the new base `image` (checked like a first start's): when the store is at a map version
