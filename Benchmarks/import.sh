@@ -90,41 +90,76 @@ row import-synthetic \
     "'$bin/mappack' import -q --tiles '$big' --regions '$inputs/regions.geojson' --out '$out/work-big'" \
     "$out/work-big" "$big_bytes"
 
-# --shard 3 against one unsharded import of the real inputs, in the same round: user+sys CPU of
-# the three shards together and wall time of the slowest, each over the unsharded run's (the shards
-# run one after another here, as N machines would run them side by side).
+# --shard 4 against one unsharded import of the real inputs, in the same round: user+sys CPU of
+# the four shards together and wall time of the slowest, each over the unsharded run's (the shards
+# run one after another here, as N machines would run them side by side). Twice: the MBTiles read
+# from disk, and the same tiles as PMTiles (the `pmtiles` converter's) where the unsharded import
+# reads the file and each shard reads the archive by range from nginx on 127.0.0.1 (its bytes off
+# nginx's access log, `$body_bytes_sent`, over the archive's size).
+shards=4
 timed() { # out-file command...: wall, user, sys seconds
     local file=$1; shift
     /usr/bin/time -f "%e %U %S" -o "$file" timeout 3600 "$@" >/dev/null
 }
-real_import=("$bin/mappack" import -q --tiles "$inputs/tiles.mbtiles" --regions "$inputs/regions.geojson" --places "$inputs/places.geojson")
+real_import=("$bin/mappack" import -q --regions "$inputs/regions.geojson" --places "$inputs/places.geojson")
 rm -rf "$out/work-shards"
 mkdir -p "$out/work-shards"
-timed "$out/work-shards/whole.time" "${real_import[@]}" --out "$out/work-shards/whole"
-for index in 1 2 3; do
-    timed "$out/work-shards/shard-$index.time" "${real_import[@]}" --shard "$index/3" --out "$out/work-shards/shard-$index"
+timed "$out/work-shards/whole.time" "${real_import[@]}" --tiles "$inputs/tiles.mbtiles" --out "$out/work-shards/whole"
+for index in $(seq $shards); do
+    timed "$out/work-shards/shard-$index.time" "${real_import[@]}" --tiles "$inputs/tiles.mbtiles" --shard "$index/$shards" \
+        --out "$out/work-shards/shard-$index"
 done
 
-python3 - "$out" <<'PY'
+archive=$inputs/www/tiles.pmtiles
+if [ ! -s "$archive" ]; then
+    mkdir -p "$inputs/www"
+    "$root/.venv/bin/pmtiles-convert" "$inputs/tiles.mbtiles" "$archive" >&2
+fi
+source "$root/Benchmarks/nginx.sh"
+trap nginx_stop EXIT
+nginx_log=1 nginx_start "$inputs/www" import
+timed "$out/work-shards/pm-whole.time" "${real_import[@]}" --tiles "$archive" --out "$out/work-shards/pm-whole"
+for index in $(seq $shards); do
+    before=$(wc -l < "$nginx_dir/access.log")
+    timed "$out/work-shards/pm-shard-$index.time" "${real_import[@]}" --tiles "$nginx_base/tiles.pmtiles" --shard "$index/$shards" \
+        --out "$out/work-shards/pm-shard-$index"
+    tail -n +"$((before + 1))" "$nginx_dir/access.log" | awk '{ bytes += $3; n += 1 } END { print bytes + 0, n + 0 }' \
+        > "$out/work-shards/pm-shard-$index.bytes"
+done
+"$bin/mappack" import -q --merge $(seq -f "$out/work-shards/pm-shard-%g" $shards) --out "$out/work-shards/pm-merged" >/dev/null
+diff -r "$out/work-shards/pm-whole" "$out/work-shards/pm-merged" >/dev/null || { echo "import.sh: merged PMTiles shards differ from the unsharded import" >&2; exit 1; }
+nginx_stop
+
+python3 - "$out" "$shards" "$(stat -c %s "$archive")" <<'PY'
 import json, sys
-out = sys.argv[1]
+out, count, archive = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rows = [json.load(open(f"{out}/{name}.json")) for name in ("import-real", "import-synthetic")]
 def seconds(name):
     wall, user, system = (float(v) for v in open(f"{out}/work-shards/{name}.time").read().split()[-3:])
     return wall, user + system
-whole = seconds("whole")
-parts = [seconds(f"shard-{i}") for i in (1, 2, 3)]
-placed = [json.load(open(f"{out}/work-shards/shard-{i}/shard.json"))["counts"]["placed"] for i in (1, 2, 3)]
-shards = {"shards": 3, "unshardedWallSeconds": whole[0], "unshardedCPUSeconds": whole[1],
-          "shardWallSeconds": [p[0] for p in parts], "shardCPUSeconds": [p[1] for p in parts], "shardPlacedTiles": placed,
-          "cpuRatio": sum(p[1] for p in parts) / whole[1], "slowestWallRatio": max(p[0] for p in parts) / whole[0]}
-json.dump({"rows": rows, "shards": shards}, open(f"{out}/import.json", "w"), indent=1, sort_keys=True)
+def split(prefix):
+    whole = seconds(prefix + "whole")
+    parts = [seconds(f"{prefix}shard-{i}") for i in range(1, count + 1)]
+    placed = [json.load(open(f"{out}/work-shards/{prefix}shard-{i}/shard.json"))["counts"]["placed"] for i in range(1, count + 1)]
+    return {"shards": count, "unshardedWallSeconds": whole[0], "unshardedCPUSeconds": whole[1],
+            "shardWallSeconds": [p[0] for p in parts], "shardCPUSeconds": [p[1] for p in parts], "shardPlacedTiles": placed,
+            "cpuRatio": sum(p[1] for p in parts) / whole[1], "slowestWallRatio": max(p[0] for p in parts) / whole[0]}
+shards = split("")
+ranged = split("pm-")
+fetched = [[int(v) for v in open(f"{out}/work-shards/pm-shard-{i}.bytes").read().split()] for i in range(1, count + 1)]
+ranged.update({"archiveBytes": archive, "shardFetchedBytes": [f[0] for f in fetched], "shardRequests": [f[1] for f in fetched],
+               "shardFetchedRatios": [f[0] / archive for f in fetched]})
+json.dump({"rows": rows, "shards": shards, "rangedShards": ranged}, open(f"{out}/import.json", "w"), indent=1, sort_keys=True)
 labels = {"import-real": "import, real tileset / tippecanoe over the same countries",
           "import-synthetic": "import, synthetic tileset / one sqlite3 read of every tile"}
 for r in rows:
     print(f"{labels[r['row']]} ({r['inputBytes'] / 2**20:.0f} MiB in): median {r['importMedianSeconds']:.2f} s vs "
           f"{r['baselineMedianSeconds']:.2f} s = {r['ratio']:.2f}x; peak RSS {r['importPeakRSSMiB']:.1f} MiB "
           f"(baseline {r['baselinePeakRSSMiB']:.1f} MiB)")
-print(f"import --shard 3 / unsharded, real tileset: CPU of the 3 shards {shards['cpuRatio']:.2f}x, slowest shard's wall "
-      f"{shards['slowestWallRatio']:.2f}x; tiles placed {' / '.join(str(n) for n in placed)}")
+for name, row in (("MBTiles", shards), ("PMTiles by range", ranged)):
+    print(f"import --shard {count} / unsharded, real tileset, {name}: CPU of the {count} shards {row['cpuRatio']:.2f}x, slowest shard's wall "
+          f"{row['slowestWallRatio']:.2f}x; tiles placed {' / '.join(str(n) for n in row['shardPlacedTiles'])}")
+print(f"import --shard {count}, PMTiles by range: bytes each shard fetched / the archive's {archive}: "
+      + " / ".join(f"{r:.3f}" for r in ranged["shardFetchedRatios"])
+      + f" ({sum(ranged['shardFetchedRatios']):.2f}x together), requests " + " / ".join(str(n) for n in ranged["shardRequests"]))
 PY

@@ -8,6 +8,9 @@ import Synchronization
     private let handle: UnsafeMutableRawPointer
     private var sink: (RawSpan) -> Bool = { _ in true }
     private var stop: () -> Bool = { false }
+    /// Asked once, before the first body byte, with the status and headers (`get`).
+    private var head: ((Int, [String: String]) -> Bool)?
+    private var headSeen = false
     /// The last response's headers, names lowercased (filled by `get`).
     private var responseHeaders: [String: String] = [:]
 
@@ -75,13 +78,18 @@ import Synchronization
 
     /// GETs `url` from byte `offset`, handing each body chunk to `sink` (return false to abort). With
     /// `acceptEncoding`, every encoding libcurl decodes is offered (`CURLOPT_ACCEPT_ENCODING` "") and the
-    /// sink sees decoded bytes, so a size cap in the sink caps the decoded size.
+    /// sink sees decoded bytes, so a size cap in the sink caps the decoded size. With `range`, only
+    /// those bytes are asked for (`CURLOPT_RANGE`); `head`, when given, sees the status and headers
+    /// before the first body byte and stops the transfer by returning false (a `200` for a range).
     package func get(
-        _ url: URL, from offset: Int64 = 0, lowSpeedSeconds: Int = 30, headers: [String] = [], acceptEncoding: Bool = false,
-        stop: (() -> Bool)? = nil, sink: @escaping (RawSpan) -> Bool
+        _ url: URL, from offset: Int64 = 0, range: ClosedRange<Int64>? = nil, lowSpeedSeconds: Int = 30, headers: [String] = [],
+        acceptEncoding: Bool = false, stop: (() -> Bool)? = nil, head: ((Int, [String: String]) -> Bool)? = nil,
+        sink: @escaping (RawSpan) -> Bool
     ) -> Outcome {
         self.sink = sink
         self.stop = stop ?? { false }
+        self.head = head
+        headSeen = false
         responseHeaders = [:]
         unsafe curl_easy_reset(handle)
         unsafe mp_curl_setopt_str(handle, CURLOPT_URL, url.absoluteString)
@@ -99,7 +107,11 @@ import Synchronization
         unsafe mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         unsafe mp_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, lowSpeedSeconds)
         unsafe mp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 30)
-        if offset > 0 { unsafe mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)) }
+        if let range {
+            unsafe mp_curl_setopt_str(handle, CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
+        } else if offset > 0 {
+            unsafe mp_curl_setopt_off(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset))
+        }
         if acceptEncoding { unsafe mp_curl_setopt_str(handle, CURLOPT_ACCEPT_ENCODING, "") }
         // With `stop`, libcurl asks it through its progress callback about once a second, also while the
         // server sends nothing, and the body callback asks before each chunk: a cancelled caller never
@@ -126,6 +138,12 @@ import Synchronization
         unsafe mp_curl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = unsafe Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
             if transfer.stop() { return 0 }
+            if !transfer.headSeen, let head = transfer.head {
+                transfer.headSeen = true
+                var status = 0
+                unsafe mp_curl_getinfo_long(transfer.handle, CURLINFO_RESPONSE_CODE, &status)
+                if !head(status, transfer.responseHeaders) { return 0 }
+            }
             let bytes = unsafe UnsafeRawBufferPointer(start: data, count: size * count)
             return unsafe transfer.sink(bytes.bytes) ? size * count : 0
         }

@@ -67,23 +67,26 @@ extension MapStore {
         autoUpdates.install(loop, generation: generation)
     }
 
-    /// One automatic check: a failed check is reported (`updateCheckFailed`) and the schedule goes on; a
-    /// newer version is updated to, or deferred when the network policy forbids the network.
+    /// One automatic check of each of the store's catalogs that has a URL, the image's first: a failed
+    /// check is reported (`updateCheckFailed`) and the others and the schedule go on; a newer version is
+    /// updated to, or deferred when the network policy forbids the network now.
     func runAutomaticCheck() async {
-        guard autoUpdate, snapshot.catalogToCheck != nil else { return }
-        let found: (info: UpdateInfo, url: URL)
-        do {
-            found = try await findUpdate(catalog: nil)
-        } catch {
-            broadcaster.send(.updateCheckFailed(error))
-            return
+        for entry in catalogsOf(snapshot) where entry.catalog.toCheck != nil {
+            guard autoUpdate else { return }
+            let found: (info: UpdateInfo, url: URL)
+            do {
+                found = try await findUpdate(catalog: nil, in: entry.catalog.id)
+            } catch {
+                broadcaster.send(.updateCheckFailed(error))
+                continue
+            }
+            guard found.info.availableVersion > found.info.installedVersion else {
+                if entry.catalog.isImageCatalog { autoUpdates.clearDeferred() }
+                continue
+            }
+            // A failed update is reported by `update` itself (`updateFailed`); the next check tries again.
+            try? await updateAutomatically(found.info, catalog: found.url)
         }
-        guard found.info.availableVersion > found.info.installedVersion else {
-            autoUpdates.clearDeferred()
-            return
-        }
-        // A failed update is reported by `update` itself (`updateFailed`); the next check tries again.
-        try? await updateAutomatically(found.info, catalog: found.url)
     }
 
     /// Runs the update `info` describes, unless the app declines or defers it (`autoUpdateApproval`) or the
@@ -109,7 +112,7 @@ extension MapStore {
             return
         }
         do {
-            try await update(catalog: url)
+            try await update(catalog: url, in: info.catalog)
             autoUpdates.clearDeferred()
         } catch {
             // The network turned metered between the check and the update's start.

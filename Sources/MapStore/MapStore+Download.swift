@@ -15,11 +15,15 @@ extension MapStore {
     /// (`meteredNetworkDisallowed`); catalog, fetch and install failures arrive as `.failed` events
     /// and from `wait()`. Never waits for a write in progress (a move, a repair, an update's install):
     /// the task starts its work when that write has ended.
-    public func download(regions: [RegionID]) throws(MapStoreError) -> DownloadTask {
+    ///
+    /// `catalog` names the store's catalog the regions are of; nil takes the catalog whose kept copy offers
+    /// them (region ids are unique across a store's catalogs). Regions of several catalogs are refused
+    /// (`regionsOfSeveralCatalogs`): start one download per catalog.
+    public func download(regions: [RegionID], catalog: CatalogID? = nil) throws(MapStoreError) -> DownloadTask {
         try MapStoreError.boundary("download", path: storageFolder) {
             try checkInstalledWithoutWaiting()
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: regions) }
-            let task = DownloadTask(store: self, regions: regions)
+            let task = DownloadTask(store: self, regions: regions, catalog: catalog)
             runtime.withLock { $0.started(download: task) }
             task.start()
             return task
@@ -75,14 +79,25 @@ extension MapStore {
         }
     }
 
-    /// The catalog downloads use: the kept one of the installed version, else the remembered URL's.
-    func catalogForDownloads() async throws -> (tree: RegionTree, url: URL) {
-        let (kept, remembered) = try await readOffPool { core in (core.keptCatalog(), core.catalogURL) }
-        guard let url = remembered else { throw MapStoreError.noCatalogURL }
-        if let kept { return (kept, url) }
-        let (tree, bytes) = try await loadCatalog(url)
-        _ = try await readOffPool { core throws in try core.keepCatalog(tree, bytes: bytes, url: url) }
-        return (tree, url)
+    /// The catalog a download of `task`'s regions uses (`StoreCore.downloadCatalog`): its kept copy of
+    /// the version the device holds of it, else the one at its URL (kept then). A URL that serves another
+    /// catalog than the one it is remembered for is refused (`unknownCatalog`): it never replaces it.
+    func catalogForDownloads(_ task: DownloadTask) async throws -> (tree: RegionTree, url: URL, catalog: StoreCatalog) {
+        let (catalog, kept) = try await readOffPool { core throws -> (StoreCatalog, RegionTree?) in
+            let catalog = try core.downloadCatalog(for: task.regions, named: task.catalog)
+            return (catalog, core.keptTree(of: catalog))
+        }
+        guard let url = catalog.url else { throw MapStoreError.noCatalogURL }
+        if let kept { return (kept, url, catalog) }
+        let (tree, bytes, _) = try await loadCatalog(url, trust: CatalogTrustTarget(catalog))
+        _ = try await readOffPool { core throws in
+            let served = try core.catalogServed(tree, url: url, expected: catalog)
+            guard served.id == catalog.id else {
+                throw MapStoreError.unknownCatalog(catalog: tree.catalog.catalog, url: url.absoluteString, catalogs: [catalog.id.rawValue])
+            }
+            try core.keep(tree, bytes: bytes, url: url, as: catalog)
+        }
+        return (tree, url, catalog)
     }
 
     /// The body of a `DownloadTask` run (first start or resume).
@@ -98,9 +113,9 @@ extension MapStore {
         do {
             lease = try await holdStorageOffPool()
             await waitForWriteInProgress()
-            let (tree, url) = try await catalogForDownloads()
+            let (tree, url, catalog) = try await catalogForDownloads(task)
             let plan = try await readOffPool { [self] core throws -> StoreCore.DownloadPlan in
-                let plan = try core.planDownload(tree: tree, ids: task.regions, catalogURL: url)
+                let plan = try core.planDownload(tree: tree, catalog: catalog, ids: task.regions, catalogURL: url)
                 // Claimed in the same step that plans, under the store's lock, where a cancelled task's
                 // cleanup reads the claims: a bundle this task is about to fetch is never removed.
                 runtime.withLock { $0.claim(Set(plan.requests.map(\.digest)), by: key) }
@@ -134,7 +149,9 @@ extension MapStore {
             // A pause, cancel or stop that came in while the fetch ended is honoured here; later ones are refused.
             guard task.control.beginInstall() else { throw MapStoreError.cancelled }
             try await BlockingPool.run { [self] in
-                try write { core throws in try core.applyDownload(tree: tree, ids: task.regions, catalogURL: url, archives: archives) }
+                try write { core throws in
+                    try core.applyDownload(tree: tree, catalog: catalog, ids: task.regions, catalogURL: url, archives: archives)
+                }
             }
             for id in scope { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
@@ -181,13 +198,14 @@ extension MapStore {
         // From the snapshot the finished download published, and the kept catalog parsed once: no lock.
         let snapshot = snapshot
         let installed = Set(snapshot.regions.map(\.id))
-        let tree = listings.keptCatalog(snapshot)
+        let catalogs = catalogsOf(snapshot)
         let done = paused.filter { task in
-            task.regions.allSatisfy { id in installed.contains(id) && (tree?.subtree(id).allSatisfy(installed.contains) ?? true) }
+            task.regions.allSatisfy { id in installed.contains(id) && (offering(id, in: catalogs)?.subtree(id).allSatisfy(installed.contains) ?? true)
+            }
         }
         for task in done where task.control.completeElsewhere() {
             var scope = task.regions
-            for id in task.regions { scope += (tree?.subtree(id) ?? []).filter { !scope.contains($0) } }
+            for id in task.regions { scope += (offering(id, in: catalogs)?.subtree(id) ?? []).filter { !scope.contains($0) } }
             for id in scope { task.emit(.stateChanged(id, .completed)) }
             task.emit(.completed(task.regions))
             task.finish(.success(()))
@@ -200,7 +218,10 @@ extension MapStore {
         let installed = Set(try state.regions().map(\.id))
         let downloads = try state.downloadStates().keys
         var out = Set(ids.filter { !installed.contains($0) })
-        if let tree = core.keptCatalog() { for id in ids { out.formUnion(tree.subtree(id).filter { !installed.contains($0) }) } }
+        for catalog in try core.storeCatalogs() {
+            guard let tree = core.keptTree(of: catalog) else { continue }
+            for id in ids where tree.region(id) != nil { out.formUnion(tree.subtree(id).filter { !installed.contains($0) }) }
+        }
         return Array(out.intersection(Set(downloads).union(ids)))
     }
 
@@ -213,9 +234,10 @@ extension MapStore {
         let owner = ObjectIdentifier(task)
         let cleared = try write { [self] core throws -> [RegionID] in
             let plan: StoreCore.DownloadPlan?
-            if let tree = core.keptCatalog(), let url = core.catalogURL {
-                do { plan = try core.planDownload(tree: tree, ids: task.regions, catalogURL: url) } catch MapStoreError.unknownCatalogRegion,
-                    MapStoreError.updateRequired
+            let catalog = try? core.downloadCatalog(for: task.regions, named: task.catalog)
+            if let catalog, let tree = core.keptTree(of: catalog), let url = catalog.url {
+                do { plan = try core.planDownload(tree: tree, catalog: catalog, ids: task.regions, catalogURL: url) } catch MapStoreError
+                    .unknownCatalogRegion, MapStoreError.updateRequired
                 {
                     plan = nil
                 }
@@ -237,18 +259,28 @@ extension MapStore {
     }
 
     /// Catalog regions not installed, with names in `language`, their state (`available`,
-    /// `downloading`, `paused`) and the bytes still to download. Uses the kept catalog of the
-    /// installed version (see `setCatalogURL`); empty when none is kept. Never waits for a write in
-    /// progress: it answers from the state the last finished write left.
-    public func availableRegions(language: String? = nil) throws(MapStoreError) -> [RegionDetails] {
+    /// `downloading`, `paused`), the bytes still to download and their catalog: of every catalog of the
+    /// store (the image's first, then the added ones, each sorted by id), or of `catalog` alone. Uses each
+    /// catalog's kept copy of the version the device holds of it (see `setCatalogURL`, `addCatalog`); a
+    /// catalog with none kept offers nothing. Never waits for a write in progress: it answers from the
+    /// state the last finished write left.
+    public func availableRegions(language: String? = nil, catalog: CatalogID? = nil) throws(MapStoreError) -> [RegionDetails] {
         try MapStoreError.boundary("availableRegions", path: storageFolder) {
             let snapshot = try committedSnapshot()
-            guard let tree = listings.keptCatalog(snapshot) else { return [] }
-            let installed = Set(snapshot.regions.map(\.id))
-            let device = try DeviceView(snapshot, tree: tree, listings: listings)
-            return try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
-                try details($0, tree: tree, device: device, language: language)
+            let catalogs = catalogsOf(snapshot)
+            if let catalog, !catalogs.contains(where: { $0.catalog.id == catalog }) {
+                throw MapStoreError.unknownCatalog(catalog: catalog.rawValue, url: nil, catalogs: catalogs.map(\.catalog.id.rawValue))
             }
+            let installed = Set(snapshot.regions.map(\.id))
+            let device = try DeviceView(snapshot, trees: catalogs.compactMap(\.tree), listings: listings)
+            var out: [RegionDetails] = []
+            for (entry, tree) in catalogs where catalog == nil || entry.id == catalog {
+                guard let tree else { continue }
+                out += try tree.regions.map(\.id).sorted().filter { !installed.contains($0) }.map {
+                    try details($0, tree: tree, catalog: entry.id, device: device, language: language)
+                }
+            }
+            return out
         }
     }
 
@@ -258,8 +290,12 @@ extension MapStore {
     public func regionDetails(_ id: RegionID, language: String? = nil) throws(MapStoreError) -> RegionDetails {
         try MapStoreError.boundary("regionDetails", path: storageFolder) {
             let snapshot = try committedSnapshot()
-            if let tree = listings.keptCatalog(snapshot), tree.region(id) != nil {
-                return try details(id, tree: tree, device: DeviceView(snapshot, tree: tree, listings: listings), language: language)
+            let catalogs = catalogsOf(snapshot)
+            if let (entry, tree) = catalogs.lazy.compactMap({ entry in entry.tree.flatMap { $0.region(id) != nil ? (entry.catalog, $0) : nil } })
+                .first
+            {
+                let device = try DeviceView(snapshot, trees: catalogs.compactMap(\.tree), listings: listings)
+                return try details(id, tree: tree, catalog: entry.id, device: device, language: language)
             }
             guard let row = snapshot.regions.first(where: { $0.id == id }) else { throw MapStoreError.unknownRegion(id) }
             let manifest = try StoreLayout(root: snapshot.root).keptManifest()
@@ -269,7 +305,9 @@ extension MapStore {
                 name: RegionName.pick(names: region.names, language: language, imageLanguage: manifest.language, ownName: region.name, id: id),
                 names: region.names,
                 cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox, state: row.state,
-                mapVersion: snapshot.mapVersion ?? MapVersion(""), downloadSizeInBytes: 0, sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id))
+                mapVersion: snapshot.installedRegions(language: nil).first { $0.id == id }?.mapVersion ?? snapshot.mapVersion ?? MapVersion(""),
+                downloadSizeInBytes: 0, sizeOnDiskInBytes: manifest.installedSizeOnDisk(of: id),
+                catalog: snapshot.regionCatalogs[id] ?? catalogs.first?.catalog.id)
         }
     }
 
@@ -294,15 +332,16 @@ extension MapStore {
         /// The image's language, which names fall back to (`RegionName`).
         let imageLanguage: String?
 
-        init(_ snapshot: StoreSnapshot, tree: RegionTree, listings: ListingCache) throws {
+        init(_ snapshot: StoreSnapshot, trees: [RegionTree], listings: ListingCache) throws {
             states = snapshot.states
-            onDevice = Set(snapshot.regions.flatMap { tree.region($0.id)?.bundles ?? [] })
+            // Each catalog's copy is of the version the device holds of it, so an installed region's bundles are those it lists.
+            onDevice = Set(snapshot.regions.flatMap { row in trees.lazy.compactMap { $0.region(row.id) }.first?.bundles ?? [] })
             blockSize = try listings.manifestFacts(snapshot).blockSize
             imageLanguage = snapshot.language
         }
     }
 
-    private func details(_ id: RegionID, tree: RegionTree, device: DeviceView, language: String?) throws -> RegionDetails {
+    private func details(_ id: RegionID, tree: RegionTree, catalog: CatalogID, device: DeviceView, language: String?) throws -> RegionDetails {
         guard let region = tree.region(id) else { throw MapStoreError.unknownCatalogRegion(id) }
         let bundles = tree.subtreeBundles(id)
         return RegionDetails(
@@ -311,7 +350,7 @@ extension MapStore {
             cities: region.cities ?? [], released: region.released, center: region.center, bbox: region.bbox,
             state: device.states[id] ?? .available, mapVersion: tree.catalog.mapVersion,
             downloadSizeInBytes: tree.downloadSize(bundles.subtracting(device.onDevice)),
-            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: device.blockSize))
+            sizeOnDiskInBytes: tree.installedSizeOnDisk(bundles, blockSize: device.blockSize), catalog: catalog)
     }
 
     /// Exact space downloading `regions` needs: bytes to fetch (minus what is already fetched),
@@ -320,10 +359,13 @@ extension MapStore {
     public func spaceNeeded(for regions: [RegionID]) throws(MapStoreError) -> SpaceEstimate {
         try MapStoreError.boundary("spaceNeeded", path: storageFolder) {
             let snapshot = try committedSnapshot()
-            guard let tree = listings.keptCatalog(snapshot), let url = snapshot.catalogURL, let version = snapshot.mapVersion else {
+            let catalogs = catalogsOf(snapshot)
+            // The catalog offering the regions (the image's when none does, which then says which is unknown).
+            let entry = catalogs.first { entry in regions.contains { entry.tree?.region($0) != nil } } ?? catalogs[0]
+            guard let tree = entry.tree, let url = entry.catalog.url, let version = entry.catalog.mapVersion else {
                 throw MapStoreError.noCatalogURL
             }
-            let device = try DeviceView(snapshot, tree: tree, listings: listings)
+            let device = try DeviceView(snapshot, trees: catalogs.compactMap(\.tree), listings: listings)
             let plan = try StoreCore.planDownload(
                 tree: tree, ids: regions, catalogURL: url, installedVersion: version, installed: Set(snapshot.regions.map(\.id)),
                 onDevice: device.onDevice)

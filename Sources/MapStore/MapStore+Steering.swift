@@ -61,9 +61,9 @@ extension MapStore {
     /// The live download tasks whose regions (with their catalog descendants) include `region`.
     func downloads(fetching region: RegionID) -> [DownloadTask] {
         let tasks = runtime.withLock { $0.liveDownloads }
-        let tree = listings.keptCatalog(snapshot)
+        let catalogs = catalogsOf(snapshot)
         return tasks.filter { task in
-            task.regions.contains(region) || task.regions.contains { tree?.subtree($0).contains(region) ?? false }
+            task.regions.contains(region) || task.regions.contains { offering($0, in: catalogs)?.subtree($0).contains(region) ?? false }
         }
     }
 

@@ -12,20 +12,24 @@ extension MapStore {
     /// an update; a check never changes it. Never waits for a write in progress.
     public var catalogURL: URL? { snapshot.catalogURL }
 
-    /// Remembers `url` as the store's catalog: the next check or update reads it when none is named. When
-    /// the catalog there is of the installed map version, it is kept in the storage for region listings
-    /// and downloads, which resolve bundle URLs against `url` from then on; a catalog of another version
-    /// changes nothing downloads use (an update to it does).
+    /// Remembers `url` as the URL of the store's catalog it serves (the one with the same catalog id): the
+    /// next check or update of that catalog reads it when none is named. When the catalog there is of the
+    /// map version the device holds of it, it is kept in the storage for region listings and downloads,
+    /// which resolve bundle URLs against `url` from then on; a catalog of another version changes nothing
+    /// downloads use (an update to it does). A URL serving a catalog the store does not have is refused
+    /// (`unknownCatalog`) and changes nothing: add it with `addCatalog(url:)`, so one catalog never
+    /// replaces another's regions.
     public func setCatalogURL(_ url: URL) async throws(MapStoreError) {
         try await MapStoreError.boundary("setCatalogURL", path: storageFolder) {
             // The kept catalog and the trust records it may write are the storage's: held for the whole call.
             let lease = try await holdStorageOffPool()
             defer { lease.release() }
-            let (tree, bytes) = try await loadCatalog(url)
+            let expected = try await readOffPool { core throws in try core.catalogForURL(url) }
+            let (tree, bytes, _) = try await loadCatalog(url, trust: CatalogTrustTarget(expected))
             let kept = try write { core throws -> Bool in
-                let state = try core.committedState()
-                try state.setMeta(.checkedCatalogURL, url.absoluteString)
-                return try core.keepCatalog(tree, bytes: bytes, url: url)
+                let catalog = try core.catalogServed(tree, url: url, expected: expected)
+                try core.rememberChecked(url, of: catalog)
+                return try core.keep(tree, bytes: bytes, url: url, as: catalog)
             }
             if kept { broadcaster.send(.availableRegionsChanged) }
         }
@@ -58,26 +62,53 @@ extension MapStore {
     /// With `autoUpdate` on and a newer version found, runs `update` before returning, unless the network
     /// policy holds it back (`StoreEvent.updateDeferred`) or an automatic update runs already. Throws
     /// `rollbackRefused` for a catalog with an older version.
-    public func checkForUpdate(catalog: URL? = nil) async throws(MapStoreError) -> UpdateInfo {
-        let (info, url) = try await findUpdate(catalog: catalog)
+    ///
+    /// A store holds several catalogs (`catalogs()`): `in` names the one to check (nil: the one `catalog`
+    /// serves, else the image's); only that catalog's regions are compared and marked. `checkForUpdates()`
+    /// checks them all.
+    public func checkForUpdate(catalog: URL? = nil, in catalogID: CatalogID? = nil) async throws(MapStoreError) -> UpdateInfo {
+        let (info, url) = try await findUpdate(catalog: catalog, in: catalogID)
         if autoUpdate, info.availableVersion > info.installedVersion { try await updateAutomatically(info, catalog: url) }
         return info
     }
 
+    /// Checks every catalog of the store that has a URL (`checkForUpdate(in:)` for each, the image's
+    /// first), as HERE's `retrieveCatalogsUpdateInfo`: one `UpdateInfo` per catalog.
+    public func checkForUpdates() async throws(MapStoreError) -> [UpdateInfo] {
+        var out: [UpdateInfo] = []
+        for entry in catalogsOf(snapshot) where entry.catalog.toCheck != nil {
+            out.append(try await checkForUpdate(in: entry.catalog.id))
+        }
+        return out
+    }
+
+    /// The store's catalog a check or an update is of: the one named, else the added one `url` is
+    /// remembered for, else the image's (`StoreCore.catalogForURL`); and the URL to read.
+    func updateTarget(catalog url: URL?, in catalogID: CatalogID?) async throws -> (catalog: StoreCatalog, url: URL) {
+        let target = try await readOffPool { core throws in try catalogID.map(core.storeCatalog) ?? core.catalogForURL(url) }
+        guard let url = url ?? target.toCheck else { throw MapStoreError.noCatalogURL }
+        return (target, url)
+    }
+
     /// The check of `checkForUpdate`, without the automatic update: the comparison and the catalog's URL.
-    func findUpdate(catalog: URL?) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
+    func findUpdate(catalog: URL?, in catalogID: CatalogID? = nil) async throws(MapStoreError) -> (info: UpdateInfo, url: URL) {
         try await MapStoreError.boundary("checkForUpdate", path: storageFolder) {
-            guard let url = catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
+            let (target, url) = try await updateTarget(catalog: catalog, in: catalogID)
             let lease = try await holdStorageOffPool()
             defer { lease.release() }
-            let (tree, bytes) = try await loadCatalog(url)
+            let (tree, bytes, _) = try await loadCatalog(url, trust: CatalogTrustTarget(target))
             let (info, kept) = try write { core throws -> (UpdateInfo, Bool) in
-                let info = try core.planUpdate(tree: tree, catalogURL: url).info
+                let served = try core.catalogServed(tree, url: url, expected: target)
+                if catalogID != nil, served.id != target.id {
+                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url.absoluteString, catalogs: [target.id.rawValue])
+                }
+                let catalog = try core.storeCatalog(served.id)
+                let info = try core.planUpdate(tree: tree, catalog: catalog, catalogURL: url).info
                 // What later work depends on stays: downloads resolve against the installed catalog. Only a
                 // store that keeps no catalog of its version yet keeps this one (with its URL).
-                try core.state?.setMeta(.checkedCatalogURL, url.absoluteString)
-                try core.markChecked(info)
-                let kept = try core.keptCatalog() == nil && core.keepCatalog(tree, bytes: bytes, url: url)
+                try core.rememberChecked(url, of: catalog)
+                try core.markChecked(info, catalog: catalog)
+                let kept = try core.keptTree(of: catalog) == nil && core.keep(tree, bytes: bytes, url: url, as: catalog)
                 return (info, kept)
             }
             if kept { broadcaster.send(.availableRegionsChanged) }
@@ -92,8 +123,10 @@ extension MapStore {
     /// Cancelling the calling task stops the update and keeps the bytes fetched so far (the next
     /// update resumes them) and throws `MapStoreError.cancelled`; `progress` receives what the
     /// `.updateProgress` events say. See `startUpdate(catalog:)` for what an update does.
-    public func update(catalog: URL? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }) async throws(MapStoreError) {
-        let task = try startUpdate(catalog: catalog, progress: progress)
+    public func update(
+        catalog: URL? = nil, in catalogID: CatalogID? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void = { _ in }
+    ) async throws(MapStoreError) {
+        let task = try startUpdate(catalog: catalog, in: catalogID, progress: progress)
         try await MapStoreError.boundary("update", path: storageFolder) {
             try await withTaskCancellationHandler {
                 try await task.wait()
@@ -119,17 +152,24 @@ extension MapStore {
     /// nothing is installed; catalog, fetch and install failures arrive from `wait()` and as
     /// `.updateFailed` events. Never waits for a write in progress (a move, a repair, a download's
     /// install): the update starts its work when that write has ended.
+    ///
+    /// A store holds several catalogs (`catalogs()`): an update installs a version of one of them, `in`
+    /// (nil: the one `catalog` serves, else the image's), and leaves the regions of the others as they are.
     @discardableResult
-    public func startUpdate(catalog: URL? = nil) throws(MapStoreError) -> UpdateTask {
-        try startUpdate(catalog: catalog, progress: { _ in })
+    public func startUpdate(catalog: URL? = nil, in catalogID: CatalogID? = nil) throws(MapStoreError) -> UpdateTask {
+        try startUpdate(catalog: catalog, in: catalogID, progress: { _ in })
     }
 
-    /// `startUpdate(catalog:)` with a progress callback for `update(catalog:progress:)`.
-    private func startUpdate(catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) throws(MapStoreError) -> UpdateTask {
+    /// `startUpdate(catalog:in:)` with a progress callback for `update(catalog:in:progress:)`.
+    private func startUpdate(
+        catalog: URL?, in catalogID: CatalogID?, progress: @escaping @Sendable (UpdateProgress) -> Void
+    ) throws(MapStoreError) -> UpdateTask {
         try MapStoreError.boundary("update", path: storageFolder) {
             try checkInstalledWithoutWaiting()
             let (start, task) = runtime.withLock { runtime in
-                runtime.startUpdate({ UpdateTask(store: self, catalog: catalog, progress: progress) }, sameCatalog: { $0.catalog == catalog })
+                runtime.startUpdate(
+                    { UpdateTask(store: self, catalog: catalog, catalogID: catalogID, progress: progress) },
+                    sameCatalog: { $0.catalog == catalog && $0.catalogID == catalogID })
             }
             guard let task else {
                 throw MapStoreError.busy(
@@ -205,9 +245,15 @@ extension MapStore {
         }
         try await MapStoreError.boundary("update", path: storageFolder) {
             await waitForWriteInProgress()
-            guard let url = task.catalog ?? snapshot.catalogToCheck else { throw MapStoreError.noCatalogURL }
-            let (tree, bytes) = try await loadCatalog(url)
-            let plan = try await readOffPool { core throws -> StoreCore.UpdatePlan in try core.planUpdate(tree: tree, catalogURL: url) }
+            let (target, url) = try await updateTarget(catalog: task.catalog, in: task.catalogID)
+            let (tree, bytes, _) = try await loadCatalog(url, trust: CatalogTrustTarget(target))
+            let (catalog, plan) = try await readOffPool { core throws -> (StoreCatalog, StoreCore.UpdatePlan) in
+                let served = try core.catalogServed(tree, url: url, expected: target)
+                if task.catalogID != nil, served.id != target.id {
+                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url.absoluteString, catalogs: [target.id.rawValue])
+                }
+                return (served, try core.planUpdate(tree: tree, catalog: served, catalogURL: url))
+            }
             guard plan.info.availableVersion > plan.info.installedVersion else { return }
             guard networkPermitsFetching else { throw MapStoreError.meteredNetworkDisallowed(regions: plan.supported) }
             try Task.checkCancellation()
@@ -259,7 +305,7 @@ extension MapStore {
                     try write { core throws -> CacheReset? in
                         core.cacheReset = nil
                         defer { core.cacheReset = nil }
-                        _ = try core.applyUpdate(tree: tree, catalogURL: url, catalogBytes: bytes, archives: archives)
+                        _ = try core.applyUpdate(tree: tree, catalog: catalog, catalogURL: url, catalogBytes: bytes, archives: archives)
                         return core.cacheReset
                     }
                 }

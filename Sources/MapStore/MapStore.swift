@@ -300,9 +300,9 @@ public final class MapStore: Sendable {
             // snapshot before it may be stale while another writer holds the storage.
             let snapshot = snapshot
             let installedBefore = Set(snapshot.regions.map(\.id))
-            let tree = listings.keptCatalog(snapshot)
+            let catalogs = catalogsOf(snapshot)
             var dropped = Set<RegionID>()
-            for id in Set(ids.flatMap { tree?.subtree($0) ?? [$0] } + ids).sorted() where !installedBefore.contains(id) {
+            for id in Set(ids.flatMap { offering($0, in: catalogs)?.subtree($0) ?? [$0] } + ids).sorted() where !installedBefore.contains(id) {
                 let fetching = !downloads(fetching: id).isEmpty || Self.pausedDownload(id, in: snapshot)
                 if fetching, try await cancelDownload(id) { dropped.insert(id) }
             }

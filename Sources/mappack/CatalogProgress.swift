@@ -6,7 +6,7 @@ import Synchronization
 /// A progress line while a command downloads its catalog (issue 43: a 3.6 MB catalog took 12 s on a
 /// slow link with nothing on the screen): `catalog: 1.2 MiB from URL · 3 s`, shown only once bytes
 /// arrive (a kept or local catalog says nothing), like the build's other phases (nothing with `--json`
-/// or `--quiet`).
+/// or `--quiet`); and a warning when the catalog's `.zst` was set aside.
 final class CatalogProgress: Sendable {
     /// What arrived so far, shared with the ticker's and the fetcher's closures.
     private final class Received: Sendable {
@@ -25,6 +25,8 @@ final class CatalogProgress: Sendable {
             }
         }
         let ticker = ticker
+        // A catalog.json.zst set aside (stale beside a re-signed catalog) is said in every mode but --quiet.
+        CatalogSource.notes.withLock { $0 = { message in terminal.note("warning: catalog: \(message)") } }
         guard terminal.showsProgress else { return }
         CatalogSource.progress.withLock {
             $0 = { source, bytes in
@@ -44,6 +46,7 @@ final class CatalogProgress: Sendable {
     /// The catalog is in: the line stops.
     func finish() {
         CatalogSource.progress.withLock { $0 = nil }
+        CatalogSource.notes.withLock { $0 = nil }
         ticker.finish()
     }
 }

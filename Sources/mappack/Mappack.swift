@@ -23,10 +23,9 @@ struct Mappack {
         }
         let verb = arguments.removeFirst()
         let command = Mappack.command(named: verb)
-        // Publish packs thousands of archives, each allocating a large compressor workspace: it keeps
-        // large blocks in the heap (`VerbCommand.keepsLargeBlocks`). Everything else hands them back
-        // (peak RSS of builds, installs).
-        if command?.keepsLargeBlocks == true { Allocator.keepLargeBlocks() } else { Allocator.releaseLargeBlocks() }
+        // Large blocks go back to the system when freed (peak RSS of builds, installs); publish's
+        // compressor workspaces are reused (`ZstdCompressor`), not allocated per archive.
+        Allocator.releaseLargeBlocks()
         arguments.insert(contentsOf: global, at: 0)
         let terminal = Terminal(arguments: arguments)
         do {
@@ -69,38 +68,14 @@ struct Mappack {
         return UsageError(message: "unknown command '\(verb)'\(suggestion)")
     }
 
-    /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work.
+    /// The one place errors become exit codes: 2 for bad usage or bad input files, 1 for failed work,
+    /// from each error's `FailureCategory` (declared beside the error), never from its text; a signal's
+    /// code for an interrupted run.
     static func exitCode(for error: any Error) -> ExitCode {
-        switch error {
-        case is LoopbackServerError: return .failure
-        case let error as InterruptedError: return .interrupted(by: error.signal)
-        case is UsageError, is RecipeError, is JSONFileError, is ImageOpenError, is PublishError, is MergeError, is CacheFolderError: return .usage
-        case let error as PlanError:
-            if case .capacityExceeded = error { return .failure }
-            if case .catalog(.untrusted) = error { return .failure }
-            // A server's failure is failed work; a catalog file the user named is input (typed, not read from the URL).
-            if case .catalog(.unreadable(_, _, served: true)) = error { return .failure }
-            return .usage
-        case let error as BuildError:
-            if case .plan(let planError) = error { return exitCode(for: planError) }
-            if case .pathInTwoBundles = error { return .usage }
-            if case .mixedTileFormats = error { return .usage }
-            if case .releasedNotATime = error { return .usage }
-            return .failure
-        case let error as ImportError: return error.isBadInput ? .usage : .failure
-        case let error as CatalogSource.LoadError:
-            if case .untrusted = error { return .failure }
-            return .usage
-        case let error as MapStoreError:
-            // The caller's to fix: a region id it gave, a catalog it has not given yet, a folder to move to.
-            switch error {
-            case .notInstalled, .unknownRegion, .unknownCatalogRegion, .noCatalogURL, .destinationNotEmpty, .notAnImage: return .usage
-            default: break
-            }
-            // A catalog file named on the command line is input; one a server sent is failed work.
-            if case .invalidCatalog(let url, _) = error, url.hasPrefix("/") || url.hasPrefix("file:") { return .usage }
-            return .failure
-        default: return .failure
+        if let error = error as? InterruptedError { return .interrupted(by: error.signal) }
+        switch (error as? any CategorizedError)?.failureCategory {
+        case .badInput: return .usage
+        case .failedWork, nil: return .failure
         }
     }
 }
@@ -109,14 +84,7 @@ struct Mappack {
 /// the CLI lists always has a command (`Mappack.commands` is where `Verbs.all` comes from).
 protocol VerbCommand {
     static var spec: VerbSpec { get }
-    /// Keeps large heap blocks while it runs (`Allocator.keepLargeBlocks`): `publish` packs thousands
-    /// of archives, each with a large compressor workspace.
-    static var keepsLargeBlocks: Bool { get }
     static func run(_ arguments: [String], terminal: Terminal) async throws -> ExitCode
-}
-
-extension VerbCommand {
-    static var keepsLargeBlocks: Bool { false }
 }
 
 extension Mappack {
@@ -145,10 +113,7 @@ extension StoreCommand: VerbCommand { static var spec: VerbSpec { Verbs.store } 
 extension KeygenCommand: VerbCommand { static var spec: VerbSpec { Verbs.keygen } }
 extension ImportCommand: VerbCommand { static var spec: VerbSpec { Verbs.import } }
 
-extension PublishCommand: VerbCommand {
-    static var spec: VerbSpec { Verbs.publish }
-    static var keepsLargeBlocks: Bool { true }
-}
+extension PublishCommand: VerbCommand { static var spec: VerbSpec { Verbs.publish } }
 
 /// `mappack completions SHELL`.
 enum CompletionsCommand: VerbCommand {

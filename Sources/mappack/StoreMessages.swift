@@ -98,6 +98,24 @@ enum StoreMessages {
             return error.description.replacingOccurrences(of: "(moveData(to:))", with: "(`mappack store move --to DIR`)")
         case .busy(let operation, let reason):
             return "\(words(forOperation: operation)) cannot run now: \(reason)"
+        case .unknownCatalog(let catalog, let url, let catalogs):
+            let have = "this store's catalogs are \(catalogs.joined(separator: ", ")) (`mappack store catalogs`)"
+            guard let url else { return "the store has no catalog '\(catalog)'; \(have)" }
+            return "the catalog at \(url) is '\(catalog)', which is not one of this store's catalogs; nothing was changed; "
+                + "\(have); add it: `mappack store catalogs add \(url)`"
+        case .catalogInUse(let catalog, let regions) where !regions.isEmpty:
+            return "catalog '\(catalog)' still has regions on the device (\(regions.map(\.rawValue).joined(separator: ", "))); "
+                + "delete them first (`mappack store delete \(regions.map(\.rawValue).joined(separator: " "))`), then remove the catalog"
+        case .catalogAlreadyAdded(let catalog, let url):
+            return "the catalog at \(url) is '\(catalog)', which this store has already; to read it from there, "
+                + "pass `--catalog \(url)` to `mappack store download` or `mappack store update`"
+        case .catalogRegionClash(let region, let catalogs):
+            return "region '\(region)' is offered by catalog '\(catalogs.first ?? "?")' and by catalog '\(catalogs.dropFirst().first ?? "?")'; "
+                + "a store addresses a region by its id, so two catalogs may not share one; nothing was changed; remove one of them "
+                + "(`mappack store catalogs remove ID`) or ask the publisher for distinct ids"
+        case .regionsOfSeveralCatalogs(let regions, let catalogs):
+            return "regions \(regions.map(\.rawValue).joined(separator: ", ")) are of several catalogs (\(catalogs.joined(separator: ", "))); "
+                + "download each catalog's regions with their own `mappack store download … --catalog ID`"
         default:
             return error.description
         }

@@ -22,6 +22,8 @@ import Testing
         try SourceFixture.write(to: folder.join("source2"), mapVersion: "2.0", changed: ["ch.zh"])
         let catalog2 = folder.join("catalog2/catalog.json")
         #expect(try Tool.mappack(["publish", folder.join("source2"), "--out", folder.join("catalog2")]).status == 0)
+        try CatalogSourceFixture.writeJapan(to: folder.join("japan-source"), version: "2026.10.0", tokyoChanged: false)
+        #expect(try Tool.mappack(["publish", folder.join("japan-source"), "--out", folder.join("japan")]).status == 0)
         let recipe = try world.recipe(SourceFixture.recipe(catalog: world.catalog))
         #expect(try world.build(recipe).status == 0)
         let image = world.out + "/fixture-1.0"
@@ -82,6 +84,9 @@ import Testing
             Run(verb: "store cache", arguments: ["store", "cache", "size"] + device),
             Run(verb: "store cache", arguments: ["store", "cache", "limit", "1000"] + device),
             Run(verb: "store cache", arguments: ["store", "cache", "clear"] + device),
+            Run(verb: "store catalogs", arguments: ["store", "catalogs", "add", folder.join("japan/catalog.json")] + device),
+            Run(verb: "store catalogs", arguments: ["store", "catalogs"] + device),
+            Run(verb: "store catalogs", arguments: ["store", "catalogs", "remove", "japan"] + device),
             Run(verb: "store repair", arguments: ["store", "repair", "--image", image] + device),
             Run(verb: "store available", arguments: ["store", "available", "--catalog", catalog2] + device),
             Run(verb: "store update", arguments: ["store", "update", "--check", "--catalog", catalog2] + device),

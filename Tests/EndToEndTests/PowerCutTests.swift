@@ -32,7 +32,7 @@ import Testing
     }
 
     /// The store scenarios (the build's has a test of its own below).
-    static let sampled = "install-folder,install-archive,update,download,delete,move"
+    static let sampled = "install-folder,install-archive,update,download,download-catalog,update-catalog,delete,move"
 
     /// The images and catalogs, built by the first matrix run and reused by the others.
     static let fixture = TemporaryFolder("powercut-fixture")

@@ -116,6 +116,10 @@ import Testing
         }
         // The world overview's z0 tile comes from the cache seed (the store's: its map cache).
         #expect(try ServeTests.fetch(base + "/0/0/0").status == 200)
+        // Where a tile is, the coverage source has its one polygon; where none is, 404 as for the tile.
+        let covered = try ServeTests.fetch(base + "/coverage/\(tile.z)/\(tile.x)/\(tile.y).pbf")
+        #expect(covered.status == 200 && !covered.body.isEmpty && covered.headers["content-type"] == "application/x-protobuf")
+        #expect(try ServeTests.fetch(base + "/coverage/7/0/0.pbf").status == 404)
         // No tile there, an address off the grid, a path that is not served.
         #expect(try ServeTests.fetch(base + "/7/0/0").status == 404)
         #expect(try ServeTests.fetch(base + "/3/8/0").status == 404)
@@ -147,6 +151,7 @@ import Testing
         let style = try #require(try JSONSerialization.jsonObject(with: try ServeTests.fetch(base + "/style.json").body) as? [String: Any])
         let styleLayers = try #require(style["layers"] as? [[String: Any]])
         #expect(styleLayers.first?["type"] as? String == "background")
+        #expect(styleLayers.contains { $0["type"] as? String == "fill" && $0["source"] as? String == "coverage" })
         #expect(styleLayers.contains { $0["type"] as? String == "fill" && $0["source-layer"] as? String == "countries" })
         #expect(styleLayers.contains { $0["type"] as? String == "line" && $0["source-layer"] as? String == "countries" })
         let regions = try #require(
@@ -221,7 +226,8 @@ import Testing
 
         let style = try #require(
             try JSONSerialization.jsonObject(with: try ServeTests.fetch(server.base + "/style.json").body) as? [String: Any])
-        let fill = try #require((style["layers"] as? [[String: Any]])?.first { $0["type"] as? String == "fill" })
+        let fill = try #require(
+            (style["layers"] as? [[String: Any]])?.first { $0["type"] as? String == "fill" && $0["source-layer"] as? String == "countries" })
         let match = try #require((fill["paint"] as? [String: Any])?["fill-color"] as? [Any])
         let pairs = Dictionary(
             stride(from: 2, to: match.count - 1, by: 2).compactMap { index -> (String, String)? in
@@ -252,6 +258,31 @@ import Testing
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(server.standardError)")
         #expect(run.stdout.contains("screenshot: PASS"), "\(run.stdout)")
         #expect(FileManager.default.fileExists(atPath: png))
+    }
+
+    /// Issue 43: where the image has no tile the map says so, in a colour of its own, not in the water's. At
+    /// zoom 6.3 over Switzerland the picture asks for z6 tiles: (33,22), which the image holds, spans
+    /// 5.625..11.25 E, so its part without a country is water; west of it (32,22) the image holds nothing.
+    /// Before, both were the background's water blue, and an area not installed looked like sea.
+    @Test(arguments: ["folder", "store"])
+    func chromiumDrawsAreasWithoutTilesApartFromWaterAndLand(form: String) throws {
+        let built = Built.shared
+        #expect(built.build.status == 0, "\(built.build.stderr)")
+        #expect(built.install.status == 0, "\(built.install.stderr)")
+        let server = try ServeProcess(built.arguments(form))
+        defer { server.stop() }
+        let png = Tool.repositoryRoot + "/.build/serve-alps-not-installed-\(form).png"
+        try? FileManager.default.removeItem(atPath: png)
+        let run = try Tool.run(
+            RealWorldFixture.python,
+            [
+                Tool.repositoryRoot + "/Tools/realworld/screenshot.py", server.base + "/", "--png", png, "--view", "8.2,46.8,6.3", "--expect",
+                "8.2,46.8=CH", "--expect", "9.0,45.65=water", "--expect", "5.0,46.8=not-installed", "--expect", "5.0,45.5=not-installed", "--expect",
+                "11.6,47.2=not-installed",
+                "--timeout", "120",
+            ], timeout: 300)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(server.standardError)")
+        #expect(run.stdout.contains("screenshot: PASS"), "\(run.stdout)")
     }
 
     /// Issue 41 item 14: a `tiles.db` of an installed store replaced by a link to a database outside

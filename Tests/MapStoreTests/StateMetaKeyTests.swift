@@ -10,7 +10,7 @@ import Testing
         #expect(
             StateMetaKey.allCases.map(\.rawValue) == [
                 "format", "imageID", "mapVersion", "language", "installed", "blockSize", "catalog", "offeredManifest", "baseImage", "baseImageID",
-                "baseManifest", "signature", "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest",
+                "baseManifest", "signature", "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest", "catalogsSchema",
             ])
     }
 

@@ -48,6 +48,9 @@ from powercut_selftest import Mount, fuse_available  # noqa: E402
 
 OLD = '2026.11.0'
 NEW = '2026.12.0'
+# The `japan` catalog a store adds beside the image's (issue 42): its own regions, versions and files.
+JAPAN_OLD = '2026.10.0'
+JAPAN_NEW = '2026.11.5'
 # Scenarios whose surviving `state.sqlite` is replaced by the one from before the operation (a restored
 # backup, a disk that lied about a flush): open must not say `ok`, and repair must bring the store back.
 ROLLED_BACK = {'download-rolled-back': 'download', 'update-rolled-back': 'update'}
@@ -110,6 +113,7 @@ class Matrix:
         self.archive = self.image + '.tar.zst'
         self.recipe = os.path.join(root, 'pc.yaml')
         self.catalog = {v: 'file://' + os.path.join(root, 'served', 'cat-' + v, 'catalog.json') for v in (OLD, NEW)}
+        self.japan = {v: 'file://' + os.path.join(root, 'served', 'japan-' + v, 'catalog.json') for v in (JAPAN_OLD, JAPAN_NEW)}
         # The new version's image: the next system image an in-place store's base is replaced by.
         self.new_image = os.path.join(root, 'out-new', 'pc-' + NEW)
         # Where in-place stores find their base (outside the cut filesystem, like a read-only partition).
@@ -117,8 +121,10 @@ class Matrix:
         if os.path.exists(os.path.join(root, 'ready')) and os.path.isdir(self.new_image):
             with open(os.path.join(root, 'ready')) as f:
                 self.seed_entries = int(f.read())
+            self.japan_fixture(root)
             return
         shutil.rmtree(root, ignore_errors=True)
+        self.japan_fixture(root)
         for version in (OLD, NEW):
             self.run('demo-world', ['--out', os.path.join(root, 'src-' + version), '--only', 'europe/ch,europe/li',
                                     '--scale', '0.02', '--map-version', version, '--base-version', OLD,
@@ -142,6 +148,41 @@ class Matrix:
         with open(os.path.join(root, 'ready'), 'w') as f:
             f.write(str(self.seed_entries))
 
+    def japan_fixture(self, root):
+        """The `japan` catalog in two versions (the second changes Tokyo), published beside the world."""
+        if all(os.path.exists(url[len('file://'):]) for url in self.japan.values()):
+            return
+        regions = [('japan', None, {'regions/japan/overview.db': 3000}),
+                   ('japan/tokyo', 'japan', {'regions/japan/tokyo/tiles.db': 9000, 'regions/japan/tokyo/search.db': 700}),
+                   ('japan/osaka', 'japan', {'regions/japan/osaka/tiles.db': 6000})]
+        for version in (JAPAN_OLD, JAPAN_NEW):
+            source = os.path.join(root, 'japan-src-' + version)
+            shutil.rmtree(source, ignore_errors=True)
+            rows, bundles = [], {}
+            for region, parent, files in regions:
+                bundle = region.replace('/', '.')
+                for path, size in files.items():
+                    full = os.path.join(source, 'bundles', bundle, path)
+                    os.makedirs(os.path.dirname(full), exist_ok=True)
+                    seed = (path + version) if (region == 'japan/tokyo' and version == JAPAN_NEW) else path
+                    with open(full, 'wb') as f:
+                        f.write(hashlib.sha256(seed.encode()).digest() * (size // 32 + 1))
+                rows.append({'id': region, 'parent': parent, 'names': {'en': region}, 'bundles': [bundle]})
+                bundles[bundle] = {'kind': 'tiles'}
+            with open(os.path.join(source, 'source.json'), 'w') as f:
+                json.dump({'format': 'mappack-source/1', 'catalog': 'japan', 'mapVersion': version,
+                           'released': '2026-11-20T00:00:00Z', 'regions': rows, 'bundles': bundles}, f)
+            self.run('mappack', ['publish', source, '--out', os.path.join(root, 'served', 'japan-' + version)])
+
+    def japan_state(self, storage, cache):
+        """The `japan` catalog's map version and installed region count (`store catalogs --json`), or None."""
+        out = self.store('catalogs', storage, cache, '--json', check=False).stdout
+        for line in out.splitlines():
+            if line.startswith('{') and json.loads(line).get('id') == 'japan':
+                record = json.loads(line)
+                return record.get('mapVersion'), record.get('installedRegions')
+        return None
+
     def cache_entries(self, storage, cache):
         """The map cache's entry count (`store cache size`: `N bytes (…), M entries`)."""
         out = self.store('cache', storage, cache, 'size', check=False).stdout.strip()
@@ -156,6 +197,14 @@ class Matrix:
 
         def installed(base):
             self.store('install', base + '/storage', base + '/cache', '--image', image)
+
+        def with_japan(base):
+            installed(base)
+            self.store('catalogs', base + '/storage', base + '/cache', 'add', self.japan[JAPAN_OLD])
+
+        def with_tokyo(base):
+            with_japan(base)
+            self.store('download', base + '/storage', base + '/cache', 'japan/tokyo', '--catalog', 'japan')
 
         def base_image(folder):  # the in-place base, at its one place
             shutil.rmtree(self.base_folder, ignore_errors=True)
@@ -208,6 +257,13 @@ class Matrix:
             'download': (installed, ('download', ['europe/li', '--catalog', self.catalog[OLD]]),
                          lambda r: expect(regions(r).get('europe/li', {}).get('state') == 'completed',
                                           'europe/li %r' % regions(r).get('europe/li'))),
+            # A second catalog's download and update: its rows are written with the switch's commit.
+            'download-catalog': (with_japan, ('download', ['japan/tokyo', '--catalog', 'japan']),
+                                 lambda r: expect(self.japan_state(r + '/storage', r + '/cache') == (JAPAN_OLD, 1),
+                                                  'japan %r' % (self.japan_state(r + '/storage', r + '/cache'),))),
+            'update-catalog': (with_tokyo, ('update', ['--catalog', self.japan[JAPAN_NEW]]),
+                               lambda r: expect(self.japan_state(r + '/storage', r + '/cache') == (JAPAN_NEW, 1),
+                                                'japan %r' % (self.japan_state(r + '/storage', r + '/cache'),))),
             'delete': (installed, ('delete', ['europe/ch/zh']),
                        lambda r: expect('europe/ch/zh' not in regions(r), 'europe/ch/zh still listed')),
             # `--sync`: every finished-looking output verifies (absent is allowed).
@@ -393,12 +449,21 @@ class Matrix:
         after = self.store_files(usable[0])
         version = json.loads([l for l in self.store('status', usable[0], cache, '--json').stdout.splitlines()
                               if l.startswith('{')][-1]).get('mapVersion')
+        # An update of the image's catalog changes its files; one of `japan` changes Tokyo's, and only
+        # together with Japan's version (the catalog's rows commit with the files).
+        japan = self.japan_state(usable[0], cache) if scenario.endswith('-catalog') else None
+        updated = (scenario == 'update' and version == NEW) or (scenario == 'update-catalog' and japan == (JAPAN_NEW, 1))
+        if scenario == 'update-catalog' and japan not in ((JAPAN_OLD, 1), (JAPAN_NEW, 1)):
+            raise Failure('japan after repair: %r' % (japan,))
+        if scenario.endswith('-catalog') and version != OLD:
+            raise Failure('the image catalog moved to %r' % version)
         for path, digest in before.items():
             if path not in after:
-                if scenario == 'delete' or (scenario in ('update', 'update-in-place', 'new-base') and version == NEW):
+                if scenario == 'delete' or updated or (scenario in ('update-in-place', 'new-base') and version == NEW):
                     continue
                 raise Failure('file lost: store/%s' % path)
-            if after[path] != digest and not (scenario in ('update', 'update-in-place', 'new-base') and version == NEW):
+            if after[path] != digest and not (updated and (scenario == 'update' or path.startswith('regions/japan/'))) \
+                    and not (scenario in ('update-in-place', 'new-base') and version == NEW):
                 raise Failure('file changed: store/%s' % path)
 
     def check_cut(self, scenario, run_root, before, finished, label):
@@ -471,8 +536,8 @@ def main():
     parser.add_argument('--bin', default='.build/debug')
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
     parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,download-rolled-back,'
-                                               'update-rolled-back,delete,move,build,build-fast,install-in-place,'
-                                               'update-in-place,delete-in-place,new-base')
+                                               'update-rolled-back,download-catalog,update-catalog,delete,move,build,build-fast,'
+                                               'install-in-place,update-in-place,delete-in-place,new-base')
     parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
                         help='only the cut right after the operation returned (what it did must all be durable)')

@@ -35,8 +35,9 @@ CHILD_TIMEOUT = 120
 GZIP_MAGIC = b"\x1f\x8b"
 # The render style's colours; `--expect` takes these names or R,G,B.
 PALETTE = {
-    "water": (30, 144, 255),   # background: wherever no country polygon is drawn
+    "water": (30, 144, 255),   # wherever a tile is and no country polygon is drawn
     "land": (204, 204, 204),   # a country without its own colour below
+    "not-installed": (240, 236, 228),   # `mappack serve`'s background: where the image has no tile
     "CH": (228, 26, 28),
     "LI": (77, 175, 74),
     "AT": (255, 127, 0),

@@ -2,10 +2,11 @@
 """Draws a `mappack serve` viewer page in headless Chromium (Debian's `chromium` and
 `chromium-driver`, driven by Selenium) and checks the picture's pixels.
 
-    screenshot.py URL --png OUT.png [--expect LON,LAT=COLOUR ...] [--width 800] [--height 600] [--timeout 120]
+    screenshot.py URL --png OUT.png [--view LON,LAT,ZOOM] [--expect LON,LAT=COLOUR ...] [--width 800] [--height 600] [--timeout 120]
 
 It loads URL (the page at `/`), waits until the page sets `window.mapIdle` (MapLibre's `idle`
-event; polled against a deadline), saves the screenshot to OUT.png and, for each `--expect`,
+event; polled against a deadline), with `--view` moves the map there (`map.jumpTo`) and waits for
+its next `idle`, saves the screenshot to OUT.png and, for each `--expect`,
 asks the map where LON,LAT is (`map.project`) and compares that pixel of the screenshot with
 COLOUR (R,G,B or a name of check_outputs.py's palette: water, land, CH, LI, AT, ...).
 
@@ -120,6 +121,24 @@ def console(driver) -> str:
         return ""
 
 
+def parse_view(text: str) -> tuple[float, float, float]:
+    parts = text.split(",")
+    try:
+        lon, lat, zoom = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--view {text!r}: give LON,LAT,ZOOM")
+    return lon, lat, zoom
+
+
+def wait_idle(driver, deadline: float) -> bool:
+    """True once the page sets `window.mapIdle`, polled until `deadline` (time.monotonic())."""
+    while time.monotonic() < deadline:
+        if driver.execute_script("return window.mapIdle === true"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def run(args) -> int:
     report = ScreenshotReport("screenshot", args.url)
     expectations = [parse_point(text) for text in args.expect]
@@ -136,15 +155,19 @@ def run(args) -> int:
             if driver.execute_script("return window.mapMissing === true"):
                 report.check(False, "the page has MapLibre GL JS", "it says MapLibre GL JS is not available")
                 return report.finish()
-            idle = False
-            while time.monotonic() < deadline:
-                if driver.execute_script("return window.mapIdle === true"):
-                    idle = True
-                    break
-                time.sleep(0.2)
+            idle = wait_idle(driver, deadline)
             if not report.check(idle, "the map draws and goes idle (window.mapIdle)",
                                 f"not within {args.timeout} s; console: {console(driver)}"):
                 return report.finish()
+            if args.view:
+                lon, lat, zoom = args.view
+                driver.execute_script(
+                    "window.mapIdle = false; window.map.once('idle', () => { window.mapIdle = true; });"
+                    "window.map.jumpTo({center: [arguments[0], arguments[1]], zoom: arguments[2]});", lon, lat, zoom)
+                idle = wait_idle(driver, deadline)
+                if not report.check(idle, f"the map moves to {lon},{lat} zoom {zoom} and goes idle",
+                                    f"not within {args.timeout} s; console: {console(driver)}"):
+                    return report.finish()
             view_width = driver.execute_script("return window.innerWidth")
             png = driver.get_screenshot_as_png()
             Path(args.png).write_bytes(png)
@@ -173,6 +196,7 @@ def main(argv) -> int:
     parser.add_argument("url")
     parser.add_argument("--png", required=True, help="where the screenshot is written")
     parser.add_argument("--expect", action="append", default=[], metavar="LON,LAT=COLOUR")
+    parser.add_argument("--view", type=parse_view, default=None, metavar="LON,LAT,ZOOM", help="where the map is moved before the screenshot")
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=600)
     parser.add_argument("--timeout", type=float, default=120, help="seconds for the page to load and go idle")

@@ -2,25 +2,66 @@ import Foundation
 import MapFormat
 import MapIO
 
-/// A PMTiles v3 `--tiles` archive (the `PMTiles` magic with version 3, or a `.pmtiles` name),
-/// turned into a scratch MBTiles 1.3 file in the import's staging folder, which the import then
-/// reads as it reads any MBTiles and deletes at the end.
+/// A PMTiles v3 `--tiles` archive (the `PMTiles` magic with version 3, or a `.pmtiles` name), a
+/// file or an `http(s)://` URL read by range (`RangedArchive`), turned into a scratch MBTiles 1.3
+/// file in the import's staging folder, which the import then reads as it reads any MBTiles and
+/// deletes at the end.
 ///
 /// It streams: directories are read one at a time (the root, then each leaf where the walk reaches
-/// it, at most three leaves deep), each inflated within `maxDirectoryBytes`; tile bytes come with
-/// `pread` through one window of `windowBytes` (a clustered archive is read front to back), or one
-/// read for a tile larger than the window; rows go to SQLite in bounded batches. A run (one entry
-/// for consecutive tile ids with the same bytes) becomes one row per tile, as MBTiles has no runs.
-/// Tiles are stored as the archive holds them (gzipped vector tiles stay gzipped).
+/// it, at most three leaves deep), each inflated within `maxDirectoryBytes`; the tile entries a run
+/// wants are gathered up to `spanBytes`, their bytes read as few large spans (`TileSpans`: adjacent
+/// runs, and runs whose gaps are small beside them, in one read or one range request), and rows go to SQLite
+/// in bounded batches. A run (one entry for consecutive tile ids with the same bytes) becomes one
+/// row per tile, as MBTiles has no runs. Tiles are stored as the archive holds them (gzipped vector
+/// tiles stay gzipped).
+///
+/// A shard (`--shard I/N`) walks the directories twice: once for every tile's address (`survey`:
+/// the tile count, the zooms, and the sample zoom's addresses the shard deal is estimated from,
+/// `ImportShardPlan`), then, with the deal known, for the bytes of the tiles its regions can meet
+/// only (`fill(wanted:)`). So N shards read the directories N times each but the tile data, the bulk
+/// of an archive, about once together.
 ///
 /// Everything the walk reads is checked against the file first, so a damaged or hostile archive
 /// is refused as bad input naming the file (`ImportError.badPMTiles`), never read past its end.
 struct ImportPMTiles {
-    /// The `--tiles` path, as given.
+    /// The `--tiles` path or URL, as given.
     let path: String
-    let file: ReadableFile
+    let source: Source
     let size: UInt64
     let header: PMTiles.Header
+
+    /// Where the archive's bytes come from.
+    enum Source {
+        case file(ReadableFile)
+        case ranged(RangedArchive)
+    }
+
+    /// What a walk over every directory found.
+    struct Survey {
+        /// Tiles the archive addresses (a run's once per tile).
+        var tiles = 0
+        /// The lowest and highest zoom with tiles; nil when there are none.
+        var zooms: ClosedRange<Int>?
+        /// `ImportShardPlan`'s sample zoom (the lowest with at least `sampleTiles` tiles, else the
+        /// highest), whose addresses `survey` wrote to `sample_tiles`; nil when there are no tiles.
+        var sampleZoom: Int?
+    }
+
+    /// What a shard takes of one tile (`fill(_:wanted:)`).
+    enum Want {
+        /// Nothing: no region of the shard is near it.
+        case skip
+        /// Its address, with no bytes: near one of the shard's regions, but it meets none of their
+        /// polygons, so the placement looks at it (another shard's, or outside every region) and
+        /// never copies it.
+        case address
+        /// Its address and bytes.
+        case bytes
+    }
+
+    /// The table `survey` writes the sample zoom's addresses to (`zoom_level`, `tile_column`,
+    /// `tile_row`, and the tile's length, `tile_bytes`).
+    static let sampleTable = "sample_tiles"
 
     /// The most bytes a directory (root or leaf) may inflate to, or take compressed: a leaf of a
     /// million entries is a few MiB.
@@ -47,15 +88,24 @@ struct ImportPMTiles {
         let (perByte, overflow) = fileBytes.multipliedReportingOverflow(by: 64)
         return overflow ? .max : (1 << 30) + perByte
     }
-    /// Tile data read at once.
-    static let windowBytes = 1 << 20
+    /// Tile bytes of the entries gathered before they are read, and the most one read (or range
+    /// request) takes, unless one tile is larger.
+    static let spanBytes: UInt64 = 16 << 20
+    /// Tile entries gathered before they are read, at most.
+    static let spanEntries = 65536
     /// Rows, and tile bytes, gathered before one batch insert.
     static let batchRows = 4096
     static let batchBytes = 8 << 20
 
     /// The archive at `path` with its header checked, when `path` is PMTiles by its first bytes
-    /// or its name; nil for anything else (an MBTiles file, read as before).
+    /// or its name, or is an `http(s)://` URL; nil for anything else (an MBTiles file, read as before).
     static func open(_ path: String) throws(ImportError) -> ImportPMTiles? {
+        // The spec puts the header and the root directory in the first 16 KiB: one request.
+        if RangedArchive.isRemote(path) {
+            let remote = try RangedArchive(path)
+            let start = try remote.open(prefix: PMTiles.maxRootLength + PMTiles.headerLength)
+            return try open(path, source: .ranged(remote), size: remote.size, start: start)
+        }
         guard FileSystem.exists(path) else { throw .unreadable(file: path, reason: "no such file") }
         let file: ReadableFile
         let size: UInt64
@@ -68,11 +118,49 @@ struct ImportPMTiles {
             throw .unreadable(file: path, reason: "\(error)")
         }
         guard start.starts(with: Data("PMTiles".utf8)) || path.lowercased().hasSuffix(".pmtiles") else { return nil }
+        return try open(path, source: .file(file), size: size, start: start)
+    }
+
+    private static func open(_ path: String, source: Source, size: UInt64, start: Data) throws(ImportError) -> ImportPMTiles {
         let header: PMTiles.Header
         do { header = try PMTiles.Header(parsing: start) } catch { throw .badPMTiles(file: path, reason: error.reason) }
-        let archive = ImportPMTiles(path: path, file: file, size: size, header: header)
+        let archive = ImportPMTiles(path: path, source: source, size: size, header: header)
         try archive.checkHeader()
         return archive
+    }
+
+    /// The bytes received and requests made, for an archive read by range.
+    var fetched: (bytes: UInt64, requests: Int)? {
+        if case .ranged(let remote) = source { return (remote.fetched, remote.requests) }
+        return nil
+    }
+
+    /// For an archive read by range, its `Last-Modified` time, when the server gave one.
+    var modified: Date? {
+        if case .ranged(let remote) = source { return remote.modified }
+        return nil
+    }
+
+    /// `count` bytes at `offset` from the archive's start (checked to lie inside it by the caller).
+    func read(offset: UInt64, count: Int) throws(ImportError) -> Data {
+        guard count > 0 else { return Data() }
+        switch source {
+        case .file(let file):
+            do { return try file.read(fromOffset: offset, count: count) } catch { throw .unreadable(file: path, reason: "\(error)") }
+        case .ranged(let remote):
+            return try remote.read(offset: offset, count: count)
+        }
+    }
+
+    /// `count` bytes of a leaf directory at `offset` from the archive's start; by range, through a
+    /// window read ahead, as the walk reads leaves front to back.
+    private func readLeaf(offset: UInt64, count: Int) throws(ImportError) -> Data {
+        switch source {
+        case .file: return try read(offset: offset, count: count)
+        case .ranged(let remote):
+            return try remote.leafDirectory(
+                offset: offset, count: count, section: (header.leafDirectoriesOffset, header.leafDirectoriesLength))
+        }
     }
 
     /// The header's sections lie inside the file and its bytes are ones mappack can turn into MBTiles.
@@ -112,12 +200,11 @@ struct ImportPMTiles {
         }
     }
 
-    /// Writes the archive's tiles and metadata as an MBTiles 1.3 file at `scratch` (`tiles` with
-    /// TMS rows; `metadata` with `format`, `minzoom`, `maxzoom`, `bounds`, `center` from the header,
-    /// the metadata's strings as rows and its other members, `vector_layers` first among them, as
-    /// `json`); returns the number of tiles.
-    @discardableResult
-    func convert(to scratch: String) throws -> Int {
+    /// Creates the scratch MBTiles 1.3 file at `scratch` with the archive's metadata (`metadata`
+    /// with `format`, `minzoom`, `maxzoom`, `bounds`, `center` from the header, the metadata's
+    /// strings as rows and its other members, `vector_layers` first among them, as `json`), an empty
+    /// `tiles` table and `sample_tiles`, in an open transaction that `finish` commits.
+    func create(_ scratch: String) throws -> SQLiteDatabase {
         let metadata = try metadataRows()
         let database = try TileDatabases.create(scratch)
         try database.execute(
@@ -125,34 +212,58 @@ struct ImportPMTiles {
             CREATE TABLE metadata (name TEXT, value TEXT);
             CREATE UNIQUE INDEX name ON metadata (name);
             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+            CREATE TABLE \(Self.sampleTable) (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_bytes INTEGER);
             BEGIN;
             """)
         try database.executeMany(
             "INSERT INTO metadata (name, value) VALUES (?, ?)", metadata.sorted { $0.key < $1.key }.map { [.text($0.key), .text($0.value)] })
-        var walk = Walk(database: database, tileData: TileDataWindow(file: file, section: header.tileDataOffset, length: header.tileDataLength))
-        let budget = Self.unfoldBudget(fileBytes: size)
-        walk.limit = header.addressedTiles > 0 ? min(header.addressedTiles, budget) : budget
-        walk.entryLimit = header.tileEntries > 0 ? min(header.tileEntries, budget) : budget
-        walk.directoryEntryLimit = budget
-        walk.directoryByteLimit = Self.byteBudget(fileBytes: size)
-        walk.byteLimit = Self.byteBudget(fileBytes: size)
-        let what = "the root directory"
-        try walk(
-            entries: try walk.directory(offset: header.rootOffset, length: header.rootLength, what: what, archive: self), depth: 0, what: what,
-            archive: self)
+        return database
+    }
+
+    /// Walks every directory, checking it, and writes the sample zoom's addresses to `sample_tiles`;
+    /// reads no tile data.
+    func survey(into database: SQLiteDatabase) throws -> Survey {
+        var walk = Walk(database: database, sampling: true, wanted: nil, filling: false)
+        try walk(archive: self)
+        try walk.finishSample()
+        return walk.survey
+    }
+
+    /// Walks every directory and writes a row to `tiles` for each tile `wanted` takes (asked with
+    /// its zoom, column and XYZ row; every tile, with its bytes, without it), reading the bytes of
+    /// the tiles it takes whole only.
+    @discardableResult
+    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?) throws -> Survey {
+        var walk = Walk(database: database, sampling: false, wanted: wanted, filling: true)
+        try walk(archive: self)
         try walk.flush()
+        return walk.survey
+    }
+
+    /// Writes every tile and the metadata as the MBTiles 1.3 file at `scratch` (`create`, `fill`,
+    /// `finish`); returns the number of tiles.
+    @discardableResult
+    func convert(to scratch: String) throws -> Int {
+        let database = try create(scratch)
+        let survey = try fill(database, wanted: nil)
+        try finish(database)
+        return survey.tiles
+    }
+
+    /// Indexes the rows and commits.
+    func finish(_ database: SQLiteDatabase) throws {
         // Built after the rows: ascending tile ids (checked) make every z/x/y unique.
         try database.execute("CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row); COMMIT;")
-        return walk.tiles
     }
 
     /// The entries of the directory at `offset` (from the file's start), inflated when the header
     /// says so, and the bytes it inflated to; refused, before they are decoded, when there are more
     /// than `maxEntries` or the bytes are more than `maxBytes`.
     fileprivate func directory(
-        offset: UInt64, length: UInt64, what: String, maxEntries: UInt64, read: UInt64, maxBytes: UInt64, inflatedBefore: UInt64
+        offset: UInt64, length: UInt64, leaf: Bool, what: String, maxEntries: UInt64, read: UInt64, maxBytes: UInt64, inflatedBefore: UInt64
     ) throws -> (entries: [PMTiles.Entry], bytes: UInt64) {
-        let bytes = try inflated(try file.read(fromOffset: offset, count: Int(length)), limit: Self.maxDirectoryBytes, what: what)
+        let raw = leaf ? try readLeaf(offset: offset, count: Int(length)) : try self.read(offset: offset, count: Int(length))
+        let bytes = try inflated(raw, limit: Self.maxDirectoryBytes, what: what)
         guard UInt64(bytes.count) <= maxBytes else {
             throw ImportError.badPMTiles(
                 file: path,
@@ -194,10 +305,7 @@ struct ImportPMTiles {
     private func metadataRows() throws(ImportError) -> [String: String] {
         var rows: [String: String] = [:]
         if header.metadataLength > 0 {
-            let bytes: Data
-            do { bytes = try file.read(fromOffset: header.metadataOffset, count: Int(header.metadataLength)) } catch {
-                throw .unreadable(file: path, reason: "\(error)")
-            }
+            let bytes = try read(offset: header.metadataOffset, count: Int(header.metadataLength))
             let text = try inflated(bytes, limit: Self.maxMetadataBytes, what: "the metadata")
             guard let object = try? JSONSerialization.jsonObject(with: text) as? [String: Any] else {
                 throw .badPMTiles(file: path, reason: "the metadata is not a JSON object")
@@ -237,10 +345,27 @@ struct ImportPMTiles {
 }
 
 /// The walk over the directories: checks each entry against the archive and the entries before
-/// it, and inserts a row per tile in batches.
+/// it; counts the tiles per zoom (`survey`); writes the sample zoom's addresses (`sampling`); and,
+/// `filling`, reads the bytes of the tiles `wanted` takes in large spans and inserts a row per tile
+/// in batches.
 private struct Walk {
     let database: SQLiteDatabase
-    var tileData: TileDataWindow
+    let sampling: Bool
+    let wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?
+    let filling: Bool
+    var survey = ImportPMTiles.Survey()
+    /// Tiles per zoom so far.
+    var zoomTiles = [Int](repeating: 0, count: PMTiles.maxZoom + 1)
+    /// The zoom whose addresses `sample_tiles` holds so far, and how many; the sample zoom once found.
+    var sampleZoom = -1
+    var sampled = 0
+    var sampleFound = false
+    var samplePending: [[SQLValue]] = []
+    /// Tile entries gathered (`filling`), their distinct bytes, and the wanted tiles of each
+    /// (position in `spanEntries`, zoom, column, TMS row).
+    var spanEntries: [PMTiles.Entry] = []
+    var spanBytes: UInt64 = 0
+    var spanTiles: [(entry: Int, z: Int, x: Int64, row: Int64)] = []
     /// The lowest id the next entry may have (ids ascend over the whole walk).
     var next: UInt64 = 0
     /// Tiles addressed so far, and the most allowed (the header's count, when it gives one).
@@ -262,9 +387,30 @@ private struct Walk {
     var pending: [[SQLValue]] = []
     var pendingBytes = 0
 
-    init(database: SQLiteDatabase, tileData: TileDataWindow) {
+    init(database: SQLiteDatabase, sampling: Bool, wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?, filling: Bool) {
         self.database = database
-        self.tileData = tileData
+        self.sampling = sampling
+        self.wanted = wanted
+        self.filling = filling
+    }
+
+    /// Walks the whole archive from its root, within the budgets its size allows.
+    mutating func callAsFunction(archive: ImportPMTiles) throws {
+        let header = archive.header
+        let budget = ImportPMTiles.unfoldBudget(fileBytes: archive.size)
+        limit = header.addressedTiles > 0 ? min(header.addressedTiles, budget) : budget
+        entryLimit = header.tileEntries > 0 ? min(header.tileEntries, budget) : budget
+        directoryEntryLimit = budget
+        directoryByteLimit = ImportPMTiles.byteBudget(fileBytes: archive.size)
+        byteLimit = ImportPMTiles.byteBudget(fileBytes: archive.size)
+        let what = "the root directory"
+        try self(
+            entries: try directory(offset: header.rootOffset, length: header.rootLength, leaf: false, what: what, archive: archive), depth: 0,
+            what: what, archive: archive)
+        try flushSpans(archive: archive)
+        survey.tiles = tiles
+        let zooms = zoomTiles.indices.filter { zoomTiles[$0] > 0 }
+        if let low = zooms.first, let high = zooms.last { survey.zooms = low...high }
     }
 
     /// The highest tile id an import takes (the last tile of zoom 30).
@@ -272,9 +418,9 @@ private struct Walk {
 
     /// The entries of one directory, counted against `directoryEntryLimit` before they are decoded,
     /// its inflated bytes against `directoryByteLimit`.
-    mutating func directory(offset: UInt64, length: UInt64, what: String, archive: ImportPMTiles) throws -> [PMTiles.Entry] {
+    mutating func directory(offset: UInt64, length: UInt64, leaf: Bool, what: String, archive: ImportPMTiles) throws -> [PMTiles.Entry] {
         let entries = try archive.directory(
-            offset: offset, length: length, what: what, maxEntries: directoryEntryLimit - directoryEntries, read: directoryEntries,
+            offset: offset, length: length, leaf: leaf, what: what, maxEntries: directoryEntryLimit - directoryEntries, read: directoryEntries,
             maxBytes: directoryByteLimit - directoryBytes, inflatedBefore: directoryBytes)
         directoryEntries += UInt64(entries.entries.count)
         directoryBytes += entries.bytes
@@ -322,8 +468,11 @@ private struct Walk {
                 }
                 let leaf = "the leaf directory at offset \(entry.offset) (depth \(depth + 1))"
                 let upper = index + 1 < entries.count ? entries[index + 1].tileID : covered.upperBound
+                // A shard's second walk (the survey checked every leaf) skips the leaves of other shards' tiles.
+                if !sampling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
                 try self(
-                    entries: try directory(offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, what: leaf, archive: archive),
+                    entries: try directory(
+                        offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, leaf: true, what: leaf, archive: archive),
                     depth: depth + 1, what: leaf, archive: archive, covered: entry.tileID..<upper)
                 continue
             }
@@ -361,20 +510,148 @@ private struct Walk {
                 )
             }
             unfoldedBytes = written
-            let bytes: Data
-            do { bytes = try tileData.tile(offset: entry.offset, length: Int(entry.length)) } catch {
-                throw ImportError.unreadable(file: archive.path, reason: "\(error)")
+            let skipped = filling && !sampling && entry.runLength > 16 && !mayWant(entry.tileID..<(last + 1))
+            if skipped || (!filling && (!sampling || sampleFound)) {
+                // Counted by zoom without decoding each tile: the survey after the sample.
+                var id = entry.tileID
+                while id <= last {
+                    let zoom = Self.zoom(of: id)
+                    let end = min(last, Self.firstID(ofZoom: zoom + 1) - 1)
+                    zoomTiles[zoom] += Int(end - id + 1)
+                    tiles += Int(end - id + 1)
+                    id = end + 1
+                }
+                next = last + 1
+                continue
             }
+            var taken = false
             for id in entry.tileID...last {
                 let tile = PMTiles.tile(id: id)!
-                let tmsRow = (Int64(1) << tile.z) - 1 - tile.y
-                pending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer(tmsRow), .blob(bytes)])
-                pendingBytes += bytes.count
+                zoomTiles[tile.z] += 1
                 tiles += 1
-                if pending.count >= ImportPMTiles.batchRows || pendingBytes >= ImportPMTiles.batchBytes { try flush() }
+                if sampling { try sample(tile, bytes: entry.length) }
+                guard filling else { continue }
+                switch wanted?(tile.z, tile.x, tile.y) ?? .bytes {
+                case .skip: continue
+                case .address:
+                    pending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .blob(Data())])
+                    if pending.count >= ImportPMTiles.batchRows { try flush() }
+                    continue
+                case .bytes: break
+                }
+                if !taken {
+                    taken = true
+                    spanEntries.append(entry)
+                    spanBytes += entry.length
+                }
+                spanTiles.append((spanEntries.count - 1, tile.z, tile.x, (Int64(1) << tile.z) - 1 - tile.y))
+                if spanTiles.count >= ImportPMTiles.spanEntries {
+                    try flushSpans(archive: archive)
+                    taken = false
+                }
             }
+            if spanBytes >= ImportPMTiles.spanBytes || spanEntries.count >= ImportPMTiles.spanEntries { try flushSpans(archive: archive) }
             next = last + 1
         }
+    }
+
+    /// The first tile id of `zoom`: the tiles of every lower zoom, counted.
+    static func firstID(ofZoom zoom: Int) -> UInt64 { ((UInt64(1) << (2 * UInt64(zoom))) - 1) / 3 }
+
+    /// The zoom of tile id `id` (at most zoom 30's last, `lastID`).
+    static func zoom(of id: UInt64) -> Int {
+        var zoom = 0
+        while firstID(ofZoom: zoom + 1) <= id { zoom += 1 }
+        return zoom
+    }
+
+    /// Whether `wanted` may take a tile with an id in `ids` (always, without `wanted`): the ids of
+    /// each zoom split into the aligned blocks of 4^k positions the Hilbert curve fills a 2^k-tile
+    /// square with, each asked as the one tile of zoom − k it covers. At most a few hundred questions,
+    /// however many tiles the ids span.
+    func mayWant(_ ids: Range<UInt64>) -> Bool {
+        guard let wanted else { return true }
+        var id = ids.lowerBound
+        let upper = min(ids.upperBound, Self.lastID + 1)
+        while id < upper {
+            let zoom = Self.zoom(of: id)
+            let first = Self.firstID(ofZoom: zoom)
+            let end = min(upper, Self.firstID(ofZoom: zoom + 1)) - first
+            var position = id - first
+            while position < end {
+                var k = 0
+                while k < zoom, position % (UInt64(1) << (2 * UInt64(k + 1))) == 0, position + (UInt64(1) << (2 * UInt64(k + 1))) <= end {
+                    k += 1
+                }
+                let corner = PMTiles.tile(id: first + position)!
+                if wanted(zoom - k, corner.x >> k, corner.y >> k) != .skip { return true }
+                position += UInt64(1) << (2 * UInt64(k))
+            }
+            id = first + end
+        }
+        return false
+    }
+
+    /// Adds `tile` to `sample_tiles` while the sample zoom is not found: the lowest zoom with at
+    /// least `ImportShardPlan.sampleTiles` tiles (ids ascend by zoom, so a zoom is whole when the
+    /// next begins), else the highest.
+    mutating func sample(_ tile: (z: Int, x: Int64, y: Int64), bytes: UInt64) throws {
+        guard !sampleFound else { return }
+        if tile.z != sampleZoom {
+            if sampleZoom >= 0, sampled >= ImportShardPlan.sampleTiles {
+                sampleFound = true
+                return
+            }
+            try database.execute("DELETE FROM \(ImportPMTiles.sampleTable)")
+            samplePending.removeAll(keepingCapacity: true)
+            sampleZoom = tile.z
+            sampled = 0
+        }
+        sampled += 1
+        samplePending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .integer(Int64(bytes))])
+        if samplePending.count >= ImportPMTiles.batchRows { try flushSample() }
+    }
+
+    private mutating func flushSample() throws {
+        try database.executeMany(
+            "INSERT INTO \(ImportPMTiles.sampleTable) (zoom_level, tile_column, tile_row, tile_bytes) VALUES (?, ?, ?, ?)", samplePending)
+        samplePending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left of the sample and names its zoom.
+    mutating func finishSample() throws {
+        try flushSample()
+        if sampleZoom >= 0 { survey.sampleZoom = sampleZoom }
+    }
+
+    /// Reads the bytes of the gathered entries as few spans as `TileSpans` makes of them, and queues
+    /// a row for each wanted tile.
+    mutating func flushSpans(archive: ImportPMTiles) throws {
+        guard !spanEntries.isEmpty else { return }
+        let spans = TileSpans(entries: spanEntries)
+        var bytes: [Data] = []
+        for span in spans.spans {
+            bytes.append(try archive.read(offset: archive.header.tileDataOffset + span.lowerBound, count: Int(span.count)))
+        }
+        var tileBytes = [Data?](repeating: nil, count: spanEntries.count)
+        for tile in spanTiles {
+            let data: Data
+            if let known = tileBytes[tile.entry] {
+                data = known
+            } else {
+                let entry = spanEntries[tile.entry]
+                let index = spans.index(of: entry.offset)
+                let from = Int(entry.offset - spans.spans[index].lowerBound)
+                data = bytes[index].subdata(in: from..<from + Int(entry.length))
+                tileBytes[tile.entry] = data
+            }
+            pending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer(tile.row), .blob(data)])
+            pendingBytes += data.count
+            if pending.count >= ImportPMTiles.batchRows || pendingBytes >= ImportPMTiles.batchBytes { try flush() }
+        }
+        spanEntries.removeAll(keepingCapacity: true)
+        spanTiles.removeAll(keepingCapacity: true)
+        spanBytes = 0
     }
 
     /// Inserts the rows gathered so far.
@@ -385,32 +662,50 @@ private struct Walk {
     }
 }
 
-/// Tile bytes read through one window of the tile data section, so neighbouring tiles (all of
-/// them, in a clustered archive) cost one `pread` per window, not one each.
-private struct TileDataWindow {
-    let file: ReadableFile
-    /// The section's offset in the file and its length.
-    let section: UInt64
-    let length: UInt64
-    /// The window's offset in the section and its bytes.
-    var start: UInt64 = 0
-    var bytes = Data()
+/// The byte ranges of the tile data section that hold a set of entries' bytes: sorted, runs that
+/// touch merged, and runs further apart while a span's gaps stay within an eighth of its wanted
+/// bytes (a gap costs its bytes, a request a round trip), each at most `ImportPMTiles.spanBytes`
+/// long unless one entry is longer. Entries that share bytes (a deduplicated tile) share a span.
+struct TileSpans {
+    /// The spans, ascending and disjoint (offsets from the tile data section's start).
+    private(set) var spans: [Range<UInt64>] = []
 
-    init(file: ReadableFile, section: UInt64, length: UInt64) {
-        self.file = file
-        self.section = section
-        self.length = length
+    init(entries: [PMTiles.Entry]) {
+        let pieces = entries.map { $0.offset..<($0.offset + $0.length) }.sorted { $0.lowerBound < $1.lowerBound }
+        // Bytes of the last span that are wanted, and that are not (its gaps).
+        var wanted: UInt64 = 0
+        var waste: UInt64 = 0
+        for piece in pieces {
+            if let last = spans.last, piece.upperBound <= last.upperBound { continue }
+            if let last = spans.last {
+                let gap = piece.lowerBound > last.upperBound ? piece.lowerBound - last.upperBound : 0
+                let added = piece.upperBound - max(piece.lowerBound, last.upperBound)
+                // A gap is read while the span's gaps stay within an eighth of its wanted bytes: a
+                // shard's many neighbouring runs are one request, but the runs of other shards
+                // between them are not read for it.
+                if max(last.upperBound, piece.upperBound) - last.lowerBound <= ImportPMTiles.spanBytes,
+                    gap == 0 || (waste + gap) * 8 <= wanted + added
+                {
+                    spans[spans.count - 1] = last.lowerBound..<piece.upperBound
+                    wanted += added
+                    waste += gap
+                    continue
+                }
+            }
+            spans.append(piece)
+            wanted = UInt64(piece.count)
+            waste = 0
+        }
     }
 
-    /// The `length` bytes at `offset` in the section (checked to lie inside it).
-    mutating func tile(offset: UInt64, length count: Int) throws(FileError) -> Data {
-        if offset >= start, offset + UInt64(count) <= start + UInt64(bytes.count) {
-            let from = Int(offset - start)
-            return bytes.subdata(in: from..<from + count)
+    /// The position of the span holding the byte at `offset` (one of the entries').
+    func index(of offset: UInt64) -> Int {
+        var low = 0
+        var high = spans.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if spans[middle].lowerBound <= offset { low = middle } else { high = middle - 1 }
         }
-        guard count < ImportPMTiles.windowBytes else { return try file.read(fromOffset: section + offset, count: count) }
-        bytes = try file.read(fromOffset: section + offset, count: Int(min(UInt64(ImportPMTiles.windowBytes), length - offset)))
-        start = offset
-        return bytes.prefix(count)
+        return low
     }
 }

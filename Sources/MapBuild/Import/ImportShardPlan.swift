@@ -21,37 +21,93 @@ enum ImportShardPlan {
     /// `ImportPlacement.check`.
     static func assign(tileset: ImportTileset, layout: ImportLayout, shards: Int) throws -> [Int] {
         guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
-        let loads = try estimate(tileset: tileset, layout: layout)
+        var loads = [Int](repeating: 0, count: layout.regions.count)
+        if let zoom = try sampleZoom(of: tileset) {
+            loads = try tileset.limited(tileset.database) {
+                try estimate(
+                    database: tileset.database, relation: tileset.layout.relation(in: "main"), bytes: "length(tile_data)", zoom: zoom, layout: layout)
+            }
+        }
+        return assign(loads: loads, layout: layout, shards: shards)
+    }
+
+    /// The shard (0-based) of each region of `layout` with the loads `estimate` gave.
+    static func assign(loads: [Int], layout: ImportLayout, shards: Int) -> [Int] {
+        guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
         let ids = layout.regions.map(\.id)
         let position = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($0.element, $0.offset) })
         return deal(loads: loads, ids: ids, parents: layout.regions.map { $0.parent.flatMap { position[$0] } }, shards: shards)
     }
 
-    /// Each region's tiles at the sample zoom whose destination it heads.
-    static func estimate(tileset: ImportTileset, layout: ImportLayout) throws -> [Int] {
-        var loads = [Int](repeating: 0, count: layout.regions.count)
-        guard let zoom = try sampleZoom(of: tileset) else { return loads }
-        let relation = tileset.layout.relation(in: "main")
+    /// Each region's load at the sample zoom `zoom`: the tiles whose destination it heads, plus
+    /// their bytes counted in tiles of the sample's mean size (a region of coasts and fjords weighs
+    /// more than one of the same tiles over plain land: a shard fetches and writes bytes too). From
+    /// the addresses `relation` of `database` holds (`zoom_level`, `tile_column`, `tile_row`, and
+    /// each tile's length as `bytes`: the tileset's, or the sample a PMTiles archive's survey wrote).
+    static func estimate(database: SQLiteDatabase, relation: String, bytes: String, zoom: Int64, layout: ImportLayout) throws -> [Int] {
+        var tiles = [Int](repeating: 0, count: layout.regions.count)
+        var tileBytes = [Int](repeating: 0, count: layout.regions.count)
         var column: Int64 = -1
         var candidates: [Int] = []
-        try tileset.limited(tileset.database) {
-            try tileset.database.forEachRow(
-                "SELECT tile_column AS x, tile_row AS y FROM \(relation) WHERE zoom_level = ? ORDER BY tile_column, tile_row", [.integer(zoom)]
-            ) { row throws(SQLiteError) in
-                // Every row is three integers in its zoom's grid (`ImportPlacement.check`).
-                let x = try row["x", as: Int64.self]
-                let tmsRow = try row["y", as: Int64.self]
-                if x != column {
-                    column = x
-                    candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
-                }
-                let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int((Int64(1) << zoom) - 1 - tmsRow))
-                let hits = candidates.filter { layout.shapes[$0].box.overlaps(tile) && layout.shapes[$0].intersects(tile) }
-                guard !hits.isEmpty else { return }
-                loads[layout.deepest(hits)[0]] += 1
+        var sampled = 0
+        var sampledBytes = 0
+        try database.forEachRow(
+            "SELECT tile_column AS x, tile_row AS y, \(bytes) AS bytes FROM \(relation) WHERE zoom_level = ? ORDER BY tile_column, tile_row",
+            [.integer(zoom)]
+        ) { row throws(SQLiteError) in
+            // Every row is three integers in its zoom's grid (`ImportPlacement.check`, or the archive's walk).
+            let x = try row["x", as: Int64.self]
+            let tmsRow = try row["y", as: Int64.self]
+            let length = Int(try row["bytes", as: Int64?.self] ?? 0)
+            sampled += 1
+            sampledBytes += length
+            if x != column {
+                column = x
+                candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
             }
+            let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int((Int64(1) << zoom) - 1 - tmsRow))
+            let hits = candidates.filter { layout.shapes[$0].box.overlaps(tile) && layout.shapes[$0].intersects(tile) }
+            guard !hits.isEmpty else { return }
+            let head = layout.deepest(hits)[0]
+            tiles[head] += 1
+            tileBytes[head] += length
         }
-        return loads
+        guard sampledBytes > 0 else { return tiles }
+        let perTile = Double(sampled) / Double(sampledBytes)
+        return tiles.indices.map { tiles[$0] + Int((Double(tileBytes[$0]) * perTile).rounded()) }
+    }
+
+    /// What shard `shard` takes of the tile at `zoom`, `x`, XYZ row `y` of a PMTiles archive, asking
+    /// what the placement asks (`ImportPlacement.run`): nothing when none of its regions' boxes is
+    /// near the tile; the tile's bytes when the shard writes it (the first of the deepest regions
+    /// whose polygons meet it is the shard's, or an overview of the shard's holds it); else its
+    /// address alone, which the placement looks at and counts but never copies. So a shard that
+    /// reads these places and counts what it would reading every tile, and fetches the bytes of the
+    /// tiles it writes only: a border tile, which several shards' regions meet, is fetched by the
+    /// one shard that writes it. For a square of several tiles (a tile of a lower zoom), anything but
+    /// `.skip` means some tile of it may be taken.
+    static func reads(shard: Int, layout: ImportLayout, overview: ImportOverview?) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
+        // Tiles come in Hilbert order, so columns recur: each column's candidates are found once.
+        var columns: [Int64: [Int]] = [:]
+        return { zoom, x, y in
+            let key = Int64(zoom) << 40 | x
+            let candidates: [Int]
+            if let known = columns[key] {
+                candidates = known
+            } else {
+                if columns.count >= 1 << 16 { columns.removeAll(keepingCapacity: true) }
+                candidates = layout.candidates(zoom: zoom, x: Int(x))
+                columns[key] = candidates
+            }
+            let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
+            let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
+            guard near.contains(where: { layout.shardOfRegion[$0] == shard }) else { return .skip }
+            let hits = near.filter { layout.shapes[$0].intersects(tile) }
+            guard !hits.isEmpty else { return .address }
+            if layout.owner(of: layout.deepest(hits)) == shard { return .bytes }
+            if let overview, !overview.holders(of: hits, zoom: Int64(zoom), layout: layout, shard: shard).isEmpty { return .bytes }
+            return .address
+        }
     }
 
     /// The lowest zoom of the tileset with at least `sampleTiles` tiles, else its highest; nil when

@@ -21,8 +21,12 @@ struct ImportTileset {
     let database: SQLiteDatabase
     /// The `metadata` table (empty when there is none).
     let metadata: [String: String]
-    /// Rows of `tiles`.
-    let count: Int
+    /// Rows of `tiles`; for a PMTiles archive, the tiles it addresses (a shard's scratch holds
+    /// only the tiles its regions can meet, `ImportPMTiles.fill(_:wanted:)`).
+    private(set) var count: Int
+    /// For a PMTiles archive, its highest zoom with tiles (`ImportPMTiles.Survey`), which a shard's
+    /// scratch may not hold.
+    private(set) var archiveMaxZoom: Int?
     /// Where the tiles are: the `tiles` table, or the `map` and `images` tables under the `tiles`
     /// view that tippecanoe and mb-util write, read through mappack's own join (`relation(in:)`).
     let layout: TilesLayout
@@ -71,6 +75,14 @@ struct ImportTileset {
         }
     }
 
+    /// The scratch MBTiles a PMTiles archive became (`path`), with the count and zooms of the whole
+    /// archive its walk found; errors name `name`, the `--tiles` file or URL.
+    init(converted path: String, name: String, survey: ImportPMTiles.Survey) throws(ImportError) {
+        try self.init(path: path, name: name)
+        count = survey.tiles
+        archiveMaxZoom = survey.zooms?.upperBound
+    }
+
     /// The `metadata` rows, each name and value checked against the caps first (in SQL, so a
     /// huge value is never read into memory).
     private static func metadata(of database: SQLiteDatabase, name: String) throws -> [String: String] {
@@ -117,6 +129,7 @@ struct ImportTileset {
     /// The highest zoom of the tiles, nil when there are none or it is no zoom (the first pass refuses
     /// such a row, naming it). `max()` alone, so SQLite answers from the index's end, not a scan.
     func maxZoom() throws -> Int? {
+        if let archiveMaxZoom { return archiveMaxZoom }
         let value = try limited(database) {
             try database.firstRow("SELECT max(zoom_level) AS z FROM \(layout.relation(in: "main"))").map { try $0["z"] } ?? SQLValue.null
         }

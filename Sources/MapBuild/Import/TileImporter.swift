@@ -57,6 +57,8 @@ public struct TileImporter: Sendable {
         public var examined: Int? = nil
         /// The shard this run was (`--shard I/N`), nil unsharded or for a merge.
         public var shard: (index: Int, count: Int)? = nil
+        /// For `--tiles https://…`: the bytes fetched by range, the requests, and the archive's bytes.
+        public var fetched: (bytes: UInt64, requests: Int, archive: UInt64)? = nil
     }
 
     public let options: Options
@@ -91,19 +93,37 @@ public struct TileImporter: Sendable {
         try layout.checkPaths(file: options.regions)
 
         let (area, outputName, _) = try ImportOutput.stage(options.output)
+        var fetched: (bytes: UInt64, requests: Int)?
         do {
             let converted = area.path + "/.tileset.mbtiles"
             let tileset: ImportTileset
             if let archive {
-                try archive.convert(to: converted)
-                tileset = try ImportTileset(path: converted, name: options.tiles)
+                // The archive's walk checks every entry, so the rows need no check of their own.
+                let database = try archive.create(converted)
+                let survey: ImportPMTiles.Survey
+                if shard.count > 1 {
+                    // Every address first (the deal needs the sample zoom's), then only this shard's tiles.
+                    survey = try archive.survey(into: database)
+                    var loads = [Int](repeating: 0, count: regions.count)
+                    if let zoom = survey.sampleZoom {
+                        loads = try ImportShardPlan.estimate(
+                            database: database, relation: ImportPMTiles.sampleTable, bytes: "tile_bytes", zoom: Int64(zoom), layout: layout)
+                    }
+                    layout.shardOfRegion = ImportShardPlan.assign(loads: loads, layout: layout, shards: shard.count)
+                    let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: survey.zooms?.upperBound, layout: layout)
+                    try archive.fill(database, wanted: ImportShardPlan.reads(shard: shard.index - 1, layout: layout, overview: overview))
+                } else {
+                    survey = try archive.fill(database, wanted: nil)
+                }
+                try archive.finish(database)
+                tileset = try ImportTileset(converted: converted, name: options.tiles, survey: survey)
             } else {
                 tileset = mbtiles!
+                try ImportPlacement.check(tileset)
+                // Every shard deals the regions alike, by the tiles they place (`ImportShardPlan`).
+                layout.shardOfRegion = try ImportShardPlan.assign(tileset: tileset, layout: layout, shards: shard.count)
             }
             let inputs = try fingerprint(tileset: tileset)
-            try ImportPlacement.check(tileset)
-            // Every shard deals the regions alike, by the tiles they place (`ImportShardPlan`).
-            layout.shardOfRegion = try ImportShardPlan.assign(tileset: tileset, layout: layout, shards: shard.count)
             // Each place goes to its regions as it is read; only this shard's are kept, on disk.
             let places = try options.places.map { path throws(ImportError) in
                 try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1)
@@ -111,6 +131,7 @@ public struct TileImporter: Sendable {
             let scratch = area.path + "/.placement.sqlite"
             let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout)
             let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, shard: shard.index - 1, scratch: scratch)
+            fetched = archive?.fetched
             var bundles: [String: ImportShardRecord.Bundle] = [:]
             for destination in pass.destinations.indices where layout.owner(of: pass.destinations[destination]) == shard.index - 1 {
                 let members = pass.destinations[destination]
@@ -153,7 +174,7 @@ public struct TileImporter: Sendable {
                 },
                 bundles: bundles,
                 counts: .init(tiles: pass.tiles, examined: pass.examined, placed: pass.placed, outside: pass.outside, places: placed),
-                released: releaseTime())
+                released: releaseTime(archive: archive))
             if options.shard == nil {
                 try ImportOutput.compose([record], into: area.path)
             } else {
@@ -163,7 +184,8 @@ public struct TileImporter: Sendable {
             try area.commit(as: outputName)
             return Result(
                 output: FileSystem.absolute(options.output), regions: regions.count, bundles: bundles.count, tiles: pass.tiles, placed: pass.placed,
-                outside: pass.outside, places: placed, examined: pass.examined, shard: options.shard.map { ($0.index, $0.count) })
+                outside: pass.outside, places: placed, examined: pass.examined, shard: options.shard.map { ($0.index, $0.count) },
+                fetched: fetched.map { ($0.bytes, $0.requests, archive!.size) })
         } catch {
             area.discard()
             throw error
@@ -176,12 +198,15 @@ public struct TileImporter: Sendable {
     /// SHA-256 over the boundaries and places files, the tileset's metadata and tile count, and the options that shape the output.
     /// `released` of the source folder: `SOURCE_DATE_EPOCH` when set (reproducible builds), else the
     /// newest modification time of the inputs (when the data was made, the same for the same files).
-    private func releaseTime() -> String? {
+    private func releaseTime(archive: ImportPMTiles?) -> String? {
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(Int.init) {
             return UTCTime.format(Date(timeIntervalSince1970: TimeInterval(epoch)))
         }
         let inputs = [options.tiles, options.regions] + (options.places.map { [$0] } ?? [])
-        let newest = inputs.compactMap { ((try? FileSystem.status($0)) ?? nil)?.modifiedNanoseconds }.max()
+        var times = inputs.compactMap { ((try? FileSystem.status($0)) ?? nil)?.modifiedNanoseconds }
+        // An archive read by range: its Last-Modified, as nginx gives the file's modification time.
+        if let modified = archive?.modified { times.append(Int64(modified.timeIntervalSince1970) * 1_000_000_000) }
+        let newest = times.max()
         return newest.flatMap { UTCTime.format(Date(timeIntervalSince1970: TimeInterval($0 / 1_000_000_000))) }
     }
 

@@ -69,6 +69,9 @@ public enum CatalogSource {
     /// the CLI's progress line. Nil: nobody listens.
     package static let progress = Mutex<(@Sendable (_ source: String, _ bytes: Int64) -> Void)?>(nil)
 
+    /// Told why a catalog's `.zst` was set aside (`CatalogFetcher.noted`): the CLI's warning. Nil: nobody listens.
+    package static let notes = Mutex<(@Sendable (_ message: String) -> Void)?>(nil)
+
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
         let name = url.shown
         var fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
@@ -76,6 +79,7 @@ public enum CatalogSource {
         // build at once).
         fetcher.client = FetchClient(retry: .standard)
         fetcher.received = progress.withLock { $0 }
+        fetcher.noted = notes.withLock { $0 }
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in

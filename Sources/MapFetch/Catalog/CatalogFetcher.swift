@@ -39,10 +39,15 @@ package struct FetchedCatalog: Sendable {
 /// Fetches a catalog the cheap way (issue 33): the small signed `catalog.json.timestamp` first,
 /// conditionally (`If-None-Match` / `If-Modified-Since`); the catalog only when the timestamp names
 /// one not in the cache, and then its `.zst` (the hashes stay over the plain bytes, and decompression
-/// stops at the size the timestamp names, so a small download cannot expand into a bomb). A server
-/// without timestamps gets a conditional GET of the catalog offering `Content-Encoding`, decoded under
-/// the same cap. Trust stays with the caller: `vet` checks the timestamp before it decides anything,
-/// and the caller checks the catalog's signature after.
+/// stops at the size the timestamp names, so a small download cannot expand into a bomb). Without a
+/// timestamp, a signed fetch takes the signature first and the `.zst` only as the bytes whose SHA-256
+/// the signature names (a kept catalog with that digest costs no request at all); a `.zst` that
+/// decodes to other bytes (stale beside an edited, re-signed catalog) is set aside, `noted`, and the
+/// plain catalog fetched. An unsigned catalog without a timestamp is fetched plain, conditionally,
+/// offering `Content-Encoding`: nothing the server holds binds a `.zst` to it (a stale `.zst` beside
+/// an edited catalog would be built from; `Last-Modified` has a resolution of a second). Trust stays
+/// with the caller: `vet` checks the timestamp before it decides anything, and the caller checks the
+/// catalog's signature after.
 package struct CatalogFetcher: Sendable {
     /// Where fetched catalogs are kept between checks (`CatalogFetchCache`); nil keeps nothing.
     package var cacheRoot: String?
@@ -56,6 +61,9 @@ package struct CatalogFetcher: Sendable {
     /// Told the bytes of the catalog (or its `.zst`) received so far as they arrive, with the URL they
     /// come from, for a progress line (a 3.6 MB catalog takes seconds on a slow link).
     package var received: (@Sendable (_ source: String, _ bytes: Int64) -> Void)?
+    /// Told why a `catalog.json.zst` the server offers was not used (it is not the signed catalog),
+    /// for a warning: the catalog is then fetched plain.
+    package var noted: (@Sendable (_ message: String) -> Void)?
 
     package init(cacheRoot: String?, limit: Int) {
         self.cacheRoot = cacheRoot
@@ -96,17 +104,31 @@ package struct CatalogFetcher: Sendable {
         }
         kept[.timestamp] = timestampBytes
         guard let timestamp else {
-            // An old server (or an ignored timestamp): the catalog itself, conditionally. Its `.zst` is not
-            // taken here: nothing binds it to these bytes (a timestamp does, below), and a stale one
-            // beside an edited catalog would be built from.
-            let bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
-            guard let bytes else { throw .missing(url: url.shown) }
+            // An old server (or an ignored timestamp). Signed: the signature first, and the bytes it names
+            // from the cache or the `.zst` when they are there. Else (or when they are not) the catalog
+            // itself, conditionally; an unsigned catalog's `.zst` is never taken: nothing binds it to the
+            // plain bytes, and a stale one beside an edited catalog would be built from.
             let signature =
                 signed
                 ? try document(
                     .signature, at: CatalogSignature.url(beside: url), limit: CatalogSignature.maxBytes, cache: cache, record: &record,
                     fresh: &fresh)
                 : nil
+            let named = signature.flatMap { try? CatalogSignature.parse($0, source: CatalogSignature.url(beside: url).shown).sha256 }
+            var bytes: Data?
+            if let named {
+                if let cache, let keptBytes = cache.read(.catalog, limit: limit), SHA256.digest(keptBytes) == named {
+                    bytes = keptBytes
+                } else if let compressed = try compressedNamed(by: named, url: url) {
+                    bytes = compressed
+                    record.validators[CatalogFetchCache.Document.catalog.rawValue] = nil
+                    fresh.insert(.catalog)
+                }
+            }
+            if bytes == nil {
+                bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
+            }
+            guard let bytes else { throw .missing(url: url.shown) }
             kept[.catalog] = bytes
             kept[.signature] = signature
             record.catalogVersion = nil
@@ -190,6 +212,39 @@ package struct CatalogFetcher: Sendable {
         }
         guard let bytes else { throw .missing(url: name) }
         do { try CatalogTrust.checkNamed(bytes, by: timestamp) } catch { throw .refused(url: name, error) }
+        return bytes
+    }
+
+    /// The catalog beside `url` decompressed from its `catalog.json.zst` (at most `limit` bytes), when
+    /// that decodes to the bytes whose SHA-256 is `named` (a signature's); nil when there is no `.zst`
+    /// (HTTP only), it does not decode, or it decodes to other bytes (`noted`): the caller then fetches
+    /// the plain catalog. A transfer that fails is an error, after the client's retries, as for the
+    /// plain catalog.
+    private func compressedNamed(by named: SHA256Digest, url: URL) throws(CatalogFetchError) -> Data? {
+        guard !url.isFileURL else { return nil }
+        let zstURL = CatalogTimestamp.compressedURL(beside: url)
+        let zstName = zstURL.shown
+        let response: DocumentFetch.Response
+        do { response = try DocumentFetch.get(zstURL, limit: limit, stop: stop, client: client, received: receiving(zstName)) } catch {
+            // Larger than a catalog may be: not the signed catalog's.
+            if case .tooLarge = error {
+                noted?("\(zstName): larger than \(limit) bytes; fetching \(url.shown) instead")
+                return nil
+            }
+            throw .fetch(error)
+        }
+        guard case .body(let compressed, _) = response else { return nil }
+        let bytes: Data
+        do { bytes = try Zstd.decompress(compressed, limit: limit) } catch {
+            noted?("\(zstName): not a zstd catalog (\(error)); fetching \(url.shown) instead")
+            return nil
+        }
+        guard SHA256.digest(bytes) == named else {
+            noted?(
+                "\(zstName) is not the catalog \(CatalogSignature.fileName) signs (a stale copy beside an edited catalog?); "
+                    + "fetching \(url.shown) instead. Publish again to write both, or remove the .zst")
+            return nil
+        }
         return bytes
     }
 

@@ -27,18 +27,6 @@ package enum Allocator {
         setThresholds(mapping: threshold, trim: threshold)
     }
 
-    /// The opposite trade, for work that allocates and frees the same large blocks thousands of
-    /// times: blocks below 32 MiB (glibc's largest threshold) come from the heap, and the heap is
-    /// trimmed only once 64 MiB at its top are free. `publish` packs each bundle through
-    /// libarchive's zstd filter, which allocates a fresh compression workspace of several MiB
-    /// per archive; mapped afresh each time, faulting those pages in and unmapping them was three
-    /// quarters of a full publish's CPU time (`perf`: 18 s of 26 s in the kernel on 6,796 bundles),
-    /// and from the heap a full publish took half the time for 4 MiB more peak RSS. Call once, early,
-    /// instead of `releaseLargeBlocks`; `MALLOC_MMAP_THRESHOLD_` in the environment wins.
-    package static func keepLargeBlocks() {
-        setThresholds(mapping: 32 << 20, trim: 64 << 20)
-    }
-
     /// glibc's mapping and trim thresholds, unless `MALLOC_MMAP_THRESHOLD_` is set.
     private static func setThresholds(mapping: Int32, trim: Int32) {
         #if os(Linux) && !MAPPACK_PORTABLE

@@ -14,6 +14,8 @@ import Synchronization
 public final class DownloadTask: Sendable {
     /// The regions asked for.
     public let regions: [RegionID]
+    /// The catalog named for them (nil: the one whose kept copy offers them).
+    public let catalog: CatalogID?
     /// Progress, state changes, completion or failure; finishes when the task completes, fails or is cancelled.
     ///
     /// Each read is a consumer of its own that gets every event of the task, as each `MapStore.events()`
@@ -29,7 +31,8 @@ public final class DownloadTask: Sendable {
     let completion = TaskCompletion()
     let store: MapStore
 
-    init(store: MapStore, regions: [RegionID]) {
+    init(store: MapStore, regions: [RegionID], catalog: CatalogID? = nil) {
+        self.catalog = catalog
         self.store = store
         self.regions = regions
     }

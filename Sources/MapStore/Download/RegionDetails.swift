@@ -35,12 +35,16 @@ public struct RegionDetails: Sendable, Equatable {
     /// disk at the store's block size, as the catalog declares it (the size of its files rounded up to
     /// whole blocks when the catalog does not), every bundle counted once, whether on the device or not.
     public let sizeOnDiskInBytes: Int64
+    /// The store's catalog the region is of (nil when unknown: an installed region none of them offers).
+    public let catalog: CatalogID?
 
     init(
         id: RegionID, parent: RegionID?, children: [RegionID], name: String, names: [String: String], cities: [String], released: String?,
-        center: [Double]?, bbox: [Double]?, state: RegionState, mapVersion: MapVersion, downloadSizeInBytes: Int64, sizeOnDiskInBytes: Int64
+        center: [Double]?, bbox: [Double]?, state: RegionState, mapVersion: MapVersion, downloadSizeInBytes: Int64, sizeOnDiskInBytes: Int64,
+        catalog: CatalogID? = nil
     ) {
         self.id = id
+        self.catalog = catalog
         self.parent = parent
         self.children = children
         self.name = name

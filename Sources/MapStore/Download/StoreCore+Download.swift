@@ -14,10 +14,10 @@ extension StoreCore {
         var regionBundles: [RegionID: Set<BundleDigest>]
     }
 
-    /// What downloading `ids` (and their descendants) from `tree` would fetch and install.
-    func planDownload(tree: RegionTree, ids: [RegionID], catalogURL: URL) throws -> DownloadPlan {
+    /// What downloading `ids` (and their descendants) from `tree`, the store's `catalog`, would fetch and install.
+    func planDownload(tree: RegionTree, catalog: StoreCatalog, ids: [RegionID], catalogURL: URL) throws -> DownloadPlan {
         let state = try committedState()
-        guard let version = try state.mapVersion else { throw MapStoreError.notInstalled }
+        guard let version = catalog.mapVersion else { throw MapStoreError.notInstalled }
         let rows = try state.regions()
         return try Self.planDownload(
             tree: tree, ids: ids, catalogURL: catalogURL, installedVersion: version, installed: Set(rows.map(\.id)),
@@ -52,8 +52,10 @@ extension StoreCore {
     }
 
     /// Installs `ids` (not yet installed ones, with descendants) from the fetched `archives`, atomically.
-    func applyDownload(tree: RegionTree, ids: [RegionID], catalogURL: URL, archives: [BundleDigest: String]) throws {
-        let plan = try planDownload(tree: tree, ids: ids, catalogURL: catalogURL)
+    func applyDownload(tree: RegionTree, catalog: StoreCatalog, ids: [RegionID], catalogURL: URL, archives: [BundleDigest: String]) throws {
+        // Judged again under the lock: the catalog's version or its copy may have moved on meanwhile.
+        let catalog = try storeCatalog(catalog.id)
+        let plan = try planDownload(tree: tree, catalog: catalog, ids: ids, catalogURL: catalogURL)
         guard !plan.newRegions.isEmpty, let state else { return }
         let rows = try state.regions()
         let old = try installedManifest(storedManifest())
@@ -62,13 +64,15 @@ extension StoreCore {
             var owners = ownership(keeping: Set(old.bundles.map(\.digest)), of: old, tree: tree)
             let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store, ownership: &owners)
             // Installed regions keep their records (and their data's version); new ones come from the catalog.
-            let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.newRegions, kept: rows.map(\.id), extracted: extracted)
+            let manifest = synthesizeManifest(
+                old: old, tree: tree, regions: plan.newRegions, kept: rows.map(\.id), extracted: extracted, ofImageCatalog: catalog.isImageCatalog)
             var states: [RegionID: RegionState] = [:]
             for row in rows { states[row.id] = row.state }
             for id in plan.newRegions { states[id] = .completed }
             return TransitionTarget(
                 kind: "download", manifest: manifest, archives: archives.filter { needed[$0.key] != nil }, infos: [:],
-                states: states, meta: [:], resetsCache: false)
+                states: states, meta: [:], resetsCache: false,
+                catalog: catalog.isImageCatalog ? nil : CatalogCommit(catalog: catalog.id.rawValue, regions: plan.newRegions.map(\.rawValue)))
         }
         purgeDownloads(Set(needed.keys))
     }

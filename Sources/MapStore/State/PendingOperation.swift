@@ -58,10 +58,14 @@ struct TransitionRecord: Codable, Equatable {
     var states: [String: String]
     /// Meta keys set with the commit (catalog URL, support window), as stored: `StateMetaKey` raw values.
     var meta: [String: String]
+    /// The rows of an added catalog the commit records (its regions; for an update its version); nil for
+    /// the image's catalog, and in records written before several catalogs.
+    var catalog: CatalogCommit?
 
-    /// A record of a transition to `manifest` whose commit sets `states` and the `meta` rows.
-    init(kind: String, manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String]) {
+    /// A record of a transition to `manifest` whose commit sets `states`, the `meta` rows and `catalog`'s.
+    init(kind: String, manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String], catalog: CatalogCommit? = nil) {
         self.kind = kind
+        self.catalog = catalog
         imageID = manifest.imageID
         mapVersion = manifest.mapVersion.rawValue
         self.states = Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, $0.value.storedValue) })
@@ -70,7 +74,7 @@ struct TransitionRecord: Codable, Equatable {
 
     /// A record of a transition that has not staged its manifest yet.
     init(startingTransition kind: String) {
-        (self.kind, imageID, mapVersion, states, meta) = (kind, "", "", [:], [:])
+        (self.kind, imageID, mapVersion, states, meta, catalog) = (kind, "", "", [:], [:], nil)
     }
 
     /// The meta rows the commit sets; a key this library does not know (from a newer library) is left out.

@@ -37,6 +37,7 @@ final class StateDatabase {
                                                           detail TEXT NOT NULL, started TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS downloads (id TEXT PRIMARY KEY, state TEXT NOT NULL);
             """)
+        try migrateCatalogs()
     }
 
     func meta(_ key: StateMetaKey) throws -> String? {
@@ -83,8 +84,10 @@ final class StateDatabase {
     /// `meta`: keys set with the commit (an in-place install's base).
     func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:]) throws {
         try db.transaction {
-            try db.execute("DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation;")
+            try db.execute(
+                "DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM added_catalogs; DELETE FROM region_catalogs;")
             try setMeta(.format, StateDatabase.format)
+            try setMeta(.catalogsSchema, StateDatabase.catalogsSchema)
             for (key, value) in meta { try setMeta(key, value) }
             try recordManifest(manifest)
             try setMeta(.language, manifest.language ?? "")
@@ -202,13 +205,18 @@ final class StateDatabase {
     func commitDelete(_ ids: [RegionID]) throws {
         try db.transaction {
             try db.executeMany("DELETE FROM regions WHERE id = ?", ids.map { [.text($0.rawValue)] })
+            try dropRegionCatalogs(ids)
             try clearPending()
         }
     }
 
-    /// Records a switch to `manifest`: regions, their states, meta; clears the pending row; one transaction.
-    func commitTransition(_ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String]) throws {
+    /// Records a switch to `manifest`: regions, their states, meta, an added catalog's rows (`catalog`);
+    /// clears the pending row; one transaction.
+    func commitTransition(
+        _ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String], catalog: CatalogCommit? = nil
+    ) throws {
         try db.transaction {
+            if let catalog { try applyCatalogCommit(catalog) }
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])

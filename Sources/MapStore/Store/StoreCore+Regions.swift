@@ -24,6 +24,10 @@ extension StoreCore {
         snapshot.catalogToCheck = catalogToCheck
         snapshot.blockSize = ((try? state.meta(.blockSize)) ?? nil).flatMap { Int64($0) }
         snapshot.catalogName = (try? state.meta(.catalogName)) ?? nil
+        snapshot.supportedUntil = ((try? state.meta(.supportedUntil)) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        snapshot.addedCatalogs = (try? state.addedCatalogs()) ?? []
+        for row in snapshot.addedCatalogs { snapshot.addedTrees[row.id] = keptTree(of: Self.storeCatalog(row)) }
+        snapshot.regionCatalogs = (try? state.regionCatalogs()) ?? [:]
         return snapshot
     }
 

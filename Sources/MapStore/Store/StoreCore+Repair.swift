@@ -354,7 +354,6 @@ extension StoreCore {
         let scratch = layout.repairBundles
         defer { try? FileSystem.removeTree(scratch) }
         let records = Dictionary(manifest.bundles.map { ($0.digest, $0) }, uniquingKeysWith: { first, _ in first })
-        let catalog = keptCatalog()
         var byBundle: [BundleDigest: [ImageFile]] = [:]
         for file in files { byBundle[file.bundle, default: []].append(file) }
         var left: [ImageFile] = []
@@ -376,9 +375,9 @@ extension StoreCore {
             } else if let fetcher {
                 source = .network
                 do {
-                    guard let catalogURL else { throw MapStoreError.noCatalogURL }
-                    let relative = catalog?.catalog.bundles[digest]?.url ?? record.url
-                    let url = try CatalogLoader.bundleURL(relative, catalog: catalogURL, bundle: digest, regions: [])
+                    let (relative, base) = bundleLocation(digest, fallback: record.url)
+                    guard let base else { throw MapStoreError.noCatalogURL }
+                    let url = try CatalogLoader.bundleURL(relative, catalog: base, bundle: digest, regions: [])
                     archive = try fetcher.fetch(digest, size: record.size, from: url, into: cache, scratch: scratch)
                 } catch let later as RepairRetry {
                     // Never waited for here, under the store's lock: the pass ends and the caller waits.

@@ -26,6 +26,8 @@ final class StoreCore {
     var cacheReset: CacheReset?
     /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
     var pausedAtOpen: [RegionID] = []
+    /// The added catalogs' kept copies, parsed, by the SHA-256 of their bytes (`keptTree(of:)`).
+    var addedTrees: [CatalogID: (sha256: String, tree: RegionTree)] = [:]
 
     init(storage: String, cache: String, image: PreinstalledImage?, fullValidation: Bool) {
         layout = StoreLayout(root: FileSystem.absolute(storage))

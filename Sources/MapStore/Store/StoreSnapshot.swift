@@ -33,6 +33,13 @@ struct StoreSnapshot: Sendable {
     /// installed by a library that did not record them (`ListingCache.manifestFacts` reads the manifest).
     var blockSize: Int64?
     var catalogName: String?
+    /// The image catalog's support window (`StateMetaKey.supportedUntil`), nil when it declares none.
+    var supportedUntil: String?
+    /// The catalogs added after the image's, in order, with their kept copies when of the version the
+    /// device holds of them; and the added catalog of each region installed from one.
+    var addedCatalogs: [AddedCatalogRow] = []
+    var addedTrees: [CatalogID: RegionTree] = [:]
+    var regionCatalogs: [RegionID: CatalogID] = [:]
 
     /// Every region's state: installed rows', else download rows' (absent: `available`).
     var states: [RegionID: RegionState] { StateDatabase.states(downloads: downloadStates, installed: regions) }
@@ -47,9 +54,11 @@ struct StoreSnapshot: Sendable {
         guard let mapVersion else { return [] }
         return regions.map { region in
             let name = RegionName.pick(names: region.names, language: language, imageLanguage: self.language, ownName: region.name, id: region.id)
+            // A region of an added catalog has that catalog's version.
+            let version = regionCatalogs[region.id].flatMap { id in addedCatalogs.first { $0.id == id }?.mapVersion } ?? mapVersion
             return InstalledRegion(
                 id: region.id, parent: region.parent, name: name, sizeOnDiskInBytes: region.sizeOnDisk,
-                state: region.state, mapVersion: mapVersion)
+                state: region.state, mapVersion: version)
         }
     }
 }

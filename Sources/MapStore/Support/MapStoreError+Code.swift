@@ -53,6 +53,11 @@ extension MapStoreError {
         case .catalogTimestampMismatch: .catalogTimestampMismatch
         case .ownershipConflict: .ownershipConflict
         case .catalogTimestampMissing: .catalogTimestampMissing
+        case .unknownCatalog: .unknownCatalog
+        case .catalogRegionClash: .catalogRegionClash
+        case .catalogInUse: .catalogInUse
+        case .catalogAlreadyAdded: .catalogAlreadyAdded
+        case .regionsOfSeveralCatalogs: .regionsOfSeveralCatalogs
         }
     }
 }
@@ -101,5 +106,11 @@ extension MapStoreError.Code {
         .updateRequired, .unknownCatalogRegion, .cancelled, .busy, .outOfSpace, .catalogUnsigned, .catalogSignatureInvalid, .catalogRollback,
         .catalogMixAndMatch, .catalogExpired, .catalogOtherLineage, .catalogResetRefused, .catalogTimestampStale, .catalogTimestampReplayed,
         .catalogTimestampExpired, .catalogTimestampMismatch, .ownershipConflict, .catalogTimestampMissing,
+        .unknownCatalog, .catalogRegionClash, .catalogInUse, .catalogAlreadyAdded, .regionsOfSeveralCatalogs,
     ]
+    public static let unknownCatalog = Self("unknown-catalog")
+    public static let catalogRegionClash = Self("catalog-region-clash")
+    public static let catalogInUse = Self("catalog-in-use")
+    public static let catalogAlreadyAdded = Self("catalog-already-added")
+    public static let regionsOfSeveralCatalogs = Self("regions-of-several-catalogs")
 }

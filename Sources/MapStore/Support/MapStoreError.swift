@@ -92,6 +92,17 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// `catalog.json.timestamp` at `url` is missing (or could not be read) although this device has
     /// trusted timestamps of this catalog lineage before (a freeze by deletion).
     case catalogTimestampMissing(url: String)
+    /// The store has no catalog of this id (`url`: where it was served); `catalogs` are the store's. Add it
+    /// with `addCatalog(url:)`: a catalog never replaces another's regions.
+    case unknownCatalog(catalog: String, url: String?, catalogs: [String])
+    /// Two catalogs offer the same region id (the one the store has first, the other second); nothing changed.
+    case catalogRegionClash(region: RegionID, catalogs: [String])
+    /// The catalog still has installed (or downloading) regions, so it cannot be removed.
+    case catalogInUse(catalog: String, regions: [RegionID])
+    /// The store has a catalog of this id already (its URL changes with `setCatalogURL`).
+    case catalogAlreadyAdded(catalog: String, url: String)
+    /// A download names regions of several catalogs; start one per catalog.
+    case regionsOfSeveralCatalogs(regions: [RegionID], catalogs: [String])
 
     /// Which side a failure is on, so an app can choose between "try again later" and "free space".
     public enum Category: String, Sendable {
@@ -112,7 +123,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             .remote
         case .local, .io, .outOfSpace, .repairNeeded, .repairFailed, .imageNeededForRepair, .invalidImage, .invalidCacheSeed: .local
         case .notAnImage, .notInstalled, .unknownRegion, .seedOlderThanStore, .destinationNotEmpty, .rollbackRefused, .meteredNetworkDisallowed,
-            .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy:
+            .noCatalogURL, .updateRequired, .unknownCatalogRegion, .cancelled, .busy, .unknownCatalog, .catalogRegionClash, .catalogInUse,
+            .catalogAlreadyAdded, .regionsOfSeveralCatalogs:
             .request
         }
     }
@@ -177,6 +189,24 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "the catalog gives \(path) two owners: \(owners.first ?? "?") has it and \(owners.dropFirst().first ?? "?") would add it; "
                 + "nothing was changed; the catalog is inconsistent, so ask its publisher for a corrected one"
         case .catalogTimestampMissing(let url): "\(url): \(CatalogTrustError.timestampMissing)"
+        case .unknownCatalog(let catalog, let url, let catalogs):
+            "\(url.map { "the catalog at \($0) is" } ?? "there is no catalog") '\(catalog)'\(url == nil ? " in this store" : ", which is not one of this store's catalogs")"
+                + " (\(catalogs.joined(separator: ", "))); nothing was changed; add it with addCatalog(url:) (mappack store catalogs add URL)"
+        case .catalogRegionClash(let region, let catalogs):
+            "region '\(region)' is offered by catalog '\(catalogs.first ?? "?")' and by catalog '\(catalogs.dropFirst().first ?? "?")'; "
+                + "a store addresses a region by its id, so two catalogs may not share one; nothing was changed; remove one of the catalogs "
+                + "(removeCatalog) or ask the publisher for distinct ids"
+        case .catalogInUse(let catalog, let regions) where regions.isEmpty:
+            "catalog '\(catalog)' is the catalog the store's image came from; a store always keeps it (remove added catalogs only)"
+        case .catalogInUse(let catalog, let regions):
+            "catalog '\(catalog)' still has regions on the device (\(regions.map(\.rawValue).joined(separator: ", "))); "
+                + "delete them first (deleteRegions / mappack store delete), then remove the catalog"
+        case .catalogAlreadyAdded(let catalog, let url):
+            "the catalog at \(url) is '\(catalog)', which this store has already; change its URL with setCatalogURL "
+                + "(mappack store download/update --catalog URL)"
+        case .regionsOfSeveralCatalogs(let regions, let catalogs):
+            "regions \(regions.map(\.rawValue).joined(separator: ", ")) are of several catalogs (\(catalogs.joined(separator: ", "))); "
+                + "download each catalog's regions on their own"
         }
     }
 

@@ -43,13 +43,17 @@ extension StoreCore {
         var resetsCache: Bool
         /// With `resetsCache`: the regions whose cache entries stay (their bundles are unchanged).
         var cacheKeeps: Set<RegionID> = []
+        /// An added catalog's rows the commit records (nil for the image's catalog).
+        var catalog: CatalogCommit? = nil
     }
 
     /// Builds the manifest for `regions` of `tree` (and `kept` regions copied from the stored manifest),
     /// reusing the stored manifest's records for bundles already on the device and `extracted` files for new ones.
+    /// `ofImageCatalog`: `tree` is the image's catalog, whose id and version the manifest takes; the
+    /// regions of an added catalog leave the manifest's identity as it was.
     func synthesizeManifest(
         old: ImageManifest, tree: RegionTree, regions: [RegionID], kept: [RegionID],
-        extracted: [BundleDigest: [ExtractedFile]]
+        extracted: [BundleDigest: [ExtractedFile]], ofImageCatalog: Bool = true
     ) -> ImageManifest {
         let language = old.language
         var imageRegions: [ImageRegion] = []
@@ -80,8 +84,10 @@ extension StoreCore {
         files.sort { $0.path < $1.path }
         imageRegions.sort { $0.id < $1.id }
         var manifest = ImageManifest(
-            name: old.name, catalog: tree.catalog.catalog, mapVersion: tree.catalog.mapVersion,
-            built: tree.catalog.released.flatMap(UTCTime.normalised) ?? old.built, mappackVersion: old.mappackVersion, blockSize: old.blockSize,
+            name: old.name, catalog: ofImageCatalog ? tree.catalog.catalog : old.catalog,
+            mapVersion: ofImageCatalog ? tree.catalog.mapVersion : old.mapVersion,
+            built: ofImageCatalog ? tree.catalog.released.flatMap(UTCTime.normalised) ?? old.built : old.built,
+            mappackVersion: old.mappackVersion, blockSize: old.blockSize,
             language: language, regions: imageRegions, bundles: bundles, files: files, cacheSeed: nil)
         let sizes = manifest.derivedSizesOnDisk()
         for index in manifest.regions.indices { manifest.regions[index].sizeOnDiskInBytes = sizes[manifest.regions[index].id] ?? 0 }
@@ -118,7 +124,7 @@ extension StoreCore {
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
             try FileSystem.syncTree(staging)
             CrashPoint.reach("\(kind).afterStaging")
-            let record = TransitionRecord(kind: kind, manifest: target.manifest, states: target.states, meta: target.meta)
+            let record = TransitionRecord(kind: kind, manifest: target.manifest, states: target.states, meta: target.meta, catalog: target.catalog)
             try state.markPending(.transition(record))
             CrashPoint.reach("\(kind).beforeNext")
             if target.resetsCache {
@@ -178,7 +184,7 @@ extension StoreCore {
         try FileSystem.syncDirectory(layout.root)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
         let manifest = try storedManifest()
-        try state.commitTransition(manifest, states: record.regionStates, meta: record.metaRows)
+        try state.commitTransition(manifest, states: record.regionStates, meta: record.metaRows, catalog: record.catalog)
         // Readers switch to the new tree with the committed state, before the old copy goes.
         publishForReaders(snapshot())
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }

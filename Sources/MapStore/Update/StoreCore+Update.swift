@@ -29,13 +29,14 @@ extension StoreCore {
         ((try? state?.meta(key)) ?? nil).flatMap { $0.isEmpty ? nil : URL(string: $0) }
     }
 
-    /// Compares the installed data with `tree`; refuses a catalog with an older map version.
-    func planUpdate(tree: RegionTree, catalogURL: URL, now: Date = Date()) throws -> UpdatePlan {
-        let state = try committedState()
-        guard let installed = try state.mapVersion else { throw MapStoreError.notInstalled }
+    /// Compares the installed data of the store's `catalog` (its regions alone) with `tree`, a version of
+    /// it; refuses a catalog with an older map version, and one that offers a region id another catalog has.
+    func planUpdate(tree: RegionTree, catalog: StoreCatalog, catalogURL: URL, now: Date = Date()) throws -> UpdatePlan {
+        guard let installed = catalog.mapVersion else { throw MapStoreError.notInstalled }
         let offered = tree.catalog.mapVersion
         if offered < installed { throw MapStoreError.rollbackRefused(installed: installed, offered: offered) }
-        let rows = try state.regions()
+        try checkRegionIDsUnique(tree, of: catalog.id)
+        let rows = try regionRows(of: catalog)
         let stored = try storedManifest()
         let onDevice = Set(try installedManifest(stored).bundles.map(\.digest))
         var supported: [RegionID] = []
@@ -52,11 +53,11 @@ extension StoreCore {
             for bundle in region.bundles where !onDevice.contains(bundle) { wanted[bundle, default: []].append(row.id) }
         }
         let requests = try Self.fetchRequests(for: wanted, tree: tree, catalogURL: catalogURL)
-        let window = offered == installed ? tree.catalog.supportedUntil : (try state.meta(.supportedUntil)).flatMap { $0.isEmpty ? nil : $0 }
+        let window = offered == installed ? tree.catalog.supportedUntil : catalog.supportedUntil
         let expired = window.map { StoreCore.isPast($0, now: now) } ?? false
         let status: UpdateInfo.Status = expired ? .expiredData : (offered > installed ? .oldData : .upToDate)
         let info = UpdateInfo(
-            status: status, installedVersion: installed, availableVersion: offered,
+            catalog: catalog.id, status: status, installedVersion: installed, availableVersion: offered,
             updateBytes: requests.reduce(0) { $0 + $1.size }, bundlesToFetch: requests.count,
             changedRegions: changed, unsupportedRegions: unsupported, supportedUntil: window)
         return UpdatePlan(info: info, requests: requests, supported: supported, unsupported: unsupported, stored: stored)
@@ -70,11 +71,12 @@ extension StoreCore {
         return today.prefix(10) > isoDate.prefix(10)
     }
 
-    /// Marks installed regions after a check: `outdated` (newer version) or `needUpdate` (expired).
-    func markChecked(_ info: UpdateInfo) throws {
+    /// Marks the installed regions of `catalog` after a check of it: `outdated` (newer version) or
+    /// `needUpdate` (expired). Other catalogs' regions are not this check's.
+    func markChecked(_ info: UpdateInfo, catalog: StoreCatalog) throws {
         let state = try committedState()
         var states: [RegionID: RegionState] = [:]
-        for row in try state.regions() where row.state != .unsupported && row.state != .downloading {
+        for row in try regionRows(of: catalog) where row.state != .unsupported && row.state != .downloading {
             switch info.status {
             case .upToDate: if row.state == .outdated { states[row.id] = .completed }
             case .oldData: states[row.id] = .outdated
@@ -84,46 +86,80 @@ extension StoreCore {
         try state.setStates(states)
     }
 
-    /// Installs the catalog's version from the fetched bundles (`archives`), atomically.
-    func applyUpdate(tree: RegionTree, catalogURL: URL, catalogBytes: Data, archives: [BundleDigest: String]) throws -> ImageManifest {
-        let plan = try planUpdate(tree: tree, catalogURL: catalogURL)
+    /// Installs `tree`, a version of the store's `catalog`, from the fetched bundles (`archives`),
+    /// atomically; the regions of other catalogs stay as they are (files, states, cache entries).
+    func applyUpdate(
+        tree: RegionTree, catalog: StoreCatalog, catalogURL: URL, catalogBytes: Data, archives: [BundleDigest: String]
+    ) throws -> ImageManifest {
+        // Judged again under the lock: another writer may have moved the catalog on meanwhile.
+        let catalog = try storeCatalog(catalog.id)
+        let plan = try planUpdate(tree: tree, catalog: catalog, catalogURL: catalogURL)
         let old = try installedManifest(storedManifest())
         let needed = try bundlesToInstall(for: plan.supported, tree: tree, old: old, archives: archives)
-        let versionChanges = tree.catalog.mapVersion != old.mapVersion
-        let cacheKeeps = versionChanges ? unchangedRegions(from: old, to: tree) : []
+        let others = Set(try committedState().regions(bundles: false).map(\.id)).subtracting(plan.supported + plan.unsupported)
+        let otherRows = try committedState().regions().filter { others.contains($0.id) }
+        let versionChanges = catalog.mapVersion != tree.catalog.mapVersion
+        // Entries of other catalogs' regions (installed or offered) are not this update's to drop.
+        let cacheKeeps = versionChanges ? unchangedRegions(from: old, to: tree, catalog: catalog).union(try otherCatalogsRegions(than: catalog)) : []
         let manifest = try transition(kind: "update", regions: plan.supported) { store in
-            // The files that stay: bundles the new version's regions still use, and the dropped regions' own.
-            let staying = Set(plan.supported.flatMap { tree.region($0)?.bundles ?? [] } + plan.unsupported.flatMap { old.region($0)?.bundles ?? [] })
+            // The files that stay: bundles the new version's regions still use, the dropped regions' own, and other catalogs'.
+            let staying = Set(
+                plan.supported.flatMap { tree.region($0)?.bundles ?? [] } + plan.unsupported.flatMap { old.region($0)?.bundles ?? [] }
+                    + otherRows.flatMap(\.bundles))
             var owners = ownership(keeping: staying, of: old, tree: tree)
             let extracted = try extractBundles(needed, tree: tree, archives: archives, into: store, ownership: &owners)
-            let manifest = synthesizeManifest(old: old, tree: tree, regions: plan.supported, kept: plan.unsupported, extracted: extracted)
+            let manifest = synthesizeManifest(
+                old: old, tree: tree, regions: plan.supported, kept: plan.unsupported + otherRows.map(\.id), extracted: extracted,
+                ofImageCatalog: catalog.isImageCatalog)
             var states: [RegionID: RegionState] = [:]
+            for row in otherRows { states[row.id] = row.state }
             for id in plan.supported { states[id] = .completed }
             for id in plan.unsupported { states[id] = .unsupported }
-            return TransitionTarget(
-                kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
-                infos: [:], states: states,
-                meta: [
+            let meta: [StateMetaKey: String] =
+                catalog.isImageCatalog
+                ? [
                     .installedCatalogURL: catalogURL.absoluteString,
                     .checkedCatalogURL: catalogURL.absoluteString,
                     .supportedUntil: tree.catalog.supportedUntil ?? "",
-                ],
-                resetsCache: versionChanges, cacheKeeps: cacheKeeps)
+                ] : [:]
+            let commit =
+                catalog.isImageCatalog
+                ? nil
+                : CatalogCommit(
+                    catalog: catalog.id.rawValue, regions: (plan.supported + plan.unsupported).map(\.rawValue),
+                    mapVersion: tree.catalog.mapVersion.rawValue, url: catalogURL.absoluteString, supportedUntil: tree.catalog.supportedUntil)
+            return TransitionTarget(
+                kind: "update", manifest: manifest, archives: archives.filter { needed[$0.key] != nil },
+                infos: [:], states: states, meta: meta, resetsCache: versionChanges, cacheKeeps: cacheKeeps, catalog: commit)
         }
         // After the commit: a kept catalog that cannot be written stays of the old version, which
-        // `keptCatalog()` then ignores (downloads read the catalog at its URL and keep it again).
-        do { try FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath) } catch {}
+        // `keptTree(of:)` then ignores (downloads read the catalog at its URL and keep it again).
+        if catalog.isImageCatalog {
+            do { try FileSystem.writeAtomically(catalogBytes, to: keptCatalogPath) } catch {}
+        } else {
+            do { try state?.keepAddedCatalog(catalog.id, url: catalogURL, tree: tree, bytes: catalogBytes) } catch {}
+        }
         purgeDownloads(Set(needed.keys))
         return manifest
+    }
+
+    /// The regions of the store's catalogs other than `catalog`: those installed from them and those
+    /// their kept copies offer.
+    func otherCatalogsRegions(than catalog: StoreCatalog) throws -> Set<RegionID> {
+        var out = Set(try installedRegionCatalogs().filter { $0.value != catalog.id }.keys)
+        for other in try storeCatalogs() where other.id != catalog.id {
+            for region in keptTree(of: other)?.regions ?? [] { out.insert(region.id) }
+        }
+        return out
     }
 
     /// The regions whose data an update from the installed version to `tree` leaves as it is: the same
     /// set of bundles (digests) in both, as the kept catalog of the installed version (or, for an
     /// installed region, the kept manifest `old`) and `tree` list them. Their map cache entries, the
     /// cache seed's among them, are the same bytes in both versions and survive the update.
-    func unchangedRegions(from old: ImageManifest, to tree: RegionTree) -> Set<RegionID> {
+    func unchangedRegions(from old: ImageManifest, to tree: RegionTree, catalog: StoreCatalog) -> Set<RegionID> {
         var before: [RegionID: Set<BundleDigest>] = [:]
-        if let kept = keptCatalog() { for region in kept.regions { before[region.id] = Set(region.bundles) } }
+        if let kept = keptTree(of: catalog) { for region in kept.regions { before[region.id] = Set(region.bundles) } }
         for region in old.regions { before[region.id] = Set(region.bundles) }
         var unchanged = Set<RegionID>()
         for region in tree.regions where before[region.id] == Set(region.bundles) { unchanged.insert(region.id) }
@@ -153,6 +189,10 @@ extension StoreCore {
     @discardableResult
     func keepCatalog(_ tree: RegionTree, bytes: Data, url: URL) throws -> Bool {
         guard let state, let version = try state.mapVersion, tree.catalog.mapVersion == version else { return false }
+        // Never another catalog's copy in the image catalog's place (without trusted keys nothing else
+        // tells them apart), nor one offering a region id another catalog has.
+        if let name = try state.meta(.catalogName), !name.isEmpty, name != tree.catalog.catalog { return false }
+        try checkRegionIDsUnique(tree, of: try imageCatalogID())
         try FileSystem.writeAtomically(bytes, to: keptCatalogPath)
         try state.setMeta(.installedCatalogURL, url.absoluteString)
         try state.setMeta(.supportedUntil, tree.catalog.supportedUntil ?? "")

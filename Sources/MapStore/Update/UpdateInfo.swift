@@ -19,6 +19,8 @@ public struct UpdateInfo: Sendable, Equatable {
         case expiredData
     }
 
+    /// The store's catalog compared (`MapStore.catalogs()`).
+    public let catalog: CatalogID
     /// The comparison's result.
     public let status: Status
     /// The installed map version.

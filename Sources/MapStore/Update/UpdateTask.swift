@@ -20,6 +20,8 @@ import Synchronization
 public final class UpdateTask: Sendable {
     /// The catalog the update installs from (nil: the store's remembered catalog).
     public let catalog: URL?
+    /// The store's catalog it updates (nil: the one `catalog` serves, else the image's).
+    public let catalogID: CatalogID?
 
     /// What a run recorded for a later pause or cancel.
     struct Recorded: Sendable {
@@ -37,9 +39,10 @@ public final class UpdateTask: Sendable {
     /// The caller's progress callback (`MapStore.update(catalog:progress:)`).
     let progress: @Sendable (UpdateProgress) -> Void
 
-    init(store: MapStore, catalog: URL?, progress: @escaping @Sendable (UpdateProgress) -> Void) {
+    init(store: MapStore, catalog: URL?, catalogID: CatalogID? = nil, progress: @escaping @Sendable (UpdateProgress) -> Void) {
         self.store = store
         self.catalog = catalog
+        self.catalogID = catalogID
         self.progress = progress
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import MapIO
 
 /// Bad command-line usage; exit code 2. Or, with `help`, a request for a verb's help (`--help`,
@@ -138,4 +139,9 @@ struct Arguments {
         }
         return positionals
     }
+}
+
+extension UsageError: CategorizedError {
+    /// A command line that does not parse: input.
+    var failureCategory: FailureCategory { .badInput }
 }

@@ -15,7 +15,8 @@ extension Verbs {
         static let inPlace = VerbSpec.Option("in-place", "Use the image folder where it lies (a mounted partition image): copy nothing")
         static let check = VerbSpec.Option("check", "Only report whether a newer version exists")
         static let to = VerbSpec.Option("to", value: "DIR", "The new storage folder", completion: .directory, required: true)
-        static let catalog = VerbSpec.Option("catalog", value: "URL", "The catalog to update from or download with")
+        static let catalog = VerbSpec.Option(
+            "catalog", value: "URL|ID", "The catalog to update from or download with: a URL (or path), or the id of one of the store's catalogs")
 
         static let install = verb(
             "install", "",
@@ -40,6 +41,10 @@ extension Verbs {
         static let download = verb("download", "ID...", "download more regions from the store's catalog", [catalog])
         static let available = verb("available", "", "catalog regions not installed", [Verbs.lang, catalog])
         static let version = verb("version", "", "one-line map version report (store and cache)", [])
+        static let catalogs = verb(
+            "catalogs", "[add URL | remove ID]",
+            "the store's catalogs (id, map version, installed regions, update state, URL; the image's first); add one, or remove one none of whose regions is installed",
+            [])
 
         /// Every store verb, from the commands that run them (`StoreCommand.verbs`).
         static var verbs: [VerbSpec] { StoreCommand.verbs.map(\.spec) }

@@ -120,7 +120,9 @@ enum Verbs {
 
     /// `import`'s own options.
     enum Import {
-        static let tiles = VerbSpec.Option("tiles", value: "TILESET", "The tileset to cut per region (MBTiles, or PMTiles v3)", completion: .file)
+        static let tiles = VerbSpec.Option(
+            "tiles", value: "TILESET", "The tileset to cut per region (MBTiles, or PMTiles v3: a file or an http(s):// URL read by range)",
+            completion: .file)
         static let regions = VerbSpec.Option(
             "regions", value: "GEOJSON", "Region boundaries: Polygon features with id, parent, name", completion: .file)
         static let places = VerbSpec.Option(

@@ -68,6 +68,10 @@ enum ImportCommand {
                     "\(result.placed) of \(result.tiles) tiles placed, \(result.tiles - result.placed) meet no region (left out)"
                 }
             terminal.line("imported \(result.regions) regions, \(result.bundles) bundles: \(counts), \(result.places) places → \(result.output)")
+            if let fetched = result.fetched {
+                terminal.line(
+                    "fetched \(fetched.bytes) of the archive's \(fetched.archive) bytes by range in \(fetched.requests) requests")
+            }
         }
         return .success
     }

@@ -13,6 +13,8 @@ struct StoreAvailable {
         let name: String
         let downloadBytes: Int64
         let state: String
+        /// The store's catalog offering it (nil: a catalog read from its URL, not one of the store's).
+        var catalog: String? = nil
     }
 
     let rows: [Row]
@@ -31,7 +33,9 @@ struct StoreAvailable {
         catalog = url.map { $0.shown }
         let offered = try store.availableRegions(language: language)
         if !offered.isEmpty {
-            rows = offered.map { Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue) }
+            rows = offered.map {
+                Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue, catalog: $0.catalog?.rawValue)
+            }
             catalogVersion = offered.first?.mapVersion
             note = nil
             return
@@ -60,20 +64,37 @@ struct StoreAvailable {
         }
     }
 
+    /// The regions `rows` the store's catalog `id` offers (`availableRegions(catalog:)`).
+    init(catalog id: CatalogID, rows offered: [RegionDetails], storeVersion: MapVersion?) {
+        self.storeVersion = storeVersion
+        rows = offered.map {
+            Row(id: $0.id, name: $0.name, downloadBytes: $0.downloadSizeInBytes, state: $0.state.rawValue, catalog: $0.catalog?.rawValue)
+        }
+        catalogVersion = offered.first?.mapVersion
+        catalog = id.rawValue
+        note = offered.isEmpty ? "every region of the catalog \(id) is installed, or none of its version is kept" : nil
+    }
+
     func print(to terminal: Terminal) {
         if terminal.json {
             terminal.record(
                 StoreAvailableRecord(
                     storeMapVersion: storeVersion?.rawValue, catalogMapVersion: catalogVersion?.rawValue, catalog: catalog, note: note,
                     regions: rows.map {
-                        StoreAvailableRecord.Region(id: $0.id.rawValue, name: $0.name, downloadBytes: $0.downloadBytes, state: $0.state)
+                        StoreAvailableRecord.Region(
+                            id: $0.id.rawValue, name: $0.name, downloadBytes: $0.downloadBytes, state: $0.state, catalog: $0.catalog)
                     }))
             return
         }
         if let note { terminal.note(note) }
         guard !rows.isEmpty else { return }
-        var table = TextTable([("REGION", .left), ("NAME", .left), ("DOWNLOAD", .right), ("STATE", .left)])
-        for row in rows { table.add([row.id.rawValue, row.name, ByteCount.format(row.downloadBytes), row.state]) }
+        // A column for the catalog once the regions on offer are of several (`mappack store catalogs`).
+        let several = Set(rows.map(\.catalog)).count > 1
+        var table = TextTable(
+            [("REGION", .left), ("NAME", .left), ("DOWNLOAD", .right), ("STATE", .left)] + (several ? [("CATALOG", .left)] : []))
+        for row in rows {
+            table.add([row.id.rawValue, row.name, ByteCount.format(row.downloadBytes), row.state] + (several ? [row.catalog ?? "-"] : []))
+        }
         terminal.line(table.text)
     }
 }

@@ -32,13 +32,15 @@ extension StoreCommand {
         return .success
     }
 
-    /// `store update [--catalog URL] [--check]`.
+    /// `store update [--catalog URL|ID] [--check]`: the catalog `--catalog` names (by URL, or one of the
+    /// store's by id), else the image's.
     static func update(_ context: Context) async throws -> ExitCode {
         let store = try await context.open()
-        let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL)
+        let named = try catalogOption(context, store: store)
+        let (catalog, catalogID) = (named?.url, named?.id)
         let terminal = context.terminal
         if context.arguments.flag(Verbs.Store.check) {
-            let info = try await waitFor { try await store.checkForUpdate(catalog: catalog) }
+            let info = try await waitFor { try await store.checkForUpdate(catalog: catalog, in: catalogID) }
             if terminal.json {
                 terminal.record(
                     UpdateCheckRecord(
@@ -47,19 +49,22 @@ extension StoreCommand {
                         unsupportedRegions: info.unsupportedRegions.map(\.rawValue)))
                 return .success
             }
+            let image = try store.catalogs().first?.id
             terminal.line(
-                "\(StoreMessages.words(for: info.status)): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                (info.catalog == image ? "" : "catalog \(info.catalog): ")
+                    + "\(StoreMessages.words(for: info.status)): installed \(info.installedVersion), catalog \(info.availableVersion), "
                     + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
                     + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
             return .success
         }
         let versionBefore = store.mapVersion
+        let catalogsBefore = try store.catalogs()
         let cachedBefore = try store.cacheEntryCount()
         let ticker = ProgressTicker(terminal: terminal)
-        ticker.started("update: \(store.storage.path) from \(catalog.map { $0.shown } ?? "the store's catalog")")
+        ticker.started("update: \(store.storage.path) from \(catalog.map { $0.shown } ?? catalogID.map { "catalog \($0)" } ?? "the store's catalog")")
         do {
             try await waitFor {
-                try await store.update(catalog: catalog) { step in
+                try await store.update(catalog: catalog, in: catalogID) { step in
                     if terminal.json { terminal.event(UpdateProgressEvent(phase: step.phase.rawValue, fraction: step.fraction)) }
                     ticker.set("update: \(step.phase.rawValue) \(Int(step.fraction * 100))%")
                 }
@@ -72,7 +77,15 @@ extension StoreCommand {
         if terminal.json {
             terminal.event(UpdatedEvent(mapVersion: store.mapVersion?.rawValue, storage: store.storage.path))
         } else {
-            terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
+            // An added catalog's update says its own version (the store's is the image catalog's).
+            let changed = try store.catalogs().first { after in
+                !after.isImageCatalog && catalogsBefore.first { $0.id == after.id }?.mapVersion != after.mapVersion
+            }
+            if let changed {
+                terminal.line("catalog \(changed.id) map version \(changed.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
+            } else {
+                terminal.line("map version \(store.mapVersion?.rawValue ?? "?"): \(store.storage.path)")
+            }
             // The cache keeps the entries of regions the new version left unchanged (the seed's among them).
             if store.mapVersion != versionBefore, cachedBefore > 0 {
                 terminal.line("map cache: \(try store.cacheEntryCount()) of \(cachedBefore) entries kept (their regions are unchanged)")
@@ -81,15 +94,17 @@ extension StoreCommand {
         return .success
     }
 
-    /// `store download ID... [--catalog URL]`.
+    /// `store download ID... [--catalog URL|ID]`: a URL is first remembered for the store's catalog it
+    /// serves (`setCatalogURL`, which refuses a catalog the store does not have); an id names that catalog.
     static func download(_ context: Context) async throws -> ExitCode {
         let names = context.arguments.positionals
         guard !names.isEmpty else { throw UsageError(message: "mappack store download needs region ids") }
         let store = try await context.open()
-        if let catalog = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL) {
+        let named = try catalogOption(context, store: store)
+        if let catalog = named?.url {
             try await waitFor { try await store.setCatalogURL(catalog) }
         }
-        let task = try store.download(regions: names.map { RegionID($0) })
+        let task = try store.download(regions: names.map { RegionID($0) }, catalog: named?.id)
         let terminal = context.terminal
         let ticker = ProgressTicker(terminal: terminal)
         ticker.started("download: \(names.joined(separator: " "))")

@@ -147,7 +147,14 @@ extension StoreCommand {
     /// `store available`: the catalog's regions the store does not hold.
     static func available(_ context: Context) async throws -> ExitCode {
         let store = try await context.open()
-        let given = try context.arguments.option(Verbs.Store.catalog).map(Arguments.catalogURL)
+        let named = try catalogOption(context, store: store)
+        if let id = named?.id {
+            // One of the store's catalogs by id: its kept copy's regions.
+            let rows = try store.availableRegions(language: context.arguments.option(Verbs.lang), catalog: id)
+            StoreAvailable(catalog: id, rows: rows, storeVersion: store.mapVersion).print(to: context.terminal)
+            return .success
+        }
+        let given = named?.url
         if let given { try await waitFor { try await store.setCatalogURL(given) } }
         // A remembered catalog is fetched (and, with --trust, checked) only when the kept one offers nothing.
         let check = { (url: URL) async throws in try await waitFor { try await store.setCatalogURL(url) } }

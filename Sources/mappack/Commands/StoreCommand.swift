@@ -39,7 +39,7 @@ enum StoreCommand {
             (Verbs.Store.install, install), (Verbs.Store.status, status), (Verbs.Store.repair, repair), (Verbs.Store.regions, regions),
             (Verbs.Store.delete, delete), (Verbs.Store.verify, verify), (Verbs.Store.cacheVerb, cache), (Verbs.Store.move, move),
             (Verbs.Store.update, update), (Verbs.Store.download, download), (Verbs.Store.available, available),
-            (Verbs.Store.version, version),
+            (Verbs.Store.version, version), (Verbs.Store.catalogs, catalogs),
         ]
     }
 

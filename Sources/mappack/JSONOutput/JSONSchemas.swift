@@ -15,6 +15,7 @@ enum JSONSchemas {
     static let storeAvailable = "mappack-store-available/1"
     static let storeVersion = "mappack-store-version/1"
     static let storeCache = "mappack-store-cache/1"
+    static let storeCatalog = "mappack-store-catalog/1"
     static let updateCheck = "mappack-update-check/1"
     static let help = "mappack-help/1"
     static let completions = "mappack-completions/1"

@@ -124,6 +124,18 @@ struct StoreRegionRecord: JSONRecord {
     let mapVersion: String
 }
 
+/// `mappack-store-catalog/1`: one catalog of `mappack store catalogs`.
+struct StoreCatalogRecord: JSONRecord {
+    static let schema = JSONSchemas.storeCatalog
+
+    let id: String
+    let imageCatalog: Bool
+    @Nullable var url: String?
+    @Nullable var mapVersion: String?
+    let installedRegions: Int
+    let updateState: String
+}
+
 /// `mappack-store-available/1`: the catalog's regions a store does not hold.
 struct StoreAvailableRecord: JSONRecord {
     static let schema = JSONSchemas.storeAvailable
@@ -134,6 +146,8 @@ struct StoreAvailableRecord: JSONRecord {
         let name: String
         let downloadBytes: Int64
         let state: String
+        /// The store's catalog offering it; absent for a catalog read from its URL alone.
+        let catalog: String?
     }
 
     @Nullable var storeMapVersion: String?

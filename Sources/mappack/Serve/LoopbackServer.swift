@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import Synchronization
 
 /// A failure to set up the listening socket, with the address and `errno`.
@@ -207,4 +208,9 @@ package final class LoopbackServer: Sendable {
             }
         }
     }
+}
+
+extension LoopbackServerError: CategorizedError {
+    /// The port could not be served (taken, refused): failed work.
+    package var failureCategory: FailureCategory { .failedWork }
 }

@@ -7,7 +7,10 @@ import MapFormat
 /// `http://127.0.0.1:8080`): MapLibre fetches tiles from a web worker, where a relative URL has no page to resolve against.
 enum ServeDocuments {
     /// The style's colours (the same as `Tools/realworld/check_outputs.py`'s palette, which the
-    /// screenshot check reads back): water is the background, a country without its own colour is land.
+    /// screenshot check reads back): where the image holds no tile the background says so
+    /// (`notInstalled`, a pale paper tone, apart from water and every land colour); where it holds one,
+    /// water unless a polygon covers it; a country without its own colour is land.
+    static let notInstalled = "rgb(240,236,228)"
     static let water = "rgb(30,144,255)"
     static let land = "rgb(204,204,204)"
     static let border = "rgb(60,60,60)"
@@ -87,21 +90,42 @@ enum ServeDocuments {
         return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 
-    /// A MapLibre style: the water colour as background; per vector layer a fill for its polygons
-    /// (by country code when the layer has one), a line for their borders and a circle for points;
-    /// a raster layer for image tiles. No symbol layers: glyphs are not available offline.
+    /// Vector layers whose polygons are water (OpenMapTiles' `water`, others' `ocean`): tiles with
+    /// one draw land as the ground under it, tiles without (land polygons only) draw water there.
+    static let waterLayers: Set<String> = ["water", "ocean"]
+
+    /// A MapLibre style: the "not installed" colour as background; over it, where the image holds a
+    /// tile (`CoverageTile`), the ground: water, or land when the tiles have a water layer of their
+    /// own; per vector layer a fill for its polygons (by country code when the layer has one, water
+    /// for a water layer), a line for their borders and a circle for points; a raster layer for
+    /// image tiles. No symbol layers: glyphs are not available offline.
     static func style(_ image: ServedImage, base: String) throws -> Data {
         let format = image.formats.values.first
-        var layers: [[String: Any]] = [["id": "water", "type": "background", "paint": ["background-color": water]]]
         let isVector = format == "pbf" || format == nil
+        let vectorLayers = isVector ? try vectorLayers(image) : []
+        let hasWater = vectorLayers.contains { ($0["id"] as? String).map { waterLayers.contains($0.lowercased()) } ?? false }
+        let zooms = image.zooms ?? 0...0
+        var layers: [[String: Any]] = [
+            ["id": "not-installed", "type": "background", "paint": ["background-color": notInstalled]],
+            [
+                "id": "installed", "type": "fill", "source": "coverage", "source-layer": CoverageTile.layer,
+                "paint": ["fill-color": isVector && !hasWater ? water : land, "fill-antialias": false],
+            ],
+        ]
         let source: [String: Any] = ["type": isVector ? "vector" : "raster", "url": "\(base)/tilejson.json"]
+        // The TileJSON's zooms and bounds: MapLibre asks for no image tile outside them, so the ground
+        // there is "not installed" too, whatever the seed holds.
+        let coverage: [String: Any] = [
+            "type": "vector", "tiles": ["\(base)/coverage/{z}/{x}/{y}.pbf"], "minzoom": zooms.lowerBound, "maxzoom": zooms.upperBound,
+            "bounds": extent(image).bounds,
+        ]
         if isVector {
             let polygons: [Any] = ["match", ["geometry-type"], ["Polygon", "MultiPolygon"], true, false]
             let points: [Any] = ["match", ["geometry-type"], ["Point", "MultiPoint"], true, false]
-            for layer in try vectorLayers(image) {
+            for layer in vectorLayers {
                 guard let id = layer["id"] as? String else { continue }
                 let fields = layer["fields"] as? [String: Any] ?? [:]
-                var fill: Any = land
+                var fill: Any = waterLayers.contains(id.lowercased()) ? water : land
                 if let code = countryCodeFields.first(where: { fields[$0] != nil }) {
                     var match: [Any] = ["match", ["get", code]]
                     for entry in countryColours(of: image) { match += [entry.code, entry.colour] }
@@ -125,7 +149,8 @@ enum ServeDocuments {
             layers.append(["id": "tiles", "type": "raster", "source": "image"])
         }
         let document: [String: Any] = [
-            "version": 8, "name": "\(image.manifest.name) (mappack serve)", "sources": ["image": source], "layers": layers,
+            "version": 8, "name": "\(image.manifest.name) (mappack serve)", "sources": ["image": source, "coverage": coverage],
+            "layers": layers,
         ]
         return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
     }

@@ -9,6 +9,7 @@ import MapIO
 ///     /                          the viewer page (MapLibre GL JS)
 ///     /{z}/{x}/{y}               a tile (XYZ rows; MBTiles' TMS rows are flipped)
 ///     /tiles/{z}/{x}/{y}.{ext}   the same tile (TileJSON's template; ext pbf, png, ...)
+///     /coverage/{z}/{x}/{y}.pbf  where the image holds that tile, one polygon over it (`CoverageTile`)
 ///     /tilejson.json             TileJSON 3.0.0
 ///     /style.json                a MapLibre style
 ///     /regions.geojson           the regions' boxes and names
@@ -46,6 +47,9 @@ struct ServeRoutes: Sendable {
         }
         if let document = documents[request.path] {
             return HTTPResponse(status: 200, headers: [("Content-Type", document.type), ("Cache-Control", "no-cache")], body: document.body)
+        }
+        if segments.first == "coverage", let address = ServeRoutes.tileAddress(["tiles"] + segments.dropFirst()) {
+            return coverage(zoom: address.zoom, x: address.x, y: address.y)
         }
         if let address = ServeRoutes.tileAddress(Array(segments)) {
             return tile(zoom: address.zoom, x: address.x, y: address.y)
@@ -86,6 +90,16 @@ struct ServeRoutes: Sendable {
         case .none: break
         }
         return HTTPResponse(status: 200, headers: headers, body: found.data)
+    }
+
+    /// `CoverageTile` where the image holds the tile at `zoom/x/y`, else 404 (as the tile itself).
+    func coverage(zoom: Int, x: Int, y: Int) -> HTTPResponse {
+        let found: TileDatabases.Tile?
+        do { found = try image.tiles.tile(zoom: zoom, x: x, y: y) } catch {
+            return .text(500, "tile \(zoom)/\(x)/\(y): \(error)")
+        }
+        guard found != nil else { return .text(404, "no tile \(zoom)/\(x)/\(y) in \(image.path)") }
+        return HTTPResponse(status: 200, headers: [("Content-Type", ServeRoutes.contentType("pbf"))], body: CoverageTile.bytes)
     }
 
     /// The media type of an MBTiles format.

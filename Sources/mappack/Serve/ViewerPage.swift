@@ -2,7 +2,8 @@ import Foundation
 
 /// The page `mappack serve` shows at `/`: the map in MapLibre GL JS (served from `/maplibre-gl.js`)
 /// with the style at `/style.json`, each region's box outlined and its name as an HTML marker
-/// (symbol layers need glyphs, which are not available offline). `window.mapIdle` turns true at the
+/// (symbol layers need glyphs, which are not available offline), and a legend for the ground's two
+/// colours: where the image holds no tile and where it holds water. `window.mapIdle` turns true at the
 /// map's first `idle` after the regions are drawn, for scripts that wait for a finished picture;
 /// `window.map` is the map. Without MapLibre GL JS the page says how to get it.
 enum ViewerPage {
@@ -37,8 +38,13 @@ enum ViewerPage {
             html, body, #map { margin: 0; width: 100%; height: 100%; }
             .region-name { font: bold 12px sans-serif; color: #111; background: rgba(255, 255, 255, 0.85);
               padding: 1px 5px; border-radius: 3px; white-space: nowrap; }
+            #legend { position: absolute; left: 8px; bottom: 8px; font: 12px sans-serif; color: #111;
+              background: rgba(255, 255, 255, 0.85); padding: 4px 6px; border-radius: 3px; }
+            #legend span { display: inline-block; width: 10px; height: 10px; border: 1px solid #666; margin: 0 4px 0 8px; }
             </style></head>
             <body><div id="map"></div>
+            <div id="legend"><span style="background: \(ServeDocuments.notInstalled); margin-left: 0"></span>not installed\
+            <span style="background: \(ServeDocuments.water)"></span>water</div>
             <script src="/maplibre-gl.js"></script>
             <script>
             window.mapIdle = false;

@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 43 (Network): a build takes `catalog.json.zst` when the server offers one that is bound to the
+/// catalog: by the timestamp that names it (before), or by the signature's SHA-256 of the catalog when
+/// there is no timestamp. A stale `.zst` (other bytes than the signed catalog) is set aside with a
+/// warning and the plain catalog fetched; an unsigned catalog without a timestamp is fetched plain, its
+/// `.zst` never asked for (nothing binds it to the plain bytes).
+@Suite struct CatalogZstTests {
+    /// A signed publish of the demo world whose server has no `catalog.json.timestamp` (an older
+    /// publish, or a server that dropped it), and the public key to trust.
+    struct SignedWithoutTimestamp {
+        let world: ServedWorld
+        let root: String
+        let publicKey: String
+
+        init() throws {
+            world = try ServedWorld()
+            let key = world.folder.join("release")
+            let keygen = try Tool.mappack(["keygen", "--out", key])
+            try #require(keygen.status == 0, "\(keygen.stderr)")
+            root = world.folder.join("signed")
+            let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
+            try #require(publish.status == 0, "\(publish.stderr)")
+            try FileManager.default.removeItem(atPath: root + "/catalog.json.timestamp")
+            try #require(FileManager.default.fileExists(atPath: root + "/catalog.json.zst"))
+            publicKey = key + ".pub"
+        }
+
+        func size(_ name: String) throws -> Int {
+            try #require((try FileManager.default.attributesOfItem(atPath: root + "/" + name))[.size] as? Int)
+        }
+    }
+
+    @Test func aSignedCatalogWithoutATimestampIsFetchedAsItsZst() throws {
+        let signed = try SignedWithoutTimestamp()
+        let nginx = try NginxServer(root: signed.root)
+        defer { nginx.stop() }
+        let recipe = try signed.world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString)
+        let build = try signed.world.build(recipe, cache: "cache", out: "out", extra: ["--trust", signed.publicKey])
+        #expect(build.status == 0, "\(build.stderr)")
+        let zstSize = try signed.size("catalog.json.zst")
+        #expect(nginx.bytesSent(path: "/catalog.json.zst") == zstSize, "\(nginx.wireLog())")
+        #expect(nginx.bytesSent(path: "/catalog.json") == 0, "the plain catalog was downloaded: \(nginx.wireLog())")
+        #expect(!build.stderr.contains("warning"), "\(build.stderr)")
+        #expect(try Tool.mappack(["verify", signed.world.folder.join("out/net-2026.11.0")]).status == 0)
+    }
+
+    /// A `.zst` that decodes to other bytes than the signed catalog (here an edited copy, compressed by
+    /// the zstd tool) is not built from: a warning names it, the plain catalog comes instead, the build
+    /// succeeds on the signed bytes.
+    @Test func aStaleZstBesideASignedCatalogIsSetAsideWithAWarning() throws {
+        let signed = try SignedWithoutTimestamp()
+        let plain = try Data(contentsOf: URL(fileURLWithPath: signed.root + "/catalog.json"))
+        let edited = signed.world.folder.join("edited.json")
+        try (plain + Data(" ".utf8)).write(to: URL(fileURLWithPath: edited))
+        let zstd = try Tool.run("/usr/bin/zstd", ["-q", "-f", edited, "-o", signed.root + "/catalog.json.zst"])
+        try #require(zstd.status == 0, "\(zstd.stderr)")
+        let nginx = try NginxServer(root: signed.root)
+        defer { nginx.stop() }
+        let recipe = try signed.world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString)
+        let build = try signed.world.build(recipe, cache: "cache", out: "out", extra: ["--trust", signed.publicKey])
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(
+            build.stderr.contains("warning: catalog: \(nginx.baseURL.appendingPathComponent("catalog.json.zst").absoluteString) is not the catalog"),
+            "\(build.stderr)")
+        #expect(nginx.bytesSent(path: "/catalog.json") == plain.count, "\(nginx.wireLog())")
+    }
+
+    /// The `.zst` goes through the retry policy as the plain catalog does: its first request answers 503.
+    @Test func aPassing503OnTheZstIsRetried() throws {
+        let signed = try SignedWithoutTimestamp()
+        let server = try FaultServer(root: signed.root)
+        defer { server.stop() }
+        let recipe = try signed.world.recipe(
+            catalog: server.url("catalog.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1")
+        let build = try signed.world.build(recipe, cache: "cache", out: "out", extra: ["--trust", signed.publicKey])
+        #expect(build.status == 0, "\(build.stderr)")
+        let zst = try server.served("/catalog.json.zst")
+        let zstSize = try signed.size("catalog.json.zst")
+        #expect(zst.requests == 2 && zst.bytes == zstSize, "\(zst)")
+        #expect(try server.served("/catalog.json").bytes == 0, "the plain catalog was downloaded")
+    }
+
+    /// Unsigned and without a timestamp: the plain catalog, the `.zst` not even asked for.
+    @Test func anUnsignedCatalogWithoutATimestampIsFetchedPlain() throws {
+        let world = try ServedWorld()
+        try #require(FileManager.default.fileExists(atPath: world.published + "/catalog.json.zst"))
+        let nginx = try NginxServer(root: world.published)
+        defer { nginx.stop() }
+        let recipe = try world.recipe(catalog: nginx.baseURL.appendingPathComponent("catalog.json").absoluteString)
+        let build = try world.build(recipe, cache: "cache", out: "out")
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(nginx.requests(path: "/catalog.json.zst") == 0, "\(nginx.wireLog())")
+        #expect(nginx.bytesSent(path: "/catalog.json") > 0, "\(nginx.wireLog())")
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import MapBuild
+import MapFormat
+import MapStore
+import Testing
+
+@testable import mappack
+
+/// Issue 46 item 1: the exit code comes from each error's `FailureCategory`, declared beside the error,
+/// never from its text. Codes are those the CLI gave before (2 bad input, 1 failed work).
+@Suite struct ExitCodeTests {
+    static var cases: [(error: any Error, code: Int32, what: String)] {
+        [
+            (UsageError(message: "unknown option"), 2, "a command line"),
+            (ImportError.unreadable(file: "a.geojson", reason: "no such file"), 2, "an import input"),
+            (ImportError.failed(reason: "disk"), 1, "an import that failed"),
+            (CatalogSource.LoadError.unreadable(url: "https://h/catalog.json", reason: "503", served: true), 2, "a catalog outside a plan"),
+            (PlanError.catalog(.unreadable(url: "https://h/catalog.json", reason: "503", served: true)), 1, "a server's catalog in a plan"),
+            (PlanError.catalog(.unreadable(url: "/x/catalog.json", reason: "no such file", served: false)), 2, "a catalog file in a plan"),
+            (PlanError.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml"), 1, "a plan beyond the capacity"),
+            (BuildError.plan(.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml")), 1, "a build's plan"),
+            (BuildError.output("rename failed"), 1, "a build's output"),
+            (MapStoreError.invalidCatalog(url: "file:///x/catalog.json", reason: "bad"), 2, "a store's catalog file (URL)"),
+            (MapStoreError.invalidCatalog(url: "/x/catalog.json", reason: "bad"), 2, "a store's catalog file (path)"),
+            (MapStoreError.invalidCatalog(url: "https://h/catalog.json", reason: "bad"), 1, "a store's served catalog"),
+            (MapStoreError.noCatalogURL, 2, "a store without a catalog URL"),
+            (MapStoreError.busy(operation: "update", reason: "another writer"), 1, "a busy store"),
+            (CocoaError(.fileNoSuchFile), 1, "an error without a category"),
+        ]
+    }
+
+    @Test(arguments: 0..<15) func exitCodeComesFromTheCategory(index: Int) {
+        let (error, code, what) = Self.cases[index]
+        #expect(Mappack.exitCode(for: error).rawValue == code, "\(what): \(error)")
+    }
+}
