@@ -7,6 +7,9 @@
 # - open of an installed store: MapStore.open of a store of --size GiB on disk (installed once, kept),
 #   against opening its state database and reading one row, and open with the image offered, in
 #   alternating rounds; with strace, the system calls and files one open makes. Target: <= 20 ms.
+# - first start in place (issue 44): MapStore.open of the open row's image used in place
+#   (Options.useImageInPlace) against today's copy install of it, alternating rounds on the same
+#   filesystem: time and bytes left in the storage. Targets: <= 1 MiB written, <= 50 ms.
 #
 #   bash Benchmarks/store.sh [--bin DIR] [--size GIB] [--path-size GIB] [--runs N] [--scale S] [--only IDS] [--out DIR]
 #
@@ -142,6 +145,10 @@ say "open of the installed store ($runs rounds)…"
 "$bin/mappack-storebench" open --image "$open_dir/image/bench-2026.11.0" --storage "$open_dir/device/maps" \
     --cache "$open_dir/device/cache" --runs "$runs" > "$out/open.json"
 
+say "first start in place against the copy install (3 rounds)…"
+"$bin/mappack-storebench" inplace --image "$open_dir/image/bench-2026.11.0" --storage "$open_dir/inplace/maps" \
+    --cache "$open_dir/inplace/cache" --runs 3 > "$out/inplace.json"
+
 # What one open does, from the difference between 1 and 3 opens in one process (process start and
 # the first open's one-time work cancel out).
 rm -f "$out/strace-1.txt" "$out/strace-3.txt"
@@ -158,6 +165,7 @@ import json, os, sys
 out = sys.argv[1]
 open_world, path_world = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 path_row, open_row = json.load(open(out + "/path.json")), json.load(open(out + "/open.json"))
+in_place = json.load(open(out + "/inplace.json"))
 
 def calls(n):
     counts = {}
@@ -175,7 +183,8 @@ if os.path.exists(out + "/strace-1.txt") and os.path.exists(out + "/strace-3.txt
     open_row["getdentsPerOpen"] = per.get("getdents64", 0)
 open_row["storeFiles"], open_row["storeBytes"] = open_world["files"], open_world["installedBytes"]
 path_row["storeFiles"], path_row["storeBytes"] = path_world["files"], path_world["installedBytes"]
-json.dump({"path": path_row, "open": open_row, "openWorld": open_world, "pathWorld": path_world}, open(out + "/store.json", "w"), indent=2)
+json.dump({"path": path_row, "open": open_row, "inPlace": in_place, "openWorld": open_world, "pathWorld": path_world},
+          open(out + "/store.json", "w"), indent=2)
 
 def ok(flag): return "PASS" if flag else "MISS"
 p, o = path_row, open_row
@@ -193,4 +202,10 @@ print(f"  ratio {o['ratio']:.1f}x; target <= 20 ms (both opens): {ok(o['pass'])}
 if "syscallsPerOpen" in o:
     print(f"  per open (strace -c -f): {o['syscallsPerOpen']:.0f} system calls, {o['filesOpenedPerOpen']:.0f} openat, "
           f"{o['statsPerOpen']:.0f} stat calls, {o['getdentsPerOpen']:.0f} getdents64")
+i = in_place
+print(f"first start of the same image, {i['runs']} alternating rounds (bytes: allocated in the storage folder):")
+print(f"  in place                    median {i['inPlaceMedianMs']:9.2f} ms  (max {i['inPlaceMaxMs']:.2f}), {i['inPlaceStorageBytes']:>12,} bytes in the storage")
+print(f"  copy install (today)        median {i['copyMedianMs']:9.2f} ms, {i['copyStorageBytes']:>12,} bytes")
+print(f"  later start in place        median {i['inPlaceReopenMedianMs']:9.2f} ms")
+print(f"  copy / in place: {i['timeRatio']:.0f}x the time, {i['bytesRatio']:.0f}x the bytes; target <= 1 MiB and <= 50 ms: {ok(i['pass'])}")
 PY

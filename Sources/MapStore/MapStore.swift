@@ -26,6 +26,12 @@ public final class MapStore: Sendable {
         /// Saves space and time, but the image then shares the files' bytes, so it can no longer
         /// restore a file corrupted in place; use only when the image is read-only.
         public var linkFilesFromFolderImage: Bool
+        /// Reads the preinstalled image folder where it lies (a read-only system partition, a mounted
+        /// `.erofs`) instead of copying it: the first start checks the image and writes only the state
+        /// database; `path(of:)` answers the image's files, and what changes later (downloads, updates,
+        /// repairs) is written to the storage folder and wins over the image. The image must stay at its
+        /// path for the store's life; a newer image there is taken over at open (see `open`).
+        public var useImageInPlace: Bool
         /// Public keys (the text of `mappack keygen`'s `.pub` files) images and catalogs must be signed
         /// with; empty accepts unsigned ones. With keys, an unsigned or wrongly signed image is refused,
         /// and so is a catalog that is unsigned, signed by another key, older than the newest seen,
@@ -61,9 +67,10 @@ public final class MapStore: Sendable {
             fullValidation: Bool = false, cacheLimitBytes: Int64? = nil, linkFilesFromFolderImage: Bool = false, trustedPublicKeys: [String] = [],
             catalogURL: URL? = nil, fetchAttempts: Int = 5, fetchRetryDelay: Duration = .seconds(1), networkPolicy: NetworkPolicy = .init(),
             networkIsMetered: Bool = false, autoUpdate: Bool = false, autoUpdateInterval: Duration? = nil,
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() }, useImageInPlace: Bool = false
         ) {
             self.fullValidation = fullValidation
+            self.useImageInPlace = useImageInPlace
             self.cacheLimitBytes = cacheLimitBytes
             self.linkFilesFromFolderImage = linkFilesFromFolderImage
             self.trustedPublicKeys = trustedPublicKeys
@@ -157,6 +164,7 @@ public final class MapStore: Sendable {
         storage: String, cache: String, preinstalled: PreinstalledImage?, options: Options, cancellation: CancellationFlag
     ) throws -> MapStore {
         let core = StoreCore(storage: storage, cache: cache, image: preinstalled, fullValidation: options.fullValidation)
+        core.inPlace = options.useImageInPlace
         core.trustedKeys = options.trustedPublicKeys.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
         // An install needs the folder for its lock file; a plain open creates nothing.
         if preinstalled != nil { try FileSystem.makeDirectories(core.layout.root) }
@@ -176,10 +184,20 @@ public final class MapStore: Sendable {
         }
         if status == .empty, let preinstalled {
             core.cancellation = cancellation
-            try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+            if core.inPlace {
+                try core.installInPlace(preinstalled)
+            } else {
+                try core.install(preinstalled, linkFiles: options.linkFilesFromFolderImage)
+            }
             core.cancellation = nil
             status = .ok
             installed = true
+        }
+        // A new base (the next system image at the same place): taken over before anything reads the store. At the
+        // base, its kept manifest is the new base's, which the state does not record: that alone reads as `corrupted`.
+        if core.inPlace, status == .ok || status == .corrupted, !installed, lease != nil, let preinstalled, core.baseChanged(preinstalled) {
+            status = try core.reconcileBase(preinstalled)
+            installed = status == .ok
         }
         if let limit = options.cacheLimitBytes { try core.caches.with { try $0.setLimit(limit) } }
         var remembered = false
@@ -304,15 +322,24 @@ public final class MapStore: Sendable {
     /// lists it); nil when nothing is installed or no regular file is there (the store folder holds
     /// only the installed regions' files: a delete removes a region's files, a download or an update
     /// adds them before it commits). One `lstat`; like `regions`, never waits for a write in progress.
+    ///
+    /// In a store that uses its image in place (`Options.useImageInPlace`) a file the storage folder
+    /// does not hold is answered from the image, where it lies (a second `lstat`); files the device
+    /// wrote later win, and the files of a deleted region are hidden.
     public func path(of storePath: String) throws(MapStoreError) -> URL? {
         try MapStoreError.boundary("path", path: storageFolder) {
             // The folder of the same snapshot that says the version and the states: during a switch the old
             // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
             guard snapshot.imageID != nil, let relative = try? StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
-            let full = snapshot.storeFolder + relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
-            guard try FileSystem.status(full)?.isRegular == true else { return nil }
-            return URL(fileURLWithPath: full, isDirectory: false)
+            let tail = relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
+            let full = snapshot.storeFolder + tail
+            if let own = try FileSystem.status(full) {
+                // In place, a hiding marker or a folder here hides the base's file.
+                return own.isRegular ? URL(fileURLWithPath: full, isDirectory: false) : nil
+            }
+            guard let base = snapshot.baseStoreFolder, try FileSystem.status(base + tail)?.isRegular == true else { return nil }
+            return URL(fileURLWithPath: base + tail, isDirectory: false)
         }
     }
 

@@ -5,6 +5,7 @@ struct BenchArguments {
     /// What to measure.
     enum Mode: String {
         case path, open
+        case inPlace = "inplace"
     }
 
     var mode: Mode
@@ -16,25 +17,29 @@ struct BenchArguments {
         usage: mappack-storebench path --image DIR --storage DIR --cache DIR --update-catalog URL
                                        [--interval-ms MS] [--baseline-calls N] [--sample-files N]
                mappack-storebench open --image DIR --storage DIR --cache DIR [--runs N] [--open-only]
+               mappack-storebench inplace --image DIR --storage DIR --cache DIR [--runs N]
         path: installs the folder image into an emptied storage, then calls path(of:) in a loop with no
               write running (the baseline) and while an update to --update-catalog runs; one JSON line.
         open: installs the image once (hard links; kept for later runs), then times MapStore.open of the
               installed store against opening its state database and reading one row, and open with the
               image offered, in alternating rounds; one JSON line. --open-only: open alone, no line
               (for strace -c).
+        inplace: the first start with the image used in place against the copy install of it, in
+              alternating rounds into an emptied storage (removed after): time and bytes left; one JSON line.
         """
 
     private static let valued: [Mode: Set<String>] = [
         .path: ["--image", "--storage", "--cache", "--update-catalog", "--interval-ms", "--baseline-calls", "--sample-files"],
         .open: ["--image", "--storage", "--cache", "--runs"],
+        .inPlace: ["--image", "--storage", "--cache", "--runs"],
     ]
-    private static let boolean: [Mode: Set<String>] = [.path: [], .open: ["--open-only"]]
+    private static let boolean: [Mode: Set<String>] = [.path: [], .open: ["--open-only"], .inPlace: []]
 
     /// Parses `arguments` (without the program name); the error says what is wrong.
     static func parse(_ arguments: [String]) throws(BenchUsageError) -> BenchArguments {
         var rest = arguments[...]
         guard let first = rest.popFirst(), first != "--help", first != "-h" else { throw BenchUsageError(message: nil) }
-        guard let mode = Mode(rawValue: first) else { throw BenchUsageError(message: "unknown mode '\(first)' (use path or open)") }
+        guard let mode = Mode(rawValue: first) else { throw BenchUsageError(message: "unknown mode '\(first)' (use path, open or inplace)") }
         var values: [String: String] = [:]
         var flags: Set<String> = []
         while let name = rest.popFirst() {

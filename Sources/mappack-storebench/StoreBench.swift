@@ -20,6 +20,7 @@ enum StoreBench {
             switch arguments.mode {
             case .path: line = try encoder.encode(try await PathLatencyBench.run(arguments))
             case .open: line = try await OpenBench.run(arguments).map { try encoder.encode($0) }
+            case .inPlace: line = try encoder.encode(try await InPlaceBench.run(arguments))
             }
             if let line { FileHandle.standardOutput.write(line + Data("\n".utf8)) }
         } catch {

@@ -147,6 +147,30 @@ struct ErofsOutputTests {
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
     }
 
+    /// Issue 44: the mounted partition image is a store's read-only base, used in place by the real
+    /// binary: signature and every file checked, nothing copied, the files read from the mount.
+    @Test(.enabled(if: LoopMount.canMount, "mounting the partition image needs root"))
+    func mountedPartitionImageIsUsedInPlace() throws {
+        let built = try Built()
+        let result = try built.build()
+        #expect(result.status == 0, "\(result.stderr)")
+        let mount = try LoopMount(image: built.erofs, at: built.world.folder.join("mnt"), type: "erofs", options: ["ro"])
+        defer { mount.unmount() }
+        let storage = built.world.folder.join("storage")
+        let folders = ["--storage", storage, "--cache", built.world.folder.join("device-cache"), "--trust", built.keys + ".pub"]
+        let install = try Tool.mappack(["store", "install", "--image", mount.point, "--in-place"] + folders)
+        #expect(install.status == 0, "\(install.stdout) \(install.stderr)")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: storage + "/store")
+        #expect(written.isEmpty, "\(written)")
+        #expect(!FileManager.default.fileExists(atPath: storage + "/manifest.json"))
+        let verify = try Tool.mappack(["store", "verify"] + folders)
+        #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+        let regions = try Tool.mappack(["store", "regions"] + folders)
+        #expect(regions.status == 0 && regions.stdout.contains("read-only base"), "\(regions.stdout) \(regions.stderr)")
+        let checked = try Tool.mappack(["verify", storage, "--trust", built.keys + ".pub"])
+        #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
+    }
+
     @Test func missingMkfsErofsNamesThePackageToInstall() throws {
         let built = try Built()
         let recipe = try built.world.recipe(SourceFixture.recipe(catalog: built.world.catalog, formats: "[erofs]"))

@@ -9,8 +9,8 @@ import Testing
     @Test func keysKeepTheirStoredNames() {
         #expect(
             StateMetaKey.allCases.map(\.rawValue) == [
-                "format", "imageID", "mapVersion", "language", "installed", "blockSize", "catalog", "offeredManifest", "signature",
-                "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest", "catalogsSchema",
+                "format", "imageID", "mapVersion", "language", "installed", "blockSize", "catalog", "offeredManifest", "baseImage", "baseImageID",
+                "baseManifest", "signature", "catalogURL", "checkedCatalogURL", "supportedUntil", "keptManifest", "catalogsSchema",
             ])
     }
 

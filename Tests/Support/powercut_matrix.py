@@ -6,8 +6,11 @@ at every durability event (and points between), then the surviving state is remo
 
 For each scenario (first-start install from an image folder and from a .tar.zst, with its
 cache-seed import; update to a newer catalog; run-time download; each of those two with its state
-database rolled back afterwards, which must not open `ok`; delete; move; and `mappack build`,
-whose finished-looking outputs must verify or be absent) a clean run on the
+database rolled back afterwards, which must not open `ok`; delete; move; `mappack build`,
+whose finished-looking outputs must verify or be absent; and for a store that uses its image in
+place (`--in-place`, the image folder outside the cut filesystem): its first start, an update of
+its base regions, a delete of a base region, and a new base image at the same place taken over at
+open) a clean run on the
 mount counts durability events (fsync/fdatasync of files and folders) and mutating operations.
 Then for each cut point the operation runs again from the same starting state with the filesystem
 frozen right after that event (later changes fail with EIO, as if the machine were off), power is
@@ -51,6 +54,8 @@ JAPAN_NEW = '2026.11.5'
 # Scenarios whose surviving `state.sqlite` is replaced by the one from before the operation (a restored
 # backup, a disk that lied about a flush): open must not say `ok`, and repair must bring the store back.
 ROLLED_BACK = {'download-rolled-back': 'download', 'update-rolled-back': 'update'}
+# Scenarios of a store that uses its image in place (repaired with `--in-place`).
+IN_PLACE = ('install-in-place', 'update-in-place', 'delete-in-place', 'new-base')
 
 
 class Failure(Exception):
@@ -109,7 +114,11 @@ class Matrix:
         self.recipe = os.path.join(root, 'pc.yaml')
         self.catalog = {v: 'file://' + os.path.join(root, 'served', 'cat-' + v, 'catalog.json') for v in (OLD, NEW)}
         self.japan = {v: 'file://' + os.path.join(root, 'served', 'japan-' + v, 'catalog.json') for v in (JAPAN_OLD, JAPAN_NEW)}
-        if os.path.exists(os.path.join(root, 'ready')):
+        # The new version's image: the next system image an in-place store's base is replaced by.
+        self.new_image = os.path.join(root, 'out-new', 'pc-' + NEW)
+        # Where in-place stores find their base (outside the cut filesystem, like a read-only partition).
+        self.base_folder = os.path.join(self.work, 'base-image')
+        if os.path.exists(os.path.join(root, 'ready')) and os.path.isdir(self.new_image):
             with open(os.path.join(root, 'ready')) as f:
                 self.seed_entries = int(f.read())
             self.japan_fixture(root)
@@ -128,6 +137,11 @@ class Matrix:
                     'cacheSeed:\n  include: [world]\n  maxBytes: 64 MiB\noutput:\n  formats: [directory, tar.zst]\n'
                     % (self.catalog[OLD][len('file://'):], OLD))
         self.run('mappack', ['build', recipe, '--cache', os.path.join(root, 'cache'), '--out', os.path.join(root, 'out')])
+        new_recipe = os.path.join(root, 'pc-new.yaml')
+        with open(new_recipe, 'w') as f:
+            f.write('name: pc\ncatalog: %s\nmapVersion: %s\nregions:\n  include: [europe/ch]\noutput:\n  formats: [directory]\n'
+                    % (self.catalog[NEW][len('file://'):], NEW))
+        self.run('mappack', ['build', new_recipe, '--cache', os.path.join(root, 'cache'), '--out', os.path.join(root, 'out-new')])
         reference = os.path.join(root, 'reference')
         self.store('install', reference + '/storage', reference + '/cache', '--image', self.image)
         self.seed_entries = self.cache_entries(reference + '/storage', reference + '/cache')
@@ -192,6 +206,22 @@ class Matrix:
             with_japan(base)
             self.store('download', base + '/storage', base + '/cache', 'japan/tokyo', '--catalog', 'japan')
 
+        def base_image(folder):  # the in-place base, at its one place
+            shutil.rmtree(self.base_folder, ignore_errors=True)
+            shutil.copytree(folder, self.base_folder, symlinks=True)
+
+        def nothing_in_place(base):
+            os.makedirs(base, exist_ok=True)
+            base_image(image)
+
+        def installed_in_place(base):
+            base_image(image)
+            self.store('install', base + '/storage', base + '/cache', '--image', self.base_folder, '--in-place')
+
+        def replaced_base(base):  # installed on the old image; then the next system image is there
+            installed_in_place(base)
+            base_image(self.new_image)
+
         def nothing(base):
             os.makedirs(base, exist_ok=True)
 
@@ -245,6 +275,14 @@ class Matrix:
             'update-rolled-back': (installed, ('update', ['--catalog', self.catalog[NEW]]), not_ok),
             'move': (installed, ('move', ['--to', '@MOUNT@/moved']),
                      lambda r: expect(status(r, 'moved').get('status') == 'ok', 'moved store %r' % status(r, 'moved'))),
+            'install-in-place': (nothing_in_place, ('install', ['--image', self.base_folder, '--in-place']), install_done),
+            'update-in-place': (installed_in_place, ('update', ['--catalog', self.catalog[NEW]]),
+                                lambda r: expect(status(r).get('mapVersion') == NEW, 'version %r' % status(r).get('mapVersion'))),
+            'delete-in-place': (installed_in_place, ('delete', ['europe/ch/zh']),
+                                lambda r: expect('europe/ch/zh' not in regions(r), 'europe/ch/zh still listed')),
+            # An app's start with the new base at the same place: open takes it over.
+            'new-base': (replaced_base, ('install', ['--image', self.base_folder, '--in-place']),
+                         lambda r: expect(status(r).get('mapVersion') == NEW, 'version %r' % status(r).get('mapVersion'))),
         }
 
     # ---- one run on the mount ----
@@ -296,6 +334,8 @@ class Matrix:
         for dirpath, _, filenames in os.walk(root):
             for name in filenames:
                 path = os.path.join(dirpath, name)
+                if os.path.islink(path):  # an in-place store's marker hiding a base file
+                    continue
                 with open(path, 'rb') as f:
                     files[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
         return files
@@ -390,7 +430,9 @@ class Matrix:
             storage = os.path.join(mount_root, location)
             if scenario == 'move' and not os.path.exists(storage):
                 continue
-            self.store('repair', storage, cache, *([] if scenario == 'move' else ['--image', self.image]))
+            in_place = scenario in IN_PLACE
+            self.store('repair', storage, cache, *([] if scenario == 'move' else
+                                                   ['--image', self.base_folder, '--in-place'] if in_place else ['--image', self.image]))
             status = self.store('status', storage, cache, '--full', '--json', check=False)
             text = status.stdout.replace(' ', '')
             if '"status":"ok"' in text:
@@ -417,10 +459,11 @@ class Matrix:
             raise Failure('the image catalog moved to %r' % version)
         for path, digest in before.items():
             if path not in after:
-                if scenario == 'delete' or updated:
+                if scenario == 'delete' or updated or (scenario in ('update-in-place', 'new-base') and version == NEW):
                     continue
                 raise Failure('file lost: store/%s' % path)
-            if after[path] != digest and not (updated and (scenario == 'update' or path.startswith('regions/japan/'))):
+            if after[path] != digest and not (updated and (scenario == 'update' or path.startswith('regions/japan/'))) \
+                    and not (scenario in ('update-in-place', 'new-base') and version == NEW):
                 raise Failure('file changed: store/%s' % path)
 
     def check_cut(self, scenario, run_root, before, finished, label):
@@ -493,7 +536,8 @@ def main():
     parser.add_argument('--bin', default='.build/debug')
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
     parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,download-rolled-back,'
-                                               'update-rolled-back,download-catalog,update-catalog,delete,move,build,build-fast')
+                                               'update-rolled-back,download-catalog,update-catalog,delete,move,build,build-fast,'
+                                               'install-in-place,update-in-place,delete-in-place,new-base')
     parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
                         help='only the cut right after the operation returned (what it did must all be durable)')

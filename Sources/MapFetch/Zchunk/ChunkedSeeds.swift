@@ -12,6 +12,8 @@ package struct ChunkedSeeds: Sendable {
     package let filesByBundle: [BundleDigest: [ImageFile]]
     /// Each old region's bundles, in the catalog's order.
     package let bundlesByRegion: [RegionID: [BundleDigest]]
+    /// A store's read-only base tree when it uses its image in place: a file `store` does not hold is read there.
+    package var base: String?
 
     package init(store: String, filesByBundle: [BundleDigest: [ImageFile]], bundlesByRegion: [RegionID: [BundleDigest]]) {
         self.store = store
@@ -54,8 +56,13 @@ package struct ChunkedSeeds: Sendable {
                 folder += folder.isEmpty ? String(part) : "/" + part
                 if folders.insert(folder).inserted { try writer.addDirectory(folder) }
             }
-            let source = store + "/" + file.path
-            guard let status = try FileSystem.status(source), status.isRegular else { continue }
+            var source = store + "/" + file.path
+            var found = try FileSystem.status(source)
+            if found == nil, let base {
+                source = base + "/" + file.path
+                found = try FileSystem.status(source)
+            }
+            guard let status = found, status.isRegular else { continue }
             try writer.addFile(file.path, from: source, size: status.size)
         }
         try writer.finish()

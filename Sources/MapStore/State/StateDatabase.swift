@@ -81,12 +81,14 @@ final class StateDatabase {
     /// Records the installed image and its regions and clears the pending install in one transaction;
     /// marks the cache seed import pending when the image has a seed. `signed`: the image's
     /// `manifest.sig` is kept beside the manifest.
-    func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool) throws {
+    /// `meta`: keys set with the commit (an in-place install's base).
+    func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:]) throws {
         try db.transaction {
             try db.execute(
                 "DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM added_catalogs; DELETE FROM region_catalogs;")
             try setMeta(.format, StateDatabase.format)
             try setMeta(.catalogsSchema, StateDatabase.catalogsSchema)
+            for (key, value) in meta { try setMeta(key, value) }
             try recordManifest(manifest)
             try setMeta(.language, manifest.language ?? "")
             try setMeta(.installed, UTCTime.format(Date()) ?? "")

@@ -11,6 +11,10 @@ package enum StateMetaKey: String, CaseIterable, Sendable {
     case catalogName = "catalog"
     /// The offered image folder's manifest identity and map version (`StoreCore.offeredFolderVersion`).
     case offeredManifest
+    /// An in-place store's base (`Options.useImageInPlace`): the image folder its files are read from
+    /// where they lie, that folder's manifest id, and the manifest's fingerprint when the id was last
+    /// read (`StoreCore.baseFingerprint`). Absent in a store that copied its image.
+    case baseImage, baseImageID, baseManifest
     /// Whether the kept manifest carries the image's signature (`StateDatabase.signatureKept` / `signatureNone`).
     case signature
     /// The catalog the installed data comes from: downloads, repair's fetches and listings resolve its

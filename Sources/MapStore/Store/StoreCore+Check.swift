@@ -31,6 +31,9 @@ extension StoreCore {
         var manifestProblems: [StoreProblem]
         /// The kept manifest narrowed to the installed regions: the files to check.
         var installed: ImageManifest
+        /// An in-place store's base store tree and its files by path (`StoreCore+InPlace.swift`).
+        var base: String? = nil
+        var baseFiles: [String: ImageFile] = [:]
     }
 
     /// The store's fingerprint now.
@@ -46,7 +49,8 @@ extension StoreCore {
         let kept = try keptManifest()
         return CheckBasis(
             root: layout.root, store: layout.store, fingerprint: try checkFingerprint(),
-            manifestProblems: try keptManifestProblems(kept, signature: full), installed: try installedManifest(kept.manifest))
+            manifestProblems: try keptManifestProblems(kept, signature: full), installed: try installedManifest(kept.manifest),
+            base: baseStore, baseFiles: try baseFiles(kept: kept.manifest))
     }
 
     /// Compares the installed files with `basis` (presence, sizes, no extra files; with `full`, SHA-256),
@@ -55,11 +59,19 @@ extension StoreCore {
     static func checkFiles(_ basis: CheckBasis, full: Bool, cancellation: CancellationFlag?) throws(MapStoreError) -> [StoreProblem] {
         CrashPoint.reach("verify.beforeFiles", storage: basis.root)
         try cancellation?.check()
-        let result = ImageVerifier.verifyTree(
-            basis.store, manifest: basis.installed, hashContents: full, jobs: ProcessInfo.processInfo.activeProcessorCount,
-            stop: { cancellation?.isCancelled ?? false })
+        let problems =
+            if let base = basis.base {
+                checkInPlace(
+                    store: basis.store, base: base, baseFiles: basis.baseFiles, installed: basis.installed, full: full,
+                    stop: { cancellation?.isCancelled ?? false })
+            } else {
+                ImageVerifier.verifyTree(
+                    basis.store, manifest: basis.installed, hashContents: full, jobs: ProcessInfo.processInfo.activeProcessorCount,
+                    stop: { cancellation?.isCancelled ?? false }
+                ).problems
+            }
         // A stopped check's result is partial: it is not reported.
         try cancellation?.check()
-        return result.problems.map(StoreProblem.init)
+        return problems.map(StoreProblem.init)
     }
 }

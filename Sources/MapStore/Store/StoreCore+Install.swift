@@ -230,7 +230,7 @@ extension StoreCore {
     }
 
     /// Checks a staged cache seed against the manifest's record: digest and size, then its rows.
-    private func checkStagedSeed(_ seed: String, expected: ImageCacheSeed, image: PreinstalledImage) throws {
+    func checkStagedSeed(_ seed: String, expected: ImageCacheSeed, image: PreinstalledImage) throws {
         let (digest, size) = try SHA256.digestOfFile(seed)
         guard digest == expected.sha256, size == expected.size else {
             throw MapStoreError.invalidImage(

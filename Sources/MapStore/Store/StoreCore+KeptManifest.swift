@@ -7,8 +7,9 @@ import MapVerify
 extension StoreCore {
     /// The kept manifest with its bytes and its own problems.
     func keptManifest() throws -> KeptManifest {
-        let data = try ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes)
-        let (manifest, problems) = try ImageVerifier.readManifest(data, file: layout.manifest)
+        let path = keptManifestPath
+        let data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes)
+        let (manifest, problems) = try ImageVerifier.readManifest(data, file: path)
         return KeptManifest(manifest: manifest, bytes: data, problems: problems)
     }
 
@@ -41,10 +42,10 @@ extension StoreCore {
         if signature, !trustedKeys.isEmpty {
             switch try state.meta(.signature) {
             case StateDatabase.signatureKept?:
-                let signature = try? ReadableFile.contents(of: layout.signature, limit: 4096)
+                let signature = try? ReadableFile.contents(of: keptSignaturePath, limit: 4096)
                 let problem: VerifyProblem?
                 do { problem = try ImageVerifier.checkSignature(manifestBytes: kept.bytes, signature: signature, trusted: trustedKeys) } catch {
-                    throw MapStoreError.io(operation: "checking the kept manifest's signature", path: layout.signature, reason: error.description)
+                    throw MapStoreError.io(operation: "checking the kept manifest's signature", path: keptSignaturePath, reason: error.description)
                 }
                 if let problem {
                     problems.append(

@@ -66,7 +66,10 @@ extension StoreCore {
         }
         let keepsCatalog = FileSystem.exists(keptCatalogPath)
         if keepsCatalog { try FileSystem.copyFile(keptCatalogPath, to: staging + "/" + StoreLayout.catalogFileName) }
-        try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName)
+        // In place: the hiding markers go along; the base's manifest stays in the base until the store writes its own.
+        if base != nil { try copyHiddenMarkers(try DirectoryWalker.walk(layout.store), to: staging + "/" + ImageManifest.storeFolder) }
+        let ownManifest = FileSystem.exists(layout.manifest)
+        if ownManifest { try FileSystem.copyFile(layout.manifest, to: staging + "/" + ImageManifest.fileName) }
         let signed = FileSystem.exists(layout.signature)
         if signed { try FileSystem.copyFile(layout.signature, to: staging + "/" + ImageManifest.signatureFileName) }
         try FileSystem.syncTree(staging)
@@ -77,7 +80,7 @@ extension StoreCore {
         if !downloads.isEmpty { names.append(StoreLayout.downloadsFolderName) }
         if keepsCatalog { names.append(StoreLayout.catalogFileName) }
         if signed { names.append(ImageManifest.signatureFileName) }
-        names.append(ImageManifest.fileName)
+        if ownManifest { names.append(ImageManifest.fileName) }
         for name in names { try destination.stagingArea.commit(name, as: name, sync: false) }
         try FileSystem.syncDirectory(destination.root)
     }

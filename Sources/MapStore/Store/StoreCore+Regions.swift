@@ -16,6 +16,7 @@ extension StoreCore {
             root: layout.root, storeFolder: layout.store, mapVersion: version, imageID: imageID, language: language, regions: rows)
         let pending = (try? state.pending()) ?? nil
         snapshot.pending = pending != nil
+        snapshot.baseStoreFolder = baseStore
         // A switch under way or killed midway: the committed version's files are in its kept tree.
         if case .transition? = pending, let tree = committedTreeDuringSwitch { snapshot.storeFolder = tree }
         snapshot.downloadStates = (try? state.downloadStates()) ?? [:]
@@ -72,6 +73,8 @@ extension StoreCore {
         let kept = Set(installed.filter { !doomedSet.contains($0.id) }.flatMap(\.bundles))
         let bundles = Set(installed.filter { doomedSet.contains($0.id) }.flatMap(\.bundles)).subtracting(kept)
         let files = try storedManifest().files.filter { bundles.contains($0.bundle) }
+        // In place, the base's files cannot be freed: they are hidden.
+        if base != nil { return try removeOrHide(files) }
         for (index, file) in files.enumerated() {
             let path = try layout.storePath(file.path)
             try FileSystem.removeTree(path)

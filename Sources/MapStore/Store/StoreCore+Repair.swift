@@ -31,6 +31,13 @@ extension StoreCore {
             stateUnreadable = "it was empty (no installed image, no pending operation)"
         }
         let stateLost = stateUnreadable != nil || !FileSystem.exists(layout.state)
+        // In place, the storage's own files mean nothing without the state that named their base: the
+        // store starts over on the image (what the device wrote since is gone, as after a factory reset).
+        if stateLost, inPlace, let image, FileSystem.exists(layout.store) || FileSystem.exists(layout.state) {
+            try wipe()
+            try installInPlace(image)
+            return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
+        }
         let pending = stateLost ? nil : try state?.pending()
         let committed = stateLost ? nil : try state?.imageID
         let kept = try? keptManifest()
@@ -49,7 +56,7 @@ extension StoreCore {
             let hadAnything = FileSystem.exists(layout.state) || FileSystem.exists(layout.store) || FileSystem.exists(layout.manifest)
             try wipe()
             if let image {
-                try install(image, linkFiles: linkFiles)
+                if inPlace { try installInPlace(image) } else { try install(image, linkFiles: linkFiles) }
                 return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
             }
             return RepairReport(actions: hadAnything ? [.rolledBackInstall] : [], storage: layout.rootURL, status: .empty)
@@ -140,8 +147,8 @@ extension StoreCore {
         if !stateLost {
             return try keptManifestProblems(kept, signature: true).allSatisfy { $0.path == StoreLayout.stateFileName }
         }
-        guard !trustedKeys.isEmpty, FileSystem.exists(layout.signature) else { return true }
-        let signature = try? ReadableFile.contents(of: layout.signature, limit: 4096)
+        guard !trustedKeys.isEmpty, FileSystem.exists(keptSignaturePath) else { return true }
+        let signature = try? ReadableFile.contents(of: keptSignaturePath, limit: 4096)
         return (try? ImageVerifier.checkSignature(manifestBytes: kept.bytes, signature: signature, trusted: trustedKeys)) == .some(nil)
     }
 
@@ -149,6 +156,12 @@ extension StoreCore {
     /// refused image throws and leaves the storage as it was.
     private func replace(with linkFiles: Bool, reason: String) throws -> RepairReport {
         guard let image else { throw MapStoreError.imageNeededForRepair(reason: reason) }
+        if inPlace {
+            // Used in place, the image replaces nothing: it is checked, and the storage starts over on it.
+            try wipe()
+            try installInPlace(image)
+            return RepairReport(actions: [.reinstalled], storage: layout.rootURL, status: .ok)
+        }
         let staged = try stage(image, link: linkFiles)
         do { try checkCancelled() } catch {
             // Staged, not committed: a staging folder left behind is swept at the next open.
@@ -401,6 +414,11 @@ extension StoreCore {
     /// Puts `source` in place at `target` when it has `file`'s size and SHA-256; false (target untouched) otherwise.
     private func restore(_ target: String, from source: String, expecting file: ImageFile) throws -> Bool {
         guard let (digest, size) = try? SHA256.digestOfFile(source), digest == file.sha256, size == file.size else { return false }
+        if let baseStore, source == baseStore + "/" + file.path {
+            // In place, a sound base file is restored by removing the storage's copy that hid it.
+            try FileSystem.removeTree(target)
+            return true
+        }
         try FileSteps.replaceFile(target, from: source)
         return true
     }

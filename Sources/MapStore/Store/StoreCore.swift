@@ -10,6 +10,8 @@ final class StoreCore {
     let caches: CacheAccess
     let image: PreinstalledImage?
     let fullValidation: Bool
+    /// Whether `image` is used where it lies (`MapStore.Options.useImageInPlace`) rather than copied.
+    var inPlace = false
     /// Keys an offered image must be signed with (none: signatures are not required).
     var trustedKeys: [TrustedKey] = []
     /// Open state database; nil while the storage has none.
@@ -71,6 +73,8 @@ final class StoreCore {
         guard let state = try? StateDatabase(path: layout.state) else { return .corrupted }
         guard (try? state.isBlank) == false else { return lostState() }
         self.state = state
+        // A store whose state names a base reads it in place, whichever options opened it.
+        if base != nil { inPlace = true }
         if let format = try? state.meta(.format), format != StateDatabase.format { return .versionMismatch }
         let pending: PendingOperation?
         do { pending = try state.pending() } catch { return .corrupted }
@@ -86,7 +90,7 @@ final class StoreCore {
             do { pausedAtOpen = try pauseInterruptedFetches() } catch { return .interruptedOperation }
         }
         guard (try? regionStateProblems())?.isEmpty == true else { return .corrupted }
-        guard FileSystem.isDirectory(layout.store), let kept = (try? FileSystem.status(layout.manifest)) ?? nil, kept.isRegular else {
+        guard FileSystem.isDirectory(layout.store), let kept = (try? FileSystem.status(keptManifestPath)) ?? nil, kept.isRegular else {
             return .corrupted
         }
         // A state older than the files (rolled back, restored from a backup, a flush the disk lost) names
@@ -107,7 +111,7 @@ final class StoreCore {
     func keptManifestMatchesState(_ kept: FileSystem.Status) -> Bool {
         guard let state, let recorded = try? state.imageID else { return false }
         if (try? state.meta(.keptManifest)) == .some(kept.identity) { return true }
-        guard let data = try? ReadableFile.contents(of: layout.manifest, limit: ImageVerifier.maxManifestBytes),
+        guard let data = try? ReadableFile.contents(of: keptManifestPath, limit: ImageVerifier.maxManifestBytes),
             let id = ImageManifest.idInCanonicalBytes(data)
         else { return false }
         guard id == recorded else { return false }
@@ -151,7 +155,8 @@ final class StoreCore {
     /// extraction). Its manifest is decoded once and the version remembered in the state database with
     /// the manifest file's identity (device, inode, size, times), so later opens cost one `lstat`.
     func offeredFolderVersion(remembering: Bool = true) -> MapVersion? {
-        guard let image, !image.isArchive else { return nil }
+        // An image used in place is the store's base: a newer one there is taken over at open (`reconcileBase`).
+        guard let image, !image.isArchive, !inPlace else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         guard let status = (try? FileSystem.status(path)) ?? nil, status.isRegular else { return nil }
         let key = StateMetaKey.offeredManifest
@@ -182,12 +187,13 @@ final class StoreCore {
 
     /// The manifest kept in the storage.
     func storedManifest() throws -> ImageManifest {
-        try layout.keptManifest()
+        let path = keptManifestPath
+        return try ImageVerifier.readManifest(try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes), file: path).0
     }
 
     /// The offered image's manifest when the image is a folder (reading an archive's costs an extraction).
     func offeredFolderManifest() throws -> ImageManifest? {
-        guard let image, !image.isArchive else { return nil }
+        guard let image, !image.isArchive, !inPlace else { return nil }
         let path = image.path + "/" + ImageManifest.fileName
         return try ImageVerifier.readManifest(try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes), file: path).0
     }
@@ -220,8 +226,14 @@ final class StoreCore {
 
     /// Compares the store tree with the installed part of `manifest`.
     func verify(full: Bool, manifest: ImageManifest? = nil) throws -> [StoreProblem] {
-        let manifest = try installedManifest(manifest ?? storedManifest())
-        return ImageVerifier.verifyTree(layout.store, manifest: manifest, hashContents: full, jobs: ProcessInfo.processInfo.activeProcessorCount)
+        let kept = try manifest ?? storedManifest()
+        let installed = try installedManifest(kept)
+        if let baseStore {
+            return Self.checkInPlace(
+                store: layout.store, base: baseStore, baseFiles: try baseFiles(kept: kept), installed: installed, full: full, stop: { false }
+            ).map(StoreProblem.init)
+        }
+        return ImageVerifier.verifyTree(layout.store, manifest: installed, hashContents: full, jobs: ProcessInfo.processInfo.activeProcessorCount)
             .problems.map(StoreProblem.init)
     }
 

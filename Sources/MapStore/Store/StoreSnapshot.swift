@@ -10,6 +10,9 @@ struct StoreSnapshot: Sendable {
     /// version. The live `store/` folder, except while a switch replaces it: then a hard-linked copy
     /// of the old tree, so the new files become visible only with the snapshot published after the commit.
     var storeFolder: String
+    /// An in-place store's base store tree, where a path the storage's tree does not hold is read
+    /// (`StoreCore+InPlace.swift`); nil for a store that copied its image.
+    var baseStoreFolder: String?
     /// The committed map version and image id; nil when nothing is installed.
     var mapVersion: MapVersion?
     var imageID: String?

@@ -117,8 +117,10 @@ extension StoreCore {
             CrashPoint.reach("\(kind).midStaging", storage: layout.root)
             let newBundles = Set(target.archives.keys)
             let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-            let linked = target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 }
+            // In place, unchanged files the storage does not hold stay in the base, where they are read.
+            let linked = ownFiles(target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 })
             try FileSteps.copyFiles(linked.map { ($0.path, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
+            try stageAgainstBase(target.manifest, extracted: newBundles, in: staging + "/" + ImageManifest.storeFolder)
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
             try FileSystem.syncTree(staging)
             CrashPoint.reach("\(kind).afterStaging")
@@ -223,7 +225,12 @@ extension StoreCore {
             // Copied beside, then renamed: `.update-old/store` is never a partial tree.
             let partial = try StagingArea(for: ImageManifest.storeFolder, kind: .staging, in: oldFolder).makeFolder()
             do {
-                try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+                // In place: the storage's own files and hiding markers (the base stays where it is).
+                if base != nil {
+                    try copyOwnTree(to: partial.path, link: true)
+                } else {
+                    try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+                }
             } catch let error as FileError where liveTreeMayBeIncomplete && (error.code == ENOENT || error.code == ENOTDIR) {
                 try FileSystem.removeTree(partial.path)
                 return
@@ -269,6 +276,10 @@ extension StoreCore {
         for name in [ImageManifest.storeFolder, ImageManifest.fileName] where FileSystem.exists(oldFolder + "/" + name) {
             try FileSystem.removeTree(layout.root + "/" + name)
             try old.commit(name, as: name, sync: false)
+        }
+        // In place at the base, the committed version kept no manifest of its own: the base's is read again.
+        if let state, base != nil, try state.imageID == state.meta(.baseImageID), !FileSystem.exists(oldFolder + "/" + ImageManifest.fileName) {
+            try FileSystem.removeFile(layout.manifest)
         }
         try FileSystem.syncDirectory(layout.root)
     }

@@ -13,16 +13,18 @@ extension MapStore {
     func fetchChunked(_ requests: [FetchRequest], tree: RegionTree, catalogURL: URL, installed manifest: ImageManifest) async {
         // Counted as a fetch (under the store's lock, as `fetch` does): it writes into the download
         // cache, so a move must not start meanwhile.
-        let (folder, store) = await BlockingPool.value { [self] in
+        let (folder, store, base) = await BlockingPool.value { [self] in
             core.withLock { core in
                 runtime.withLock { $0.beginFetch() }
-                return (core.downloadFolder, core.layout.store)
+                return (core.downloadFolder, core.layout.store, core.baseStore)
             }
         }
         defer { runtime.withLock { $0.endFetch() } }
-        let seeds = ChunkedSeeds(
+        var seeds = ChunkedSeeds(
             store: store, filesByBundle: Dictionary(grouping: manifest.files, by: \.bundle),
             bundlesByRegion: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }))
+        // In place, the files the storage does not hold are the base's.
+        seeds.base = base
         let cache = DownloadCache(root: folder)
         let newLists = Dictionary(tree.catalog.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
         let newDigests = Set(tree.catalog.bundles.keys)

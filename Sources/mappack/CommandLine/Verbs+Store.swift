@@ -12,6 +12,7 @@ extension Verbs {
             "image", value: "PATH", "A preinstall image (folder or .tar.zst)", completion: .file, required: true)
         static let full = VerbSpec.Option("full", "Hash every file")
         static let quick = VerbSpec.Option("quick", "Skip hashing")
+        static let inPlace = VerbSpec.Option("in-place", "Use the image folder where it lies (a mounted partition image): copy nothing")
         static let check = VerbSpec.Option("check", "Only report whether a newer version exists")
         static let to = VerbSpec.Option("to", value: "DIR", "The new storage folder", completion: .directory, required: true)
         static let catalog = VerbSpec.Option(
@@ -20,15 +21,17 @@ extension Verbs {
         static let install = verb(
             "install", "",
             "first start: validate and install a preinstall image (with --trust every file is hashed; the image must be signed; "
-                + "--trust PUBKEY with any verb: images and catalogs must be signed by it)", [installImage, full])
+                + "--trust PUBKEY with any verb: images and catalogs must be signed by it; --in-place: the image folder stays the store's "
+                + "read-only base, only changes are written to the storage)", [installImage, full, inPlace])
         static let status = verb(
             "status", "",
             "the storage's status: its state, then every installed file's presence and size (with --full also SHA-256 and the signature)",
-            [image, full])
+            [image, full, inPlace])
         static let repair = verb(
             "repair", "",
             "finish or roll back interrupted work, rebuild a lost state, restore the kept manifest and files "
-                + "(from the image, validated first, the download cache or the catalog's server)", [image, full])
+                + "(from the image, validated first, the download cache or the catalog's server; --in-place: an install it starts "
+                + "over uses the image in place)", [image, full, inPlace])
         static let regions = verb("regions", "", "installed regions", [Verbs.lang])
         static let delete = verb("delete", "ID...", "delete regions (and their installed descendants)", [])
         static let verify = verb("verify", "", "check the kept manifest (and its signature) and the installed files", [quick])

@@ -64,6 +64,11 @@ extension StoreCommand {
                 table.add([region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), region.state.rawValue])
             }
             terminal.line(table.text)
+            if let base = store.baseImage {
+                terminal.line(
+                    base.path.visible
+                        + ": read-only base, used in place; its regions' bytes are held there (deleting one hides it and frees nothing)")
+            }
         }
         return .success
     }

@@ -66,7 +66,9 @@ enum StoreCommand {
             // `--image` is one of install's, status' and repair's options; the key is its name.
             image = arguments.option(Verbs.Store.image).map { PreinstalledImage(url: URL(fileURLWithPath: $0)) }
             let trusted = try arguments.option(Verbs.trust).map { [try KeyFiles.read($0)] } ?? []
-            options = MapStore.Options(fullValidation: arguments.flag(Verbs.Store.full), trustedPublicKeys: trusted, now: try CommandClock.check())
+            options = MapStore.Options(
+                fullValidation: arguments.flag(Verbs.Store.full), trustedPublicKeys: trusted, now: try CommandClock.check(),
+                useImageInPlace: arguments.flag(Verbs.Store.inPlace))
         }
 
         /// Opens the store, saying once when it waits for another process writing the same storage

@@ -1,0 +1,76 @@
+import Foundation
+import MapIO
+import MapStore
+
+/// The first start of a folder image used in place (`Options.useImageInPlace`: a mounted partition image)
+/// beside today's first start, the copy install of the same image, in alternating rounds on the same
+/// filesystem: the seconds each takes and the bytes each leaves in the storage folder. Issue 44's targets
+/// for the in-place start: at most 1 MiB written to the storage and at most 50 ms.
+enum InPlaceBench {
+    /// The JSON line this benchmark prints.
+    struct Row: Encodable {
+        var row = "first-start-in-place"
+        var runs: Int
+        var inPlaceMedianMs: Double
+        var inPlaceMaxMs: Double
+        /// A later start of the in-place store (the state database alone), with the image offered.
+        var inPlaceReopenMedianMs: Double
+        var inPlaceStorageBytes: Int64
+        var copyMedianMs: Double
+        var copyStorageBytes: Int64
+        /// Copy over in place: how many times longer today's first start takes, how many more bytes it leaves.
+        var timeRatio: Double
+        var bytesRatio: Double
+        var targetBytes: Int64 = 1 << 20
+        var targetMs = 50.0
+        var pass: Bool
+    }
+
+    static func run(_ arguments: BenchArguments) async throws -> Row {
+        let image = PreinstalledImage(url: arguments.folder("--image"))
+        let storage = arguments.folder("--storage")
+        let cache = arguments.folder("--cache")
+        let runs = try arguments.count("--runs", default: 3)
+        let clock = ContinuousClock()
+        var inPlace = LatencySamples()
+        var reopen = LatencySamples()
+        var copy = LatencySamples()
+        var inPlaceBytes: Int64 = 0
+        var copyBytes: Int64 = 0
+        var inPlaceOptions = MapStore.Options()
+        inPlaceOptions.useImageInPlace = true
+        // Alternating rounds: whatever else the machine does falls on both alike.
+        for _ in 0..<runs {
+            for (options, isInPlace) in [(inPlaceOptions, true), (MapStore.Options(), false)] {
+                for folder in [storage, cache] { try? FileManager.default.removeItem(at: folder) }
+                let start = clock.now
+                let store = try await MapStore.open(storage: storage, cache: cache, preinstalled: image, options: options)
+                let took = clock.now - start
+                guard store.initialStatus == .ok else { throw BenchFailure("\(storage.path): first start ended \(store.initialStatus)") }
+                let bytes = try allocatedBytes(storage.path)
+                if isInPlace {
+                    inPlace.append(took)
+                    inPlaceBytes = max(inPlaceBytes, bytes)
+                    let again = clock.now
+                    _ = try await MapStore.open(storage: storage, cache: cache, preinstalled: image, options: options)
+                    reopen.append(clock.now - again)
+                } else {
+                    copy.append(took)
+                    copyBytes = max(copyBytes, bytes)
+                }
+            }
+        }
+        for folder in [storage, cache] { try? FileManager.default.removeItem(at: folder) }
+        return Row(
+            runs: runs, inPlaceMedianMs: inPlace.medianMilliseconds, inPlaceMaxMs: inPlace.maxMilliseconds,
+            inPlaceReopenMedianMs: reopen.medianMilliseconds, inPlaceStorageBytes: inPlaceBytes, copyMedianMs: copy.medianMilliseconds,
+            copyStorageBytes: copyBytes, timeRatio: copy.medianMilliseconds / max(inPlace.medianMilliseconds, 1e-6),
+            bytesRatio: Double(copyBytes) / Double(max(inPlaceBytes, 1)),
+            pass: inPlaceBytes <= 1 << 20 && inPlace.medianMilliseconds <= 50)
+    }
+
+    /// Allocated bytes of the regular files under `folder`.
+    private static func allocatedBytes(_ folder: String) throws -> Int64 {
+        try DirectoryWalker.walk(folder).filter(\.isRegular).reduce(0) { $0 + $1.allocated }
+    }
+}
