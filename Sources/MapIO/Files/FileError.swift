@@ -5,7 +5,7 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was being done to the file: a system call, or a step of this project's own that refuses
     /// a file (`commit`, `reuse`, `takeIn`). The raw value is the word messages print.
     package enum Operation: String, Sendable {
-        case admit, clone, close, commit, create, flock, fstat, fsync, link, list, lstat, mkdir, open, opendir, pread
+        case admit, clone, close, commit, create, flock, fstat, fsync, link, list, lstat, mkdir, mkstemp, open, opendir, pread, pwrite
         case process, read, rename, reuse, rmdir, stat, statvfs, syncfs, unlink, write
         case takeIn = "take in"
         case useAsCacheFolder = "use as a cache folder"

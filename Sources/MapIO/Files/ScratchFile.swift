@@ -11,7 +11,7 @@ package final class ScratchFile: Sendable {
     /// A new, empty scratch file; `prefix` starts its (unlinked) name.
     package init(prefix: String) throws(FileError) {
         do { descriptor = try FileDescriptor.unnamedTemporaryFile(in: NSTemporaryDirectory(), prefix: prefix) } catch {
-            throw FileError("mkstemp", NSTemporaryDirectory() + "/" + prefix + "XXXXXX", code: error.code)
+            throw FileError(.mkstemp, NSTemporaryDirectory() + "/" + prefix + "XXXXXX", code: error.code)
         }
     }
 
@@ -28,7 +28,7 @@ package final class ScratchFile: Sendable {
             }
             return nil
         }
-        if let failure { throw FileError("pwrite", ScratchFile.shown, code: failure.code) }
+        if let failure { throw FileError(.pwrite, ScratchFile.shown, code: failure.code) }
     }
 
     /// Writes `values` at value offset `offset`.
@@ -47,6 +47,6 @@ package final class ScratchFile: Sendable {
                 initialized = 0
             }
         }
-        if let failure { throw FileError("pread", ScratchFile.shown, code: failure.code) }
+        if let failure { throw FileError(.pread, ScratchFile.shown, code: failure.code) }
     }
 }
