@@ -183,6 +183,30 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    /// The app declining the world's automatic update to 2026.12.0 does not decline Japan's update to
+    /// its own 2026.12.0: declines and deferrals are kept per catalog, not per version string.
+    @Test func aDeclineOfOneCatalogsVersionLeavesAnotherCatalogAtTheSameVersion() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        let japanSame = setup.japan.japanURL(UpdateFixture.newVersion, on: setup.japanServer)
+        #expect(try await store.checkForUpdate(catalog: japanSame, in: "japan").availableVersion == UpdateFixture.newVersion)
+        #expect(try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion)).availableVersion == UpdateFixture.newVersion)
+        store.autoUpdateApproval = { info in info.catalog == "demo-world" ? .decline(reason: "not the world") : .update }
+        let log = AutoUpdateTests.EventLog(store.events())
+        store.autoUpdate = true
+        let updated = await eventually(120) {
+            (try? store.catalogs().map(\.mapVersion)) == [UpdateFixture.oldVersion, UpdateFixture.newVersion]
+        }
+        store.autoUpdate = false
+        #expect(updated, "\(log.updateSteps)")
+        #expect(AutoUpdateApprovalTests.declines(log) == ["\(UpdateFixture.newVersion) not the world"])
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(try store.regions().first { $0.id == "japan/tokyo" }?.mapVersion == UpdateFixture.newVersion)
+    }
+
     /// With trusted keys an added catalog must be signed, and follows trust records of its own (its
     /// lineage is its id, not the image catalog's; its signature counter moves on with its checks).
     @Test func anAddedCatalogFollowsTrustRecordsOfItsOwn() async throws {
