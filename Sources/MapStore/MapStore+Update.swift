@@ -347,7 +347,10 @@ extension MapStore {
                 throw error
             }
             runtime.withLock { $0.settleProgress(changing) }
-            if let cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
+            if var cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 {
+                cacheReset.catalog = catalog.id
+                broadcaster.send(.mapCacheReset(cacheReset))
+            }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

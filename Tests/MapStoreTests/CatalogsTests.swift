@@ -153,6 +153,7 @@ import Testing
         // Each catalog's next check reads its newer version (remembered by a check).
         _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
         _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        let log = AutoUpdateTests.EventLog(store.events())
         let results = try await store.updateAll()
         #expect(results.map { "\($0.catalog) \($0.outcome)" } == ["demo-world updated", "japan updated"])
         #expect(results.map { $0.info?.availableVersion } == [UpdateFixture.newVersion, CatalogsFixture.japanNew])
@@ -162,6 +163,9 @@ import Testing
         #expect(regions.filter { $0.id != "japan/tokyo" }.allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
         #expect(try await store.verify(full: true).isEmpty)
         #expect(try await store.updateAll().map { "\($0.catalog) \($0.outcome)" } == ["demo-world upToDate", "japan upToDate"])
+        // Each update's events name its catalog (`StoreEvent.catalog`).
+        #expect(await eventually(10) { log.all.filter { $0.kind == .updateStarted }.count == 2 })
+        #expect(log.all.filter { $0.kind == .updateStarted }.map(\.catalog) == ["demo-world", "japan"])
     }
 
     /// `updateAll()` with one catalog's server down: the other is updated all the same (its own commit),
