@@ -17,7 +17,7 @@ extension MapStore {
     /// The app's say over each automatic update, asked before it starts (Magic Lane's
     /// `shouldUpdateWorldwideRoadMap`): `.update`; `.later(reason:)`, and the update waits
     /// (`StoreEvent.updateDeferred` with `.app(reason:)`) until the app is asked again at the next automatic
-    /// check; or `.decline(reason:)`, and the store does not update to that version by itself
+    /// check; or `.decline(reason:)`, and the store does not update that catalog to that version by itself
     /// (`StoreEvent.updateDeclined`, once). Nil, the default, updates without asking. Updates the app starts
     /// (`update`, `startUpdate`) are not asked about. Set it before turning `autoUpdate` on: the check at
     /// open may otherwise run before it.
@@ -81,7 +81,7 @@ extension MapStore {
                 continue
             }
             guard found.info.availableVersion > found.info.installedVersion else {
-                if entry.catalog.isImageCatalog { autoUpdates.clearDeferred() }
+                autoUpdates.clearDeferred(of: entry.catalog.id)
                 continue
             }
             // A failed update is reported by `update` itself (`updateFailed`); the next check tries again.
@@ -97,14 +97,14 @@ extension MapStore {
         defer {
             if autoUpdates.endUpdate() { Task { [weak self] in await self?.runAutomaticCheck() } }
         }
-        guard !autoUpdates.isDeclined(info.availableVersion) else { return }
+        guard !autoUpdates.isDeclined(info.availableVersion, of: info.catalog) else { return }
         switch autoUpdates.approval?(info) ?? .update {
         case .update: break
         case .later(let reason):
             deferUpdate(info, reason: .app(reason: reason))
             return
         case .decline(let reason):
-            if autoUpdates.decline(info.availableVersion) { broadcaster.send(.updateDeclined(info, reason: reason)) }
+            if autoUpdates.decline(info.availableVersion, of: info.catalog) { broadcaster.send(.updateDeclined(info, reason: reason)) }
             return
         }
         guard networkPermitsFetching else {
@@ -113,7 +113,7 @@ extension MapStore {
         }
         do {
             try await update(catalog: url, in: info.catalog)
-            autoUpdates.clearDeferred()
+            autoUpdates.clearDeferred(of: info.catalog)
         } catch {
             // The network turned metered between the check and the update's start.
             guard case .meteredNetworkDisallowed = error else { throw error }
@@ -122,6 +122,8 @@ extension MapStore {
     }
 
     private func deferUpdate(_ info: UpdateInfo, reason: UpdateDeferral) {
-        if autoUpdates.deferUpdate(to: info.availableVersion, reason: reason) { broadcaster.send(.updateDeferred(info, reason: reason)) }
+        if autoUpdates.deferUpdate(of: info.catalog, to: info.availableVersion, reason: reason) {
+            broadcaster.send(.updateDeferred(info, reason: reason))
+        }
     }
 }

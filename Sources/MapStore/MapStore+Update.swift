@@ -82,6 +82,38 @@ extension MapStore {
         return out
     }
 
+    /// Updates every catalog of the store that has a URL and a newer version, the image's first, as
+    /// HERE's `updateCatalog` for each: checks it (`checkForUpdate(in:)`, without the automatic update) and,
+    /// when newer, `update(catalog:in:)` to it. Each catalog is switched in its own commit, so one that
+    /// fails (its check or its update) is reported in its result and leaves the others' updates in place;
+    /// its own regions and version stay as they were. One result per catalog checked. `progress` hears
+    /// each update's steps with its catalog. Cancelling the calling task stops the update under way (as
+    /// `update` does, keeping its fetched bytes) and throws `cancelled`; catalogs done before stay updated.
+    public func updateAll(
+        progress: @escaping @Sendable (CatalogID, UpdateProgress) -> Void = { _, _ in }
+    ) async throws(MapStoreError) -> [CatalogUpdateResult] {
+        var out: [CatalogUpdateResult] = []
+        for entry in catalogsOf(snapshot) where entry.catalog.toCheck != nil {
+            if Task.isCancelled { throw MapStoreError.cancelled }
+            let id = entry.catalog.id
+            var info: UpdateInfo?
+            do throws(MapStoreError) {
+                let found = try await findUpdate(catalog: nil, in: id)
+                info = found.info
+                guard found.info.availableVersion > found.info.installedVersion else {
+                    out.append(CatalogUpdateResult(catalog: id, info: found.info, outcome: .upToDate, error: nil))
+                    continue
+                }
+                try await update(catalog: found.url, in: id) { progress(id, $0) }
+                out.append(CatalogUpdateResult(catalog: id, info: found.info, outcome: .updated, error: nil))
+            } catch {
+                if case .cancelled = error { throw error }
+                out.append(CatalogUpdateResult(catalog: id, info: info, outcome: .failed, error: error))
+            }
+        }
+        return out
+    }
+
     /// The store's catalog a check or an update is of: the one named, else the added one `url` is
     /// remembered for, else the image's (`StoreCore.catalogForURL`); and the URL to read.
     func updateTarget(catalog url: URL?, in catalogID: CatalogID?) async throws -> (catalog: StoreCatalog, url: URL) {
@@ -315,7 +347,10 @@ extension MapStore {
                 throw error
             }
             runtime.withLock { $0.settleProgress(changing) }
-            if let cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 { broadcaster.send(.mapCacheReset(cacheReset)) }
+            if var cacheReset, cacheReset.removedEntries > 0 || cacheReset.keptEntries > 0 {
+                cacheReset.catalog = catalog.id
+                broadcaster.send(.mapCacheReset(cacheReset))
+            }
             broadcaster.send(.updateFinished(tree.catalog.mapVersion))
             broadcaster.send(.availableRegionsChanged)
             report(UpdateProgress(phase: .done, receivedBytes: plan.info.updateBytes, totalBytes: plan.info.updateBytes))

@@ -111,4 +111,62 @@ import Testing
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(try Self.records(try store(["catalogs", "--json"]).stdout).map { $0["id"] as? String } == ["fixture"])
     }
+
+    /// `store update --check --all` reports every catalog, `store update --all` updates each that has a
+    /// newer version (the world and Japan both), neither changing the other; `--json` names the catalog.
+    @Test func updateAllUpdatesEveryCatalogThroughTheCLI() throws {
+        let world = try PublishedWorld()
+        let folder = world.folder
+        let served = folder.join("served")
+        for (version, changed) in [("1.0", Set<String>()), ("2.0", ["li"])] {
+            try SourceFixture.write(to: folder.join("world-src-\(version)"), mapVersion: version, changed: changed)
+            #expect(try Tool.mappack(["publish", folder.join("world-src-\(version)"), "--out", served + "/world-\(version)"]).status == 0)
+        }
+        for (version, changed) in [("2026.10.0", false), ("2026.11.5", true)] {
+            try CatalogSourceFixture.writeJapan(to: folder.join("japan-src-\(version)"), version: version, tokyoChanged: changed)
+            #expect(try Tool.mappack(["publish", folder.join("japan-src-\(version)"), "--out", served + "/japan-\(version)"]).status == 0)
+        }
+        let built = try world.build(try world.recipe(SourceFixture.recipe(catalog: served + "/world-1.0/catalog.json")))
+        #expect(built.status == 0, "\(built.stderr)")
+        let nginx = try NginxServer(root: served)
+        defer { nginx.stop() }
+        func url(_ path: String) -> String { URL(string: path, relativeTo: nginx.baseURL)!.absoluteURL.absoluteString }
+        let device = ["--storage", folder.join("device/maps"), "--cache", folder.join("device/cache")]
+        func store(_ arguments: [String]) throws -> Tool.Result { try Tool.mappack(["store"] + arguments + device) }
+
+        #expect(try store(["install", "--image", world.out + "/fixture-1.0"]).status == 0)
+        #expect(try store(["download", "europe/li", "--catalog", url("world-1.0/catalog.json")]).status == 0)
+        #expect(try store(["catalogs", "add", url("japan-2026.10.0/catalog.json")]).status == 0)
+        #expect(try store(["download", "japan/tokyo"]).status == 0)
+        // Each catalog's next check reads its newer version.
+        #expect(try store(["update", "--check", "--catalog", url("world-2.0/catalog.json")]).status == 0)
+        #expect(try store(["update", "--check", "--catalog", url("japan-2026.11.5/catalog.json")]).status == 0)
+
+        let both = try store(["update", "--check", "--catalog", "japan", "--all"])
+        #expect(both.status == 2 && both.stderr.contains("--all"), "\(both.stderr)")
+        let checked = try store(["update", "--check", "--all", "--json"])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let records = try Self.records(checked.stdout)
+        #expect(
+            records.map { "\($0["catalog"] ?? "-") \($0["status"] ?? "-") \($0["availableVersion"] ?? "-")" } == [
+                "fixture oldData 2.0", "japan oldData 2026.11.5",
+            ])
+        let text = try store(["update", "--check", "--all"])
+        #expect(text.stdout.hasPrefix("catalog fixture: ") && text.stdout.contains("\ncatalog japan: "), "\(text.stdout)")
+
+        let updated = try store(["update", "--all", "--json"])
+        #expect(updated.status == 0, "\(updated.stdout)\(updated.stderr)")
+        let events = try Self.records(updated.stdout).filter { $0["event"] as? String == "updated" }
+        #expect(events.map { "\($0["catalog"] ?? "-") \($0["catalogVersion"] ?? "-")" } == ["fixture 2.0", "japan 2026.11.5"])
+        var versions: [String: String] = [:]
+        for record in try Self.records(try store(["regions", "--json"]).stdout) {
+            versions[record["id"] as? String ?? ""] = "\(record["state"] ?? "-") \(record["mapVersion"] ?? "-")"
+        }
+        #expect(versions["japan/tokyo"] == "completed 2026.11.5")
+        #expect(versions.filter { $0.key != "japan/tokyo" }.allSatisfy { $0.value == "completed 2.0" }, "\(versions)")
+        #expect(try store(["verify"]).status == 0)
+        let again = try store(["update", "--all"])
+        #expect(again.status == 0 && again.stdout.contains("catalog fixture: up to date at 2.0"), "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("catalog japan: up to date at 2026.11.5"), "\(again.stdout)")
+    }
 }

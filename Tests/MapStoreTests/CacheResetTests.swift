@@ -54,6 +54,9 @@ import Testing
         #expect(await eventually(10) { !resets(log).isEmpty })
         let reset = try #require(resets(log).first)
         #expect(reset.keptEntries == before - 1 && reset.removedEntries == 1 && reset.mapVersion == next)
+        // The reset names the catalog updated, as does the event (`StoreEvent.catalog`).
+        #expect(reset.catalog == "demo-world")
+        #expect(log.all.filter { $0.kind == .mapCacheReset }.map(\.catalog) == ["demo-world"])
     }
 
     @Test func updateKeepsExactlyTheEntriesOfUnchangedRegions() async throws {

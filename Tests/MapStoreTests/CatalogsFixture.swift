@@ -17,7 +17,7 @@ final class CatalogsFixture: @unchecked Sendable {
     let folder = TemporaryFolder("store-catalogs")
     static let japanOld = MapVersion("2026.10.0")
     static let japanNew = MapVersion("2026.11.5")
-    /// Served root: `japan-2026.10.0/`, `japan-2026.11.5/` and `clash/`.
+    /// Served root: `japan-2026.10.0/`, `japan-2026.11.5/`, `japan-2026.11.0/`, `japan-2026.12.0/` and `clash/`.
     var served: String { folder.join("served") }
     static let japanRegions = CatalogSourceFixture.japanRegions.map { RegionID($0) }
 
@@ -35,6 +35,12 @@ final class CatalogsFixture: @unchecked Sendable {
             try CatalogSourceFixture.writeJapan(to: same, version: UpdateFixture.oldVersion.rawValue, tokyoChanged: false)
             let samePublish = try Tool.mappack(["publish", same, "--out", served + "/japan-\(UpdateFixture.oldVersion)"])
             precondition(samePublish.status == 0, samePublish.stderr)
+            // Japan at the world's new version (`UpdateFixture.newVersion`, Tokyo changed): two catalogs
+            // offering the same version string, whose automatic updates are decided each on its own.
+            let newer = folder.join("japan-src-\(UpdateFixture.newVersion)")
+            try CatalogSourceFixture.writeJapan(to: newer, version: UpdateFixture.newVersion.rawValue, tokyoChanged: true)
+            let newerPublish = try Tool.mappack(["publish", newer, "--out", served + "/japan-\(UpdateFixture.newVersion)"])
+            precondition(newerPublish.status == 0, newerPublish.stderr)
             try CatalogSourceFixture.writeClash(to: folder.join("clash-src"))
             let publish = try Tool.mappack(["publish", folder.join("clash-src"), "--out", served + "/clash"])
             precondition(publish.status == 0, publish.stderr)

@@ -141,6 +141,76 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    /// `updateAll()`: every catalog with a newer version is updated, each in its own switch; neither
+    /// changes the other, and a second run finds both up to date.
+    @Test func updateAllUpdatesEveryCatalogWithANewerVersion() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        try await store.download(regions: ["world"]).wait()
+        // Each catalog's next check reads its newer version (remembered by a check).
+        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
+        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        let log = AutoUpdateTests.EventLog(store.events())
+        let results = try await store.updateAll()
+        #expect(results.map { "\($0.catalog) \($0.outcome)" } == ["demo-world updated", "japan updated"])
+        #expect(results.map { $0.info?.availableVersion } == [UpdateFixture.newVersion, CatalogsFixture.japanNew])
+        #expect(try store.catalogs().map(\.mapVersion) == [UpdateFixture.newVersion, CatalogsFixture.japanNew])
+        let regions = try store.regions()
+        #expect(regions.first { $0.id == "japan/tokyo" }.map { "\($0.mapVersion) \($0.state)" } == "\(CatalogsFixture.japanNew) completed")
+        #expect(regions.filter { $0.id != "japan/tokyo" }.allSatisfy { $0.state == .completed && $0.mapVersion == UpdateFixture.newVersion })
+        #expect(try await store.verify(full: true).isEmpty)
+        #expect(try await store.updateAll().map { "\($0.catalog) \($0.outcome)" } == ["demo-world upToDate", "japan upToDate"])
+        // Each update's events name its catalog (`StoreEvent.catalog`).
+        #expect(await eventually(10) { log.all.filter { $0.kind == .updateStarted }.count == 2 })
+        #expect(log.all.filter { $0.kind == .updateStarted }.map(\.catalog) == ["demo-world", "japan"])
+    }
+
+    /// `updateAll()` with one catalog's server down: the other is updated all the same (its own commit),
+    /// the failed one is reported with its error and keeps its version and regions.
+    @Test func updateAllKeepsEveryOtherCatalogsUpdateWhenOneFails() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
+        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        setup.japanServer.stop()
+        let results = try await store.updateAll()
+        #expect(results.map { "\($0.catalog) \($0.outcome)" } == ["demo-world updated", "japan failed"])
+        #expect(results.last?.error != nil && results.first?.error == nil)
+        #expect(try store.catalogs().map(\.mapVersion) == [UpdateFixture.newVersion, CatalogsFixture.japanOld])
+        #expect(try store.regions().first { $0.id == "japan/tokyo" }?.mapVersion == CatalogsFixture.japanOld)
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+
+    /// The app declining the world's automatic update to 2026.12.0 does not decline Japan's update to
+    /// its own 2026.12.0: declines and deferrals are kept per catalog, not per version string.
+    @Test func aDeclineOfOneCatalogsVersionLeavesAnotherCatalogAtTheSameVersion() async throws {
+        let setup = try await Setup()
+        defer { setup.stop() }
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        let japanSame = setup.japan.japanURL(UpdateFixture.newVersion, on: setup.japanServer)
+        #expect(try await store.checkForUpdate(catalog: japanSame, in: "japan").availableVersion == UpdateFixture.newVersion)
+        #expect(try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion)).availableVersion == UpdateFixture.newVersion)
+        store.autoUpdateApproval = { info in info.catalog == "demo-world" ? .decline(reason: "not the world") : .update }
+        let log = AutoUpdateTests.EventLog(store.events())
+        store.autoUpdate = true
+        let updated = await eventually(120) {
+            (try? store.catalogs().map(\.mapVersion)) == [UpdateFixture.oldVersion, UpdateFixture.newVersion]
+        }
+        store.autoUpdate = false
+        #expect(updated, "\(log.updateSteps)")
+        #expect(AutoUpdateApprovalTests.declines(log) == ["\(UpdateFixture.newVersion) not the world"])
+        #expect(store.mapVersion == UpdateFixture.oldVersion)
+        #expect(try store.regions().first { $0.id == "japan/tokyo" }?.mapVersion == UpdateFixture.newVersion)
+    }
+
     /// With trusted keys an added catalog must be signed, and follows trust records of its own (its
     /// lineage is its id, not the image catalog's; its signature counter moves on with its checks).
     @Test func anAddedCatalogFollowsTrustRecordsOfItsOwn() async throws {

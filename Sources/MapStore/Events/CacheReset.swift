@@ -17,6 +17,9 @@ public struct CacheReset: Sendable, Equatable {
     public let keptEntries: Int
     /// Data bytes of the entries kept.
     public let keptBytes: Int64
+    /// The catalog whose update this was (a store holds several: `MapStore.catalogs()`); nil when built
+    /// by an app with the initializer.
+    public internal(set) var catalog: CatalogID?
 
     /// What an update removed and kept.
     public init(removedEntries: Int, removedBytes: Int64, mapVersion: MapVersion, keptEntries: Int = 0, keptBytes: Int64 = 0) {

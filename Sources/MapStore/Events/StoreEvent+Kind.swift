@@ -69,3 +69,16 @@ extension StoreEvent.Kind {
         .updatePaused, .repaired, .storageSwitched, .networkChanged,
     ]
 }
+
+extension StoreEvent {
+    /// The catalog the event is about, when it says: an update's check, start, deferral and decline
+    /// (`UpdateInfo.catalog`) and its map cache reset (`CacheReset.catalog`). Nil for the others,
+    /// `updateFinished` and `availableRegionsChanged` among them (their payloads carry no catalog).
+    public var catalog: CatalogID? {
+        switch self {
+        case .updateAvailable(let info), .updateStarted(let info), .updateDeferred(let info, _), .updateDeclined(let info, _): info.catalog
+        case .mapCacheReset(let reset): reset.catalog
+        default: nil
+        }
+    }
+}

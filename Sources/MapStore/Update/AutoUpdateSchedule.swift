@@ -16,13 +16,13 @@ final class AutoUpdateSchedule: Sendable {
         var sleepingGeneration: Int?
         /// Whether the network is metered: `Options.networkIsMetered`, then the last `networkChanged(metered:)`.
         var metered = false
-        /// The version an automatic update waits with (network metered, or the app said later), and why.
-        var deferred: MapVersion?
-        var deferredReason: UpdateDeferral?
+        /// Per catalog, the version an automatic update waits with (network metered, or the app said
+        /// later), and why. Keyed by catalog: two catalogs may offer the same version string.
+        var deferred: [CatalogID: (version: MapVersion, reason: UpdateDeferral)] = [:]
         /// The app's say over automatic updates (`MapStore.autoUpdateApproval`); nil updates without asking.
         var approval: (@Sendable (UpdateInfo) -> AutoUpdateDecision)?
-        /// The version the app declined: the store does not update to it by itself.
-        var declined: MapVersion?
+        /// Per catalog, the version the app declined: the store does not update that catalog to it by itself.
+        var declined: [CatalogID: MapVersion] = [:]
         /// True while an automatic update runs (a second one is not started beside it).
         var updating = false
         /// Another automatic update was asked for while one ran (e.g. the network turned unmetered while
@@ -111,7 +111,7 @@ final class AutoUpdateSchedule: Sendable {
     func report(metered: Bool) -> Bool {
         state.withLock { state -> Bool in
             state.metered = metered
-            return !metered && state.deferred != nil
+            return !metered && !state.deferred.isEmpty
         }
     }
 
@@ -137,17 +137,18 @@ final class AutoUpdateSchedule: Sendable {
         }
     }
 
-    /// Records that the update to `version` waits, for `reason`; true the first time for that version and
-    /// reason (the app hears of a deferral once, not at every check).
-    func deferUpdate(to version: MapVersion, reason: UpdateDeferral) -> Bool {
+    /// Records that the update of `catalog` to `version` waits, for `reason`; true the first time for that
+    /// catalog, version and reason (the app hears of a deferral once, not at every check).
+    func deferUpdate(of catalog: CatalogID, to version: MapVersion, reason: UpdateDeferral) -> Bool {
         state.withLock { state -> Bool in
-            defer { (state.deferred, state.deferredReason) = (version, reason) }
-            return state.deferred != version || state.deferredReason != reason
+            defer { state.deferred[catalog] = (version, reason) }
+            guard let before = state.deferred[catalog] else { return true }
+            return before.version != version || before.reason != reason
         }
     }
 
-    /// Nothing waits any more (the update ran, or no newer version is on offer).
-    func clearDeferred() { state.withLock { ($0.deferred, $0.deferredReason) = (nil, nil) } }
+    /// Nothing of `catalog` waits any more (its update ran, or no newer version of it is on offer).
+    func clearDeferred(of catalog: CatalogID) { state.withLock { _ = $0.deferred.removeValue(forKey: catalog) } }
 
     /// The app's say over automatic updates.
     var approval: (@Sendable (UpdateInfo) -> AutoUpdateDecision)? {
@@ -155,14 +156,14 @@ final class AutoUpdateSchedule: Sendable {
         set { state.withLock { $0.approval = newValue } }
     }
 
-    /// Records that the app declined `version`; true the first time (the app hears of it once).
-    func decline(_ version: MapVersion) -> Bool {
+    /// Records that the app declined `catalog`'s `version`; true the first time (the app hears of it once).
+    func decline(_ version: MapVersion, of catalog: CatalogID) -> Bool {
         state.withLock { state -> Bool in
-            defer { state.declined = version }
-            return state.declined != version
+            defer { state.declined[catalog] = version }
+            return state.declined[catalog] != version
         }
     }
 
-    /// True when the app declined the automatic update to `version`.
-    func isDeclined(_ version: MapVersion) -> Bool { state.withLock { $0.declined == version } }
+    /// True when the app declined the automatic update of `catalog` to `version`.
+    func isDeclined(_ version: MapVersion, of catalog: CatalogID) -> Bool { state.withLock { $0.declined[catalog] == version } }
 }

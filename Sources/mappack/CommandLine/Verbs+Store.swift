@@ -14,6 +14,7 @@ extension Verbs {
         static let quick = VerbSpec.Option("quick", "Skip hashing")
         static let inPlace = VerbSpec.Option("in-place", "Use the image folder where it lies (a mounted partition image): copy nothing")
         static let check = VerbSpec.Option("check", "Only report whether a newer version exists")
+        static let all = VerbSpec.Option("all", "Every catalog of the store (with --check: report each)")
         static let to = VerbSpec.Option("to", value: "DIR", "The new storage folder", completion: .directory, required: true)
         static let catalog = VerbSpec.Option(
             "catalog", value: "URL|ID", "The catalog to update from or download with: a URL (or path), or the id of one of the store's catalogs")
@@ -37,7 +38,8 @@ extension Verbs {
         static let verify = verb("verify", "", "check the kept manifest (and its signature) and the installed files", [quick])
         static let cacheVerb = verb("cache", "size | clear | limit BYTES", "the map cache's size; empty it; cap it", [])
         static let move = verb("move", "", "move the persistent storage", [to])
-        static let update = verb("update", "", "update to the catalog's newer map version (--check: only report)", [catalog, check])
+        static let update = verb(
+            "update", "", "update to the catalog's newer map version (--check: only report; --all: every catalog)", [catalog, check, all])
         static let download = verb("download", "ID...", "download more regions from the store's catalog", [catalog])
         static let available = verb("available", "", "catalog regions not installed", [Verbs.lang, catalog])
         static let version = verb("version", "", "one-line map version report (store and cache)", [])

@@ -32,31 +32,27 @@ extension StoreCommand {
         return .success
     }
 
-    /// `store update [--catalog URL|ID] [--check]`: the catalog `--catalog` names (by URL, or one of the
-    /// store's by id), else the image's.
+    /// `store update [--catalog URL|ID | --all] [--check]`: the catalog `--catalog` names (by URL, or one of
+    /// the store's by id), else the image's; `--all`: every catalog of the store, each on its own.
     static func update(_ context: Context) async throws -> ExitCode {
         let store = try await context.open()
+        let all = context.arguments.flag(Verbs.Store.all)
+        if all, context.arguments.option(Verbs.Store.catalog) != nil {
+            throw UsageError(message: "mappack store update: --all updates every catalog; give it or --catalog, not both")
+        }
         let named = try catalogOption(context, store: store)
         let (catalog, catalogID) = (named?.url, named?.id)
         let terminal = context.terminal
         if context.arguments.flag(Verbs.Store.check) {
-            let info = try await waitFor { try await store.checkForUpdate(catalog: catalog, in: catalogID) }
-            if terminal.json {
-                terminal.record(
-                    UpdateCheckRecord(
-                        status: info.status.rawValue, installedVersion: info.installedVersion.rawValue,
-                        availableVersion: info.availableVersion.rawValue, bundlesToFetch: info.bundlesToFetch, updateBytes: info.updateBytes,
-                        unsupportedRegions: info.unsupportedRegions.map(\.rawValue)))
-                return .success
-            }
+            let infos =
+                all
+                ? try await waitFor { try await store.checkForUpdates() }
+                : [try await waitFor { try await store.checkForUpdate(catalog: catalog, in: catalogID) }]
             let image = try store.catalogs().first?.id
-            terminal.line(
-                (info.catalog == image ? "" : "catalog \(info.catalog): ")
-                    + "\(StoreMessages.words(for: info.status)): installed \(info.installedVersion), catalog \(info.availableVersion), "
-                    + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
-                    + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
+            for info in infos { printCheck(info, terminal: terminal, named: all || info.catalog != image) }
             return .success
         }
+        if all { return try await updateAll(store, terminal: terminal) }
         let versionBefore = store.mapVersion
         let catalogsBefore = try store.catalogs()
         let cachedBefore = try store.cacheEntryCount()
@@ -75,7 +71,15 @@ extension StoreCommand {
         }
         ticker.finish()
         if terminal.json {
-            terminal.event(UpdatedEvent(mapVersion: store.mapVersion?.rawValue, storage: store.storage.path))
+            let updated =
+                try store.catalogs().first { $0.id == catalogID }
+                ?? store.catalogs().first { after in
+                    catalogsBefore.first { $0.id == after.id }?.mapVersion != after.mapVersion
+                }
+            terminal.event(
+                UpdatedEvent(
+                    mapVersion: store.mapVersion?.rawValue, storage: store.storage.path, catalog: updated?.id.rawValue,
+                    catalogVersion: updated?.mapVersion?.rawValue))
         } else {
             // An added catalog's update says its own version (the store's is the image catalog's).
             let changed = try store.catalogs().first { after in
@@ -92,6 +96,60 @@ extension StoreCommand {
             }
         }
         return .success
+    }
+
+    /// One catalog's check: a `--json` record, else a line (`named`: led by the catalog's id).
+    private static func printCheck(_ info: UpdateInfo, terminal: Terminal, named: Bool) {
+        if terminal.json {
+            terminal.record(
+                UpdateCheckRecord(
+                    catalog: info.catalog.rawValue, status: info.status.rawValue, installedVersion: info.installedVersion.rawValue,
+                    availableVersion: info.availableVersion.rawValue, bundlesToFetch: info.bundlesToFetch, updateBytes: info.updateBytes,
+                    unsupportedRegions: info.unsupportedRegions.map(\.rawValue)))
+            return
+        }
+        terminal.line(
+            (named ? "catalog \(info.catalog): " : "")
+                + "\(StoreMessages.words(for: info.status)): installed \(info.installedVersion), catalog \(info.availableVersion), "
+                + "\(info.bundlesToFetch) bundles \(ByteCount.format(info.updateBytes)) to fetch"
+                + (info.unsupportedRegions.isEmpty ? "" : ", unsupported: \(info.unsupportedRegions.map(\.rawValue).joined(separator: " "))"))
+    }
+
+    /// `store update --all`: every catalog with a newer version updated on its own (`MapStore.updateAll`);
+    /// a line (or an `updated` event) per catalog; exit 1 when any failed, the others staying updated.
+    private static func updateAll(_ store: MapStore, terminal: Terminal) async throws -> ExitCode {
+        let ticker = ProgressTicker(terminal: terminal)
+        ticker.started("update: \(store.storage.path), every catalog")
+        let results: [CatalogUpdateResult]
+        do {
+            results = try await waitFor {
+                try await store.updateAll { catalog, step in
+                    if terminal.json { terminal.event(UpdateProgressEvent(phase: step.phase.rawValue, fraction: step.fraction)) }
+                    ticker.set("update: catalog \(catalog) \(step.phase.rawValue) \(Int(step.fraction * 100))%")
+                }
+            }
+        } catch {
+            ticker.finish()
+            throw error
+        }
+        ticker.finish()
+        let versions = Dictionary(uniqueKeysWithValues: try store.catalogs().map { ($0.id, $0.mapVersion?.rawValue) })
+        for result in results {
+            let version = (versions[result.catalog] ?? nil) ?? "?"
+            switch result.outcome {
+            case .updated where terminal.json:
+                terminal.event(
+                    UpdatedEvent(
+                        mapVersion: store.mapVersion?.rawValue, storage: store.storage.path, catalog: result.catalog.rawValue,
+                        catalogVersion: version))
+            case .updated: terminal.line("catalog \(result.catalog) map version \(version): \(store.storage.path)")
+            case .upToDate: if !terminal.json { terminal.line("catalog \(result.catalog): up to date at \(version)") }
+            case .failed:
+                let reason = result.error.map(StoreMessages.text) ?? "unknown error"
+                terminal.error("catalog \(result.catalog): update failed: \(reason)")
+            }
+        }
+        return ExitCode(ok: results.allSatisfy { $0.outcome != .failed })
     }
 
     /// `store download ID... [--catalog URL|ID]`: a URL is first remembered for the store's catalog it

@@ -275,6 +275,9 @@ struct UpdatedEvent: JSONEvent {
     let event = "updated"
     @Nullable var mapVersion: String?
     let storage: String
+    /// The catalog updated (its id) and the version of it now installed.
+    var catalog: String?
+    var catalogVersion: String?
 }
 
 /// `download-progress`: one region's bytes received.

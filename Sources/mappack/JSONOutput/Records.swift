@@ -179,6 +179,8 @@ struct StoreCacheRecord: JSONRecord {
 struct UpdateCheckRecord: JSONRecord {
     static let schema = JSONSchemas.updateCheck
 
+    /// The catalog checked (its id).
+    let catalog: String
     let status: String
     let installedVersion: String
     let availableVersion: String
