@@ -326,13 +326,13 @@ public final class MapStore: Sendable {
     /// In a store that uses its image in place (`Options.useImageInPlace`) a file the storage folder
     /// does not hold is answered from the image, where it lies (a second `lstat`); files the device
     /// wrote later win, and the files of a deleted region are hidden.
-    public func path(of storePath: String) throws(MapStoreError) -> URL? {
+    public func path(of storePath: StorePath) throws(MapStoreError) -> URL? {
         try MapStoreError.boundary("path", path: storageFolder) {
             // The folder of the same snapshot that says the version and the states: during a switch the old
             // tree's copy, so a reader never gets a new file with the old version.
             let snapshot = snapshot
-            guard snapshot.imageID != nil, let relative = try? StoreLayout(root: snapshot.root).storePath(storePath) else { return nil }
-            let tail = relative.dropFirst(StoreLayout(root: snapshot.root).store.count)
+            guard snapshot.imageID != nil else { return nil }
+            let tail = "/" + storePath.string
             let full = snapshot.storeFolder + tail
             if let own = try FileSystem.status(full) {
                 // In place, a hiding marker or a folder here hides the base's file.
@@ -341,6 +341,13 @@ public final class MapStore: Sendable {
             guard let base = snapshot.baseStoreFolder, try FileSystem.status(base + tail)?.isRegular == true else { return nil }
             return URL(fileURLWithPath: base + tail, isDirectory: false)
         }
+    }
+
+    /// `path(of:)` for a path as text (as `ImageFile.path` holds it): nil when `storePath` is not a
+    /// `StorePath`, as no installed file can have it.
+    public func path(of storePath: String) throws(MapStoreError) -> URL? {
+        guard let checked = try? StorePath(validating: storePath) else { return nil }
+        return try path(of: checked)
     }
 
     /// Moves the persistent storage to the folder `newStorage` (a file URL; new or empty): copy into a

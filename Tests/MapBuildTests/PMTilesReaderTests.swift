@@ -1,69 +1,15 @@
 import Foundation
+import MapFormat
 import MapIO
 import TestSupport
 import Testing
 
 @testable import MapBuild
 
-/// The reading side of PMTiles v3: ids back to tiles, directories and headers parsed back, and
-/// `mappack import`'s converter refusing damaged or hostile archives (built here from the writer's
-/// own facts) with the file and what is wrong.
+/// The reading side of PMTiles v3 in `mappack import`: the converter refusing damaged or hostile
+/// archives (built here from the format's own writer) with the file and what is wrong. The format
+/// itself read back: `MapFormatTests/PMTilesTests`.
 @Suite struct PMTilesReaderTests {
-    @Test func everyTileIDOfTheFirstZoomsGivesItsTileBack() {
-        for z in 0...6 {
-            for x in 0..<Int64(1 << z) {
-                for y in 0..<Int64(1 << z) {
-                    let id = PMTiles.tileID(z: z, x: x, y: y)!
-                    let tile = PMTiles.tile(id: id)
-                    #expect(tile?.z == z && tile?.x == x && tile?.y == y, "\(z)/\(x)/\(y) → \(id) → \(String(describing: tile))")
-                }
-            }
-        }
-        #expect(PMTiles.tile(id: 19_078_479).map { [$0.z, Int($0.x), Int($0.y)] } == [12, 3423, 1763])
-        let deepest = PMTiles.tileID(z: 31, x: (1 << 31) - 1, y: 0)!
-        #expect(PMTiles.tile(id: deepest).map { [$0.z, Int($0.x), Int($0.y)] } == [31, (1 << 31) - 1, 0])
-        #expect(PMTiles.tile(id: UInt64.max) == nil)
-    }
-
-    @Test func directoriesDecodeToTheEntriesTheyWereWrittenFrom() throws {
-        let entries = [
-            PMTiles.Entry(tileID: 5, offset: 0, length: 42, runLength: 1),
-            PMTiles.Entry(tileID: 6, offset: 42, length: 10, runLength: 3),
-            PMTiles.Entry(tileID: 20, offset: 0, length: 42, runLength: 1),
-            PMTiles.Entry(tileID: 1 << 40, offset: 1 << 33, length: 300, runLength: 0),
-        ]
-        #expect(try PMTiles.entries(ofDirectory: PMTiles.directory(entries)) == entries)
-    }
-
-    @Test(arguments: [
-        ([UInt8]([200, 1]), "claims 200 entries in 2 bytes"),
-        ([1, 5, 1, 42], "the directory ends inside offset 0"),
-        ([1, 5, 1, 42, 0], "the first entry's offset is 0"),
-        ([1] + [UInt8](repeating: 0xFF, count: 10) + [1, 1, 1, 1], "tile id 0 is a varint over 64 bits"),
-    ])
-    func damagedDirectoriesAreRefused(bytes: [UInt8], message: String) {
-        #expect {
-            try PMTiles.entries(ofDirectory: Data(bytes))
-        } throws: { error in
-            "\(error)".contains(message)
-        }
-    }
-
-    @Test func theHeaderParsesBackToWhatWasWritten() throws {
-        var header = PMTiles.Header()
-        header.rootOffset = 127
-        header.rootLength = 300
-        header.tileDataOffset = 1 << 33
-        header.tileType = .webp
-        header.tileCompression = .none
-        header.maxZoom = 14
-        header.bounds = [5.95, 45.8, 10.5, 47.8]
-        header.center = [-8.225, -46.8]
-        let parsed = try PMTiles.Header(parsing: header.bytes)
-        #expect(parsed.bytes == header.bytes)
-        #expect(parsed.tileType == .webp && parsed.tileDataOffset == 1 << 33 && parsed.center == [-8.225, -46.8])
-    }
-
     // MARK: - The converter on hostile archives
 
     /// One tile, 0/0/0, `tile` bytes; the sections in the spec's order after the header.

@@ -1,3 +1,4 @@
+import MapFormat
 import Testing
 
 @testable import MapBuild

@@ -27,6 +27,13 @@ import Testing
         #expect(ImageVerifier.verifyTree(device.storage + "/store", manifest: manifest, hashContents: true, jobs: 2).problems.isEmpty)
         #expect(try store.path(of: "regions/europe/ch/zh/tiles.db")?.path == device.storageFolder + "/store/regions/europe/ch/zh/tiles.db")
         #expect(try store.path(of: "../state.sqlite")?.path == nil)
+        // A manifest's paths, checked once as `StorePath`s, resolve alike; the text overload is the same call.
+        for file in manifest.files.prefix(20) {
+            let checked = try StorePath(validating: file.path)
+            #expect(try store.path(of: checked)?.path == device.storageFolder + "/store/" + file.path)
+            #expect(try store.path(of: checked) == (try store.path(of: file.path)))
+        }
+        #expect(throws: StorePath.Problem.climbs) { try StorePath(validating: "../state.sqlite") }
         #expect(try DirectoryWalker.entries(of: device.storage).allSatisfy { !$0.hasPrefix(".staging") })
     }
 

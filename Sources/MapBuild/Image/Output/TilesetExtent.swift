@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 
 /// Where a tile output's regions lie, as its metadata tells a map: the union of the boxes of the
 /// regions whose tiles it holds (`regions(_:holdingTilesOf:)`), and the point and zoom a map opens at. The point is inside a region, the largest by area: its

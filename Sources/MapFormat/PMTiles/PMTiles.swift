@@ -3,16 +3,16 @@ import Foundation
 /// The facts of PMTiles v3 (protomaps' `spec/v3/spec.md`) a writer and a reader need: tile ids on
 /// the Hilbert curve and back, directory entries and their varint encoding and decoding, and the
 /// 127-byte header written and parsed.
-enum PMTiles {
+package enum PMTiles {
     /// The highest zoom whose tile ids fit the 64-bit ids (4^32 tiles would not).
-    static let maxZoom = 31
+    package static let maxZoom = 31
     /// The header's length; the header and the compressed root directory must fit in 16 KiB.
-    static let headerLength = 127
+    package static let headerLength = 127
     /// The largest compressed root directory (16384 − 127 bytes), so a reader gets it with the header.
-    static let maxRootLength = 16384 - headerLength
+    package static let maxRootLength = 16384 - headerLength
 
     /// The header's compression byte (for the directories and metadata, and for the tiles).
-    enum Compression: UInt8 {
+    package enum Compression: UInt8 {
         case unknown = 0
         case none = 1
         case gzip = 2
@@ -21,7 +21,7 @@ enum PMTiles {
     }
 
     /// The header's tile type byte.
-    enum TileType: UInt8 {
+    package enum TileType: UInt8 {
         case unknown = 0
         case mvt = 1
         case png = 2
@@ -30,7 +30,7 @@ enum PMTiles {
         case avif = 5
 
         /// The type of tiles an MBTiles `format` names (`pbf`, `png`, `jpg`, …); unknown for others.
-        init(mbtilesFormat format: String?) {
+        package init(mbtilesFormat format: String?) {
             switch format?.lowercased() {
             case "pbf", "mvt": self = .mvt
             case "png": self = .png
@@ -45,7 +45,7 @@ enum PMTiles {
     /// The id of tile `z/x/y` (XYZ rows): the tiles of every lower zoom, counted, then the tile's
     /// position on zoom `z`'s Hilbert curve (0 at the top-left tile, 1…4 for zoom 1's
     /// 0/0, 0/1, 1/1, 1/0). Nil outside zoom `z`'s grid or past `maxZoom`.
-    static func tileID(z: Int, x: Int64, y: Int64) -> UInt64? {
+    package static func tileID(z: Int, x: Int64, y: Int64) -> UInt64? {
         guard (0...maxZoom).contains(z), x >= 0, y >= 0, x < Int64(1) << z, y < Int64(1) << z else { return nil }
         // 4^0 + 4^1 + … + 4^(z−1) tiles come before zoom z.
         let before = ((UInt64(1) << (2 * UInt64(z))) - 1) / 3
@@ -74,7 +74,7 @@ enum PMTiles {
     /// The tile `z/x/y` (XYZ rows) of `id`, the inverse of `tileID(z:x:y:)`: the zoom whose range
     /// holds the id, then the position on that zoom's Hilbert curve walked from the smallest
     /// quadrant out. Nil past `maxZoom`'s last id.
-    static func tile(id: UInt64) -> (z: Int, x: Int64, y: Int64)? {
+    package static func tile(id: UInt64) -> (z: Int, x: Int64, y: Int64)? {
         var before: UInt64 = 0
         for z in 0...maxZoom {
             let count = UInt64(1) << (2 * UInt64(z))
@@ -110,25 +110,34 @@ enum PMTiles {
     }
 
     /// What is wrong with bytes read as PMTiles (the header, a directory); the reader adds the file.
-    struct Malformed: Error, Equatable, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
+    package struct Malformed: Error, Equatable, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
+
+        package init(reason: String) { self.reason = reason }
     }
 
     /// One directory entry: a run of `runLength` tiles from `tileID` on with the same bytes at
     /// `offset` (from the tile data section's start), or with `runLength` 0 a leaf directory at
     /// `offset` from the leaf directories section's start.
-    struct Entry: Equatable {
-        var tileID: UInt64
-        var offset: UInt64
-        var length: UInt64
-        var runLength: UInt64
+    package struct Entry: Equatable {
+        package var tileID: UInt64
+        package var offset: UInt64
+        package var length: UInt64
+        package var runLength: UInt64
+
+        package init(tileID: UInt64, offset: UInt64, length: UInt64, runLength: UInt64) {
+            self.tileID = tileID
+            self.offset = offset
+            self.length = length
+            self.runLength = runLength
+        }
     }
 
     /// A directory's bytes before compression: the entry count, then every entry's tile id as the
     /// difference to the previous one, run length, length, and offset + 1 (0 when it starts where
     /// the previous entry ends), each a varint.
-    static func directory(_ entries: [Entry]) -> Data {
+    package static func directory(_ entries: [Entry]) -> Data {
         var bytes = Data()
         appendVarint(UInt64(entries.count), to: &bytes)
         var previousID: UInt64 = 0
@@ -148,7 +157,7 @@ enum PMTiles {
 
     /// The entry count a directory's bytes (after decompression) begin with, read before the
     /// entries so a reader can refuse a directory too large for it without decoding it.
-    static func entryCount(ofDirectory bytes: Data) throws(Malformed) -> UInt64 {
+    package static func entryCount(ofDirectory bytes: Data) throws(Malformed) -> UInt64 {
         var reader = VarintReader(bytes: bytes)
         return try reader.next("the entry count")
     }
@@ -156,7 +165,7 @@ enum PMTiles {
     /// The entries of a directory's bytes (after decompression), the inverse of `directory(_:)`.
     /// Refused: a count the bytes cannot hold, a varint past the bytes or over 64 bits, ids past
     /// 64 bits, the first entry continuing a previous one (offset 0).
-    static func entries(ofDirectory bytes: Data) throws(Malformed) -> [Entry] {
+    package static func entries(ofDirectory bytes: Data) throws(Malformed) -> [Entry] {
         var reader = VarintReader(bytes: bytes)
         let count = try reader.next("the entry count")
         // Every entry takes at least four bytes (four varints), so a larger count is a lie.
@@ -218,7 +227,7 @@ enum PMTiles {
 
     /// `value` as a protobuf varint: seven bits a byte, low bits first, the high bit set on every
     /// byte but the last.
-    static func appendVarint(_ value: UInt64, to bytes: inout Data) {
+    package static func appendVarint(_ value: UInt64, to bytes: inout Data) {
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(rest & 0x7F) | 0x80)
@@ -229,32 +238,32 @@ enum PMTiles {
 
     /// The 127-byte header: where each section is, the counts, the compressions and tile type,
     /// the zooms, and the bounds and center as degrees × 10^7.
-    struct Header {
-        var rootOffset: UInt64 = 0
-        var rootLength: UInt64 = 0
-        var metadataOffset: UInt64 = 0
-        var metadataLength: UInt64 = 0
-        var leafDirectoriesOffset: UInt64 = 0
-        var leafDirectoriesLength: UInt64 = 0
-        var tileDataOffset: UInt64 = 0
-        var tileDataLength: UInt64 = 0
-        var addressedTiles: UInt64 = 0
-        var tileEntries: UInt64 = 0
-        var tileContents: UInt64 = 0
-        var clustered = true
-        var internalCompression = Compression.gzip
-        var tileCompression = Compression.none
-        var tileType = TileType.unknown
-        var minZoom: UInt8 = 0
-        var maxZoom: UInt8 = 0
+    package struct Header {
+        package var rootOffset: UInt64 = 0
+        package var rootLength: UInt64 = 0
+        package var metadataOffset: UInt64 = 0
+        package var metadataLength: UInt64 = 0
+        package var leafDirectoriesOffset: UInt64 = 0
+        package var leafDirectoriesLength: UInt64 = 0
+        package var tileDataOffset: UInt64 = 0
+        package var tileDataLength: UInt64 = 0
+        package var addressedTiles: UInt64 = 0
+        package var tileEntries: UInt64 = 0
+        package var tileContents: UInt64 = 0
+        package var clustered = true
+        package var internalCompression = Compression.gzip
+        package var tileCompression = Compression.none
+        package var tileType = TileType.unknown
+        package var minZoom: UInt8 = 0
+        package var maxZoom: UInt8 = 0
         /// `[west, south, east, north]` in degrees.
-        var bounds: [Double] = [-180, -85.0511, 180, 85.0511]
-        var centerZoom: UInt8 = 0
+        package var bounds: [Double] = [-180, -85.0511, 180, 85.0511]
+        package var centerZoom: UInt8 = 0
         /// `[longitude, latitude]` in degrees.
-        var center: [Double] = [0, 0]
+        package var center: [Double] = [0, 0]
 
         /// The header's bytes: magic `PMTiles`, version 3, then the fields little-endian.
-        var bytes: Data {
+        package var bytes: Data {
             var bytes = Data("PMTiles".utf8)
             bytes.append(3)
             for value in [
@@ -272,12 +281,12 @@ enum PMTiles {
         }
 
         /// A header with the defaults above, for a writer to fill in.
-        init() {}
+        package init() {}
 
         /// The header in the first 127 bytes of `bytes`, the inverse of `bytes`. Refused: fewer
         /// bytes, no `PMTiles` magic, a version other than 3, a compression or tile type byte the
         /// spec does not define.
-        init(parsing bytes: Data) throws(Malformed) {
+        package init(parsing bytes: Data) throws(Malformed) {
             let bytes = [UInt8](bytes.prefix(headerLength))
             guard bytes.count == headerLength else {
                 throw Malformed(reason: "the file is \(bytes.count) bytes, shorter than the \(headerLength)-byte header")
