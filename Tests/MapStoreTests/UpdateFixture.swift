@@ -73,14 +73,14 @@ final class UpdateFixture: @unchecked Sendable {
         return out
     }
 
-    /// The new version's catalog as `name` on `server`, every bundle trickling on its first request
-    /// only, so that the largest takes about 6 s: an update can be paused or cancelled mid-fetch,
-    /// and the next request for a bundle comes at full speed.
+    /// The new version's catalog as `name` on `server`, every bundle's first request sending half
+    /// its bytes and then holding the rest until the client goes away: an update is always
+    /// mid-fetch when it is paused or cancelled, however loaded the machine (a trickle that ended
+    /// after 6 s let a slow pause find every bundle fetched), and the next request for a bundle
+    /// comes at full speed.
     func tricklingCatalog(_ name: String, on server: FaultServer) throws -> URL {
-        let largest = try changedBundles().values.map(\.size).max() ?? 0
-        let rate = max(2000, largest / 6)
         _ = try writeCatalog(UpdateFixture.newVersion, as: name) { catalog in
-            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=trickle&rate=\(rate)&times=1" }
+            for key in catalog.bundles.keys { catalog.bundles[key]!.url += "?fault=hold&after=\(catalog.bundles[key]!.size / 2)&times=1" }
         }
         return server.url("cat-\(UpdateFixture.newVersion)/" + name)
     }

@@ -10,6 +10,9 @@ server serves every test:
   fault=change        a new ETag on every request (the file "changed"), so If-Range fails
   fault=trickle       send `rate` bytes per second
   fault=stall         wait `seconds` before the status line
+  fault=hold          send `after` body bytes, then hold the rest until the client goes away (or
+                      `seconds`, default 600, pass): a transfer that is always mid-body when the
+                      client pauses or cancels it, however slow the machine
   fault=status        answer `code` (e.g. 503, 429, 404) with Retry-After: `retry-after`
   fault=flip          flip the byte at offset `at`
   fault=extra         declare and send `extra` more bytes than the file has
@@ -89,7 +92,7 @@ async def handle(reader, writer, root):
                     break
                 name, _, value = h.decode("latin-1").partition(":")
                 headers[name.strip().lower()] = value.strip()
-            keep = await respond(method, target, headers, writer, root)
+            keep = await respond(method, target, headers, writer, root, reader)
             if not keep:
                 return
     except (ConnectionError, asyncio.IncompleteReadError):
@@ -118,7 +121,7 @@ async def send_body(writer, path, data, rate=None):
             await asyncio.sleep(len(piece) / rate)
 
 
-async def respond(method, target, headers, writer, root):
+async def respond(method, target, headers, writer, root, reader=None):
     url = urllib.parse.urlsplit(target)
     path = urllib.parse.unquote(url.path)
     if path == "/__stats":
@@ -203,6 +206,16 @@ async def respond(method, target, headers, writer, root):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         writer.transport.abort()
         return False
+    if "hold" in faults:
+        await send_body(writer, path, body[:cut])
+        waited = 0.0
+        limit = float(query.get("seconds", "600"))
+        while waited < limit and not writer.transport.is_closing() and not (reader is not None and reader.at_eof()):
+            await asyncio.sleep(0.02)
+            waited += 0.02
+        if writer.transport.is_closing() or (reader is not None and reader.at_eof()):
+            return False
+        body = body[cut:]
     rate = int(query["rate"]) if "trickle" in faults else None
     await send_body(writer, path, body, rate)
     if "truncate" in faults or "nolength" in faults:
