@@ -78,6 +78,29 @@ struct InPlaceStoreTests {
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
     }
 
+    /// The first start in place streams the manifest instead of decoding it in full; it still refuses
+    /// what the full reading refused (an edited manifest, whose id no longer matches; one cut short),
+    /// and leaves the storage empty.
+    @Test(arguments: ["editedManifest", "cutShort"])
+    func firstStartInPlaceRefusesABadManifestAndLeavesNothing(_ change: String) async throws {
+        let fixture = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        let manifest = copy + "/manifest.json"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        switch change {
+        case "editedManifest":
+            let text = String(decoding: bytes, as: UTF8.self)
+            try Data(text.replacingOccurrences(of: "\"name\":\"", with: "\"name\":\"x").utf8).write(to: URL(fileURLWithPath: manifest))
+        default:
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: manifest))
+        }
+        await #expect(throws: MapStoreError.self) { try await Self.open(device, base: copy) }
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/store"))
+        #expect(try await device.open().initialStatus == .empty)
+    }
+
     @Test func commandLineInstallsInPlaceFromTheMount() async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()

@@ -113,8 +113,10 @@ extension StoreCore {
     /// keys), with trusted keys or `fullValidation` every file's SHA-256, and its cache seed. Returns the
     /// manifest, whether it is signed, and the seed's path in the image.
     private func checkBase(_ image: PreinstalledImage) throws -> (manifest: ImageManifest, signed: Bool, seed: String?) {
-        let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
+        let manifest: ImageManifest
+        let signed: Bool
         if fullValidation || !trustedKeys.isEmpty {
+            let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
             let flag = cancellation
             let problems = ImageVerifier.verifyTree(
                 image.path + "/" + ImageManifest.storeFolder, manifest: checked.manifest, hashContents: true,
@@ -122,9 +124,13 @@ extension StoreCore {
             ).problems
             try checkCancelled()
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            (manifest, signed) = (checked.manifest, checked.signature != nil)
+        } else {
+            // No file is read: the manifest is streamed once (format, entries, id, sizes), not decoded in full.
+            (manifest, signed) = try streamedBaseManifest(image)
         }
         var seed: String?
-        if let expected = checked.manifest.cacheSeed {
+        if let expected = manifest.cacheSeed {
             let path = image.path + "/" + ImageManifest.cacheSeedFileName
             guard FileSystem.exists(path) else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
@@ -132,7 +138,20 @@ extension StoreCore {
             try checkStagedSeed(path, expected: expected, image: image)
             seed = path
         }
-        return (checked.manifest, checked.signature != nil, seed)
+        return (manifest, signed, seed)
+    }
+
+    /// The base's manifest checked as a stream (no trusted keys: no signature to check), without its
+    /// file list, and whether a signature lies beside it; errors as `checkedManifest` gives them.
+    private func streamedBaseManifest(_ image: PreinstalledImage) throws -> (manifest: ImageManifest, signed: Bool) {
+        let (manifest, problems): (ImageManifest, [VerifyProblem])
+        // A manifest that does not read as one is no image, as `mappack verify` says (exit 2).
+        do { (manifest, problems) = try ImageVerifier.readManifestStreaming(at: image.path + "/" + ImageManifest.fileName) } catch {
+            throw MapStoreError.notAnImage(path: image.path, reason: error.description)
+        }
+        if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+        let signature = try? ReadableFile.contents(of: image.path + "/" + ImageManifest.signatureFileName, limit: 4096)
+        return (manifest, signature != nil)
     }
 
     /// The base's manifest, decoded.
@@ -257,15 +276,32 @@ extension StoreCore {
         guard FileSystem.exists(path) else { return false }
         let fingerprint = Self.baseFingerprint(image.path)
         if let fingerprint, (try? state.meta(.baseManifest)) == .some(fingerprint) { return false }
-        guard let data = try? ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes),
-            let id = Self.manifestID(in: data)
-        else { return true }
+        guard let id = Self.manifestIDFromEnd(path) else { return true }
         guard id == (try? state.meta(.baseImageID)) else { return true }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
         if let fingerprint {
             do { try state.setMeta(.baseManifest, fingerprint) } catch {}
         }
         return false
+    }
+
+    /// The image id in the manifest at `path`, read from its end: the last 64 KiB first, then twice as
+    /// much until the id field is in what was read (or the whole file is). An unsigned base's later
+    /// opens read the id this way: the regions follow it, the file list (most of the bytes) comes before.
+    static func manifestIDFromEnd(_ path: String) -> String? {
+        guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
+            return nil
+        }
+        var window: Int64 = 64 << 10
+        while true {
+            let count = min(window, size)
+            guard let tail = try? file.read(fromOffset: UInt64(size - count), count: Int(count)) else { return nil }
+            // The last field in the tail is the file's last (the tail ends where the file does); a window
+            // that cuts it finds none and reads again, wider.
+            if let id = manifestID(in: tail) { return id }
+            if count == size { return nil }
+            window *= 2
+        }
     }
 
     /// The image id in a manifest's canonical bytes, found from the end: it follows the file list, so the

@@ -66,3 +66,35 @@ extension ImageVerifier {
         return (header, problems + layoutProblems(ofFolder: folder), outcome)
     }
 }
+
+extension ImageVerifier {
+    /// The manifest at `manifestPath` read once as a stream and checked as `readManifest` checks it
+    /// (format, entries, id over the same bytes, sizes on disk) without building its file list: for
+    /// an image used in place whose first start hashes no file, where decoding a manifest of 10⁵
+    /// files in full was most of the work. Returns the manifest without its file list and bundles,
+    /// and its problems. A manifest that cannot be mapped (empty, too large, not a file) is read the
+    /// ordinary way, for the error it always got; as in `verifyFolderStreaming`, a file list not
+    /// sorted by path is refused.
+    package static func readManifestStreaming(at manifestPath: String) throws(ImageOpenError) -> (manifest: ImageManifest, problems: [VerifyProblem])
+    {
+        guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else {
+            let data: Data
+            do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch {
+                throw .manifest(path: manifestPath, reason: error.description)
+            }
+            var (manifest, problems) = try readManifest(data, file: manifestPath)
+            manifest.files = []
+            manifest.bundles = []
+            return (manifest, problems)
+        }
+        var stream: StreamedManifest
+        do { stream = try StreamedManifest(mapping, file: manifestPath) } catch {
+            throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
+        }
+        do { while try stream.next({ _ in }) {} } catch { throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath) }
+        var (manifest, problems) = try stream.finish()
+        manifest.files = []
+        manifest.bundles = []
+        return (manifest, problems)
+    }
+}
