@@ -122,6 +122,7 @@ class Matrix:
             with open(os.path.join(root, 'ready')) as f:
                 self.seed_entries = int(f.read())
             self.japan_fixture(root)
+            self.kept_fixture(root)
             return
         shutil.rmtree(root, ignore_errors=True)
         self.japan_fixture(root)
@@ -147,6 +148,24 @@ class Matrix:
         self.seed_entries = self.cache_entries(reference + '/storage', reference + '/cache')
         with open(os.path.join(root, 'ready'), 'w') as f:
             f.write(str(self.seed_entries))
+        self.kept_fixture(root)
+
+    def kept_fixture(self, root):
+        """How many map-cache entries an update to NEW keeps: the seed's entries of bundles NEW did
+        not change (an update that ends keeps exactly those, issue 42), counted on a reference store."""
+        kept = os.path.join(root, 'kept')
+        if not os.path.exists(kept):
+            reference = os.path.join(root, 'reference-update')
+            shutil.rmtree(reference, ignore_errors=True)
+            self.store('install', reference + '/storage', reference + '/cache', '--image', self.image)
+            self.store('update', reference + '/storage', reference + '/cache', '--catalog', self.catalog[NEW])
+            with open(kept, 'w') as f:
+                f.write(str(self.cache_entries(reference + '/storage', reference + '/cache')))
+        with open(kept) as f:
+            self.kept_entries = int(f.read())
+        if not 0 < self.kept_entries <= self.seed_entries:
+            raise Failure('the update fixture keeps %r of %r cache entries: the seed\'s world overview is unchanged'
+                          % (self.kept_entries, self.seed_entries))
 
     def japan_fixture(self, root):
         """The `japan` catalog in two versions (the second changes Tokyo), published beside the world."""
@@ -249,11 +268,16 @@ class Matrix:
             entries = self.cache_entries(root + '/storage', root + '/cache')
             expect(entries == self.seed_entries, 'cache holds %r entries, the seed %r' % (entries, self.seed_entries))
 
+        def update_done(root):
+            expect(status(root).get('mapVersion') == NEW, 'version %r' % status(root).get('mapVersion'))
+            entries = self.cache_entries(root + '/storage', root + '/cache')
+            expect(entries == self.kept_entries, 'cache holds %r entries after the update, it keeps %r'
+                   % (entries, self.kept_entries))
+
         return {
             'install-folder': (nothing, ('install', ['--image', image]), install_done),
             'install-archive': (nothing, ('install', ['--image', self.archive]), install_done),
-            'update': (installed, ('update', ['--catalog', self.catalog[NEW]]),
-                       lambda r: expect(status(r).get('mapVersion') == NEW, 'version %r' % status(r).get('mapVersion'))),
+            'update': (installed, ('update', ['--catalog', self.catalog[NEW]]), update_done),
             'download': (installed, ('download', ['europe/li', '--catalog', self.catalog[OLD]]),
                          lambda r: expect(regions(r).get('europe/li', {}).get('state') == 'completed',
                                           'europe/li %r' % regions(r).get('europe/li'))),
@@ -453,6 +477,14 @@ class Matrix:
         # together with Japan's version (the catalog's rows commit with the files).
         japan = self.japan_state(usable[0], cache) if scenario.endswith('-catalog') else None
         updated = (scenario == 'update' and version == NEW) or (scenario == 'update-catalog' and japan == (JAPAN_NEW, 1))
+        if scenario == 'update':
+            # The cache is never older than the maps: at NEW it holds exactly the entries the update
+            # keeps; at OLD the seed's, or only the kept ones when the state was rolled back under a
+            # reset cache (fewer entries, none stale).
+            entries = self.cache_entries(usable[0], cache)
+            allowed = (self.kept_entries,) if version == NEW else (self.seed_entries, self.kept_entries)
+            if entries not in allowed:
+                raise Failure('cache holds %r entries at %s after repair, expected one of %r' % (entries, version, allowed))
         if scenario == 'update-catalog' and japan not in ((JAPAN_OLD, 1), (JAPAN_NEW, 1)):
             raise Failure('japan after repair: %r' % (japan,))
         if scenario.endswith('-catalog') and version != OLD:

@@ -19,6 +19,8 @@ struct CacheSeedWriter {
     let catalog: String
     let mapVersion: MapVersion
     let maxBytes: Int64?
+    /// Each seed region's bundles in the catalog, recorded in `meta.bundles`.
+    let regionBundles: [RegionID: [BundleDigest]]
 
     /// Writes the seed to `path` from `candidates`; returns its record for the manifest.
     func write(_ candidates: [Candidate], to path: String, scratch: String, regions: [RegionID]) throws -> ImageCacheSeed {
@@ -41,6 +43,7 @@ struct CacheSeedWriter {
                 [.text(CacheSchema.MetaKey.format.rawValue), .text(CacheSchema.formatTag.description)],
                 [.text(CacheSchema.MetaKey.catalog.rawValue), .text(catalog)],
                 [.text(CacheSchema.MetaKey.mapVersion.rawValue), .text(mapVersion.rawValue)],
+                [.text(CacheSchema.MetaKey.bundles.rawValue), .text(CacheSchema.encodeBundles(regionBundles))],
             ])
         for candidate in ordered {
             // Between files: a signal stops a large seed here (the work file goes with the staging folder).

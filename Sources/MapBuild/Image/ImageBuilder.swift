@@ -234,7 +234,10 @@ package struct ImageBuilder: Sendable {
             try Task.checkCancellation()
             events(.phase(.cacheSeed))
             TestPause.reach(.cacheSeed)
-            let writer = CacheSeedWriter(catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes)
+            let writer = CacheSeedWriter(
+                catalog: catalog.catalog, mapVersion: catalog.mapVersion, maxBytes: recipe.cacheSeedMaxBytes,
+                regionBundles: Dictionary(
+                    plan.seedSelection.regions.map { ($0.id, plan.tree.region($0.id)?.bundles ?? []) }, uniquingKeysWith: { first, _ in first }))
             cacheSeed = try writer.write(
                 seedCandidates, to: area.imageFolder + "/" + ImageManifest.cacheSeedFileName, scratch: staging,
                 regions: plan.seedSelection.regions.map(\.id))

@@ -11,6 +11,32 @@ public enum CacheSchema {
         case mapVersion
         /// The size limit an app set (`MapCache.setLimit`; runtime caches only).
         case limitBytes
+        /// The bundles each cached region's entries came from (`encodeBundles`): an update keeps
+        /// the entries of a region whose bundles the new catalog lists unchanged, also for a region
+        /// the store does not install (a seed's overview), whose bundles no kept manifest records.
+        case bundles
+    }
+
+    /// The `bundles` meta value: a line per region, sorted, holding the region id and its sorted
+    /// bundle digests, separated by spaces (neither holds a space).
+    public static func encodeBundles(_ regions: [RegionID: [BundleDigest]]) -> String {
+        regions.keys.sorted().map { region in
+            ([region.rawValue] + Set(regions[region]!).sorted().map(\.description)).joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+
+    /// Reads a `bundles` meta value; a line that is not a region id and digests is skipped (its
+    /// region's entries then go at the next update, as when nothing is recorded).
+    public static func decodeBundles(_ text: String) -> [RegionID: Set<BundleDigest>] {
+        var out: [RegionID: Set<BundleDigest>] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 2 else { continue }
+            let digests = fields.dropFirst().compactMap { BundleDigest(String($0)) }
+            guard digests.count == fields.count - 1 else { continue }
+            out[RegionID(String(fields[0])), default: []].formUnion(digests)
+        }
+        return out
     }
 
     /// `meta.format` value of a cache database.

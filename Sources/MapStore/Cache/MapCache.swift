@@ -84,6 +84,12 @@ final class MapCache {
         try db.execute("VACUUM")
     }
 
+    /// The bundles each seeded region's entries came from (`CacheSchema.MetaKey.bundles`); empty when
+    /// nothing is recorded (a cache seeded by an older build).
+    func regionBundles() throws -> [RegionID: Set<BundleDigest>] {
+        try meta(.bundles).map(CacheSchema.decodeBundles) ?? [:]
+    }
+
     /// The map version the cached data belongs to, nil when unknown (never seeded nor reset).
     func mapVersion() throws -> MapVersion? {
         try meta(.mapVersion).map { MapVersion($0) }
@@ -110,6 +116,8 @@ final class MapCache {
             try db.execute("DELETE FROM entries WHERE region = '' OR region NOT IN (SELECT region FROM kept_regions)")
             try db.execute("DROP TABLE kept_regions")
             try setMeta(.mapVersion, mapVersion.rawValue)
+            // A kept region's bundles are the same in the new version; a dropped one's record goes.
+            try setMeta(.bundles, CacheSchema.encodeBundles(try regionBundles().filter { keeping.contains($0.key) }.mapValues { Array($0) }))
             let kept = try (entries: count(), bytes: size())
             return CacheReset(
                 removedEntries: before.entries - kept.entries, removedBytes: before.bytes - kept.bytes, mapVersion: mapVersion,
@@ -236,6 +244,14 @@ final class MapCache {
                     try db.query(
                         "INSERT OR REPLACE INTO main.meta(key, value) VALUES (?, ?)",
                         [.text(CacheSchema.MetaKey.mapVersion.rawValue), .text(version.rawValue)])
+                    // Which bundles the seeded regions' entries came from, merged with what is recorded.
+                    let seeded = try db.firstRow("SELECT value FROM seed.meta WHERE key = ?", [.text(CacheSchema.MetaKey.bundles.rawValue)])?[
+                        "value", as: String?.self]
+                    if let seeded {
+                        var recorded = try regionBundles()
+                        for (region, bundles) in CacheSchema.decodeBundles(seeded) { recorded[region] = bundles }
+                        try setMeta(.bundles, CacheSchema.encodeBundles(recorded.mapValues { Array($0) }))
+                    }
                     CrashPoint.reach("cache.midImport")
                     return count
                 }

@@ -158,7 +158,9 @@ extension StoreCore {
     /// installed region, the kept manifest `old`) and `tree` list them. Their map cache entries, the
     /// cache seed's among them, are the same bytes in both versions and survive the update.
     func unchangedRegions(from old: ImageManifest, to tree: RegionTree, catalog: StoreCatalog) -> Set<RegionID> {
-        var before: [RegionID: Set<BundleDigest>] = [:]
+        // What the cache records of its seeded regions first: a store installed from an image keeps
+        // no catalog until it downloads, and the seed's overview is no installed region.
+        var before: [RegionID: Set<BundleDigest>] = (try? caches.with { try $0.regionBundles() }) ?? [:]
         if let kept = keptTree(of: catalog) { for region in kept.regions { before[region.id] = Set(region.bundles) } }
         for region in old.regions { before[region.id] = Set(region.bundles) }
         var unchanged = Set<RegionID>()
