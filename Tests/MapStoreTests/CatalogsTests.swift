@@ -141,18 +141,24 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
     }
 
+    /// A store with Japan added and Tokyo (and `alsoDownloading`) installed, whose next check of each
+    /// catalog reads its newer version (a check remembers the URL it read).
+    static func bothCatalogsChecked(_ setup: Setup, alsoDownloading: [RegionID] = []) async throws -> MapStore {
+        let store = try await setup.open()
+        try await store.addCatalog(url: setup.japanOld)
+        try await store.download(regions: ["japan/tokyo"]).wait()
+        if !alsoDownloading.isEmpty { try await store.download(regions: alsoDownloading).wait() }
+        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
+        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        return store
+    }
+
     /// `updateAll()`: every catalog with a newer version is updated, each in its own switch; neither
     /// changes the other, and a second run finds both up to date.
     @Test func updateAllUpdatesEveryCatalogWithANewerVersion() async throws {
         let setup = try await Setup()
         defer { setup.stop() }
-        let store = try await setup.open()
-        try await store.addCatalog(url: setup.japanOld)
-        try await store.download(regions: ["japan/tokyo"]).wait()
-        try await store.download(regions: ["world"]).wait()
-        // Each catalog's next check reads its newer version (remembered by a check).
-        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
-        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        let store = try await Self.bothCatalogsChecked(setup, alsoDownloading: ["world"])
         let log = AutoUpdateTests.EventLog(store.events())
         let results = try await store.updateAll()
         #expect(results.map { "\($0.catalog) \($0.outcome)" } == ["demo-world updated", "japan updated"])
@@ -173,11 +179,7 @@ import Testing
     @Test func updateAllKeepsEveryOtherCatalogsUpdateWhenOneFails() async throws {
         let setup = try await Setup()
         defer { setup.stop() }
-        let store = try await setup.open()
-        try await store.addCatalog(url: setup.japanOld)
-        try await store.download(regions: ["japan/tokyo"]).wait()
-        _ = try await store.checkForUpdate(catalog: setup.japanNew, in: "japan")
-        _ = try await store.checkForUpdate(catalog: setup.worldURL(UpdateFixture.newVersion))
+        let store = try await Self.bothCatalogsChecked(setup)
         setup.japanServer.stop()
         let results = try await store.updateAll()
         #expect(results.map { "\($0.catalog) \($0.outcome)" } == ["demo-world updated", "japan failed"])
