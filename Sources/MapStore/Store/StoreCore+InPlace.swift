@@ -285,32 +285,6 @@ extension StoreCore {
         return false
     }
 
-    /// The image id in the manifest at `path`, read from its end: the last 64 KiB first, then twice as
-    /// much until the id field is in what was read (or the whole file is). An unsigned base's later
-    /// opens read the id this way: the regions follow it, the file list (most of the bytes) comes before.
-    static func manifestIDFromEnd(_ path: String) -> String? {
-        guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
-            return nil
-        }
-        var window: Int64 = 64 << 10
-        while true {
-            let count = min(window, size)
-            guard let tail = try? file.read(fromOffset: UInt64(size - count), count: Int(count)) else { return nil }
-            // The last field in the tail is the file's last (the tail ends where the file does); a window
-            // that cuts it finds none and reads again, wider.
-            if let id = manifestID(in: tail) { return id }
-            if count == size { return nil }
-            window *= 2
-        }
-    }
-
-    /// The image id in a manifest's canonical bytes, found from the end: it follows the file list, so the
-    /// search passes only the regions (a forward search read through every file entry first).
-    static func manifestID(in data: Data) -> String? {
-        guard let field = data.range(of: ImageManifest.Field.idFieldStart, options: .backwards) else { return nil }
-        return ImageManifest.idInCanonicalBytes(data[field.lowerBound...])
-    }
-
     /// Takes over the new base `image` (checked like a first start's): when the store is at a map version
     /// past the new base's (updated on the device), its own files stay, the copies the new base holds
     /// with the same bytes are removed, and base files it does not install are hidden; otherwise the

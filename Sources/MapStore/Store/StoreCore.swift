@@ -107,17 +107,41 @@ final class StoreCore {
 
     /// True when the kept manifest (whose `lstat` is `kept`) is the image the state records. Cheap when
     /// it is the file seen last time (its identity is remembered in `meta`); otherwise its id is found
-    /// in its bytes (one read, no decoding) and, when it matches, the identity remembered.
+    /// in its bytes (read from the end, no decoding) and, when it matches, the identity remembered.
     func keptManifestMatchesState(_ kept: FileSystem.Status) -> Bool {
         guard let state, let recorded = try? state.imageID else { return false }
         if (try? state.meta(.keptManifest)) == .some(kept.identity) { return true }
-        guard let data = try? ReadableFile.contents(of: keptManifestPath, limit: ImageVerifier.maxManifestBytes),
-            let id = ImageManifest.idInCanonicalBytes(data)
-        else { return false }
-        guard id == recorded else { return false }
+        guard let id = Self.manifestIDFromEnd(keptManifestPath), id == recorded else { return false }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
         do { try state.setMeta(.keptManifest, kept.identity) } catch {}
         return true
+    }
+
+    /// The image id in the manifest at `path`, read from its end: the last 64 KiB first, then twice as
+    /// much until the id field is in what was read (or the whole file is): the regions follow it, the
+    /// file list (most of the bytes) comes before. Open reads the kept manifest's id this way when the
+    /// file changed, and an unsigned in-place base's on every open.
+    static func manifestIDFromEnd(_ path: String) -> String? {
+        guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
+            return nil
+        }
+        var window: Int64 = 64 << 10
+        while true {
+            let count = min(window, size)
+            guard let tail = try? file.read(fromOffset: UInt64(size - count), count: Int(count)) else { return nil }
+            // The last field in the tail is the file's last (the tail ends where the file does); a window
+            // that cuts it finds none and reads again, wider.
+            if let id = manifestID(in: tail) { return id }
+            if count == size { return nil }
+            window *= 2
+        }
+    }
+
+    /// The image id in a manifest's canonical bytes, found from the end: it follows the file list, so the
+    /// search passes only the regions (a forward search read through every file entry first).
+    static func manifestID(in data: Data) -> String? {
+        guard let field = data.range(of: ImageManifest.Field.idFieldStart, options: .backwards) else { return nil }
+        return ImageManifest.idInCanonicalBytes(data[field.lowerBound...])
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes
