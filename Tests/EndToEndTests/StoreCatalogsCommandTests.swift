@@ -13,20 +13,27 @@ import Testing
         }
     }
 
+    /// Publishes under `folder/served` the world in two versions (2.0 changes Liechtenstein) and Japan in
+    /// `japan`'s versions (each saying whether it changes Tokyo).
+    static func publishWorldAndJapan(in folder: TemporaryFolder, japan: [(String, Bool)]) throws {
+        let served = folder.join("served")
+        for (version, changed) in [("1.0", Set<String>()), ("2.0", ["li"])] {
+            try SourceFixture.write(to: folder.join("world-src-\(version)"), mapVersion: version, changed: changed)
+            #expect(try Tool.mappack(["publish", folder.join("world-src-\(version)"), "--out", served + "/world-\(version)"]).status == 0)
+        }
+        for (version, changed) in japan {
+            try CatalogSourceFixture.writeJapan(to: folder.join("japan-src-\(version)"), version: version, tokyoChanged: changed)
+            #expect(try Tool.mappack(["publish", folder.join("japan-src-\(version)"), "--out", served + "/japan-\(version)"]).status == 0)
+        }
+    }
+
     @Test func worldAndJapanSideBySideThroughTheCLI() throws {
         let world = try PublishedWorld()
         let folder = world.folder
         let served = folder.join("served")
         // The world in two versions (2.0 changes Liechtenstein), Japan in two (the second changes Tokyo), and a clash.
-        for (version, changed) in [("1.0", Set<String>()), ("2.0", ["li"])] {
-            try SourceFixture.write(to: folder.join("world-src-\(version)"), mapVersion: version, changed: changed)
-            #expect(try Tool.mappack(["publish", folder.join("world-src-\(version)"), "--out", served + "/world-\(version)"]).status == 0)
-        }
         // Japan also at the world's version 1.0: the earlier store kept it in the world's place (issue 42).
-        for (version, changed) in [("1.0", false), ("2026.10.0", false), ("2026.11.5", true)] {
-            try CatalogSourceFixture.writeJapan(to: folder.join("japan-src-\(version)"), version: version, tokyoChanged: changed)
-            #expect(try Tool.mappack(["publish", folder.join("japan-src-\(version)"), "--out", served + "/japan-\(version)"]).status == 0)
-        }
+        try Self.publishWorldAndJapan(in: folder, japan: [("1.0", false), ("2026.10.0", false), ("2026.11.5", true)])
         try CatalogSourceFixture.writeClash(to: folder.join("clash-src"))
         #expect(try Tool.mappack(["publish", folder.join("clash-src"), "--out", served + "/clash"]).status == 0)
         let recipe = try world.recipe(SourceFixture.recipe(catalog: served + "/world-1.0/catalog.json"))
@@ -118,14 +125,7 @@ import Testing
         let world = try PublishedWorld()
         let folder = world.folder
         let served = folder.join("served")
-        for (version, changed) in [("1.0", Set<String>()), ("2.0", ["li"])] {
-            try SourceFixture.write(to: folder.join("world-src-\(version)"), mapVersion: version, changed: changed)
-            #expect(try Tool.mappack(["publish", folder.join("world-src-\(version)"), "--out", served + "/world-\(version)"]).status == 0)
-        }
-        for (version, changed) in [("2026.10.0", false), ("2026.11.5", true)] {
-            try CatalogSourceFixture.writeJapan(to: folder.join("japan-src-\(version)"), version: version, tokyoChanged: changed)
-            #expect(try Tool.mappack(["publish", folder.join("japan-src-\(version)"), "--out", served + "/japan-\(version)"]).status == 0)
-        }
+        try Self.publishWorldAndJapan(in: folder, japan: [("2026.10.0", false), ("2026.11.5", true)])
         let built = try world.build(try world.recipe(SourceFixture.recipe(catalog: served + "/world-1.0/catalog.json")))
         #expect(built.status == 0, "\(built.stderr)")
         let nginx = try NginxServer(root: served)
