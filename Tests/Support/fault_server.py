@@ -208,12 +208,13 @@ async def respond(method, target, headers, writer, root, reader=None):
         return False
     if "hold" in faults:
         await send_body(writer, path, body[:cut])
-        waited = 0.0
-        limit = float(query.get("seconds", "600"))
-        while waited < limit and not writer.transport.is_closing() and not (reader is not None and reader.at_eof()):
+        def gone():
+            return writer.transport.is_closing() or (reader is not None and reader.at_eof())
+        waited, limit = 0.0, float(query.get("seconds", "600"))
+        while waited < limit and not gone():
             await asyncio.sleep(0.02)
             waited += 0.02
-        if writer.transport.is_closing() or (reader is not None and reader.at_eof()):
+        if gone():
             return False
         body = body[cut:]
     rate = int(query["rate"]) if "trickle" in faults else None
