@@ -59,23 +59,18 @@ public struct StorePath: Sendable, Hashable, CustomStringConvertible {
         // before a bad component, as the rules are listed.
         var component: Problem?
         var componentStart = 0
-        // The span's bytes directly: its subscript checks bounds on every byte.
-        let forbidden = unsafe bytes.withUnsafeBufferPointer { bytes -> Bool in
-            for index in 0...count {
-                let byte = index == count ? slash : unsafe bytes[index]
-                if byte == 0 || byte == UInt8(ascii: "\\") { return true }
-                guard byte == slash, component == nil else { continue }
-                let length = index - componentStart
-                if unsafe length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
-                    component = .climbs
-                } else if unsafe length == 0 || (length == 1 && bytes[componentStart] == dot) {
-                    component = .emptyComponent
-                }
-                componentStart = index + 1
+        for index in 0...count {
+            let byte = index == count ? slash : bytes[index]
+            if byte == 0 || byte == UInt8(ascii: "\\") { return .forbiddenByte }
+            guard byte == slash, component == nil else { continue }
+            let length = index - componentStart
+            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
+                component = .climbs
+            } else if length == 0 || (length == 1 && bytes[componentStart] == dot) {
+                component = .emptyComponent
             }
-            return false
+            componentStart = index + 1
         }
-        if forbidden { return .forbiddenByte }
         if let component { return component }
         if count > maxLength { return .tooLong }
         return nil

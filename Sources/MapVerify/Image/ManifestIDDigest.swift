@@ -100,7 +100,7 @@ struct ManifestIDDigest {
                         close += 1
                     }
                     guard close < count, bytes[byteAt: close] == UInt8(ascii: "\"") else { return false }
-                    blanked = unsafe bytes.extracting(valueStart..<close).withUnsafeBytes { unsafe String(decoding: $0, as: UTF8.self) }
+                    blanked = String(decoding: (valueStart..<close).map { bytes[byteAt: $0] }, as: UTF8.self)
                     hasher.update(ImageManifest.Field.idField(""))
                     hashed = close + 1
                     end = max(end, hashed)
