@@ -145,7 +145,7 @@ final class StateDatabase {
                     let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
                     return [
                         .text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                        .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                        .text(try CanonicalJSON.text(of: region.names)),
                         .text(region.bundles.map(\.description).joined(separator: " ")),
                         .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue),
                     ]
