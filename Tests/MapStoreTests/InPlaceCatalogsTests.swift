@@ -127,3 +127,39 @@ import Testing
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
     }
 }
+
+/// The take-over of a new base in a store with an added catalog SIGKILLed at named points of its
+/// switch: after `repair()` with the base named, the store is at the new base and Japan and Tokyo are
+/// there, whatever the cut.
+@Suite struct InPlaceCatalogsCrashTests {
+    @Test(arguments: ["newBase.afterMark", "newBase.afterStaging", "newBase.afterNext", "newBase.midSwitch", "newBase.beforeCommit"])
+    func killedTakeOverOfANewBaseKeepsTheAddedCatalog(_ point: String) async throws {
+        let world = try await UpdateFixture.ready()
+        let japan = try await CatalogsFixture.ready()
+        let newBase = try await offPool { InPlaceCatalogsTests.NewBase.shared }
+        let server = try NginxServer(root: japan.served)
+        defer { server.stop() }
+        let device = Device()
+        let base = device.folder.join("base")
+        try InPlaceCatalogsTests.placeBase(world.imageFolder, at: base)
+        // Through the binary: no store of this process holds the storage when the next one opens it.
+        for step in [
+            ["install", "--image", base, "--in-place"], ["catalogs", "add", japan.japanURL(CatalogsFixture.japanOld, on: server).absoluteString],
+            ["download", "japan/tokyo", "--catalog", "japan"],
+        ] {
+            let done = try await device.run(step)
+            #expect(done.status == 0, "\(step): \(done.stdout) \(done.stderr)")
+        }
+        try InPlaceCatalogsTests.placeBase(newBase.image, at: base)
+        let killed = try await device.run(["status", "--image", base, "--in-place"], crashAt: point)
+        #expect(killed.status == SIGKILL, "\(killed.stdout) \(killed.stderr)")
+        let repaired = try await device.run(["repair", "--image", base, "--in-place"])
+        #expect(repaired.status == 0, "\(repaired.stdout) \(repaired.stderr)")
+        let store = try await InPlaceStoreTests.open(device, base: base)
+        #expect(store.initialStatus == .ok)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try store.catalogs().map(\.installedRegions).last == ["japan/tokyo"])
+        #expect(try store.path(of: "regions/japan/tokyo/tiles.db")?.path == device.storageFolder + "/store/regions/japan/tokyo/tiles.db")
+        #expect(try await store.verify(full: true).isEmpty)
+    }
+}

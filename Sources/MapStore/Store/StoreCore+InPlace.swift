@@ -318,8 +318,8 @@ extension StoreCore {
         return .ok
     }
 
-    /// The transition kind of `followBaseKeepingCatalogs` (its crash points are `rebase.*`).
-    static let rebaseKind = "rebase"
+    /// The transition kind of `followBaseKeepingCatalogs` (its crash points are `newBase.*`).
+    static let rebaseKind = "newBase"
 
     /// `reconcileBase` following the new base in a store with added catalogs: one transition to the new
     /// base's manifest with the added catalogs' installed regions beside it. Their files stay in the

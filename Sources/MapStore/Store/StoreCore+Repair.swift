@@ -100,11 +100,19 @@ extension StoreCore {
                 return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
             }
         }
+        // In place, a new base that an interrupted switch to it (`reconcileBase`) left untaken is taken over
+        // now that the store is settled: the files the state names are the new base's.
+        var tookOver = false
+        if inPlace, let image, !stateLost, (try? state?.pending()) == .some(nil), baseChanged(image) {
+            _ = try reconcileBase(image)
+            tookOver = true
+            if let version = try state?.mapVersion { actions.append(.tookOverNewBase(to: version)) }
+        }
         // The interrupted operation is settled: a cancellation from here on leaves a committed state.
         try checkCancelled()
         // The kept manifest: sound, or restored from the offered image when that is the installed one.
         var manifest: ImageManifest
-        let keptNow = pending == nil ? kept : try? keptManifest()
+        let keptNow = pending == nil && !tookOver ? kept : try? keptManifest()
         if let keptNow, try isSound(keptNow, stateLost: stateLost) {
             manifest = keptNow.manifest
         } else {
