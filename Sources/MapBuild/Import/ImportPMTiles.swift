@@ -15,11 +15,11 @@ import MapIO
 /// row per tile, as MBTiles has no runs. Tiles are stored as the archive holds them (gzipped vector
 /// tiles stay gzipped).
 ///
-/// A shard (`--shard I/N`) walks the directories twice: once for every tile's address (`survey`:
-/// the tile count, the zooms, and the sample zoom's addresses the shard deal is estimated from,
-/// `ImportShardPlan`), then, with the deal known, for the bytes of the tiles its regions can meet
-/// only (`fill(wanted:)`). So N shards read the directories N times each but the tile data, the bulk
-/// of an archive, about once together.
+/// A shard (`--shard I/N`) walks the directories twice: once to count the tiles (`survey`: the tile
+/// count, the zooms, and the tile ids where the shards' runs of the tile-id order begin,
+/// `ImportShardPlan.share`), then for the bytes of the tiles of its run that meet a region
+/// (`fill(wanted:ids:)`), skipping the leaves and entries of the other runs. So N shards read the
+/// directories N times each but the tile data, the bulk of an archive, about once together.
 ///
 /// Everything the walk reads is checked against the file first, so a damaged or hostile archive
 /// is refused as bad input naming the file (`ImportError.badPMTiles`), never read past its end.
@@ -42,26 +42,21 @@ struct ImportPMTiles {
         var tiles = 0
         /// The lowest and highest zoom with tiles; nil when there are none.
         var zooms: ClosedRange<Int>?
-        /// `ImportShardPlan`'s sample zoom (the lowest with at least `sampleTiles` tiles, else the
-        /// highest), whose addresses `survey` wrote to `sample_tiles`; nil when there are no tiles.
-        var sampleZoom: Int?
+        /// The tile id at each position `survey` was asked for (in the tile-id order, a run's tiles
+        /// each counted), `UInt64.max` for a position past the last tile.
+        var cuts: [UInt64] = []
     }
 
     /// What a shard takes of one tile (`fill(_:wanted:)`).
     enum Want {
-        /// Nothing: no region of the shard is near it.
+        /// Nothing: no region is near it.
         case skip
-        /// Its address, with no bytes: near one of the shard's regions, but it meets none of their
-        /// polygons, so the placement looks at it (another shard's, or outside every region) and
-        /// never copies it.
+        /// Its address, with no bytes: near a region's box, but it meets no polygon, so the placement
+        /// looks at it (outside every region) and never copies it.
         case address
         /// Its address and bytes.
         case bytes
     }
-
-    /// The table `survey` writes the sample zoom's addresses to (`zoom_level`, `tile_column`,
-    /// `tile_row`, and the tile's length, `tile_bytes`).
-    static let sampleTable = "sample_tiles"
 
     /// The most bytes a directory (root or leaf) may inflate to, or take compressed: a leaf of a
     /// million entries is a few MiB.
@@ -202,8 +197,8 @@ struct ImportPMTiles {
 
     /// Creates the scratch MBTiles 1.3 file at `scratch` with the archive's metadata (`metadata`
     /// with `format`, `minzoom`, `maxzoom`, `bounds`, `center` from the header, the metadata's
-    /// strings as rows and its other members, `vector_layers` first among them, as `json`), an empty
-    /// `tiles` table and `sample_tiles`, in an open transaction that `finish` commits.
+    /// strings as rows and its other members, `vector_layers` first among them, as `json`) and an
+    /// empty `tiles` table, in an open transaction that `finish` commits.
     func create(_ scratch: String) throws -> SQLiteDatabase {
         let metadata = try metadataRows()
         let database = try TileDatabases.create(scratch)
@@ -212,7 +207,6 @@ struct ImportPMTiles {
             CREATE TABLE metadata (name TEXT, value TEXT);
             CREATE UNIQUE INDEX name ON metadata (name);
             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            CREATE TABLE \(Self.sampleTable) (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_bytes INTEGER);
             BEGIN;
             """)
         try database.executeMany(
@@ -220,21 +214,24 @@ struct ImportPMTiles {
         return database
     }
 
-    /// Walks every directory, checking it, and writes the sample zoom's addresses to `sample_tiles`;
-    /// reads no tile data.
-    func survey(into database: SQLiteDatabase) throws -> Survey {
-        var walk = Walk(database: database, sampling: true, wanted: nil, filling: false)
+    /// Walks every directory, checking it, and finds the tile ids at `positions` (ascending) of the
+    /// tile-id order; reads no tile data.
+    func survey(into database: SQLiteDatabase, positions: [Int]) throws -> Survey {
+        var walk = Walk(database: database, wanted: nil, filling: false)
+        walk.positions = positions
         try walk(archive: self)
-        try walk.finishSample()
+        walk.survey.cuts += [UInt64](repeating: .max, count: positions.count - walk.survey.cuts.count)
         return walk.survey
     }
 
-    /// Walks every directory and writes a row to `tiles` for each tile `wanted` takes (asked with
-    /// its zoom, column and XYZ row; every tile, with its bytes, without it), reading the bytes of
-    /// the tiles it takes whole only.
+    /// Walks the directories and writes a row to `tiles` for each tile with an id in `ids` (every
+    /// id without it) that `wanted` takes (asked with its zoom, column and XYZ row; every tile, with
+    /// its bytes, without it), reading the bytes of the tiles it takes whole only. With `wanted`, the
+    /// leaves and runs that hold no tile it may take are not read.
     @discardableResult
-    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?) throws -> Survey {
-        var walk = Walk(database: database, sampling: false, wanted: wanted, filling: true)
+    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, ids: Range<UInt64>? = nil) throws -> Survey {
+        var walk = Walk(database: database, wanted: wanted, filling: true)
+        walk.ids = ids
         try walk(archive: self)
         try walk.flush()
         return walk.survey
@@ -345,22 +342,20 @@ struct ImportPMTiles {
 }
 
 /// The walk over the directories: checks each entry against the archive and the entries before
-/// it; counts the tiles per zoom (`survey`); writes the sample zoom's addresses (`sampling`); and,
-/// `filling`, reads the bytes of the tiles `wanted` takes in large spans and inserts a row per tile
-/// in batches.
+/// it; counts the tiles per zoom and finds the ids at `positions` (`survey`); and, `filling`,
+/// reads the bytes of the tiles of `ids` that `wanted` takes in large spans and inserts a row per
+/// tile in batches.
 private struct Walk {
     let database: SQLiteDatabase
-    let sampling: Bool
     let wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?
     let filling: Bool
+    /// The ids a fill takes (every id when nil).
+    var ids: Range<UInt64>?
+    /// The positions in the tile-id order whose ids the survey finds (ascending), into `survey.cuts`.
+    var positions: [Int] = []
     var survey = ImportPMTiles.Survey()
     /// Tiles per zoom so far.
     var zoomTiles = [Int](repeating: 0, count: PMTiles.maxZoom + 1)
-    /// The zoom whose addresses `sample_tiles` holds so far, and how many; the sample zoom once found.
-    var sampleZoom = -1
-    var sampled = 0
-    var sampleFound = false
-    var samplePending: [[SQLValue]] = []
     /// Tile entries gathered (`filling`), their distinct bytes, and the wanted tiles of each
     /// (position in `spanEntries`, zoom, column, TMS row).
     var spanEntries: [PMTiles.Entry] = []
@@ -387,9 +382,8 @@ private struct Walk {
     var pending: [[SQLValue]] = []
     var pendingBytes = 0
 
-    init(database: SQLiteDatabase, sampling: Bool, wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?, filling: Bool) {
+    init(database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?, filling: Bool) {
         self.database = database
-        self.sampling = sampling
         self.wanted = wanted
         self.filling = filling
     }
@@ -468,8 +462,8 @@ private struct Walk {
                 }
                 let leaf = "the leaf directory at offset \(entry.offset) (depth \(depth + 1))"
                 let upper = index + 1 < entries.count ? entries[index + 1].tileID : covered.upperBound
-                // A shard's second walk (the survey checked every leaf) skips the leaves of other shards' tiles.
-                if !sampling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
+                // A shard's fill (the survey checked every leaf) skips the leaves of other shards' runs.
+                if filling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
                 try self(
                     entries: try directory(
                         offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, leaf: true, what: leaf, archive: archive),
@@ -510,9 +504,15 @@ private struct Walk {
                 )
             }
             unfoldedBytes = written
-            let skipped = filling && !sampling && entry.runLength > 16 && !mayWant(entry.tileID..<(last + 1))
-            if skipped || (!filling && (!sampling || sampleFound)) {
-                // Counted by zoom without decoding each tile: the survey after the sample.
+            let skipped = filling && (entry.runLength > 16 || ids != nil) && !mayWant(entry.tileID..<(last + 1))
+            if !filling {
+                // The ids at the positions the survey looks for that fall in this run.
+                while survey.cuts.count < positions.count, positions[survey.cuts.count] < tiles + Int(entry.runLength) {
+                    survey.cuts.append(entry.tileID + UInt64(max(0, positions[survey.cuts.count] - tiles)))
+                }
+            }
+            if skipped || !filling {
+                // Counted by zoom without decoding each tile: the survey, and the runs a fill skips.
                 var id = entry.tileID
                 while id <= last {
                     let zoom = Self.zoom(of: id)
@@ -529,8 +529,7 @@ private struct Walk {
                 let tile = PMTiles.tile(id: id)!
                 zoomTiles[tile.z] += 1
                 tiles += 1
-                if sampling { try sample(tile, bytes: entry.length) }
-                guard filling else { continue }
+                if let ids, !ids.contains(id) { continue }
                 switch wanted?(tile.z, tile.x, tile.y) ?? .bytes {
                 case .skip: continue
                 case .address:
@@ -565,14 +564,15 @@ private struct Walk {
         return zoom
     }
 
-    /// Whether `wanted` may take a tile with an id in `ids` (always, without `wanted`): the ids of
+    /// Whether `wanted` may take a tile with an id in `asked` and in `ids` (always, without `wanted`): the ids of
     /// each zoom split into the aligned blocks of 4^k positions the Hilbert curve fills a 2^k-tile
     /// square with, each asked as the one tile of zoom − k it covers. At most a few hundred questions,
     /// however many tiles the ids span.
-    func mayWant(_ ids: Range<UInt64>) -> Bool {
+    func mayWant(_ asked: Range<UInt64>) -> Bool {
         guard let wanted else { return true }
-        var id = ids.lowerBound
-        let upper = min(ids.upperBound, Self.lastID + 1)
+        let within = ids ?? 0..<UInt64.max
+        var id = max(asked.lowerBound, within.lowerBound)
+        let upper = min(asked.upperBound, within.upperBound, Self.lastID + 1)
         while id < upper {
             let zoom = Self.zoom(of: id)
             let first = Self.firstID(ofZoom: zoom)
@@ -590,38 +590,6 @@ private struct Walk {
             id = first + end
         }
         return false
-    }
-
-    /// Adds `tile` to `sample_tiles` while the sample zoom is not found: the lowest zoom with at
-    /// least `ImportShardPlan.sampleTiles` tiles (ids ascend by zoom, so a zoom is whole when the
-    /// next begins), else the highest.
-    mutating func sample(_ tile: (z: Int, x: Int64, y: Int64), bytes: UInt64) throws {
-        guard !sampleFound else { return }
-        if tile.z != sampleZoom {
-            if sampleZoom >= 0, sampled >= ImportShardPlan.sampleTiles {
-                sampleFound = true
-                return
-            }
-            try database.execute("DELETE FROM \(ImportPMTiles.sampleTable)")
-            samplePending.removeAll(keepingCapacity: true)
-            sampleZoom = tile.z
-            sampled = 0
-        }
-        sampled += 1
-        samplePending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .integer(Int64(bytes))])
-        if samplePending.count >= ImportPMTiles.batchRows { try flushSample() }
-    }
-
-    private mutating func flushSample() throws {
-        try database.executeMany(
-            "INSERT INTO \(ImportPMTiles.sampleTable) (zoom_level, tile_column, tile_row, tile_bytes) VALUES (?, ?, ?, ?)", samplePending)
-        samplePending.removeAll(keepingCapacity: true)
-    }
-
-    /// Writes what is left of the sample and names its zoom.
-    mutating func finishSample() throws {
-        try flushSample()
-        if sampleZoom >= 0 { survey.sampleZoom = sampleZoom }
     }
 
     /// Reads the bytes of the gathered entries as few spans as `TileSpans` makes of them, and queues
