@@ -15,11 +15,12 @@ import MapIO
 /// row per tile, as MBTiles has no runs. Tiles are stored as the archive holds them (gzipped vector
 /// tiles stay gzipped).
 ///
-/// A shard (`--shard I/N`) walks the directories twice: once to count the tiles (`survey`: the tile
-/// count, the zooms, and the tile ids where the shards' runs of the tile-id order begin,
-/// `ImportShardPlan.share`), then for the bytes of the tiles of its run that meet a region
-/// (`fill(wanted:ids:)`), skipping the leaves and entries of the other runs. So N shards read the
-/// directories N times each but the tile data, the bulk of an archive, about once together.
+/// A shard (`--shard I/N`) walks the directories three times: twice without tiles (`survey`: the
+/// tiles and their bytes counted, then the tile ids where its share of the tile-id order and the
+/// next begin, each tile weighing half by count and half by bytes), then for the bytes of the tiles
+/// of its run that meet a region (`fill(wanted:ids:)`), skipping the leaves and entries of the other
+/// runs. So N shards read the directories a few times each but the tile data, the bulk of an
+/// archive, about once together.
 ///
 /// Everything the walk reads is checked against the file first, so a damaged or hostile archive
 /// is refused as bad input naming the file (`ImportError.badPMTiles`), never read past its end.
@@ -42,8 +43,10 @@ struct ImportPMTiles {
         var tiles = 0
         /// The lowest and highest zoom with tiles; nil when there are none.
         var zooms: ClosedRange<Int>?
-        /// The tile id at each position `survey` was asked for (in the tile-id order, a run's tiles
-        /// each counted), `UInt64.max` for a position past the last tile.
+        /// Tile bytes the archive addresses (a run's once per tile).
+        var bytes: UInt64 = 0
+        /// The first tile id at or past each share `survey` was asked for, `UInt64.max` past the last
+        /// tile (`Walk.shares`).
         var cuts: [UInt64] = []
     }
 
@@ -214,13 +217,23 @@ struct ImportPMTiles {
         return database
     }
 
-    /// Walks every directory, checking it, and finds the tile ids at `positions` (ascending) of the
-    /// tile-id order; reads no tile data.
-    func survey(into database: SQLiteDatabase, positions: [Int]) throws -> Survey {
+    /// Walks every directory, checking it, and counts the tiles and their bytes; reads no tile data.
+    func survey(into database: SQLiteDatabase) throws -> Survey {
         var walk = Walk(database: database, wanted: nil, filling: false)
-        walk.positions = positions
         try walk(archive: self)
-        walk.survey.cuts += [UInt64](repeating: .max, count: positions.count - walk.survey.cuts.count)
+        return walk.survey
+    }
+
+    /// Walks every directory again with the totals `totals` (a `survey`'s) and finds where the
+    /// shares `shares` (ascending fractions of the work) begin: the first tile id at which half
+    /// the tiles before it over all tiles plus half their bytes over all bytes reach the share.
+    /// Every shard finds the same ids for the same share, so the runs meet.
+    func survey(into database: SQLiteDatabase, totals: Survey, shares: [Double]) throws -> Survey {
+        var walk = Walk(database: database, wanted: nil, filling: false)
+        walk.totals = (Double(max(1, totals.tiles)), Double(max(1, totals.bytes)))
+        walk.shares = shares
+        try walk(archive: self)
+        while walk.survey.cuts.count < shares.count { walk.survey.cuts.append(.max) }
         return walk.survey
     }
 
@@ -342,7 +355,7 @@ struct ImportPMTiles {
 }
 
 /// The walk over the directories: checks each entry against the archive and the entries before
-/// it; counts the tiles per zoom and finds the ids at `positions` (`survey`); and, `filling`,
+/// it; counts the tiles per zoom and finds the ids where `shares` begin (`survey`); and, `filling`,
 /// reads the bytes of the tiles of `ids` that `wanted` takes in large spans and inserts a row per
 /// tile in batches.
 private struct Walk {
@@ -351,8 +364,13 @@ private struct Walk {
     let filling: Bool
     /// The ids a fill takes (every id when nil).
     var ids: Range<UInt64>?
-    /// The positions in the tile-id order whose ids the survey finds (ascending), into `survey.cuts`.
-    var positions: [Int] = []
+    /// The shares of the work (ascending fractions) whose first ids the survey finds, into
+    /// `survey.cuts`: a tile weighs half a tile over all `totals.tiles` plus half its bytes over all
+    /// `totals.bytes`, so a share holds its fraction of both the placing and the copying.
+    var shares: [Double] = []
+    var totals: (tiles: Double, bytes: Double) = (1, 1)
+    /// The weight of the tiles before the current entry.
+    var weighed = 0.0
     var survey = ImportPMTiles.Survey()
     /// Tiles per zoom so far.
     var zoomTiles = [Int](repeating: 0, count: PMTiles.maxZoom + 1)
@@ -403,6 +421,7 @@ private struct Walk {
             what: what, archive: archive)
         try flushSpans(archive: archive)
         survey.tiles = tiles
+        survey.bytes = unfoldedBytes
         let zooms = zoomTiles.indices.filter { zoomTiles[$0] > 0 }
         if let low = zooms.first, let high = zooms.last { survey.zooms = low...high }
     }
@@ -506,10 +525,15 @@ private struct Walk {
             unfoldedBytes = written
             let skipped = filling && (entry.runLength > 16 || ids != nil) && !mayWant(entry.tileID..<(last + 1))
             if !filling {
-                // The ids at the positions the survey looks for that fall in this run.
-                while survey.cuts.count < positions.count, positions[survey.cuts.count] < tiles + Int(entry.runLength) {
-                    survey.cuts.append(entry.tileID + UInt64(max(0, positions[survey.cuts.count] - tiles)))
+                // The first ids of the shares that begin in this run: the first tile whose weight
+                // before it reaches the share. A share of 0 begins at the first tile, one of 1 past the last.
+                let each = 0.5 / totals.tiles + 0.5 * Double(entry.length) / totals.bytes
+                while survey.cuts.count < shares.count, shares[survey.cuts.count] < 1 {
+                    let into = ((shares[survey.cuts.count] - weighed) / each).rounded(.up)
+                    guard into < Double(entry.runLength) else { break }
+                    survey.cuts.append(entry.tileID + UInt64(max(0, into)))
                 }
+                weighed += each * Double(entry.runLength)
             }
             if skipped || !filling {
                 // Counted by zoom without decoding each tile: the survey, and the runs a fill skips.

@@ -4,14 +4,16 @@ import MapIO
 /// What shard I of `--shard I/N` takes: its share of the tileset's tile order, and the regions whose
 /// places it writes.
 ///
-/// The tiles are cut into N contiguous runs of the tileset's own order, balanced by tile count:
-/// for an MBTiles tileset the index order (zoom, column, row), positions `share` gives; for a
-/// PMTiles archive the tile-id order, cut at the ids its directory walk finds for those positions.
+/// The tiles are cut into N contiguous runs of the tileset's own order: for an MBTiles tileset the
+/// index order (zoom, column, row), balanced by tile count at the positions `share` gives; for a
+/// PMTiles archive the tile-id order, balanced half by tile count and half by tile bytes (which the
+/// directories give for free, and which a shard fetches), cut at the ids its directory walk finds
+/// (`ImportPMTiles.survey(into:totals:shares:)`).
 /// A shard places only the tiles of its run, against every region, and writes for each bundle the
 /// piece its tiles make; a region whose tiles span several runs (a large country) is split across
 /// shards, and `import --merge` joins its pieces into the bytes an unsharded import writes
-/// (`ImportDatabases.joinPieces`). The cut needs nothing but the tile count, so every shard finds
-/// the same one without reading the tiles or the regions first.
+/// (`ImportDatabases.joinPieces`). The cut needs nothing but the tile index or the directories,
+/// so every shard finds the same one without reading the tiles or the regions first.
 ///
 /// A region's `search.db` is written whole by one shard (`searchShards`), so each shard keeps only
 /// the places of its regions.

@@ -105,14 +105,12 @@ public struct TileImporter: Sendable {
                 let database = try archive.create(converted)
                 var survey: ImportPMTiles.Survey
                 if let count = options.shard?.count {
-                    // The runs of the tile-id order cut by the header's count of addressed tiles when it
-                    // gives one (the walk refuses more), else a first walk's count: the same ids in every
-                    // shard. The survey finds this run's first and next ids; then only the run's tiles
-                    // that meet a region are read.
-                    var tiles = Int(clamping: archive.header.addressedTiles)
-                    if tiles == 0 { tiles = try archive.survey(into: database, positions: []).tiles }
-                    let run = ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tiles)
-                    survey = try archive.survey(into: database, positions: [run.lowerBound, run.upperBound])
+                    // A first walk counts the tiles and their bytes; a second finds where this shard's
+                    // share of them begins and the next begins (the same ids in every shard); then only
+                    // the run's tiles that meet a region are read.
+                    let totals = try archive.survey(into: database)
+                    let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
+                    survey = try archive.survey(into: database, totals: totals, shares: shares)
                     try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), ids: survey.cuts[0]..<survey.cuts[1])
                 } else {
                     survey = try archive.fill(database, wanted: nil)
