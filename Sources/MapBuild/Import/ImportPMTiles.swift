@@ -17,7 +17,7 @@ import MapIO
 ///
 /// A shard (`--shard I/N`) walks the directories three times: twice without tiles (`survey`: the
 /// tiles and their bytes counted, then the tile ids where its share of the tile-id order and the
-/// next begin, each tile weighing half by count and half by bytes), then for the bytes of the tiles
+/// next begin, each tile weighed by count and by its bytes), then for the bytes of the tiles
 /// of its run that meet a region (`fill(wanted:ids:)`), skipping the leaves and entries of the other
 /// runs. So N shards read the directories a few times each but the tile data, the bulk of an
 /// archive, about once together.
@@ -43,7 +43,8 @@ struct ImportPMTiles {
         var tiles = 0
         /// The lowest and highest zoom with tiles; nil when there are none.
         var zooms: ClosedRange<Int>?
-        /// Tile bytes the archive addresses (a run's once per tile).
+        /// Tile bytes the archive holds, each blob once (an entry's bytes count when they lie past
+        /// every earlier entry's: a tile repeated later, or a run, points back to bytes counted).
         var bytes: UInt64 = 0
         /// The first tile id at or past each share `survey` was asked for, `UInt64.max` past the last
         /// tile (`Walk.shares`).
@@ -365,12 +366,16 @@ private struct Walk {
     /// The ids a fill takes (every id when nil).
     var ids: Range<UInt64>?
     /// The shares of the work (ascending fractions) whose first ids the survey finds, into
-    /// `survey.cuts`: a tile weighs half a tile over all `totals.tiles` plus half its bytes over all
-    /// `totals.bytes`, so a share holds its fraction of both the placing and the copying.
+    /// `survey.cuts`: a tile weighs `ImportShardPlan.tileWeight` of a tile over all `totals.tiles`,
+    /// and the first tile of an entry the rest of its new bytes (`Survey.bytes`) over all
+    /// `totals.bytes`, so a share holds its fraction of both the placing and the bytes fetched (a
+    /// blob is fetched once).
     var shares: [Double] = []
     var totals: (tiles: Double, bytes: Double) = (1, 1)
     /// The weight of the tiles before the current entry.
     var weighed = 0.0
+    /// The end of the furthest tile bytes an entry pointed to so far (`Survey.bytes`).
+    var highWater: UInt64 = 0
     var survey = ImportPMTiles.Survey()
     /// Tiles per zoom so far.
     var zoomTiles = [Int](repeating: 0, count: PMTiles.maxZoom + 1)
@@ -421,7 +426,6 @@ private struct Walk {
             what: what, archive: archive)
         try flushSpans(archive: archive)
         survey.tiles = tiles
-        survey.bytes = unfoldedBytes
         let zooms = zoomTiles.indices.filter { zoomTiles[$0] > 0 }
         if let low = zooms.first, let high = zooms.last { survey.zooms = low...high }
     }
@@ -525,15 +529,20 @@ private struct Walk {
             unfoldedBytes = written
             let skipped = filling && (entry.runLength > 16 || ids != nil) && !mayWant(entry.tileID..<(last + 1))
             if !filling {
+                let fresh = entry.offset >= highWater ? entry.length : 0
+                highWater = max(highWater, entry.offset + entry.length)
+                survey.bytes += fresh
                 // The first ids of the shares that begin in this run: the first tile whose weight
                 // before it reaches the share. A share of 0 begins at the first tile, one of 1 past the last.
-                let each = 0.5 / totals.tiles + 0.5 * Double(entry.length) / totals.bytes
+                let tile = ImportShardPlan.tileWeight / totals.tiles
+                let first = tile + (1 - ImportShardPlan.tileWeight) * Double(fresh) / totals.bytes
                 while survey.cuts.count < shares.count, shares[survey.cuts.count] < 1 {
-                    let into = ((shares[survey.cuts.count] - weighed) / each).rounded(.up)
+                    let short = shares[survey.cuts.count] - weighed
+                    let into = short <= 0 ? 0 : max(1, 1 + ((short - first) / tile).rounded(.up))
                     guard into < Double(entry.runLength) else { break }
-                    survey.cuts.append(entry.tileID + UInt64(max(0, into)))
+                    survey.cuts.append(entry.tileID + UInt64(into))
                 }
-                weighed += each * Double(entry.runLength)
+                weighed += first + tile * Double(entry.runLength - 1)
             }
             if skipped || !filling {
                 // Counted by zoom without decoding each tile: the survey, and the runs a fill skips.
