@@ -68,6 +68,40 @@ import Testing
         #expect(expected.count >= 100, "\(expected.count) files")
     }
 
+    /// A shard of the region-dealing version (`mappack-import-shard/1`, whose bundles are whole, not
+    /// pieces of runs) is refused by `--merge` as bad input naming its record, never joined.
+    @Test func aShardOfTheRegionDealingVersionIsRefused() throws {
+        let folder = TemporaryFolder("import-shard-version")
+        let tiles = folder.join("tiles.mbtiles")
+        let made = try Tool.run(
+            "/usr/bin/sqlite3",
+            [
+                tiles,
+                "CREATE TABLE metadata (name TEXT, value TEXT); CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);"
+                    + " INSERT INTO metadata VALUES ('format', 'pbf'); INSERT INTO tiles VALUES (0, 0, 0, x'1f8b00'), (1, 1, 1, x'1f8b01');",
+            ], timeout: 60)
+        try #require(made.status == 0, "\(made.stderr)")
+        let regions = folder.join("regions.geojson")
+        try Data(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"r","name":"r"},"geometry":{"type":"Polygon","coordinates":[[[1,1],[40,1],[40,40],[1,40],[1,1]]]}}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: regions))
+        for index in 1...2 {
+            let shard = try Tool.mappack(
+                ["import", "--tiles", tiles, "--regions", regions, "--shard", "\(index)/2", "--out", folder.join("shard-\(index)")], timeout: 120)
+            try #require(shard.status == 0, "\(shard.stderr)")
+        }
+        let record = folder.join("shard-2/shard.json")
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        #expect(text.contains("\"mappack-import-shard/2\""), "\(text.prefix(200))")
+        try Data(text.replacingOccurrences(of: "mappack-import-shard/2", with: "mappack-import-shard/1").utf8).write(
+            to: URL(fileURLWithPath: record))
+        let merge = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("merged")])
+        #expect(merge.status == 2, "\(merge.stderr)")
+        #expect(merge.stderr.contains("shard-2/shard.json") && merge.stderr.contains("mappack-import-shard/1"), "\(merge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.join("merged")))
+    }
+
     /// Three shards each place at least half the mean of the three: runs of the tile order hold
     /// about as many placed tiles each (tiles no region meets count in a run too). Dealt every third
     /// region by id (before issue 45), the shards placed 979 / 174 / 613 tiles: the lightest 0.3 of
