@@ -10,6 +10,8 @@
 # --against  an older mappack binary (e.g. a release build of the commit before a change): its
 #         build, no-op, verify, install and plan rows run in the same rounds, reported as new/old.
 # --build-only  the build, verify and install rows (bench.py) only, not the other scripts.
+# --rows A,B    with --build-only: only these timed rows of bench.py (no RSS or plan rows), e.g.
+#         coldLarge,coldLargeSync,baselineLarge,limitLarge,limitDurableLarge (issue 43's rows).
 #
 # Worlds are generated once and kept under Output/bench/world-<size>/ (delete them to regenerate).
 # Results: a table on stdout and Output/bench/report.json. A missed target prints MISS but does
@@ -20,6 +22,7 @@ size=1
 runs=3
 against=""
 build_only=""
+only_rows=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --size) size=${2:?--size needs a value}; shift 2 ;;
@@ -29,8 +32,9 @@ while [ $# -gt 0 ]; do
         --against) against=${2:?--against needs a mappack binary}; shift 2 ;;
         --against=*) against=${1#*=}; shift ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N, --against OLD_MAPPACK, --build-only)" >&2; exit 2 ;;
+        --rows) only_rows=${2:?--rows needs row names}; build_only=1; shift 2 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N, --against OLD_MAPPACK, --build-only, --rows A,B)" >&2; exit 2 ;;
     esac
 done
 python3 -c "import sys; s=float(sys.argv[1]); assert 0 < s <= 64" "$size" 2>/dev/null \
@@ -156,7 +160,7 @@ say "timed work on: $workfs"
 
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
     --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" --large-world "$world_large" \
-    --work "$work" --work-fs "$workfs" ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
+    --work "$work" --work-fs "$workfs" ${only_rows:+--rows "$only_rows"} ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
 [ -z "$build_only" ] || exit 0
 
 # Chunked updates (issue 21): their own small worlds and nginx, rows side by side with whole updates.

@@ -72,6 +72,44 @@ import Testing
     /// pieces of runs) is refused by `--merge` as bad input naming its record, never joined.
     @Test func aShardOfTheRegionDealingVersionIsRefused() throws {
         let folder = TemporaryFolder("import-shard-version")
+        try Self.makeTwoShards(in: folder)
+        let record = folder.join("shard-2/shard.json")
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        #expect(text.contains("\"mappack-import-shard/2\""), "\(text.prefix(200))")
+        try Data(text.replacingOccurrences(of: "mappack-import-shard/2", with: "mappack-import-shard/1").utf8).write(
+            to: URL(fileURLWithPath: record))
+        let merge = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("merged")])
+        #expect(merge.status == 2, "\(merge.stderr)")
+        #expect(merge.stderr.contains("shard-2/shard.json") && merge.stderr.contains("mappack-import-shard/1"), "\(merge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.join("merged")))
+    }
+
+    /// A shard's `shard.json` names its bundle folders; a name that climbs out of `bundles/`
+    /// (a shard from an untrusted job) is refused before anything is read or written through it.
+    /// Before, `--merge` copied `bundles/../../outside` of the shard to `../../outside` of its
+    /// staging folder: beside the merge output, outside it.
+    @Test func aShardNamingABundleOutsideItsFolderIsRefused() throws {
+        let folder = TemporaryFolder("import-shard-escape")
+        try Self.makeTwoShards(in: folder)
+        let record = folder.join("shard-2/shard.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: record))) as? [String: Any])
+        var bundles = try #require(json["bundles"] as? [String: Any])
+        let name = try #require(bundles.keys.sorted().first)
+        bundles["../../outside"] = bundles.removeValue(forKey: name)
+        json["bundles"] = bundles
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: record))
+        try FileManager.default.createDirectory(atPath: folder.join("outside/regions"), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder.join("outside/regions/planted")))
+        let merge = try Tool.mappack(
+            ["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("out/merged")])
+        #expect(merge.status == 2, "\(merge.stderr)")
+        #expect(merge.stderr.contains("shard-2/shard.json") && merge.stderr.contains("../../outside"), "\(merge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.join("out/outside")))
+        #expect(!FileManager.default.fileExists(atPath: folder.join("out/merged")))
+    }
+
+    /// Two shards of a two-tile MBTiles and one square region, in `shard-1` and `shard-2` of `folder`.
+    static func makeTwoShards(in folder: TemporaryFolder) throws {
         let tiles = folder.join("tiles.mbtiles")
         let made = try Tool.run(
             "/usr/bin/sqlite3",
@@ -91,15 +129,6 @@ import Testing
                 ["import", "--tiles", tiles, "--regions", regions, "--shard", "\(index)/2", "--out", folder.join("shard-\(index)")], timeout: 120)
             try #require(shard.status == 0, "\(shard.stderr)")
         }
-        let record = folder.join("shard-2/shard.json")
-        let text = try String(contentsOfFile: record, encoding: .utf8)
-        #expect(text.contains("\"mappack-import-shard/2\""), "\(text.prefix(200))")
-        try Data(text.replacingOccurrences(of: "mappack-import-shard/2", with: "mappack-import-shard/1").utf8).write(
-            to: URL(fileURLWithPath: record))
-        let merge = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("merged")])
-        #expect(merge.status == 2, "\(merge.stderr)")
-        #expect(merge.stderr.contains("shard-2/shard.json") && merge.stderr.contains("mappack-import-shard/1"), "\(merge.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: folder.join("merged")))
     }
 
     /// Three shards each place at least half the mean of the three: runs of the tile order hold

@@ -42,17 +42,17 @@ import Testing
         let new = UpdateFixture.newVersion
 
         // Later: asked at every check, the deferral reported once, with the app's reason; nothing fetched.
-        #expect(await eventually(30) { asked.withLock { $0 } >= 3 })
+        #expect(await eventually(300) { asked.withLock { $0 } >= 3 })
         #expect(store.mapVersion == UpdateFixture.oldVersion)
         #expect(Self.deferrals(log) == ["\(new) app(reason: \"on a call\")"], "\(log.updateSteps)")
         #expect(!log.updateSteps.contains { $0.hasPrefix("started") })
 
         // Declined: reported once, and the store neither asks about that version again nor installs it.
         answer.withLock { $0 = .decline(reason: "the user said no") }
-        #expect(await eventually(30) { Self.declines(log) == ["\(new) the user said no"] })
+        #expect(await eventually(300) { Self.declines(log) == ["\(new) the user said no"] })
         let askedThen = asked.withLock { $0 }
         let requests = site.catalogRequests
-        #expect(await eventually(30) { site.catalogRequests >= requests + 3 })
+        #expect(await eventually(300) { site.catalogRequests >= requests + 3 })
         #expect(asked.withLock { $0 } == askedThen)
         #expect(Self.declines(log).count == 1)
         #expect(store.mapVersion == UpdateFixture.oldVersion)

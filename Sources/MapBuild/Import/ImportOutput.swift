@@ -74,6 +74,13 @@ enum ImportOutput {
             do { try FormatTagError.check(record.format, expected: ImportShardRecord.formatTag) } catch {
                 throw ImportError.badShards(reason: "\(file): \(error)")
             }
+            // Bundle names become folder names under the shard and the output: one plain name each.
+            for name in record.bundles.keys.sorted() {
+                if let problem = PathName.problem(name) {
+                    throw ImportError.badShards(
+                        reason: "\(file): bundle '\(name)' \(problem); \(PathName.rule); make the shards again with mappack import --shard I/N")
+                }
+            }
             records.append((folder, record))
         }
         guard let first = records.first?.record else { throw ImportError.badShards(reason: "--merge needs the shard folders") }
