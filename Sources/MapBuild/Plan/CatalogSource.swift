@@ -99,7 +99,7 @@ public enum CatalogSource {
             case .fetch(.failed(let failed, let status, let reason)):
                 throw .unreadable(
                     url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason, served: !url.isFileURL)
-            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason, served: !url.isFileURL)
+            case .undecodable(let source, let reason): throw .unreadable(url: source.shown, reason: reason, served: !url.isFileURL)
             case .refused(_, let refusal): throw .untrusted(url: name, refusal)
             }
         }

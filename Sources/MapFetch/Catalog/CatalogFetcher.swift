@@ -9,7 +9,7 @@ package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConverti
     /// A document could not be fetched, or is larger than its cap.
     case fetch(DocumentFetchError)
     /// `catalog.json.zst` is not a zstd stream, or decompresses to more than the timestamp's size (a bomb).
-    case undecodable(url: String, reason: String)
+    case undecodable(url: URL, reason: String)
     /// The timestamp was refused, or the catalog is not the one it names.
     case refused(url: String, CatalogTrustError)
 
@@ -18,7 +18,7 @@ package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConverti
         case .missing(let url): "\(url): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
         case .fetch(let error): error.description
         case .undecodable(let url, let reason):
-            "\(url): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
+            "\(url.shown): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
         case .refused(let url, let error): "\(url): \(error)"
         }
     }
@@ -183,7 +183,7 @@ package struct CatalogFetcher: Sendable {
                             .timestampMismatch(reason: "catalog.json.zst's sha256 is not the \(zstSHA256.prefix(16))… the timestamp names"))
                     }
                     do { bytes = try Zstd.decompress(compressed, limit: Int(timestamp.size)) } catch {
-                        throw CatalogFetchError.undecodable(url: zstName, reason: "\(error)")
+                        throw CatalogFetchError.undecodable(url: zstURL, reason: "\(error)")
                     }
                 }
             } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
@@ -192,7 +192,7 @@ package struct CatalogFetcher: Sendable {
                         url: zstName, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
                 }
                 throw .fetch(error)
-            } catch { throw .undecodable(url: zstName, reason: "\(error)") }
+            } catch { throw .undecodable(url: zstURL, reason: "\(error)") }
         }
         if bytes == nil {
             do {

@@ -106,10 +106,10 @@ package enum DocumentFetch {
     /// The document error for a client's failure.
     private static func documentError(_ error: FetchFailure) -> DocumentFetchError {
         switch error {
-        case .tooLarge(let source, let limit): .tooLarge(url: source, limit: Int(limit))
-        case .stopped(let source): .failed(url: source, httpStatus: nil, reason: "stopped: the caller was cancelled")
-        case .status(let source, let status, _): .failed(url: source, httpStatus: status, reason: "expected 200 OK")
-        case .transfer(let source, let status, let reason, _): .failed(url: source, httpStatus: status, reason: reason)
+        case .tooLarge(let source, let limit): .tooLarge(url: source.shown, limit: Int(limit))
+        case .stopped(let source): .failed(url: source.shown, httpStatus: nil, reason: "stopped: the caller was cancelled")
+        case .status(let source, let status, _): .failed(url: source.shown, httpStatus: status, reason: "expected 200 OK")
+        case .transfer(let source, let status, let reason, _): .failed(url: source.shown, httpStatus: status, reason: reason)
         }
     }
 
@@ -122,9 +122,9 @@ package enum DocumentFetch {
         // was copied and faulted in again each time the buffer grew (~5 % of a planet plan).
         if url.isFileURL {
             do { return .body(try ReadableFile.contents(of: url.path, limit: limit), nil) } catch {
-                if error.code == EFBIG { throw .tooLarge(url: url.path, limit: Int64(limit)) }
+                if error.code == EFBIG { throw .tooLarge(url: url, limit: Int64(limit)) }
                 if error.isNotFound { return .missing }
-                throw .transfer(url: url.path, httpStatus: nil, reason: error.description, transient: false)
+                throw .transfer(url: url, httpStatus: nil, reason: error.description, transient: false)
             }
         }
         var body = Data()

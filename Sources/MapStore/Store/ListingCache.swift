@@ -34,7 +34,7 @@ final class ListingCache: Sendable {
     /// The catalog file at `path`, read and parsed; nil when it is missing or unreadable.
     static func readCatalog(_ path: String) -> RegionTree? {
         guard let bytes = try? ReadableFile.contents(of: path, limit: CatalogLoader.maxBytes) else { return nil }
-        return try? CatalogLoader.tree(bytes, source: path)
+        return try? CatalogLoader.tree(bytes, url: URL(fileURLWithPath: path))
     }
 
     /// The installed manifest's block size and catalog name.
