@@ -46,11 +46,12 @@ package struct HTTPValidators: Codable, Equatable, Sendable {
 /// Why a small document (catalog, signature, timestamp) could not be fetched.
 package enum DocumentFetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The body is larger than the cap (for a decoded `Content-Encoding`, the decoded size).
-    case tooLarge(url: String, limit: Int)
+    case tooLarge(url: URL, limit: Int)
     /// The transfer failed, or the server answered with an error status (not 404/410).
-    case failed(url: String, httpStatus: Int?, reason: String)
+    case failed(url: URL, httpStatus: Int?, reason: String)
 
-    package var url: String {
+    /// The document asked for (messages show it as `URL.shown`).
+    package var url: URL {
         switch self {
         case .tooLarge(let url, _), .failed(let url, _, _): url
         }
@@ -58,8 +59,8 @@ package enum DocumentFetchError: Error, Equatable, Sendable, CustomStringConvert
 
     package var description: String {
         switch self {
-        case .tooLarge(let url, let limit): "\(url): larger than \(limit) bytes (decompressed); the server sends something else than a catalog"
-        case .failed(let url, let status, let reason): "\(url): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
+        case .tooLarge(let url, let limit): "\(url.shown): larger than \(limit) bytes (decompressed); the server sends something else than a catalog"
+        case .failed(let url, let status, let reason): "\(url.shown): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
         }
     }
 }
@@ -106,10 +107,10 @@ package enum DocumentFetch {
     /// The document error for a client's failure.
     private static func documentError(_ error: FetchFailure) -> DocumentFetchError {
         switch error {
-        case .tooLarge(let source, let limit): .tooLarge(url: source.shown, limit: Int(limit))
-        case .stopped(let source): .failed(url: source.shown, httpStatus: nil, reason: "stopped: the caller was cancelled")
-        case .status(let source, let status, _): .failed(url: source.shown, httpStatus: status, reason: "expected 200 OK")
-        case .transfer(let source, let status, let reason, _): .failed(url: source.shown, httpStatus: status, reason: reason)
+        case .tooLarge(let source, let limit): .tooLarge(url: source, limit: Int(limit))
+        case .stopped(let source): .failed(url: source, httpStatus: nil, reason: "stopped: the caller was cancelled")
+        case .status(let source, let status, _): .failed(url: source, httpStatus: status, reason: "expected 200 OK")
+        case .transfer(let source, let status, let reason, _): .failed(url: source, httpStatus: status, reason: reason)
         }
     }
 
