@@ -80,11 +80,12 @@ import Testing
 
     static let clock = ["SOURCE_DATE_EPOCH": "1796000000"]
 
-    /// Four shards of the synthetic archive: each fetches at most 0.3 of it (its regions' tiles,
-    /// the directories, and the gaps between its runs it reads to keep the requests few), together
-    /// about what an unsharded import needs; their merge is the unsharded import of the local file.
-    /// On Natural Earth's own tiles one shard cannot go below about 0.39 (the text of docs/import.md):
-    /// Norway's fjords make its tiles the heaviest, and the continent's overview goes with it.
+    /// Four shards of the synthetic archive: each fetches at most 0.2 of it (the tiles of its run of
+    /// the tile-id order that meet a region, the directories, and the gaps between its runs it reads
+    /// to keep the requests few; 0.116 / 0.045 / 0.147 / 0.096 when the runs were cut by count
+    /// alone: the runs over sea and Russia, which no region meets, fetch least), together about
+    /// what an unsharded import needs; their merge is the unsharded import of the local file. Dealt
+    /// whole regions (before runs of the tile order), the bound was 0.3.
     @Test func fourShardsFetchTheirShareOfARangedArchiveAndMergeToTheLocalImportsBytes() throws {
         let served = Served.shared
         for result in served.made { try #require(result.status == 0, "\(result.stdout)\(result.stderr)") }
@@ -124,7 +125,7 @@ import Testing
             fetched.append(nginx.bytesSent(prefix: prefix))
         }
         for (index, bytes) in fetched.enumerated() {
-            #expect(bytes > 0 && Double(bytes) <= 0.3 * Double(size), "shard \(index + 1) fetched \(bytes) of \(size) bytes: \(fetched)")
+            #expect(bytes > 0 && Double(bytes) <= 0.2 * Double(size), "shard \(index + 1) fetched \(bytes) of \(size) bytes: \(fetched)")
         }
         #expect(needed >= size, "unsharded, the whole archive is read once: \(needed) of \(size)")
         #expect(

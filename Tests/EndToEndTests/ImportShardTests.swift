@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// Issue 45 item 2 (and issue 43's "`--shard 3` split Europe 11.6k / 3.0k / 83.0k tiles"): `mappack
-/// import --shard I/N` deals the regions to shards by the tiles they place, not every N-th by id, and
-/// the shards still merge into the bytes of one unsharded import.
+/// import --shard I/N` takes a run of the tile order balanced by tile count, not a share of the
+/// regions, and the shards still merge into the bytes of one unsharded import.
 @Suite struct ImportShardTests {
     /// Every country of Natural Earth's Europe but Russia, whose polygon (reaching to the Pacific)
     /// heads about three quarters of Europe's tiles: no split into 3 shards by region can be even with
@@ -13,11 +13,99 @@ import Testing
     static let countries =
         "AD,AL,AT,AX,BA,BE,BG,BY,CH,CZ,DE,DK,EE,ES,FI,FO,FR,GB,GG,GI,GR,HR,HU,IE,IM,IS,IT,JE,LI,LT,LU,LV,MC,MD,ME,MK,MT,NL,NO,PL,PT,RO,RS,SE,SI,SK,SM,UA,VA,XK"
 
-    /// Three shards each place at least half the mean of the three. Dealt by tile count the split of
-    /// this Europe is even to within a few percent (the regions after Norway each head under a tenth
-    /// of the tiles); half the mean leaves room for the estimate, which places one zoom only, and is
-    /// far above what region granularity forces. Dealt every third region by id (before issue 45), the
-    /// shards placed 979 / 174 / 613 tiles: the lightest 0.3 of the mean.
+    /// Every country of Natural Earth's Europe with Russia, whose polygon heads about three quarters
+    /// of the tiles: four shards each take a quarter of the tile order (zoom, column, row), so
+    /// Russia's tiles are split across shards and each shard places between 15 % and 35 % of the
+    /// tiles. Dealt whole regions (before this), Russia's shard placed about 79 % of them. The
+    /// merge is the unsharded import's bytes, Russia's `tiles.db` and the shared bundles included,
+    /// whichever shards wrote pieces of them.
+    @Test func fourShardsSplitABigRegionByTileOrderAndMergeToTheUnshardedBytes() throws {
+        let folder = TemporaryFolder("import-shard-range")
+        let made = try Tool.run(
+            RealWorldFixture.python,
+            [ImportTests.helper, "inputs", "--out", folder.join("inputs"), "--countries", Self.countries + ",RU", "--max-zoom", "7"],
+            timeout: 600)
+        try #require(made.status == 0, "make_import_inputs.py (run `make venv` first): \(made.stderr)")
+        let inputs = folder.join("inputs")
+        let arguments = [
+            "import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--places", inputs + "/places.geojson",
+            "--catalog", "europe", "--map-version", "2026.12.0",
+        ]
+        let whole = try Tool.mappack(arguments + ["--out", folder.join("whole")], timeout: 600)
+        try #require(whole.status == 0, "\(whole.stderr)")
+        var placed: [Int] = []
+        var russia: [Int] = []
+        for index in 1...4 {
+            let shard = try Tool.mappack(arguments + ["--shard", "\(index)/4", "--out", folder.join("shard-\(index)")], timeout: 600)
+            try #require(shard.status == 0, "\(shard.stderr)")
+            let record = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("shard-\(index)/shard.json"))))
+                    as? [String: Any])
+            let counts = try #require(record["counts"] as? [String: Any], "\(record.keys.sorted())")
+            placed.append(try #require(counts["placed"] as? Int, "\(counts)"))
+            if FileManager.default.fileExists(atPath: folder.join("shard-\(index)/bundles/europe.ru.tiles/regions/europe/ru/tiles.db")) {
+                russia.append(index)
+            }
+        }
+        let total = placed.reduce(0, +)
+        #expect(total > 1500, "\(placed)")
+        for (index, tiles) in placed.enumerated() {
+            let share = Double(tiles) / Double(total)
+            #expect(share >= 0.15 && share <= 0.35, "shard \(index + 1)/4 placed \(tiles) of \(placed) tiles (\(share))")
+        }
+        #expect(russia.count >= 2, "Russia's tiles are split across shards: written by \(russia)")
+
+        let merge = try Tool.mappack(
+            [
+                "import", "--merge", folder.join("shard-3"), folder.join("shard-1"), folder.join("shard-4"), folder.join("shard-2"), "--out",
+                folder.join("merged"),
+            ])
+        try #require(merge.status == 0, "\(merge.stderr)")
+        let diff = try Tool.run("/usr/bin/diff", ["-r", folder.join("whole"), folder.join("merged")], timeout: 120)
+        #expect(diff.status == 0, "merged shards differ from the unsharded import: \(diff.stdout.prefix(2000))")
+        let expected = try ImportTests.files(folder.join("whole"))
+        #expect(expected.keys.contains { $0.hasPrefix("bundles/shared.") }, "the import has shared bundles")
+        #expect(expected.count >= 100, "\(expected.count) files")
+    }
+
+    /// A shard of the region-dealing version (`mappack-import-shard/1`, whose bundles are whole, not
+    /// pieces of runs) is refused by `--merge` as bad input naming its record, never joined.
+    @Test func aShardOfTheRegionDealingVersionIsRefused() throws {
+        let folder = TemporaryFolder("import-shard-version")
+        let tiles = folder.join("tiles.mbtiles")
+        let made = try Tool.run(
+            "/usr/bin/sqlite3",
+            [
+                tiles,
+                "CREATE TABLE metadata (name TEXT, value TEXT); CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);"
+                    + " INSERT INTO metadata VALUES ('format', 'pbf'); INSERT INTO tiles VALUES (0, 0, 0, x'1f8b00'), (1, 1, 1, x'1f8b01');",
+            ], timeout: 60)
+        try #require(made.status == 0, "\(made.stderr)")
+        let regions = folder.join("regions.geojson")
+        try Data(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"r","name":"r"},"geometry":{"type":"Polygon","coordinates":[[[1,1],[40,1],[40,40],[1,40],[1,1]]]}}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: regions))
+        for index in 1...2 {
+            let shard = try Tool.mappack(
+                ["import", "--tiles", tiles, "--regions", regions, "--shard", "\(index)/2", "--out", folder.join("shard-\(index)")], timeout: 120)
+            try #require(shard.status == 0, "\(shard.stderr)")
+        }
+        let record = folder.join("shard-2/shard.json")
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        #expect(text.contains("\"mappack-import-shard/2\""), "\(text.prefix(200))")
+        try Data(text.replacingOccurrences(of: "mappack-import-shard/2", with: "mappack-import-shard/1").utf8).write(
+            to: URL(fileURLWithPath: record))
+        let merge = try Tool.mappack(["import", "--merge", folder.join("shard-1"), folder.join("shard-2"), "--out", folder.join("merged")])
+        #expect(merge.status == 2, "\(merge.stderr)")
+        #expect(merge.stderr.contains("shard-2/shard.json") && merge.stderr.contains("mappack-import-shard/1"), "\(merge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.join("merged")))
+    }
+
+    /// Three shards each place at least half the mean of the three: runs of the tile order hold
+    /// about as many placed tiles each (tiles no region meets count in a run too). Dealt every third
+    /// region by id (before issue 45), the shards placed 979 / 174 / 613 tiles: the lightest 0.3 of
+    /// the mean.
     @Test func threeShardsOfEuropeEachPlaceAFairShareAndMergeToTheUnshardedBytes() throws {
         let folder = TemporaryFolder("import-shard-balance")
         let made = try Tool.run(

@@ -19,37 +19,86 @@ enum ImportDatabases {
         return [west, south, east, north].map { String(format: "%.6f", $0) }.joined(separator: ",")
     }
 
+    /// Writes the `tiles.db` of scratch destination `destination`: its tiles copied from the
+    /// tileset in the order zoom, column, row, then the metadata.
     static func writeTiles(
         to path: String, destination: Int, scratch: String, tileset: ImportTileset, name: String, bbox: [Double], center: [Double]
     ) throws {
-        try FileSystem.makeDirectories(FileSystem.parent(path))
-        let database = try TileDatabases.createMBTiles(path)
+        var metadata = tileset.metadata.filter { !ownMetadata.contains($0.key) }
+        metadata["name"] = name
+        metadata["bounds"] = boundsText(bbox)
+        // MBTiles' `center` is longitude,latitude,zoom; the catalog's is [latitude, longitude].
+        let place = String(format: "%.6f,%.6f", center[1], center[0])
         // The tileset is read under its own rules on this connection too: its schema untrusted,
         // the copy under its work limit (`ImportTileset`).
+        try write(
+            to: path, attaching: [("src", tileset.path), ("p", scratch)],
+            rows: """
+                SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data FROM p.placed AS q
+                JOIN \(tileset.layout.relation(in: "src")) AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
+                WHERE q.dest = ? ORDER BY q.z, q.x, q.y
+                """, arguments: [.integer(Int64(destination))], metadata: metadata, center: place
+        ) { database, body in try tileset.limited(database, body) }
+    }
+
+    /// Writes at `path` the `tiles.db` whose pieces the shards of one import wrote (`pieces`, each
+    /// holding the tiles of its shard's run, with the same name, bounds and centre): their tiles
+    /// gathered in `scratch`, then written in the order zoom, column, row with the metadata, as
+    /// `writeTiles` writes them all at once, so the bytes are the unsharded import's.
+    static func joinPieces(_ pieces: [String], into path: String, scratch: String) throws {
+        var metadata: [String: String] = [:]
+        do {
+            let gathered = try TileDatabases.create(scratch)
+            try gathered.execute("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB); BEGIN;")
+            for (index, piece) in pieces.enumerated() {
+                try gathered.query("ATTACH DATABASE ? AS piece", [.text(piece)])
+                try gathered.execute(
+                    "INSERT INTO main.tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM piece.tiles ORDER BY zoom_level, tile_column, tile_row"
+                )
+                if index == 0 {
+                    for row in try gathered.query("SELECT name, value FROM piece.metadata") {
+                        metadata[try row["name", as: String.self]] = try row["value", as: String.self]
+                    }
+                }
+                try gathered.execute("COMMIT; DETACH DATABASE piece; BEGIN;")
+            }
+            try gathered.execute("COMMIT")
+        }
+        guard let center = metadata["center"], let comma = center.lastIndex(of: ",") else {
+            throw ImportError.badShards(reason: "\(pieces[0]): a piece of a tiles.db without its metadata's centre; make the shards again")
+        }
+        for name in ["minzoom", "maxzoom", "center"] { metadata[name] = nil }
+        try write(
+            to: path, attaching: [("p", scratch)],
+            rows: "SELECT zoom_level, tile_column, tile_row, tile_data FROM p.tiles ORDER BY zoom_level, tile_column, tile_row", arguments: [],
+            metadata: metadata, center: String(center[..<comma])
+        ) { _, body in try body() }
+        try FileSystem.removeFile(scratch)
+    }
+
+    /// A new MBTiles file at `path` holding the rows `rows` selects (from the databases `attaching`
+    /// names) and `metadata` with `minzoom`, `maxzoom` and `center` (`center`, then the lowest zoom)
+    /// from the tiles: one fixed sequence of statements, so the same rows give the same bytes.
+    private static func write(
+        to path: String, attaching: [(name: String, path: String)], rows: String, arguments: [SQLValue], metadata: [String: String],
+        center: String, limited: (SQLiteDatabase, () throws -> Void) throws -> Void
+    ) throws {
+        try FileSystem.makeDirectories(FileSystem.parent(path))
+        let database = try TileDatabases.createMBTiles(path)
         try database.execute("PRAGMA trusted_schema = OFF")
-        try database.query("ATTACH DATABASE ? AS src", [.text(tileset.path)])
-        try database.query("ATTACH DATABASE ? AS p", [.text(scratch)])
+        for attached in attaching { try database.query("ATTACH DATABASE ? AS \(attached.name)", [.text(attached.path)]) }
         // A deferred transaction: it locks the tileset and the scratch table only to read them, so
         // shards on one machine can copy from one tileset at the same time.
         try database.execute("BEGIN")
         do {
-            try tileset.limited(database) {
-                _ = try database.query(
-                    """
-                    INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data)
-                    SELECT t.zoom_level, t.tile_column, t.tile_row, t.tile_data FROM p.placed AS q
-                    JOIN \(tileset.layout.relation(in: "src")) AS t ON t.zoom_level = q.z AND t.tile_column = q.x AND t.tile_row = q.y
-                    WHERE q.dest = ? ORDER BY q.z, q.x, q.y
-                    """, [.integer(Int64(destination))])
+            try limited(database) {
+                _ = try database.query("INSERT INTO main.tiles (zoom_level, tile_column, tile_row, tile_data) " + rows, arguments)
             }
             let zooms = try database.firstRow("SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM main.tiles")
             let low = try zooms?["low", as: Int64?.self] ?? 0
             let high = try zooms?["high", as: Int64?.self] ?? 0
-            var metadata = tileset.metadata.filter { !ownMetadata.contains($0.key) }
-            metadata["name"] = name
-            metadata["bounds"] = boundsText(bbox)
-            // MBTiles' `center` is longitude,latitude,zoom; the catalog's is [latitude, longitude].
-            metadata["center"] = String(format: "%.6f,%.6f,%d", center[1], center[0], Int(low))
+            var metadata = metadata
+            metadata["center"] = center + ",\(low)"
             metadata["minzoom"] = String(low)
             metadata["maxzoom"] = String(high)
             try database.executeMany(
@@ -59,7 +108,7 @@ enum ImportDatabases {
             try? database.execute("ROLLBACK")
             throw error
         }
-        try database.execute("DETACH DATABASE src; DETACH DATABASE p;")
+        try database.execute(attaching.map { "DETACH DATABASE \($0.name);" }.joined(separator: " "))
     }
 
     static func writeSearch(to path: String, region: ImportRegion, places: ImportPlaces.RegionPlaces) throws {

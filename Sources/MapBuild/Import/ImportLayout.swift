@@ -2,8 +2,8 @@ import Foundation
 import MapFormat
 import MapIO
 
-/// Where an import puts things: the regions' shapes and ancestry, which shard owns which region,
-/// and each bundle's name, kind and file.
+/// Where an import puts things: the regions' shapes and ancestry, which shard writes which region's
+/// places, and each bundle's name, kind and file.
 struct ImportLayout {
     let regions: [ImportRegion]
     let shapes: [MercatorShape]
@@ -13,9 +13,9 @@ struct ImportLayout {
     private let descendants: [[Int]]
     /// Each region's rank among the ids, sorted.
     private let rank: [Int]
-    /// The shard (0-based) that writes each region's bundles (`ImportShardPlan`); all 0 until
-    /// assigned, as in an unsharded import.
-    var shardOfRegion: [Int]
+    /// The shard (0-based) that writes each region's `search.db` (`ImportShardPlan.searchShards`);
+    /// all 0 until assigned, as in an unsharded import. Tiles are cut by their order, not by region.
+    var searchShard: [Int]
 
     /// A bundle folder and the file it holds.
     struct Bundle {
@@ -41,7 +41,7 @@ struct ImportLayout {
         var rank = [Int](repeating: 0, count: regions.count)
         for (place, index) in sorted.enumerated() { rank[index] = place }
         self.rank = rank
-        shardOfRegion = [Int](repeating: 0, count: regions.count)
+        searchShard = [Int](repeating: 0, count: regions.count)
     }
 
     /// Refuses region ids whose files would share a path on a device, or whose bundles a name.
@@ -79,14 +79,14 @@ struct ImportLayout {
         return shapes.indices.filter { shapes[$0].box.minX <= strip.maxX && strip.minX <= shapes[$0].box.maxX }
     }
 
-    /// The columns of `zoom` whose tiles can meet a region of `shard` (those `candidates` holds one
-    /// of its regions for), as ascending, disjoint ranges: all a shard has to read of the zoom.
-    func columns(zoom: Int, shard: Int) -> [ClosedRange<Int64>] {
+    /// The columns of `zoom` whose tiles can meet a region (those `candidates` holds one for), as
+    /// ascending, disjoint ranges: all an import has to read of the zoom.
+    func columns(zoom: Int) -> [ClosedRange<Int64>] {
         let scale = Double(Int64(1) << zoom)
         let last = (Int64(1) << zoom) - 1
         let spans = shapes.indices.compactMap { index -> ClosedRange<Int64>? in
             let box = shapes[index].box
-            guard shardOfRegion[index] == shard, box.minX <= box.maxX else { return nil }
+            guard box.minX <= box.maxX else { return nil }
             // Closed strips: a box edge on a column's edge meets the column on either side.
             let low = min(last, max(0, Int64((box.minX * scale).rounded(.up)) - 1))
             return low...max(low, min(last, Int64((box.maxX * scale).rounded(.down))))
@@ -112,9 +112,6 @@ struct ImportLayout {
         }
         return kept.sorted { rank[$0] < rank[$1] }
     }
-
-    /// The shard that writes the tiles of `members` (sorted by id): its first region's.
-    func owner(of members: [Int]) -> Int { shardOfRegion[members[0]] }
 
     /// The bundle for the tiles of `members` (sorted by id): the region's own, or a shared one.
     func tileBundle(for members: [Int]) -> Bundle {
@@ -142,8 +139,8 @@ struct ImportLayout {
         return [west, boxes.map { $0[1] }.min()!, east, boxes.map { $0[3] }.max()!]
     }
 
-    /// The regions of `shard` among the deepest whose polygons hold `point` (a place's), sorted by
-    /// id. Only the shard's regions are tested, and the descendants of those that hold it: a region
+    /// The regions whose places `shard` writes among the deepest whose polygons hold `point` (a
+    /// place's), sorted by id. Only the shard's regions are tested, and the descendants of those that hold it: a region
     /// is among the deepest when none of its descendants holds the point too.
     func deepestHolding(_ point: MercatorShape.Point, shard: Int) -> [Int] {
         // Each polygon tested once at most: a country is tested for itself and as its continent's descendant.
@@ -155,7 +152,7 @@ struct ImportLayout {
             return found
         }
         return shapes.indices.filter { region in
-            shardOfRegion[region] == shard && holding(region) && !descendants[region].contains(where: holding)
+            searchShard[region] == shard && holding(region) && !descendants[region].contains(where: holding)
         }.sorted { rank[$0] < rank[$1] }
     }
 }

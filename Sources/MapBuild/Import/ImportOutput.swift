@@ -34,15 +34,16 @@ enum ImportOutput {
     }
 
     /// Writes `folder/source.json` from the records of every shard (one record for an unsharded
-    /// import): the regions in the boundaries' order, each listing the bundles that name it, by name.
+    /// import): the regions in the boundaries' order, each listing the bundles that name it, by name
+    /// (once, however many shards wrote pieces of a bundle).
     static func compose(_ records: [ImportShardRecord], into folder: String) throws {
         let first = records[0]
         var bundles: [String: SourceWorld.Bundle] = [:]
-        var listed: [RegionID: [String]] = [:]
+        var listed: [RegionID: Set<String>] = [:]
         for record in records {
             for (name, bundle) in record.bundles {
                 bundles[name] = SourceWorld.Bundle(kind: bundle.kind)
-                for region in bundle.regions { listed[region, default: []].append(name) }
+                for region in bundle.regions { listed[region, default: []].insert(name) }
             }
         }
         var regions = first.regions
@@ -56,7 +57,8 @@ enum ImportOutput {
     }
 
     /// `mappack import --merge SHARD... --out DIR`: checks that the shards are all N of one import,
-    /// copies their bundle folders and writes `source.json`; the bytes equal an unsharded import's.
+    /// copies their bundle folders (a bundle that several shards wrote pieces of, their tiles joined:
+    /// `ImportDatabases.joinPieces`) and writes `source.json`; the bytes equal an unsharded import's.
     static func merge(shards: [String], output: String) throws -> TileImporter.Result {
         var records: [(folder: String, record: ImportShardRecord)] = []
         for folder in shards {
@@ -88,12 +90,25 @@ enum ImportOutput {
                 reason: "--merge got shards \(indexes.map(String.init).joined(separator: ", ")) of \(first.shards)"
                     + (missing.isEmpty ? "; each shard once" : "; missing \(missing)"))
         }
+        // The shards in order: their runs of tiles follow one another.
+        records.sort { $0.record.shard < $1.record.shard }
+        var writers: [String: [String]] = [:]
+        for (folder, record) in records { for bundle in record.bundles.keys { writers[bundle, default: []].append(folder) } }
         let (area, name, _) = try stage(output)
         do {
-            for (folder, record) in records {
-                for bundle in record.bundles.keys.sorted() {
-                    try copyTree(folder + "/bundles/" + bundle, to: area.path + "/bundles/" + bundle)
+            for (bundle, folders) in writers.sorted(by: { $0.key < $1.key }) {
+                if folders.count == 1 {
+                    try copyTree(folders[0] + "/bundles/" + bundle, to: area.path + "/bundles/" + bundle)
+                    continue
                 }
+                let file = try pieceFile(folders[0] + "/bundles/" + bundle)
+                guard records.first(where: { $0.folder == folders[0] })?.record.bundles[bundle]?.kind != TileImporter.Kind.search else {
+                    throw ImportError.badShards(
+                        reason: "\(bundle): written by several shards (\(folders.joined(separator: ", "))); merge the shards of one import")
+                }
+                try ImportDatabases.joinPieces(
+                    folders.map { $0 + "/bundles/" + bundle + "/" + file }, into: area.path + "/bundles/" + bundle + "/" + file,
+                    scratch: area.path + "/.pieces.sqlite")
             }
             try compose(records.map(\.record), into: area.path)
             try area.commit(as: name)
@@ -103,9 +118,18 @@ enum ImportOutput {
         }
         let counts = records.map(\.record.counts)
         return TileImporter.Result(
-            output: FileSystem.absolute(output), regions: first.regions.count, bundles: records.reduce(0) { $0 + $1.record.bundles.count },
+            output: FileSystem.absolute(output), regions: first.regions.count, bundles: writers.count,
             tiles: first.counts.tiles, placed: counts.reduce(0) { $0 + $1.placed }, outside: counts.reduce(0) { $0 + $1.outside },
             places: counts.reduce(0) { $0 + $1.places })
+    }
+
+    /// The one file of a bundle folder a shard wrote a piece of (`regions/ID/tiles.db`, …), relative to it.
+    private static func pieceFile(_ folder: String) throws -> String {
+        let files = try DirectoryWalker.walk(folder).filter { !$0.isDirectory }
+        guard files.count == 1, files[0].isRegular else {
+            throw ImportError.badShards(reason: "\(folder): a piece of a bundle holds one file, not \(files.count); make the shards again")
+        }
+        return files[0].relativePath
     }
 
     /// Copies the regular files and folders under `source` to `target`.

@@ -4,7 +4,7 @@ import MapFormat
 /// parent, even a childless one), gets a bundle `<id with dots>.overview` (kind `overview`, which a
 /// build's cache seed takes first when its space is short) holding `overview/<id>/tiles.db`: the
 /// tiles of zooms 0…`maxZoom` that meet the region's polygon (the test tile placement uses), listed
-/// by that region alone and written by its shard.
+/// by that region alone. Shards write the pieces their runs of tiles hold, which the merge joins.
 ///
 /// The tiles stay in the deepest regions' bundles too: a device that installs one of them without
 /// the parent still shows its low zooms. A childless root's `tiles.db` holds every zoom, but a seed
@@ -27,11 +27,10 @@ struct ImportOverview {
         self.regions = regions
     }
 
-    /// The regions (positions) among `hits` whose overviews hold a tile of `zoom` that meets them and
-    /// that `shard` writes.
-    func holders(of hits: [Int], zoom: Int64, layout: ImportLayout, shard: Int) -> [Int] {
+    /// The regions (positions) among `hits` whose overviews hold a tile of `zoom` that meets them.
+    func holders(of hits: [Int], zoom: Int64) -> [Int] {
         guard zoom <= Int64(maxZoom) else { return [] }
-        return hits.filter { regions[$0] && layout.shardOfRegion[$0] == shard }
+        return hits.filter { regions[$0] }
     }
 
     /// A region's overview tiles in the first pass's scratch table: negative numbers, apart from the

@@ -15,11 +15,12 @@ import MapIO
 /// row per tile, as MBTiles has no runs. Tiles are stored as the archive holds them (gzipped vector
 /// tiles stay gzipped).
 ///
-/// A shard (`--shard I/N`) walks the directories twice: once for every tile's address (`survey`:
-/// the tile count, the zooms, and the sample zoom's addresses the shard deal is estimated from,
-/// `ImportShardPlan`), then, with the deal known, for the bytes of the tiles its regions can meet
-/// only (`fill(wanted:)`). So N shards read the directories N times each but the tile data, the bulk
-/// of an archive, about once together.
+/// A shard (`--shard I/N`) walks the directories three times: twice without tiles (`survey`: the
+/// tiles and their bytes counted, then the tile ids where its share of the tile-id order and the
+/// next begin, each tile weighed by count and by its bytes), then for the bytes of the tiles
+/// of its run that meet a region (`fill(wanted:ids:)`), skipping the leaves and entries of the other
+/// runs. So N shards read the directories a few times each but the tile data, the bulk of an
+/// archive, about once together.
 ///
 /// Everything the walk reads is checked against the file first, so a damaged or hostile archive
 /// is refused as bad input naming the file (`ImportError.badPMTiles`), never read past its end.
@@ -42,26 +43,24 @@ struct ImportPMTiles {
         var tiles = 0
         /// The lowest and highest zoom with tiles; nil when there are none.
         var zooms: ClosedRange<Int>?
-        /// `ImportShardPlan`'s sample zoom (the lowest with at least `sampleTiles` tiles, else the
-        /// highest), whose addresses `survey` wrote to `sample_tiles`; nil when there are no tiles.
-        var sampleZoom: Int?
+        /// Tile bytes the archive holds, each blob once (an entry's bytes count when they lie past
+        /// every earlier entry's: a tile repeated later, or a run, points back to bytes counted).
+        var bytes: UInt64 = 0
+        /// The first tile id at or past each share `survey` was asked for, `UInt64.max` past the last
+        /// tile (`Walk.shares`).
+        var cuts: [UInt64] = []
     }
 
     /// What a shard takes of one tile (`fill(_:wanted:)`).
     enum Want {
-        /// Nothing: no region of the shard is near it.
+        /// Nothing: no region is near it.
         case skip
-        /// Its address, with no bytes: near one of the shard's regions, but it meets none of their
-        /// polygons, so the placement looks at it (another shard's, or outside every region) and
-        /// never copies it.
+        /// Its address, with no bytes: near a region's box, but it meets no polygon, so the placement
+        /// looks at it (outside every region) and never copies it.
         case address
         /// Its address and bytes.
         case bytes
     }
-
-    /// The table `survey` writes the sample zoom's addresses to (`zoom_level`, `tile_column`,
-    /// `tile_row`, and the tile's length, `tile_bytes`).
-    static let sampleTable = "sample_tiles"
 
     /// The most bytes a directory (root or leaf) may inflate to, or take compressed: a leaf of a
     /// million entries is a few MiB.
@@ -202,8 +201,8 @@ struct ImportPMTiles {
 
     /// Creates the scratch MBTiles 1.3 file at `scratch` with the archive's metadata (`metadata`
     /// with `format`, `minzoom`, `maxzoom`, `bounds`, `center` from the header, the metadata's
-    /// strings as rows and its other members, `vector_layers` first among them, as `json`), an empty
-    /// `tiles` table and `sample_tiles`, in an open transaction that `finish` commits.
+    /// strings as rows and its other members, `vector_layers` first among them, as `json`) and an
+    /// empty `tiles` table, in an open transaction that `finish` commits.
     func create(_ scratch: String) throws -> SQLiteDatabase {
         let metadata = try metadataRows()
         let database = try TileDatabases.create(scratch)
@@ -212,7 +211,6 @@ struct ImportPMTiles {
             CREATE TABLE metadata (name TEXT, value TEXT);
             CREATE UNIQUE INDEX name ON metadata (name);
             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            CREATE TABLE \(Self.sampleTable) (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_bytes INTEGER);
             BEGIN;
             """)
         try database.executeMany(
@@ -220,21 +218,34 @@ struct ImportPMTiles {
         return database
     }
 
-    /// Walks every directory, checking it, and writes the sample zoom's addresses to `sample_tiles`;
-    /// reads no tile data.
+    /// Walks every directory, checking it, and counts the tiles and their bytes; reads no tile data.
     func survey(into database: SQLiteDatabase) throws -> Survey {
-        var walk = Walk(database: database, sampling: true, wanted: nil, filling: false)
+        var walk = Walk(database: database, wanted: nil, filling: false)
         try walk(archive: self)
-        try walk.finishSample()
         return walk.survey
     }
 
-    /// Walks every directory and writes a row to `tiles` for each tile `wanted` takes (asked with
-    /// its zoom, column and XYZ row; every tile, with its bytes, without it), reading the bytes of
-    /// the tiles it takes whole only.
+    /// Walks every directory again with the totals `totals` (a `survey`'s) and finds where the
+    /// shares `shares` (ascending fractions of the work) begin: the first tile id at which half
+    /// the tiles before it over all tiles plus half their bytes over all bytes reach the share.
+    /// Every shard finds the same ids for the same share, so the runs meet.
+    func survey(into database: SQLiteDatabase, totals: Survey, shares: [Double]) throws -> Survey {
+        var walk = Walk(database: database, wanted: nil, filling: false)
+        walk.totals = (Double(max(1, totals.tiles)), Double(max(1, totals.bytes)))
+        walk.shares = shares
+        try walk(archive: self)
+        while walk.survey.cuts.count < shares.count { walk.survey.cuts.append(.max) }
+        return walk.survey
+    }
+
+    /// Walks the directories and writes a row to `tiles` for each tile with an id in `ids` (every
+    /// id without it) that `wanted` takes (asked with its zoom, column and XYZ row; every tile, with
+    /// its bytes, without it), reading the bytes of the tiles it takes whole only. With `wanted`, the
+    /// leaves and runs that hold no tile it may take are not read.
     @discardableResult
-    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?) throws -> Survey {
-        var walk = Walk(database: database, sampling: false, wanted: wanted, filling: true)
+    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, ids: Range<UInt64>? = nil) throws -> Survey {
+        var walk = Walk(database: database, wanted: wanted, filling: true)
+        walk.ids = ids
         try walk(archive: self)
         try walk.flush()
         return walk.survey
@@ -345,22 +356,29 @@ struct ImportPMTiles {
 }
 
 /// The walk over the directories: checks each entry against the archive and the entries before
-/// it; counts the tiles per zoom (`survey`); writes the sample zoom's addresses (`sampling`); and,
-/// `filling`, reads the bytes of the tiles `wanted` takes in large spans and inserts a row per tile
-/// in batches.
+/// it; counts the tiles per zoom and finds the ids where `shares` begin (`survey`); and, `filling`,
+/// reads the bytes of the tiles of `ids` that `wanted` takes in large spans and inserts a row per
+/// tile in batches.
 private struct Walk {
     let database: SQLiteDatabase
-    let sampling: Bool
     let wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?
     let filling: Bool
+    /// The ids a fill takes (every id when nil).
+    var ids: Range<UInt64>?
+    /// The shares of the work (ascending fractions) whose first ids the survey finds, into
+    /// `survey.cuts`: a tile weighs `ImportShardPlan.tileWeight` of a tile over all `totals.tiles`,
+    /// and the first tile of an entry the rest of its new bytes (`Survey.bytes`) over all
+    /// `totals.bytes`, so a share holds its fraction of both the placing and the bytes fetched (a
+    /// blob is fetched once).
+    var shares: [Double] = []
+    var totals: (tiles: Double, bytes: Double) = (1, 1)
+    /// The weight of the tiles before the current entry.
+    var weighed = 0.0
+    /// The end of the furthest tile bytes an entry pointed to so far (`Survey.bytes`).
+    var highWater: UInt64 = 0
     var survey = ImportPMTiles.Survey()
     /// Tiles per zoom so far.
     var zoomTiles = [Int](repeating: 0, count: PMTiles.maxZoom + 1)
-    /// The zoom whose addresses `sample_tiles` holds so far, and how many; the sample zoom once found.
-    var sampleZoom = -1
-    var sampled = 0
-    var sampleFound = false
-    var samplePending: [[SQLValue]] = []
     /// Tile entries gathered (`filling`), their distinct bytes, and the wanted tiles of each
     /// (position in `spanEntries`, zoom, column, TMS row).
     var spanEntries: [PMTiles.Entry] = []
@@ -387,9 +405,8 @@ private struct Walk {
     var pending: [[SQLValue]] = []
     var pendingBytes = 0
 
-    init(database: SQLiteDatabase, sampling: Bool, wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?, filling: Bool) {
+    init(database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?, filling: Bool) {
         self.database = database
-        self.sampling = sampling
         self.wanted = wanted
         self.filling = filling
     }
@@ -468,8 +485,8 @@ private struct Walk {
                 }
                 let leaf = "the leaf directory at offset \(entry.offset) (depth \(depth + 1))"
                 let upper = index + 1 < entries.count ? entries[index + 1].tileID : covered.upperBound
-                // A shard's second walk (the survey checked every leaf) skips the leaves of other shards' tiles.
-                if !sampling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
+                // A shard's fill (the survey checked every leaf) skips the leaves of other shards' runs.
+                if filling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
                 try self(
                     entries: try directory(
                         offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, leaf: true, what: leaf, archive: archive),
@@ -510,9 +527,25 @@ private struct Walk {
                 )
             }
             unfoldedBytes = written
-            let skipped = filling && !sampling && entry.runLength > 16 && !mayWant(entry.tileID..<(last + 1))
-            if skipped || (!filling && (!sampling || sampleFound)) {
-                // Counted by zoom without decoding each tile: the survey after the sample.
+            let skipped = filling && (entry.runLength > 16 || ids != nil) && !mayWant(entry.tileID..<(last + 1))
+            if !filling {
+                let fresh = entry.offset >= highWater ? entry.length : 0
+                highWater = max(highWater, entry.offset + entry.length)
+                survey.bytes += fresh
+                // The first ids of the shares that begin in this run: the first tile whose weight
+                // before it reaches the share. A share of 0 begins at the first tile, one of 1 past the last.
+                let tile = ImportShardPlan.tileWeight / totals.tiles
+                let first = tile + (1 - ImportShardPlan.tileWeight) * Double(fresh) / totals.bytes
+                while survey.cuts.count < shares.count, shares[survey.cuts.count] < 1 {
+                    let short = shares[survey.cuts.count] - weighed
+                    let into = short <= 0 ? 0 : max(1, 1 + ((short - first) / tile).rounded(.up))
+                    guard into < Double(entry.runLength) else { break }
+                    survey.cuts.append(entry.tileID + UInt64(into))
+                }
+                weighed += first + tile * Double(entry.runLength - 1)
+            }
+            if skipped || !filling {
+                // Counted by zoom without decoding each tile: the survey, and the runs a fill skips.
                 var id = entry.tileID
                 while id <= last {
                     let zoom = Self.zoom(of: id)
@@ -529,8 +562,7 @@ private struct Walk {
                 let tile = PMTiles.tile(id: id)!
                 zoomTiles[tile.z] += 1
                 tiles += 1
-                if sampling { try sample(tile, bytes: entry.length) }
-                guard filling else { continue }
+                if let ids, !ids.contains(id) { continue }
                 switch wanted?(tile.z, tile.x, tile.y) ?? .bytes {
                 case .skip: continue
                 case .address:
@@ -565,14 +597,15 @@ private struct Walk {
         return zoom
     }
 
-    /// Whether `wanted` may take a tile with an id in `ids` (always, without `wanted`): the ids of
+    /// Whether `wanted` may take a tile with an id in `asked` and in `ids` (always, without `wanted`): the ids of
     /// each zoom split into the aligned blocks of 4^k positions the Hilbert curve fills a 2^k-tile
     /// square with, each asked as the one tile of zoom − k it covers. At most a few hundred questions,
     /// however many tiles the ids span.
-    func mayWant(_ ids: Range<UInt64>) -> Bool {
+    func mayWant(_ asked: Range<UInt64>) -> Bool {
         guard let wanted else { return true }
-        var id = ids.lowerBound
-        let upper = min(ids.upperBound, Self.lastID + 1)
+        let within = ids ?? 0..<UInt64.max
+        var id = max(asked.lowerBound, within.lowerBound)
+        let upper = min(asked.upperBound, within.upperBound, Self.lastID + 1)
         while id < upper {
             let zoom = Self.zoom(of: id)
             let first = Self.firstID(ofZoom: zoom)
@@ -590,38 +623,6 @@ private struct Walk {
             id = first + end
         }
         return false
-    }
-
-    /// Adds `tile` to `sample_tiles` while the sample zoom is not found: the lowest zoom with at
-    /// least `ImportShardPlan.sampleTiles` tiles (ids ascend by zoom, so a zoom is whole when the
-    /// next begins), else the highest.
-    mutating func sample(_ tile: (z: Int, x: Int64, y: Int64), bytes: UInt64) throws {
-        guard !sampleFound else { return }
-        if tile.z != sampleZoom {
-            if sampleZoom >= 0, sampled >= ImportShardPlan.sampleTiles {
-                sampleFound = true
-                return
-            }
-            try database.execute("DELETE FROM \(ImportPMTiles.sampleTable)")
-            samplePending.removeAll(keepingCapacity: true)
-            sampleZoom = tile.z
-            sampled = 0
-        }
-        sampled += 1
-        samplePending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .integer(Int64(bytes))])
-        if samplePending.count >= ImportPMTiles.batchRows { try flushSample() }
-    }
-
-    private mutating func flushSample() throws {
-        try database.executeMany(
-            "INSERT INTO \(ImportPMTiles.sampleTable) (zoom_level, tile_column, tile_row, tile_bytes) VALUES (?, ?, ?, ?)", samplePending)
-        samplePending.removeAll(keepingCapacity: true)
-    }
-
-    /// Writes what is left of the sample and names its zoom.
-    mutating func finishSample() throws {
-        try flushSample()
-        if sampleZoom >= 0 { survey.sampleZoom = sampleZoom }
     }
 
     /// Reads the bytes of the gathered entries as few spans as `TileSpans` makes of them, and queues

@@ -1,8 +1,9 @@
 import MapFormat
 import MapIO
 
-/// The first pass of an import: the tiles of the tileset in the columns near this shard's regions
-/// (`ImportLayout.columns`), in index order (zoom, column, row), matched against the regions; the placements of this shard's tiles go to a scratch table
+/// The first pass of an import: the tiles of the tileset in the columns near a region
+/// (`ImportLayout.columns`), in index order (zoom, column, row), within this shard's run of that
+/// order (`ImportShardPlan`), matched against the regions; the placements go to a scratch table
 /// `placed(dest, z, x, y)` on disk, so memory holds one column's candidates and the list of
 /// destinations (each a set of regions), never the tiles.
 enum ImportPlacement {
@@ -23,13 +24,17 @@ enum ImportPlacement {
 
     /// Refuses the tileset for its first bad row in index order (zoom, column, row): an address
     /// that is not three integers in its zoom's grid (zooms 0-30), a tile over
-    /// `ImportTileset.maxTileBytes`, an address held twice. SQLite looks at every row, so a shard
-    /// that reads only its columns refuses what an unsharded import refuses.
-    static func check(_ tileset: ImportTileset) throws {
-        if let refused = try firstRefusal(in: tileset) { throw ImportError.badTileset(file: tileset.name, reason: refused) }
+    /// `ImportTileset.maxTileBytes`, an address held twice. SQLite looks at every row of
+    /// `positions` (every row without it): the shards of one import look at every row once between
+    /// them, so one of them refuses what an unsharded import refuses.
+    static func check(_ tileset: ImportTileset, positions: Range<Int>? = nil) throws {
+        if let refused = try firstRefusal(in: tileset, positions: positions) { throw ImportError.badTileset(file: tileset.name, reason: refused) }
     }
 
-    static func run(tileset: ImportTileset, layout: ImportLayout, overview: ImportOverview?, shard: Int, scratch: String) throws -> Pass {
+    /// Places the tiles of `tileset` within `bounds` (a shard's run; every tile without it).
+    static func run(tileset: ImportTileset, layout: ImportLayout, overview: ImportOverview?, bounds: ImportShardPlan.Bounds?, scratch: String) throws
+        -> Pass
+    {
         // `tileset` has passed `check`: every row's address is three integers in its grid, once.
         let database = try TileDatabases.create(scratch)
         try database.execute(
@@ -46,16 +51,28 @@ enum ImportPlacement {
         try database.execute("BEGIN")
         try tileset.limited(tileset.database) {
             guard let zooms = try ImportShardPlan.zoomRange(of: tileset) else { return }
-            for zoom in zooms {
+            // A shard's run: from its first tile's address to the next run's first, exclusive.
+            var within = ""
+            var limits: [SQLValue] = []
+            if let first = bounds?.first {
+                within += " AND (zoom_level, tile_column, tile_row) >= (?, ?, ?)"
+                limits += first
+            }
+            if let next = bounds?.next {
+                within += " AND (zoom_level, tile_column, tile_row) < (?, ?, ?)"
+                limits += next
+            }
+            for zoom in zooms where bounds?.holds(zoom: zoom) ?? true {
                 let size = Int64(1) << zoom
                 column = -1
-                // Only the columns near this shard's regions: the others' tiles are never decoded.
-                for span in layout.columns(zoom: Int(zoom), shard: shard) {
+                // Only the columns near a region, and in the run: the others' tiles are never decoded.
+                for near in layout.columns(zoom: Int(zoom)) {
+                    guard let span = bounds.map({ $0.columns(near, zoom: zoom) }) ?? near else { continue }
                     try tileset.database.forEachRow(
                         """
                         SELECT tile_column AS x, tile_row AS y FROM \(relation)
-                        WHERE zoom_level = ? AND tile_column BETWEEN ? AND ? ORDER BY tile_column, tile_row
-                        """, [.integer(zoom), .integer(span.lowerBound), .integer(span.upperBound)]
+                        WHERE zoom_level = ? AND tile_column BETWEEN ? AND ?\(within) ORDER BY tile_column, tile_row
+                        """, [.integer(zoom), .integer(span.lowerBound), .integer(span.upperBound)] + limits
                     ) {
                         row throws(SQLiteError) in
                         let x = try row["x", as: Int64.self]
@@ -66,16 +83,14 @@ enum ImportPlacement {
                         }
                         let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int(size - 1 - tmsRow))
                         let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
-                        // Another shard writes every destination whose regions this shard does not own.
-                        guard near.contains(where: { layout.shardOfRegion[$0] == shard }) else { return }
+                        guard !near.isEmpty else { return }
                         pass.examined += 1
                         let hits = near.filter { layout.shapes[$0].intersects(tile) }
                         guard !hits.isEmpty else {
-                            // Counted once over all shards: by the shard of the first region near it.
-                            if layout.owner(of: layout.deepest(near)) == shard { pass.outside += 1 }
+                            pass.outside += 1
                             return
                         }
-                        for region in overview?.holders(of: hits, zoom: zoom, layout: layout, shard: shard) ?? [] {
+                        for region in overview?.holders(of: hits, zoom: zoom) ?? [] {
                             pass.overviews.insert(region)
                             pending.append([.integer(Int64(ImportOverview.destination(of: region))), .integer(zoom), .integer(x), .integer(tmsRow)])
                             if pending.count >= batch {
@@ -84,7 +99,6 @@ enum ImportPlacement {
                             }
                         }
                         let members = layout.deepest(hits)
-                        guard layout.owner(of: members) == shard else { return }
                         let number: Int
                         if let known = numbers[members] {
                             number = known
@@ -111,18 +125,29 @@ enum ImportPlacement {
     }
 
     /// Why `check` refuses the tileset (a row that breaks a rule, before one held twice), or nil.
-    private static func firstRefusal(in tileset: ImportTileset) throws -> String? {
+    private static func firstRefusal(in tileset: ImportTileset, positions: Range<Int>?) throws -> String? {
         let relation = tileset.layout.relation(in: "main")
+        var checked = relation
+        var arguments: [SQLValue] = []
+        if let positions {
+            // The run's rows by their place in the index order; `length` reads no tile's bytes.
+            checked = """
+                (SELECT zoom_level, tile_column, tile_row, length(tile_data) AS bytes FROM \(relation)
+                ORDER BY zoom_level, tile_column, tile_row LIMIT ? OFFSET ?)
+                """
+            arguments = [.integer(Int64(positions.count)), .integer(Int64(positions.lowerBound))]
+        }
+        let length = positions == nil ? "length(tile_data)" : "bytes"
         let bad = try tileset.limited(tileset.database) {
             try tileset.database.firstRow(
                 """
-                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, length(tile_data) AS bytes FROM \(relation)
+                SELECT zoom_level AS z, tile_column AS x, tile_row AS y, \(length) AS bytes FROM \(checked)
                 WHERE NOT (typeof(zoom_level) = 'integer' AND typeof(tile_column) = 'integer' AND typeof(tile_row) = 'integer'
                     AND zoom_level BETWEEN 0 AND 30 AND tile_column >= 0 AND tile_column < (1 << zoom_level)
                     AND tile_row >= 0 AND tile_row < (1 << zoom_level))
-                OR length(tile_data) > ?
+                OR \(length) > ?
                 ORDER BY zoom_level, tile_column, tile_row LIMIT 1
-                """, [.integer(Int64(ImportTileset.maxTileBytes))])
+                """, arguments + [.integer(Int64(ImportTileset.maxTileBytes))])
         }
         if let row = bad {
             let address = (zoom: try row["z"], x: try row["x"], row: try row["y"])
@@ -138,7 +163,8 @@ enum ImportPlacement {
             return named
                 + ": its tile_data takes \(bytes) bytes, over the 8 MiB a tile may take; cut the tile smaller (tippecanoe: --maximum-tile-bytes)"
         }
-        // The usual MBTiles indexes already make an address unique; only without them is it looked for.
+        // The usual MBTiles indexes already make an address unique; only without them is it looked
+        // for, over the whole table (two rows of one address may lie in two shards' runs).
         if try addressesAreUnique(tileset) { return nil }
         let twice = try tileset.limited(tileset.database) {
             try tileset.database.firstRow(

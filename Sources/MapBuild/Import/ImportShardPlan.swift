@@ -1,92 +1,93 @@
 import MapFormat
 import MapIO
 
-/// Which shard of `--shard I/N` writes each region's bundles, balanced by the tiles they place.
+/// What shard I of `--shard I/N` takes: its share of the tileset's tile order, and the regions whose
+/// places it writes.
 ///
-/// A tile goes to the shard of the first region (by id) of its destination (`ImportLayout.owner`),
-/// so a region's load is the tiles whose destination it heads. Every shard estimates the loads the
-/// same way from the same inputs, without reading what the others place: it places the tiles of one
-/// sample zoom, the lowest that holds at least `sampleTiles` tiles (else the highest), exactly as
-/// the import does, and counts them per heading region; deeper zooms split each of those tiles into
-/// four, so the sample's shares are the import's. The regions are then dealt largest first, ties by
-/// id, each to the shard with the fewest tiles so far (then the fewest regions, then the lowest
-/// number): the same assignment in every shard, and one region's tiles never split. A parent that
-/// heads no tiles follows its heaviest child (`deal`).
+/// The tiles are cut into N contiguous runs of the tileset's own order: for an MBTiles tileset the
+/// index order (zoom, column, row), balanced by tile count at the positions `share` gives; for a
+/// PMTiles archive the tile-id order, balanced by tile count (`tileWeight`) and by the bytes of the
+/// tiles (the rest: the directories give them for free, a shard fetches them, and a low zoom's tile,
+/// a continent each, is several times a deep zoom's), cut at the ids its directory walk finds
+/// (`ImportPMTiles.survey(into:totals:shares:)`).
+/// A shard places only the tiles of its run, against every region, and writes for each bundle the
+/// piece its tiles make; a region whose tiles span several runs (a large country) is split across
+/// shards, and `import --merge` joins its pieces into the bytes an unsharded import writes
+/// (`ImportDatabases.joinPieces`). The cut needs nothing but the tile index or the directories,
+/// so every shard finds the same one without reading the tiles or the regions first.
+///
+/// A region's `search.db` is written whole by one shard (`searchShards`), so each shard keeps only
+/// the places of its regions.
 enum ImportShardPlan {
-    /// Tiles the sample zoom holds at least, unless no zoom does: enough that a region of a few
-    /// tiles' width at the deepest zoom still weighs something, few enough to place at once.
-    static let sampleTiles = 4096
+    /// How much of a PMTiles tile's weight in the cut is its count (the rest is its bytes). Cut half
+    /// and half, Europe's first shard of 4 (zooms 0-7, 10 % of the tiles) fetched 0.41 of the archive.
+    static let tileWeight = 0.2
 
-    /// The shard (0-based) of each region of `layout`, for `shards` shards; `tileset` has passed
-    /// `ImportPlacement.check`.
-    static func assign(tileset: ImportTileset, layout: ImportLayout, shards: Int) throws -> [Int] {
-        guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
-        var loads = [Int](repeating: 0, count: layout.regions.count)
-        if let zoom = try sampleZoom(of: tileset) {
-            loads = try tileset.limited(tileset.database) {
-                try estimate(
-                    database: tileset.database, relation: tileset.layout.relation(in: "main"), bytes: "length(tile_data)", zoom: zoom, layout: layout)
+    /// The positions (0-based, in the tileset's order) of shard `shard` (0-based) of `shards`, of
+    /// `tiles` tiles: the runs of all shards cover every position once, and differ in length by one
+    /// at most.
+    static func share(shard: Int, of shards: Int, tiles: Int) -> Range<Int> {
+        let lower = Int((Int64(tiles) * Int64(shard)) / Int64(shards))
+        let upper = Int((Int64(tiles) * Int64(shard + 1)) / Int64(shards))
+        return lower..<upper
+    }
+
+    /// The shard (0-based) that writes each region's `search.db`: the regions in id order dealt in
+    /// turn, the same in every shard.
+    static func searchShards(ids: [RegionID], shards: Int) -> [Int] {
+        var shardOf = [Int](repeating: 0, count: ids.count)
+        for (turn, region) in ids.indices.sorted(by: { ids[$0] < ids[$1] }).enumerated() { shardOf[region] = turn % max(1, shards) }
+        return shardOf
+    }
+
+    /// The addresses that bound a run of an MBTiles tileset: the first of its tiles and the first of
+    /// the next run's (nil at either end of the order). Each a zoom, column and TMS row as the
+    /// tileset holds them.
+    struct Bounds {
+        var first: [SQLValue]?
+        var next: [SQLValue]?
+
+        /// Whether `zoom` can hold a tile of the run (for bounds that are integers).
+        func holds(zoom: Int64) -> Bool {
+            if case .integer(let low) = first?[0], zoom < low { return false }
+            if case .integer(let high) = next?[0], zoom > high { return false }
+            return true
+        }
+
+        /// `span` (columns of `zoom`) cut to the run's columns, nil when none is left.
+        func columns(_ span: ClosedRange<Int64>, zoom: Int64) -> ClosedRange<Int64>? {
+            var low = span.lowerBound
+            var high = span.upperBound
+            if case .integer(let z) = first?[0], z == zoom, case .integer(let x) = first?[1] { low = max(low, x) }
+            if case .integer(let z) = next?[0], z == zoom, case .integer(let x) = next?[1] { high = min(high, x) }
+            return low <= high ? low...high : nil
+        }
+    }
+
+    /// The bounds of the run at `positions` of `tileset` (which has passed its row check for them):
+    /// two steps along its index.
+    static func bounds(of positions: Range<Int>, in tileset: ImportTileset) throws -> Bounds {
+        let relation = tileset.layout.relation(in: "main")
+        func address(at position: Int) throws -> [SQLValue]? {
+            guard position < tileset.count else { return nil }
+            return try tileset.limited(tileset.database) {
+                try tileset.database.firstRow(
+                    """
+                    SELECT zoom_level AS z, tile_column AS x, tile_row AS y FROM \(relation)
+                    ORDER BY zoom_level, tile_column, tile_row LIMIT 1 OFFSET ?
+                    """, [.integer(Int64(position))]
+                ).map { [try $0["z"], try $0["x"], try $0["y"]] }
             }
         }
-        return assign(loads: loads, layout: layout, shards: shards)
+        return Bounds(first: positions.lowerBound == 0 ? nil : try address(at: positions.lowerBound), next: try address(at: positions.upperBound))
     }
 
-    /// The shard (0-based) of each region of `layout` with the loads `estimate` gave.
-    static func assign(loads: [Int], layout: ImportLayout, shards: Int) -> [Int] {
-        guard shards > 1 else { return [Int](repeating: 0, count: layout.regions.count) }
-        let ids = layout.regions.map(\.id)
-        let position = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($0.element, $0.offset) })
-        return deal(loads: loads, ids: ids, parents: layout.regions.map { $0.parent.flatMap { position[$0] } }, shards: shards)
-    }
-
-    /// Each region's load at the sample zoom `zoom`: the tiles whose destination it heads, plus
-    /// their bytes counted in tiles of the sample's mean size (a region of coasts and fjords weighs
-    /// more than one of the same tiles over plain land: a shard fetches and writes bytes too). From
-    /// the addresses `relation` of `database` holds (`zoom_level`, `tile_column`, `tile_row`, and
-    /// each tile's length as `bytes`: the tileset's, or the sample a PMTiles archive's survey wrote).
-    static func estimate(database: SQLiteDatabase, relation: String, bytes: String, zoom: Int64, layout: ImportLayout) throws -> [Int] {
-        var tiles = [Int](repeating: 0, count: layout.regions.count)
-        var tileBytes = [Int](repeating: 0, count: layout.regions.count)
-        var column: Int64 = -1
-        var candidates: [Int] = []
-        var sampled = 0
-        var sampledBytes = 0
-        try database.forEachRow(
-            "SELECT tile_column AS x, tile_row AS y, \(bytes) AS bytes FROM \(relation) WHERE zoom_level = ? ORDER BY tile_column, tile_row",
-            [.integer(zoom)]
-        ) { row throws(SQLiteError) in
-            // Every row is three integers in its zoom's grid (`ImportPlacement.check`, or the archive's walk).
-            let x = try row["x", as: Int64.self]
-            let tmsRow = try row["y", as: Int64.self]
-            let length = Int(try row["bytes", as: Int64?.self] ?? 0)
-            sampled += 1
-            sampledBytes += length
-            if x != column {
-                column = x
-                candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
-            }
-            let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int((Int64(1) << zoom) - 1 - tmsRow))
-            let hits = candidates.filter { layout.shapes[$0].box.overlaps(tile) && layout.shapes[$0].intersects(tile) }
-            guard !hits.isEmpty else { return }
-            let head = layout.deepest(hits)[0]
-            tiles[head] += 1
-            tileBytes[head] += length
-        }
-        guard sampledBytes > 0 else { return tiles }
-        let perTile = Double(sampled) / Double(sampledBytes)
-        return tiles.indices.map { tiles[$0] + Int((Double(tileBytes[$0]) * perTile).rounded()) }
-    }
-
-    /// What shard `shard` takes of the tile at `zoom`, `x`, XYZ row `y` of a PMTiles archive, asking
-    /// what the placement asks (`ImportPlacement.run`): nothing when none of its regions' boxes is
-    /// near the tile; the tile's bytes when the shard writes it (the first of the deepest regions
-    /// whose polygons meet it is the shard's, or an overview of the shard's holds it); else its
-    /// address alone, which the placement looks at and counts but never copies. So a shard that
-    /// reads these places and counts what it would reading every tile, and fetches the bytes of the
-    /// tiles it writes only: a border tile, which several shards' regions meet, is fetched by the
-    /// one shard that writes it. For a square of several tiles (a tile of a lower zoom), anything but
-    /// `.skip` means some tile of it may be taken.
-    static func reads(shard: Int, layout: ImportLayout, overview: ImportOverview?) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
+    /// What a shard takes of the tile at `zoom`, `x`, XYZ row `y` of its run of a PMTiles archive,
+    /// asking what the placement asks (`ImportPlacement.run`): nothing when no region's box is near
+    /// the tile; its bytes when a region's polygon meets it; else its address alone, which the
+    /// placement counts as outside every region and never copies. For a square of several tiles (a
+    /// tile of a lower zoom), anything but `.skip` means some tile of it may be taken.
+    static func reads(layout: ImportLayout) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
         // Tiles come in Hilbert order, so columns recur: each column's candidates are found once.
         var columns: [Int64: [Int]] = [:]
         return { zoom, x, y in
@@ -101,29 +102,8 @@ enum ImportShardPlan {
             }
             let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
             let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
-            guard near.contains(where: { layout.shardOfRegion[$0] == shard }) else { return .skip }
-            let hits = near.filter { layout.shapes[$0].intersects(tile) }
-            guard !hits.isEmpty else { return .address }
-            if layout.owner(of: layout.deepest(hits)) == shard { return .bytes }
-            if let overview, !overview.holders(of: hits, zoom: Int64(zoom), layout: layout, shard: shard).isEmpty { return .bytes }
-            return .address
-        }
-    }
-
-    /// The lowest zoom of the tileset with at least `sampleTiles` tiles, else its highest; nil when
-    /// it has no tiles. Each zoom is counted on the index, stopping at the first that is enough.
-    static func sampleZoom(of tileset: ImportTileset) throws -> Int64? {
-        let relation = tileset.layout.relation(in: "main")
-        return try tileset.limited(tileset.database) { () throws -> Int64? in
-            guard let zooms = try zoomRange(of: tileset) else { return nil }
-            for zoom in zooms {
-                let count =
-                    try tileset.database.firstRow(
-                        "SELECT count(*) AS n FROM (SELECT 1 FROM \(relation) WHERE zoom_level = ? LIMIT ?)",
-                        [.integer(zoom), .integer(Int64(sampleTiles))])?["n", as: Int64.self] ?? 0
-                if count >= Int64(sampleTiles) { return zoom }
-            }
-            return zooms.upperBound
+            guard !near.isEmpty else { return .skip }
+            return near.contains(where: { layout.shapes[$0].intersects(tile) }) ? .bytes : .address
         }
     }
 
@@ -138,48 +118,5 @@ enum ImportShardPlan {
             """)
         guard let low = try range?["low", as: Int64?.self], let high = try range?["high", as: Int64?.self] else { return nil }
         return low...high
-    }
-
-    /// Regions dealt largest load first (ties by id), each to the shard with the least load so far,
-    /// then the fewest regions, then the lowest number. A region that heads no tiles but has children
-    /// (a continent whose countries cover it) goes with its heaviest child instead: its box holds
-    /// theirs, so whichever shard has it reads every column under it, and the heaviest child's shard
-    /// reads most of those already. `parents` holds each region's parent (a position).
-    static func deal(loads: [Int], ids: [RegionID], parents: [Int?], shards: Int) -> [Int] {
-        var subtree = loads
-        var depth = [Int](repeating: 0, count: loads.count)
-        for region in loads.indices {
-            // At most one step a region: parents form no cycle, and this holds even if they did.
-            var step = parents[region]
-            var steps = 0
-            while let parent = step, steps < loads.count {
-                subtree[parent] += loads[region]
-                depth[region] += 1
-                step = parents[parent]
-                steps += 1
-            }
-        }
-        var children = [[Int]](repeating: [], count: loads.count)
-        for region in loads.indices { if let parent = parents[region] { children[parent].append(region) } }
-        let followers = Set(loads.indices.filter { loads[$0] == 0 && !children[$0].isEmpty })
-        let order = loads.indices.filter { !followers.contains($0) }.sorted {
-            loads[$0] != loads[$1] ? loads[$0] > loads[$1] : ids[$0] < ids[$1]
-        }
-        var shardLoads = [(tiles: Int, regions: Int)](repeating: (0, 0), count: shards)
-        var shardOf = [Int](repeating: 0, count: loads.count)
-        for region in order {
-            let lightest = shardLoads.indices.min {
-                (shardLoads[$0].tiles, shardLoads[$0].regions, $0) < (shardLoads[$1].tiles, shardLoads[$1].regions, $1)
-            }!
-            shardOf[region] = lightest
-            shardLoads[lightest].tiles += loads[region]
-            shardLoads[lightest].regions += 1
-        }
-        // Deepest first, so a follower's children have their shards.
-        for region in followers.sorted(by: { depth[$0] != depth[$1] ? depth[$0] > depth[$1] : ids[$0] < ids[$1] }) {
-            let heaviest = children[region].min { subtree[$0] != subtree[$1] ? subtree[$0] > subtree[$1] : ids[$0] < ids[$1] }!
-            shardOf[region] = shardOf[heaviest]
-        }
-        return shardOf
     }
 }

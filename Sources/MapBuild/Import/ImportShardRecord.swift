@@ -4,10 +4,12 @@ import MapFormat
 /// unsharded import writes the same record (as shard 1 of 1) in its staging folder and composes
 /// `source.json` from it, so a merge of N shards gives the same bytes.
 struct ImportShardRecord: Codable, Sendable {
-    static let formatTag = FormatTag(name: "mappack-import-shard", major: 1)
+    /// Major 2: shards take runs of the tile order, and several may write pieces of one bundle.
+    static let formatTag = FormatTag(name: "mappack-import-shard", major: 2)
     static let fileName = "shard.json"
 
-    /// One bundle folder this shard wrote.
+    /// One bundle folder this shard wrote: the whole bundle, or its piece of a `tiles.db` whose
+    /// tiles span several shards' runs (the merge joins the pieces).
     struct Bundle: Codable, Sendable {
         var kind: String
         /// The regions that list it.
@@ -18,7 +20,7 @@ struct ImportShardRecord: Codable, Sendable {
     struct Counts: Codable, Sendable {
         /// Tiles of the tileset.
         var tiles: Int
-        /// Tiles this shard looked at exactly (its regions' candidates).
+        /// Tiles of this shard's run that it looked at exactly (near a region's box).
         var examined: Int
         /// Tiles written into this shard's bundles.
         var placed: Int

@@ -25,9 +25,9 @@ public struct TileImporter: Sendable {
         public var output: String
         public var catalog: String
         public var mapVersion: MapVersion
-        /// `--shard I/N` (1-based): this run writes the bundles of its share of the regions, dealt
-        /// by the tiles they place (`ImportShardPlan`), and the shared bundles whose first region
-        /// is one of them, plus `shard.json`.
+        /// `--shard I/N` (1-based): this run places the tiles of its share of the tile order
+        /// (`ImportShardPlan`) and writes the pieces of the bundles they go to, the `search.db` of
+        /// its share of the regions, and `shard.json`; `--merge` joins the shards.
         public var shard: (index: Int, count: Int)?
         /// `--overview-maxzoom`: the zooms of the overview bundles (of regions with children, and roots).
         public var overview: OverviewZooms = .standard
@@ -87,6 +87,7 @@ public struct TileImporter: Sendable {
         }
         let regions = try GeoJSONInput.regions(file: options.regions)
         var layout = ImportLayout(regions: regions)
+        layout.searchShard = ImportShardPlan.searchShards(ids: regions.map(\.id), shards: shard.count)
         // A PMTiles archive's header is checked now; its tiles become an MBTiles in the staging folder.
         let archive = try ImportPMTiles.open(options.tiles)
         let mbtiles = archive == nil ? try ImportTileset(path: options.tiles) : nil
@@ -97,21 +98,20 @@ public struct TileImporter: Sendable {
         do {
             let converted = area.path + "/.tileset.mbtiles"
             let tileset: ImportTileset
+            // An MBTiles shard's run; a PMTiles shard's scratch tileset holds its run only.
+            var bounds: ImportShardPlan.Bounds?
             if let archive {
                 // The archive's walk checks every entry, so the rows need no check of their own.
                 let database = try archive.create(converted)
-                let survey: ImportPMTiles.Survey
-                if shard.count > 1 {
-                    // Every address first (the deal needs the sample zoom's), then only this shard's tiles.
-                    survey = try archive.survey(into: database)
-                    var loads = [Int](repeating: 0, count: regions.count)
-                    if let zoom = survey.sampleZoom {
-                        loads = try ImportShardPlan.estimate(
-                            database: database, relation: ImportPMTiles.sampleTable, bytes: "tile_bytes", zoom: Int64(zoom), layout: layout)
-                    }
-                    layout.shardOfRegion = ImportShardPlan.assign(loads: loads, layout: layout, shards: shard.count)
-                    let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: survey.zooms?.upperBound, layout: layout)
-                    try archive.fill(database, wanted: ImportShardPlan.reads(shard: shard.index - 1, layout: layout, overview: overview))
+                var survey: ImportPMTiles.Survey
+                if let count = options.shard?.count {
+                    // A first walk counts the tiles and their bytes; a second finds where this shard's
+                    // share of them begins and the next begins (the same ids in every shard); then only
+                    // the run's tiles that meet a region are read.
+                    let totals = try archive.survey(into: database)
+                    let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
+                    survey = try archive.survey(into: database, totals: totals, shares: shares)
+                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), ids: survey.cuts[0]..<survey.cuts[1])
                 } else {
                     survey = try archive.fill(database, wanted: nil)
                 }
@@ -119,9 +119,14 @@ public struct TileImporter: Sendable {
                 tileset = try ImportTileset(converted: converted, name: options.tiles, survey: survey)
             } else {
                 tileset = mbtiles!
-                try ImportPlacement.check(tileset)
-                // Every shard deals the regions alike, by the tiles they place (`ImportShardPlan`).
-                layout.shardOfRegion = try ImportShardPlan.assign(tileset: tileset, layout: layout, shards: shard.count)
+                if let count = options.shard?.count {
+                    // The shard's run of the index order: its rows checked, then its first and last.
+                    let run = ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tileset.count)
+                    try ImportPlacement.check(tileset, positions: run)
+                    bounds = try ImportShardPlan.bounds(of: run, in: tileset)
+                } else {
+                    try ImportPlacement.check(tileset)
+                }
             }
             let inputs = try fingerprint(tileset: tileset)
             // Each place goes to its regions as it is read; only this shard's are kept, on disk.
@@ -130,10 +135,10 @@ public struct TileImporter: Sendable {
             }
             let scratch = area.path + "/.placement.sqlite"
             let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout)
-            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, shard: shard.index - 1, scratch: scratch)
+            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, bounds: bounds, scratch: scratch)
             fetched = archive?.fetched
             var bundles: [String: ImportShardRecord.Bundle] = [:]
-            for destination in pass.destinations.indices where layout.owner(of: pass.destinations[destination]) == shard.index - 1 {
+            for destination in pass.destinations.indices {
                 let members = pass.destinations[destination]
                 let bundle = layout.tileBundle(for: members)
                 try ImportDatabases.writeTiles(
@@ -143,7 +148,6 @@ public struct TileImporter: Sendable {
                     bbox: layout.bbox(of: members), center: regions[members[0]].center)
                 bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: members.map { regions[$0].id })
             }
-            // The placement kept only the overview tiles of this shard's regions.
             for region in pass.overviews.sorted() {
                 let bundle = ImportOverview.bundle(for: regions[region])
                 try ImportDatabases.writeTiles(
@@ -156,7 +160,7 @@ public struct TileImporter: Sendable {
             if archive != nil { try FileSystem.removeFile(converted) }
             var placed = 0
             if let places {
-                for region in regions.indices where layout.shardOfRegion[region] == shard.index - 1 {
+                for region in regions.indices where layout.searchShard[region] == shard.index - 1 {
                     let rows = try places.places(of: region)
                     let bundle = layout.searchBundle(for: region)
                     try ImportDatabases.writeSearch(

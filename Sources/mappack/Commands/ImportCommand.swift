@@ -62,8 +62,8 @@ enum ImportCommand {
             let counts =
                 if let shard = result.shard {
                     "\(result.placed) of \(result.tiles) tiles placed by shard \(shard.index)/\(shard.count), "
-                        + "\(result.outside) near its regions meet none (left out), "
-                        + "\(result.tiles - (result.examined ?? result.tiles)) are the other shards' or meet no region"
+                        + "\(result.outside) of its run near a region meet none (left out), "
+                        + "\(result.tiles - (result.examined ?? result.tiles)) are the other shards' or far from every region"
                 } else {
                     "\(result.placed) of \(result.tiles) tiles placed, \(result.tiles - result.placed) meet no region (left out)"
                 }
