@@ -23,7 +23,6 @@ extension FetchClient {
     package func get(
         _ url: URL, range: ClosedRange<Int64>, ifRange: String? = nil, sink: @escaping (RawSpan) -> Bool
     ) throws(FetchFailure) -> RangeAnswer {
-        let source = url.absoluteString
         var answered: ClosedRange<Int64>?
         var total: Int64 = 0
         var problem: String?
@@ -58,16 +57,16 @@ extension FetchClient {
         let status = outcome.status
         if status == 404 || status == 410 { return .missing(httpStatus: status) }
         if status == 200 { return .whole(headers: outcome.headers) }
-        if let problem { throw .transfer(url: source, httpStatus: status, reason: problem, transient: false) }
-        if refused { throw .stopped(url: source) }
+        if let problem { throw .transfer(url: url, httpStatus: status, reason: problem, transient: false) }
+        if refused { throw .stopped(url: url) }
         if status != 206 {
-            if status == 0, let error = outcome.error { throw .transfer(url: source, httpStatus: nil, reason: error, transient: true) }
-            throw .status(url: source, httpStatus: status, retryAfter: RetryPolicy.retryAfterSeconds(outcome.headers["retry-after"]))
+            if status == 0, let error = outcome.error { throw .transfer(url: url, httpStatus: nil, reason: error, transient: true) }
+            throw .status(url: url, httpStatus: status, retryAfter: RetryPolicy.retryAfterSeconds(outcome.headers["retry-after"]))
         }
-        if let error = outcome.error { throw .transfer(url: source, httpStatus: status, reason: error, transient: true) }
+        if let error = outcome.error { throw .transfer(url: url, httpStatus: status, reason: error, transient: true) }
         guard let answered, received == Int64(answered.count) else {
             throw .transfer(
-                url: source, httpStatus: status, reason: "the answer ended after \(received) of \(range.count) bytes", transient: true)
+                url: url, httpStatus: status, reason: "the answer ended after \(received) of \(range.count) bytes", transient: true)
         }
         return .partial(range: answered, total: total, headers: outcome.headers)
     }

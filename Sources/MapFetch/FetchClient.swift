@@ -15,17 +15,17 @@ package enum FetchAnswer: Sendable, Equatable {
 /// Why one GET through `FetchClient` failed.
 package enum FetchFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The body is larger than the cap (for a decoded `Content-Encoding`, the decoded size).
-    case tooLarge(url: String, limit: Int64)
+    case tooLarge(url: URL, limit: Int64)
     /// The server answered an error status (not 404/410); `retryAfter` is its `Retry-After`, in seconds.
-    case status(url: String, httpStatus: Int, retryAfter: Double?)
+    case status(url: URL, httpStatus: Int, retryAfter: Double?)
     /// The transfer failed (no connection, a timeout, a file that cannot be read); `transient` when
     /// another attempt can help.
-    case transfer(url: String, httpStatus: Int?, reason: String, transient: Bool)
+    case transfer(url: URL, httpStatus: Int?, reason: String, transient: Bool)
     /// The caller stopped it: its `stop` said so, or its sink refused a chunk.
-    case stopped(url: String)
+    case stopped(url: URL)
 
-    /// The URL (or, for `file://`, the path) asked for.
-    package var url: String {
+    /// The URL asked for (messages show it as `URL.shown`: a file's path, any other URL whole).
+    package var url: URL {
         switch self {
         case .tooLarge(let url, _), .status(let url, _, _), .transfer(let url, _, _, _), .stopped(let url): url
         }
@@ -58,10 +58,10 @@ package enum FetchFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .tooLarge(let url, let limit): "\(url): larger than \(limit) bytes"
-        case .status(let url, let status, _): "\(url): HTTP status \(status)"
-        case .transfer(let url, let status, let reason, _): "\(url): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
-        case .stopped(let url): "\(url): stopped"
+        case .tooLarge(let url, let limit): "\(url.shown): larger than \(limit) bytes"
+        case .status(let url, let status, _): "\(url.shown): HTTP status \(status)"
+        case .transfer(let url, let status, let reason, _): "\(url.shown): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
+        case .stopped(let url): "\(url.shown): stopped"
         }
     }
 }
@@ -103,23 +103,22 @@ package struct FetchClient: Sendable {
             refused = !tooLarge && !sink(chunk)
             return !tooLarge && !refused
         }
-        if url.isFileURL { return try read(url.path, limit: limit, take: take, tooLarge: { tooLarge }, refused: { refused }) }
-        let source = url.absoluteString
+        if url.isFileURL { return try read(url, limit: limit, take: take, tooLarge: { tooLarge }, refused: { refused }) }
         let outcome = CurlTransfer().get(url, headers: headers + requestHeaders, acceptEncoding: acceptEncoding, stop: stop) { chunk in
             take(chunk)
         }
-        if tooLarge { throw .tooLarge(url: source, limit: limit) }
-        if outcome.stopped || refused { throw .stopped(url: source) }
+        if tooLarge { throw .tooLarge(url: url, limit: limit) }
+        if outcome.stopped || refused { throw .stopped(url: url) }
         let status = outcome.status == 0 ? nil : outcome.status
         if outcome.status == 304, !requestHeaders.isEmpty { return .notModified }
         if outcome.status == 404 || outcome.status == 410 { return .missing(httpStatus: outcome.status) }
         if let error = outcome.error {
             // A status the server sent before the transfer broke says more than libcurl's message.
-            if let status, status != 200 { throw .status(url: source, httpStatus: status, retryAfter: retryAfter(outcome)) }
-            throw .transfer(url: source, httpStatus: status, reason: error, transient: true)
+            if let status, status != 200 { throw .status(url: url, httpStatus: status, retryAfter: retryAfter(outcome)) }
+            throw .transfer(url: url, httpStatus: status, reason: error, transient: true)
         }
         guard outcome.status == 200 else {
-            throw .status(url: source, httpStatus: outcome.status, retryAfter: retryAfter(outcome))
+            throw .status(url: url, httpStatus: outcome.status, retryAfter: retryAfter(outcome))
         }
         return .body(headers: outcome.headers)
     }
@@ -136,20 +135,20 @@ package struct FetchClient: Sendable {
         RetryPolicy.retryAfterSeconds(outcome.headers["retry-after"])
     }
 
-    /// Reads the file at `path` through `take`.
+    /// Reads the file `url` names through `take`.
     private func read(
-        _ path: String, limit: Int64, take: (RawSpan) -> Bool, tooLarge: () -> Bool, refused: () -> Bool
+        _ url: URL, limit: Int64, take: (RawSpan) -> Bool, tooLarge: () -> Bool, refused: () -> Bool
     ) throws(FetchFailure) -> FetchAnswer {
         /// Ends the walk of the file's chunks when `take` says stop.
         struct Stop: Error {}
         do {
-            let file = try ReadableFile(path: path)
+            let file = try ReadableFile(path: url.path)
             try unsafe file.forEachChunk { chunk in if unsafe !take(chunk.bytes) { throw Stop() } }
         } catch {
-            if tooLarge() { throw .tooLarge(url: path, limit: limit) }
-            if refused() { throw .stopped(url: path) }
+            if tooLarge() { throw .tooLarge(url: url, limit: limit) }
+            if refused() { throw .stopped(url: url) }
             if error.isNotFound { return .missing(httpStatus: nil) }
-            throw .transfer(url: path, httpStatus: nil, reason: error.description, transient: false)
+            throw .transfer(url: url, httpStatus: nil, reason: error.description, transient: false)
         }
         return .body(headers: [:])
     }

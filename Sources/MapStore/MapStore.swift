@@ -354,8 +354,8 @@ public final class MapStore: Sendable {
         }
     }
 
-    /// `path(of:)` for a path as text (as `ImageFile.path` holds it): nil when `storePath` is not a
-    /// `StorePath`, as no installed file can have it.
+    /// `path(of:)` for a path as text (`ImageFile.path` is a `StorePath` already; kept for callers
+    /// that hold text): nil when `storePath` is not a `StorePath`, as no installed file can have it.
     public func path(of storePath: String) throws(MapStoreError) -> URL? {
         guard let checked = try? StorePath(validating: storePath) else { return nil }
         return try path(of: checked)

@@ -49,7 +49,7 @@ final class PublishedWorld: @unchecked Sendable {
         let expectedFiles = expectedBundles.flatMap { SourceFixture.bundles[$0]!.files.keys }.sorted()
         let onDisk = try DirectoryWalker.walk(image + "/store").filter(\.isRegular).map(\.relativePath).sorted()
         #expect(onDisk == expectedFiles)
-        #expect(manifest.files.map(\.path) == expectedFiles)
+        #expect(manifest.files.map(\.path.string) == expectedFiles)
         #expect(manifest.regions.map(\.id.rawValue) == ["europe/ch", "europe/ch/be", "europe/ch/be/thun", "europe/ch/zh"])
         #expect(manifest.region("europe/ch")?.name == "Schweiz")
 
@@ -58,7 +58,7 @@ final class PublishedWorld: @unchecked Sendable {
             let bundles = Set(manifest.regions.filter { $0.id == region.id || $0.id.rawValue.hasPrefix(region.id.rawValue + "/") }.flatMap(\.bundles))
             let files = manifest.files.filter { bundles.contains($0.bundle) }
             let rounded = files.reduce(Int64(0)) { $0 + ($1.size + 4095) / 4096 * 4096 }
-            let allocated = try files.reduce(Int64(0)) { $0 + (try FileSystem.status(image + "/store/" + $1.path)!.allocated) }
+            let allocated = try files.reduce(Int64(0)) { $0 + (try FileSystem.status(image + "/store/" + $1.path.string)!.allocated) }
             #expect(region.sizeOnDiskInBytes == rounded, "\(region.id)")
             #expect(region.sizeOnDiskInBytes == allocated, "\(region.id) allocated")
         }
@@ -73,8 +73,8 @@ final class PublishedWorld: @unchecked Sendable {
         let verified = events.filter { $0["event"] as? String == "bundle-verified" }.compactMap { $0["bundle"] as? String }
         #expect(verified.count == Set(verified).count)
         let manifest = try world.manifest(world.out + "/fixture-1.0")
-        #expect(manifest.files.filter { $0.path == "borders/be-zh/tiles.db" }.count == 1)
-        let shared = manifest.files.first { $0.path == "borders/be-zh/tiles.db" }!.bundle
+        #expect(manifest.files.filter { $0.path.string == "borders/be-zh/tiles.db" }.count == 1)
+        let shared = manifest.files.first { $0.path.string == "borders/be-zh/tiles.db" }!.bundle
         #expect(manifest.bundles.filter { $0.digest == shared }.count == 1)
         // Both cantons count the shared bundle; their parent is not in the image.
         let be = manifest.region("europe/ch/be")!.sizeOnDiskInBytes

@@ -47,7 +47,7 @@ import Testing
         let build = try world.build(recipe)
         #expect(build.status == 0, "\(build.stderr)")
         let image = world.out + "/fixture-1.0"
-        let installed = Set(try world.manifest(image).files.map(\.path))
+        let installed = Set(try world.manifest(image).files.map(\.path.string))
         let seed = image + "/cache-seed.sqlite"
         let keys = try Tool.run("/usr/bin/sqlite3", [seed, "SELECT key FROM entries ORDER BY key"])
         #expect(keys.status == 0, "\(keys.stderr)")

@@ -49,12 +49,12 @@ import Testing
                 try UnpackedBundle(
                     digest: digest(index), files: list.reversed(), blockSize: Self.blockSize,
                     spill: inMemory.contains(index) ? nil : spill))
-            all += list.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
+            all += list.map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
         }
         let path = folder.join("manifest.json")
         let id = try ManifestFileList(bundles).writeManifest(shell ?? self.shell(), to: path)
         var whole = shell ?? self.shell()
-        whole.files = all.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        whole.files = all.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
         let (expectedID, expected) = try whole.sealed(hash: SHA256.hex)
         #expect(id == expectedID)
         return (try Data(contentsOf: URL(fileURLWithPath: path)), expected)

@@ -32,7 +32,8 @@ import Testing
             id: "europe", parent: "world", name: "Europa", names: ["en": "Europe"], bundles: [digest], sizeOnDiskInBytes: 8192,
             center: [1.5, -2.25], bbox: [0, 1, 2, 3], cities: ["Bern"], released: "2026-11-20T00:00:00Z")
         let bundle = ImageBundle(digest: digest, size: 10, url: "bundles/01/x.tar.zst", files: 1, unpackedSize: 20)
-        let file = ImageFile(path: "tiles/a.db", size: 20, sha256: SHA256Digest(hex: String(repeating: "c", count: 64))!, bundle: digest)
+        let file = ImageFile(
+            path: try! StorePath(validating: "tiles/a.db"), size: 20, sha256: SHA256Digest(hex: String(repeating: "c", count: 64))!, bundle: digest)
         let seed = ImageCacheSeed(sha256: SHA256Digest(hex: String(repeating: "d", count: 64))!, size: 4096, entries: 2, regions: ["europe"])
         var manifest = ImageManifest(
             name: "demo", catalog: "demo-world", mapVersion: MapVersion("2026.11.0"), built: "2026-11-20T00:00:00Z",
@@ -85,7 +86,7 @@ import Testing
     @Test func handWrittenFileEntryMatchesTheDeclarationsAndTheEncoder() throws {
         let file = Self.fullManifest.files[0]
         var entry = Data()
-        ImageManifest.appendFileEntry(path: file.path, size: file.size, sha256: file.sha256, bundle: file.bundle, first: true, to: &entry)
+        ImageManifest.appendFileEntry(path: file.path.string, size: file.size, sha256: file.sha256, bundle: file.bundle, first: true, to: &entry)
         _ = keys(try object(try JSONSerialization.jsonObject(with: entry)), ImageFile.Field.self)
         #expect(entry == (try CanonicalJSON.encode(file)))
         #expect(try Self.fullManifest.canonicalBytesWithoutIDForTests() == (try Self.fullManifest.bytesForID()))

@@ -34,9 +34,10 @@ private func richManifest(regions regionCount: Int = 200, files fileCount: Int =
                 digest: manifestDigest(2 * n), size: Int64(n) << 33, url: "bundles/\(n).tar.zst", files: n,
                 unpackedSize: Int64.max - Int64(n)))
     }
-    let files = (0..<fileCount).map { n in
-        ImageFile(
-            path: n % 9 == 0 ? "tiles/é/\(n)/地図.db" : "tiles/\(n % 17)/\(n).db", size: n % 11 == 0 ? 0 : Int64(n) * 12345,
+    let files = (0..<fileCount).map { (n: Int) -> ImageFile in
+        let path: String = n % 9 == 0 ? "tiles/é/\(n)/地図.db" : "tiles/\(n % 17)/\(n).db"
+        return ImageFile(
+            path: try! StorePath(validating: path), size: n % 11 == 0 ? 0 : Int64(n) * 12345,
             sha256: SHA256Digest(hex: String(repeating: String(n % 16, radix: 16), count: 64))!, bundle: manifestDigest(2 * (n % regionCount)))
     }
     var manifest = ImageManifest(
@@ -156,9 +157,14 @@ private func readError(_ data: Data) throws -> JSONFileError {
     }
 
     @Test func decodesStringEscapes() throws {
-        let text = smallJSON.replacingOccurrences(of: #""path":"a/2.db""#, with: #""path":"q\"b\\s\/\t\u00e9\u4E16\ud83d\ude00 é""#)
-        #expect(try read(text).files[1].path == "q\"b\\s/\té世😀 é")
+        let text = smallJSON.replacingOccurrences(of: #""path":"a/2.db""#, with: #""path":"q\"b\/\t\u00e9\u4E16\ud83d\ude00 é""#)
+        #expect(try read(text).files[1].path.string == "q\"b/\té世😀 é")
         #expect(try read(text) == decoded(text))
+        // A backslash is read as one, and is no store path: the entry is refused where it is read.
+        let backslash = smallJSON.replacingOccurrences(of: #""path":"a/2.db""#, with: #""path":"q\\s""#)
+        #expect(throws: ManifestEntryRefusal.notStorePath(path: "q\\s", .forbiddenByte)) {
+            do { _ = try read(backslash) } catch let refused as ManifestReader.RefusedEntry { throw refused.refusal }
+        }
     }
 
     struct Missing: Sendable, CustomTestStringConvertible {

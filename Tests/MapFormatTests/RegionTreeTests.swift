@@ -151,7 +151,9 @@ func sampleCatalog(mutate: (inout Catalog) -> Void = { _ in }) -> Catalog {
     func manifest(paths: [String]) -> ImageManifest {
         let digest = BundleDigest(hex: String(repeating: "c", count: 64))
         let files = paths.enumerated().map {
-            ImageFile(path: $0.element, size: Int64($0.offset * 1000), sha256: SHA256Digest(hex: String(repeating: "d", count: 64))!, bundle: digest)
+            ImageFile(
+                path: try! StorePath(validating: $0.element), size: Int64($0.offset * 1000),
+                sha256: SHA256Digest(hex: String(repeating: "d", count: 64))!, bundle: digest)
         }
         return ImageManifest(
             name: "n", catalog: "c", mapVersion: MapVersion("1.0"), built: "2026-11-20T00:00:00Z", mappackVersion: "0.1.0",

@@ -21,9 +21,10 @@ private struct ImageFixture {
             try content.write(to: URL(fileURLWithPath: store + "/" + path))
         }
         let paths = order ?? files.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let entries = paths.enumerated().map { index, path in
+        let entries = try paths.enumerated().map { index, path in
             ImageFile(
-                path: path, size: Int64(files[path]!.count), sha256: SHA256.digest(files[path]!), bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA
+                path: try StorePath(validating: path), size: Int64(files[path]!.count), sha256: SHA256.digest(files[path]!),
+                bundle: index % 3 == 0 ? Self.bundleB : Self.bundleA
             )
         }
         var manifest = ImageManifest(
@@ -198,6 +199,34 @@ private let trickyFiles: [String: Data] = [
         var found: ImageOpenError?
         do { _ = try ImageVerifier.verifyFolderStreaming(image.path) } catch { found = error }
         #expect(found?.description == wanted.description)
+    }
+
+    /// Entries are refused where the manifest is read (their paths become `StorePath`s there), yet a
+    /// manifest with several faults names the same one as when entries were checked after decoding:
+    /// a decoding error first, then the format and block size, then the first bad entry in file order.
+    @Test(arguments: [
+        (
+            [("\"path\":\"a/1\"", "\"path\":\"../a/1\""), ("\"blockSize\":4096", "\"blockSize\":4000")],
+            "blockSize 4000 is not a power of two from 512 to 1 MiB"
+        ),
+        ([("\"size\":1}", "\"size\":-1}"), ("\"path\":\"c\"", "\"path\":\"/c\"")], "file entry 'a/1' has a negative size"),
+        (
+            [("\"path\":\"b\"", "\"path\":\"b/./x\""), ("\"size\":3}", "\"size\":-3}")],
+            "file entry 'b/./x' is not a path inside the store (empty or '.' path component); the manifest was edited or written by another tool"
+        ),
+        ([("\"path\":\"b\"", "\"path\":\"b/../x\""), ("\"sha256\":", "\"sha257\":")], "not a valid manifest: "),
+    ])
+    func aRefusedEntryKeepsItsPlaceAmongTheManifestsFaults(_ edits: [(String, String)], _ reason: String) throws {
+        let image = try ImageFixture(["a/1": bytes(1, 1), "b": bytes(2, 2), "c": bytes(3, 3)])
+        for (old, new) in edits { try image.editManifest(old, new) }
+        let file = image.path + "/manifest.json"
+        let data = try image.manifestBytes
+        var found: ImageOpenError?
+        do { _ = try ImageVerifier.readManifest(data, file: file) } catch { found = error }
+        #expect(found?.description.hasPrefix(file + ": " + reason) == true, "\(String(describing: found))")
+        var streamed: ImageOpenError?
+        do { _ = try ImageVerifier.verifyFolderStreaming(image.path) } catch { streamed = error }
+        #expect(streamed?.description == found?.description)
     }
 
     @Test func editedManifestReportsTheSameProblemsAsTheWholeReader() throws {

@@ -67,7 +67,7 @@ import Testing
         let image = StoreFixture.shared.image(archive: false)
         _ = try await device.open(image: image)
         let files = try StoreFixture.shared.manifest().files.filter { $0.size > 64 }.prefix(2)
-        for file in files { try flipBit(in: device.storage + "/store/" + file.path) }
+        for file in files { try flipBit(in: device.storage + "/store/" + file.path.string) }
         let store = try await device.open(image: image, full: true)
         #expect(store.initialStatus == .corrupted)
 
@@ -448,14 +448,14 @@ import Testing
 
         let file = try #require(try StoreFixture.shared.manifest().files.first)
         let located = try #require(try store.path(of: file.path))
-        #expect(located.isFileURL && located.path == store.storage.path + "/store/" + file.path)
+        #expect(located.isFileURL && located.path == store.storage.path + "/store/" + file.path.string)
         #expect(FileManager.default.fileExists(atPath: located.path))
         #expect(try store.path(of: "no/such/file") == nil)
 
         let moved = URL(fileURLWithPath: device.folder.join("moved"), isDirectory: true)
         try await store.moveData(to: moved)
         #expect(store.storage.path == moved.standardizedFileURL.path)
-        #expect(try store.path(of: file.path)?.path == moved.standardizedFileURL.path + "/store/" + file.path)
+        #expect(try store.path(of: file.path)?.path == moved.standardizedFileURL.path + "/store/" + file.path.string)
         let report = try await store.repair()
         #expect(report.storage == store.storage)
         #expect(try await MapStore.verifyInstalled(storage: moved, full: true).problems.isEmpty)

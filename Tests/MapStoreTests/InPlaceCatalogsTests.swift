@@ -79,7 +79,7 @@ import Testing
         #expect(url.path == device.storageFolder + "/store/" + tokyo)
         #expect(try Data(contentsOf: url) == tokyoBytes)
         let first = try #require(offered.files.first)
-        #expect(try store.path(of: first.path)?.path == folderPath(base) + "/store/" + first.path)
+        #expect(try store.path(of: first.path)?.path == folderPath(base) + "/store/" + first.path.string)
         #expect(try InPlaceStoreTests.ownFiles(device).allSatisfy { $0.hasPrefix("regions/japan/") })
         #expect(try await store.verify(full: true).isEmpty)
         // Japan is still offered and still updated on its own.

@@ -55,8 +55,8 @@ struct InPlaceStoreTests {
         #expect(!manifest.files.isEmpty)
         for file in manifest.files {
             let url = try #require(try store.path(of: file.path), "\(file.path)")
-            #expect(url.path == folderPath(mount.point) + "/store/" + file.path)
-            #expect(try Data(contentsOf: url) == Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/store/" + file.path)))
+            #expect(url.path == folderPath(mount.point) + "/store/" + file.path.string)
+            #expect(try Data(contentsOf: url) == Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/store/" + file.path.string)))
         }
         #expect(try store.path(of: "no/such/file.db") == nil)
         #expect(try await store.verify(full: true).isEmpty)
@@ -66,7 +66,7 @@ struct InPlaceStoreTests {
         // A later start opens from the state alone, again at the base.
         let again = try await Self.open(device, base: mount.point)
         #expect(again.initialStatus == .ok && again.imageID == manifest.imageID)
-        #expect(try again.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path)
+        #expect(try again.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path.string)
         #expect(try Self.ownFiles(device).isEmpty)
 
         // The real binary sees the same store.
@@ -166,7 +166,7 @@ struct InPlaceStoreTests {
         #expect(!own.isEmpty)
         for path in own { #expect(try store.path(of: path)?.path == device.storageFolder + "/store/" + path) }
         let manifest = try fixture.manifest()
-        #expect(try store.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path)
+        #expect(try store.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path.string)
         #expect(try await store.verify(full: true).isEmpty)
 
         // Deleting a base region hides its files; their bytes stay in the read-only base.
@@ -178,7 +178,7 @@ struct InPlaceStoreTests {
         #expect(!(try store.regions().map(\.id).contains("europe/ch/zh")))
         for file in zhFiles {
             #expect(try store.path(of: file.path) == nil, "\(file.path)")
-            #expect(FileManager.default.fileExists(atPath: folderPath(mount.point) + "/store/" + file.path))
+            #expect(FileManager.default.fileExists(atPath: folderPath(mount.point) + "/store/" + file.path.string))
         }
         #expect(try await store.verify(full: true).isEmpty)
         let reopened = try await Self.open(device, base: mount.point, catalog: catalog)
@@ -188,7 +188,7 @@ struct InPlaceStoreTests {
 
         // Downloaded again, it is read from the base again (the base holds the same bytes).
         try await reopened.download(regions: ["europe/ch/zh"]).wait()
-        for file in zhFiles { #expect(try reopened.path(of: file.path)?.path == folderPath(mount.point) + "/store/" + file.path) }
+        for file in zhFiles { #expect(try reopened.path(of: file.path)?.path == folderPath(mount.point) + "/store/" + file.path.string) }
         #expect(try await reopened.verify(full: true).isEmpty)
         let verify = try await device.run(["verify"])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
@@ -199,7 +199,7 @@ struct InPlaceStoreTests {
         try await reopened.moveData(to: URL(fileURLWithPath: moved, isDirectory: true))
         #expect(try reopened.path(of: zhFiles[0].path) == nil)
         #expect(try reopened.path(of: own[0])?.path == folderPath(moved) + "/store/" + own[0])
-        #expect(try reopened.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path)
+        #expect(try reopened.path(of: manifest.files[0].path)?.path == folderPath(mount.point) + "/store/" + manifest.files[0].path.string)
         #expect(reopened.baseImage?.path == folderPath(mount.point))
         #expect(try await reopened.verify(full: true).isEmpty)
     }
@@ -215,14 +215,14 @@ struct InPlaceStoreTests {
         let store = try await Self.open(device, base: base, catalog: catalog)
         let manifest = try fixture.manifest()
         let victim = try #require(manifest.files.first { $0.size > 64 })
-        try flipBit(in: base + "/store/" + victim.path, at: 20)
+        try flipBit(in: base + "/store/" + victim.path.string, at: 20)
         let problems = try await store.verify(full: true)
-        #expect(problems.map(\.path) == [victim.path], "\(problems)")
+        #expect(problems.map(\.path) == [victim.path.string], "\(problems)")
         let report = try await store.repair()
         #expect(report.status == .ok, "\(report)")
-        #expect(try Self.ownFiles(device) == [victim.path])
+        #expect(try Self.ownFiles(device) == [victim.path.string])
         let url = try #require(try store.path(of: victim.path))
-        #expect(url.path == device.storageFolder + "/store/" + victim.path)
+        #expect(url.path == device.storageFolder + "/store/" + victim.path.string)
         #expect(try SHA256.digestOfFile(url.path).0 == victim.sha256)
         #expect(try await store.verify(full: true).isEmpty)
         let verify = try await device.run(["verify"])
@@ -265,11 +265,11 @@ struct InPlaceStoreTests {
             // Only files whose bytes the base does not hold were written to the storage.
             let kept = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
             let oldFiles = Dictionary(old.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-            let changed = kept.files.filter { oldFiles[$0.path]?.sha256 != $0.sha256 }.map(\.path).sorted()
+            let changed = kept.files.filter { oldFiles[$0.path]?.sha256 != $0.sha256 }.map(\.path.string).sorted()
             #expect(!changed.isEmpty)
             #expect(try Self.ownFiles(device) == changed)
             let same = try #require(kept.files.first { oldFiles[$0.path]?.sha256 == $0.sha256 })
-            #expect(try store.path(of: same.path)?.path == folderPath(point) + "/store/" + same.path)
+            #expect(try store.path(of: same.path)?.path == folderPath(point) + "/store/" + same.path.string)
             #expect(try store.path(of: changed[0])?.path == device.storageFolder + "/store/" + changed[0])
             #expect(try await store.verify(full: true).isEmpty)
         }

@@ -37,7 +37,7 @@ import Testing
         let zh = try #require(manifest.regions.first { $0.id == "europe/ch/zh" })
         let shared = Set(manifest.regions.filter { $0.id != zh.id }.flatMap(\.bundles))
         let victim = try #require(manifest.files.first { zh.bundles.contains($0.bundle) && !shared.contains($0.bundle) && $0.size > 64 })
-        try flipBit(in: base + "/store/" + victim.path, at: 20)
+        try flipBit(in: base + "/store/" + victim.path.string, at: 20)
         #expect(try await store.repair().status == .ok)
         let repaired = try #require(try store.regions().first { $0.id == "europe/ch/zh" })
         #expect(repaired.bytesLocation == .baseAndStorage, "\(repaired)")

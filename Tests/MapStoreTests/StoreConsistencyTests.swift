@@ -130,7 +130,7 @@ import Testing
     /// The files of the manifest at `path`, path → SHA-256.
     static func files(ofManifest path: String) throws -> [String: String] {
         let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        return Dictionary(manifest.files.map { ($0.path, $0.sha256.hex) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(manifest.files.map { ($0.path.string, $0.sha256.hex) }, uniquingKeysWith: { first, _ in first })
     }
 
     @Test func readersDuringAnUpdateNeverSeeANewFileWithTheOldVersion() async throws {
@@ -143,7 +143,7 @@ import Testing
         let manifest = try JSONDecoder().decode(
             ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
         let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
-        let watched = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path).sorted().prefix(40)
+        let watched = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path.string).sorted().prefix(40)
         #expect(!watched.isEmpty && !changed.isEmpty)
         let reader = ReaderLoop(store, paths: Array(watched))
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
@@ -162,7 +162,7 @@ import Testing
             ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
         let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
         let zurich = Set(try #require(manifest.regions.first { $0.id == "europe/ch/zh" }).bundles)
-        let watched = manifest.files.filter { zurich.contains($0.bundle) }.map(\.path)
+        let watched = manifest.files.filter { zurich.contains($0.bundle) }.map(\.path.string)
         #expect(!watched.isEmpty)
         var reader = ReaderLoop(store, paths: watched)
         try await store.moveData(to: URL(fileURLWithPath: device.folder.join("moved")))
@@ -189,8 +189,8 @@ import Testing
             ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
         // Files of bundles the update replaces (their bytes change or they go), and some it keeps.
         let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
-        let changing = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path).sorted().prefix(30)
-        let kept = manifest.files.filter { replaced.contains($0.bundle) }.map(\.path).sorted().prefix(10)
+        let changing = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path.string).sorted().prefix(30)
+        let kept = manifest.files.filter { replaced.contains($0.bundle) }.map(\.path.string).sorted().prefix(10)
         #expect(!changing.isEmpty)
 
         let store = try await device.open(image: fixture.image)

@@ -236,8 +236,8 @@ import Testing
         let li = try DownloadTests.bundle(of: "europe/li")
         let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
         let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
-        try flipBit(in: device.storage + "/store/" + shipped.path)
-        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
+        try flipBit(in: device.storage + "/store/" + shipped.path.string)
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path.string)
         #expect(try await store.verify(full: true).count == 2)
 
         let reopened = try await MapStore.open(
@@ -248,7 +248,7 @@ import Testing
         #expect(try await reopened.verify(full: true).isEmpty)
 
         // A verified archive in the storage's download cache (a paused or failed download left it) serves without the network.
-        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path)
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path.string)
         let cached = device.storage + "/downloads/sha256/" + li.digest.hex.prefix(2) + "/" + li.digest.hex
         try FileManager.default.createDirectory(atPath: FileSystem.parent(cached), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: DownloadTests.catalogFolder + li.path, toPath: cached)
@@ -269,8 +269,8 @@ import Testing
         let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
         let unchanged = try #require(manifest.files.first { !changed.contains($0.bundle) })
         let updated = try #require(manifest.files.first { changed.contains($0.bundle) })
-        try flipBit(in: device.storage + "/store/" + unchanged.path)
-        try FileManager.default.removeItem(atPath: device.storage + "/store/" + updated.path)
+        try flipBit(in: device.storage + "/store/" + unchanged.path.string)
+        try FileManager.default.removeItem(atPath: device.storage + "/store/" + updated.path.string)
 
         let report = try await device.open(image: fixture.image).repair()
         #expect(report.actions.contains(.restoredFiles(count: 1, from: .image)), "\(report.actions)")
@@ -359,7 +359,7 @@ import Testing
         try await update.value
         #expect(inTime, "a reader waited for the update")
         let seen = answers.withLock { $0 }
-        #expect(seen?.path == root + "/store/" + shipped.path)
+        #expect(seen?.path == root + "/store/" + shipped.path.string)
         #expect(seen?.regions == fixture.manifestRegionCount)
         #expect(seen?.version == UpdateFixture.oldVersion)
         let listing = listings.withLock { $0 }

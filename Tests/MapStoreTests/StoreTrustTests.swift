@@ -165,7 +165,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         try flipBit(in: file, at: 100)
         let kept = device.storage + "/manifest.json"
         var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: kept)))
-        let index = try #require(manifest.files.firstIndex { $0.path == Self.zhTiles })
+        let index = try #require(manifest.files.firstIndex { $0.path.string == Self.zhTiles })
         manifest.files[index].sha256 = try SHA256.digestOfFile(file).digest
         let bytes = try manifest.sealed(hash: { SHA256.hex($0) }).bytes
         try bytes.write(to: URL(fileURLWithPath: kept))

@@ -20,9 +20,12 @@ import Testing
             (PlanError.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml"), 1, "a plan beyond the capacity"),
             (BuildError.plan(.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml")), 1, "a build's plan"),
             (BuildError.output("rename failed"), 1, "a build's output"),
-            (MapStoreError.invalidCatalog(url: "file:///x/catalog.json", reason: "bad"), 2, "a store's catalog file (URL)"),
-            (MapStoreError.invalidCatalog(url: "/x/catalog.json", reason: "bad"), 2, "a store's catalog file (path)"),
-            (MapStoreError.invalidCatalog(url: "https://h/catalog.json", reason: "bad"), 1, "a store's served catalog"),
+            (MapStoreError.invalidCatalog(url: URL(string: "file:///x/catalog.json")!, reason: .content("bad")), 2, "a store's catalog file"),
+            (
+                MapStoreError.invalidCatalog(url: URL(fileURLWithPath: "/x/catalog.json.zst"), reason: .compressedCopy("bad")), 2,
+                "a catalog file's copy"
+            ),
+            (MapStoreError.invalidCatalog(url: URL(string: "https://h/catalog.json")!, reason: .content("bad")), 1, "a store's served catalog"),
             (MapStoreError.noCatalogURL, 2, "a store without a catalog URL"),
             (MapStoreError.busy(operation: "update", reason: "another writer"), 1, "a busy store"),
             (CocoaError(.fileNoSuchFile), 1, "an error without a category"),
@@ -32,5 +35,17 @@ import Testing
     @Test(arguments: 0..<15) func exitCodeComesFromTheCategory(index: Int) {
         let (error, code, what) = Self.cases[index]
         #expect(Mappack.exitCode(for: error).rawValue == code, "\(what): \(error)")
+    }
+
+    /// `invalidCatalog` carries its catalog as a `URL`, and names it as MapStore always has: the
+    /// catalog by its URL, a file's compressed copy by its path.
+    @Test func anUnusableCatalogIsNamedAsBefore() {
+        let file = MapStoreError.invalidCatalog(url: URL(fileURLWithPath: "/x/catalog.json"), reason: .content("bad"))
+        #expect(
+            file.description == "file:///x/catalog.json is not a usable catalog: bad; fix or replace the catalog (the store kept its previous one)")
+        let copy = MapStoreError.invalidCatalog(url: URL(fileURLWithPath: "/x/catalog.json.zst"), reason: .compressedCopy("short"))
+        #expect(copy.description.hasPrefix("/x/catalog.json.zst is not a usable catalog: short;"))
+        let served = MapStoreError.invalidCatalog(url: URL(string: "https://h/catalog.json.zst")!, reason: .compressedCopy("short"))
+        #expect(served.description.hasPrefix("https://h/catalog.json.zst is not a usable catalog: short;"))
     }
 }

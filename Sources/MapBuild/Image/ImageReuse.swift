@@ -19,10 +19,9 @@ struct ImageReuse: Sendable {
         let data = try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes)
         let (manifest, problems) = try ImageVerifier.readManifest(data, file: path)
         store = image + "/" + ImageManifest.storeFolder
-        // An edited manifest cannot vouch for anything, nor can one with a path that could leave the
-        // old store or the new one (the id covers whatever its author wrote).
-        let unsafe = manifest.files.contains { StorePath.problem($0.path) != nil }
-        filesByBundle = unsafe || problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
+        // An edited manifest cannot vouch for anything (the id covers whatever its author wrote); its
+        // paths cannot leave the old store or the new one, as `readManifest` refuses one that could.
+        filesByBundle = problems.contains { $0.kind == .imageIDMismatch } ? [:] : Dictionary(grouping: manifest.files, by: \.bundle)
         bundlesByRegion = Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -36,14 +35,16 @@ struct ImageReuse: Sendable {
         var written: [String] = []
         var out: [ExtractedFile] = []
         for file in files {
-            let target = destination + "/" + file.path
+            let target = destination + "/" + file.path.string
             do {
                 try FileSystem.makeDirectories(FileSystem.parent(target))
                 if FileSystem.exists(target) { throw FileError(.reuse, note: "(already written by another bundle)", target, code: EEXIST) }
                 written.append(target)
-                let (digest, size) = try SHA256.copyFile(store + "/" + file.path, to: target)
-                guard digest == file.sha256, size == file.size else { throw FileError(.reuse, note: "(content differs)", file.path, code: EIO) }
-                out.append(ExtractedFile(path: file.path, size: size, sha256: digest))
+                let (digest, size) = try SHA256.copyFile(store + "/" + file.path.string, to: target)
+                guard digest == file.sha256, size == file.size else {
+                    throw FileError(.reuse, note: "(content differs)", file.path.string, code: EIO)
+                }
+                out.append(ExtractedFile(path: file.path.string, size: size, sha256: digest))
             } catch {
                 for path in written { try? FileSystem.removeFile(path) }
                 return nil

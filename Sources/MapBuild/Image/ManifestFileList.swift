@@ -39,11 +39,11 @@ struct ManifestFileList {
         var files: [ImageFile] = []
         files.reserveCapacity(count)
         for bundle in bundles {
-            files += try bundle.files().map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
+            files += try bundle.files().map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
         }
-        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        for (a, b) in zip(files, files.dropFirst()) where a.path.utf8.elementsEqual(b.path.utf8) {
-            throw BuildError.pathInTwoBundles(path: a.path, bundles: [a.bundle, b.bundle])
+        files.sort { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        for (a, b) in zip(files, files.dropFirst()) where a.path.string.utf8.elementsEqual(b.path.string.utf8) {
+            throw BuildError.pathInTwoBundles(path: a.path.string, bundles: [a.bundle, b.bundle])
         }
         return files
     }

@@ -95,11 +95,12 @@ public enum CatalogSource {
                     served: !url.isFileURL)
             // The URL that failed: the timestamp's or the signature's is not the catalog's.
             case .fetch(.tooLarge(let failed, let limit)):
-                throw .unreadable(url: failed, reason: "larger than \(limit) bytes", served: !url.isFileURL)
+                throw .unreadable(url: failed.shown, reason: "larger than \(limit) bytes", served: !url.isFileURL)
             case .fetch(.failed(let failed, let status, let reason)):
                 throw .unreadable(
-                    url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason, served: !url.isFileURL)
-            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason, served: !url.isFileURL)
+                    url: failed.shown, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason, served: !url.isFileURL
+                )
+            case .undecodable(let source, let reason): throw .unreadable(url: source.shown, reason: reason, served: !url.isFileURL)
             case .refused(_, let refusal): throw .untrusted(url: name, refusal)
             }
         }

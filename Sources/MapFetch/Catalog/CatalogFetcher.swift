@@ -5,21 +5,21 @@ import MapIO
 /// Why a catalog (or its signature or timestamp) could not be fetched.
 package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No catalog at the URL (no file, HTTP 404 or 410).
-    case missing(url: String)
+    case missing(url: URL)
     /// A document could not be fetched, or is larger than its cap.
     case fetch(DocumentFetchError)
     /// `catalog.json.zst` is not a zstd stream, or decompresses to more than the timestamp's size (a bomb).
-    case undecodable(url: String, reason: String)
+    case undecodable(url: URL, reason: String)
     /// The timestamp was refused, or the catalog is not the one it names.
-    case refused(url: String, CatalogTrustError)
+    case refused(url: URL, CatalogTrustError)
 
     package var description: String {
         switch self {
-        case .missing(let url): "\(url): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
+        case .missing(let url): "\(url.shown): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
         case .fetch(let error): error.description
         case .undecodable(let url, let reason):
-            "\(url): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
-        case .refused(let url, let error): "\(url): \(error)"
+            "\(url.shown): cannot decompress the catalog: \(reason); the server sends a damaged or hostile catalog.json.zst"
+        case .refused(let url, let error): "\(url.shown): \(error)"
         }
     }
 }
@@ -97,10 +97,10 @@ package struct CatalogFetcher: Sendable {
         let timestampSource = timestampURL.shown
         let timestampBytes = try document(
             .timestamp, at: timestampURL, limit: CatalogTimestamp.maxBytes, cache: cache, record: &record, fresh: &fresh)
-        if timestampBytes == nil && timestampRequired { throw .refused(url: timestampSource, .timestampMissing) }
+        if timestampBytes == nil && timestampRequired { throw .refused(url: timestampURL, .timestampMissing) }
         let timestamp: CatalogTimestamp?
         do { timestamp = try timestampBytes.flatMap { bytes throws(CatalogTrustError) in try vet(bytes, timestampSource) } } catch {
-            throw .refused(url: timestampSource, error)
+            throw .refused(url: timestampURL, error)
         }
         kept[.timestamp] = timestampBytes
         guard let timestamp else {
@@ -128,7 +128,7 @@ package struct CatalogFetcher: Sendable {
             if bytes == nil {
                 bytes = try document(.catalog, at: url, limit: limit, acceptEncoding: true, cache: cache, record: &record, fresh: &fresh)
             }
-            guard let bytes else { throw .missing(url: url.shown) }
+            guard let bytes else { throw .missing(url: url) }
             kept[.catalog] = bytes
             kept[.signature] = signature
             record.catalogVersion = nil
@@ -168,7 +168,7 @@ package struct CatalogFetcher: Sendable {
     /// the named size), else the plain catalog; refused unless its SHA-256 and size are the named ones.
     private func fetchNamed(by timestamp: CatalogTimestamp, url: URL) throws(CatalogFetchError) -> Data {
         let name = url.shown
-        guard timestamp.size <= Int64(limit) else { throw .fetch(.tooLarge(url: name, limit: limit)) }
+        guard timestamp.size <= Int64(limit) else { throw .fetch(.tooLarge(url: url, limit: limit)) }
         var bytes: Data?
         if let zstSHA256 = timestamp.zstSHA256, let zstSize = timestamp.zstSize {
             let zstURL = CatalogTimestamp.compressedURL(beside: url)
@@ -179,20 +179,20 @@ package struct CatalogFetcher: Sendable {
                 {
                     guard SHA256.hex(compressed) == zstSHA256 else {
                         throw CatalogFetchError.refused(
-                            url: zstName,
+                            url: zstURL,
                             .timestampMismatch(reason: "catalog.json.zst's sha256 is not the \(zstSHA256.prefix(16))… the timestamp names"))
                     }
                     do { bytes = try Zstd.decompress(compressed, limit: Int(timestamp.size)) } catch {
-                        throw CatalogFetchError.undecodable(url: zstName, reason: "\(error)")
+                        throw CatalogFetchError.undecodable(url: zstURL, reason: "\(error)")
                     }
                 }
             } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
                     throw .refused(
-                        url: zstName, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
+                        url: zstURL, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
                 }
                 throw .fetch(error)
-            } catch { throw .undecodable(url: zstName, reason: "\(error)") }
+            } catch { throw .undecodable(url: zstURL, reason: "\(error)") }
         }
         if bytes == nil {
             do {
@@ -200,18 +200,18 @@ package struct CatalogFetcher: Sendable {
                     url, limit: Int(timestamp.size), acceptEncoding: true, stop: stop, client: client, received: receiving(name))
                 {
                 case .body(let data, _): bytes = data
-                case .notModified, .missing: throw CatalogFetchError.missing(url: name)
+                case .notModified, .missing: throw CatalogFetchError.missing(url: url)
                 }
             } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
                     throw .refused(
-                        url: name, .timestampMismatch(reason: "the catalog is larger than the \(timestamp.size) bytes the timestamp names"))
+                        url: url, .timestampMismatch(reason: "the catalog is larger than the \(timestamp.size) bytes the timestamp names"))
                 }
                 throw .fetch(error)
-            } catch { throw .fetch(.failed(url: name, httpStatus: nil, reason: "\(error)")) }
+            } catch { throw .fetch(.failed(url: url, httpStatus: nil, reason: "\(error)")) }
         }
-        guard let bytes else { throw .missing(url: name) }
-        do { try CatalogTrust.checkNamed(bytes, by: timestamp) } catch { throw .refused(url: name, error) }
+        guard let bytes else { throw .missing(url: url) }
+        do { try CatalogTrust.checkNamed(bytes, by: timestamp) } catch { throw .refused(url: url, error) }
         return bytes
     }
 

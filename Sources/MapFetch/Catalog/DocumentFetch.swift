@@ -46,11 +46,12 @@ package struct HTTPValidators: Codable, Equatable, Sendable {
 /// Why a small document (catalog, signature, timestamp) could not be fetched.
 package enum DocumentFetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The body is larger than the cap (for a decoded `Content-Encoding`, the decoded size).
-    case tooLarge(url: String, limit: Int)
+    case tooLarge(url: URL, limit: Int)
     /// The transfer failed, or the server answered with an error status (not 404/410).
-    case failed(url: String, httpStatus: Int?, reason: String)
+    case failed(url: URL, httpStatus: Int?, reason: String)
 
-    package var url: String {
+    /// The document asked for (messages show it as `URL.shown`).
+    package var url: URL {
         switch self {
         case .tooLarge(let url, _), .failed(let url, _, _): url
         }
@@ -58,8 +59,8 @@ package enum DocumentFetchError: Error, Equatable, Sendable, CustomStringConvert
 
     package var description: String {
         switch self {
-        case .tooLarge(let url, let limit): "\(url): larger than \(limit) bytes (decompressed); the server sends something else than a catalog"
-        case .failed(let url, let status, let reason): "\(url): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
+        case .tooLarge(let url, let limit): "\(url.shown): larger than \(limit) bytes (decompressed); the server sends something else than a catalog"
+        case .failed(let url, let status, let reason): "\(url.shown): \(status.map { "HTTP status \($0): " } ?? "")\(reason)"
         }
     }
 }
@@ -122,9 +123,9 @@ package enum DocumentFetch {
         // was copied and faulted in again each time the buffer grew (~5 % of a planet plan).
         if url.isFileURL {
             do { return .body(try ReadableFile.contents(of: url.path, limit: limit), nil) } catch {
-                if error.code == EFBIG { throw .tooLarge(url: url.path, limit: Int64(limit)) }
+                if error.code == EFBIG { throw .tooLarge(url: url, limit: Int64(limit)) }
                 if error.isNotFound { return .missing }
-                throw .transfer(url: url.path, httpStatus: nil, reason: error.description, transient: false)
+                throw .transfer(url: url, httpStatus: nil, reason: error.description, transient: false)
             }
         }
         var body = Data()

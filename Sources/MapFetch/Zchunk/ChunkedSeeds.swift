@@ -46,24 +46,24 @@ package struct ChunkedSeeds: Sendable {
     /// before their files, sorted paths, fixed metadata), so unchanged stretches give the same
     /// chunks. Only regular files are read (a link in the store is left out).
     package func writeSeed(_ seeds: [BundleDigest], to path: String) throws {
-        let files = seeds.flatMap { filesByBundle[$0] ?? [] }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        let files = seeds.flatMap { filesByBundle[$0] ?? [] }.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
         let writer = try ArchiveWriter(path: path, mtime: 0, compressed: false)
         var folders = Set<String>()
         for file in files {
-            guard StorePath.problem(file.path) == nil else { continue }
+            let name = file.path.string
             var folder = ""
-            for part in file.path.split(separator: "/").dropLast() {
+            for part in name.split(separator: "/").dropLast() {
                 folder += folder.isEmpty ? String(part) : "/" + part
                 if folders.insert(folder).inserted { try writer.addDirectory(folder) }
             }
-            var source = store + "/" + file.path
+            var source = store + "/" + name
             var found = try FileSystem.status(source)
             if found == nil, let base {
-                source = base + "/" + file.path
+                source = base + "/" + name
                 found = try FileSystem.status(source)
             }
             guard let status = found, status.isRegular else { continue }
-            try writer.addFile(file.path, from: source, size: status.size)
+            try writer.addFile(name, from: source, size: status.size)
         }
         try writer.finish()
     }

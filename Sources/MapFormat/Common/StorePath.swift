@@ -6,7 +6,7 @@
 /// The rule: 1 to 1024 bytes, `/`-separated names, none empty, `.` or `..`; not absolute; no NUL and no
 /// backslash. So joined to a folder it names a file inside that folder, and one file has one spelling
 /// (`a//b` and `a/./b` are refused, not read as `a/b`).
-public struct StorePath: Sendable, Hashable, CustomStringConvertible {
+public struct StorePath: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The path, exactly as written.
     public let string: String
 
@@ -16,7 +16,32 @@ public struct StorePath: Sendable, Hashable, CustomStringConvertible {
         string = text
     }
 
+    /// `text`, which the same rule already accepted where it entered (`SafeExtractor.cleanPath` for a
+    /// bundle's archive entries): not checked again.
+    package init(alreadyChecked text: String) {
+        assert(StorePath.problem(text) == nil, "\(text) was not checked")
+        string = text
+    }
+
     public var description: String { string }
+
+    /// Ordered as their text (`String`'s order), as file lists are sorted.
+    public static func < (lhs: StorePath, rhs: StorePath) -> Bool { lhs.string < rhs.string }
+
+    /// Decodes a JSON string, refused (`DecodingError.dataCorrupted`) when it is not a store path.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do { try self.init(validating: text) } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a store path: \(error)")
+        }
+    }
+
+    /// Encodes the path as a JSON string, exactly as written.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(string)
+    }
 
     /// Longest path accepted, in bytes.
     public static let maxLength = 1024

@@ -91,14 +91,15 @@ public struct ImageManifest: Codable, Sendable, Equatable {
     /// The bytes are the same as JSONEncoder's (sorted keys, `/` unescaped, UTF-8 as is); a path
     /// that JSON would escape sends the whole manifest through JSONEncoder instead.
     func canonicalBytesWithoutID() throws -> Data {
-        if files.contains(where: { ImageManifest.pathNeedsEscaping($0.path) }) { return try bytesForID() }
+        if files.contains(where: { ImageManifest.pathNeedsEscaping($0.path.string) }) { return try bytesForID() }
         guard let shell = try shellAroundFiles() else { return try bytesForID() }
         // One buffer, filled in order: what precedes the list, the list, what follows it.
         var list = Data()
         list.reserveCapacity(shell.before.count + shell.after.count + files.count * 190)
         list.append(shell.before)
         for (index, file) in files.enumerated() {
-            ImageManifest.appendFileEntry(path: file.path, size: file.size, sha256: file.sha256, bundle: file.bundle, first: index == 0, to: &list)
+            ImageManifest.appendFileEntry(
+                path: file.path.string, size: file.size, sha256: file.sha256, bundle: file.bundle, first: index == 0, to: &list)
         }
         list.append(shell.after)
         return list
@@ -228,8 +229,8 @@ public struct ImageBundle: Codable, Sendable, Equatable {
 public struct ImageFile: Codable, Sendable, Equatable {
     typealias CodingKeys = Field
 
-    /// Path relative to the store root, `/`-separated.
-    public var path: String
+    /// Path relative to the store root, `/`-separated; checked where the manifest was read.
+    public var path: StorePath
     /// Bytes.
     public var size: Int64
     /// SHA-256 of the content.
@@ -238,7 +239,7 @@ public struct ImageFile: Codable, Sendable, Equatable {
     public var bundle: BundleDigest
 
     /// Builds a file record.
-    public init(path: String, size: Int64, sha256: SHA256Digest, bundle: BundleDigest) {
+    public init(path: StorePath, size: Int64, sha256: SHA256Digest, bundle: BundleDigest) {
         self.path = path
         self.size = size
         self.sha256 = sha256

@@ -6,9 +6,10 @@ import Foundation
 /// large part of `mappack verify`'s time. The same patterns as `CatalogReader`.
 public enum ManifestReader {
     /// The manifest in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
-    /// column, and the path to the offending value (`files[2].sha256`).
+    /// column, and the path to the offending value (`files[2].sha256`); for a document that decodes
+    /// but lists a path that is not a `StorePath`, `RefusedEntry`. Negative sizes are read as written.
     public static func read(_ data: Data, file: String) throws -> ImageManifest {
-        unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> ImageManifest in
+        let (manifest, refusal) = try unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (ImageManifest, ManifestEntryRefusal?) in
             var scanner = unsafe JSONScanner(raw)
             do throws(Failure) {
                 return try readManifest(&scanner)
@@ -26,25 +27,57 @@ public enum ManifestReader {
                 throw fileError(error, in: scanner, file: file)
             }
         }
+        if let refusal { throw RefusedEntry(manifest: manifest, refusal: refusal) }
+        return manifest
+    }
+
+    /// A manifest that decodes but lists a path that is not a `StorePath`: the first entry it may not
+    /// list (such a path, or a negative size before it), and the manifest without the refused paths
+    /// (for the checks that come before the file list's, as the format's).
+    public struct RefusedEntry: Error, CustomStringConvertible {
+        /// The manifest, its refused entries left out.
+        public let manifest: ImageManifest
+        /// The first refused entry, in file order.
+        public let refusal: ManifestEntryRefusal
+
+        public var description: String { refusal.description }
     }
 
     typealias Failure = JSONScanner.Failure
 
     // MARK: Objects
 
-    private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> ImageManifest {
+    /// The manifest, and the first entry of `files` it may not list when one of them is a path that
+    /// is not a `StorePath` (left out of `files`).
+    private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> (ImageManifest, ManifestEntryRefusal?) {
         var object = try beginManifest(&scanner)
         var members = Members()
+        var refusal: ManifestEntryRefusal?
+        var refusedPath = false
         while let field = try object.next(&scanner, ImageManifest.Field.table) {
             if field == .files {
-                members.files = try at(field) { () throws(Failure) in try readArray(&scanner, of: "files", readFile) }
+                var files: [ImageFile] = []
+                _ = try at(field) { () throws(Failure) in
+                    try readArray(&scanner, of: "files") { (scanner: inout JSONScanner) throws(Failure) in
+                        let entry = try readFileFields(&scanner)
+                        switch ManifestEntryRefusal.check(path: entry.path) {
+                        case .success(let path):
+                            files.append(ImageFile(path: path, size: entry.size, sha256: entry.sha256, bundle: entry.bundle))
+                            if entry.size < 0 { refusal = refusal ?? .negativeSize(path: path) }
+                        case .failure(let refused):
+                            refusal = refusal ?? refused
+                            refusedPath = true
+                        }
+                    }
+                }
+                members.files = files
             } else {
                 try members.read(field, from: &scanner)
             }
         }
         // Syntax errors anywhere come before missing fields, as with JSONDecoder.
         try scanner.expectEnd()
-        return try members.manifest(of: object)
+        return (try members.manifest(of: object), refusedPath ? refusal : nil)
     }
 
     /// Checks the document is an object and opens it.
@@ -164,9 +197,17 @@ public enum ManifestReader {
             unpackedSize: try object.required(unpackedSize, .unpackedSize))
     }
 
+    /// An element of `files` as written, its path not yet checked.
+    struct FileFields {
+        var path: String
+        var size: Int64
+        var sha256: SHA256Digest
+        var bundle: BundleDigest
+    }
+
     /// The hot path: tens of thousands of these. Locals only; the path is the only allocation
     /// kept (the digests are read into words in place).
-    static func readFile(_ scanner: inout JSONScanner) throws(Failure) -> ImageFile {
+    static func readFileFields(_ scanner: inout JSONScanner) throws(Failure) -> FileFields {
         var object = try JSONObjectFields<ImageFile.Field>(&scanner, expected: "a file")
         var path: String?
         var size: Int64?
@@ -183,7 +224,7 @@ public enum ManifestReader {
                 }
             }
         }
-        return ImageFile(
+        return FileFields(
             path: try object.required(path, .path), size: try object.required(size, .size),
             sha256: try object.required(sha256, .sha256), bundle: try object.required(bundle, .bundle))
     }

@@ -33,15 +33,17 @@ import Foundation
 
         /// Hands `file`'s fields to `body` as an entry.
         package static func with<Result>(_ file: ImageFile, _ body: (FileEntry) -> Result) -> Result {
-            var path = file.path
+            var path = file.path.string
             return path.withUTF8 { path in
                 unsafe body(FileEntry(path: UnsafeRawBufferPointer(path), size: file.size, sha256: file.sha256, bundle: file.bundle))
             }
         }
 
-        /// The entry as an `ImageFile` (which allocates its path).
-        package var file: ImageFile {
-            unsafe ImageFile(path: String(decoding: path, as: UTF8.self), size: size, sha256: sha256, bundle: bundle)
+        /// The entry as an `ImageFile` (which allocates its path), or why a manifest may not list its path.
+        package var file: Result<ImageFile, ManifestEntryRefusal> {
+            unsafe ManifestEntryRefusal.check(path: String(decoding: path, as: UTF8.self)).map {
+                ImageFile(path: $0, size: size, sha256: sha256, bundle: bundle)
+            }
         }
     }
 
@@ -97,10 +99,11 @@ import Foundation
     }
 
     /// The next entry of `files` as an `ImageFile`; nil once the whole document has been read.
-    package mutating func nextFile() throws(JSONFileError) -> ImageFile? {
-        var entry: ImageFile?
+    /// Throws `JSONFileError`, or `ManifestEntryRefusal` for a path that is not a `StorePath`.
+    package mutating func nextFile() throws -> ImageFile? {
+        var entry: Result<ImageFile, ManifestEntryRefusal>?
         while entry == nil, try nextFile({ entry = $0.file }) {}
-        return entry
+        return try entry?.get()
     }
 
     /// The manifest with an empty `files` list, after `nextFile` said the end; throws what a
@@ -229,10 +232,10 @@ import Foundation
             throw Failure(offset: start, reason: "unexpected byte 0xEF where a value should start")
         }
         var reader = unsafe JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[start...]))
-        let entry: ImageFile
+        let entry: ManifestReader.FileFields
         do throws(Failure) {
             entry = try ManifestReader.at(ImageManifest.Field.files) { () throws(Failure) in
-                try ManifestReader.at(index) { () throws(Failure) in try ManifestReader.readFile(&reader) }
+                try ManifestReader.at(index) { () throws(Failure) in try ManifestReader.readFileFields(&reader) }
             }
         } catch {
             var error = error

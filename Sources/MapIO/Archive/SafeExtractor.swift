@@ -15,6 +15,10 @@ package struct ExtractedFile: Sendable, Equatable {
         self.size = size
         self.sha256 = sha256
     }
+
+    /// `path` as a `StorePath`: every maker of an `ExtractedFile` names a path the store-path rule
+    /// accepted (`SafeExtractor.cleanPath`, a manifest's or a shard record's checked path).
+    package var storePath: StorePath { StorePath(alreadyChecked: path) }
 }
 
 /// Extracts `.tar.zst` archives by mappack's rules, on the build machine and on devices alike:

@@ -64,7 +64,7 @@ extension StoreCore {
         if let cached = addedTrees[row.id], cached.sha256 == row.sha256 {
             return cached.tree.catalog.mapVersion == row.mapVersion ? cached.tree : nil
         }
-        guard let bytes = (try? state?.addedCatalogBytes(row.id)) ?? nil, let tree = try? CatalogLoader.tree(bytes, source: row.url.absoluteString)
+        guard let bytes = (try? state?.addedCatalogBytes(row.id)) ?? nil, let tree = try? CatalogLoader.tree(bytes, url: row.url)
         else { return nil }
         addedTrees[row.id] = (SHA256.hex(bytes), tree)
         return tree.catalog.mapVersion == row.mapVersion ? tree : nil

@@ -36,7 +36,7 @@ final class ListingCache: Sendable {
     /// The catalog file at `path`, read and parsed; nil when it is missing or unreadable.
     static func readCatalog(_ path: String) -> RegionTree? {
         guard let bytes = try? ReadableFile.contents(of: path, limit: CatalogLoader.maxBytes) else { return nil }
-        return try? CatalogLoader.tree(bytes, source: path)
+        return try? CatalogLoader.tree(bytes, url: URL(fileURLWithPath: path))
     }
 
     /// The installed manifest's block size and catalog name.
@@ -74,7 +74,7 @@ final class ListingCache: Sendable {
             let manifest = try ImageVerifier.readManifest(try ReadableFile.contents(of: path, limit: ImageVerifier.maxManifestBytes), file: path).0
             var byBundle: [BundleDigest: [(path: String, allocated: Int64)]] = [:]
             for file in manifest.files where manifest.blockSize > 0 {
-                byBundle[file.bundle, default: []].append((file.path, SizeOnDisk.allocated(size: file.size, blockSize: manifest.blockSize)))
+                byBundle[file.bundle, default: []].append((file.path.string, SizeOnDisk.allocated(size: file.size, blockSize: manifest.blockSize)))
             }
             known = RegionFiles(
                 bundles: Dictionary(manifest.regions.map { ($0.id, $0.bundles) }, uniquingKeysWith: { first, _ in first }), files: byBundle)

@@ -71,7 +71,7 @@ struct RepairFetcher: Sendable {
         try file.close(sync: false)
         guard case .body = answer else {
             if url.isFileURL { throw FileError(.open, url.path, code: ENOENT) }
-            throw FetchFailure.status(url: url.absoluteString, httpStatus: 404, retryAfter: nil)
+            throw FetchFailure.status(url: url, httpStatus: 404, retryAfter: nil)
         }
         return (hasher.finalize(), written)
     }

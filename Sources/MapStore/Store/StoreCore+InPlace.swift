@@ -165,7 +165,7 @@ extension StoreCore {
     func baseFiles(kept: ImageManifest? = nil) throws -> [String: ImageFile] {
         guard let id = try state?.meta(.baseImageID) else { return [:] }
         let manifest = kept?.imageID == id ? kept : try baseManifest()
-        return Dictionary((manifest?.files ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary((manifest?.files ?? []).map { ($0.path.string, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// True when `file` and `other` hold the same bytes (path, size, SHA-256; the bundles may differ).
@@ -193,12 +193,12 @@ extension StoreCore {
     func removeOrHide(_ files: [ImageFile]) throws {
         guard let baseStore else { return }
         for (index, file) in files.enumerated() {
-            let own = try layout.storePath(file.path)
+            let own = layout.storePath(file.path)
             if let status = try FileSystem.status(own), !status.isSymlink { try FileSystem.removeTree(own) }
-            if try FileSystem.status(baseStore + "/" + file.path) != nil { try Self.placeHiddenMarker(own) }
+            if try FileSystem.status(baseStore + "/" + file.path.string) != nil { try Self.placeHiddenMarker(own) }
             if index == 0 { CrashPoint.reach("delete.midFiles") }
         }
-        for file in files { FileSteps.pruneEmptyFolders(above: try layout.storePath(file.path), root: layout.store) }
+        for file in files { FileSteps.pruneEmptyFolders(above: layout.storePath(file.path), root: layout.store) }
         try FileSteps.syncFolders(layout.store)
     }
 
@@ -208,12 +208,12 @@ extension StoreCore {
     func stageAgainstBase(_ manifest: ImageManifest, extracted: Set<BundleDigest>, in stagedStore: String) throws {
         guard base != nil else { return }
         let baseFiles = try baseFiles()
-        for file in manifest.files where extracted.contains(file.bundle) && Self.sameBytes(file, baseFiles[file.path]) {
-            let staged = stagedStore + "/" + file.path
+        for file in manifest.files where extracted.contains(file.bundle) && Self.sameBytes(file, baseFiles[file.path.string]) {
+            let staged = stagedStore + "/" + file.path.string
             try FileSystem.removeTree(staged)
             FileSteps.pruneEmptyFolders(above: staged, root: stagedStore)
         }
-        let listed = Set(manifest.files.map(\.path))
+        let listed = Set(manifest.files.map(\.path.string))
         for path in baseFiles.keys.sorted() where !listed.contains(path) { try Self.placeHiddenMarker(stagedStore + "/" + path) }
     }
 
@@ -221,7 +221,7 @@ extension StoreCore {
     /// only those the storage holds (the others are read from the base).
     func ownFiles(_ files: [ImageFile]) -> [ImageFile] {
         guard base != nil else { return files }
-        return files.filter { ((try? FileSystem.status(layout.store + "/" + $0.path)) ?? nil)?.isRegular == true }
+        return files.filter { ((try? FileSystem.status(layout.store + "/" + $0.path.string)) ?? nil)?.isRegular == true }
     }
 
     /// Copies the live writable tree of an in-place store into `destination` (an existing folder): files
@@ -252,8 +252,8 @@ extension StoreCore {
             entries.filter { !$0.isRegular && !$0.isDirectory && isHiddenMarker(store + "/" + $0.relativePath) }.map(\.relativePath))
         var inStore = installed
         var inBase = installed
-        inStore.files = installed.files.filter { own.contains($0.path) || !sameBytes($0, baseFiles[$0.path]) }
-        inBase.files = installed.files.filter { !own.contains($0.path) && sameBytes($0, baseFiles[$0.path]) }
+        inStore.files = installed.files.filter { own.contains($0.path.string) || !sameBytes($0, baseFiles[$0.path.string]) }
+        inBase.files = installed.files.filter { !own.contains($0.path.string) && sameBytes($0, baseFiles[$0.path.string]) }
         let jobs = ProcessInfo.processInfo.activeProcessorCount
         let ownProblems = ImageVerifier.verifyTree(store, manifest: inStore, hashContents: full, jobs: jobs, stop: stop).problems
             .filter { !($0.kind == .extra && markers.contains($0.path)) }
@@ -344,7 +344,7 @@ extension StoreCore {
             let offeredBundles = Set(offered.bundles.map(\.digest))
             let bundles = Set(regions.flatMap(\.bundles)).subtracting(offeredBundles)
             let files = old.files.filter { bundles.contains($0.bundle) }
-            keptPaths = Set(files.map(\.path))
+            keptPaths = Set(files.map(\.path.string))
             target.regions = (offered.regions + regions).sorted { $0.id < $1.id }
             target.bundles = (offered.bundles + old.bundles.filter { bundles.contains($0.digest) }).sorted { $0.digest < $1.digest }
             target.files = (offered.files + files).sorted { $0.path < $1.path }
@@ -376,14 +376,14 @@ extension StoreCore {
     /// `reconcileBase` for a store past the new base's map version.
     private func keepPastBase(_ image: PreinstalledImage, _ offered: ImageManifest, state: StateDatabase) throws -> StoreStatus {
         let installed = try installedManifest(storedManifest()).files
-        let newBase = Dictionary(offered.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let listed = Set(installed.map(\.path))
+        let newBase = Dictionary(offered.files.map { ($0.path.string, $0) }, uniquingKeysWith: { first, _ in first })
+        let listed = Set(installed.map(\.path.string))
         for path in newBase.keys.sorted() where !listed.contains(path) { try Self.placeHiddenMarker(try layout.storePath(path)) }
         var missing = 0
         for file in installed {
-            let own = try layout.storePath(file.path)
+            let own = layout.storePath(file.path)
             let ownStatus = try FileSystem.status(own)
-            if Self.sameBytes(file, newBase[file.path]) {
+            if Self.sameBytes(file, newBase[file.path.string]) {
                 if ownStatus?.isRegular == true {
                     try FileSystem.removeTree(own)
                     FileSteps.pruneEmptyFolders(above: own, root: layout.store)

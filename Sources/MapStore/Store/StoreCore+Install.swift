@@ -157,7 +157,7 @@ extension StoreCore {
         } else {
             let problems = ImageVerifier.verifyTree(source, manifest: manifest, hashContents: false, jobs: jobs).problems
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
-            try FileSteps.copyFiles(manifest.files.map { ($0.path, $0.size) }, from: source, to: staged, link: link) { _, index in
+            try FileSteps.copyFiles(manifest.files.map { ($0.path.string, $0.size) }, from: source, to: staged, link: link) { _, index in
                 if index == 0 { CrashPoint.reach("install.midStaging", storage: layout.root) }
                 try checkCancelled()
             }
@@ -255,7 +255,7 @@ extension StoreCore {
         var found: [String: ExtractedFile] = [:]
         for file in extracted where file.path.hasPrefix(prefix) { found[String(file.path.dropFirst(prefix.count))] = file }
         for file in manifest.files {
-            guard let got = found.removeValue(forKey: file.path) else {
+            guard let got = found.removeValue(forKey: file.path.string) else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(file.path): file is missing")
             }
             guard got.size == file.size, got.sha256 == file.sha256 else {

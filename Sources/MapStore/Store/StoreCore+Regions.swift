@@ -76,11 +76,11 @@ extension StoreCore {
         // In place, the base's files cannot be freed: they are hidden.
         if base != nil { return try removeOrHide(files) }
         for (index, file) in files.enumerated() {
-            let path = try layout.storePath(file.path)
+            let path = layout.storePath(file.path)
             try FileSystem.removeTree(path)
             if index == 0 { CrashPoint.reach("delete.midFiles") }
         }
-        for file in files { FileSteps.pruneEmptyFolders(above: try layout.storePath(file.path), root: layout.store) }
+        for file in files { FileSteps.pruneEmptyFolders(above: layout.storePath(file.path), root: layout.store) }
         try FileSystem.syncDirectory(layout.store)
     }
 }

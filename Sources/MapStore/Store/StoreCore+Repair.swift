@@ -259,9 +259,9 @@ extension StoreCore {
     func presentRegions(_ manifest: ImageManifest) -> Set<RegionID> {
         var users: [BundleDigest: Int] = [:]
         for region in manifest.regions { for bundle in Set(region.bundles) { users[bundle, default: 0] += 1 } }
-        var files: [BundleDigest: [String]] = [:]
+        var files: [BundleDigest: [StorePath]] = [:]
         for file in manifest.files { files[file.bundle, default: []].append(file.path) }
-        let exists = { (path: String) in (try? self.layout.storePath(path)).map(FileSystem.exists) ?? false }
+        let exists = { (path: StorePath) in FileSystem.exists(self.layout.storePath(path)) }
         var present = Set<RegionID>()
         for region in manifest.regions {
             let own = region.bundles.filter { users[$0] == 1 }.flatMap { files[$0] ?? [] }
@@ -293,7 +293,7 @@ extension StoreCore {
         guard !problems.isEmpty else { return ([:], 0) }
         CrashPoint.reach("repair.afterVerify", storage: layout.root)
         try checkCancelled()
-        let records = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let records = Dictionary(manifest.files.map { ($0.path.string, $0) }, uniquingKeysWith: { first, _ in first })
         var removed = 0
         var damaged: [ImageFile] = []
         for problem in problems {
@@ -348,10 +348,10 @@ extension StoreCore {
         var left: [ImageFile] = []
         for file in files {
             try checkCancelled()
-            let target = try layout.storePath(file.path)
+            let target = layout.storePath(file.path)
             guard let candidate = shipped[file.path], candidate.sha256 == file.sha256,
                 candidate.size == file.size,
-                try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path, expecting: file)
+                try restore(target, from: source + "/" + ImageManifest.storeFolder + "/" + file.path.string, expecting: file)
             else {
                 left.append(file)
                 continue
@@ -414,7 +414,7 @@ extension StoreCore {
             try FileSystem.makeDirectories(folder)
             _ = try extractBundle(digest, archive: archive, info: info, into: folder, regions: [])
             for file in wanted {
-                if try restore(try layout.storePath(file.path), from: folder + "/" + file.path, expecting: file) {
+                if try restore(layout.storePath(file.path), from: folder + "/" + file.path.string, expecting: file) {
                     restored[source, default: 0] += 1
                 } else {
                     left.append(file)
@@ -432,7 +432,7 @@ extension StoreCore {
     /// Puts `source` in place at `target` when it has `file`'s size and SHA-256; false (target untouched) otherwise.
     private func restore(_ target: String, from source: String, expecting file: ImageFile) throws -> Bool {
         guard let (digest, size) = try? SHA256.digestOfFile(source), digest == file.sha256, size == file.size else { return false }
-        if let baseStore, source == baseStore + "/" + file.path {
+        if let baseStore, source == baseStore + "/" + file.path.string {
             // In place, a sound base file is restored by removing the storage's copy that hid it.
             try FileSystem.removeTree(target)
             return true

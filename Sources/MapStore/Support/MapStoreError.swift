@@ -43,9 +43,10 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// A failure of the server or the network: HTTP status, timeout, refused or reset connection,
     /// content that does not match the catalog. Retrying later may help.
     case remote(url: String, httpStatus: Int?, regions: [RegionID], bundle: BundleDigest?, reason: String)
-    /// The catalog at `url` was read but is not a usable catalog (malformed, sizes that overflow,
-    /// names that are no plain names, …); the store keeps nothing of it.
-    case invalidCatalog(url: String, reason: String)
+    /// The catalog at `url` was read but is not a usable catalog (`reason`: malformed, sizes that
+    /// overflow, names that are no plain names, a compressed copy that does not decompress, …); the
+    /// store keeps nothing of it.
+    case invalidCatalog(url: URL, reason: CatalogDefect)
     /// The catalog offers an older map version than the installed one; updates never go back.
     case rollbackRefused(installed: MapVersion, offered: MapVersion)
     /// The network policy forbids metered networks and the app says the current one is metered.
@@ -171,7 +172,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
                 + (path == storage ? "" : " writing \(path)")
                 + "; free space on that disk or move the storage to a larger one (moveData(to:)), then try again"
         case .invalidCatalog(let url, let reason):
-            "\(url) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
+            "\(reason.names(url)) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
         case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
         case .catalogSignatureInvalid(let url, let reason): "catalog \(url): \(CatalogTrustError.signatureInvalid(reason: reason))"
         case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"

@@ -48,8 +48,9 @@ struct StoreLayout: Sendable {
     /// `path` under `store`: checked when it became a `StorePath`, so it names a file inside the store.
     func storePath(_ path: StorePath) -> String { store + "/" + path.string }
 
-    /// Store-relative `relative` under `store`. Manifests' paths were checked as `StorePath`s when they
-    /// were read, so a path that is not one throws, naming it, instead of a file being skipped.
+    /// Store-relative `relative` under `store`, for a path as text (a verification's finding, a walk's
+    /// entry; a manifest's paths are `StorePath`s): one that is not a `StorePath` throws, naming it,
+    /// instead of a file being skipped.
     func storePath(_ relative: String) throws(MapStoreError) -> String {
         do { return storePath(try StorePath(validating: relative)) } catch {
             throw MapStoreError.io(operation: "join to \(store)", path: relative, reason: "not a path inside the store: \(error)")

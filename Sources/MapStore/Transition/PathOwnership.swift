@@ -16,7 +16,7 @@ struct PathOwnership {
     /// Ownership of the files that stay in the store (`kept`), with `describe` naming a bundle's regions.
     init(kept: [ImageFile], describe: @escaping (BundleDigest) -> String) {
         self.describe = describe
-        for file in kept { record(file.path, by: file.bundle) }
+        for file in kept { record(file.path.string, by: file.bundle) }
     }
 
     /// The bundle that owns `path` (a file, or a folder of files).

@@ -80,7 +80,7 @@ extension StoreCore {
                 let got = extracted[digest] ?? []
                 bundles.append(
                     ImageBundle(digest: digest, size: info.size, url: info.url, files: got.count, unpackedSize: got.reduce(0) { $0 + $1.size }))
-                files += got.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest) }
+                files += got.map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: digest) }
             }
         }
         files += old.files.filter { wanted.contains($0.bundle) && oldBundles[$0.bundle] != nil }
@@ -123,9 +123,10 @@ extension StoreCore {
             // In place, unchanged files the storage does not hold stay in the base, where they are read.
             let linked = ownFiles(
                 target.manifest.files.filter {
-                    !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 && target.keepsOwn?.contains($0.path) != false
+                    !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 && target.keepsOwn?.contains($0.path.string) != false
                 })
-            try FileSteps.copyFiles(linked.map { ($0.path, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
+            try FileSteps.copyFiles(
+                linked.map { ($0.path.string, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
             try stageAgainstBase(target.manifest, extracted: newBundles, in: staging + "/" + ImageManifest.storeFolder)
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
             try FileSystem.syncTree(staging)
@@ -158,7 +159,7 @@ extension StoreCore {
     /// so it must never be switched in); the bundles' own checks (`PathOwnership`) name the owners first.
     static func checkSingleOwners(_ manifest: ImageManifest) throws(MapStoreError) {
         for (earlier, later) in zip(manifest.files, manifest.files.dropFirst()) where earlier.path == later.path {
-            throw .ownershipConflict(path: earlier.path, owners: ["bundle \(earlier.bundle.short)", "bundle \(later.bundle.short)"])
+            throw .ownershipConflict(path: earlier.path.string, owners: ["bundle \(earlier.bundle.short)", "bundle \(later.bundle.short)"])
         }
         let ids = manifest.regions.map(\.id).sorted()
         for (earlier, later) in zip(ids, ids.dropFirst()) where earlier == later {
@@ -237,7 +238,7 @@ extension StoreCore {
                 if base != nil {
                     try copyOwnTree(to: partial.path, link: true)
                 } else {
-                    try FileSteps.copyFiles(files.map { ($0.path, $0.size) }, from: layout.store, to: partial.path, link: true)
+                    try FileSteps.copyFiles(files.map { ($0.path.string, $0.size) }, from: layout.store, to: partial.path, link: true)
                 }
             } catch let error as FileError where liveTreeMayBeIncomplete && (error.code == ENOENT || error.code == ENOTDIR) {
                 try FileSystem.removeTree(partial.path)

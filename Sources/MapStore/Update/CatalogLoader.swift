@@ -23,23 +23,25 @@ enum CatalogLoader {
                     ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read the catalog: no such file")
                     : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for the catalog")
             case .fetch(.tooLarge(let source, let limit)):
-                throw .remote(url: source, httpStatus: nil, regions: [], bundle: nil, reason: "the catalog is larger than \(limit) bytes")
+                throw .remote(url: source.shown, httpStatus: nil, regions: [], bundle: nil, reason: "the catalog is larger than \(limit) bytes")
             case .fetch(.failed(let source, let status, let reason)):
-                if url.isFileURL { throw .local(path: source, errno: nil, regions: [], bundle: nil, reason: "cannot read the catalog: \(reason)") }
-                throw .remote(url: source, httpStatus: status, regions: [], bundle: nil, reason: reason)
-            case .undecodable(let source, let reason): throw .invalidCatalog(url: source, reason: reason)
-            case .refused(let source, let refusal): throw .catalogRefused(refusal, url: source)
+                if url.isFileURL {
+                    throw .local(path: source.shown, errno: nil, regions: [], bundle: nil, reason: "cannot read the catalog: \(reason)")
+                }
+                throw .remote(url: source.shown, httpStatus: status, regions: [], bundle: nil, reason: reason)
+            case .undecodable(let source, let reason): throw .invalidCatalog(url: source, reason: .compressedCopy(reason))
+            case .refused(let source, let refusal): throw .catalogRefused(refusal, url: source.shown)
             }
         }
     }
 
-    /// Decodes and validates catalog bytes.
-    static func tree(_ bytes: Data, source: String) throws -> RegionTree {
+    /// Decodes and validates the bytes of the catalog at `url`.
+    static func tree(_ bytes: Data, url: URL) throws -> RegionTree {
         do {
             // The build's reader: same result as `Catalog`'s Decodable, and a repeated key is refused.
-            return try RegionTree(try CatalogReader.read(bytes, file: source))
+            return try RegionTree(try CatalogReader.read(bytes, file: url.absoluteString))
         } catch {
-            throw MapStoreError.invalidCatalog(url: source, reason: "\(error)")
+            throw MapStoreError.invalidCatalog(url: url, reason: .content("\(error)"))
         }
     }
 

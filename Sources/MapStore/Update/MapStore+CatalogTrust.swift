@@ -55,7 +55,7 @@ extension MapStore {
             let fetched = try CatalogLoader.fetch(url, with: fetcher, signed: false) { bytes, source in
                 try? CatalogTimestamp.parse(bytes, source: source)
             }
-            return (try CatalogLoader.tree(fetched.bytes, source: url.absoluteString), fetched.bytes, nil)
+            return (try CatalogLoader.tree(fetched.bytes, url: url), fetched.bytes, nil)
         }
         let now = options.now()
         let trusted = configured.enumerated().map { TrustedKey(path: "trusted key \($0.offset + 1)", text: $0.element) }
@@ -85,7 +85,7 @@ extension MapStore {
                 throw MapStoreError.catalogRefused(error, url: url)
             }
             accepted.timestampVersion = max(fetched.timestamp?.timestampVersion ?? 0, seen?.timestampVersion ?? 0)
-            let tree = try CatalogLoader.tree(fetched.bytes, source: url.absoluteString)
+            let tree = try CatalogLoader.tree(fetched.bytes, url: url)
             switch trust {
             case .image: try state.setSeenCatalog(accepted)
             case .added(let id): try state.setAddedSeen(id, accepted)

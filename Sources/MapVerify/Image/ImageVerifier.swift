@@ -70,7 +70,11 @@ package enum ImageVerifier {
     /// Decodes and checks a manifest's format and id.
     package static func readManifest(_ data: Data, file: String) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
         let manifest: ImageManifest
-        do { manifest = try ManifestReader.read(data, file: file) } catch {
+        do { manifest = try ManifestReader.read(data, file: file) } catch let refused as ManifestReader.RefusedEntry {
+            // The format and the block size are checked before the file list, as for a manifest that lists no such file.
+            try checkHeader(refused.manifest, file: file)
+            throw .manifest(path: file, reason: refused.refusal.description)
+        } catch {
             // A newer major may have any shape, and deserves "unknown format" rather than a field error.
             struct Head: Decodable { let format: String? }
             if let head = try? JSONDecoder().decode(Head.self, from: data), head.format != ImageManifest.formatTag.description {
@@ -86,8 +90,8 @@ package enum ImageVerifier {
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
         try checkHeader(manifest, file: file)
-        for entry in manifest.files {
-            if let reason = refusal(of: entry) { throw .manifest(path: file, reason: reason) }
+        if let entry = manifest.files.first(where: { $0.size < 0 }) {
+            throw .manifest(path: file, reason: ManifestEntryRefusal.negativeSize(path: entry.path).description)
         }
         if hasDuplicateRegions(manifest) || Set(manifest.files.map(\.path)).count != manifest.files.count {
             throw .manifest(path: file, reason: duplicateReason)
@@ -110,15 +114,6 @@ package enum ImageVerifier {
         guard manifest.blockSize >= 512, manifest.blockSize <= 1 << 20, manifest.blockSize & (manifest.blockSize - 1) == 0 else {
             throw .manifest(path: file, reason: "blockSize \(manifest.blockSize) is not a power of two from 512 to 1 MiB")
         }
-    }
-
-    /// Why a manifest may not list `entry`: a path that is not a `StorePath` (the rule a bundle's
-    /// entries and a device's store follow too) or a negative size. Nil when it may.
-    static func refusal(of entry: ImageFile) -> String? {
-        if let problem = StorePath.problem(entry.path) {
-            return "file entry '\(entry.path)' is not a path inside the store (\(problem)); the manifest was edited or written by another tool"
-        }
-        return entry.size < 0 ? "file entry '\(entry.path)' has a negative size" : nil
     }
 
     static func hasDuplicateRegions(_ manifest: ImageManifest) -> Bool { Set(manifest.regions.map(\.id)).count != manifest.regions.count }
@@ -211,8 +206,8 @@ package enum ImageVerifier {
         _ store: String, manifest: ImageManifest, hashContents: Bool, jobs: Int, stop: @escaping @Sendable () -> Bool = { false }
     ) -> (problems: [VerifyProblem], files: Int, bytes: Int64) {
         var files = manifest.files
-        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        if !inOrder { files.sort { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) } }
         let check = StoreTreeCheck(store: store, hashContents: hashContents, jobs: jobs, stop: stop)
         let outcome = check.run { (merge: inout StoreTreeCheck.Merge) in
             for file in files {
@@ -235,8 +230,8 @@ package enum ImageVerifier {
     ) -> (problems: [VerifyProblem], copyFailure: FileError?) {
         // The check makes each file's folders in the copy as the sorted entries come.
         var files = manifest.files
-        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        if !inOrder { files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+        let inOrder = zip(files, files.dropFirst()).allSatisfy { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        if !inOrder { files.sort { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) } }
         let outcome = StoreTreeCheck(store: store, hashContents: true, jobs: jobs, copyingTo: destination, writeback: writeback).run {
             (merge: inout StoreTreeCheck.Merge) in
             for file in files { ManifestStream.FileEntry.with(file) { merge.check($0) } }

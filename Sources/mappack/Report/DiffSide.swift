@@ -96,7 +96,7 @@ struct DiffSide {
             side.names[region.id] = region.name
         }
         var files: [BundleDigest: [(path: String, size: Int64)]] = [:]
-        for file in manifest.files { files[file.bundle, default: []].append((file.path, file.size)) }
+        for file in manifest.files { files[file.bundle, default: []].append((file.path.string, file.size)) }
         side.kinds = files.mapValues { SizeReport.kindLabel(files: $0) }
         return side
     }

@@ -38,7 +38,7 @@ extension SizeReport {
     /// its files (`kindLabel`).
     init(manifest: ImageManifest, language: String?) {
         var files: [BundleDigest: [(path: String, size: Int64)]] = [:]
-        for file in manifest.files { files[file.bundle, default: []].append((file.path, file.size)) }
+        for file in manifest.files { files[file.bundle, default: []].append((file.path.string, file.size)) }
         let sizes = Dictionary(manifest.bundles.map { ($0.digest, $0.size) }, uniquingKeysWith: { first, _ in first })
         var counted = Set<BundleDigest>()
         // Each region's subtree bundles, each once, for its download (as its size on disk counts them).

@@ -78,7 +78,7 @@ struct ServedImage: Sendable {
     /// The image's regions with the store files of their own bundles.
     static func regions(of manifest: ImageManifest) -> [OutputRegion] {
         var files: [BundleDigest: [OutputFile]] = [:]
-        for file in manifest.files { files[file.bundle, default: []].append(OutputFile(path: file.path, bundle: file.bundle)) }
+        for file in manifest.files { files[file.bundle, default: []].append(OutputFile(path: file.path.string, bundle: file.bundle)) }
         return manifest.regions.map { region in
             OutputRegion(
                 id: region.id, broughtBy: region.id, name: region.name, bbox: region.bbox,
