@@ -109,9 +109,9 @@ struct StreamedManifest {
         }
     }
 
-    /// The manifest without its file list, and its own problems (id, sizes on disk), after the
-    /// last entry; throws what `readManifest` throws for a bad one.
-    mutating func finish() throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
+    /// The manifest's header, and its own problems (id, sizes on disk), after the last entry;
+    /// throws what `readManifest` throws for a bad one.
+    mutating func finish() throws(ImageOpenError) -> (ManifestHeader, [VerifyProblem]) {
         let manifest: ImageManifest
         do { manifest = try stream.finish() } catch { throw StreamedManifest.explain(.json(error), mapping: mapping, file: file) }
         defer { mapping.releaseAll() }
@@ -120,14 +120,15 @@ struct StreamedManifest {
         mapping.withBytes { idDigest.advance($0, to: $0.byteCount, imageID: manifest.imageID, final: true) }
         guard !sizesUnknown, let expectedID = idDigest.finish() else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
-            return try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+            let (full, problems) = try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+            return (full.header, problems)
         }
         if let (bundle, bytes) = running {
             allocated[bundle, default: 0] += bytes
             running = nil
         }
         let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
-        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
+        return (manifest.header, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }
 
     /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the
