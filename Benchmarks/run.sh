@@ -9,6 +9,7 @@
 # --runs  timed runs per command, alternating between commands; medians are reported (default 3).
 # --against  an older mappack binary (e.g. a release build of the commit before a change): its
 #         build, no-op, verify, install and plan rows run in the same rounds, reported as new/old.
+# --build-only  the build, verify and install rows (bench.py) only, not the other scripts.
 #
 # Worlds are generated once and kept under Output/bench/world-<size>/ (delete them to regenerate).
 # Results: a table on stdout and Output/bench/report.json. A missed target prints MISS but does
@@ -18,6 +19,7 @@ set -euo pipefail
 size=1
 runs=3
 against=""
+build_only=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --size) size=${2:?--size needs a value}; shift 2 ;;
@@ -26,8 +28,9 @@ while [ $# -gt 0 ]; do
         --runs=*) runs=${1#*=}; shift ;;
         --against) against=${2:?--against needs a mappack binary}; shift 2 ;;
         --against=*) against=${1#*=}; shift ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N, --against OLD_MAPPACK)" >&2; exit 2 ;;
+        --build-only) build_only=1; shift ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (use --size GIB, --runs N, --against OLD_MAPPACK, --build-only)" >&2; exit 2 ;;
     esac
 done
 python3 -c "import sys; s=float(sys.argv[1]); assert 0 < s <= 64" "$size" 2>/dev/null \
@@ -154,6 +157,7 @@ say "timed work on: $workfs"
 python3 "$root/Benchmarks/bench.py" --root "$root" --bench "$bench" --port "$port" --runs "$runs" \
     --size "$size" --small-size "$small" --world "$world_main" --small-world "$world_small" --full-world "$world_full" --large-world "$world_large" \
     --work "$work" --work-fs "$workfs" ${against:+--against "$(cd "$(dirname "$against")" && pwd)/$(basename "$against")"}
+[ -z "$build_only" ] || exit 0
 
 # Chunked updates (issue 21): their own small worlds and nginx, rows side by side with whole updates.
 bash "$root/Benchmarks/chunked.sh" --bin "$release" || say "chunked update rows failed"

@@ -34,7 +34,9 @@ extension MapStore {
     ///
     /// Refused, changing nothing: a catalog the store has already (`catalogAlreadyAdded`; change its URL
     /// with `setCatalogURL`), and one that offers a region id another catalog has (`catalogRegionClash`,
-    /// naming both).
+    /// naming both). Installed regions the image's kept catalog does not offer and this one offers with
+    /// the same data are taken back as its own: after a lost state database, the regions of the catalog
+    /// it had named (`RepairReport.Action.regionsOfForgottenCatalogs`).
     @discardableResult
     public func addCatalog(url: URL) async throws(MapStoreError) -> CatalogInfo {
         let id = try await MapStoreError.boundary("addCatalog", path: storageFolder) { () async throws -> CatalogID in
@@ -46,8 +48,10 @@ extension MapStore {
                 if try core.storeCatalogs().contains(where: { $0.id == id }) {
                     throw MapStoreError.catalogAlreadyAdded(catalog: id.rawValue, url: url.absoluteString)
                 }
-                try core.checkRegionIDsUnique(tree, of: id)
-                try core.committedState().addCatalog(id, url: url, tree: tree, bytes: bytes, seen: seen)
+                // The regions of it a lost state database forgot are its again.
+                let adopted = try core.adoptableRegions(tree)
+                try core.checkRegionIDsUnique(tree, of: id, adopting: Set(adopted))
+                try core.committedState().addCatalog(id, url: url, tree: tree, bytes: bytes, seen: seen, adopting: adopted)
             }
             return id
         }

@@ -277,10 +277,21 @@ public final class MapStore: Sendable {
 
     /// Installed regions with names in `language` (BCP 47 like `de` or `de-CH`, then `de`), falling back
     /// to the image's language, English, then the id (as `availableRegions` does). Never waits for a write in progress (an update,
-    /// a move, a repair): it answers from the state the last finished write left.
+    /// a move, a repair): it answers from the state the last finished write left. Each region says where
+    /// its bytes are and what deleting it frees (`bytesLocation`, `freedByDeletingInBytes`): for that the
+    /// kept manifest is read once per image, and in an in-place store the storage's own tree is walked.
     public func regions(language: String? = nil) throws(MapStoreError) -> [InstalledRegion] {
         try MapStoreError.boundary("regions", path: storageFolder) {
-            snapshot.installedRegions(language: language)
+            let snapshot = snapshot
+            var regions = snapshot.installedRegions(language: language)
+            // A kept manifest that cannot be read (a damaged store, which `verify` reports) leaves the defaults.
+            let holdings = (try? listings.holdings(snapshot)) ?? [:]
+            for index in regions.indices {
+                guard let held = holdings[regions[index].id] else { continue }
+                regions[index].bytesLocation = held.location
+                regions[index].freedByDeletingInBytes = held.freed
+            }
+            return regions
         }
     }
 

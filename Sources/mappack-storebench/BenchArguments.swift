@@ -17,7 +17,7 @@ struct BenchArguments {
         usage: mappack-storebench path --image DIR --storage DIR --cache DIR --update-catalog URL
                                        [--interval-ms MS] [--baseline-calls N] [--sample-files N]
                mappack-storebench open --image DIR --storage DIR --cache DIR [--runs N] [--open-only]
-               mappack-storebench inplace --image DIR --storage DIR --cache DIR [--runs N]
+               mappack-storebench inplace --image DIR --storage DIR --cache DIR [--runs N] [--in-place-only]
         path: installs the folder image into an emptied storage, then calls path(of:) in a loop with no
               write running (the baseline) and while an update to --update-catalog runs; one JSON line.
         open: installs the image once (hard links; kept for later runs), then times MapStore.open of the
@@ -26,6 +26,7 @@ struct BenchArguments {
               (for strace -c).
         inplace: the first start with the image used in place against the copy install of it, in
               alternating rounds into an emptied storage (removed after): time and bytes left; one JSON line.
+              --in-place-only: the in-place start alone (copy fields null), for quick rounds and profiles.
         """
 
     private static let valued: [Mode: Set<String>] = [
@@ -33,7 +34,7 @@ struct BenchArguments {
         .open: ["--image", "--storage", "--cache", "--runs"],
         .inPlace: ["--image", "--storage", "--cache", "--runs"],
     ]
-    private static let boolean: [Mode: Set<String>] = [.path: [], .open: ["--open-only"], .inPlace: []]
+    private static let boolean: [Mode: Set<String>] = [.path: [], .open: ["--open-only"], .inPlace: ["--in-place-only"]]
 
     /// Parses `arguments` (without the program name); the error says what is wrong.
     static func parse(_ arguments: [String]) throws(BenchUsageError) -> BenchArguments {

@@ -101,6 +101,37 @@ struct InPlaceStoreTests {
         #expect(try await device.open().initialStatus == .empty)
     }
 
+    /// The first start hashes the manifest for its id on a second thread, taking the first `"imageID":"`
+    /// for the id's field; when that is another member (a decoy in a bundle, which readers skip), the
+    /// reader hashes the bytes itself and the image, whose id is right, is installed as before. A
+    /// decoy in an image whose id is wrong is refused.
+    @Test(arguments: [true, false])
+    func firstStartInPlaceFindsTheIDFieldPastADecoy(_ rightID: Bool) async throws {
+        let fixture = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
+        let manifest = try fixture.manifest()
+        var text = String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self)
+        let opening = "\"bundles\":[{"
+        try #require(text.contains(opening))
+        text = text.replacingOccurrences(of: opening, with: opening + "\"imageID\":\"decoy\",")
+        let field = "\"imageID\":\"\(manifest.imageID)\""
+        let blanked = text.replacingOccurrences(of: field, with: "\"imageID\":\"\"")
+        let id = rightID ? SHA256.hex(Data(blanked.utf8)) : String(repeating: "0", count: 64)
+        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
+        if rightID {
+            let store = try await Self.open(device, base: copy)
+            #expect(store.initialStatus == .ok)
+            #expect(store.imageID == id)
+            #expect(try store.regions().count == manifest.regions.count)
+        } else {
+            await #expect(throws: MapStoreError.self) { try await Self.open(device, base: copy) }
+            #expect(try await device.open().initialStatus == .empty)
+        }
+    }
+
     @Test func commandLineInstallsInPlaceFromTheMount() async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()

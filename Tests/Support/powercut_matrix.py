@@ -55,7 +55,7 @@ JAPAN_NEW = '2026.11.5'
 # backup, a disk that lied about a flush): open must not say `ok`, and repair must bring the store back.
 ROLLED_BACK = {'download-rolled-back': 'download', 'update-rolled-back': 'update'}
 # Scenarios of a store that uses its image in place (repaired with `--in-place`).
-IN_PLACE = ('install-in-place', 'update-in-place', 'delete-in-place', 'new-base')
+IN_PLACE = ('install-in-place', 'update-in-place', 'delete-in-place', 'new-base', 'new-base-catalogs')
 
 
 class Failure(Exception):
@@ -241,6 +241,12 @@ class Matrix:
             installed_in_place(base)
             base_image(self.new_image)
 
+        def replaced_base_with_tokyo(base):  # as `replaced_base`, with Japan added and Tokyo downloaded first
+            installed_in_place(base)
+            self.store('catalogs', base + '/storage', base + '/cache', 'add', self.japan[JAPAN_OLD])
+            self.store('download', base + '/storage', base + '/cache', 'japan/tokyo', '--catalog', 'japan')
+            base_image(self.new_image)
+
         def nothing(base):
             os.makedirs(base, exist_ok=True)
 
@@ -307,6 +313,12 @@ class Matrix:
             # An app's start with the new base at the same place: open takes it over.
             'new-base': (replaced_base, ('install', ['--image', self.base_folder, '--in-place']),
                          lambda r: expect(status(r).get('mapVersion') == NEW, 'version %r' % status(r).get('mapVersion'))),
+            # The same with an added catalog: the switch to the new base keeps Japan and Tokyo in one commit.
+            'new-base-catalogs': (replaced_base_with_tokyo, ('install', ['--image', self.base_folder, '--in-place']),
+                                  lambda r: expect(status(r).get('mapVersion') == NEW
+                                                   and self.japan_state(r + '/storage', r + '/cache') == (JAPAN_OLD, 1),
+                                                   'version %r, japan %r' % (status(r).get('mapVersion'),
+                                                                             self.japan_state(r + '/storage', r + '/cache')))),
         }
 
     # ---- one run on the mount ----
@@ -489,13 +501,19 @@ class Matrix:
             raise Failure('japan after repair: %r' % (japan,))
         if scenario.endswith('-catalog') and version != OLD:
             raise Failure('the image catalog moved to %r' % version)
+        if scenario == 'new-base-catalogs':
+            japan = self.japan_state(usable[0], cache)
+            if japan != (JAPAN_OLD, 1):
+                raise Failure('japan after repair: %r' % (japan,))
+        # A new base replaces the base's files, never Japan's (the device's own).
+        new_base = scenario in ('update-in-place', 'new-base') or scenario == 'new-base-catalogs'
         for path, digest in before.items():
             if path not in after:
-                if scenario == 'delete' or updated or (scenario in ('update-in-place', 'new-base') and version == NEW):
+                if scenario == 'delete' or updated or (new_base and version == NEW and not path.startswith('regions/japan/')):
                     continue
                 raise Failure('file lost: store/%s' % path)
             if after[path] != digest and not (updated and (scenario == 'update' or path.startswith('regions/japan/'))) \
-                    and not (scenario in ('update-in-place', 'new-base') and version == NEW):
+                    and not (new_base and version == NEW and not path.startswith('regions/japan/')):
                 raise Failure('file changed: store/%s' % path)
 
     def check_cut(self, scenario, run_root, before, finished, label):
@@ -569,7 +587,7 @@ def main():
     parser.add_argument('--sample', action='store_true', help='a few cut points per scenario (for make test)')
     parser.add_argument('--scenarios', default='install-folder,install-archive,update,download,download-rolled-back,'
                                                'update-rolled-back,download-catalog,update-catalog,delete,move,build,build-fast,'
-                                               'install-in-place,update-in-place,delete-in-place,new-base')
+                                               'install-in-place,update-in-place,delete-in-place,new-base,new-base-catalogs')
     parser.add_argument('--max-sync-points', type=int, default=20, help='per scenario, spread evenly (0: all)')
     parser.add_argument('--only-after-success', action='store_true',
                         help='only the cut right after the operation returned (what it did must all be durable)')

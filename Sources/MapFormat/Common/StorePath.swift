@@ -55,14 +55,23 @@ public struct StorePath: Sendable, Hashable, CustomStringConvertible {
         let count = bytes.count
         if count > 0 && bytes[0] == slash { return .absolute }
         if count == 0 { return .empty }
-        for index in 0..<count where bytes[index] == 0 || bytes[index] == UInt8(ascii: "\\") { return .forbiddenByte }
+        // One pass (a manifest's every entry comes through here); a forbidden byte anywhere is told
+        // before a bad component, as the rules are listed.
+        var component: Problem?
         var componentStart = 0
-        for index in 0...count where index == count || bytes[index] == slash {
+        for index in 0...count {
+            let byte = index == count ? slash : bytes[index]
+            if byte == 0 || byte == UInt8(ascii: "\\") { return .forbiddenByte }
+            guard byte == slash, component == nil else { continue }
             let length = index - componentStart
-            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot { return .climbs }
-            if length == 0 || (length == 1 && bytes[componentStart] == dot) { return .emptyComponent }
+            if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
+                component = .climbs
+            } else if length == 0 || (length == 1 && bytes[componentStart] == dot) {
+                component = .emptyComponent
+            }
             componentStart = index + 1
         }
+        if let component { return component }
         if count > maxLength { return .tooLong }
         return nil
     }

@@ -160,7 +160,8 @@ import Foundation
     private mutating func nextEntry(_ body: (FileEntry) -> Void) throws(Failure) -> Bool {
         guard let (start, first, index) = files else { return false }
         var position = start
-        position = skipWhitespace(from: position)
+        let reader = unsafe ByteReader(bytes)
+        position = reader.skipWhitespace(from: position)
         guard unsafe position < bytes.count else {
             throw Failure(offset: position, reason: "unexpected end of input inside an array; the file is truncated")
         }
@@ -172,7 +173,7 @@ import Foundation
             guard unsafe bytes[position] == UInt8(ascii: ",") else {
                 throw Failure(offset: position, reason: "expected ',' or ']' in an array, found \(describeByte(at: position))")
             }
-            position = skipWhitespace(from: position + 1)
+            position = reader.skipWhitespace(from: position + 1)
             if unsafe position < bytes.count, unsafe bytes[position] == UInt8(ascii: "]") {
                 throw Failure(offset: position, reason: "unexpected ']' after ','")
             }
@@ -190,19 +191,20 @@ import Foundation
     /// `{"bundle":"sha256:<hex>","path":"<ASCII>","sha256":"<hex>","size":<digits>}`.
     /// Hands it to `body` and returns where it ends; nil, reading nothing, for any other shape.
     private mutating func canonicalEntry(at start: Int, _ body: (FileEntry) -> Void) -> Int? {
+        let reader = unsafe ByteReader(bytes)
         var position = start
-        guard literal(entryOpening, &position), literal("sha256:", &position), unsafe position + 64 <= bytes.count,
+        guard reader.literal(entryOpening, &position), reader.literal("sha256:", &position), unsafe position + 64 <= bytes.count,
             let bundle = unsafe bundle(hex: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
         else { return nil }
         position += 64
         // `plainString` consumes the closing quote each piece starts with.
-        guard literal(afterBundle, &position), let path = unsafe plainString(&position),
-            literal(afterPath, from: 1, &position), unsafe position + 64 <= bytes.count,
+        guard reader.literal(afterBundle, &position), let path = unsafe reader.plainString(&position),
+            reader.literal(afterPath, from: 1, &position), unsafe position + 64 <= bytes.count,
             let (w0, w1, w2, w3) = unsafe Hex.words256(bytes.bytes, at: position)
         else { return nil }
         let sha256 = SHA256Digest(words: w0, w1, w2, w3)
         position += 64
-        guard literal(afterSHA256, &position), let size = plainInteger(&position),
+        guard reader.literal(afterSHA256, &position), let size = reader.plainInteger(&position),
             unsafe position < bytes.count, unsafe bytes[position] == UInt8(ascii: "}")
         else { return nil }
         unsafe body(FileEntry(path: path, size: size, sha256: sha256, bundle: bundle))
@@ -280,9 +282,23 @@ import Foundation
         }
     }
 
-    // MARK: Bytes
+    private func describeByte(at position: Int) -> String {
+        let byte = unsafe bytes[position]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+}
 
-    private func skipWhitespace(from start: Int) -> Int {
+/// The byte readers of `ManifestStream`'s canonical entries, on a value of their own: called as
+/// methods of the stream from its mutating readers, each call copied the whole stream (about
+/// 500 bytes) several times an entry.
+@safe private struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { unsafe self.bytes = unsafe bytes }
+
+    /// The first offset from `start` on that is not JSON whitespace (or the end).
+    func skipWhitespace(from start: Int) -> Int {
         var position = start
         while unsafe position < bytes.count {
             switch unsafe bytes[position] {
@@ -294,7 +310,7 @@ import Foundation
     }
 
     /// Consumes `text` when the bytes at `position` are exactly it.
-    private func literal(_ text: StaticString, _ position: inout Int) -> Bool {
+    func literal(_ text: StaticString, _ position: inout Int) -> Bool {
         let count = text.utf8CodeUnitCount
         guard unsafe bytes.count - position >= count, unsafe memcmp(bytes.baseAddress! + position, text.utf8Start, count) == 0 else { return false }
         position += count
@@ -302,7 +318,7 @@ import Foundation
     }
 
     /// Consumes `text[skipping...]` when the bytes at `position` are exactly that.
-    private func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
+    func literal(_ text: [UInt8], from skipping: Int = 0, _ position: inout Int) -> Bool {
         let count = text.count - skipping
         guard unsafe bytes.count - position >= count,
             unsafe text.withUnsafeBytes({ unsafe memcmp(bytes.baseAddress! + position, $0.baseAddress! + skipping, count) }) == 0
@@ -313,7 +329,7 @@ import Foundation
 
     /// The content of a string that needs no decoding (printable ASCII, no escape), consuming it
     /// and its closing quote; nil for any other.
-    private func plainString(_ position: inout Int) -> UnsafeRawBufferPointer? {
+    func plainString(_ position: inout Int) -> UnsafeRawBufferPointer? {
         let start = position
         var end = start
         while unsafe end < bytes.count {
@@ -330,7 +346,7 @@ import Foundation
 
     /// A non-negative integer of at most 18 digits without a leading zero, consuming it; nil for
     /// any other number.
-    private func plainInteger(_ position: inout Int) -> Int64? {
+    func plainInteger(_ position: inout Int) -> Int64? {
         func isDigit(_ at: Int) -> Bool { unsafe at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
         var value: Int64 = 0
         var end = position
@@ -342,11 +358,5 @@ import Foundation
         guard digits > 0, !isDigit(end), unsafe !(digits > 1 && bytes[position] == UInt8(ascii: "0")) else { return nil }
         position = end
         return value
-    }
-
-    private func describeByte(at position: Int) -> String {
-        let byte = unsafe bytes[position]
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x" + String(byte, radix: 16, uppercase: true)
     }
 }

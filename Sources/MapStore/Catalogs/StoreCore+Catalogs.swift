@@ -101,13 +101,29 @@ extension StoreCore {
         }
     }
 
+    /// The installed regions `tree`, a catalog being added, takes back: those no added catalog has, that
+    /// the image's kept catalog does not offer, and whose installed data `tree` offers unchanged (the same
+    /// bundles). After a lost state database these are the regions of the catalogs it named
+    /// (`RepairReport.Action.regionsOfForgottenCatalogs`). Empty when the image's catalog is not kept.
+    func adoptableRegions(_ tree: RegionTree) throws -> [RegionID] {
+        guard let image = keptCatalog() else { return [] }
+        let state = try committedState()
+        let owned = try state.regionCatalogs()
+        return try state.regions().filter { row in
+            guard owned[row.id] == nil, image.region(row.id) == nil, let offered = tree.region(row.id) else { return false }
+            return Set(offered.bundles) == Set(row.bundles)
+        }.map(\.id)
+    }
+
     /// Refuses `tree` as the catalog `id` when one of its region ids is another catalog's (offered by its
     /// kept copy, or installed from it): a region is addressed by its id alone, so two catalogs may not
-    /// both have one (`catalogRegionClash`, naming both).
-    func checkRegionIDsUnique(_ tree: RegionTree, of id: CatalogID) throws {
+    /// both have one (`catalogRegionClash`, naming both). `adopting`: installed regions it takes back
+    /// (`adoptableRegions`).
+    func checkRegionIDsUnique(_ tree: RegionTree, of id: CatalogID, adopting: Set<RegionID> = []) throws {
         let offered = Set(tree.regions.map(\.id))
         let owners = try installedRegionCatalogs()
-        for (region, owner) in owners.sorted(by: { $0.key < $1.key }) where owner != id && offered.contains(region) {
+        for (region, owner) in owners.sorted(by: { $0.key < $1.key })
+        where owner != id && offered.contains(region) && !adopting.contains(region) {
             throw MapStoreError.catalogRegionClash(region: region, catalogs: [owner.rawValue, id.rawValue])
         }
         for other in try storeCatalogs() where other.id != id {

@@ -87,8 +87,8 @@ extension StateDatabase {
     }
 
     /// Adds catalog `id` (at `url`, version `mapVersion`, its bytes kept) after the others, with what was
-    /// trusted of it; one transaction.
-    func addCatalog(_ id: CatalogID, url: URL, tree: RegionTree, bytes: Data, seen: SeenCatalog?) throws {
+    /// trusted of it and the installed regions it takes back (`adopting`); one transaction.
+    func addCatalog(_ id: CatalogID, url: URL, tree: RegionTree, bytes: Data, seen: SeenCatalog?, adopting: [RegionID] = []) throws {
         try migrateCatalogs()
         try db.transaction {
             let last = try db.firstRow("SELECT MAX(position) AS last FROM added_catalogs")?["last", as: Int64?.self] ?? 0
@@ -102,6 +102,8 @@ extension StateDatabase {
                     .text(tree.catalog.supportedUntil ?? ""), .blob(bytes), .text(SHA256.hex(bytes)),
                 ])
             if let seen { try setAddedSeen(id, seen) }
+            try db.executeMany(
+                "INSERT OR REPLACE INTO region_catalogs(region, catalog) VALUES (?, ?)", adopting.map { [.text($0.rawValue), .text(id.rawValue)] })
         }
     }
 

@@ -145,7 +145,7 @@ final class StateDatabase {
                     let state = try (current[region.id] ?? .available).transition(to: states[region.id] ?? .completed, region: region.id)
                     return [
                         .text(region.id.rawValue), region.parent.map { .text($0.rawValue) } ?? .null, .text(region.name),
-                        .text(String(decoding: try CanonicalJSON.encode(region.names), as: UTF8.self)),
+                        .text(try CanonicalJSON.text(of: region.names)),
                         .text(region.bundles.map(\.description).joined(separator: " ")),
                         .integer(sizes[region.id] ?? region.sizeOnDiskInBytes), .text(state.storedValue),
                     ]
@@ -211,13 +211,17 @@ final class StateDatabase {
     }
 
     /// Records a switch to `manifest`: regions, their states, meta, an added catalog's rows (`catalog`);
-    /// clears the pending row; one transaction.
+    /// clears the pending row; one transaction. `fresh`: regions installed afresh (a new base's), whose
+    /// states are not transitions from what they were; their rows of an added catalog are dropped.
     func commitTransition(
-        _ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String], catalog: CatalogCommit? = nil
+        _ manifest: ImageManifest, states: [RegionID: RegionState], meta: [StateMetaKey: String], catalog: CatalogCommit? = nil,
+        fresh: Set<RegionID> = []
     ) throws {
         try db.transaction {
             if let catalog { try applyCatalogCommit(catalog) }
-            let current = try currentStates()
+            let owners = try regionCatalogs()
+            try dropRegionCatalogs(fresh.filter { owners[$0] != nil }.sorted())
+            let current = try currentStates().filter { !fresh.contains($0.key) }
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])
             try recordManifest(manifest.header)

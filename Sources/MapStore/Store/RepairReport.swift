@@ -37,6 +37,15 @@ public struct RepairReport: Sendable, Equatable {
         /// `paused` (settled at open, or after rolling back its interrupted switch): their installed data,
         /// if any, is the committed version, and a later download or update resumes from the fetched bytes.
         case pausedInterruptedFetch(regions: Int)
+        /// An in-place store's new base (the image at its base's place replaced) taken over, now at map
+        /// version `to`; an interrupted take-over (a kill while the store switched to it) is taken up again.
+        case tookOverNewBase(to: MapVersion)
+        /// After a lost state database: installed regions the kept manifest lists that the image's kept
+        /// catalog does not offer. They were of catalogs added to the store, which only the lost database
+        /// named (with their kept copies and trust records). They stay installed and readable, listed as
+        /// the image catalog's, until their catalog is added again (`addCatalog`), which takes back those
+        /// whose data it offers unchanged.
+        case regionsOfForgottenCatalogs([RegionID])
 
         public var description: String {
             switch self {
@@ -52,6 +61,11 @@ public struct RepairReport: Sendable, Equatable {
             case .removedFiles(let count): "removed \(count) file\(count == 1 ? "" : "s") no installed region lists"
             case .discardedPendingRecord: "dropped a pending-operation record that matches no interrupted work (the store had committed)"
             case .restoredManifest: "restored the kept manifest.json from the image"
+            case .regionsOfForgottenCatalogs(let ids):
+                "the lost state database had named the catalogs added to the store; kept \(ids.count) region\(ids.count == 1 ? "" : "s") "
+                    + "of them (\(ids.map(\.rawValue).joined(separator: ", "))), listed as the image catalog's until their catalog "
+                    + "is added again (`mappack store catalogs add URL`), which takes them back"
+            case .tookOverNewBase(let version): "took over the new base image (now map version \(version)); added catalogs kept"
             case .pausedInterruptedFetch(let regions):
                 "paused \(regions) region\(regions == 1 ? "" : "s") an interrupted download or update was fetching "
                     + "(a later download or update resumes from the bytes fetched)"

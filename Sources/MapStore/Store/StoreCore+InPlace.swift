@@ -303,6 +303,10 @@ extension StoreCore {
         // The catalog the data came from still serves the new base when the map version stays; otherwise
         // `Options.catalogURL` is remembered again at this open.
         let catalogURL = try state.mapVersion == offered.mapVersion ? state.meta(.installedCatalogURL) : nil
+        // Catalogs the app added are the device's, not the base's: they and their regions stay.
+        if try !state.addedCatalogs().isEmpty {
+            return try followBaseKeepingCatalogs(image, offered, state: state, catalogURL: catalogURL)
+        }
         // The pending install first: a kill from here on is an interrupted install, which `repair()`
         // (or the next first start, once the state is gone) ends by starting over on the new base.
         try state.markPending(.install(imageID: image.path))
@@ -311,6 +315,61 @@ extension StoreCore {
         CrashPoint.reach("rebase.afterWipe")
         try installInPlace(image)
         if let catalogURL { try self.state?.setMeta(.installedCatalogURL, catalogURL) }
+        return .ok
+    }
+
+    /// The transition kind of `followBaseKeepingCatalogs` (its crash points are `newBase.*`).
+    static let rebaseKind = "newBase"
+
+    /// `reconcileBase` following the new base in a store with added catalogs: one transition to the new
+    /// base's manifest with the added catalogs' installed regions beside it. Their files stay in the
+    /// storage (the only files kept); the base's regions are the new base's, all `completed` (deleted or
+    /// updated on the device or not); the added catalogs' rows, kept copies and trust records stay as they
+    /// were. A region an added catalog installed that the new base now has is the base's from then on.
+    /// A kill before the commit leaves the old state, which the next open takes over again after `repair()`.
+    private func followBaseKeepingCatalogs(
+        _ image: PreinstalledImage, _ offered: ImageManifest, state: StateDatabase, catalogURL: String?
+    ) throws -> StoreStatus {
+        let checked = try checkBase(image)
+        let owners = try state.regionCatalogs()
+        let offeredIDs = Set(offered.regions.map(\.id))
+        let carried = try state.regions(bundles: false).filter { owners[$0.id] != nil && !offeredIDs.contains($0.id) }
+        // Downloaded regions are listed in the storage's manifest (a download wrote one).
+        let old = carried.isEmpty || !FileSystem.exists(layout.manifest) ? nil : try storedManifest()
+        var target = offered
+        var keptPaths = Set<String>()
+        if let old {
+            let carriedIDs = Set(carried.map(\.id))
+            let regions = old.regions.filter { carriedIDs.contains($0.id) }
+            let offeredBundles = Set(offered.bundles.map(\.digest))
+            let bundles = Set(regions.flatMap(\.bundles)).subtracting(offeredBundles)
+            let files = old.files.filter { bundles.contains($0.bundle) }
+            keptPaths = Set(files.map(\.path))
+            target.regions = (offered.regions + regions).sorted { $0.id < $1.id }
+            target.bundles = (offered.bundles + old.bundles.filter { bundles.contains($0.digest) }).sorted { $0.digest < $1.digest }
+            target.files = (offered.files + files).sorted { $0.path < $1.path }
+            target.imageID = try SHA256.hex(target.bytesForID())
+        }
+        var states: [RegionID: RegionState] = Dictionary(uniqueKeysWithValues: target.regions.map { ($0.id, RegionState.completed) })
+        for row in carried { states[row.id] = row.state }
+        var meta = baseMeta(image, offered.header)
+        meta[.language] = offered.language ?? ""
+        // Empty reads as absent: a catalog of another version no longer serves the data, nor its window.
+        meta[.installedCatalogURL] = catalogURL ?? ""
+        if try state.mapVersion != offered.mapVersion {
+            meta[.checkedCatalogURL] = ""
+            meta[.supportedUntil] = ""
+        }
+        let resets = try state.mapVersion != offered.mapVersion
+        _ = try transition(kind: Self.rebaseKind, regions: carried.map(\.id)) { _ in
+            TransitionTarget(
+                kind: Self.rebaseKind, manifest: target, archives: [:], infos: [:], states: states, meta: meta, resetsCache: resets,
+                cacheKeeps: Set(carried.map(\.id)), keepsOwn: keptPaths)
+        }
+        if let seed = checked.seed {
+            try self.state?.markPending(.cacheImport)
+            try importPendingSeed(seed, storeVersion: offered.mapVersion)
+        }
         return .ok
     }
 

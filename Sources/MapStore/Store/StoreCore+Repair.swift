@@ -100,11 +100,19 @@ extension StoreCore {
                 return RepairReport(actions: actions, storage: layout.rootURL, status: .ok)
             }
         }
+        // In place, a new base that an interrupted switch to it (`reconcileBase`) left untaken is taken over
+        // now that the store is settled: the files the state names are the new base's.
+        var tookOver = false
+        if inPlace, let image, !stateLost, (try? state?.pending()) == .some(nil), baseChanged(image) {
+            _ = try reconcileBase(image)
+            tookOver = true
+            if let version = try state?.mapVersion { actions.append(.tookOverNewBase(to: version)) }
+        }
         // The interrupted operation is settled: a cancellation from here on leaves a committed state.
         try checkCancelled()
         // The kept manifest: sound, or restored from the offered image when that is the installed one.
         var manifest: ImageManifest
-        let keptNow = pending == nil ? kept : try? keptManifest()
+        let keptNow = pending == nil && !tookOver ? kept : try? keptManifest()
         if let keptNow, try isSound(keptNow, stateLost: stateLost) {
             manifest = keptNow.manifest
         } else {
@@ -119,7 +127,7 @@ extension StoreCore {
             manifest = restored
             actions.append(.restoredManifest)
         }
-        if let rebuilt = try rebuildStateIfNeeded(manifest, unreadable: stateUnreadable) { actions.append(rebuilt) }
+        actions += try rebuildStateIfNeeded(manifest, unreadable: stateUnreadable)
         let (restored, removed): ([RepairReport.Source: Int], Int)
         do { (restored, removed) = try restoreFiles(manifest, fetcher: fetcher) } catch var retry as RepairRetry {
             retry.actions = actions + retry.actions
@@ -192,12 +200,16 @@ extension StoreCore {
 
     /// Rebuilds the state from `manifest` and the files when it was lost or unreadable, names another
     /// image or map version, or lacks rows of regions whose files are on disk.
-    private func rebuildStateIfNeeded(_ manifest: ImageManifest, unreadable: String?) throws -> RepairReport.Action? {
+    /// After a lost database, also the regions of the catalogs added to the store it named (see
+    /// `RepairReport.Action.regionsOfForgottenCatalogs`).
+    private func rebuildStateIfNeeded(_ manifest: ImageManifest, unreadable: String?) throws -> [RepairReport.Action] {
         var reasons: [String] = []
         var rows: [StoredRegion] = []
+        var stateLost = true
         if let unreadable {
             reasons.append(unreadable)
         } else if let state, FileSystem.exists(layout.state) {
+            stateLost = false
             rows = try state.regions()
             if let recorded = try state.imageID, recorded != manifest.imageID {
                 reasons.append("it named image \(recorded.prefix(16)), the kept manifest is \(manifest.imageID.prefix(16))")
@@ -222,7 +234,7 @@ extension StoreCore {
         if !unknownStates.isEmpty {
             reasons.append("it held states this library does not know for \(unknownStates.sorted().map(\.rawValue).joined(separator: ", "))")
         }
-        guard !reasons.isEmpty else { return nil }
+        guard !reasons.isEmpty else { return [] }
         if unreadable != nil || state == nil {
             state = nil
             for path in [layout.state, layout.state + "-journal", layout.state + "-wal", layout.state + "-shm"] { try FileSystem.removeTree(path) }
@@ -232,7 +244,13 @@ extension StoreCore {
         let regions = known.intersection(listed).union(present)
         let states = Dictionary(rows.filter { !unknownStates.contains($0.id) }.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
         try state.rebuild(from: manifest, regions: regions, states: states, signed: FileSystem.exists(layout.signature))
-        return .rebuiltState(reason: reasons.joined(separator: "; "), regions: regions.count)
+        var actions: [RepairReport.Action] = [.rebuiltState(reason: reasons.joined(separator: "; "), regions: regions.count)]
+        // Only the lost database named the added catalogs; their regions are those the image's catalog does not offer.
+        if stateLost, let image = keptCatalog() {
+            let forgotten = regions.filter { image.region($0) == nil }.sorted()
+            if !forgotten.isEmpty { actions.append(.regionsOfForgottenCatalogs(forgotten)) }
+        }
+        return actions
     }
 
     /// The manifest's regions whose data is on disk: a region with files no other region shares is

@@ -45,6 +45,9 @@ extension StoreCore {
         var cacheKeeps: Set<RegionID> = []
         /// An added catalog's rows the commit records (nil for the image's catalog).
         var catalog: CatalogCommit? = nil
+        /// The paths whose copies in the storage's tree the new tree keeps (nil: every unchanged file it
+        /// holds); a new base keeps only the added catalogs' files.
+        var keepsOwn: Set<String>? = nil
     }
 
     /// Builds the manifest for `regions` of `tree` (and `kept` regions copied from the stored manifest),
@@ -118,7 +121,10 @@ extension StoreCore {
             let newBundles = Set(target.archives.keys)
             let onDevice = Dictionary(current.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             // In place, unchanged files the storage does not hold stay in the base, where they are read.
-            let linked = ownFiles(target.manifest.files.filter { !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 })
+            let linked = ownFiles(
+                target.manifest.files.filter {
+                    !newBundles.contains($0.bundle) && onDevice[$0.path] == $0 && target.keepsOwn?.contains($0.path) != false
+                })
             try FileSteps.copyFiles(linked.map { ($0.path, $0.size) }, from: layout.store, to: staging + "/" + ImageManifest.storeFolder, link: true)
             try stageAgainstBase(target.manifest, extracted: newBundles, in: staging + "/" + ImageManifest.storeFolder)
             try FileSteps.writeDurably(try target.manifest.canonicalBytes(), to: staging + "/" + ImageManifest.fileName)
@@ -184,7 +190,9 @@ extension StoreCore {
         try FileSystem.syncDirectory(layout.root)
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).beforeCommit") }
         let manifest = try storedManifest()
-        try state.commitTransition(manifest, states: record.regionStates, meta: record.metaRows, catalog: record.catalog)
+        // A new base installs its regions afresh, whatever the device had made of them.
+        let fresh = record.kind == Self.rebaseKind ? Set(try baseManifest()?.regions.map(\.id) ?? []) : []
+        try state.commitTransition(manifest, states: record.regionStates, meta: record.metaRows, catalog: record.catalog, fresh: fresh)
         // Readers switch to the new tree with the committed state, before the old copy goes.
         publishForReaders(snapshot())
         if let crashPrefix { CrashPoint.reach("\(crashPrefix).afterCommit") }

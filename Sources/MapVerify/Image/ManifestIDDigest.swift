@@ -64,6 +64,57 @@ struct ManifestIDDigest {
         }
     }
 
+    /// What `concurrent` found: the id of a manifest whose first `"imageID":"` starts the field
+    /// `"imageID":"<blanked>"`. It is the manifest's id exactly when `blanked` is the manifest's
+    /// `imageID` (then that field is the one `advance` blanks too).
+    struct Concurrent: Sendable {
+        /// The value the first `"imageID":"` opened, which was blanked.
+        let blanked: String
+        /// The lower-case hex SHA-256 of the manifest with that value blanked.
+        let id: String
+    }
+
+    /// The manifest at `path` hashed as `advance` hashes it, by itself (on a thread of its own, while
+    /// another reads the entries), in steps of 1 MiB through a mapping of its own whose pages are handed
+    /// back as it goes: the first `"imageID":"` is taken for the id's field, blanked up to its closing
+    /// quote. Nil when there is none, when its value holds an escape or runs past 256 bytes, when the
+    /// file cannot be mapped, or once `stop` says true; the reader then hashes the bytes itself.
+    static func concurrent(at path: String, limit: Int, stop: () -> Bool) -> Concurrent? {
+        guard let mapping = MappedFile(path: path, limit: limit) else { return nil }
+        let hasher = SHA256()
+        let block = 1 << 20
+        let key = ManifestIDDigest.key
+        var blanked: String?
+        var hashed = 0
+        let found: Bool = mapping.withBytes { bytes in
+            let count = bytes.byteCount
+            while hashed < count {
+                if stop() { return false }
+                var end = min(count, hashed + block)
+                if blanked == nil, let start = find(key, in: bytes, from: hashed, to: min(count, end + key.count - 1)) {
+                    hasher.update(bytes.extracting(hashed..<start))
+                    let valueStart = start + key.count
+                    var close = valueStart
+                    while close < count, close - valueStart <= 256, bytes[byteAt: close] != UInt8(ascii: "\"") {
+                        if bytes[byteAt: close] == UInt8(ascii: "\\") { return false }
+                        close += 1
+                    }
+                    guard close < count, bytes[byteAt: close] == UInt8(ascii: "\"") else { return false }
+                    blanked = String(decoding: (valueStart..<close).map { bytes[byteAt: $0] }, as: UTF8.self)
+                    hasher.update(ImageManifest.Field.idField(""))
+                    hashed = close + 1
+                    end = max(end, hashed)
+                }
+                hasher.update(bytes.extracting(hashed..<end))
+                hashed = end
+                mapping.release(below: hashed)
+            }
+            return blanked != nil
+        }
+        guard found, let blanked else { return nil }
+        return Concurrent(blanked: blanked, id: hasher.finalizeHex())
+    }
+
     /// The hex id, after a final `advance`; nil when the field is not there as written (then
     /// only a re-encoding can tell).
     func finish() -> String? {

@@ -26,7 +26,15 @@ struct StreamedManifest {
     private let file: String
     private var stream: ManifestStream
     private var idDigest = ManifestIDDigest()
+    /// False when another thread computes the id (`ManifestIDDigest.concurrent`), handed to `finish`.
+    private let hashesID: Bool
     private var order = EntryOrder()
+    /// Entries read so far: the id's digest and the pages handed back advance every `catchUp` entries,
+    /// as the stream's position is asked for once per so many (each ask copies the stream).
+    private var entries = 0
+    private static let catchUp = 256
+    /// `blockSize` once the stream has read it (it does not change while files are read).
+    private var blockSize: Int64?
     /// Each bundle's files' allocated bytes, at the manifest's block size.
     private var allocated: [BundleDigest: Int64] = [:]
     /// The bundle of the last entries, and their allocated bytes not yet in `allocated`.
@@ -34,10 +42,12 @@ struct StreamedManifest {
     /// `blockSize` came after the files, so sizes were not summed on the way.
     private var sizesUnknown = false
 
-    /// Starts reading the manifest mapped in `mapping`; `file` names it in errors.
-    init(_ mapping: MappedFile, file: String) throws(Stop) {
+    /// Starts reading the manifest mapped in `mapping`; `file` names it in errors. Without
+    /// `hashingID` the id's digest comes from elsewhere (`finish(concurrentID:)`).
+    init(_ mapping: MappedFile, file: String, hashingID: Bool = true) throws(Stop) {
         self.mapping = mapping
         self.file = file
+        hashesID = hashingID
         do { stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
     }
 
@@ -61,12 +71,19 @@ struct StreamedManifest {
             throw .json(error)
         }
         swap(&order, &self.order)
-        let (offset, imageID) = (stream.offset, stream.imageID)
-        mapping.withBytes { idDigest.advance($0, to: offset, imageID: imageID) }
-        mapping.release(below: stream.offset)
+        entries += 1
+        if !more || entries % StreamedManifest.catchUp == 0 {
+            let offset = stream.offset
+            if hashesID {
+                let imageID = stream.imageID
+                mapping.withBytes { idDigest.advance($0, to: offset, imageID: imageID) }
+            }
+            mapping.release(below: offset)
+        }
         if let stop { throw stop }
         if let sized {
-            if let blockSize = stream.blockSize, blockSize > 0 {
+            if blockSize == nil { blockSize = stream.blockSize }
+            if let blockSize, blockSize > 0 {
                 add(SizeOnDisk.allocated(size: sized.size, blockSize: blockSize), to: sized.bundle)
             } else {
                 sizesUnknown = true
@@ -110,15 +127,24 @@ struct StreamedManifest {
     }
 
     /// The manifest's header, and its own problems (id, sizes on disk), after the last entry;
-    /// throws what `readManifest` throws for a bad one.
-    mutating func finish() throws(ImageOpenError) -> (ManifestHeader, [VerifyProblem]) {
+    /// throws what `readManifest` throws for a bad one. A stream made without `hashingID` takes
+    /// the id from `concurrentID` when that read the manifest's id field, and otherwise (nil, or
+    /// another field) hashes the bytes here.
+    mutating func finish(concurrentID: ManifestIDDigest.Concurrent? = nil) throws(ImageOpenError) -> (ManifestHeader, [VerifyProblem]) {
         let manifest: ImageManifest
         do { manifest = try stream.finish() } catch { throw StreamedManifest.explain(.json(error), mapping: mapping, file: file) }
         defer { mapping.releaseAll() }
         try ImageVerifier.checkHeader(manifest, file: file)
         if ImageVerifier.hasDuplicateRegions(manifest) { throw .manifest(path: file, reason: ImageVerifier.duplicateReason) }
-        mapping.withBytes { idDigest.advance($0, to: $0.byteCount, imageID: manifest.imageID, final: true) }
-        guard !sizesUnknown, let expectedID = idDigest.finish() else {
+        var hashedID: String?
+        if !hashesID, let concurrentID, concurrentID.blanked == manifest.imageID {
+            hashedID = concurrentID.id
+        } else {
+            // With `hashingID` the digest is behind the reader; without, it starts from the first byte.
+            mapping.withBytes { idDigest.advance($0, to: $0.byteCount, imageID: manifest.imageID, final: true) }
+            hashedID = idDigest.finish()
+        }
+        guard !sizesUnknown, let expectedID = hashedID else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
             let (full, problems) = try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
             return (full.header, problems)

@@ -56,19 +56,37 @@ extension StoreCommand {
                 terminal.record(
                     StoreRegionRecord(
                         id: region.id.rawValue, name: region.name, sizeOnDiskInBytes: region.sizeOnDiskInBytes, state: region.state.rawValue,
-                        mapVersion: region.mapVersion.rawValue))
+                        mapVersion: region.mapVersion.rawValue, bytesIn: region.bytesLocation.rawValue,
+                        freedByDeletingInBytes: region.freedByDeletingInBytes))
             }
+        } else if let base = store.baseImage {
+            // In place: where each region's bytes are, and what deleting it frees (nothing for the base's).
+            var table = TextTable([
+                ("REGION", .left), ("NAME", .left), ("ON DISK", .right), ("HELD IN", .left), ("DELETE FREES", .right), ("STATE", .left),
+            ])
+            for region in regions {
+                let held =
+                    switch region.bytesLocation {
+                    case .storage: "storage"
+                    case .base: "base"
+                    case .baseAndStorage: "base+storage"
+                    }
+                table.add([
+                    region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), held,
+                    ByteCount.format(region.freedByDeletingInBytes), region.state.rawValue,
+                ])
+            }
+            terminal.line(table.text)
+            terminal.line(
+                base.path.visible
+                    + ": read-only base, used in place; deleting a region held there hides it and frees nothing "
+                    + "(base+storage: the storage's copies are read instead of the base's)")
         } else {
             var table = TextTable([("REGION", .left), ("NAME", .left), ("ON DISK", .right), ("STATE", .left)])
             for region in regions {
                 table.add([region.id.rawValue, region.name, ByteCount.format(region.sizeOnDiskInBytes), region.state.rawValue])
             }
             terminal.line(table.text)
-            if let base = store.baseImage {
-                terminal.line(
-                    base.path.visible
-                        + ": read-only base, used in place; its regions' bytes are held there (deleting one hides it and frees nothing)")
-            }
         }
         return .success
     }

@@ -122,6 +122,9 @@ struct StoreRegionRecord: JSONRecord {
     let sizeOnDiskInBytes: Int64
     let state: String
     let mapVersion: String
+    /// `storage`, `base` or `baseAndStorage` (`RegionBytesLocation`).
+    let bytesIn: String
+    let freedByDeletingInBytes: Int64
 }
 
 /// `mappack-store-catalog/1`: one catalog of `mappack store catalogs`.
