@@ -6,15 +6,15 @@ import Testing
 
 @testable import MapBuild
 
-/// `mappack plan` reads only what it prints of the catalog (`CatalogDetail.plan`): the plan is
-/// the one a full read gives, names still select regions, and a broken catalog is refused with
-/// the full read's error.
+/// `mappack plan` reads only what it prints of the catalog (`CatalogOutline`): the plan is the
+/// one a full read gives, names still select regions, and a broken catalog is refused with the
+/// full read's error.
 @Suite struct PlanCatalogDetailTests {
-    /// The plan of `selectors` (and `cacheSeed`) over `catalog`, read with `detail`.
-    func plan(_ catalog: Catalog, include: String, cacheSeed: String = "[]", detail: CatalogDetail) throws -> BuildPlan {
+    /// The plan of `include` (and `cacheSeed`) over `catalog`, from a full read and from the outline.
+    func plans(_ catalog: Catalog, include: String, cacheSeed: String = "[]") throws -> (full: BuildPlan, preview: PlanPreview) {
         let (recipe, cache, folder) = try recipe(catalog, include: include, cacheSeed: cacheSeed)
         defer { withExtendedLifetime(folder) {} }
-        return try BuildPlan.make(recipe: recipe, cache: cache, catalogDetail: detail)
+        return (try BuildPlan.make(recipe: recipe, cache: cache), try BuildPlan.preview(recipe: recipe, cache: cache))
     }
 
     /// A recipe of `selectors` (and `cacheSeed`) over `catalog` and its download cache, in `folder`
@@ -36,56 +36,42 @@ import Testing
         return (recipe, DownloadCache(root: folder.join("cache")), folder)
     }
 
-    func expectSamePlan(_ a: BuildPlan, _ b: BuildPlan) {
-        #expect(a.selection == b.selection)
-        #expect(a.bundles.map(\.digest) == b.bundles.map(\.digest))
-        #expect(a.bundles.map(\.regions) == b.bundles.map(\.regions))
-        #expect(a.bundles.map(\.forStore) == b.bundles.map(\.forStore))
-        #expect(a.bundles.map(\.info.size) == b.bundles.map(\.info.size))
-        #expect(a.regionSizes == b.regionSizes && a.selectedRegionDownloadSizes == b.selectedRegionDownloadSizes)
-        #expect(a.sizeOnDisk == b.sizeOnDisk && a.cacheSeedBytes == b.cacheSeedBytes && a.downloadBytes == b.downloadBytes)
-        #expect(
-            a.selection.regionPositions.map { a.tree.regions[Int($0)].name(in: "de") }
-                == b.selection.regionPositions.map { b.tree.regions[Int($0)].name(in: "de") })
-    }
-
-    @Test func idsAloneAreReadLightlyAndPlanAsAFullRead() throws {
-        var catalog = BuildPlanTests.catalog()
-        catalog.regions[2].cities = ["Bern"]
-        catalog.regions[2].center = [46.8, 8.2]
-        let full = try plan(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]", detail: .full)
-        let light = try plan(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]", detail: .plan(language: "de"))
-        expectSamePlan(light, full)
-        let urlsKept = light.tree.catalog.bundles.values.contains { !$0.url.isEmpty }
-        let detailKept = light.tree.regions.contains { $0.cities != nil || $0.center != nil }
-        #expect(!urlsKept && !detailKept)
-        #expect(full.tree.regions[2].cities == ["Bern"])
-    }
-
-    /// `BuildPlan.preview`, what `mappack plan` prints, is a `PlanPreview` (not a `BuildPlan` a
-    /// build could take) and shows what the full read's plan holds.
-    @Test func thePreviewShowsWhatTheFullPlanHolds() throws {
-        var catalog = BuildPlanTests.catalog()
-        catalog.regions[2].cities = ["Bern"]
-        let (recipe, cache, folder) = try recipe(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]")
-        defer { withExtendedLifetime(folder) {} }
-        let full = try BuildPlan.make(recipe: recipe, cache: cache)
-        let preview = try BuildPlan.preview(recipe: recipe, cache: cache)
+    /// `preview` shows what the full read's plan holds.
+    func expectSamePlan(_ preview: PlanPreview, _ full: BuildPlan) {
         #expect(preview.catalogName == full.tree.catalog.catalog && preview.mapVersion == full.tree.catalog.mapVersion)
         #expect(preview.selection == full.selection)
         #expect(preview.bundles.map(\.digest) == full.bundles.map(\.digest))
         #expect(preview.bundles.map(\.size) == full.bundles.map(\.info.size))
+        #expect(preview.bundles.map(\.unpackedSize) == full.bundles.map(\.info.unpackedSize))
         #expect(preview.bundles.map(\.kind) == full.bundles.map(\.info.kind))
         #expect(preview.bundles.map(\.sizeOnDisk) == full.bundles.map(\.info.sizeOnDisk))
         #expect(preview.bundles.map(\.regions) == full.bundles.map(\.regions))
+        #expect(preview.bundles.map(\.forStore) == full.bundles.map(\.forStore) && preview.bundles.map(\.cached) == full.bundles.map(\.cached))
         #expect(preview.downloadBytes == full.downloadBytes && preview.sizeOnDisk == full.sizeOnDisk)
+        #expect(preview.totalBundleBytes == full.totalBundleBytes && preview.storeBundleBytes == full.storeBundleBytes)
+        #expect(preview.seedBundleBytes == full.seedBundleBytes)
         #expect(preview.cacheSeedBytes == full.cacheSeedBytes && preview.capacityOvershoot == full.capacityOvershoot)
+        #expect(preview.selectedRegionSizes == full.selectedRegionSizes && preview.selectedRegionDownloadSizes == full.selectedRegionDownloadSizes)
         for index in full.selection.regions.indices {
             let region = full.tree.regions[Int(full.selection.regionPositions[index])]
             let shown = preview.selectedRegion(index)
             #expect(shown.id == region.id && shown.parent == region.parent && shown.bundles == region.bundles)
             #expect(shown.name == region.name(in: "de"))
+            #expect(preview.ancestry(region.id) == full.tree.ancestry(region.id))
         }
+    }
+
+    /// `BuildPlan.preview`, what `mappack plan` prints, is a `PlanPreview` (not a `BuildPlan` a
+    /// build could take) and shows what the full read's plan holds; the full read keeps what the
+    /// outline drops.
+    @Test func thePreviewShowsWhatTheFullPlanHolds() throws {
+        var catalog = BuildPlanTests.catalog()
+        catalog.regions[2].cities = ["Bern"]
+        catalog.regions[2].center = [46.8, 8.2]
+        let (full, preview) = try plans(catalog, include: "[europe/ch, europe/at]", cacheSeed: "[world]")
+        expectSamePlan(preview, full)
+        #expect(full.tree.regions[2].cities == ["Bern"])
+        #expect(full.tree.catalog.bundles.values.allSatisfy { !$0.url.isEmpty })
     }
 
     /// A name selects a region in any language (and an ambiguous one is refused), so a recipe
@@ -95,15 +81,12 @@ import Testing
     func aNameSelectorReadsEveryName(_ include: String) throws {
         var catalog = BuildPlanTests.catalog()
         catalog.regions[7].names["fr"] = "autriche"
-        let full = try plan(catalog, include: include, detail: .full)
-        let light = try plan(catalog, include: include, detail: .plan(language: "de"))
-        expectSamePlan(light, full)
-        #expect(light.tree.regions.map(\.names) == full.tree.regions.map(\.names))
-        for detail in [CatalogDetail.full, .plan(language: "de")] {
-            #expect {
-                _ = try plan(BuildPlanTests.catalog(), include: "[Bern]", detail: detail)
-            } throws: { "\($0)".contains("matches several regions") }
-        }
+        let (full, preview) = try plans(catalog, include: include)
+        expectSamePlan(preview, full)
+        let (recipe, cache, folder) = try recipe(BuildPlanTests.catalog(), include: "[Bern]")
+        defer { withExtendedLifetime(folder) {} }
+        #expect { _ = try BuildPlan.make(recipe: recipe, cache: cache) } throws: { "\($0)".contains("matches several regions") }
+        #expect { _ = try BuildPlan.preview(recipe: recipe, cache: cache) } throws: { "\($0)".contains("matches several regions") }
     }
 
     /// A catalog that a build refuses is refused by a plan with the same error.
@@ -122,8 +105,8 @@ import Testing
         #expect(text.contains(parts[0]))
         let broken = Data(text.replacingOccurrences(of: parts[0], with: parts[1]).utf8)
         let url = URL(fileURLWithPath: "/catalogs/catalog.json")
-        let fullError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decode(broken, url: url, detail: .full) }
-        let planError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decode(broken, url: url, detail: .plan(language: "de")) }
+        let fullError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decode(broken, url: url) }
+        let planError = #expect(throws: CatalogSource.LoadError.self) { try CatalogSource.decodeOutline(broken, url: url, language: "de") }
         #expect(fullError.map { "\($0)" } == planError.map { "\($0)" })
     }
 }

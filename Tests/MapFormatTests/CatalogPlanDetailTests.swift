@@ -17,44 +17,62 @@ private let catalogJSON =
     + #"{"bundles":["sha256:"# + String(repeating: "c", count: 64) + #""],"id":"world/y","names":{"\u0065n":"Y","de":"Üpsilon"},"parent":"world"}"#
     + #"],"released":"2026-11-20T00:00:00Z"}"#
 
-/// The tree of `text` read with `detail`, or nil when it is refused.
-private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
-    guard let catalog = try? CatalogReader.read(Data(text.utf8), file: "catalog.json", detail: detail) else { return nil }
-    return try? RegionTree(catalog, detail: detail)
+/// The tree of `text` read in full, or nil when it is refused.
+private func fullTree(_ text: String) -> RegionTree? {
+    guard let catalog = try? CatalogReader.read(Data(text.utf8), file: "catalog.json") else { return nil }
+    return try? RegionTree(catalog)
+}
+
+/// The outline of `text` (a plan read), or nil when it is refused.
+private func outline(_ text: String, _ language: String?, allNames: Bool = false) -> CatalogOutline? {
+    try? CatalogOutline.read(Data(text.utf8), file: "catalog.json", language: language, allNames: allNames)
+}
+
+/// `outline` and `full` agree on what an outline keeps: ids, parents, bundles, the names in `language`.
+private func expectSameRegions(_ outline: CatalogOutline, _ full: RegionTree, language: String?) {
+    let positions = (0..<Int32(full.regions.count))
+    #expect(outline.regionCount == full.regions.count)
+    #expect(positions.map { outline.region(at: $0).id } == full.regions.map(\.id))
+    #expect(positions.map { outline.regionID(at: $0) } == full.regions.map(\.id))
+    #expect(positions.map { outline.region(at: $0).parent } == full.regions.map(\.parent))
+    #expect(positions.map { outline.region(at: $0).bundles } == full.regions.map(\.bundles))
+    #expect(positions.map { outline.region(at: $0).name(in: language) } == full.regions.map { $0.name(in: language) })
 }
 
 @Suite struct CatalogPlanDetailTests {
     static let languages: [String?] = [nil, "en", "de", "de-CH", "de_AT", "ja", "fr", "xx", "K", "\u{212A}", "é"]
 
     /// A plan read keeps what a plan prints and equals the full read there: ids, parents, bundles,
-    /// the name in the plan's language, every bundle field but the URL, the tree's warnings.
+    /// the name in the plan's language, every bundle field but the URL, the tree's warnings. What
+    /// it drops (URLs, centres, boxes, cities, release times) has no accessor in `CatalogOutline`.
     @Test(arguments: languages)
     func aPlanReadKeepsWhatAPlanPrints(_ language: String?) throws {
-        let full = try #require(tree(catalogJSON, .full))
-        let plan = try #require(tree(catalogJSON, .plan(language: language)))
-        #expect(plan.catalog.regions.map(\.id) == full.catalog.regions.map(\.id))
-        #expect(plan.catalog.regions.map(\.parent) == full.catalog.regions.map(\.parent))
-        #expect(plan.catalog.regions.map(\.bundles) == full.catalog.regions.map(\.bundles))
-        #expect(plan.catalog.regions.map { $0.name(in: language) } == full.catalog.regions.map { $0.name(in: language) })
-        #expect(plan.roots == full.roots && plan.bundleDigests == full.bundleDigests)
+        let full = try #require(fullTree(catalogJSON))
+        let plan = try #require(outline(catalogJSON, language))
+        expectSameRegions(plan, full, language: language)
+        #expect(plan.roots == full.roots && plan.bundleDigests == full.bundleDigests && plan.parentPositions == full.parentPositions)
         #expect(plan.warnings.map { "\($0)" } == full.warnings.map { "\($0)" })
-        #expect(plan.catalog.catalog == full.catalog.catalog && plan.catalog.mapVersion == full.catalog.mapVersion)
-        for (digest, info) in full.catalog.bundles {
-            var kept = info
-            kept.url = ""
-            #expect(plan.catalog.bundles[digest] == kept)
-        }
-        // What a plan does not print is not kept.
-        #expect(plan.catalog.regions.allSatisfy { $0.center == nil && $0.bbox == nil && $0.cities == nil && $0.released == nil })
-        #expect(plan.catalog.regions.allSatisfy { !$0.names.isEmpty && $0.names.count <= LocalizedNames.candidates(language: language).count })
+        #expect(plan.catalogName == full.catalog.catalog && plan.mapVersion == full.catalog.mapVersion)
+        #expect(plan.language == language && !plan.allNames)
         #expect(full.catalog.regions[0].cities == ["Bern", "Zürich"])
     }
 
     @Test func aPlanReadWithAllNamesKeepsEveryName() throws {
-        let full = try #require(tree(catalogJSON, .full))
-        let plan = try #require(tree(catalogJSON, .plan(language: "de", allNames: true)))
-        #expect(plan.catalog.regions.map(\.names) == full.catalog.regions.map(\.names))
-        #expect(plan.catalog.regions.allSatisfy { $0.cities == nil && $0.center == nil })
+        let full = try #require(fullTree(catalogJSON))
+        let plan = try #require(outline(catalogJSON, "de", allNames: true))
+        #expect(plan.allNames)
+        for language in Self.languages { expectSameRegions(plan, full, language: language) }
+        // Without every name, a name in another language selects nothing.
+        let light = try #require(outline(catalogJSON, "de"))
+        #expect((try? light.resolve(include: [RegionSelector("世界")], exclude: [])) == nil)
+        #expect((try? plan.resolve(include: [RegionSelector("世界")], exclude: []))?.regions.first?.id == RegionID("world"))
+    }
+
+    /// The outline of a full read's tree (what `CatalogSource.decodeOutline` falls back to) is the
+    /// outline a plan read gives.
+    @Test func theOutlineOfAFullTreeIsTheOutlineOfAPlanRead() throws {
+        let full = try #require(fullTree(catalogJSON))
+        expectSameRegions(CatalogOutline(full, language: "de"), full, language: "de")
     }
 
     @Test func candidatesAreTheTagsPickTries() {
@@ -90,26 +108,28 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
     func aPlanReadRefusesWhatAFullReadRefuses(_ replace: String, _ with: String) throws {
         let text = catalogJSON.replacingOccurrences(of: replace, with: with)
         #expect(text != catalogJSON)
-        let full = tree(text, .full)
+        let full = fullTree(text)
         for language in Self.languages {
-            let plan = tree(text, .plan(language: language))
+            let plan = outline(text, language)
             if full == nil { #expect(plan == nil, "a plan read in \(language ?? "nil") accepts what a full read refuses") }
-            if let plan, let full {
-                #expect(plan.catalog.regions.map { $0.name(in: language) } == full.catalog.regions.map { $0.name(in: language) })
-                #expect(plan.catalog.regions.map(\.bundles) == full.catalog.regions.map(\.bundles))
-            }
+            if let plan, let full { expectSameRegions(plan, full, language: language) }
         }
         // Valid shapes that need no second look are accepted by the plan read itself.
         if full != nil, !with.contains("\\u"), !with.contains("..") && !with.contains("%") {
-            #expect(tree(text, .plan(language: "de")) != nil)
+            #expect(outline(text, "de") != nil)
         }
     }
 
-    @Test(arguments: [CatalogDetail.full, .plan(language: "de")])
-    func bundleNumbersFindTheirEntries(_ detail: CatalogDetail) throws {
-        let indexed = try #require(tree(catalogJSON, detail))
-        for (number, digest) in indexed.bundleDigests.enumerated() {
-            #expect(indexed.bundleInfo(number: Int32(number)) == indexed.catalog.bundles[digest])
+    /// A bundle's number finds its entry, and the outline's bundle is the entry but its URL.
+    @Test func bundleNumbersFindTheirEntries() throws {
+        let full = try #require(fullTree(catalogJSON))
+        let plan = try #require(outline(catalogJSON, "de"))
+        for (number, digest) in full.bundleDigests.enumerated() {
+            let info = try #require(full.catalog.bundles[digest])
+            #expect(full.bundleInfo(number: Int32(number)) == info)
+            let kept = plan.bundle(number: Int32(number))
+            #expect(kept.size == info.size && kept.unpackedSize == info.unpackedSize && kept.kind == info.kind && kept.sizeOnDisk == info.sizeOnDisk)
+            #expect(kept.sizeOnDisk(blockSize: 4096) == info.sizeOnDisk(blockSize: 4096))
         }
     }
 
@@ -154,7 +174,7 @@ private func tree(_ text: String, _ detail: CatalogDetail) -> RegionTree? {
 
     @Test func everyTruncationIsRefused() {
         for length in 0..<catalogJSON.utf8.count {
-            #expect(tree(String(decoding: catalogJSON.utf8.prefix(length), as: UTF8.self), .plan(language: "de")) == nil, "prefix of \(length) bytes")
+            #expect(outline(String(decoding: catalogJSON.utf8.prefix(length), as: UTF8.self), "de") == nil, "prefix of \(length) bytes")
         }
     }
 

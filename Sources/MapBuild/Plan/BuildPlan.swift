@@ -55,7 +55,11 @@ public struct BuildPlan: Sendable {
     package let selectedRegionDownloadSizes: [Int64]
 
     /// Bytes by which the image overshoots `target.capacity`, when it does.
-    public var capacityOvershoot: Int64? {
+    public var capacityOvershoot: Int64? { Self.overshoot(recipe: recipe, sizeOnDisk: sizeOnDisk, cacheSeedBytes: cacheSeedBytes) }
+
+    /// Bytes by which an image of `sizeOnDisk` and a cache seed of `cacheSeedBytes` overshoots
+    /// `recipe`'s `target.capacity`, when it does (a `BuildPlan`'s or a `PlanPreview`'s).
+    static func overshoot(recipe: Recipe, sizeOnDisk: Int64?, cacheSeedBytes: Int64) -> Int64? {
         guard let capacity = recipe.capacity, let size = sizeOnDisk else { return nil }
         let needed = size + cacheSeedBytes
         return needed > capacity ? needed - capacity : nil
@@ -84,34 +88,49 @@ public enum PlanError: Error, Sendable, CustomStringConvertible {
 extension BuildPlan {
     /// Resolves `recipe` against its catalog and the download cache; nothing is downloaded.
     package static func make(recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false) throws(PlanError) -> BuildPlan {
-        try make(recipe: recipe, cache: cache, keepCatalogBytes: keepCatalogBytes, catalogDetail: .full)
+        let tree: RegionTree
+        let catalogBytes: Data
+        do { (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root) } catch {
+            throw .catalog(error.named(by: recipe))
+        }
+        let figures = try figures(recipe: recipe, tree: tree, cache: cache)
+        return BuildPlan(
+            recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil, catalogDigest: CatalogDigest(catalogBytes),
+            selection: figures.selection, seedSelection: figures.seedSelection,
+            bundles: figures.bundles.map {
+                PlannedBundle(digest: $0.digest, info: $0.info, regions: $0.regions, forStore: $0.forStore, cached: $0.cached)
+            },
+            downloadBytes: figures.downloadBytes, totalBundleBytes: figures.storeBundleBytes + figures.seedBundleBytes,
+            storeBundleBytes: figures.storeBundleBytes, seedBundleBytes: figures.seedBundleBytes, sizeOnDisk: figures.sizeOnDisk,
+            cacheSeedBytes: figures.cacheSeedBytes, regionSizes: figures.regionSizes, selectedRegionSizes: figures.selectedRegionSizes,
+            selectedRegionDownloadSizes: figures.selectedRegionDownloadSizes)
     }
 
-    /// `make`, the catalog read with `catalogDetail`. With `.plan`, the tree holds what `mappack
-    /// plan` prints (`CatalogDetail`), and every name when a selector is not an id (names select
-    /// regions): such a plan leaves this module only inside a `PlanPreview` (`preview`).
-    static func make(
-        recipe: Recipe, cache: DownloadCache, keepCatalogBytes: Bool = false, catalogDetail: CatalogDetail
-    ) throws(PlanError) -> BuildPlan {
-        var tree: RegionTree
-        let catalogBytes: Data
+    /// `recipe` planned as `mappack plan` prints it: from the catalog's outline (`CatalogOutline`),
+    /// with every name when a selector is not an id (names select regions).
+    package static func preview(recipe: Recipe, cache: DownloadCache) throws(PlanError) -> PlanPreview {
+        var outline: CatalogOutline
         let selectors = recipe.include + recipe.exclude + recipe.cacheSeedInclude
-        var detail = catalogDetail
         // A selector that does not look like an id (`Liechtenstein`, `Côte d'Ivoire`) is likely a
         // name, which needs every region's names.
-        if case .plan(let language, allNames: false) = detail, !selectors.allSatisfy({ looksLikeID($0.text) }) {
-            detail = .plan(language: language, allNames: true)
-        }
+        let allNames = !selectors.allSatisfy { looksLikeID($0.text) }
         do {
-            (tree, catalogBytes) = try CatalogSource.loadWithBytes(recipe.catalogURL, cache: cache.root, detail: detail)
-            if case .plan(let language, allNames: false) = detail, !selectors.allSatisfy({ tree.position(of: RegionID($0.text)) != nil }) {
-                tree = try CatalogSource.decode(catalogBytes, url: recipe.catalogURL, detail: .plan(language: language, allNames: true))
+            let catalogBytes: Data
+            (outline, catalogBytes) = try CatalogSource.loadOutline(
+                recipe.catalogURL, cache: cache.root, language: recipe.language, allNames: allNames)
+            if !outline.allNames, !selectors.allSatisfy({ outline.position(of: RegionID($0.text)) != nil }) {
+                outline = try CatalogSource.decodeOutline(catalogBytes, url: recipe.catalogURL, language: recipe.language, allNames: true)
             }
         } catch {
             throw .catalog(error.named(by: recipe))
         }
-        if let pinned = recipe.mapVersion, pinned != tree.catalog.mapVersion {
-            throw .mapVersionMismatch(recipe: pinned, catalog: tree.catalog.mapVersion, file: recipe.file)
+        return PlanPreview(recipe: recipe, outline: outline, figures: try figures(recipe: recipe, tree: outline, cache: cache))
+    }
+
+    /// What a plan of `recipe` over `tree` comes to: the selections, the bundles and their sizes.
+    static func figures<Tree: PlanningTree>(recipe: Recipe, tree: Tree, cache: DownloadCache) throws(PlanError) -> PlanFigures<Tree.Bundle> {
+        if let pinned = recipe.mapVersion, pinned != tree.mapVersion {
+            throw .mapVersionMismatch(recipe: pinned, catalog: tree.mapVersion, file: recipe.file)
         }
         let selection: RegionSelection
         let seed: RegionSelection
@@ -122,7 +141,6 @@ extension BuildPlan {
                 ? RegionSelection.empty
                 : try tree.resolve(include: recipe.cacheSeedInclude, exclude: [])
         } catch { throw .resolution(error) }
-        let regions = tree.catalog.regions
         let bundleCount = tree.bundleDigests.count
         // Users of each bundle: the regions (store selection first, then seed) that list it, each
         // once, as a table of region positions by bundle number:
@@ -154,7 +172,7 @@ extension BuildPlan {
         let cacheHasBundles = FileSystem.isDirectory(cache.root + "/sha256")
         let neededCount = needed.reduce(0) { $1 ? $0 + 1 : $0 }
         let held = cacheHasBundles ? cache.held(among: tree.bundleDigests, listingAtMost: 4 * neededCount + 1024) : nil
-        var planned: [PlannedBundle] = []
+        var planned: [PlanFigures<Tree.Bundle>.Bundle] = []
         planned.reserveCapacity(selection.bundleNumbers.count + seed.bundleNumbers.count)
         var downloadBytes: Int64 = 0
         var storeBundleBytes: Int64 = 0
@@ -163,19 +181,19 @@ extension BuildPlan {
         // Each store bundle's size on disk at the recipe's block size, while every one is known.
         var onDisk: [Int64]? = [Int64](repeating: 0, count: bundleCount)
         var compressed = [Int64](repeating: 0, count: bundleCount)
-        var soleUsers = [[RegionID]?](repeating: nil, count: regions.count)
+        var soleUsers = [[RegionID]?](repeating: nil, count: tree.regionCount)
         for number in 0..<bundleCount where needed[number] {
             let digest = tree.bundleDigests[number]
-            let info = tree.bundleInfo(number: Int32(number))
+            let info = tree.bundle(number: Int32(number))
             let bundleUsers: [RegionID]
             let userRange = Int(userStarts[number])..<Int(userEnds[number])
             if userRange.count == 1 {
                 // Most bundles have one user: bundles of the same region share one array.
                 let user = Int(users[userRange.lowerBound])
-                if soleUsers[user] == nil { soleUsers[user] = [regions[user].id] }
+                if soleUsers[user] == nil { soleUsers[user] = [tree.regionID(at: Int32(user))] }
                 bundleUsers = soleUsers[user]!
             } else {
-                bundleUsers = users[userRange].map { regions[Int($0)].id }
+                bundleUsers = users[userRange].map { tree.regionID(at: $0) }
             }
             let cached = cacheHasBundles && (held?[number] ?? cache.contains(digest))
             if !cached { downloadBytes += info.size }
@@ -187,16 +205,16 @@ extension BuildPlan {
                 seedBundleBytes += info.size
                 seedBytes += info.unpackedSize
             }
-            planned.append(PlannedBundle(digest: digest, info: info, regions: bundleUsers, forStore: forStore[number], cached: cached))
+            planned.append(PlanFigures.Bundle(digest: digest, info: info, regions: bundleUsers, forStore: forStore[number], cached: cached))
         }
         if let cap = recipe.cacheSeedMaxBytes { seedBytes = min(seedBytes, cap) }
 
         // Each bundle credits its sizes once to every selected region whose subtree uses it:
         // walking up from its users costs bundles × depth, not regions × subtree size.
-        var selected = [Bool](repeating: false, count: regions.count)
+        var selected = [Bool](repeating: false, count: tree.regionCount)
         for position in selection.regionPositions { selected[Int(position)] = true }
-        var diskSizes = [Int64](repeating: 0, count: regions.count)
-        var downloadSizes = [Int64](repeating: 0, count: regions.count)
+        var diskSizes = [Int64](repeating: 0, count: tree.regionCount)
+        var downloadSizes = [Int64](repeating: 0, count: tree.regionCount)
         var totalOnDisk: Int64 = 0
         var credited: [Int32] = []
         for number in selection.bundleNumbers {
@@ -221,13 +239,10 @@ extension BuildPlan {
             regionSizes.reserveCapacity(selectedSizes.count)
             for (entry, size) in zip(selection.regions, selectedSizes) { regionSizes[entry.id] = size }
         }
-        let plan = BuildPlan(
-            recipe: recipe, tree: tree, catalogBytes: keepCatalogBytes ? catalogBytes : nil,
-            catalogDigest: CatalogDigest(catalogBytes), selection: selection, seedSelection: seed, bundles: planned,
-            downloadBytes: downloadBytes, totalBundleBytes: storeBundleBytes + seedBundleBytes, storeBundleBytes: storeBundleBytes,
+        return PlanFigures(
+            selection: selection, seedSelection: seed, bundles: planned, downloadBytes: downloadBytes, storeBundleBytes: storeBundleBytes,
             seedBundleBytes: seedBundleBytes, sizeOnDisk: sizeOnDisk, cacheSeedBytes: seedBytes, regionSizes: regionSizes,
             selectedRegionSizes: selectedSizes, selectedRegionDownloadSizes: selection.regionPositions.map { downloadSizes[Int($0)] })
-        return plan
     }
 
     /// True for text in the shape ids usually have: lower-case ASCII letters, digits, `/`, `.`, `_`,
@@ -240,8 +255,11 @@ extension BuildPlan {
     }
 
     /// Throws when the image would not fit `target.capacity`.
-    public func checkCapacity() throws(PlanError) {
-        if let over = capacityOvershoot, let capacity = recipe.capacity {
+    public func checkCapacity() throws(PlanError) { try Self.checkCapacity(recipe: recipe, overshoot: capacityOvershoot) }
+
+    /// Throws when `overshoot` says an image of `recipe` would not fit its `target.capacity`.
+    static func checkCapacity(recipe: Recipe, overshoot: Int64?) throws(PlanError) {
+        if let over = overshoot, let capacity = recipe.capacity {
             throw .capacityExceeded(needed: capacity + over, capacity: capacity, file: recipe.file)
         }
     }

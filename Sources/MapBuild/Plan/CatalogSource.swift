@@ -37,18 +37,22 @@ public enum CatalogSource {
     /// The catalog at `url` and the exact bytes it was read from (those of `prefetch`, if it ran).
     /// With `cache` (the download cache), an HTTP catalog is fetched the cheap way (`CatalogFetcher`).
     public static func loadWithBytes(_ url: URL, cache: String? = nil) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
-        try loadWithBytes(url, cache: cache, detail: .full)
+        let data = try bytes(of: url, cache: cache)
+        return (try decode(data, url: url), data)
     }
 
-    /// `loadWithBytes`, the catalog read with `detail`.
-    package static func loadWithBytes(_ url: URL, cache: String?, detail: CatalogDetail) throws(LoadError) -> (tree: RegionTree, bytes: Data) {
-        let data: Data
-        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) {
-            data = kept.bytes
-        } else {
-            data = try fetch(url, cache: cache, trust: nil).bytes
-        }
-        return (try decode(data, url: url, detail: detail), data)
+    /// `loadWithBytes` for `mappack plan`: the catalog's outline in `language` (`CatalogOutline`).
+    package static func loadOutline(
+        _ url: URL, cache: String?, language: String?, allNames: Bool
+    ) throws(LoadError) -> (outline: CatalogOutline, bytes: Data) {
+        let data = try bytes(of: url, cache: cache)
+        return (try decodeOutline(data, url: url, language: language, allNames: allNames), data)
+    }
+
+    /// The bytes of the catalog at `url`: those `prefetch` kept, or else fetched.
+    private static func bytes(of url: URL, cache: String?) throws(LoadError) -> Data {
+        if let kept = prefetched.withLock({ $0.removeValue(forKey: url) }) { return kept.bytes }
+        return try fetch(url, cache: cache, trust: nil).bytes
     }
 
     /// Reads the catalog's bytes without decoding them (a no-op build needs only their hash) and
@@ -108,26 +112,24 @@ public enum CatalogSource {
 
     /// Decodes and validates catalog bytes read from `url`.
     public static func decode(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
-        try decode(data, url: url, detail: .full)
-    }
-
-    /// `decode`, keeping what `detail` says. A lighter read's refusal is not reported as it is:
-    /// it goes to `decodeFullAfterLightRefusal`, so an error reads the same whatever a read keeps.
-    package static func decode(_ data: Data, url: URL, detail: CatalogDetail) throws(LoadError) -> RegionTree {
-        guard detail != .full else { return try decodeFull(data, url: url) }
-        do {
-            return try RegionTree(CatalogReader.read(data, file: url.path, detail: detail), detail: detail)
-        } catch {
-            return try decodeFullAfterLightRefusal(data, url: url)
-        }
-    }
-
-    /// The full read of a catalog a lighter read (`CatalogDetail.plan`) refused, on purpose: both
-    /// make the same checks, but the lighter read names the file by its path and checks a bundle's
-    /// URL in its own way, so its error is dropped and this read's is thrown, the one a build
-    /// prints. Should this read accept the catalog, its tree is returned: the full read decides.
-    private static func decodeFullAfterLightRefusal(_ data: Data, url: URL) throws(LoadError) -> RegionTree {
         try decodeFull(data, url: url)
+    }
+
+    /// The outline of catalog bytes read from `url`, for `mappack plan`.
+    ///
+    /// A refusal is reported as a build reports it, so that `plan` and `build` print the same
+    /// error for the same catalog: the outline read checks what the full read checks, but names
+    /// the file by its path, checks bundle URLs in its own way and stops at its first problem, so
+    /// on a refusal (and only then) the bytes are read again in full and that read's error is
+    /// thrown. Should the full read accept them, the two reads disagree, which is a bug: a debug
+    /// build stops there (`CatalogPlanDetailTests` feed both reads the same catalogs); a release
+    /// build plans from the full read, the one that decides.
+    package static func decodeOutline(_ data: Data, url: URL, language: String?, allNames: Bool = false) throws(LoadError) -> CatalogOutline {
+        let refusal: any Error
+        do { return try CatalogOutline.read(data, file: url.path, language: language, allNames: allNames) } catch { refusal = error }
+        let tree = try decodeFull(data, url: url)
+        assertionFailure("catalog \(url.shown): the outline read refused what the full read accepts: \(refusal)")
+        return CatalogOutline(tree, language: language)
     }
 
     /// Every field of the catalog, validated; errors name `url` as a build shows it.

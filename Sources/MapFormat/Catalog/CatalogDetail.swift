@@ -1,12 +1,11 @@
-/// How much of a catalog a read keeps.
+/// How much of a catalog a read keeps: `CatalogReader` and `RegionTree` take it, and only
+/// `CatalogOutline.read` asks for less than `full`, so a catalog with parts left out never leaves
+/// this module as a `Catalog` or a `RegionTree`.
 ///
 /// `mappack plan` prints each region's id and one name and each bundle's sizes; a build needs
 /// everything. A `plan` read checks every value exactly as a `full` read does (a catalog one
-/// refuses, the other refuses too) but keeps less, which is most of a planet plan's time:
-/// `CatalogSource.decode` reads a refused catalog again in `full` for the error, so the error is
-/// always the `full` read's. A `plan` read's catalog reaches `mappack plan` only inside MapBuild's
-/// `PlanPreview`, whose type holds no more than the read keeps.
-package enum CatalogDetail: Sendable, Equatable {
+/// refuses, the other refuses too) but keeps less, which is most of a planet plan's time.
+enum CatalogDetail: Sendable, Equatable {
     /// Every field.
     case full
     /// A region keeps its id, parent and bundles, and of its names only those `name(in: language)`

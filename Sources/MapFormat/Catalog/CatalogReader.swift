@@ -16,7 +16,7 @@ public enum CatalogReader {
     }
 
     /// The catalog in `data`, keeping what `detail` says; the same checks whatever it keeps.
-    package static func read(_ data: Data, file: String, detail: CatalogDetail) throws -> Catalog {
+    static func read(_ data: Data, file: String, detail: CatalogDetail) throws -> Catalog {
         unsafe try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Catalog in
             var reader = unsafe Reader(JSONScanner(raw), detail: detail)
             do throws(JSONScanner.Failure) {

@@ -48,7 +48,7 @@ public struct RegionTree: Sendable {
 
     /// `init(_:)` for a catalog `CatalogReader` read with `detail`: a `plan` read's bundles have no
     /// URL (the reader checked them), so none is checked here.
-    package init(_ catalog: Catalog, detail: CatalogDetail) throws(CatalogError) {
+    init(_ catalog: Catalog, detail: CatalogDetail) throws(CatalogError) {
         do { try FormatTagError.check(catalog.format, expected: Catalog.formatTag) } catch { throw .format(error) }
         // `CatalogReader` refuses these with a line number; catalogs decoded otherwise (MapStore's
         // updates, the publisher) are held to the same grammar here.

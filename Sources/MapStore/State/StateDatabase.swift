@@ -82,7 +82,7 @@ final class StateDatabase {
     /// marks the cache seed import pending when the image has a seed. `signed`: the image's
     /// `manifest.sig` is kept beside the manifest.
     /// `meta`: keys set with the commit (an in-place install's base).
-    func commitInstall(_ manifest: ImageManifest, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:]) throws {
+    func commitInstall(_ manifest: ManifestHeader, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:]) throws {
         try db.transaction {
             try db.execute(
                 "DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM added_catalogs; DELETE FROM region_catalogs;")
@@ -101,7 +101,7 @@ final class StateDatabase {
     }
 
     /// The installed manifest's image id, map version, block size and catalog name, in meta.
-    private func recordManifest(_ manifest: ImageManifest) throws {
+    private func recordManifest(_ manifest: ManifestHeader) throws {
         try setMeta(.imageID, manifest.imageID)
         try setMeta(.mapVersion, manifest.mapVersion.rawValue)
         try setMeta(.blockSize, String(manifest.blockSize))
@@ -116,10 +116,10 @@ final class StateDatabase {
             let current = try currentStates()
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try setMeta(.format, StateDatabase.format)
-            try recordManifest(manifest)
+            try recordManifest(manifest.header)
             if try meta(.language) == nil { try setMeta(.language, manifest.language ?? "") }
             try setMeta(.signature, signed ? StateDatabase.signatureKept : StateDatabase.signatureNone)
-            try insertRegions(of: manifest, sizes: manifest.derivedSizesOnDisk(), states: states, from: current, only: regions)
+            try insertRegions(of: manifest.header, sizes: manifest.derivedSizesOnDisk(), states: states, from: current, only: regions)
         }
     }
 
@@ -132,7 +132,7 @@ final class StateDatabase {
     /// manifest's own), state `completed` unless `states` says otherwise; each state checked as a
     /// transition from `current` (a region without a current state is `available`).
     private func insertRegions(
-        of manifest: ImageManifest, sizes: [RegionID: Int64], states: [RegionID: RegionState], from current: [RegionID: RegionState],
+        of manifest: ManifestHeader, sizes: [RegionID: Int64], states: [RegionID: RegionState], from current: [RegionID: RegionState],
         only: Set<RegionID>? = nil
     ) throws {
         let regions = manifest.regions.filter { only?.contains($0.id) ?? true }
@@ -224,9 +224,9 @@ final class StateDatabase {
             let current = try currentStates().filter { !fresh.contains($0.key) }
             try db.execute("DELETE FROM regions; DELETE FROM pending_operation;")
             try db.query("DELETE FROM meta WHERE key = ?", [.text(StateMetaKey.signature.rawValue)])
-            try recordManifest(manifest)
+            try recordManifest(manifest.header)
             for (key, value) in meta { try setMeta(key, value) }
-            try insertRegions(of: manifest, sizes: manifest.derivedSizesOnDisk(), states: states, from: current)
+            try insertRegions(of: manifest.header, sizes: manifest.derivedSizesOnDisk(), states: states, from: current)
             try db.executeMany("DELETE FROM downloads WHERE id = ?", manifest.regions.map { [.text($0.id.rawValue)] })
         }
     }

@@ -63,7 +63,7 @@ extension StoreCore {
             try state.markPending(.install(imageID: image.path))
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.afterMark")
-            let checked: (manifest: ImageManifest, signed: Bool, seed: String?)
+            let checked: (manifest: ManifestHeader, signed: Bool, seed: String?)
             do {
                 checked = try checkBase(image)
                 try FileSystem.removeTree(layout.store)
@@ -90,7 +90,7 @@ extension StoreCore {
     /// The meta rows that name `image` (whose manifest is `manifest`) as the base. At the first start the
     /// base's manifest is the kept one too: its identity is remembered for both, so later opens compare
     /// one `lstat` instead of reading it (`keptManifestMatchesState`, `baseChanged`).
-    private func baseMeta(_ image: PreinstalledImage, _ manifest: ImageManifest, kept: Bool = false) -> [StateMetaKey: String] {
+    private func baseMeta(_ image: PreinstalledImage, _ manifest: ManifestHeader, kept: Bool = false) -> [StateMetaKey: String] {
         let identity = ((try? FileSystem.status(image.path + "/" + ImageManifest.fileName)) ?? nil)?.identity ?? ""
         var meta: [StateMetaKey: String] = [.baseImage: image.path, .baseImageID: manifest.imageID]
         if let fingerprint = Self.baseFingerprint(image.path) { meta[.baseManifest] = fingerprint }
@@ -112,8 +112,8 @@ extension StoreCore {
     /// Checks an image folder to be used in place: its manifest (format, id, signature with trusted
     /// keys), with trusted keys or `fullValidation` every file's SHA-256, and its cache seed. Returns the
     /// manifest, whether it is signed, and the seed's path in the image.
-    private func checkBase(_ image: PreinstalledImage) throws -> (manifest: ImageManifest, signed: Bool, seed: String?) {
-        let manifest: ImageManifest
+    private func checkBase(_ image: PreinstalledImage) throws -> (manifest: ManifestHeader, signed: Bool, seed: String?) {
+        let manifest: ManifestHeader
         let signed: Bool
         if fullValidation || !trustedKeys.isEmpty {
             let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
@@ -124,7 +124,7 @@ extension StoreCore {
             ).problems
             try checkCancelled()
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
-            (manifest, signed) = (checked.manifest, checked.signature != nil)
+            (manifest, signed) = (checked.manifest.header, checked.signature != nil)
         } else {
             // No file is read: the manifest is streamed once (format, entries, id, sizes), not decoded in full.
             (manifest, signed) = try streamedBaseManifest(image)
@@ -143,8 +143,8 @@ extension StoreCore {
 
     /// The base's manifest checked as a stream (no trusted keys: no signature to check), without its
     /// file list, and whether a signature lies beside it; errors as `checkedManifest` gives them.
-    private func streamedBaseManifest(_ image: PreinstalledImage) throws -> (manifest: ImageManifest, signed: Bool) {
-        let (manifest, problems): (ImageManifest, [VerifyProblem])
+    private func streamedBaseManifest(_ image: PreinstalledImage) throws -> (manifest: ManifestHeader, signed: Bool) {
+        let (manifest, problems): (ManifestHeader, [VerifyProblem])
         // A manifest that does not read as one is no image, as `mappack verify` says (exit 2).
         do { (manifest, problems) = try ImageVerifier.readManifestStreaming(at: image.path + "/" + ImageManifest.fileName) } catch {
             throw MapStoreError.notAnImage(path: image.path, reason: error.description)
@@ -352,7 +352,7 @@ extension StoreCore {
         }
         var states: [RegionID: RegionState] = Dictionary(uniqueKeysWithValues: target.regions.map { ($0.id, RegionState.completed) })
         for row in carried { states[row.id] = row.state }
-        var meta = baseMeta(image, offered)
+        var meta = baseMeta(image, offered.header)
         meta[.language] = offered.language ?? ""
         // Empty reads as absent: a catalog of another version no longer serves the data, nor its window.
         meta[.installedCatalogURL] = catalogURL ?? ""
@@ -398,7 +398,7 @@ extension StoreCore {
         }
         try FileSteps.syncFolders(layout.store)
         CrashPoint.reach("rebase.beforeCommit")
-        let meta = baseMeta(image, offered)
+        let meta = baseMeta(image, offered.header)
         try state.db.transaction { for (key, value) in meta { try state.setMeta(key, value) } }
         return missing == 0 ? .ok : .corrupted
     }

@@ -169,7 +169,7 @@ extension StoreCore {
         let seed = try stageSeed(of: image, expected: manifest.cacheSeed)
         try FileSteps.writeDurably(checked.bytes, to: layout.staging + "/" + ImageManifest.fileName)
         if let signature = checked.signature { try FileSteps.writeDurably(signature, to: layout.staging + "/" + ImageManifest.signatureFileName) }
-        return StagedImage(manifest: manifest, seed: seed, signed: checked.signature != nil)
+        return StagedImage(manifest: manifest.header, seed: seed, signed: checked.signature != nil)
     }
 
     /// The quick check of a folder image, copying as it checks (`ImageVerifier.copyFolderStreaming`):
@@ -282,7 +282,7 @@ extension StoreCore {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): \(reason)")
             }
         }
-        return StagedImage(manifest: manifest, seed: seed, signed: checked.signature != nil)
+        return StagedImage(manifest: manifest.header, seed: seed, signed: checked.signature != nil)
     }
 
     /// A folder holding the image's `manifest.json`, `store/` and seed: the image itself, or an

@@ -5,8 +5,8 @@ import MapIO
 extension ImageVerifier {
     /// What `copyFolderStreaming` checked and copied.
     package struct StreamedCopy {
-        /// The manifest without its file list (`files` and `bundles` empty).
-        package var manifest: ImageManifest
+        /// The manifest's header (a streamed read keeps no file list).
+        package var manifest: ManifestHeader
         /// What differs from the manifest, as `verifyFolderStreaming` reports it (the cache seed and
         /// the signature are the caller's).
         package var problems: [VerifyProblem]
@@ -48,9 +48,7 @@ extension ImageVerifier {
             store: image + "/" + ImageManifest.storeFolder, hashContents: hashContents, jobs: jobs, copyingTo: destination,
             writeback: writeback, stop: stop)
         let checked = try streamedCheck(folder: image, manifest: mapping, at: manifestPath, with: check, stop: stop)
-        var header = checked.header
-        header.files = []
-        header.bundles = []
+        let header = checked.header
         let problems = checked.problems + checked.outcome.problems(owners: owners(of: header.regions))
         return StreamedCopy(manifest: header, problems: problems, copyFailure: checked.outcome.copyFailure, files: checked.outcome.files)
     }

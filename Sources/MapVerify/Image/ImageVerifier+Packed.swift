@@ -6,15 +6,26 @@ extension ImageVerifier {
     /// Verifies a packed image (`.tar.zst`) in one streaming pass, without unpacking to disk:
     /// the manifest must come first; every other entry is hashed as it streams by and compared
     /// with the manifest's entry for it (`PackedStoreCheck`). The manifest is kept in a temporary
-    /// file, mapped, and read as a stream; without `keepingFileList`, `report.manifest` has no
-    /// files and no bundles, and memory does not grow with the file count.
-    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = [], keepingFileList: Bool = true) throws(ImageOpenError) -> VerifyReport
-    {
+    /// file, mapped, and read as a stream; the report keeps the whole manifest.
+    package static func verifyPacked(_ path: String, trusted: [TrustedKey] = []) throws(ImageOpenError) -> VerifyReport<ImageManifest> {
+        try verifyPacked(path, trusted: trusted, keepingFileList: true) { manifest, _ in manifest! }
+    }
+
+    /// `verifyPacked`, keeping only the manifest's header: memory does not grow with the file count.
+    package static func verifyPackedStreaming(_ path: String, trusted: [TrustedKey] = []) throws(ImageOpenError) -> VerifyReport<ManifestHeader> {
+        try verifyPacked(path, trusted: trusted, keepingFileList: false) { _, header in header }
+    }
+
+    /// The verification both share; `report` makes the report's manifest from the whole manifest
+    /// (read only `keepingFileList`) and the header.
+    private static func verifyPacked<Manifest: Sendable>(
+        _ path: String, trusted: [TrustedKey], keepingFileList: Bool, report kept: (ImageManifest?, ManifestHeader) -> Manifest
+    ) throws(ImageOpenError) -> VerifyReport<Manifest> {
         guard Zstd.startsWithMagic(path) else { throw .notAnImage(path: path) }
         let reader: ArchiveReader
         do { reader = try ArchiveReader(path: path) } catch { throw .archive(path: path, error) }
         let hasher = SHA256()
-        var manifest: (header: ImageManifest, files: Int, mapping: MappedFile)?
+        var manifest: (full: ImageManifest?, header: ManifestHeader, files: Int, mapping: MappedFile)?
         var store: PackedStoreCheck?
         var problems: [VerifyProblem] = []
         var seedDigest: (digest: SHA256Digest, size: Int64)?
@@ -45,17 +56,18 @@ extension ImageVerifier {
                         // Unreadable before a manifest was had: not an image.
                         throw ImageOpenError.notAnImage(path: path).asArchive
                     }
-                    let header: ImageManifest
+                    let full: ImageManifest?
+                    let header: ManifestHeader
                     let found: [VerifyProblem]
                     let count: Int
                     do {
-                        (header, found, count) = try readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
+                        (full, header, found, count) = try readPackedManifest(mapping, file: file, keepingFileList: keepingFileList)
                         store = try PackedStoreCheck(mapping, file: file)
                     } catch {
                         manifestRefusal = error as? ImageOpenError ?? .manifest(path: file, reason: "not a valid manifest: \(error)")
                         throw ImageOpenError.notAnImage(path: path).asArchive
                     }
-                    manifest = (header, count, mapping)
+                    manifest = (full, header, count, mapping)
                     problems += found
                     continue
                 case .success(.signature):
@@ -99,36 +111,32 @@ extension ImageVerifier {
                     detail: seedDigest == nil ? "cache seed is missing" : "cache seed differs from the manifest"))
         }
         problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        var report = VerifyReport(manifest: manifest.header, problems: problems, filesChecked: manifest.files, bytesHashed: bytes)
+        var report = VerifyReport(
+            manifest: kept(manifest.full, manifest.header), problems: problems, filesChecked: manifest.files, bytesHashed: bytes)
         report.signed = signature != nil
         return report
     }
 
-    /// A packed image's manifest checked as a whole: the manifest (without files and bundles
-    /// unless `keepingFileList`), its own problems and the number of files; refused, saying why
+    /// A packed image's manifest checked as a whole: the whole manifest (only with
+    /// `keepingFileList`), its header, its own problems and the number of files; refused, saying why
     /// (damaged, a repeated entry, …), when it is not a valid manifest. The order of the file list
     /// does not matter here: an unsorted one is read the ordinary way.
     private static func readPackedManifest(
         _ mapping: MappedFile, file: String, keepingFileList: Bool
-    ) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem], Int) {
+    ) throws(ImageOpenError) -> (ImageManifest?, ManifestHeader, [VerifyProblem], Int) {
         if !keepingFileList, var reading = try? StreamedManifest(mapping, file: file) {
             var count = 0
             do {
                 while try reading.next({ _ in count += 1 }) {}
                 let (header, problems) = try reading.finish()
-                return (header, problems, count)
+                return (nil, header, problems, count)
             } catch {
                 // Unsorted, or not valid: the whole reader below says which.
             }
         }
         defer { mapping.releaseAll() }
         let (manifest, problems) = try unsafe readManifest(Data(mapping.bytes), file: file)
-        var kept = manifest
-        if !keepingFileList {
-            kept.files = []
-            kept.bundles = []
-        }
-        return (kept, problems, manifest.files.count)
+        return (keepingFileList ? manifest : nil, manifest.header, problems, manifest.files.count)
     }
 
     fileprivate static let notAnImageMarker = "first entry is not manifest.json"

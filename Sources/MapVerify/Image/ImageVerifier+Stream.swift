@@ -7,25 +7,24 @@ extension ImageVerifier {
     /// Verifies the image folder at `path` as `verifyFolder` does, with the same problems and
     /// errors, but reads the manifest's file list as a stream merged with a sorted walk of the
     /// store: memory stays flat whatever the number of files, and hashing starts with the first
-    /// entry. `report.manifest.files` and `.bundles` are left empty (`report.filesChecked` counts
-    /// the files).
+    /// entry. The report keeps the manifest's header only (`report.filesChecked` counts the files).
     ///
     /// The file list must be sorted by path (bytewise), as mappack writes it; an unsorted one is
     /// refused as a bad manifest.
     package static func verifyFolderStreaming(
         _ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) throws(ImageOpenError) -> VerifyReport {
+    ) throws(ImageOpenError) -> VerifyReport<ManifestHeader> {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
         guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else {
             // Empty, too large, unreadable, not a file: the ordinary reading says which.
-            return try verifyFolder(path, hashContents: hashContents, trusted: trusted, jobs: jobs)
+            return try verifyFolder(path, hashContents: hashContents, trusted: trusted, jobs: jobs).headerOnly
         }
         let check = StoreTreeCheck(store: path + "/" + ImageManifest.storeFolder, hashContents: hashContents, jobs: jobs)
         let checked = try streamedCheck(folder: path, manifest: mapping, at: manifestPath, with: check)
         let outcome = checked.outcome
-        var header = checked.header
+        let header = checked.header
         var problems = checked.problems
         let signaturePath = path + "/" + ImageManifest.signatureFileName
         let signature = try? ReadableFile.contents(of: signaturePath, limit: 4096)
@@ -36,8 +35,7 @@ extension ImageVerifier {
             }
         }
         problems += outcome.problems(owners: owners(of: header.regions))
-        if let problem = cacheSeedProblem(header, image: path) { problems.append(problem) }
-        header.files = []
+        if let problem = cacheSeedProblem(header.cacheSeed, image: path) { problems.append(problem) }
         var report = VerifyReport(manifest: header, problems: problems, filesChecked: outcome.files, bytesHashed: outcome.bytes)
         report.signed = signature != nil
         return report
@@ -45,12 +43,12 @@ extension ImageVerifier {
 
     /// The streamed check `verifyFolderStreaming` and `copyFolderStreaming` share: the manifest at
     /// `manifestPath` (mapped as `mapping`) read as a stream and merged with `check`'s walk of the
-    /// image folder's store until `stop` says true. Returns the manifest without its file list, the
+    /// image folder's store until `stop` says true. Returns the manifest's header, the
     /// problems of the manifest and of the folder's layout (the store's are in `outcome`), and the
     /// check's outcome.
     static func streamedCheck(
         folder: String, manifest mapping: MappedFile, at manifestPath: String, with check: StoreTreeCheck, stop: () -> Bool = { false }
-    ) throws(ImageOpenError) -> (header: ImageManifest, problems: [VerifyProblem], outcome: StoreTreeCheck.Outcome) {
+    ) throws(ImageOpenError) -> (header: ManifestHeader, problems: [VerifyProblem], outcome: StoreTreeCheck.Outcome) {
         var manifest: StreamedManifest
         do { manifest = try StreamedManifest(mapping, file: manifestPath) } catch {
             throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
@@ -72,21 +70,19 @@ extension ImageVerifier {
     /// The manifest at `manifestPath` read once as a stream and checked as `readManifest` checks it
     /// (format, entries, id over the same bytes, sizes on disk) without building its file list: for
     /// an image used in place whose first start hashes no file, where decoding a manifest of 10⁵
-    /// files in full was most of the work. Returns the manifest without its file list and bundles,
+    /// files in full was most of the work. Returns the manifest's header (it keeps no file list),
     /// and its problems. A manifest that cannot be mapped (empty, too large, not a file) is read the
     /// ordinary way, for the error it always got; as in `verifyFolderStreaming`, a file list not
     /// sorted by path is refused.
-    package static func readManifestStreaming(at manifestPath: String) throws(ImageOpenError) -> (manifest: ImageManifest, problems: [VerifyProblem])
+    package static func readManifestStreaming(at manifestPath: String) throws(ImageOpenError) -> (manifest: ManifestHeader, problems: [VerifyProblem])
     {
         guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else {
             let data: Data
             do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch {
                 throw .manifest(path: manifestPath, reason: error.description)
             }
-            var (manifest, problems) = try readManifest(data, file: manifestPath)
-            manifest.files = []
-            manifest.bundles = []
-            return (manifest, problems)
+            let (manifest, problems) = try readManifest(data, file: manifestPath)
+            return (manifest.header, problems)
         }
         // The id's SHA-256 on a second thread while this one reads the entries: each is about half the work.
         let stop = StopFlag()
@@ -97,10 +93,7 @@ extension ImageVerifier {
             throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
         }
         do { while try stream.next({ _ in }) {} } catch { throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath) }
-        var (manifest, problems) = try stream.finish(concurrentID: (try? hashing.value()) ?? nil)
-        manifest.files = []
-        manifest.bundles = []
-        return (manifest, problems)
+        return try stream.finish(concurrentID: (try? hashing.value()) ?? nil)
     }
 }
 

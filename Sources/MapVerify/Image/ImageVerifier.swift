@@ -50,15 +50,30 @@ package enum ImageOpenError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The outcome of a verification.
-package struct VerifyReport: Sendable {
-    package let manifest: ImageManifest
+/// The outcome of a verification;
+/// `manifest` is what the verification kept of the manifest: an `ImageManifest` (with its file
+/// list), or a `ManifestHeader` after a streamed verification, which keeps no file list.
+package struct VerifyReport<Manifest: Sendable>: Sendable {
+    package let manifest: Manifest
     package let problems: [VerifyProblem]
     package let filesChecked: Int
     package let bytesHashed: Int64
     /// True when a `manifest.sig` is present.
     package var signed: Bool = false
     package var ok: Bool { problems.isEmpty }
+
+    package init(manifest: Manifest, problems: [VerifyProblem], filesChecked: Int, bytesHashed: Int64) {
+        (self.manifest, self.problems, self.filesChecked, self.bytesHashed) = (manifest, problems, filesChecked, bytesHashed)
+    }
+}
+
+extension VerifyReport where Manifest == ImageManifest {
+    /// The same report, keeping only the manifest's header.
+    package var headerOnly: VerifyReport<ManifestHeader> {
+        var report = VerifyReport<ManifestHeader>(manifest: manifest.header, problems: problems, filesChecked: filesChecked, bytesHashed: bytesHashed)
+        report.signed = signed
+        return report
+    }
 }
 
 /// Checks an image (folder or `.tar.zst`) or a store tree against its manifest: every file present,
@@ -160,7 +175,7 @@ package enum ImageVerifier {
     package static func verifyFolder(
         _ path: String, hashContents: Bool = true, trusted: [TrustedKey] = [],
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-    ) throws(ImageOpenError) -> VerifyReport {
+    ) throws(ImageOpenError) -> VerifyReport<ImageManifest> {
         let manifestPath = path + "/" + ImageManifest.fileName
         guard FileSystem.exists(manifestPath) else { throw .notAnImage(path: path) }
         let data: Data
@@ -174,7 +189,7 @@ package enum ImageVerifier {
         if let problem = try checkSignature(manifestBytes: data, signature: signature, trusted: trusted) { problems.append(problem) }
         let result = verifyTree(path + "/" + ImageManifest.storeFolder, manifest: manifest, hashContents: hashContents, jobs: jobs)
         problems += result.problems
-        if let problem = cacheSeedProblem(manifest, image: path) { problems.append(problem) }
+        if let problem = cacheSeedProblem(manifest.cacheSeed, image: path) { problems.append(problem) }
         var report = VerifyReport(manifest: manifest, problems: problems, filesChecked: result.files, bytesHashed: result.bytes)
         report.signed = signature != nil
         return report
@@ -186,8 +201,8 @@ package enum ImageVerifier {
     }
 
     /// The cache seed's problem, if any, in the image folder at `image`.
-    static func cacheSeedProblem(_ manifest: ImageManifest, image: String) -> VerifyProblem? {
-        guard let seed = manifest.cacheSeed else { return nil }
+    static func cacheSeedProblem(_ seed: ImageCacheSeed?, image: String) -> VerifyProblem? {
+        guard let seed else { return nil }
         guard let (digest, size) = try? SHA256.digestOfFile(image + "/" + ImageManifest.cacheSeedFileName) else {
             return VerifyProblem(kind: .missing, path: ImageManifest.cacheSeedFileName, regions: seed.regions, detail: "cache seed is missing")
         }

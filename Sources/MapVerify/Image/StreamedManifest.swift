@@ -126,11 +126,11 @@ struct StreamedManifest {
         }
     }
 
-    /// The manifest without its file list, and its own problems (id, sizes on disk), after the
-    /// last entry; throws what `readManifest` throws for a bad one. A stream made without
-    /// `hashingID` takes the id from `concurrentID` when that read the manifest's id field, and
-    /// otherwise (nil, or another field) hashes the bytes here.
-    mutating func finish(concurrentID: ManifestIDDigest.Concurrent? = nil) throws(ImageOpenError) -> (ImageManifest, [VerifyProblem]) {
+    /// The manifest's header, and its own problems (id, sizes on disk), after the last entry;
+    /// throws what `readManifest` throws for a bad one. A stream made without `hashingID` takes
+    /// the id from `concurrentID` when that read the manifest's id field, and otherwise (nil, or
+    /// another field) hashes the bytes here.
+    mutating func finish(concurrentID: ManifestIDDigest.Concurrent? = nil) throws(ImageOpenError) -> (ManifestHeader, [VerifyProblem]) {
         let manifest: ImageManifest
         do { manifest = try stream.finish() } catch { throw StreamedManifest.explain(.json(error), mapping: mapping, file: file) }
         defer { mapping.releaseAll() }
@@ -146,14 +146,15 @@ struct StreamedManifest {
         }
         guard !sizesUnknown, let expectedID = hashedID else {
             // Not as mappack writes manifests: re-encoding the whole manifest is the only way to tell.
-            return try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+            let (full, problems) = try unsafe ImageVerifier.readManifest(Data(mapping.bytes), file: file)
+            return (full.header, problems)
         }
         if let (bundle, bytes) = running {
             allocated[bundle, default: 0] += bytes
             running = nil
         }
         let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
-        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
+        return (manifest.header, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }
 
     /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the

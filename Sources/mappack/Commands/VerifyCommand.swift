@@ -20,12 +20,12 @@ enum VerifyCommand {
         if !FileSystem.isDirectory(path), path.hasSuffix(ErofsImage.fileExtension) {
             return try verifyPartition(path, trusted: trusted, jobs: jobs, terminal: terminal)
         }
-        let report: VerifyReport
+        let report: VerifyReport<ManifestHeader>
         do {
             report =
                 FileSystem.isDirectory(path)
                 ? try ImageVerifier.verifyFolderStreaming(path, hashContents: !arguments.flag(Verbs.Verify.quick), trusted: trusted, jobs: jobs)
-                : try ImageVerifier.verifyPacked(path, trusted: trusted, keepingFileList: false)
+                : try ImageVerifier.verifyPackedStreaming(path, trusted: trusted)
         } catch {
             switch error {
             case .archive: break

@@ -8,7 +8,7 @@ package struct ErofsVerifyReport: Sendable {
     /// The sidecar beside the image.
     package let sidecar: VeritySidecar
     /// The check of the image folder inside, when it could be read out.
-    package let inner: VerifyReport?
+    package let inner: VerifyReport<ManifestHeader>?
     /// The partition image's own problems (hash tree, sidecar, signature), then the inner image's.
     package let problems: [VerifyProblem]
     /// Whether a trusted key's signature of the sidecar was checked and held.
@@ -75,7 +75,7 @@ extension ErofsImage {
         defer { try? FileSystem.removeTree(scratch) }
         try FileSystem.makeDirectories(scratch)
         let folder = scratch + "/image"
-        var inner: VerifyReport?
+        var inner: VerifyReport<ManifestHeader>?
         do {
             try ExternalTool.fsckErofs.run(["--extract=\(folder)", "--no-preserve", path])
             let report = try ImageVerifier.verifyFolderStreaming(folder, hashContents: true, trusted: trusted, jobs: jobs)
