@@ -3,7 +3,7 @@ import MapBuild
 
 // Built two ways (see `make fuzz`):
 // - with `-sanitize=fuzzer,address -D FUZZING`: a libFuzzer binary; the target comes from
-//   MAPPACK_FUZZ_TARGET (recipe, catalog, manifest, extractor) and libFuzzer supplies `main`;
+//   MAPPACK_FUZZ_TARGET (a `FuzzEntry` case) and libFuzzer supplies `main`;
 // - as a debug build: a replayer that runs files through a target, for reproducing a crash by hand:
 //   `mappack-fuzz TARGET FILE...`;
 // - as a plain release build (part of `swift build -c release`), which holds no test hooks
