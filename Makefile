@@ -32,7 +32,7 @@ REAL_CATALOG := $(DEMO_OUT)/real-world/$(REAL_VERSION)
 REAL_STAMP := $(DEMO_OUT)/real-world-$(REAL_VERSION).stamp
 DEVICE := $(DEMO_OUT)/device
 
-.PHONY: deps build release-hooks-check demo demo-world real-world test portable powercut format format-check bench fuzz man docs clean
+.PHONY: deps build release-hooks-check demo demo-world real-world test portable powercut format format-check bench fuzz fuzz-check man docs clean
 
 ## deps: install the Debian packages mappack needs (quiet and quick when present)
 deps:
@@ -103,6 +103,7 @@ demo-world:
 # cooperative pool's threads (two on two cores) and starved the MapStore tests' download tasks.
 test: deps venv format-check portable
 	swift build --build-tests $(SWIFT_FLAGS)
+	@$(MAKE) -s fuzz-check
 	swift test --skip-build $(SWIFT_FLAGS) --filter MapStoreTests
 	swift test --skip-build $(SWIFT_FLAGS) --skip MapStoreTests
 
@@ -152,3 +153,15 @@ clean:
 ## fuzz: libFuzzer targets for the recipe, catalog, manifest, bundle and GeoJSON parsers (FUZZ_SECONDS each; not part of test)
 fuzz: deps
 	bash Fuzz/run.sh
+
+## fuzz-check: type-checks the libFuzzer driver (FuzzMain.swift under -D FUZZING, which only make fuzz
+## compiles) against the debug build's modules with the strict settings of Package.swift's
+## strictSettings (keep the two in step); part of test, a few seconds
+fuzz-check:
+	swiftc -typecheck -parse-as-library -swift-version 6 -strict-memory-safety \
+	  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility -warnings-as-errors \
+	  -DFUZZING -DSWIFT_PACKAGE -I .build/debug/Modules -module-cache-path .build/debug/ModuleCache \
+	  $(foreach map,$(wildcard Sources/C*/module.modulemap),-Xcc -fmodule-map-file=$(map)) \
+	  -package-name "$$(grep -o -m1 '"-package-name","[^"]*"' .build/debug.yaml | cut -d'"' -f4)" \
+	  Sources/mappack-fuzz/FuzzMain.swift
+	@echo "fuzz-check: the libFuzzer driver type-checks"

@@ -13,7 +13,9 @@ BIN=".build/fuzz/release/mappack-fuzz"
 
 swift build -c release --scratch-path .build/fuzz --product mappack-fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
-swift build --product mappack --product demo-world
+# One product per call: given --product twice, swift build builds only the last.
+swift build --product mappack
+swift build --product demo-world
 
 # Seed corpora: real recipes, a real catalog and manifest, real and hostile archives.
 rm -rf "$WORK/seed"

@@ -3,14 +3,16 @@ import MapBuild
 
 // Built two ways (see `make fuzz`):
 // - with `-sanitize=fuzzer,address -D FUZZING`: a libFuzzer binary; the target comes from
-//   MAPPACK_FUZZ_TARGET (recipe, catalog, manifest, extractor) and libFuzzer supplies `main`;
+//   MAPPACK_FUZZ_TARGET (a `FuzzEntry` case) and libFuzzer supplies `main`;
 // - as a debug build: a replayer that runs files through a target, for reproducing a crash by hand:
 //   `mappack-fuzz TARGET FILE...`;
 // - as a plain release build (part of `swift build -c release`), which holds no test hooks
 //   (`FuzzEntry` is compiled only with `MAPPACK_TEST_HOOKS` or `FUZZING`): it says so and exits 2.
 
 #if FUZZING
-    nonisolated(unsafe) private var fuzzTarget: FuzzEntry = {
+    /// The target libFuzzer feeds, read once from the environment (a global `let`: initialized
+    /// lazily and exactly once, and `FuzzEntry` is `Sendable`, so the callback may read it from any thread).
+    private let fuzzTarget: FuzzEntry = {
         let name = ProcessInfo.processInfo.environment["MAPPACK_FUZZ_TARGET"] ?? ""
         guard let target = FuzzEntry(rawValue: name) else {
             FileHandle.standardError.write(
@@ -34,10 +36,11 @@ import MapBuild
         static func main() {
             _ = fuzzTarget
             var argc = CommandLine.argc
-            var argv = CommandLine.unsafeArgv
+            var argv = unsafe CommandLine.unsafeArgv
+            // libFuzzer owns the input buffer for the call only; `Data` copies it.
             exit(
-                runFuzzerDriver(&argc, &argv) { bytes, count in
-                    fuzzTarget.run(bytes.map { Data(bytes: $0, count: count) } ?? Data())
+                unsafe runFuzzerDriver(&argc, &argv) { bytes, count in
+                    fuzzTarget.run(unsafe bytes.map { unsafe Data(bytes: $0, count: count) } ?? Data())
                     return 0
                 })
         }
