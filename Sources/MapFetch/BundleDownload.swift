@@ -129,6 +129,8 @@ struct BundleDownload: Sendable {
                             (retryReason, retryAfter) = try classify(
                                 status: status, headers: outcome.head.headers, partial: partial, attempts: attempts)
                         } else if partial.length < request.size {
+                            // A local file that ends early is that long; reading it again cannot help.
+                            if request.url.isFileURL { throw stop(.truncated(received: partial.length)) }
                             retryReason = .truncated(received: partial.length)
                         }
                     }
