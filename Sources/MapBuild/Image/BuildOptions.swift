@@ -16,8 +16,8 @@ package struct BuildOptions: Sendable {
     package var remoteCache: RemoteCache?
     /// Rebuild even when the outputs are up to date (`--force`).
     package var force = false
-    /// Make the outputs durable before they are renamed into place (`--sync`): early writeback while
-    /// unpacking, then `syncfs` (or fsyncs) of the staged outputs and of the output folder. Off by
+    /// Make the outputs durable before they are renamed into place (`--sync`): one `syncfs` (or
+    /// fsyncs) of the staged outputs, then of the output folder after the renames. Off by
     /// default: a CI runner reads its outputs before any power cut could matter, and the build stamp
     /// remembers the boot, so outputs of a build that did not sync are rebuilt after a reboot instead
     /// of trusted (issue 43).
