@@ -21,31 +21,9 @@ import Testing
     /// whichever shards wrote pieces of them.
     @Test func fourShardsSplitABigRegionByTileOrderAndMergeToTheUnshardedBytes() throws {
         let folder = TemporaryFolder("import-shard-range")
-        let made = try Tool.run(
-            RealWorldFixture.python,
-            [ImportTests.helper, "inputs", "--out", folder.join("inputs"), "--countries", Self.countries + ",RU", "--max-zoom", "7"],
-            timeout: 600)
-        try #require(made.status == 0, "make_import_inputs.py (run `make venv` first): \(made.stderr)")
-        let inputs = folder.join("inputs")
-        let arguments = [
-            "import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--places", inputs + "/places.geojson",
-            "--catalog", "europe", "--map-version", "2026.12.0",
-        ]
-        let whole = try Tool.mappack(arguments + ["--out", folder.join("whole")], timeout: 600)
-        try #require(whole.status == 0, "\(whole.stderr)")
-        var placed: [Int] = []
-        var russia: [Int] = []
-        for index in 1...4 {
-            let shard = try Tool.mappack(arguments + ["--shard", "\(index)/4", "--out", folder.join("shard-\(index)")], timeout: 600)
-            try #require(shard.status == 0, "\(shard.stderr)")
-            let record = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("shard-\(index)/shard.json"))))
-                    as? [String: Any])
-            let counts = try #require(record["counts"] as? [String: Any], "\(record.keys.sorted())")
-            placed.append(try #require(counts["placed"] as? Int, "\(counts)"))
-            if FileManager.default.fileExists(atPath: folder.join("shard-\(index)/bundles/europe.ru.tiles/regions/europe/ru/tiles.db")) {
-                russia.append(index)
-            }
+        let placed = try Self.importWholeAndShards(in: folder, countries: Self.countries + ",RU", maxZoom: 7, shards: 4)
+        let russia = (1...4).filter {
+            FileManager.default.fileExists(atPath: folder.join("shard-\($0)/bundles/europe.ru.tiles/regions/europe/ru/tiles.db"))
         }
         let total = placed.reduce(0, +)
         #expect(total > 1500, "\(placed)")
@@ -108,6 +86,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.join("out/merged")))
     }
 
+    /// Europe's inputs for `countries` up to `maxZoom`, imported whole into `whole` and as `shards`
+    /// shards into `shard-I`; the tiles each shard placed, from its `shard.json`.
+    static func importWholeAndShards(in folder: TemporaryFolder, countries: String, maxZoom: Int, shards: Int) throws -> [Int] {
+        let made = try Tool.run(
+            RealWorldFixture.python,
+            [ImportTests.helper, "inputs", "--out", folder.join("inputs"), "--countries", countries, "--max-zoom", "\(maxZoom)"],
+            timeout: 600)
+        try #require(made.status == 0, "make_import_inputs.py (run `make venv` first): \(made.stderr)")
+        let inputs = folder.join("inputs")
+        let arguments = [
+            "import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--places", inputs + "/places.geojson",
+            "--catalog", "europe", "--map-version", "2026.12.0",
+        ]
+        let whole = try Tool.mappack(arguments + ["--out", folder.join("whole")], timeout: 600)
+        try #require(whole.status == 0, "\(whole.stderr)")
+        var placed: [Int] = []
+        for index in 1...shards {
+            let shard = try Tool.mappack(arguments + ["--shard", "\(index)/\(shards)", "--out", folder.join("shard-\(index)")], timeout: 600)
+            try #require(shard.status == 0, "\(shard.stderr)")
+            let record = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("shard-\(index)/shard.json"))))
+                    as? [String: Any])
+            let counts = try #require(record["counts"] as? [String: Any], "\(record.keys.sorted())")
+            placed.append(try #require(counts["placed"] as? Int, "\(counts)"))
+        }
+        return placed
+    }
+
     /// Two shards of a two-tile MBTiles and one square region, in `shard-1` and `shard-2` of `folder`.
     static func makeTwoShards(in folder: TemporaryFolder) throws {
         let tiles = folder.join("tiles.mbtiles")
@@ -137,27 +143,7 @@ import Testing
     /// the mean.
     @Test func threeShardsOfEuropeEachPlaceAFairShareAndMergeToTheUnshardedBytes() throws {
         let folder = TemporaryFolder("import-shard-balance")
-        let made = try Tool.run(
-            RealWorldFixture.python,
-            [ImportTests.helper, "inputs", "--out", folder.join("inputs"), "--countries", Self.countries, "--max-zoom", "8"], timeout: 600)
-        try #require(made.status == 0, "make_import_inputs.py (run `make venv` first): \(made.stderr)")
-        let inputs = folder.join("inputs")
-        let arguments = [
-            "import", "--tiles", inputs + "/tiles.mbtiles", "--regions", inputs + "/regions.geojson", "--places", inputs + "/places.geojson",
-            "--catalog", "europe", "--map-version", "2026.12.0",
-        ]
-        let whole = try Tool.mappack(arguments + ["--out", folder.join("whole")], timeout: 600)
-        try #require(whole.status == 0, "\(whole.stderr)")
-        var placed: [Int] = []
-        for index in 1...3 {
-            let shard = try Tool.mappack(arguments + ["--shard", "\(index)/3", "--out", folder.join("shard-\(index)")], timeout: 600)
-            try #require(shard.status == 0, "\(shard.stderr)")
-            let record = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("shard-\(index)/shard.json"))))
-                    as? [String: Any])
-            let counts = try #require(record["counts"] as? [String: Any], "\(record.keys.sorted())")
-            placed.append(try #require(counts["placed"] as? Int, "\(counts)"))
-        }
+        let placed = try Self.importWholeAndShards(in: folder, countries: Self.countries, maxZoom: 8, shards: 3)
         let total = placed.reduce(0, +)
         #expect(total > 1500, "\(placed)")
         let mean = Double(total) / 3
