@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    /// A fresh device whose base is a copy of the world image, Japan's catalog served by nginx (stop
+    /// `server` when done) and the next base, built once.
+    struct Scene {
+        let world: UpdateFixture
+        let japan: CatalogsFixture
+        let newBase: NewBase
+        let server: NginxServer
+        let device = Device()
+        var base: String { device.folder.join("base") }
+
+        init() async throws {
+            world = try await UpdateFixture.ready()
+            japan = try await CatalogsFixture.ready()
+            newBase = try await offPool { NewBase.shared }
+            server = try NginxServer(root: japan.served)
+            do { try InPlaceCatalogsTests.placeBase(world.imageFolder, at: device.folder.join("base")) } catch {
+                server.stop()
+                throw error
+            }
+        }
+    }
+
     /// Puts a copy of the image folder `image` at `base`, replacing what was there (a new base mounted at the same place).
     static func placeBase(_ image: String, at base: String) throws {
         try? FileManager.default.removeItem(atPath: base)
@@ -41,14 +63,9 @@ import Testing
     }
 
     @Test func aNewBaseKeepsAddedCatalogsAndTheirRegions() async throws {
-        let world = try await UpdateFixture.ready()
-        let japan = try await CatalogsFixture.ready()
-        let newBase = try await offPool { NewBase.shared }
-        let server = try NginxServer(root: japan.served)
-        defer { server.stop() }
-        let device = Device()
-        let base = device.folder.join("base")
-        try Self.placeBase(world.imageFolder, at: base)
+        let scene = try await Scene()
+        defer { scene.server.stop() }
+        let (world, japan, newBase, server, device, base) = (scene.world, scene.japan, scene.newBase, scene.server, scene.device, scene.base)
         let worldCatalog = world.catalogURL(UpdateFixture.oldVersion)
         do {
             let store = try await InPlaceStoreTests.open(device, base: base, catalog: worldCatalog)
@@ -94,14 +111,9 @@ import Testing
     }
 
     @Test func commandLineListsAddedCatalogsAfterANewBase() async throws {
-        let world = try await UpdateFixture.ready()
-        let japan = try await CatalogsFixture.ready()
-        let newBase = try await offPool { NewBase.shared }
-        let server = try NginxServer(root: japan.served)
-        defer { server.stop() }
-        let device = Device()
-        let base = device.folder.join("base")
-        try Self.placeBase(world.imageFolder, at: base)
+        let scene = try await Scene()
+        defer { scene.server.stop() }
+        let (japan, newBase, server, device, base) = (scene.japan, scene.newBase, scene.server, scene.device, scene.base)
         let install = try await device.run(["install", "--image", base, "--in-place"])
         #expect(install.status == 0, "\(install.stdout) \(install.stderr)")
         let added = try await device.run(["catalogs", "add", japan.japanURL(CatalogsFixture.japanOld, on: server).absoluteString])

@@ -13,13 +13,7 @@ import Testing
     @Test func aLostStateReportsTheRegionsOfAddedCatalogsAndAddingTheCatalogTakesThemBack() async throws {
         let setup = try await CatalogsTests.Setup()
         defer { setup.stop() }
-        do {
-            let store = try await setup.open()
-            try await store.addCatalog(url: setup.japanOld)
-            try await store.download(regions: ["japan/tokyo"]).wait()
-        }
-        try FileManager.default.removeItem(atPath: setup.device.storage + "/state.sqlite")
-        let store = try await setup.device.open(image: setup.world.image)
+        let store = try await Self.tokyoAddedThenStateLost(setup)
         let report = try await store.repair()
         #expect(report.status == .ok, "\(report)")
         #expect(report.actions.contains(.regionsOfForgottenCatalogs(["japan/tokyo"])), "\(report.actions)")
@@ -47,15 +41,21 @@ import Testing
     @Test func aCatalogOfferingOtherDataDoesNotTakeTheRegionBack() async throws {
         let setup = try await CatalogsTests.Setup()
         defer { setup.stop() }
+        let store = try await Self.tokyoAddedThenStateLost(setup)
+        _ = try await store.repair()
+        await #expect(throws: MapStoreError.self) { try await store.addCatalog(url: setup.japanNew) }
+        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+    }
+
+    /// Adds Japan's catalog to the setup's store, downloads Tokyo, deletes `state.sqlite` and opens
+    /// the store again (not yet repaired).
+    static func tokyoAddedThenStateLost(_ setup: CatalogsTests.Setup) async throws -> MapStore {
         do {
             let store = try await setup.open()
             try await store.addCatalog(url: setup.japanOld)
             try await store.download(regions: ["japan/tokyo"]).wait()
         }
         try FileManager.default.removeItem(atPath: setup.device.storage + "/state.sqlite")
-        let store = try await setup.device.open(image: setup.world.image)
-        _ = try await store.repair()
-        await #expect(throws: MapStoreError.self) { try await store.addCatalog(url: setup.japanNew) }
-        #expect(try store.catalogs().map(\.id) == ["demo-world"])
+        return try await setup.device.open(image: setup.world.image)
     }
 }
