@@ -138,7 +138,7 @@ import Testing
         process.standardError = errPipe
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try process.launchAlone()
         let watched = json ? outPipe.fileHandleForReading : errPipe.fileHandleForReading
         let other = json ? errPipe.fileHandleForReading : outPipe.fileHandleForReading
         nonisolated(unsafe) var otherData = Data()

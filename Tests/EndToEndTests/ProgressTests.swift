@@ -132,7 +132,7 @@ import Testing
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.launchAlone()
         var seen = Data()
         while seen.range(of: Data("\"phase\":\"manifest\"".utf8)) == nil {
             let chunk = out.fileHandleForReading.availableData

@@ -76,7 +76,7 @@ import Testing
         let pipe = Pipe()
         shell.standardOutput = pipe
         shell.standardError = FileHandle.nullDevice
-        try shell.run()
+        try shell.launchAlone()
         var text = ""
         while !text.contains("\n") {
             let chunk = pipe.fileHandleForReading.availableData

@@ -66,7 +66,7 @@ import Testing
         shell.arguments = ["-c", "sleep 60 & echo $!; exec sleep 60"]
         let pipe = Pipe()
         shell.standardOutput = pipe
-        try shell.run()
+        try shell.launchAlone()
         defer {
             kill(shell.processIdentifier, SIGKILL)
             shell.waitUntilExit()

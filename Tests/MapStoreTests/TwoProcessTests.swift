@@ -109,7 +109,7 @@ final class StoreProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        try process.launchAlone()
         self.process = process
     }
 

@@ -77,7 +77,7 @@ public final class ChildProcess: @unchecked Sendable {
             watch.state.withLock { $0.exited = true }
             watch.exited.signal()
         }
-        try process.run()
+        try process.launchAlone()
         let pid = process.processIdentifier
         watch.state.withLock {
             $0.started = true
@@ -140,5 +140,18 @@ public final class ChildProcess: @unchecked Sendable {
         // Left signalled: every later wait returns at once.
         watch.exited.signal()
         process.waitUntilExit()
+    }
+}
+
+/// Child processes start one at a time in a test process. Under load, a `Process.run()` of
+/// Foundation crashed in `memcpy` (bad pointer) while other tests started children at the same moment
+/// (a clean-clone CI run, nginx for `TwoProcessTests`); a start takes milliseconds, so taking turns
+/// costs nothing measurable.
+private let launches = Mutex(())
+
+extension Process {
+    /// `run()`, while no other test of this process starts a child.
+    public func launchAlone() throws {
+        try launches.withLock { _ in try run() }
     }
 }

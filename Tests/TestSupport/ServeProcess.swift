@@ -35,7 +35,7 @@ public final class ServeProcess: @unchecked Sendable {
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: stderrFile)
-        try process.run()
+        try process.launchAlone()
         // The first line, read on another thread so the deadline holds even if nothing comes.
         let reader = stdout.fileHandleForReading
         let got = DispatchSemaphore(value: 0)
