@@ -393,10 +393,6 @@ package struct ImageBuilder: Sendable {
             }
         }
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))
-        // No early writeback, even with `--sync`: one `syncfs` of the staged tree before its rename
-        // makes it durable, and starting writeback per file (303k `sync_file_range` calls on the large
-        // world) cost more than it overlapped: `--sync` took 13.0 s with it, 10.6 s without (run O, P).
-        let writeback: Writeback = .none
         do {
             // The fetch runs in its own task; cancelling the build must reach it and the workers too.
             try await withTaskCancellationHandler {
@@ -409,7 +405,7 @@ package struct ImageBuilder: Sendable {
                                     do {
                                         let done = try ImageBuilder.unpack(
                                             bundle, from: cache, recheck: !fresh, store: store, seedScratch: seedScratch,
-                                            blockSize: blockSize, spill: spill, folders: folders, writeback: writeback, events: events)
+                                            blockSize: blockSize, spill: spill, folders: folders, events: events)
                                         state.finished(done, at: index)
                                     } catch {
                                         state.failed(error)
@@ -480,7 +476,7 @@ package struct ImageBuilder: Sendable {
     /// as they stream through.
     private static func unpack(
         _ bundle: BuildPlan.PlannedBundle, from cache: DownloadCache, recheck: Bool, store: String, seedScratch: String,
-        blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache, writeback: Writeback,
+        blockSize: Int64, spill: FileRecordSpill?, folders: FolderCache,
         events: @Sendable (BuildEvent) -> Void
     ) throws -> UnpackedBundle {
         let destination = bundle.forStore ? store : seedScratch + "/" + bundle.digest.hex
@@ -488,7 +484,10 @@ package struct ImageBuilder: Sendable {
             try FileSystem.makeDirectories(destination)
             folders.insert(destination)
         }
-        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), writeback: writeback)
+        // No early writeback, even with `--sync`: one `syncfs` of the staged tree before its rename
+        // makes it durable, and starting writeback per file (303k `sync_file_range` calls on the large
+        // world) cost more than it overlapped: `--sync` took 13.0 s with it, 10.6 s without (run O, P).
+        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), writeback: .none)
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]
         do throws(ArchiveError) {
