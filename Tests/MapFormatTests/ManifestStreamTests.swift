@@ -65,6 +65,28 @@ private func stream(_ text: String, keepingBundles: Bool = true) throws -> (file
         #expect(streamed.files.map(\.size) == [0, 7, 1, 2, 3, 4, 1000, 123_456_789_012_345_678, 1_234_567_890_123_456_789])
     }
 
+    /// Canonical paths are scanned eight bytes at a time until a byte that ends the string or makes it
+    /// need decoding: each such byte (a quote, an escape, a control character, UTF-8), at every offset
+    /// of the first words, gives the entry the whole reader gives, or the error it gives.
+    @Test(arguments: [#"\""#, #"\\"#, #"\/"#, #"\u0001"#, "é", "地", "\u{7F}", "\t"])
+    func readsPathsWithAnyByteAtAnyOffsetAsTheWholeReaderDoes(_ special: String) throws {
+        let digest = "sha256:\(hex)"
+        let paths = (0..<20).map { offset in String(repeating: "a", count: offset) + special + String(repeating: "b", count: 19 - offset) }
+        let entries = paths.enumerated().map { index, path in
+            #"{"bundle":"\#(digest)","path":"\#(index)/\#(path)","sha256":"\#(hex)","size":\#(index)}"#
+        }
+        let text = manifestText(files: 0) { $0.replacingOccurrences(of: #""files":[]"#, with: #""files":["# + entries.joined(separator: ",") + "]") }
+        let whole = Result { try ManifestReader.read(Data(text.utf8), file: "manifest.json") }
+        let streamed = Result { try stream(text) }
+        switch (whole, streamed) {
+        case (.success(let whole), .success(let streamed)):
+            #expect(streamed.files == whole.files)
+            #expect(whole.files.count == paths.count)
+        case (.failure, .failure): break
+        default: Issue.record("whole: \(whole), streamed: \(streamed)")
+        }
+    }
+
     /// A repeated key is refused by the stream as by the whole reader, in an entry and at the top.
     @Test(arguments: [#""path":"f/1","#, #""blockSize":4096,"#])
     func refusesRepeatedKeysAsTheWholeReaderDoes(_ member: String) throws {

@@ -86,6 +86,8 @@ public struct StorePath: Sendable, Hashable, Comparable, Codable, CustomStringCo
         var componentStart = 0
         for index in 0...count {
             let byte = index == count ? slash : bytes[index]
+            // Most bytes are letters and digits, above every byte a rule names but the backslash.
+            if byte > slash && byte != UInt8(ascii: "\\") { continue }
             if byte == 0 || byte == UInt8(ascii: "\\") { return .forbiddenByte }
             guard byte == slash, component == nil else { continue }
             let length = index - componentStart

@@ -335,6 +335,12 @@ import Foundation
     func plainString(_ position: inout Int) -> UnsafeRawBufferPointer? {
         let start = position
         var end = start
+        // Eight bytes at a time while none of them ends the string or stops it being plain.
+        while unsafe bytes.count - end >= 8 {
+            let word = unsafe UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: end, as: UInt64.self))
+            if ByteReader.mayEndPlainString(word) { break }
+            end += 8
+        }
         while unsafe end < bytes.count {
             let byte = unsafe bytes[end]
             if byte == UInt8(ascii: "\"") {
@@ -345,6 +351,17 @@ import Foundation
             end += 1
         }
         return nil
+    }
+
+    /// False when none of the eight bytes in `word` is a quote, a backslash, a control character or
+    /// above ASCII (each test finds whether some byte is zero or below a bound, never which one).
+    @inline(__always)
+    static func mayEndPlainString(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let control = (word &- 0x20 &* ones) & ~word & highs != 0
+        return word & highs != 0 || control || hasZero(word ^ (0x22 &* ones)) || hasZero(word ^ (0x5C &* ones))
     }
 
     /// A non-negative integer of at most 18 digits without a leading zero, consuming it; nil for
