@@ -132,6 +132,41 @@ struct InPlaceStoreTests {
         }
     }
 
+    /// The first start reads no file of the base, so it checks the manifest's header, regions, sizes
+    /// and id but not its entries' paths (for 10⁵ files that was most of its time): they are checked
+    /// where they are used. A base whose list names a path leaving the store (its id made right) opens;
+    /// `verify()` and deleting the region read the list whole and refuse it, and nothing outside the
+    /// storage folder is touched.
+    @Test func aBaseWithABadPathOpensAndIsRefusedWhereItsListIsRead() async throws {
+        let fixture = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
+        let manifest = try fixture.manifest()
+        let victim = try #require(manifest.files.first)
+        let owner = try #require(manifest.regions.first { $0.bundles.contains(victim.bundle) })
+        var text = String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self)
+        let pathField = "\"path\":\"\(victim.path.string)\""
+        try #require(text.contains(pathField))
+        text = text.replacingOccurrences(of: pathField, with: "\"path\":\"../../escape\"")
+        let field = "\"imageID\":\"\(manifest.imageID)\""
+        let blanked = text.replacingOccurrences(of: field, with: "\"imageID\":\"\"")
+        let id = SHA256.hex(Data(blanked.utf8))
+        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
+
+        let store = try await Self.open(device, base: copy)
+        #expect(store.initialStatus == .ok)
+        #expect(store.imageID == id)
+        do {
+            let problems = try await store.verify(full: false)
+            #expect(!problems.isEmpty, "verify() took a manifest that lists '../../escape'")
+        } catch {}
+        await #expect(throws: MapStoreError.self) { try await store.deleteRegions([owner.id]) }
+        #expect(!FileManager.default.fileExists(atPath: device.folder.join("escape")))
+        #expect(!FileManager.default.fileExists(atPath: device.storage + "/../escape"))
+    }
+
     @Test func commandLineInstallsInPlaceFromTheMount() async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()

@@ -146,7 +146,10 @@ extension StoreCore {
     private func streamedBaseManifest(_ image: PreinstalledImage) throws -> (manifest: ManifestHeader, signed: Bool) {
         let (manifest, problems): (ManifestHeader, [VerifyProblem])
         // A manifest that does not read as one is no image, as `mappack verify` says (exit 2).
-        do { (manifest, problems) = try ImageVerifier.readManifestStreaming(at: image.path + "/" + ImageManifest.fileName) } catch {
+        // The paths of the entries are checked where they are used: every later reading of the list reads it whole.
+        do {
+            (manifest, problems) = try ImageVerifier.readManifestStreaming(at: image.path + "/" + ImageManifest.fileName, checkingPaths: false)
+        } catch {
             throw MapStoreError.notAnImage(path: image.path, reason: error.description)
         }
         if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }

@@ -74,8 +74,14 @@ extension ImageVerifier {
     /// and its problems. A manifest that cannot be mapped (empty, too large, not a file) is read the
     /// ordinary way, for the error it always got; as in `verifyFolderStreaming`, a file list not
     /// sorted by path is refused.
-    package static func readManifestStreaming(at manifestPath: String) throws(ImageOpenError) -> (manifest: ManifestHeader, problems: [VerifyProblem])
-    {
+    ///
+    /// Without `checkingPaths` the entries' paths are read but not checked (as store paths, for order,
+    /// for duplicates); their sizes are, with everything else. An in-place store's first start reads its
+    /// base so: it reads none of the base's files, and whatever reads the file list later (`verify`, an
+    /// update, a delete, a repair, the regions' holdings) reads it whole and checks every entry.
+    package static func readManifestStreaming(
+        at manifestPath: String, checkingPaths: Bool = true
+    ) throws(ImageOpenError) -> (manifest: ManifestHeader, problems: [VerifyProblem]) {
         guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else {
             let data: Data
             do { data = try ReadableFile.contents(of: manifestPath, limit: maxManifestBytes) } catch {
@@ -89,7 +95,7 @@ extension ImageVerifier {
         defer { stop.raise() }
         let hashing = BlockingPool.start { ManifestIDDigest.concurrent(at: manifestPath, limit: maxManifestBytes, stop: stop.isRaised) }
         var stream: StreamedManifest
-        do { stream = try StreamedManifest(mapping, file: manifestPath, hashingID: false) } catch {
+        do { stream = try StreamedManifest(mapping, file: manifestPath, hashingID: false, checkingPaths: checkingPaths) } catch {
             throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath)
         }
         do { while try stream.next({ _ in }) {} } catch { throw StreamedManifest.explain(error, mapping: mapping, file: manifestPath) }

@@ -29,6 +29,9 @@ struct StreamedManifest {
     /// False when another thread computes the id (`ManifestIDDigest.concurrent`), handed to `finish`.
     private let hashesID: Bool
     private var order = EntryOrder()
+    /// False when the entries' paths are not checked (as store paths, for order, for duplicates): their
+    /// sizes are (`ImageVerifier.readManifestStreaming(at:checkingPaths:)`).
+    private let checksPaths: Bool
     /// Entries read so far: the id's digest and the pages handed back advance every `catchUp` entries,
     /// as the stream's position is asked for once per so many (each ask copies the stream).
     private var entries = 0
@@ -43,11 +46,13 @@ struct StreamedManifest {
     private var sizesUnknown = false
 
     /// Starts reading the manifest mapped in `mapping`; `file` names it in errors. Without
-    /// `hashingID` the id's digest comes from elsewhere (`finish(concurrentID:)`).
-    init(_ mapping: MappedFile, file: String, hashingID: Bool = true) throws(Stop) {
+    /// `hashingID` the id's digest comes from elsewhere (`finish(concurrentID:)`); without
+    /// `checkingPaths` the entries' paths are not checked, their sizes are.
+    init(_ mapping: MappedFile, file: String, hashingID: Bool = true, checkingPaths: Bool = true) throws(Stop) {
         self.mapping = mapping
         self.file = file
         hashesID = hashingID
+        checksPaths = checkingPaths
         do { stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
     }
 
@@ -59,9 +64,10 @@ struct StreamedManifest {
         var stop: Stop?
         var sized: (size: Int64, bundle: BundleDigest)?
         let more: Bool
+        let checksPaths = checksPaths
         do {
             more = try stream.nextFile { entry in
-                stop = order.admit(entry)
+                stop = checksPaths ? order.admit(entry) : entry.size < 0 ? .refusedEntry : nil
                 guard stop == nil else { return }
                 sized = (entry.size, entry.bundle)
                 body(entry)
