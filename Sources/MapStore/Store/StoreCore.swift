@@ -125,23 +125,37 @@ final class StoreCore {
         guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
             return nil
         }
+        let key = [UInt8](ImageManifest.Field.idFieldStart)
         var window: Int64 = 64 << 10
+        var searched = 0
         while true {
             let count = min(window, size)
             guard let tail = try? file.read(fromOffset: UInt64(size - count), count: Int(count)) else { return nil }
             // The last field in the tail is the file's last (the tail ends where the file does); a window
-            // that cuts it finds none and reads again, wider.
-            if let id = manifestID(in: tail) { return id }
+            // that cuts it finds none and reads again, wider, searching only what it had not (and the
+            // key's length more, for a key the last window cut).
+            let fresh = min(tail.count, tail.count - searched + key.count - 1)
+            if let start = lastStart(of: key, in: tail, before: fresh) { return ImageManifest.idInCanonicalBytes(tail[start...]) }
             if count == size { return nil }
+            searched = tail.count
             window *= 2
         }
     }
 
-    /// The image id in a manifest's canonical bytes, found from the end: it follows the file list, so the
-    /// search passes only the regions (a forward search read through every file entry first).
-    static func manifestID(in data: Data) -> String? {
-        guard let field = data.range(of: ImageManifest.Field.idFieldStart, options: .backwards) else { return nil }
-        return ImageManifest.idInCanonicalBytes(data[field.lowerBound...])
+    /// Where the last `key` that ends by `end` starts in `data` (from its `startIndex`); the key's first
+    /// byte is looked for backwards, byte by byte, and the rest compared where it is.
+    static func lastStart(of key: [UInt8], in data: Data, before end: Int) -> Data.Index? {
+        unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data.Index? in
+            guard let first = key.first, end >= key.count else { return nil }
+            var position = end - key.count
+            while position >= 0 {
+                if unsafe raw[position] == first, key.indices.allSatisfy({ unsafe raw[position + $0] == key[$0] }) {
+                    return data.startIndex + position
+                }
+                position -= 1
+            }
+            return nil
+        }
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes
