@@ -19,8 +19,8 @@
 # --big-gib    size of the synthetic tileset's tiles in GiB (default 2; tests use a small one)
 # --out        working folder (default Output/bench/import); inputs are kept there, so reruns skip
 #              making them. Results: a table on stdout and OUT/import.json.
-# --planet     instead of the rows above, the planet rows (issue 45; not in `make bench`: about an
-#              hour on a loaded 2-core machine): a synthetic PMTiles of every tile of zooms
+# --planet     instead of the rows above, the planet rows (issue 45; not in `make bench`: 20-30 min
+#              on a loaded 2-core machine, 6 GB of disk): a synthetic PMTiles of every tile of zooms
 #              0..--planet-zoom (default 12: 22,369,621 tiles, 1.5 GB; Benchmarks/planet_tiles.py) with
 #              the world's boundaries and places (Natural Earth 10m countries and continents, GeoNames
 #              cities >= 1,000: Benchmarks/geojson_world.py, 1x and 4x). One unsharded import of the file
