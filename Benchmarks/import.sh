@@ -12,12 +12,22 @@
 # shard's wall, as ratios, and the tiles each placed (OUT/import.json's "shards").
 #
 #   bash Benchmarks/import.sh [--bin DIR] [--runs N] [--countries CODES] [--max-zoom Z] [--big-gib G] [--out DIR]
+#   bash Benchmarks/import.sh --planet [--planet-zoom Z] [--bin DIR] [--out DIR]
 #
 # --bin        folder with a mappack binary (default .build/release, built here)
 # --countries  ISO codes of the real world (default: every country of Europe); --max-zoom (default 8)
 # --big-gib    size of the synthetic tileset's tiles in GiB (default 2; tests use a small one)
 # --out        working folder (default Output/bench/import); inputs are kept there, so reruns skip
 #              making them. Results: a table on stdout and OUT/import.json.
+# --planet     instead of the rows above, the planet rows (issue 45; not in `make bench`: 20-30 min
+#              on a loaded 2-core machine, 6 GB of disk): a synthetic PMTiles of every tile of zooms
+#              0..--planet-zoom (default 12: 22,369,621 tiles, 1.5 GB; Benchmarks/planet_tiles.py) with
+#              the world's boundaries and places (Natural Earth 10m countries and continents, GeoNames
+#              cities >= 1,000: Benchmarks/geojson_world.py, 1x and 4x). One unsharded import of the file
+#              (wall, CPU, peak RSS), 4 shards one after another, each alone, reading the archive by
+#              range from nginx (bytes off its log), their merge checked against the unsharded import
+#              (diff -r), and shard 4 again with the 4x GeoJSON (peak RSS). Results: a table on
+#              stdout and OUT/planet.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,6 +37,8 @@ countries=""
 max_zoom=8
 big_gib=2
 out=$root/Output/bench/import
+planet=0
+planet_zoom=12
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$(cd "${2:?--bin needs a folder}" && pwd); shift 2 ;;
@@ -34,8 +46,10 @@ while [ $# -gt 0 ]; do
         --countries) countries=${2?--countries needs ISO codes}; shift 2 ;;
         --max-zoom) max_zoom=${2:?--max-zoom needs a zoom}; shift 2 ;;
         --big-gib) big_gib=${2:?--big-gib needs a size}; shift 2 ;;
+        --planet) planet=1; shift ;;
+        --planet-zoom) planet_zoom=${2:?--planet-zoom needs a zoom}; shift 2 ;;
         --out) mkdir -p "${2:?--out needs a folder}"; out=$(cd "$2" && pwd); shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "import.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -50,6 +64,7 @@ for tool in hyperfine sqlite3; do command -v "$tool" >/dev/null || { echo "impor
 [ -x /usr/bin/time ] || { echo "import.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 say() { echo "bench: $*" >&2; }
 mkdir -p "$out"
+[ "$planet" = 1 ] && exec bash "$root/Benchmarks/import_planet.sh" "$bin" "$out/planet" "$planet_zoom"
 
 inputs=$out/inputs-$(echo "${countries:-europe}" | tr ',A-Z' '-a-z')-z$max_zoom
 if [ ! -s "$inputs/tiles.mbtiles" ] || [ ! -s "$inputs/countries.geojsonl" ]; then

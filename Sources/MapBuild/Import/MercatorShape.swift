@@ -80,14 +80,24 @@ struct MercatorShape: Sendable {
         }
         let centre = Point(x: (tile.minX + tile.maxX) / 2, y: (tile.minY + tile.maxY) / 2)
         guard centre.x >= box.minX, centre.x <= box.maxX, centre.y >= box.minY, centre.y <= box.maxY else { return false }
+        let centreColumn = column(centre.x)
+        let centreRow = row(centre.y)
+        // A centre in a cell that no edge is in gives the whole cell's answer: no edge reaches the
+        // cell, so the rays down from any two of its points cross the boundary an even number of
+        // times between them. The ray then runs once a cell, not once a tile: at a deep zoom, every
+        // tile inside a large region walked all the edges below it in its grid column.
+        let cell = centreColumn * grid.rows + centreRow
+        let empty = starts[cell] == starts[cell + 1]
+        if empty, let known = grid.store.insideCell(cell, of: grid) { return known }
         var inside = false
-        grid.store.forEachEdge(of: grid, starts: starts, column: column(centre.x), rows: row(centre.y)...(grid.rows - 1), wholeColumn: true) {
+        grid.store.forEachEdge(of: grid, starts: starts, column: centreColumn, rows: centreRow...(grid.rows - 1), wholeColumn: true) {
             a, b, cellRow in
             guard (a.x > centre.x) != (b.x > centre.x) else { return true }
             let crossing = min(max(a.y + (centre.x - a.x) * (b.y - a.y) / (b.x - a.x), min(a.y, b.y)), max(a.y, b.y))
             if crossing > centre.y, row(crossing) == cellRow { inside.toggle() }
             return true
         }
+        if empty { grid.store.remember(insideCell: cell, of: grid, inside) }
         return inside
     }
 

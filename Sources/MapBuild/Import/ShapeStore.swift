@@ -42,6 +42,8 @@ final class ShapeStore: Sendable {
     static let recordsPerPass = 1 << 17
     /// The grid's side at most: 64 Ki cells, whose starts take 512 KiB.
     static let maxSide = 256
+    /// Empty cells whose side of their shape `insideCell` keeps at most (about 4 MiB), then forgets.
+    static let insideCellsBound = 1 << 18
 
     let raw: ScratchFile
     private let grids: ScratchFile
@@ -53,6 +55,8 @@ final class ShapeStore: Sendable {
         var shapes = 0
         var cache = Cache()
         var failure: FileError?
+        /// Whether an empty cell (no edge in it) is inside its shape, by shape id and cell number.
+        var insideCells: [Int: Bool] = [:]
     }
 
     init() throws(FileError) {
@@ -237,6 +241,18 @@ final class ShapeStore: Sendable {
             let b = MercatorShape.Point(x: Double(bitPattern: held[at + 2]), y: Double(bitPattern: held[at + 3]))
             if !body(a, b, row) { return }
             record += 1
+        }
+    }
+
+    /// Whether the empty cell `cell` of `grid` is inside its shape, when `remember` was told.
+    func insideCell(_ cell: Int, of grid: Grid) -> Bool? { state.withLock { $0.insideCells[grid.id << 17 | cell] } }
+
+    /// Keeps whether the empty cell `cell` of `grid` is inside its shape (at most
+    /// `insideCellsBound` cells, then all are forgotten and found again).
+    func remember(insideCell cell: Int, of grid: Grid, _ inside: Bool) {
+        state.withLock { state in
+            if state.insideCells.count >= ShapeStore.insideCellsBound { state.insideCells.removeAll(keepingCapacity: true) }
+            state.insideCells[grid.id << 17 | cell] = inside
         }
     }
 

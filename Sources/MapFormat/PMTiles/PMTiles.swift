@@ -208,20 +208,21 @@ package enum PMTiles {
             index = bytes.startIndex
         }
 
-        /// The next varint; `what` names it in the error.
-        mutating func next(_ what: String) throws(Malformed) -> UInt64 {
+        /// The next varint; `what` names it in the error (made only then: a planet's directories
+        /// hold tens of millions of varints, and every shard decodes them all).
+        mutating func next(_ what: @autoclosure () -> String) throws(Malformed) -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while index < bytes.endIndex {
                 let byte = bytes[index]
                 index += 1
                 // The tenth byte holds bit 63 only.
-                guard shift < 63 || byte <= 1 else { throw Malformed(reason: "\(what) is a varint over 64 bits") }
+                guard shift < 63 || byte <= 1 else { throw Malformed(reason: "\(what()) is a varint over 64 bits") }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
                 shift += 7
             }
-            throw Malformed(reason: "the directory ends inside \(what)")
+            throw Malformed(reason: "the directory ends inside \(what())")
         }
     }
 
