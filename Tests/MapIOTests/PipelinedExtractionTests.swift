@@ -60,7 +60,7 @@ import Testing
             do {
                 _ = try extract(path, into: destination, pipelined: pipelined)
                 Issue.record("extraction over an existing file succeeded (pipelined: \(pipelined))")
-            } catch { errors.append(error) }
+            } catch let error as ArchiveError { errors.append(error) }
             #expect(try DirectoryWalker.walk(destination).map(\.relativePath) == ["regions", "regions/r", "regions/r/20", "regions/r/20/2000.bin"])
             #expect(try String(contentsOfFile: destination + "/regions/r/20/2000.bin", encoding: .utf8) == "mine")
         }
