@@ -37,8 +37,9 @@ import Testing
         Case(archive: "truncated") { if case .zstd = $0 { true } else if case .malformed = $0 { true } else { false } },
     ]
 
-    @Test(arguments: cases)
-    func refusesHostileArchiveAndWritesNothingOutside(_ testCase: Case) throws {
+    /// Also with the files written by a second thread (`pipelined`, what a build unpacks with).
+    @Test(arguments: cases, [false, true])
+    func refusesHostileArchiveAndWritesNothingOutside(_ testCase: Case, pipelined: Bool) throws {
         let archive = HostileArchives.path(testCase.archive)
         let sandbox = TemporaryFolder("sandbox")
         let destination = sandbox.join("staging")
@@ -48,7 +49,8 @@ import Testing
         try Data("keep".utf8).write(to: URL(fileURLWithPath: decoy + "/keep.txt"))
         let before = try DirectoryWalker.walk(sandbox.path).map(\.relativePath)
 
-        let extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 1000))
+        var extractor = SafeExtractor(limits: ExtractionLimits(maxBytes: 1 << 20, maxEntries: 1000))
+        extractor.pipelined = pipelined
         var caught: ArchiveError?
         do { _ = try extractor.extract(archive: archive, into: destination) } catch { caught = error }
         let error = try #require(caught)

@@ -487,7 +487,10 @@ package struct ImageBuilder: Sendable {
         // No early writeback, even with `--sync`: one `syncfs` of the staged tree before its rename
         // makes it durable, and starting writeback per file (303k `sync_file_range` calls on the large
         // world) cost more than it overlapped: `--sync` took 13.0 s with it, 10.6 s without (run O, P).
-        let extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), writeback: .none)
+        var extractor = SafeExtractor(limits: .declared(unpackedSize: bundle.info.unpackedSize, files: bundle.info.files), writeback: .none)
+        // Each worker's files are written by a second thread while it decodes the next ones: a
+        // worker waiting in the kernel (the journal, a folder's lock) no longer stops its decoding.
+        extractor.pipelined = true
         let archive = cache.path(for: bundle.digest)
         let files: [ExtractedFile]
         do throws(ArchiveError) {

@@ -31,6 +31,9 @@ package struct SafeExtractor {
     package let limits: ExtractionLimits
     /// Started on each file as soon as it is written whole.
     package let writeback: Writeback
+    /// Files are written by a thread of their own while the calling thread decodes and hashes the
+    /// entries after them (`PipelinedWriter`), as `zstd -dc | tar -x` splits the work in two.
+    package var pipelined = false
 
     /// Sets the bounds. Nothing is fsynced: each file's writeback is started as soon as it is
     /// complete (`writeback`), and callers make the whole tree durable before a rename shows it
@@ -196,14 +199,31 @@ package struct SafeExtractor {
         // Files and folders are made relative to the destination's descriptor: no long absolute
         // path is built, or walked by the kernel, per entry.
         var target: Target?
+        var root: FileDescriptor?
         if let destination {
             let descriptor: FileDescriptor
             do { descriptor = try unsafe FileDescriptor.open(destination, .readOnly, options: [.directory, .followLinks]) } catch {
                 throw .io(FileError(.open, destination, code: error.code))
             }
+            root = descriptor
             target = Target(root: destination, descriptor: descriptor, shared: shared, writeback: writeback)
         }
-        defer { try? target?.descriptor.close() }
+        // Closed after the writing thread, if any, has ended (`finishWriting`).
+        defer { try? root?.close() }
+        var writer: PipelinedWriter?
+        if pipelined, let owned = target {
+            writer = PipelinedWriter(target: owned)
+            target = nil
+        }
+        /// Waits for the writing thread (after it wrote what it was given) and takes the target back;
+        /// its first failure, which came from an entry before any the calling thread refused.
+        func finishWriting() -> ArchiveError? {
+            guard let running = writer else { return nil }
+            writer = nil
+            let (owned, failure) = running.finish()
+            target = owned
+            return failure
+        }
         var ledger = PathLedger()
         var results: [ExtractedFile] = []
         var total: Int64 = 0
@@ -221,11 +241,12 @@ package struct SafeExtractor {
                 try ledger.admit(path, isFile: entry.kind == .regular, limit: limits.maxEntries)
                 try visit(entry, path)
                 if entry.kind == .directory {
-                    try target?.makeFolder(path, for: path)
+                    if let writer { writer.makeFolder(path) } else { try target?.makeFolder(path, for: path) }
                     continue
                 }
                 if entry.size < 0 || entry.size > limits.maxBytes - total { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
                 let output = try target?.create(path)
+                writer?.open(path)
                 hasher.reset()
                 var size: Int64 = 0
                 do throws(ArchiveError) {
@@ -238,18 +259,27 @@ package struct SafeExtractor {
                         if total > limits.maxBytes { throw ArchiveError.tooLarge(entry: path, limit: limits.maxBytes) }
                         unsafe hasher.update(chunk)
                         if let output, let target { try unsafe target.write(chunk, to: output, path: path) }
+                        if let writer { unsafe writer.write(chunk) }
                     }
                 } catch {
                     try? output?.close()
                     throw error
                 }
                 if let output, let target { try target.finish(output, path: path) }
+                if let writer {
+                    writer.close()
+                    if writer.hasFailed, let failure = finishWriting() { throw failure }
+                }
                 results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalize()))
             }
+            if let failure = finishWriting() { throw failure }
             if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
                 throw ArchiveError.digestMismatch(expected: expectedDigest, actual: actual)
             }
         } catch {
+            // The writing thread's failure came first (an entry before this one), as it would have
+            // without the thread.
+            let error = finishWriting() ?? error
             target?.rollBack()
             // Damage anywhere in the file can break the stream before its end: say so rather than blame the archive.
             if let expectedDigest, !error.isDigestMismatch, let actual = try? reader.compressedDigest(), actual != expectedDigest {
@@ -262,7 +292,7 @@ package struct SafeExtractor {
 
     /// The destination folder of an extraction: its descriptor, the folders known to exist in it,
     /// and everything created in it (relative paths, in order), for a rollback.
-    private struct Target {
+    struct Target {
         let root: String
         let descriptor: FileDescriptor
         let shared: FolderCache?

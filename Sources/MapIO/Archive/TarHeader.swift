@@ -6,14 +6,21 @@ enum TarHeader {
     /// (as unsigned bytes, or as signed ones, which some old writers used).
     static func checksumMatches(_ header: UnsafeRawBufferPointer) -> Bool {
         guard let stored = unsafe number(header, at: 148, length: 8) else { return false }
-        var unsigned: Int64 = 0
-        var signed: Int64 = 0
-        for index in 0..<512 {
-            let byte = unsafe (148..<156).contains(index) ? UInt8(ascii: " ") : header[index]
+        // One pass without a branch per byte (every entry of a bundle is checked): the unsigned sum
+        // and the count of bytes over 0x7f, each of which a signed sum counts 256 lower.
+        var unsigned = 8 * Int64(UInt8(ascii: " "))
+        var high: Int64 = 0
+        for index in 0..<148 {
+            let byte = unsafe header[index]
             unsigned += Int64(byte)
-            signed += Int64(Int8(bitPattern: byte))
+            high += Int64(byte >> 7)
         }
-        return stored == unsigned || stored == signed
+        for index in 156..<512 {
+            let byte = unsafe header[index]
+            unsigned += Int64(byte)
+            high += Int64(byte >> 7)
+        }
+        return stored == unsigned || stored == unsigned - 256 * high
     }
 
     /// An octal field (spaces or NULs around the digits), or a GNU base-256 one (high bit set).
