@@ -29,7 +29,7 @@ final class PublishedWorld: @unchecked Sendable {
     }
 
     func manifest(_ image: String) throws -> ImageManifest {
-        try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")))
+        try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")), file: "manifest.json")
     }
 }
 

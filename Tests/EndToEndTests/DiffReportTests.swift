@@ -28,7 +28,7 @@ import Testing
     }
 
     static func imageRegions(_ folder: String) throws -> (manifest: ImageManifest, regions: [String: Set<String>]) {
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json")), file: "manifest.json")
         return (manifest, Dictionary(uniqueKeysWithValues: manifest.regions.map { ($0.id.rawValue, Set($0.bundles.map(\.description))) }))
     }
 

@@ -42,8 +42,8 @@ import Testing
 
         // What the demo lists for Geneva, computed here from the catalog and the image's block size.
         let catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: old)))
-        let manifest = try JSONDecoder().decode(
-            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: folder.join("out/ch-2026.11.0/manifest.json"))))
+        let manifest = try ManifestReader.read(
+            Data(contentsOf: URL(fileURLWithPath: folder.join("out/ch-2026.11.0/manifest.json"))), file: "manifest.json")
         let geneva = try #require(catalog.regions.first { $0.id == "europe/ch/ge" })
         // Bundles the image already brought (shared with installed regions) are not downloaded again.
         let shipped = Set(manifest.bundles.map(\.digest))

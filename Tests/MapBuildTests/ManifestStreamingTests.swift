@@ -13,7 +13,8 @@ import Testing
 
     func files(_ paths: [String], seed: Int) -> [ExtractedFile] {
         paths.enumerated().map { index, path in
-            ExtractedFile(path: path, size: Int64(seed * 1000 + index * 37), sha256: SHA256.digest(Data("\(seed)-\(path)".utf8)))
+            ExtractedFile(
+                path: StorePath(alreadyChecked: path), size: Int64(seed * 1000 + index * 37), sha256: SHA256.digest(Data("\(seed)-\(path)".utf8)))
         }
     }
 
@@ -49,7 +50,7 @@ import Testing
                 try UnpackedBundle(
                     digest: digest(index), files: list.reversed(), blockSize: Self.blockSize,
                     spill: inMemory.contains(index) ? nil : spill))
-            all += list.map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
+            all += list.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest(index)) }
         }
         let path = folder.join("manifest.json")
         let id = try ManifestFileList(bundles).writeManifest(shell ?? self.shell(), to: path)

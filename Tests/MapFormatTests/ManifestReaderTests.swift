@@ -74,7 +74,7 @@ private let smallJSON = """
 
 private func read(_ text: String) throws -> ImageManifest { try ManifestReader.read(Data(text.utf8), file: "manifest.json") }
 
-private func decoded(_ text: String) throws -> ImageManifest { try JSONDecoder().decode(ImageManifest.self, from: Data(text.utf8)) }
+private func decoded(_ text: String) throws -> ImageManifest { try DecodedManifest.decode(Data(text.utf8)) }
 
 private func readError(_ text: String) throws -> JSONFileError { try readError(Data(text.utf8)) }
 
@@ -93,7 +93,7 @@ private func readError(_ data: Data) throws -> JSONFileError {
         for manifest in [richManifest(), richManifest(regions: 3, files: 0, cacheSeed: false, language: nil), richManifest(regions: 300, files: 700)]
         {
             let data = try CanonicalJSON.encode(manifest)
-            let expected = try JSONDecoder().decode(ImageManifest.self, from: data)
+            let expected = try DecodedManifest.decode(data)
             #expect(try ManifestReader.read(data, file: "manifest.json") == expected)
             #expect(expected == manifest)
         }
@@ -112,10 +112,10 @@ private func readError(_ data: Data) throws -> JSONFileError {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted]
         let data = try encoder.encode(richManifest(regions: 30, files: 60))
-        #expect(try ManifestReader.read(data, file: "manifest.json") == JSONDecoder().decode(ImageManifest.self, from: data))
+        #expect(try ManifestReader.read(data, file: "manifest.json") == DecodedManifest.decode(data))
         // Windows line ends and a byte order mark.
         let crlf = Data([0xEF, 0xBB, 0xBF]) + Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
-        #expect(try ManifestReader.read(crlf, file: "manifest.json") == JSONDecoder().decode(ImageManifest.self, from: data))
+        #expect(try ManifestReader.read(crlf, file: "manifest.json") == DecodedManifest.decode(data))
     }
 
     @Test func skipsUnknownKeysWithNestedValues() throws {
@@ -416,7 +416,7 @@ private func readError(_ data: Data) throws -> JSONFileError {
             }
             let ours = try? ManifestReader.read(Data(bytes), file: "manifest.json")
             if let ours {
-                #expect(ours == (try? JSONDecoder().decode(ImageManifest.self, from: Data(bytes))), "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(ours == (try? DecodedManifest.decode(Data(bytes))), "\(String(decoding: bytes, as: UTF8.self))")
             }
         }
     }
@@ -427,12 +427,12 @@ private func readError(_ data: Data) throws -> JSONFileError {
     func matchesJSONDecoderOnARealManifest() throws {
         let path = try #require(ProcessInfo.processInfo.environment["MAPPACK_MANIFEST"])
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let expected = try JSONDecoder().decode(ImageManifest.self, from: data)
+        let expected = try DecodedManifest.decode(data)
         #expect(try ManifestReader.read(data, file: path) == expected)
         // Results are kept so the timings leave out freeing the manifest.
         var kept: [ImageManifest] = []
         let reader = try MedianTiming.milliseconds { kept.append(try ManifestReader.read(data, file: path)) }
-        let decoder = try MedianTiming.milliseconds { kept.append(try JSONDecoder().decode(ImageManifest.self, from: data)) }
+        let decoder = try MedianTiming.milliseconds { kept.append(try DecodedManifest.decode(data)) }
         #expect(kept.count == 14)
         print(
             "manifest \(data.count) bytes, \(expected.files.count) files, \(expected.regions.count) regions, \(expected.bundles.count) bundles: "

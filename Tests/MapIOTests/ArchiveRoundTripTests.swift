@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import MapIO
 import TestSupport
 import Testing
@@ -29,8 +30,8 @@ import Testing
         try writer.finish()
 
         let listed = try SafeExtractor(limits: ExtractionLimits(maxBytes: 8 << 20, maxEntries: 100)).list(archive: archive)
-        let expected = files.map { ExtractedFile(path: $0.0, size: Int64($0.1.count), sha256: SHA256.digest($0.1)) }
-            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        let expected = try files.map { ExtractedFile(path: try StorePath(validating: $0.0), size: Int64($0.1.count), sha256: SHA256.digest($0.1)) }
+            .sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
         #expect(listed == expected)
     }
 

@@ -42,7 +42,7 @@ import Testing
         let walked = try DirectoryWalker.walk(folder.join("pipelined")).map(\.relativePath)
         #expect(walked == (try DirectoryWalker.walk(folder.join("single")).map(\.relativePath)))
         for file in single {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.join("pipelined") + "/" + file.path))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.join("pipelined") + "/" + file.path.string))
             #expect(SHA256.digest(bytes) == file.sha256, "\(file.path)")
         }
     }

@@ -134,4 +134,33 @@ import Testing
         #expect(throws: FileError.self) { try area.commit(as: target) }
         #expect(FileManager.default.fileExists(atPath: area.path))
     }
+
+    /// One rule for every name a rename inside a folder takes: the target of `commit` and `takeIn`
+    /// (one name) and the entry inside the staging area (a relative path) alike.
+    @Test(arguments: ["..", ".", "", "/etc", "a/../../x", "a//b", "nul\0name"])
+    func everyRenameRefusesANameThatLeavesTheFolder(_ name: String) throws {
+        #expect(FolderEntry(name) == nil)
+        #expect(FolderEntry(oneName: name) == nil)
+        let folder = TemporaryFolder("staging-entry")
+        try Data("live".utf8).write(to: URL(fileURLWithPath: folder.join("live")))
+        let area = try StagingArea(for: "out", kind: .staging, in: folder.path).makeFolder("sub")
+        #expect(throws: FileError.self) { try area.commit(name, as: "target") }
+        #expect(throws: FileError.self) { try area.takeIn(name, as: "sub/taken") }
+        #expect(throws: FileError.self) { try area.takeIn("live", as: name) }
+        #expect(FileManager.default.fileExists(atPath: folder.join("live")))
+        #expect(!FileManager.default.fileExists(atPath: folder.join("target")))
+    }
+
+    @Test func aRenameTakesRelativePathsInsideTheFolder() throws {
+        #expect(FolderEntry("a/b.c/.d")?.path == "a/b.c/.d")
+        #expect(FolderEntry(oneName: "a/b") == nil)
+        #expect(FolderEntry(oneName: ".out.staging")?.path == ".out.staging")
+        let folder = TemporaryFolder("staging-take-in")
+        try Data("live".utf8).write(to: URL(fileURLWithPath: folder.join("live")))
+        let area = try StagingArea(for: "out", kind: .staging, in: folder.path).makeFolder("sub")
+        try area.takeIn("live", as: "sub/taken")
+        #expect(try String(contentsOfFile: area.path + "/sub/taken", encoding: .utf8) == "live")
+        try area.commit("sub/taken", as: "back")
+        #expect(try String(contentsOfFile: folder.join("back"), encoding: .utf8) == "live")
+    }
 }

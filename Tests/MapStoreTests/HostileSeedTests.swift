@@ -73,7 +73,7 @@ enum HostileSeed: String, CaseIterable, Sendable, CustomStringConvertible {
         let seed = image + "/cache-seed.sqlite"
         try FileManager.default.removeItem(atPath: seed)
         try hostile.write(from: SignedStoreFixture.shared.imageFolder + "/cache-seed.sqlite", to: seed)
-        var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")))
+        var manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")), file: "manifest.json")
         let (digest, size) = try SHA256.digestOfFile(seed)
         manifest.cacheSeed?.sha256 = digest
         manifest.cacheSeed?.size = size

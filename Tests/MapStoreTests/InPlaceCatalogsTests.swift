@@ -88,7 +88,7 @@ import Testing
         let regions = try store.regions()
         #expect(regions.first { $0.id == "japan/tokyo" }.map { "\($0.mapVersion) \($0.state)" } == "\(CatalogsFixture.japanOld) completed")
         // The base's regions follow the new base.
-        let offered = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: newBase.image + "/manifest.json")))
+        let offered = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: newBase.image + "/manifest.json")), file: "manifest.json")
         #expect(Set(regions.map(\.id)) == Set(offered.regions.map(\.id) + ["japan/tokyo"]))
         #expect(regions.filter { $0.id != "japan/tokyo" }.allSatisfy { $0.mapVersion == UpdateFixture.newVersion && $0.state == .completed })
         // Tokyo is read from the storage, the world from the new base.

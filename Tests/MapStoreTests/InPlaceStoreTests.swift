@@ -290,7 +290,7 @@ struct InPlaceStoreTests {
         let point = device.folder.join("mnt")
         var mount = try Self.mountedBase(of: fixture.imageFolder, image: device.folder.join("old.erofs"), at: point)
         defer { mount.unmount() }
-        let old = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let old = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json")
         let bystander = Device()
         do {
             let store = try await Self.open(device, base: point)
@@ -298,7 +298,7 @@ struct InPlaceStoreTests {
             try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
             #expect(store.mapVersion == UpdateFixture.newVersion)
             // Only files whose bytes the base does not hold were written to the storage.
-            let kept = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+            let kept = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")), file: "manifest.json")
             let oldFiles = Dictionary(old.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             let changed = kept.files.filter { oldFiles[$0.path]?.sha256 != $0.sha256 }.map(\.path.string).sorted()
             #expect(!changed.isEmpty)
@@ -359,7 +359,7 @@ struct InPlaceStoreTests {
         }
         #expect(again.status == 0, "\(again.stderr)")
         let olderBase = rebuilt + "/again-\(UpdateFixture.oldVersion)"
-        let olderID = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: olderBase + "/manifest.json"))).imageID
+        let olderID = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: olderBase + "/manifest.json")), file: "manifest.json").imageID
         #expect(olderID != old.imageID)
         mount.unmount()
         mount = try Self.mountedBase(of: olderBase, image: device.folder.join("old2.erofs"), at: point)

@@ -22,7 +22,7 @@ import Testing
         let base = device.folder.join("base")
         try InPlaceCatalogsTests.placeBase(world.imageFolder, at: base)
         let store = try await InPlaceStoreTests.open(device, base: base, catalog: world.catalogURL(UpdateFixture.oldVersion))
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: base + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: base + "/manifest.json")), file: "manifest.json")
         // At the first start every region is read from the base: deleting one frees nothing.
         #expect(try store.regions().allSatisfy { $0.bytesLocation == .base && $0.freedByDeletingInBytes == 0 && $0.sizeOnDiskInBytes > 0 })
 

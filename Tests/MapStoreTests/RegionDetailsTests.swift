@@ -21,8 +21,7 @@ import Testing
             try await store.setCatalogURL(url)
             catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: url))
         }
-        let manifest = try JSONDecoder().decode(
-            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json")
         return (store, catalog, manifest)
     }
 

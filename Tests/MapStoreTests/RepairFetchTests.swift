@@ -17,7 +17,7 @@ import Testing
         let first = try await device.open(catalog: server.url(name), options: options)
         try await first.download(regions: ["europe/li"]).wait()
         let li = try DownloadTests.bundle(of: "europe/li")
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")), file: "manifest.json")
         let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path.string)
         return (try await device.open(catalog: server.url(name), options: options), li.path)

@@ -28,7 +28,7 @@ import Testing
         #expect(try await store.verify(full: true).isEmpty)
         #expect(try await device.open().initialStatus == .ok)
         // The repaired state names the kept manifest's image.
-        let kept = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let kept = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")), file: "manifest.json")
         #expect(try await device.open().imageID == kept.imageID)
     }
 

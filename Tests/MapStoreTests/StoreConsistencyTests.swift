@@ -129,7 +129,7 @@ import Testing
 
     /// The files of the manifest at `path`, path → SHA-256.
     static func files(ofManifest path: String) throws -> [String: String] {
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: path)), file: "manifest.json")
         return Dictionary(manifest.files.map { ($0.path.string, $0.sha256.hex) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -140,8 +140,7 @@ import Testing
         let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
         // Files of bundles the update replaces: their bytes change (or they go).
         let changed = Set(try fixture.changedBundles().keys)
-        let manifest = try JSONDecoder().decode(
-            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json")
         let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
         let watched = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path.string).sorted().prefix(40)
         #expect(!watched.isEmpty && !changed.isEmpty)
@@ -158,8 +157,7 @@ import Testing
         let fixture = try await UpdateFixture.ready()
         let device = Device()
         let store = try await device.open(image: fixture.image)
-        let manifest = try JSONDecoder().decode(
-            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json")
         let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
         let zurich = Set(try #require(manifest.regions.first { $0.id == "europe/ch/zh" }).bundles)
         let watched = manifest.files.filter { zurich.contains($0.bundle) }.map(\.path.string)
@@ -185,8 +183,7 @@ import Testing
         let killed = try await device.run(["update", "--catalog", fixture.catalogPath(UpdateFixture.newVersion)], crashAt: point)
         #expect(killed.status == SIGKILL, "\(killed.stderr)")
         let old = try StoreConsistencyTests.files(ofManifest: fixture.imageFolder + "/manifest.json")
-        let manifest = try JSONDecoder().decode(
-            ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json")
         // Files of bundles the update replaces (their bytes change or they go), and some it keeps.
         let replaced = Set(try fixture.catalog(UpdateFixture.newVersion).bundles.keys)
         let changing = manifest.files.filter { !replaced.contains($0.bundle) }.map(\.path.string).sorted().prefix(30)

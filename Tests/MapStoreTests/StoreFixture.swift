@@ -36,7 +36,7 @@ final class StoreFixture: @unchecked Sendable {
     func image(archive: Bool) -> PreinstalledImage { PreinstalledImage(url: URL(fileURLWithPath: archive ? imageArchive : imageFolder)) }
 
     func manifest() throws -> ImageManifest {
-        try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))
+        try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")), file: "manifest.json")
     }
 }
 

@@ -234,7 +234,7 @@ import Testing
 
         let shipped = try #require(try StoreFixture.shared.manifest().files.first)
         let li = try DownloadTests.bundle(of: "europe/li")
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")), file: "manifest.json")
         let downloaded = try #require(manifest.files.first { $0.bundle == li.digest })
         try flipBit(in: device.storage + "/store/" + shipped.path.string)
         try FileManager.default.removeItem(atPath: device.storage + "/store/" + downloaded.path.string)
@@ -266,7 +266,7 @@ import Testing
         try await store.update(catalog: fixture.catalogURL(UpdateFixture.newVersion))
         #expect(store.mapVersion == UpdateFixture.newVersion)
         let changed = Set(try fixture.changedBundles().keys)
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: device.storage + "/manifest.json")), file: "manifest.json")
         let unchanged = try #require(manifest.files.first { !changed.contains($0.bundle) })
         let updated = try #require(manifest.files.first { changed.contains($0.bundle) })
         try flipBit(in: device.storage + "/store/" + unchanged.path.string)
@@ -315,7 +315,7 @@ import Testing
         let report = store.versionReport
         let space = try store.spaceNeeded(for: listed)
         let shipped = try #require(
-            try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json"))).files
+            try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: fixture.imageFolder + "/manifest.json")), file: "manifest.json").files
                 .first)
         let root = device.storageFolder
         let reached = DispatchSemaphore(value: 0)

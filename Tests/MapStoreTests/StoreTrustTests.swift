@@ -98,7 +98,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         try FileManager.default.removeItem(atPath: image + "/manifest.sig")
         let seed = image + "/cache-seed.sqlite"
         #expect(try shell("sqlite3 '\(seed)' 'UPDATE entries SET size = -size'").status == 0)
-        var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")))
+        var manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: image + "/manifest.json")), file: "manifest.json")
         let (digest, size) = try SHA256.digestOfFile(seed)
         manifest.cacheSeed?.sha256 = digest
         manifest.cacheSeed?.size = size
@@ -120,7 +120,7 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let key = SignedStoreFixture.shared.publicKey
         #expect(try await device.run(["install", "--image", SignedStoreFixture.shared.imageFolder, "--trust", key]).status == 0)
         let bad = try SignedStoreFixture.shared.copyOfFolder(in: work)
-        var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: bad + "/manifest.json")))
+        var manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: bad + "/manifest.json")), file: "manifest.json")
         manifest.mapVersion = MapVersion("9.0")
         try manifest.sealed(hash: { SHA256.hex($0) }).bytes.write(to: URL(fileURLWithPath: bad + "/manifest.json"))
         let repair = try await device.run(["repair", "--image", bad, "--trust", key])
@@ -164,12 +164,12 @@ func editManifestDigest(_ manifest: String, path: String, to sha256: String) thr
         let file = device.storage + "/store/" + Self.zhTiles
         try flipBit(in: file, at: 100)
         let kept = device.storage + "/manifest.json"
-        var manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: kept)))
+        var manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: kept)), file: "manifest.json")
         let index = try #require(manifest.files.firstIndex { $0.path.string == Self.zhTiles })
         manifest.files[index].sha256 = try SHA256.digestOfFile(file).digest
         let bytes = try manifest.sealed(hash: { SHA256.hex($0) }).bytes
         try bytes.write(to: URL(fileURLWithPath: kept))
-        let forged = try JSONDecoder().decode(ImageManifest.self, from: bytes).imageID
+        let forged = try ManifestReader.read(bytes, file: "manifest.json").imageID
         #expect(try StoreTrustTests.setMeta(.imageID, to: forged, in: device.storage) == 0)
         #expect(try Tool.mappack(["verify", device.storage]).status == 0)
         let trusted = try Tool.mappack(["verify", device.storage, "--trust", key])

@@ -52,7 +52,7 @@ final class UpdateFixture: @unchecked Sendable {
 
     /// Regions in the old image.
     var manifestRegionCount: Int {
-        ((try? JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))) ?? nil)?
+        ((try? ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")), file: "manifest.json")) ?? nil)?
             .regions.count ?? -1
     }
 
@@ -62,7 +62,7 @@ final class UpdateFixture: @unchecked Sendable {
 
     /// Bundles (digest → catalog info) the new version's installed regions need that the old image lacks.
     func changedBundles() throws -> [BundleDigest: BundleInfo] {
-        let manifest = try JSONDecoder().decode(ImageManifest.self, from: Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")))
+        let manifest = try ManifestReader.read(Data(contentsOf: URL(fileURLWithPath: imageFolder + "/manifest.json")), file: "manifest.json")
         let old = Set(manifest.bundles.map(\.digest))
         let new = try catalog(UpdateFixture.newVersion)
         let installed = Set(manifest.regions.map(\.id))

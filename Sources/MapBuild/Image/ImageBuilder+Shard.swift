@@ -28,7 +28,7 @@ extension ImageBuilder {
                 bundles: try mine.sorted { $0.digest < $1.digest }.map { bundle in
                     ShardRecord.Bundle(
                         digest: bundle.digest, forStore: bundle.forStore,
-                        files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path, size: $0.size, sha256: $0.sha256) })
+                        files: try unpacked[bundle.digest]!.files().map { ShardRecord.File(path: $0.path.string, size: $0.size, sha256: $0.sha256) })
                 })
             try FileSystem.writeAtomically(plan.recipe.source, to: staging + "/recipe.yaml")
             guard let catalogBytes = plan.catalogBytes else {
@@ -136,7 +136,8 @@ extension ImageBuilder {
                         throw MergeError.damaged(path: path, file: file.path)
                     }
                     guard digest == file.sha256, size == file.size else { throw MergeError.damaged(path: path, file: file.path) }
-                    files.append(ExtractedFile(path: file.path, size: size, sha256: digest))
+                    // Checked against the store-path rule when the record was read.
+                    files.append(ExtractedFile(path: StorePath(alreadyChecked: file.path), size: size, sha256: digest))
                 }
                 return try UnpackedBundle(digest: bundle.digest, files: files, blockSize: builder.plan.recipe.blockSize, spill: nil)
             }

@@ -216,7 +216,7 @@ package struct ImageBuilder: Sendable {
                 let folder = seedScratch + "/" + bundle.digest.hex
                 seedCandidates += try result.files().map {
                     CacheSeedWriter.Candidate(
-                        path: $0.path, source: folder + "/" + $0.path, size: $0.size, sha256: $0.sha256, region: region,
+                        path: $0.path.string, source: folder + "/" + $0.path.string, size: $0.size, sha256: $0.sha256, region: region,
                         priority: CacheSchema.seedPriority(kind: bundle.info.kind), depth: plan.tree.ancestry(region).count)
                 }
             }
@@ -292,7 +292,7 @@ package struct ImageBuilder: Sendable {
                 try selection.regions.map { entry in
                     let region = tree.region(entry.id)!
                     let files = try region.bundles.compactMap { storeFiles[$0] }.flatMap { bundle in
-                        try bundle.files().map { OutputFile(path: $0.path, bundle: bundle.digest) }
+                        try bundle.files().map { OutputFile(path: $0.path.string, bundle: bundle.digest) }
                     }
                     return OutputRegion(
                         id: entry.id, broughtBy: entry.broughtBy, name: region.name(in: language), bbox: region.bbox, center: region.center,

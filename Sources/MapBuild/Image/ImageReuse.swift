@@ -44,12 +44,12 @@ struct ImageReuse: Sendable {
                 guard digest == file.sha256, size == file.size else {
                     throw FileError(.reuse, note: "(content differs)", file.path.string, code: EIO)
                 }
-                out.append(ExtractedFile(path: file.path.string, size: size, sha256: digest))
+                out.append(ExtractedFile(path: file.path, size: size, sha256: digest))
             } catch {
                 for path in written { try? FileSystem.removeFile(path) }
                 return nil
             }
         }
-        return out.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return out.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
     }
 }

@@ -39,7 +39,7 @@ struct ManifestFileList {
         var files: [ImageFile] = []
         files.reserveCapacity(count)
         for bundle in bundles {
-            files += try bundle.files().map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
+            files += try bundle.files().map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: bundle.digest) }
         }
         files.sort { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
         for (a, b) in zip(files, files.dropFirst()) where a.path.string.utf8.elementsEqual(b.path.string.utf8) {
@@ -100,7 +100,7 @@ struct ManifestFileList {
                 let bundleText = bundle.digest.description
                 for (index, entry) in try bundle.files().enumerated() {
                     ImageManifest.appendFileEntry(
-                        path: entry.path, size: entry.size, sha256: entry.sha256, bundleText: bundleText,
+                        path: entry.path.string, size: entry.size, sha256: entry.sha256, bundleText: bundleText,
                         first: first && index == 0, to: &chunk)
                 }
                 out.emit(chunk)

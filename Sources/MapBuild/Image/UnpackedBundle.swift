@@ -29,16 +29,16 @@ struct UnpackedBundle: Sendable {
     /// unpacking thread, while other bundles still download) and kept beside the records.
     init(digest: BundleDigest, files: [ExtractedFile], blockSize: Int64, spill: FileRecordSpill?) throws(FileError) {
         var sorted = files
-        if !sorted.isSorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
-            sorted.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        if !sorted.isSorted(by: { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }) {
+            sorted.sort { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
         }
         self.digest = digest
         fileCount = sorted.count
         unpackedSize = sorted.reduce(0) { $0 + $1.size }
         allocatedSize = blockSize > 0 ? sorted.reduce(0) { $0 + SizeOnDisk.allocated(size: $1.size, blockSize: blockSize) } : 0
-        firstPath = sorted.first?.path
-        lastPath = sorted.last?.path
-        needsEscaping = sorted.contains { ImageManifest.pathNeedsEscaping($0.path) }
+        firstPath = sorted.first?.path.string
+        lastPath = sorted.last?.path.string
+        needsEscaping = sorted.contains { ImageManifest.pathNeedsEscaping($0.path.string) }
         guard let spill else {
             storage = .memory(sorted)
             return
@@ -46,10 +46,10 @@ struct UnpackedBundle: Sendable {
         var entries: [UInt8] = []
         if !needsEscaping {
             let bundleText = digest.description
-            entries.reserveCapacity(sorted.reduce(0) { $0 + $1.path.utf8.count + 180 })
+            entries.reserveCapacity(sorted.reduce(0) { $0 + $1.path.string.utf8.count + 180 })
             for (index, file) in sorted.enumerated() {
                 ImageManifest.appendFileEntry(
-                    path: file.path, size: file.size, sha256: file.sha256, bundleText: bundleText,
+                    path: file.path.string, size: file.size, sha256: file.sha256, bundleText: bundleText,
                     first: index == 0, to: &entries)
             }
         }
@@ -108,11 +108,11 @@ final class FileRecordSpill: Sendable {
     /// Appends `files`' records, followed by `manifestEntries` when given; safe from several threads at once.
     func append(_ files: [ExtractedFile], manifestEntries: [UInt8]? = nil) throws(FileError) -> Records {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(files.reduce(0) { $0 + $1.path.utf8.count + 76 } + (manifestEntries?.count ?? 0))
+        bytes.reserveCapacity(files.reduce(0) { $0 + $1.path.string.utf8.count + 76 } + (manifestEntries?.count ?? 0))
         for file in files {
-            let count = UInt32(file.path.utf8.count)
+            let count = UInt32(file.path.string.utf8.count)
             appendLittleEndian(count, to: &bytes)
-            bytes.append(contentsOf: file.path.utf8)
+            bytes.append(contentsOf: file.path.string.utf8)
             appendLittleEndian(file.size, to: &bytes)
             file.sha256.appendHex(to: &bytes)
         }
@@ -161,7 +161,8 @@ final class FileRecordSpill: Sendable {
             // Written by `append` from a digest: always 64 lower-case hex digits.
             let digest = unsafe SHA256Digest(hex: bytes.span.bytes.extracting(at..<at + 64))!
             at += 64
-            files.append(ExtractedFile(path: path, size: size, sha256: digest))
+            // Written by `append` from a checked path.
+            files.append(ExtractedFile(path: StorePath(alreadyChecked: path), size: size, sha256: digest))
         }
         return files
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a preinstall image holds and how to check it (`manifest.json`, format `mappack-image/1`).
-public struct ImageManifest: Codable, Sendable, Equatable {
+public struct ImageManifest: Encodable, Sendable, Equatable {
     typealias CodingKeys = Field
     /// The format this reader understands.
     public static let formatTag = FormatTag(name: "mappack-image", major: 1)
@@ -161,7 +161,7 @@ public struct ImageManifest: Codable, Sendable, Equatable {
 }
 
 /// One region of an image.
-public struct ImageRegion: Codable, Sendable, Equatable {
+public struct ImageRegion: Encodable, Sendable, Equatable {
     typealias CodingKeys = Field
 
     /// Catalog id.
@@ -201,7 +201,7 @@ public struct ImageRegion: Codable, Sendable, Equatable {
 }
 
 /// One bundle of an image.
-public struct ImageBundle: Codable, Sendable, Equatable {
+public struct ImageBundle: Encodable, Sendable, Equatable {
     typealias CodingKeys = Field
 
     /// Content address of the compressed bundle.
@@ -226,7 +226,7 @@ public struct ImageBundle: Codable, Sendable, Equatable {
 }
 
 /// One regular file of the store.
-public struct ImageFile: Codable, Sendable, Equatable {
+public struct ImageFile: Encodable, Sendable, Equatable {
     typealias CodingKeys = Field
 
     /// Path relative to the store root, `/`-separated; checked where the manifest was read.
@@ -248,7 +248,7 @@ public struct ImageFile: Codable, Sendable, Equatable {
 }
 
 /// The cache seed's identity.
-public struct ImageCacheSeed: Codable, Sendable, Equatable {
+public struct ImageCacheSeed: Encodable, Sendable, Equatable {
     typealias CodingKeys = Field
 
     /// SHA-256 of `cache-seed.sqlite`.

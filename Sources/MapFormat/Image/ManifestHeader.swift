@@ -27,24 +27,31 @@ public struct ManifestHeader: Sendable, Equatable {
     public let regions: [ImageRegion]
     /// The cache seed, when the image carries one.
     public let cacheSeed: ImageCacheSeed?
+}
+
+extension ManifestHeader {
+    // The memberwise initializer, synthesized (internal), is `ManifestReader`'s.
 
     /// The header of `manifest`.
     public init(_ manifest: ImageManifest) {
-        format = manifest.format
-        imageID = manifest.imageID
-        name = manifest.name
-        catalog = manifest.catalog
-        mapVersion = manifest.mapVersion
-        built = manifest.built
-        mappackVersion = manifest.mappackVersion
-        blockSize = manifest.blockSize
-        language = manifest.language
-        regions = manifest.regions
-        cacheSeed = manifest.cacheSeed
+        self.init(
+            format: manifest.format, imageID: manifest.imageID, name: manifest.name, catalog: manifest.catalog,
+            mapVersion: manifest.mapVersion, built: manifest.built, mappackVersion: manifest.mappackVersion,
+            blockSize: manifest.blockSize, language: manifest.language, regions: manifest.regions, cacheSeed: manifest.cacheSeed)
     }
 }
 
 extension ImageManifest {
     /// Every field but the file and bundle lists.
     public var header: ManifestHeader { ManifestHeader(self) }
+
+    /// The manifest of `header` with these lists.
+    init(_ header: ManifestHeader, bundles: [ImageBundle], files: [ImageFile]) {
+        self.init(
+            name: header.name, catalog: header.catalog, mapVersion: header.mapVersion, built: header.built,
+            mappackVersion: header.mappackVersion, blockSize: header.blockSize, language: header.language,
+            regions: header.regions, bundles: bundles, files: files, cacheSeed: header.cacheSeed)
+        format = header.format
+        imageID = header.imageID
+    }
 }

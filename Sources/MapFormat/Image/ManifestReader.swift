@@ -1,18 +1,21 @@
 import Foundation
 
-/// Decodes `manifest.json` (`mappack-image/1`) in one pass over its bytes, with the same result
-/// and the same required fields as `ImageManifest`'s synthesized `Decodable` conformance, several
-/// times faster: a 60k-file image has a ~16 MB manifest, and Foundation's `JSONDecoder` made it a
-/// large part of `mappack verify`'s time. The same patterns as `CatalogReader`.
+/// The one reader of `manifest.json` (`mappack-image/1`), in one pass over its bytes with the
+/// same result and the same required fields as a `Decodable` reading of `ImageManifest` would
+/// give: a 60k-file image has a ~16 MB manifest, and Foundation's `JSONDecoder` made it a large
+/// part of `mappack verify`'s time. The same patterns as `CatalogReader`.
+///
+/// Its projections, each a type of its own: `read` gives the whole `ImageManifest`;
+/// `ManifestStream` (the parser `read` drives) hands the file entries out one by one and then
+/// the `ManifestHeader`. What a caller gets says what it may rely on.
 public enum ManifestReader {
     /// The manifest in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`files[2].sha256`); for a document that decodes
     /// but lists a path that is not a `StorePath`, `RefusedEntry`. Negative sizes are read as written.
     public static func read(_ data: Data, file: String) throws -> ImageManifest {
         let (manifest, refusal) = try unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (ImageManifest, ManifestEntryRefusal?) in
-            var scanner = unsafe JSONScanner(raw)
             do throws(Failure) {
-                return try readManifest(&scanner)
+                return try unsafe readManifest(raw, file: file)
             } catch var error {
                 // JSONDecoder parses the whole document before decoding, so a syntax error anywhere
                 // wins over a missing field or a wrong type found earlier. Only failures pay for this pass.
@@ -24,7 +27,7 @@ public enum ManifestReader {
                     // At the same offset it is the failure already found, which knows its path.
                     if syntax.offset > error.offset { error = syntax }
                 }
-                throw fileError(error, in: scanner, file: file)
+                throw unsafe fileError(error, in: JSONScanner(raw), file: file)
             }
         }
         if let refusal { throw RefusedEntry(manifest: manifest, refusal: refusal) }
@@ -47,50 +50,33 @@ public enum ManifestReader {
 
     // MARK: Objects
 
-    /// The manifest, and the first entry of `files` it may not list when one of them is a path that
-    /// is not a `StorePath` (left out of `files`).
-    private static func readManifest(_ scanner: inout JSONScanner) throws(Failure) -> (ImageManifest, ManifestEntryRefusal?) {
-        var object = try beginManifest(&scanner)
-        var members = Members()
+    /// The manifest in `bytes`, streamed with its entries kept, and the first entry of `files` it may
+    /// not list when one of them is a path that is not a `StorePath` (left out of `files`).
+    private static func readManifest(_ bytes: UnsafeRawBufferPointer, file: String) throws(Failure) -> (ImageManifest, ManifestEntryRefusal?) {
+        var stream = try unsafe ManifestStream(parsing: bytes, file: file, keepingBundles: true)
+        var files: [ImageFile] = []
         var refusal: ManifestEntryRefusal?
         var refusedPath = false
-        while let field = try object.next(&scanner, ImageManifest.Field.table) {
-            if field == .files {
-                var files: [ImageFile] = []
-                _ = try at(field) { () throws(Failure) in
-                    try readArray(&scanner, of: "files") { (scanner: inout JSONScanner) throws(Failure) in
-                        let entry = try readFileFields(&scanner)
-                        switch ManifestEntryRefusal.check(path: entry.path) {
-                        case .success(let path):
-                            files.append(ImageFile(path: path, size: entry.size, sha256: entry.sha256, bundle: entry.bundle))
-                            if entry.size < 0 { refusal = refusal ?? .negativeSize(path: path) }
-                        case .failure(let refused):
-                            refusal = refusal ?? refused
-                            refusedPath = true
-                        }
-                    }
-                }
-                members.files = files
-            } else {
-                try members.read(field, from: &scanner)
+        while try stream.advance({ entry in
+            switch entry.file {
+            case .success(let file):
+                files.append(file)
+                if file.size < 0 { refusal = refusal ?? .negativeSize(path: file.path) }
+            case .failure(let refused):
+                refusal = refusal ?? refused
+                refusedPath = true
             }
-        }
-        // Syntax errors anywhere come before missing fields, as with JSONDecoder.
-        try scanner.expectEnd()
-        return (try members.manifest(of: object), refusedPath ? refusal : nil)
+        }) {}
+        let (header, bundles) = try stream.finishMembers()
+        return (ImageManifest(header, bundles: bundles, files: files), refusedPath ? refusal : nil)
     }
 
-    /// Checks the document is an object and opens it.
-    static func beginManifest(_ scanner: inout JSONScanner) throws(Failure) -> JSONObjectFields<ImageManifest.Field> {
-        try JSONObjectFields(&scanner, expected: "an image manifest")
-    }
-
-    /// The top-level members read so far. `files` is left to the caller: `read` keeps the list,
-    /// `ManifestStream` hands its entries out one by one.
+    /// The top-level members read so far. `files` is left to the caller (`ManifestStream` hands its
+    /// entries out one by one; `read` keeps them).
     struct Members {
         var format: String?, imageID: String?, name: String?, catalog: String?, mapVersion: MapVersion?, built: String?
         var mappackVersion: String?, blockSize: Int64?, language: String?
-        var regions: [ImageRegion]?, bundles: [ImageBundle]?, files: [ImageFile]?, cacheSeed: ImageCacheSeed?
+        var regions: [ImageRegion]?, bundles: [ImageBundle]?, sawFiles = false, cacheSeed: ImageCacheSeed?
         /// False to check the bundle list but keep it empty (a verification does not need it).
         var keepsBundles = true
 
@@ -118,21 +104,21 @@ public enum ManifestReader {
             }
         }
 
-        /// The manifest, or the first missing required field, checked in the order the synthesized
-        /// `init(from:)` decodes them (declaration order); `object` is the manifest's object.
-        func manifest(of object: JSONObjectFields<ImageManifest.Field>) throws(Failure) -> ImageManifest {
+        /// The header and the bundle list, or the first missing required field, checked in the
+        /// order a synthesized `init(from:)` decodes them (declaration order, `files` among them);
+        /// `object` is the manifest's object.
+        func parts(of object: JSONObjectFields<ImageManifest.Field>) throws(Failure) -> (ManifestHeader, bundles: [ImageBundle]) {
             let formatValue = try object.required(format, .format)
             let imageIDValue = try object.required(imageID, .imageID)
-            var manifest = ImageManifest(
-                name: try object.required(name, .name), catalog: try object.required(catalog, .catalog),
-                mapVersion: try object.required(mapVersion, .mapVersion), built: try object.required(built, .built),
-                mappackVersion: try object.required(mappackVersion, .mappackVersion),
+            let header = ManifestHeader(
+                format: formatValue, imageID: imageIDValue, name: try object.required(name, .name),
+                catalog: try object.required(catalog, .catalog), mapVersion: try object.required(mapVersion, .mapVersion),
+                built: try object.required(built, .built), mappackVersion: try object.required(mappackVersion, .mappackVersion),
                 blockSize: try object.required(blockSize, .blockSize), language: language,
-                regions: try object.required(regions, .regions), bundles: try object.required(bundles, .bundles),
-                files: try object.required(files, .files), cacheSeed: cacheSeed)
-            manifest.format = formatValue
-            manifest.imageID = imageIDValue
-            return manifest
+                regions: try object.required(regions, .regions), cacheSeed: cacheSeed)
+            let bundleList = try object.required(bundles, .bundles)
+            _ = try object.required(sawFiles ? true : nil, .files)
+            return (header, bundleList)
         }
     }
 

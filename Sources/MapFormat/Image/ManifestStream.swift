@@ -1,18 +1,19 @@
 import Foundation
 
-/// Reads `manifest.json` with its file list handed out one entry at a time instead of kept:
-/// a manifest's size grows with its file count (about 270 bytes a file), and `mappack verify`
-/// needs each entry only while it checks that file. Everything else (regions, bundles, cache
-/// seed, the scalar fields) is read as `ManifestReader` reads it, with the same code.
+/// The parser of `manifest.json`: its file list handed out one entry at a time, then the
+/// `ManifestHeader` (`finish`). A manifest's size grows with its file count (about 270 bytes a
+/// file), and `mappack verify` needs each entry only while it checks that file.
+/// `ManifestReader.read` is this parser with the entries and the bundle list kept; the members
+/// around the file list are read with `ManifestReader.Members`.
 ///
 /// Entries as mappack writes them (canonical JSON, ASCII paths) are read straight from the bytes,
-/// without a `String` or a scanner; any other entry goes through `ManifestReader`'s own reader.
-/// Either way the values are those `ManifestReader.read` gives.
+/// without a `String` or a scanner; any other entry goes through `ManifestReader.readFileFields`.
+/// Either way the values are the same.
 ///
 /// Errors are `JSONFileError`s as `ManifestReader.read` throws them, except that a failure is
 /// reported where the stream meets it: a syntax error later in the file does not take precedence
-/// over a missing field found earlier. Callers that must report exactly what `read` reports
-/// re-read the bytes with it when the stream fails.
+/// over a missing field found earlier (`read` looks for one when the stream fails). Callers that
+/// must report exactly what `read` reports re-read the bytes with it when the stream fails.
 // @safe: made from a buffer (an unsafe call, marked where it is made), read with the scanner's checks.
 @safe package struct ManifestStream {
     /// One entry of `files`. Its buffers are valid only during the call that hands it out.
@@ -47,7 +48,7 @@ import Foundation
         }
     }
 
-    private typealias Failure = JSONScanner.Failure
+    typealias Failure = JSONScanner.Failure
 
     private let bytes: UnsafeRawBufferPointer
     private let file: String
@@ -71,16 +72,21 @@ import Foundation
     private var pathScratch: [UInt8] = []
 
     /// Starts reading the manifest in `bytes`, which must stay valid while the stream is used;
-    /// `file` names it in errors. Without `keepingBundles`, the bundle list is checked but the
-    /// manifest `finish` returns has none.
-    package init(_ bytes: UnsafeRawBufferPointer, file: String, keepingBundles: Bool = true) throws(JSONFileError) {
+    /// `file` names it in errors. The bundle list is checked, not kept.
+    package init(_ bytes: UnsafeRawBufferPointer, file: String) throws(JSONFileError) {
+        do throws(Failure) { try unsafe self.init(parsing: bytes, file: file, keepingBundles: false) } catch {
+            throw unsafe ManifestReader.fileError(error, in: JSONScanner(bytes), file: file)
+        }
+    }
+
+    /// `init(_:file:)` for `ManifestReader.read`, which keeps the bundle list when `keepingBundles`
+    /// and turns failures into errors itself.
+    init(parsing bytes: UnsafeRawBufferPointer, file: String, keepingBundles: Bool) throws(Failure) {
         unsafe self.bytes = unsafe bytes
         scanner = unsafe JSONScanner(bytes)
         self.file = file
         members.keepsBundles = keepingBundles
-        do throws(Failure) { object = try ManifestReader.beginManifest(&scanner) } catch {
-            throw ManifestReader.fileError(error, in: scanner, file: file)
-        }
+        object = try JSONObjectFields(&scanner, expected: "an image manifest")
     }
 
     /// Offset of the next unread byte: everything before it has been read and may be let go of.
@@ -106,15 +112,17 @@ import Foundation
         return try entry?.get()
     }
 
-    /// The manifest with an empty `files` list, after `nextFile` said the end; throws what a
-    /// decoder would for a missing required field (`files` included).
-    package mutating func finish() throws(JSONFileError) -> ImageManifest {
-        do throws(Failure) {
-            while try advance({ _ in }) {}
-            return try members.manifest(of: object)
-        } catch {
-            throw fileError(error)
-        }
+    /// Every member but the file and bundle lists, after `nextFile` said the end; throws what a
+    /// decoder would for a missing required field (`files` and `bundles` included).
+    package mutating func finish() throws(JSONFileError) -> ManifestHeader {
+        do throws(Failure) { return try finishMembers().header } catch { throw fileError(error) }
+    }
+
+    /// Reads the rest of the document, skipping any entries left, and gives the header and the bundle
+    /// list (empty unless kept). Failures carry offsets into `bytes`.
+    mutating func finishMembers() throws(Failure) -> (header: ManifestHeader, bundles: [ImageBundle]) {
+        while try advance({ _ in }) {}
+        return try members.parts(of: object)
     }
 
     private func fileError(_ failure: Failure) -> JSONFileError {
@@ -125,7 +133,7 @@ import Foundation
 
     /// Reads up to the next file entry and hands it to `body`; false at the end of the document.
     /// Failures carry offsets into `bytes`.
-    private mutating func advance(_ body: (FileEntry) -> Void) throws(Failure) -> Bool {
+    mutating func advance(_ body: (FileEntry) -> Void) throws(Failure) -> Bool {
         while !finished {
             if files != nil {
                 if try nextEntry(body) { return true }
@@ -153,7 +161,7 @@ import Foundation
             guard try scanner.peekKind() == .array else { throw scanner.mismatch(expected: "an array of files") }
             try scanner.beginArray()
         }
-        members.files = []
+        members.sawFiles = true
         files = (base + scanner.offset, true, 0)
     }
 

@@ -4,21 +4,18 @@ import Synchronization
 
 /// A regular file written by an extraction (or seen by a listing), with its digest.
 package struct ExtractedFile: Sendable, Equatable {
-    /// Path relative to the extraction root.
-    package let path: String
+    /// Path relative to the extraction root, checked where it entered (`SafeExtractor.cleanPath`, a
+    /// manifest's or a shard record's checked path).
+    package let path: StorePath
     package let size: Int64
     /// SHA-256 of the content.
     package let sha256: SHA256Digest
 
-    package init(path: String, size: Int64, sha256: SHA256Digest) {
+    package init(path: StorePath, size: Int64, sha256: SHA256Digest) {
         self.path = path
         self.size = size
         self.sha256 = sha256
     }
-
-    /// `path` as a `StorePath`: every maker of an `ExtractedFile` names a path the store-path rule
-    /// accepted (`SafeExtractor.cleanPath`, a manifest's or a shard record's checked path).
-    package var storePath: StorePath { StorePath(alreadyChecked: path) }
 }
 
 /// Extracts `.tar.zst` archives by mappack's rules, on the build machine and on devices alike:
@@ -134,8 +131,9 @@ package struct SafeExtractor {
     }
 
     /// Checks an entry name and returns it without a leading `./` and trailing slashes: what is left
-    /// must be a `StorePath`. Works on the name's bytes: every rule is about ASCII characters.
-    package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> String {
+    /// must be a `StorePath`, and is one from here on. Works on the name's bytes: every rule is about
+    /// ASCII characters.
+    package static func cleanPath(_ entry: ArchiveEntry) throws(ArchiveError) -> StorePath {
         guard var name = entry.name else { throw .invalidName(entry: entry.printableName) }
         let checked: Result<String?, StorePath.Problem> = name.withUTF8 { bytes in
             unsafe SafeExtractor.check(bytes).map { range in
@@ -144,7 +142,7 @@ package struct SafeExtractor {
         }
         switch checked {
         case .failure(let rule): throw .unsafePath(entry: name, reason: rule.description)
-        case .success(let trimmed): return trimmed ?? name
+        case .success(let trimmed): return StorePath(alreadyChecked: trimmed ?? name)
         }
     }
 
@@ -230,7 +228,8 @@ package struct SafeExtractor {
         let hasher = SHA256()
         do throws(ArchiveError) {
             while let entry = try reader.next() {
-                let path = try SafeExtractor.cleanPath(entry)
+                let storePath = try SafeExtractor.cleanPath(entry)
+                let path = storePath.string
                 switch entry.kind {
                 case .regular: break
                 case .directory: break
@@ -270,7 +269,7 @@ package struct SafeExtractor {
                     writer.close()
                     if writer.hasFailed, let failure = finishWriting() { throw failure }
                 }
-                results.append(ExtractedFile(path: path, size: size, sha256: hasher.finalize()))
+                results.append(ExtractedFile(path: storePath, size: size, sha256: hasher.finalize()))
             }
             if let failure = finishWriting() { throw failure }
             if let expectedDigest, let actual = try reader.compressedDigest(), actual != expectedDigest {
@@ -287,7 +286,7 @@ package struct SafeExtractor {
             }
             throw error
         }
-        return results.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return results.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
     }
 
     /// The destination folder of an extraction: its descriptor, the folders known to exist in it,

@@ -202,22 +202,15 @@ package enum FileSystem {
     }
 
     /// Renames `from` to `to`, both relative to the folder `root` (`renameat` against the folder's
-    /// descriptor). Neither may be absolute or hold a `.`, `..` or empty component, so the rename
-    /// cannot reach outside `root`, whatever the names were built from.
-    package static func rename(_ from: String, to: String, inFolder root: String) throws(FileError) {
-        for name in [from, to] {
-            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-            guard !name.hasPrefix("/"), !name.contains("\0"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-                throw FileError(.rename, note: "(not a plain name inside \(root))", name, code: EINVAL)
-            }
-        }
+    /// descriptor); as `FolderEntry`s neither can reach outside `root`.
+    package static func rename(_ from: FolderEntry, to: FolderEntry, inFolder root: String) throws(FileError) {
         let folder: FileDescriptor
         do { folder = try unsafe FileDescriptor.open(root, .readOnly, options: [.directory, .followLinks]) } catch {
             throw FileError(.open, root, code: error.code)
         }
         defer { try? folder.close() }
-        do { try unsafe folder.rename(from, to: to) } catch {
-            throw FileError(.rename, note: "to \(root)/\(to)", root + "/" + from, code: error.code)
+        do { try unsafe folder.rename(from.path, to: to.path) } catch {
+            throw FileError(.rename, note: "to \(root)/\(to)", root + "/" + from.path, code: error.code)
         }
     }
 

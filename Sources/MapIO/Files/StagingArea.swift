@@ -77,7 +77,7 @@ package struct StagingArea: Sendable {
     @discardableResult
     package func makeFolder(_ subfolders: String? = nil) throws(FileError) -> StagingArea {
         // `what` is meant to be one name; joined into a longer path it would stage somewhere else.
-        guard !name.contains("/"), !name.contains("\0") else { throw FileError(.mkdir, note: "(not one name in \(folder))", path, code: EINVAL) }
+        guard FolderEntry(oneName: name) != nil else { throw FileError(.mkdir, note: "(not one name in \(folder))", path, code: EINVAL) }
         try FileSystem.removeTree(path)
         try FileSystem.makeDirectories(subfolders.map { path + "/" + $0 } ?? path)
         return self
@@ -108,18 +108,18 @@ package struct StagingArea: Sendable {
     /// Every rename runs relative to `folder`'s descriptor (`renameat`), so
     /// nothing outside it is ever renamed or removed, whatever the names were built from.
     package func commit(_ entry: String? = nil, as target: String, sync: Bool = true) throws(FileError) {
-        guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
+        guard let targetEntry = FolderEntry(oneName: target) else {
             throw FileError(.commit, note: "(not one name in \(folder))", target, code: EINVAL)
         }
-        let source = entry.map { name + "/" + $0 } ?? name
+        let source = try FolderEntry(entry.map { name + "/" + $0 } ?? name, inside: folder)
         let aside = StagingArea(for: target, kind: .aside, in: folder)
         // `rename` replaces a file in one step, but a folder only when the one in the way is empty.
-        let setAside = try FileSystem.status(folder + "/" + source)?.isDirectory == true && FileSystem.exists(folder + "/" + target)
+        let setAside = try FileSystem.status(folder + "/" + source.path)?.isDirectory == true && FileSystem.exists(folder + "/" + target)
         if setAside {
             aside.discard()
-            try FileSystem.rename(target, to: aside.name, inFolder: folder)
+            try FileSystem.rename(targetEntry, to: try FolderEntry(aside.name, inside: folder), inFolder: folder)
         }
-        try FileSystem.rename(source, to: target, inFolder: folder)
+        try FileSystem.rename(source, to: targetEntry, inFolder: folder)
         if sync { try FileSystem.syncDirectory(folder) }
         if setAside { try FileSystem.removeTree(aside.path) }
     }
@@ -128,10 +128,10 @@ package struct StagingArea: Sendable {
     /// whose folder exists): the reverse of `commit`, as an update sets the live tree aside. Runs
     /// relative to `folder`'s descriptor like `commit`; nothing is synced (the caller syncs `folder`).
     package func takeIn(_ target: String, as entry: String) throws(FileError) {
-        guard !target.isEmpty, target != ".", target != "..", !target.contains("/") else {
+        guard let targetEntry = FolderEntry(oneName: target) else {
             throw FileError(.takeIn, note: "(not one name in \(folder))", target, code: EINVAL)
         }
-        try FileSystem.rename(target, to: name + "/" + entry, inFolder: folder)
+        try FileSystem.rename(targetEntry, to: try FolderEntry(name + "/" + entry, inside: folder), inFolder: folder)
     }
 
     /// Removes the staging entries in `folder` (of every kind; with `what`, only those for it) whose

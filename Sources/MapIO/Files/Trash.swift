@@ -28,7 +28,7 @@ package enum Trash {
             attempt += 1
             target = "\(name).\(attempt)"
         }
-        try FileSystem.rename(name, to: trash.name + "/" + target, inFolder: folder)
+        try FileSystem.rename(try FolderEntry(name, inside: folder), to: try FolderEntry(trash.name + "/" + target, inside: folder), inFolder: folder)
     }
 
     /// Deletes this process's trash in `folder` here for at most `budget`, and hands what is left to

@@ -253,7 +253,7 @@ extension StoreCore {
         let manifest = checked.manifest
         let prefix = ImageManifest.storeFolder + "/"
         var found: [String: ExtractedFile] = [:]
-        for file in extracted where file.path.hasPrefix(prefix) { found[String(file.path.dropFirst(prefix.count))] = file }
+        for file in extracted where file.path.string.hasPrefix(prefix) { found[String(file.path.string.dropFirst(prefix.count))] = file }
         for file in manifest.files {
             guard let got = found.removeValue(forKey: file.path.string) else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(file.path): file is missing")
@@ -268,7 +268,7 @@ extension StoreCore {
         try FileSystem.makeDirectories(layout.staging + "/" + ImageManifest.storeFolder)
         var seed: String?
         if let expected = manifest.cacheSeed {
-            guard let got = extracted.first(where: { $0.path == ImageManifest.cacheSeedFileName }) else {
+            guard let got = extracted.first(where: { $0.path.string == ImageManifest.cacheSeedFileName }) else {
                 throw MapStoreError.invalidImage(path: image.path, reason: "\(ImageManifest.cacheSeedFileName): cache seed is missing")
             }
             guard got.size == expected.size, got.sha256 == expected.sha256 else {

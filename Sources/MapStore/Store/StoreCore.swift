@@ -145,17 +145,18 @@ final class StoreCore {
     /// Where the last `key` that ends by `end` starts in `data` (from its `startIndex`); the key's first
     /// byte is looked for backwards, byte by byte, and the rest compared where it is.
     static func lastStart(of key: [UInt8], in data: Data, before end: Int) -> Data.Index? {
-        unsafe data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data.Index? in
-            guard let first = key.first, end >= key.count else { return nil }
-            var position = end - key.count
-            while position >= 0 {
-                if unsafe raw[position] == first, key.indices.allSatisfy({ unsafe raw[position + $0] == key[$0] }) {
-                    return data.startIndex + position
-                }
-                position -= 1
+        let bytes = data.bytes
+        guard let first = key.first, end >= key.count, end <= bytes.byteCount else { return nil }
+        var position = end - key.count
+        while position >= 0 {
+            if bytes[byteAt: position] == first {
+                var matched = 1
+                while matched < key.count, bytes[byteAt: position + matched] == key[matched] { matched += 1 }
+                if matched == key.count { return data.startIndex + position }
             }
-            return nil
+            position -= 1
         }
+        return nil
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes

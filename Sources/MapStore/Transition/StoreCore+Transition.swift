@@ -80,7 +80,7 @@ extension StoreCore {
                 let got = extracted[digest] ?? []
                 bundles.append(
                     ImageBundle(digest: digest, size: info.size, url: info.url, files: got.count, unpackedSize: got.reduce(0) { $0 + $1.size }))
-                files += got.map { ImageFile(path: $0.storePath, size: $0.size, sha256: $0.sha256, bundle: digest) }
+                files += got.map { ImageFile(path: $0.path, size: $0.size, sha256: $0.sha256, bundle: digest) }
             }
         }
         files += old.files.filter { wanted.contains($0.bundle) && oldBundles[$0.bundle] != nil }
@@ -341,7 +341,7 @@ extension StoreCore {
         for digest in needed.keys.sorted() {
             guard let info = tree.catalog.bundles[digest], let archive = archives[digest] else { continue }
             let files = try extractBundle(digest, archive: archive, info: info, into: store, regions: needed[digest] ?? [], ownership: ownership)
-            for file in files { try ownership.claim(file.path, by: digest) }
+            for file in files { try ownership.claim(file.path.string, by: digest) }
             extracted[digest] = files
         }
         return extracted

@@ -36,7 +36,7 @@ extension ImageVerifier {
         do throws(ArchiveError) {
             var rule = PackedImageEntry.Rule()
             while let entry = try reader.next() {
-                let name = try SafeExtractor.cleanPath(entry)
+                let name = try SafeExtractor.cleanPath(entry).string
                 switch entry.kind {
                 case .directory, .regular: break
                 default: throw ArchiveError.forbiddenType(entry: name, type: "\(entry.kind)")

@@ -87,7 +87,7 @@ package enum ImageVerifier {
         let manifest: ImageManifest
         do { manifest = try ManifestReader.read(data, file: file) } catch let refused as ManifestReader.RefusedEntry {
             // The format and the block size are checked before the file list, as for a manifest that lists no such file.
-            try checkHeader(refused.manifest, file: file)
+            try checkHeader(refused.manifest.header, file: file)
             throw .manifest(path: file, reason: refused.refusal.description)
         } catch {
             // A newer major may have any shape, and deserves "unknown format" rather than a field error.
@@ -104,11 +104,12 @@ package enum ImageVerifier {
             }
             throw .manifest(path: file, reason: "not a valid manifest: \(detail)")
         }
-        try checkHeader(manifest, file: file)
+        let header = manifest.header
+        try checkHeader(header, file: file)
         if let entry = manifest.files.first(where: { $0.size < 0 }) {
             throw .manifest(path: file, reason: ManifestEntryRefusal.negativeSize(path: entry.path).description)
         }
-        if hasDuplicateRegions(manifest) || Set(manifest.files.map(\.path)).count != manifest.files.count {
+        if hasDuplicateRegions(header) || Set(manifest.files.map(\.path)).count != manifest.files.count {
             throw .manifest(path: file, reason: duplicateReason)
         }
         // The file's own bytes with the id blanked are what the id hashes (a canonical file);
@@ -118,11 +119,11 @@ package enum ImageVerifier {
         var idDigest = ManifestIDDigest()
         idDigest.advance(data.bytes, to: data.count, imageID: manifest.imageID, final: true)
         let expected = idDigest.finish() ?? (try? manifest.bytesForID()).map(SHA256.hex) ?? ""
-        return (manifest, problems(of: manifest, expectedID: expected, derivedSizes: manifest.derivedSizesOnDisk()))
+        return (manifest, problems(of: header, expectedID: expected, derivedSizes: manifest.derivedSizesOnDisk()))
     }
 
     /// Checks what does not depend on the file list: the format and the block size.
-    static func checkHeader(_ manifest: ImageManifest, file: String) throws(ImageOpenError) {
+    static func checkHeader(_ manifest: ManifestHeader, file: String) throws(ImageOpenError) {
         do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
             throw .manifest(path: file, reason: error.description)
         }
@@ -131,13 +132,13 @@ package enum ImageVerifier {
         }
     }
 
-    static func hasDuplicateRegions(_ manifest: ImageManifest) -> Bool { Set(manifest.regions.map(\.id)).count != manifest.regions.count }
+    static func hasDuplicateRegions(_ manifest: ManifestHeader) -> Bool { Set(manifest.regions.map(\.id)).count != manifest.regions.count }
 
     static let duplicateReason = "a region id or a file path appears twice"
 
     /// The manifest's own problems: an id that is not `expectedID` (the hex SHA-256 of its bytes
     /// with the id blanked), and regions whose `sizeOnDiskInBytes` is not `derivedSizes`'.
-    static func problems(of manifest: ImageManifest, expectedID expected: String, derivedSizes derived: [RegionID: Int64]) -> [VerifyProblem] {
+    static func problems(of manifest: ManifestHeader, expectedID expected: String, derivedSizes derived: [RegionID: Int64]) -> [VerifyProblem] {
         var problems: [VerifyProblem] = []
         if expected != manifest.imageID {
             problems.append(

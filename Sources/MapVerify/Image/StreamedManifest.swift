@@ -53,7 +53,7 @@ struct StreamedManifest {
         self.file = file
         hashesID = hashingID
         checksPaths = checkingPaths
-        do { stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false) } catch { throw .json(error) }
+        do { stream = try unsafe ManifestStream(mapping.bytes, file: file) } catch { throw .json(error) }
     }
 
     /// Hands the next file entry to `body`; false after the last.
@@ -137,7 +137,7 @@ struct StreamedManifest {
     /// the id from `concurrentID` when that read the manifest's id field, and otherwise (nil, or
     /// another field) hashes the bytes here.
     mutating func finish(concurrentID: ManifestIDDigest.Concurrent? = nil) throws(ImageOpenError) -> (ManifestHeader, [VerifyProblem]) {
-        let manifest: ImageManifest
+        let manifest: ManifestHeader
         do { manifest = try stream.finish() } catch { throw StreamedManifest.explain(.json(error), mapping: mapping, file: file) }
         defer { mapping.releaseAll() }
         try ImageVerifier.checkHeader(manifest, file: file)
@@ -160,7 +160,7 @@ struct StreamedManifest {
             running = nil
         }
         let derived = ImageManifest.sizesOnDisk(regions: manifest.regions, allocatedPerBundle: allocated)
-        return (manifest.header, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
+        return (manifest, ImageVerifier.problems(of: manifest, expectedID: expectedID, derivedSizes: derived))
     }
 
     /// The error for a stream that stopped: what `readManifest` says of the bytes, or else the

@@ -38,7 +38,7 @@ struct PackedStoreCheck {
     /// as it goes.
     init(_ mapping: MappedFile, file: String) throws(JSONFileError) {
         self.mapping = mapping
-        stream = try unsafe ManifestStream(mapping.bytes, file: file, keepingBundles: false)
+        stream = try unsafe ManifestStream(mapping.bytes, file: file)
         advance()
     }
 
