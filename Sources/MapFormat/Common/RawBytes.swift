@@ -28,6 +28,14 @@ package enum RawBytes {
         unsafe firstIndex(of: byte, in: bytes.bytes, from: from, to: to)
     }
 
+    /// The eight bytes of `bytes` at `offset` as a little-endian word (the first byte lowest); the
+    /// span's bounds are checked (`Span.bytes` is unsafe on Swift 6.3).
+    @inlinable
+    package static func word(_ bytes: Span<UInt8>, at offset: Int) -> UInt64 {
+        precondition(offset >= 0 && offset <= bytes.count - 8, "eight bytes past the span's end")
+        return unsafe UInt64(littleEndian: bytes.bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
     /// The offset of the first `byte` in `bytes[from..<to]`, or nil.
     @inlinable
     package static func firstIndex(of byte: UInt8, in bytes: RawSpan, from: Int, to: Int) -> Int? {

@@ -132,10 +132,9 @@ private enum WordCheck {
         if last == dot && (bytes[count - 2] == slash || (bytes[count - 2] == dot && bytes[count - 3] == slash)) { return false }
         // Windows of eight bytes, five apart (and the last eight): every run of four bytes lies wholly
         // in one of them.
-        let raw = unsafe bytes.bytes
         var offset = 0
         while true {
-            let word = unsafe UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let word = RawBytes.word(bytes, at: offset)
             let slashes = equal(word, slash)
             let dots = equal(word, dot)
             if equal(word, 0) | equal(word, UInt8(ascii: "\\")) != 0 { return false }
