@@ -9,7 +9,7 @@ import MapIO
 /// PMTiles archive the tile-id order, balanced by tile count (`tileWeight`) and by the bytes of the
 /// tiles (the rest: the directories give them for free, a shard fetches them, and a low zoom's tile,
 /// a continent each, is several times a deep zoom's), cut at the ids its directory walk finds
-/// (`ImportPMTiles.survey(into:totals:shares:)`).
+/// (`ImportPMTiles.fill(_:wanted:totals:shares:)`).
 /// A shard places only the tiles of its run, against every region, and writes for each bundle the
 /// piece its tiles make; a region whose tiles span several runs (a large country) is split across
 /// shards, and `import --merge` joins its pieces into the bytes an unsharded import writes

@@ -105,13 +105,12 @@ public struct TileImporter: Sendable {
                 let database = try archive.create(converted)
                 var survey: ImportPMTiles.Survey
                 if let count = options.shard?.count {
-                    // A first walk counts the tiles and their bytes; a second finds where this shard's
-                    // share of them begins and the next begins (the same ids in every shard); then only
-                    // the run's tiles that meet a region are read.
-                    let totals = try archive.survey(into: database)
+                    // A first walk counts the tiles and their bytes; a second, over this shard's leaves
+                    // only, finds where its share of them begins and the next begins (the same ids in
+                    // every shard) and reads the run's tiles that meet a region.
+                    survey = try archive.survey(into: database)
                     let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
-                    survey = try archive.survey(into: database, totals: totals, shares: shares)
-                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), ids: survey.cuts[0]..<survey.cuts[1])
+                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), totals: survey, shares: shares)
                 } else {
                     survey = try archive.fill(database, wanted: nil)
                 }
