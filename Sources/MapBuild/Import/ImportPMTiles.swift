@@ -249,11 +249,17 @@ struct ImportPMTiles {
     /// (the run's ids are the result's `cuts`). Every shard finds the same ids for the same share,
     /// so the runs meet. The leaves of the root that lie outside the run, or hold no tile `wanted`
     /// may take, are passed over with the counts `totals.marks` kept.
+    ///
+    /// With `place`, each tile is asked there once, instead of `wanted` (which still answers for the
+    /// squares of tiles that leaves and runs hold): a shard places the tiles of its run as it meets
+    /// them (`ImportPlacement.Placer`) and reads the bytes of those placed.
     @discardableResult
-    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, totals: Survey? = nil, shares: [Double] = []) throws
-        -> Survey
-    {
+    func fill(
+        _ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, totals: Survey? = nil, shares: [Double] = [],
+        place: ((Int, Int64, Int64) throws -> Want)? = nil
+    ) throws -> Survey {
         var walk = Walk(database: database, wanted: wanted, filling: true)
+        walk.place = place
         if let totals, !shares.isEmpty {
             walk.totals = (Double(max(1, totals.tiles)), Double(max(1, totals.bytes)))
             walk.shares = shares
@@ -378,6 +384,8 @@ private struct Walk {
     let database: SQLiteDatabase
     let wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?
     let filling: Bool
+    /// Asked once for each tile a fill meets, instead of `wanted`, when given.
+    var place: ((Int, Int64, Int64) throws -> ImportPMTiles.Want)?
     /// The shares of the work (ascending fractions) whose first ids the survey finds, into
     /// `survey.cuts`: a tile weighs `ImportShardPlan.tileWeight` of a tile over all `totals.tiles`,
     /// and the first tile of an entry the rest of its new bytes (`Survey.bytes`) over all
@@ -600,7 +608,7 @@ private struct Walk {
                 zoomTiles[tile.z] += 1
                 tiles += 1
                 if !shares.isEmpty, !run.contains(id) { continue }
-                switch wanted?(tile.z, tile.x, tile.y) ?? .bytes {
+                switch try place?(tile.z, tile.x, tile.y) ?? wanted?(tile.z, tile.x, tile.y) ?? .bytes {
                 case .skip: continue
                 case .address:
                     pending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .blob(Data())])
