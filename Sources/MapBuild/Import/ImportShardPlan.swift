@@ -82,11 +82,11 @@ enum ImportShardPlan {
         return Bounds(first: positions.lowerBound == 0 ? nil : try address(at: positions.lowerBound), next: try address(at: positions.upperBound))
     }
 
-    /// What a shard takes of the tile at `zoom`, `x`, XYZ row `y` of its run of a PMTiles archive,
-    /// asking what the placement asks (`ImportPlacement.run`): nothing when no region's box is near
-    /// the tile; its bytes when a region's polygon meets it; else its address alone, which the
-    /// placement counts as outside every region and never copies. For a square of several tiles (a
-    /// tile of a lower zoom), anything but `.skip` means some tile of it may be taken.
+    /// Whether a shard may take a tile of the square at `zoom`, `x`, XYZ row `y` of its run of a
+    /// PMTiles archive, asking what the placement asks (`ImportPlacement.Placer`): nothing when no
+    /// region's box is near it; `.bytes` when a region's polygon meets it; else `.address`. The fill
+    /// asks it for the squares of tiles a leaf or a run holds (`mayWant`), anything but `.skip`
+    /// meaning some tile of it may be taken; each tile of the run itself is asked of the placer.
     static func reads(layout: ImportLayout) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
         // Tiles come in Hilbert order, so columns recur: each column's candidates are found once.
         var columns: [Int64: [Int]] = [:]
