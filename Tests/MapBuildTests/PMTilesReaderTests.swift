@@ -142,6 +142,55 @@ import Testing
         #expect(error.contains(path + ": not a usable PMTiles v3 archive: the root directory: " + message), "\(error)")
     }
 
+    /// A shard decodes every directory once (the survey), then only the leaves of its own run: a
+    /// leaf of another shard's run damaged after the survey goes unread, while the shard that owns it
+    /// still meets the damage. (Before, a second survey walked every leaf again.)
+    @Test func aShardsFillReadsOnlyTheLeavesOfItsRun() throws {
+        let folder = TemporaryFolder("pmtiles-shard-leaves")
+        // Zoom 4's 256 tiles, each its own 2 bytes, in 8 leaves of 32 entries.
+        let first = UInt64(85)
+        var archive = Archive()
+        var leaves = Data()
+        var pointers: [PMTiles.Entry] = []
+        var leafRanges: [Range<Int>] = []
+        for leaf in 0..<8 {
+            let entries = (0..<32).map { index in
+                let tile = UInt64(leaf * 32 + index)
+                return PMTiles.Entry(tileID: first + tile, offset: tile * 2, length: 2, runLength: 1)
+            }
+            let bytes = PMTiles.directory(entries)
+            pointers.append(PMTiles.Entry(tileID: first + UInt64(leaf * 32), offset: UInt64(leaves.count), length: UInt64(bytes.count), runLength: 0))
+            leafRanges.append(leaves.count..<leaves.count + bytes.count)
+            leaves += bytes
+        }
+        archive.root = PMTiles.directory(pointers)
+        archive.leaves = leaves
+        archive.tileData = Data((0..<512).map { UInt8($0 % 251) })
+        let path = try archive.write(to: folder)
+        let leafSection = 127 + archive.root.count + archive.metadata.count
+
+        func shard(_ shares: [Double]) throws -> Int {
+            let pmtiles = try #require(try ImportPMTiles.open(path))
+            let database = try pmtiles.create(folder.join("scratch-\(UUID().uuidString).mbtiles"))
+            let survey = try pmtiles.survey(into: database)
+            #expect(survey.tiles == 256 && survey.marks.count == 8, "\(survey.tiles) tiles, \(survey.marks.count) marks")
+            // The last leaf's bytes overwritten after the survey read them: a varint that never ends.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seek(toOffset: UInt64(leafSection + leafRanges[7].lowerBound))
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: leafRanges[7].count))
+            try handle.close()
+            defer { _ = try? archive.write(to: folder) }
+            try pmtiles.fill(database, wanted: { _, _, _ in .bytes }, totals: survey, shares: shares)
+            try pmtiles.finish(database)
+            return Int(try database.firstRow("SELECT count(*) AS n FROM tiles")?["n", as: Int64.self] ?? -1)
+        }
+        // The first half of the work lies in the first leaves: the damaged last leaf is never read.
+        let taken = try shard([0, 0.5])
+        #expect(taken > 0 && taken < 256, "the first shard of 2 took \(taken) of 256 tiles")
+        // The second half holds the damaged leaf, which its shard reads and refuses.
+        #expect(throws: ImportError.self) { try shard([0.5, 1]) }
+    }
+
     @Test func leavesNestedDeeperThanThreeAreRefused() throws {
         let folder = TemporaryFolder("pmtiles-deep")
         // Each leaf points at the next; the fourth leaf's entry would be a fourth level down.

@@ -15,12 +15,13 @@ import MapIO
 /// row per tile, as MBTiles has no runs. Tiles are stored as the archive holds them (gzipped vector
 /// tiles stay gzipped).
 ///
-/// A shard (`--shard I/N`) walks the directories three times: twice without tiles (`survey`: the
-/// tiles and their bytes counted, then the tile ids where its share of the tile-id order and the
-/// next begin, each tile weighed by count and by its bytes), then for the bytes of the tiles
-/// of its run that meet a region (`fill(wanted:ids:)`), skipping the leaves and entries of the other
-/// runs. So N shards read the directories a few times each but the tile data, the bulk of an
-/// archive, about once together.
+/// A shard (`--shard I/N`) walks every directory once (`survey`: the tiles and their bytes
+/// counted, and the counts after each leaf of the root kept), then only the leaves of its run
+/// (`fill(_:wanted:totals:shares:)`): it finds the tile ids where its share of the tile-id order and
+/// the next begin as it goes (each tile weighed by count and by its bytes), takes the bytes of the
+/// tiles of its run that meet a region, and passes over the other runs' leaves with the counts the
+/// survey kept. So N shards read the directories about twice each but the tile data, the bulk of
+/// an archive, about once together.
 ///
 /// Everything the walk reads is checked against the file first, so a damaged or hostile archive
 /// is refused as bad input naming the file (`ImportError.badPMTiles`), never read past its end.
@@ -46,9 +47,20 @@ struct ImportPMTiles {
         /// Tile bytes the archive holds, each blob once (an entry's bytes count when they lie past
         /// every earlier entry's: a tile repeated later, or a run, points back to bytes counted).
         var bytes: UInt64 = 0
-        /// The first tile id at or past each share `survey` was asked for, `UInt64.max` past the last
-        /// tile (`Walk.shares`).
+        /// The first tile id at or past each share a shard's `fill` was asked for, `UInt64.max` past
+        /// the last tile (`Walk.shares`).
         var cuts: [UInt64] = []
+        /// The walk's counts after each leaf the root points to, in order: what a shard's `fill`
+        /// takes for a leaf outside its run without reading it again. One per root entry at most,
+        /// so no more than the root itself holds.
+        var marks: [Mark] = []
+
+        /// Tiles and tile bytes counted, and the end of the furthest tile bytes, after a leaf.
+        struct Mark {
+            var tiles: Int
+            var bytes: UInt64
+            var highWater: UInt64
+        }
     }
 
     /// What a shard takes of one tile (`fill(_:wanted:)`).
@@ -225,29 +237,37 @@ struct ImportPMTiles {
         return walk.survey
     }
 
-    /// Walks every directory again with the totals `totals` (a `survey`'s) and finds where the
-    /// shares `shares` (ascending fractions of the work) begin: the first tile id at which half
-    /// the tiles before it over all tiles plus half their bytes over all bytes reach the share.
-    /// Every shard finds the same ids for the same share, so the runs meet.
-    func survey(into database: SQLiteDatabase, totals: Survey, shares: [Double]) throws -> Survey {
-        var walk = Walk(database: database, wanted: nil, filling: false)
-        walk.totals = (Double(max(1, totals.tiles)), Double(max(1, totals.bytes)))
-        walk.shares = shares
-        try walk(archive: self)
-        while walk.survey.cuts.count < shares.count { walk.survey.cuts.append(.max) }
-        return walk.survey
-    }
-
-    /// Walks the directories and writes a row to `tiles` for each tile with an id in `ids` (every
-    /// id without it) that `wanted` takes (asked with its zoom, column and XYZ row; every tile, with
-    /// its bytes, without it), reading the bytes of the tiles it takes whole only. With `wanted`, the
-    /// leaves and runs that hold no tile it may take are not read.
+    /// Walks the directories and writes a row to `tiles` for each tile that `wanted` takes (asked
+    /// with its zoom, column and XYZ row; every tile, with its bytes, without it), reading the bytes
+    /// of the tiles it takes whole only. With `wanted`, the leaves and runs that hold no tile it may
+    /// take are not read.
+    ///
+    /// With `shares` (a shard's: two ascending fractions of the work) and `totals` (this archive's
+    /// `survey`), only the tiles of the share's run: from the first tile id at which the tiles
+    /// before it over all tiles and their bytes over all bytes (weighed by
+    /// `ImportShardPlan.tileWeight`) reach the first share, up to the one that reaches the second
+    /// (the run's ids are the result's `cuts`). Every shard finds the same ids for the same share,
+    /// so the runs meet. The leaves of the root that lie outside the run, or hold no tile `wanted`
+    /// may take, are passed over with the counts `totals.marks` kept.
+    ///
+    /// With `place`, each tile is asked there once, instead of `wanted` (which still answers for the
+    /// squares of tiles that leaves and runs hold): a shard places the tiles of its run as it meets
+    /// them (`ImportPlacement.Placer`) and reads the bytes of those placed.
     @discardableResult
-    func fill(_ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, ids: Range<UInt64>? = nil) throws -> Survey {
+    func fill(
+        _ database: SQLiteDatabase, wanted: ((Int, Int64, Int64) -> Want)?, totals: Survey? = nil, shares: [Double] = [],
+        place: ((Int, Int64, Int64) throws -> Want)? = nil
+    ) throws -> Survey {
         var walk = Walk(database: database, wanted: wanted, filling: true)
-        walk.ids = ids
+        walk.place = place
+        if let totals, !shares.isEmpty {
+            walk.totals = (Double(max(1, totals.tiles)), Double(max(1, totals.bytes)))
+            walk.shares = shares
+            walk.marks = totals.marks
+        }
         try walk(archive: self)
         try walk.flush()
+        while walk.survey.cuts.count < shares.count { walk.survey.cuts.append(.max) }
         return walk.survey
     }
 
@@ -356,15 +376,16 @@ struct ImportPMTiles {
 }
 
 /// The walk over the directories: checks each entry against the archive and the entries before
-/// it; counts the tiles per zoom and finds the ids where `shares` begin (`survey`); and, `filling`,
-/// reads the bytes of the tiles of `ids` that `wanted` takes in large spans and inserts a row per
-/// tile in batches.
+/// it; counts the tiles per zoom (`survey`, which keeps the counts after each leaf of the root);
+/// finds the ids where `shares` begin; and, `filling`, reads the bytes of the tiles of the run
+/// between them (every tile without `shares`) that `wanted` takes in large spans and inserts a row
+/// per tile in batches.
 private struct Walk {
     let database: SQLiteDatabase
     let wanted: ((Int, Int64, Int64) -> ImportPMTiles.Want)?
     let filling: Bool
-    /// The ids a fill takes (every id when nil).
-    var ids: Range<UInt64>?
+    /// Asked once for each tile a fill meets, instead of `wanted`, when given.
+    var place: ((Int, Int64, Int64) throws -> ImportPMTiles.Want)?
     /// The shares of the work (ascending fractions) whose first ids the survey finds, into
     /// `survey.cuts`: a tile weighs `ImportShardPlan.tileWeight` of a tile over all `totals.tiles`,
     /// and the first tile of an entry the rest of its new bytes (`Survey.bytes`) over all
@@ -372,8 +393,10 @@ private struct Walk {
     /// blob is fetched once).
     var shares: [Double] = []
     var totals: (tiles: Double, bytes: Double) = (1, 1)
-    /// The weight of the tiles before the current entry.
-    var weighed = 0.0
+    /// A shard's fill: the survey's counts after each leaf of the root (`Survey.marks`), and how
+    /// many of those leaves the walk has passed.
+    var marks: [ImportPMTiles.Survey.Mark] = []
+    var rootLeaves = 0
     /// The end of the furthest tile bytes an entry pointed to so far (`Survey.bytes`).
     var highWater: UInt64 = 0
     var survey = ImportPMTiles.Survey()
@@ -485,12 +508,30 @@ private struct Walk {
                 }
                 let leaf = "the leaf directory at offset \(entry.offset) (depth \(depth + 1))"
                 let upper = index + 1 < entries.count ? entries[index + 1].tileID : covered.upperBound
-                // A shard's fill (the survey checked every leaf) skips the leaves of other shards' runs.
-                if filling, wanted != nil, !mayWant(entry.tileID..<upper) { continue }
+                if depth == 0, filling, !shares.isEmpty, rootLeaves < marks.count {
+                    // A shard's fill (the survey checked every leaf) passes over a leaf of the root
+                    // outside its run, or with no tile `wanted` may take, with the survey's counts
+                    // after it. Its tiles weigh from `before` up to less than `after`.
+                    let mark = marks[rootLeaves]
+                    rootLeaves += 1
+                    let before = weight(tiles: tiles, bytes: survey.bytes)
+                    let after = weight(tiles: mark.tiles, bytes: mark.bytes)
+                    let outside = after < shares[0] || (shares[1] < 1 && before >= shares[1])
+                    if outside || !mayWant(entry.tileID..<upper, within: survey.cuts.isEmpty ? 0..<UInt64.max : run) {
+                        tiles = mark.tiles
+                        survey.bytes = mark.bytes
+                        highWater = mark.highWater
+                        next = upper
+                        continue
+                    }
+                } else if filling, shares.isEmpty, wanted != nil, !mayWant(entry.tileID..<upper, within: nil) {
+                    continue
+                }
                 try self(
                     entries: try directory(
                         offset: header.leafDirectoriesOffset + entry.offset, length: entry.length, leaf: true, what: leaf, archive: archive),
                     depth: depth + 1, what: leaf, archive: archive, covered: entry.tileID..<upper)
+                if depth == 0, !filling { survey.marks.append(.init(tiles: tiles, bytes: survey.bytes, highWater: highWater)) }
                 continue
             }
             let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
@@ -527,13 +568,12 @@ private struct Walk {
                 )
             }
             unfoldedBytes = written
-            let skipped = filling && (entry.runLength > 16 || ids != nil) && !mayWant(entry.tileID..<(last + 1))
-            if !filling {
-                let fresh = entry.offset >= highWater ? entry.length : 0
-                highWater = max(highWater, entry.offset + entry.length)
-                survey.bytes += fresh
+            let fresh = entry.offset >= highWater ? entry.length : 0
+            highWater = max(highWater, entry.offset + entry.length)
+            if !shares.isEmpty {
                 // The first ids of the shares that begin in this run: the first tile whose weight
                 // before it reaches the share. A share of 0 begins at the first tile, one of 1 past the last.
+                let weighed = weight(tiles: tiles, bytes: survey.bytes)
                 let tile = ImportShardPlan.tileWeight / totals.tiles
                 let first = tile + (1 - ImportShardPlan.tileWeight) * Double(fresh) / totals.bytes
                 while survey.cuts.count < shares.count, shares[survey.cuts.count] < 1 {
@@ -542,8 +582,13 @@ private struct Walk {
                     guard into < Double(entry.runLength) else { break }
                     survey.cuts.append(entry.tileID + UInt64(into))
                 }
-                weighed += first + tile * Double(entry.runLength - 1)
             }
+            survey.bytes += fresh
+            let skipped =
+                filling
+                && (shares.isEmpty
+                    ? entry.runLength > 16 && !mayWant(entry.tileID..<(last + 1), within: nil)
+                    : !mayWant(entry.tileID..<(last + 1), within: run))
             if skipped || !filling {
                 // Counted by zoom without decoding each tile: the survey, and the runs a fill skips.
                 var id = entry.tileID
@@ -562,8 +607,8 @@ private struct Walk {
                 let tile = PMTiles.tile(id: id)!
                 zoomTiles[tile.z] += 1
                 tiles += 1
-                if let ids, !ids.contains(id) { continue }
-                switch wanted?(tile.z, tile.x, tile.y) ?? .bytes {
+                if !shares.isEmpty, !run.contains(id) { continue }
+                switch try place?(tile.z, tile.x, tile.y) ?? wanted?(tile.z, tile.x, tile.y) ?? .bytes {
                 case .skip: continue
                 case .address:
                     pending.append([.integer(Int64(tile.z)), .integer(tile.x), .integer((Int64(1) << tile.z) - 1 - tile.y), .blob(Data())])
@@ -597,13 +642,27 @@ private struct Walk {
         return zoom
     }
 
-    /// Whether `wanted` may take a tile with an id in `asked` and in `ids` (always, without `wanted`): the ids of
-    /// each zoom split into the aligned blocks of 4^k positions the Hilbert curve fills a 2^k-tile
-    /// square with, each asked as the one tile of zoom − k it covers. At most a few hundred questions,
-    /// however many tiles the ids span.
-    func mayWant(_ asked: Range<UInt64>) -> Bool {
+    /// The weight of the tiles before one that has `tiles` tiles and `bytes` new tile bytes before
+    /// it, against `totals` (`shares`): the same in every shard for the same tile, however it
+    /// got there (a leaf walked or passed over with the survey's counts).
+    func weight(tiles: Int, bytes: UInt64) -> Double {
+        ImportShardPlan.tileWeight * Double(tiles) / totals.tiles + (1 - ImportShardPlan.tileWeight) * Double(bytes) / totals.bytes
+    }
+
+    /// A shard's run found so far: from its first tile id (none before that is found) to the next
+    /// run's first (or every id past it, before that is found).
+    var run: Range<UInt64> {
+        guard let first = survey.cuts.first else { return 0..<0 }
+        return first..<(survey.cuts.count > 1 ? survey.cuts[1] : .max)
+    }
+
+    /// Whether `wanted` may take a tile with an id in `asked` and in `within` (every id when nil;
+    /// always, without `wanted`): the ids of each zoom split into the aligned blocks of 4^k
+    /// positions the Hilbert curve fills a 2^k-tile square with, each asked as the one tile of
+    /// zoom − k it covers. At most a few hundred questions, however many tiles the ids span.
+    func mayWant(_ asked: Range<UInt64>, within: Range<UInt64>?) -> Bool {
         guard let wanted else { return true }
-        let within = ids ?? 0..<UInt64.max
+        let within = within ?? 0..<UInt64.max
         var id = max(asked.lowerBound, within.lowerBound)
         let upper = min(asked.upperBound, within.upperBound, Self.lastID + 1)
         while id < upper {

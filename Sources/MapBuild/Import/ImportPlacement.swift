@@ -36,19 +36,8 @@ enum ImportPlacement {
         -> Pass
     {
         // `tileset` has passed `check`: every row's address is three integers in its grid, once.
-        let database = try TileDatabases.create(scratch)
-        try database.execute(
-            "CREATE TABLE placed (dest INTEGER NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, PRIMARY KEY (dest, z, x, y)) WITHOUT ROWID"
-        )
-        var pass = Pass()
-        pass.tiles = tileset.count
-        var numbers: [[Int]: Int] = [:]
-        var pending: [[SQLValue]] = []
-        var column: Int64 = -1
-        var candidates: [Int] = []
-        let insert = "INSERT INTO placed (dest, z, x, y) VALUES (?, ?, ?, ?)"
+        let placer = try Placer(layout: layout, overview: overview, scratch: scratch)
         let relation = tileset.layout.relation(in: "main")
-        try database.execute("BEGIN")
         try tileset.limited(tileset.database) {
             guard let zooms = try ImportShardPlan.zoomRange(of: tileset) else { return }
             // A shard's run: from its first tile's address to the next run's first, exclusive.
@@ -64,7 +53,6 @@ enum ImportPlacement {
             }
             for zoom in zooms where bounds?.holds(zoom: zoom) ?? true {
                 let size = Int64(1) << zoom
-                column = -1
                 // Only the columns near a region, and in the run: the others' tiles are never decoded.
                 for near in layout.columns(zoom: Int(zoom)) {
                     guard let span = bounds.map({ $0.columns(near, zoom: zoom) }) ?? near else { continue }
@@ -77,51 +65,105 @@ enum ImportPlacement {
                         row throws(SQLiteError) in
                         let x = try row["x", as: Int64.self]
                         let tmsRow = try row["y", as: Int64.self]
-                        if column != x {
-                            column = x
-                            candidates = layout.candidates(zoom: Int(zoom), x: Int(x))
-                        }
-                        let tile = MercatorShape.Box.tile(zoom: Int(zoom), x: Int(x), y: Int(size - 1 - tmsRow))
-                        let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
-                        guard !near.isEmpty else { return }
-                        pass.examined += 1
-                        let hits = near.filter { layout.shapes[$0].intersects(tile) }
-                        guard !hits.isEmpty else {
-                            pass.outside += 1
-                            return
-                        }
-                        for region in overview?.holders(of: hits, zoom: zoom) ?? [] {
-                            pass.overviews.insert(region)
-                            pending.append([.integer(Int64(ImportOverview.destination(of: region))), .integer(zoom), .integer(x), .integer(tmsRow)])
-                            if pending.count >= batch {
-                                try database.executeMany(insert, pending)
-                                pending.removeAll(keepingCapacity: true)
-                            }
-                        }
-                        let members = layout.deepest(hits)
-                        let number: Int
-                        if let known = numbers[members] {
-                            number = known
-                        } else {
-                            number = pass.destinations.count
-                            numbers[members] = number
-                            pass.destinations.append(members)
-                        }
-                        pass.placed += 1
-                        pending.append([.integer(Int64(number)), .integer(zoom), .integer(x), .integer(tmsRow)])
-                        if pending.count >= batch {
-                            try database.executeMany(insert, pending)
-                            pending.removeAll(keepingCapacity: true)
-                        }
+                        _ = try placer.place(zoom: Int(zoom), x: x, y: size - 1 - tmsRow)
                     }
                 }
             }
         }
-        try database.executeMany(insert, pending)
-        try database.execute("COMMIT")
-        // The shapes answered every test so far (the shard plan's, the places', this pass's) from disk.
-        try layout.checkShapes()
-        return pass
+        return try placer.finish(tiles: tileset.count)
+    }
+
+    /// Places tiles one at a time, each tested as it comes (`place`): `run`'s rows, or the tiles of
+    /// a PMTiles shard's run as its fill meets them (`ImportPMTiles.fill`), which then reads the
+    /// bytes of only the tiles placed and tests no tile twice. The placements go to the scratch
+    /// table `placed`; the destinations are numbered as they are first met, which changes no byte
+    /// written (each destination's tiles are copied in address order).
+    final class Placer {
+        let layout: ImportLayout
+        let overview: ImportOverview?
+        private let database: SQLiteDatabase
+        private(set) var pass = Pass()
+        private var numbers: [[Int]: Int] = [:]
+        private var pending: [[SQLValue]] = []
+        /// The candidates of each column met (zoom and column as one key), forgotten past 2^16: a
+        /// shard meets columns in Hilbert order, so they recur.
+        private var columns: [Int64: [Int]] = [:]
+        /// The columns near a region of each zoom met (`ImportLayout.columns`): `run` reads only those.
+        private var near: [Int: [ClosedRange<Int64>]] = [:]
+        private static let insert = "INSERT INTO placed (dest, z, x, y) VALUES (?, ?, ?, ?)"
+
+        /// Creates the scratch table at `scratch`, in an open transaction that `finish` commits.
+        init(layout: ImportLayout, overview: ImportOverview?, scratch: String) throws {
+            self.layout = layout
+            self.overview = overview
+            database = try TileDatabases.create(scratch)
+            try database.execute(
+                "CREATE TABLE placed (dest INTEGER NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, PRIMARY KEY (dest, z, x, y)) WITHOUT ROWID"
+            )
+            try database.execute("BEGIN")
+        }
+
+        /// Places the tile at `zoom`, `x`, XYZ row `y` (each tile once): in the deepest regions whose
+        /// polygons meet it, and in the overviews that hold it. `.bytes` when it is placed, `.skip` when
+        /// it is not (no region near it, or it meets none).
+        func place(zoom: Int, x: Int64, y: Int64) throws(SQLiteError) -> ImportPMTiles.Want {
+            let key = Int64(zoom) << 40 | x
+            let candidates: [Int]
+            if let known = columns[key] {
+                candidates = known
+            } else {
+                if columns.count >= 1 << 16 { columns.removeAll(keepingCapacity: true) }
+                if near[zoom] == nil { near[zoom] = layout.columns(zoom: zoom) }
+                candidates = near[zoom]!.contains(where: { $0.contains(x) }) ? layout.candidates(zoom: zoom, x: Int(x)) : []
+                columns[key] = candidates
+            }
+            guard !candidates.isEmpty else { return .skip }
+            let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
+            let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
+            guard !near.isEmpty else { return .skip }
+            pass.examined += 1
+            let hits = near.filter { layout.shapes[$0].intersects(tile) }
+            guard !hits.isEmpty else {
+                pass.outside += 1
+                return .skip
+            }
+            let tmsRow = (Int64(1) << zoom) - 1 - y
+            for region in overview?.holders(of: hits, zoom: Int64(zoom)) ?? [] {
+                pass.overviews.insert(region)
+                try add([.integer(Int64(ImportOverview.destination(of: region))), .integer(Int64(zoom)), .integer(x), .integer(tmsRow)])
+            }
+            let members = layout.deepest(hits)
+            let number: Int
+            if let known = numbers[members] {
+                number = known
+            } else {
+                number = pass.destinations.count
+                numbers[members] = number
+                pass.destinations.append(members)
+            }
+            pass.placed += 1
+            try add([.integer(Int64(number)), .integer(Int64(zoom)), .integer(x), .integer(tmsRow)])
+            return .bytes
+        }
+
+        private func add(_ row: [SQLValue]) throws(SQLiteError) {
+            pending.append(row)
+            if pending.count >= ImportPlacement.batch {
+                try database.executeMany(Self.insert, pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+
+        /// Commits the placements and returns the pass over a tileset of `tiles` tiles.
+        func finish(tiles: Int) throws -> Pass {
+            try database.executeMany(Self.insert, pending)
+            pending.removeAll()
+            try database.execute("COMMIT")
+            // The shapes answered every test so far (the shard plan's, the places', this pass's) from disk.
+            try layout.checkShapes()
+            pass.tiles = tiles
+            return pass
+        }
     }
 
     /// Why `check` refuses the tileset (a row that breaks a rule, before one held twice), or nil.

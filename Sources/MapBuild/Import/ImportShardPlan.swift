@@ -9,7 +9,7 @@ import MapIO
 /// PMTiles archive the tile-id order, balanced by tile count (`tileWeight`) and by the bytes of the
 /// tiles (the rest: the directories give them for free, a shard fetches them, and a low zoom's tile,
 /// a continent each, is several times a deep zoom's), cut at the ids its directory walk finds
-/// (`ImportPMTiles.survey(into:totals:shares:)`).
+/// (`ImportPMTiles.fill(_:wanted:totals:shares:)`).
 /// A shard places only the tiles of its run, against every region, and writes for each bundle the
 /// piece its tiles make; a region whose tiles span several runs (a large country) is split across
 /// shards, and `import --merge` joins its pieces into the bytes an unsharded import writes
@@ -82,11 +82,11 @@ enum ImportShardPlan {
         return Bounds(first: positions.lowerBound == 0 ? nil : try address(at: positions.lowerBound), next: try address(at: positions.upperBound))
     }
 
-    /// What a shard takes of the tile at `zoom`, `x`, XYZ row `y` of its run of a PMTiles archive,
-    /// asking what the placement asks (`ImportPlacement.run`): nothing when no region's box is near
-    /// the tile; its bytes when a region's polygon meets it; else its address alone, which the
-    /// placement counts as outside every region and never copies. For a square of several tiles (a
-    /// tile of a lower zoom), anything but `.skip` means some tile of it may be taken.
+    /// Whether a shard may take a tile of the square at `zoom`, `x`, XYZ row `y` of its run of a
+    /// PMTiles archive, asking what the placement asks (`ImportPlacement.Placer`): nothing when no
+    /// region's box is near it; `.bytes` when a region's polygon meets it; else `.address`. The fill
+    /// asks it for the squares of tiles a leaf or a run holds (`mayWant`), anything but `.skip`
+    /// meaning some tile of it may be taken; each tile of the run itself is asked of the placer.
     static func reads(layout: ImportLayout) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
         // Tiles come in Hilbert order, so columns recur: each column's candidates are found once.
         var columns: [Int64: [Int]] = [:]

@@ -100,18 +100,26 @@ public struct TileImporter: Sendable {
             let tileset: ImportTileset
             // An MBTiles shard's run; a PMTiles shard's scratch tileset holds its run only.
             var bounds: ImportShardPlan.Bounds?
+            let scratch = area.path + "/.placement.sqlite"
+            // A PMTiles shard places its tiles as its fill meets them.
+            var placement: ImportPlacement.Pass?
+            var overview: ImportOverview?
             if let archive {
                 // The archive's walk checks every entry, so the rows need no check of their own.
                 let database = try archive.create(converted)
                 var survey: ImportPMTiles.Survey
                 if let count = options.shard?.count {
-                    // A first walk counts the tiles and their bytes; a second finds where this shard's
-                    // share of them begins and the next begins (the same ids in every shard); then only
-                    // the run's tiles that meet a region are read.
-                    let totals = try archive.survey(into: database)
+                    // A first walk counts the tiles and their bytes; a second, over this shard's leaves
+                    // only, finds where its share of them begins and the next begins (the same ids in
+                    // every shard) and reads the run's tiles that meet a region.
+                    // Each tile of the run is tested against the regions once, when met: placed, and its
+                    // bytes read, when it meets one.
+                    survey = try archive.survey(into: database)
                     let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
-                    survey = try archive.survey(into: database, totals: totals, shares: shares)
-                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), ids: survey.cuts[0]..<survey.cuts[1])
+                    overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: survey.zooms?.upperBound, layout: layout)
+                    let placer = try ImportPlacement.Placer(layout: layout, overview: overview, scratch: scratch)
+                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), totals: survey, shares: shares, place: placer.place)
+                    placement = try placer.finish(tiles: survey.tiles)
                 } else {
                     survey = try archive.fill(database, wanted: nil)
                 }
@@ -133,9 +141,8 @@ public struct TileImporter: Sendable {
             let places = try options.places.map { path throws(ImportError) in
                 try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1)
             }
-            let scratch = area.path + "/.placement.sqlite"
-            let overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout)
-            let pass = try ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, bounds: bounds, scratch: scratch)
+            if placement == nil { overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout) }
+            let pass = try placement ?? ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, bounds: bounds, scratch: scratch)
             fetched = archive?.fetched
             var bundles: [String: ImportShardRecord.Bundle] = [:]
             for destination in pass.destinations.indices {
