@@ -156,3 +156,41 @@ struct ImportLayout {
         }.sorted { rank[$0] < rank[$1] }
     }
 }
+
+/// The regions whose boxes meet a tile, found by column: tiles come in Hilbert order, so columns
+/// recur, and each column's candidates (`ImportLayout.candidates`) are found once (at most 2^16
+/// columns kept, then all forgotten).
+struct ImportTileCandidates {
+    let layout: ImportLayout
+    /// True: a column outside its zoom's `ImportLayout.columns` has none, known without looking.
+    let checksColumns: Bool
+    private var byColumn: [Int64: [Int]] = [:]
+    private var near: [Int: [ClosedRange<Int64>]] = [:]
+
+    init(layout: ImportLayout, checksColumns: Bool) {
+        self.layout = layout
+        self.checksColumns = checksColumns
+    }
+
+    /// The regions whose boxes meet the tile at `zoom`, `x`, XYZ row `y`, and the tile's box.
+    mutating func regions(zoom: Int, x: Int64, y: Int64) -> (regions: [Int], tile: MercatorShape.Box) {
+        let key = Int64(zoom) << 40 | x
+        let candidates: [Int]
+        if let known = byColumn[key] {
+            candidates = known
+        } else {
+            if byColumn.count >= 1 << 16 { byColumn.removeAll(keepingCapacity: true) }
+            var inColumns = true
+            if checksColumns {
+                if near[zoom] == nil { near[zoom] = layout.columns(zoom: zoom) }
+                inColumns = near[zoom]?.contains(where: { $0.contains(x) }) ?? false
+            }
+            candidates = inColumns ? layout.candidates(zoom: zoom, x: Int(x)) : []
+            byColumn[key] = candidates
+        }
+        let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
+        guard !candidates.isEmpty else { return ([], tile) }
+        let shapes = layout.shapes
+        return (candidates.filter { shapes[$0].box.minY <= tile.maxY && tile.minY <= shapes[$0].box.maxY }, tile)
+    }
+}

@@ -85,17 +85,15 @@ enum ImportPlacement {
         private(set) var pass = Pass()
         private var numbers: [[Int]: Int] = [:]
         private var pending: [[SQLValue]] = []
-        /// The candidates of each column met (zoom and column as one key), forgotten past 2^16: a
-        /// shard meets columns in Hilbert order, so they recur.
-        private var columns: [Int64: [Int]] = [:]
-        /// The columns near a region of each zoom met (`ImportLayout.columns`): `run` reads only those.
-        private var near: [Int: [ClosedRange<Int64>]] = [:]
+        /// The regions near each tile, by column (`run` reads only the columns near a region).
+        private var candidates: ImportTileCandidates
         private static let insert = "INSERT INTO placed (dest, z, x, y) VALUES (?, ?, ?, ?)"
 
         /// Creates the scratch table at `scratch`, in an open transaction that `finish` commits.
         init(layout: ImportLayout, overview: ImportOverview?, scratch: String) throws {
             self.layout = layout
             self.overview = overview
+            candidates = ImportTileCandidates(layout: layout, checksColumns: true)
             database = try TileDatabases.create(scratch)
             try database.execute(
                 "CREATE TABLE placed (dest INTEGER NOT NULL, z INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL, PRIMARY KEY (dest, z, x, y)) WITHOUT ROWID"
@@ -107,19 +105,7 @@ enum ImportPlacement {
         /// polygons meet it, and in the overviews that hold it. `.bytes` when it is placed, `.skip` when
         /// it is not (no region near it, or it meets none).
         func place(zoom: Int, x: Int64, y: Int64) throws(SQLiteError) -> ImportPMTiles.Want {
-            let key = Int64(zoom) << 40 | x
-            let candidates: [Int]
-            if let known = columns[key] {
-                candidates = known
-            } else {
-                if columns.count >= 1 << 16 { columns.removeAll(keepingCapacity: true) }
-                if near[zoom] == nil { near[zoom] = layout.columns(zoom: zoom) }
-                candidates = near[zoom]!.contains(where: { $0.contains(x) }) ? layout.candidates(zoom: zoom, x: Int(x)) : []
-                columns[key] = candidates
-            }
-            guard !candidates.isEmpty else { return .skip }
-            let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
-            let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
+            let (near, tile) = candidates.regions(zoom: zoom, x: x, y: y)
             guard !near.isEmpty else { return .skip }
             pass.examined += 1
             let hits = near.filter { layout.shapes[$0].intersects(tile) }

@@ -88,20 +88,9 @@ enum ImportShardPlan {
     /// asks it for the squares of tiles a leaf or a run holds (`mayWant`), anything but `.skip`
     /// meaning some tile of it may be taken; each tile of the run itself is asked of the placer.
     static func reads(layout: ImportLayout) -> (Int, Int64, Int64) -> ImportPMTiles.Want {
-        // Tiles come in Hilbert order, so columns recur: each column's candidates are found once.
-        var columns: [Int64: [Int]] = [:]
+        var candidates = ImportTileCandidates(layout: layout, checksColumns: false)
         return { zoom, x, y in
-            let key = Int64(zoom) << 40 | x
-            let candidates: [Int]
-            if let known = columns[key] {
-                candidates = known
-            } else {
-                if columns.count >= 1 << 16 { columns.removeAll(keepingCapacity: true) }
-                candidates = layout.candidates(zoom: zoom, x: Int(x))
-                columns[key] = candidates
-            }
-            let tile = MercatorShape.Box.tile(zoom: zoom, x: Int(x), y: Int(y))
-            let near = candidates.filter { layout.shapes[$0].box.minY <= tile.maxY && tile.minY <= layout.shapes[$0].box.maxY }
+            let (near, tile) = candidates.regions(zoom: zoom, x: x, y: y)
             guard !near.isEmpty else { return .skip }
             return near.contains(where: { layout.shapes[$0].intersects(tile) }) ? .bytes : .address
         }
