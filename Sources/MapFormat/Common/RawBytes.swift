@@ -65,3 +65,25 @@ extension RawSpan {
     @inlinable
     package subscript(byteAt offset: Int) -> UInt8 { unsafe unsafeLoad(fromByteOffset: offset, as: UInt8.self) }
 }
+
+extension RawBytes {
+    /// Eight bytes in one little-endian word (`RawBytes.word`), tested at once: each test looks at
+    /// every byte, without a branch per byte.
+    package enum Word {
+        package static let ones: UInt64 = 0x0101_0101_0101_0101
+        package static let highs: UInt64 = 0x8080_8080_8080_8080
+
+        /// The top bit of each byte of `word` that equals `byte`, and only those (no borrow between bytes).
+        @inlinable @inline(__always)
+        package static func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+            let value = word ^ (UInt64(byte) &* ones)
+            return ~(((value & ~highs) &+ ~highs) | value) & highs
+        }
+
+        /// True when some byte of `word` is below `bound` (at most 0x80); which one is not told.
+        @inlinable @inline(__always)
+        package static func hasBelow(_ word: UInt64, _ bound: UInt8) -> Bool {
+            (word &- UInt64(bound) &* ones) & ~word & highs != 0
+        }
+    }
+}

@@ -107,16 +107,6 @@ public struct StorePath: Sendable, Hashable, Comparable, Codable, CustomStringCo
 /// thousand: true only when every rule holds. On false (a short path, a broken rule) the byte-by-byte
 /// check says which rule fails.
 private enum WordCheck {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
-
-    /// The top bit of each byte of `word` that equals `byte`, and only those (no borrow between bytes).
-    @inline(__always)
-    private static func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-        let value = word ^ (UInt64(byte) &* ones)
-        return ~(((value & ~highs) &+ ~highs) | value) & highs
-    }
-
     /// True when `bytes` (at least eight) hold no NUL or backslash and, seen as `/` + bytes + `/`, no
     /// `//`, `/./` or `/../`: no empty, `.` or `..` component, not absolute.
     static func accepts(_ bytes: Span<UInt8>) -> Bool {
@@ -135,9 +125,9 @@ private enum WordCheck {
         var offset = 0
         while true {
             let word = RawBytes.word(bytes, at: offset)
-            let slashes = equal(word, slash)
-            let dots = equal(word, dot)
-            if equal(word, 0) | equal(word, UInt8(ascii: "\\")) != 0 { return false }
+            let slashes = RawBytes.Word.equal(word, slash)
+            let dots = RawBytes.Word.equal(word, dot)
+            if RawBytes.Word.equal(word, 0) | RawBytes.Word.equal(word, UInt8(ascii: "\\")) != 0 { return false }
             if slashes & (slashes >> 8) != 0 { return false }
             if slashes & (dots >> 8) & (slashes >> 16) != 0 { return false }
             if slashes & (dots >> 8) & (dots >> 16) & (slashes >> 24) != 0 { return false }

@@ -362,14 +362,11 @@ import Foundation
     }
 
     /// False when none of the eight bytes in `word` is a quote, a backslash, a control character or
-    /// above ASCII (each test finds whether some byte is zero or below a bound, never which one).
+    /// above ASCII.
     @inline(__always)
     static func mayEndPlainString(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-        let control = (word &- 0x20 &* ones) & ~word & highs != 0
-        return word & highs != 0 || control || hasZero(word ^ (0x22 &* ones)) || hasZero(word ^ (0x5C &* ones))
+        word & RawBytes.Word.highs != 0 || RawBytes.Word.hasBelow(word, 0x20)
+            || RawBytes.Word.equal(word, UInt8(ascii: "\"")) | RawBytes.Word.equal(word, UInt8(ascii: "\\")) != 0
     }
 
     /// A non-negative integer of at most 18 digits without a leading zero, consuming it; nil for
