@@ -125,7 +125,7 @@ final class StoreCore {
         guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
             return nil
         }
-        let key = [UInt8](ImageManifest.Field.idFieldStart)
+        let key = ImageManifest.Field.idFieldStart
         var window: Int64 = 64 << 10
         var searched = 0
         while true {
@@ -142,18 +142,14 @@ final class StoreCore {
         }
     }
 
-    /// Where the last `key` that ends by `end` starts in `data` (from its `startIndex`); the key's first
-    /// byte is looked for backwards, byte by byte, and the rest compared where it is.
-    static func lastStart(of key: [UInt8], in data: Data, before end: Int) -> Data.Index? {
+    /// Where the last `key` that ends by `end` starts in `data` (from its `startIndex`): the key's first
+    /// byte looked for backwards, byte by byte, and the rest compared where it is.
+    static func lastStart(of key: Data, in data: Data, before end: Int) -> Data.Index? {
+        guard let first = key.first, end >= key.count, end <= data.count else { return nil }
         let bytes = data.bytes
-        guard let first = key.first, end >= key.count, end <= bytes.byteCount else { return nil }
         var position = end - key.count
         while position >= 0 {
-            if bytes[byteAt: position] == first {
-                var matched = 1
-                while matched < key.count, bytes[byteAt: position + matched] == key[matched] { matched += 1 }
-                if matched == key.count { return data.startIndex + position }
-            }
+            if bytes[byteAt: position] == first, RawBytes.matches(key.bytes, in: bytes, at: position) { return data.startIndex + position }
             position -= 1
         }
         return nil
