@@ -28,10 +28,7 @@ struct StreamedManifest {
     private var idDigest = ManifestIDDigest()
     /// False when another thread computes the id (`ManifestIDDigest.concurrent`), handed to `finish`.
     private let hashesID: Bool
-    private var order = EntryOrder()
-    /// False when the entries' paths are not checked (as store paths, for order, for duplicates): their
-    /// sizes are (`ImageVerifier.readManifestStreaming(at:checkingPaths:)`).
-    private let checksPaths: Bool
+    private var order: EntryOrder
     /// Entries read so far: the id's digest and the pages handed back advance every `catchUp` entries,
     /// as the stream's position is asked for once per so many (each ask copies the stream).
     private var entries = 0
@@ -52,7 +49,7 @@ struct StreamedManifest {
         self.mapping = mapping
         self.file = file
         hashesID = hashingID
-        checksPaths = checkingPaths
+        order = EntryOrder(checkingPaths: checkingPaths)
         do { stream = try unsafe ManifestStream(mapping.bytes, file: file) } catch { throw .json(error) }
     }
 
@@ -64,10 +61,9 @@ struct StreamedManifest {
         var stop: Stop?
         var sized: (size: Int64, bundle: BundleDigest)?
         let more: Bool
-        let checksPaths = checksPaths
         do {
             more = try stream.nextFile { entry in
-                stop = checksPaths ? order.admit(entry) : entry.size < 0 ? .refusedEntry : nil
+                stop = order.admit(entry)
                 guard stop == nil else { return }
                 sized = (entry.size, entry.bundle)
                 body(entry)
@@ -111,14 +107,21 @@ struct StreamedManifest {
         running = (bundle, bytes)
     }
 
-    /// The rules `readManifest` applies to each entry, and the order the stream adds.
+    /// The rules `readManifest` applies to each entry, and the order the stream adds. Without
+    /// `checksPaths` only the size is checked: not the path as a store path, nor order or duplicates
+    /// (`ImageVerifier.readManifestStreaming(at:checkingPaths:)`).
     private struct EntryOrder {
+        var checksPaths = true
         private var previous: [UInt8] = []
         private var index = 0
 
+        init(checkingPaths: Bool = true) { checksPaths = checkingPaths }
+
         /// Why `entry` stops the stream, if it does.
         mutating func admit(_ entry: ManifestStream.FileEntry) -> Stop? {
-            if unsafe entry.size < 0 || StorePath.problem(in: entry.path.assumingMemoryBound(to: UInt8.self).span) != nil { return .refusedEntry }
+            if entry.size < 0 { return .refusedEntry }
+            guard checksPaths else { return nil }
+            if unsafe StorePath.problem(in: entry.path.assumingMemoryBound(to: UInt8.self).span) != nil { return .refusedEntry }
             let order = unsafe index == 0 ? -1 : StoreTreeCheck.compare(previous.span.bytes, entry.path.bytes)
             if order == 0 { return .duplicate }
             if order > 0 {
