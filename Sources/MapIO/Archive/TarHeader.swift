@@ -10,15 +10,12 @@ enum TarHeader {
         // and the count of bytes over 0x7f, each of which a signed sum counts 256 lower.
         var unsigned = 8 * Int64(UInt8(ascii: " "))
         var high: Int64 = 0
-        for index in 0..<148 {
-            let byte = unsafe header[index]
-            unsigned += Int64(byte)
-            high += Int64(byte >> 7)
-        }
-        for index in 156..<512 {
-            let byte = unsafe header[index]
-            unsigned += Int64(byte)
-            high += Int64(byte >> 7)
+        for range in [0..<148, 156..<512] {
+            for index in range {
+                let byte = unsafe header[index]
+                unsigned += Int64(byte)
+                high += Int64(byte >> 7)
+            }
         }
         return stored == unsigned || stored == unsigned - 256 * high
     }
