@@ -171,13 +171,14 @@ public final class MapStore: Sendable {
         // Open itself is a reader: it fixes leftovers only when no other process is writing.
         let holder = StorageLock.Holder()
         var lease = try StorageLock.tryHold(root: core.layout.root, for: holder)
-        let otherProcessWriting = lease == nil
+        var otherProcessWriting = lease == nil
         defer { lease?.release() }
         var status = core.diagnose(fixing: lease != nil)
         var installed = false
         if status == .empty, preinstalled != nil {
             if lease == nil {
                 lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
+                otherProcessWriting = false
                 core.state = nil
                 status = core.diagnose()
             }
@@ -195,6 +196,16 @@ public final class MapStore: Sendable {
         }
         // A new base (the next system image at the same place): taken over before anything reads the store. At the
         // base, its kept manifest is the new base's, which the state does not record: that alone reads as `corrupted`.
+        // While another process or instance writes, the open waits for it, as a first start does: the store
+        // cannot be read against a base whose files are gone.
+        if core.inPlace, status == .ok || status == .corrupted, !installed, lease == nil, let preinstalled,
+            core.baseChanged(preinstalled, remembering: false)
+        {
+            lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
+            otherProcessWriting = false
+            core.state = nil
+            status = core.diagnose()
+        }
         if core.inPlace, status == .ok || status == .corrupted, !installed, lease != nil, let preinstalled, core.baseChanged(preinstalled) {
             status = try core.reconcileBase(preinstalled)
             installed = status == .ok

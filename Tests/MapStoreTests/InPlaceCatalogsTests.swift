@@ -2,6 +2,7 @@ import Foundation
 import MapFormat
 import MapIO
 import MapStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -108,6 +109,44 @@ import Testing
         let again = try await InPlaceStoreTests.open(device, base: base)
         #expect(again.initialStatus == .ok && again.mapVersion == UpdateFixture.newVersion)
         #expect(try again.catalogs().map(\.installedRegions).last == ["japan/tokyo"])
+    }
+
+    /// A new base is taken over also when another process holds the storage at that start: the open
+    /// waits for it (the library's hook hears the wait), as a first start does, instead of reading the
+    /// store against a base whose files are gone. The other process is `flock(1)` on the storage's
+    /// lock file, holding it until its standard input closes, which the hook does.
+    @Test func aNewBaseWaitsForAnotherWriterAndIsTakenOver() async throws {
+        let scene = try await Scene()
+        defer { scene.server.stop() }
+        let (world, newBase, device, base) = (scene.world, scene.newBase, scene.device, scene.base)
+        _ = try await InPlaceStoreTests.open(device, base: base, catalog: world.catalogURL(UpdateFixture.oldVersion))
+        try Self.placeBase(newBase.image, at: base)
+
+        let other = ChildProcess("/usr/bin/flock", [device.storage + "/.lock", "-c", "echo held; cat > /dev/null"], timeout: 600)
+        let (input, output) = (Pipe(), Pipe())
+        other.process.standardInput = input
+        other.process.standardOutput = output
+        try other.start()
+        defer { other.stop() }
+        let said = try await offPool { output.fileHandleForReading.availableData }
+        try #require(String(decoding: said, as: UTF8.self).hasPrefix("h"), "flock did not take the lock")
+
+        let waited = Mutex(false)
+        let storage = folderPath(device.storage)
+        MapStore.waitingForOtherProcess.withLock { hooks in
+            hooks["new-base " + storage] = { folder in
+                guard folderPath(folder) == storage else { return }
+                waited.withLock { $0 = true }
+                try? input.fileHandleForWriting.close()
+            }
+        }
+        defer { MapStore.waitingForOtherProcess.withLock { $0["new-base " + storage] = nil } }
+        let store = try await InPlaceStoreTests.open(device, base: base)
+        #expect(waited.withLock { $0 }, "the open did not wait for the process holding the storage")
+        #expect(store.initialStatus == .ok)
+        #expect(store.mapVersion == UpdateFixture.newVersion)
+        #expect(try await store.verify(full: true).isEmpty)
+        try other.wait()
     }
 
     @Test func commandLineListsAddedCatalogsAfterANewBase() async throws {

@@ -271,7 +271,9 @@ extension StoreCore {
 extension StoreCore {
     /// True when `image` is not the base the state records: another folder, or another manifest there
     /// (the manifest file's identity first, then the id in its bytes). False for a store that copied its image.
-    func baseChanged(_ image: PreinstalledImage) -> Bool {
+    /// A same base's manifest identity is remembered for the next open unless `remembering` is false (an open
+    /// without the storage's lock writes nothing).
+    func baseChanged(_ image: PreinstalledImage, remembering: Bool = true) -> Bool {
         guard let state, let recorded = (try? state.meta(.baseImage)) ?? nil else { return false }
         if recorded != image.path { return true }
         let path = image.path + "/" + ImageManifest.fileName
@@ -282,7 +284,7 @@ extension StoreCore {
         guard let id = Self.manifestIDFromEnd(path) else { return true }
         guard id == (try? state.meta(.baseImageID)) else { return true }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
-        if let fingerprint {
+        if remembering, let fingerprint {
             do { try state.setMeta(.baseManifest, fingerprint) } catch {}
         }
         return false
