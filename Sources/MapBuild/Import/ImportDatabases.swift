@@ -19,10 +19,41 @@ enum ImportDatabases {
         return [west, south, east, north].map { String(format: "%.6f", $0) }.joined(separator: ",")
     }
 
+    /// Writes the `tiles.db` of every destination of `pass` and of every region's overview it found,
+    /// each in its bundle folder under `folder`'s `bundles/`, `width` at once (`BlockingWork.mapWaiting`:
+    /// the first failing bundle in this order gives the error). Returns the bundles by name.
+    static func writeTileBundles(
+        of pass: ImportPlacement.Pass, layout: ImportLayout, scratch: String, tileset: ImportTileset.Copying, folder: String, width: Int
+    ) throws -> [String: ImportShardRecord.Bundle] {
+        let regions = layout.regions
+        typealias Job = (bundle: ImportLayout.Bundle, destination: Int, name: String, bbox: [Double], center: [Double], regions: [RegionID])
+        var jobs: [Job] = pass.destinations.enumerated().map { destination, members in
+            let name =
+                members.count == 1 ? regions[members[0]].id.rawValue : "shared: " + members.map { regions[$0].id.rawValue }.joined(separator: ", ")
+            return (
+                layout.tileBundle(for: members), destination, name, layout.bbox(of: members), regions[members[0]].center,
+                members.map { regions[$0].id }
+            )
+        }
+        jobs += pass.overviews.sorted().map { region in
+            let overview = regions[region]
+            return (
+                ImportOverview.bundle(for: overview), ImportOverview.destination(of: region), overview.id.rawValue + " overview", overview.bbox,
+                overview.center, [overview.id]
+            )
+        }
+        _ = try BlockingWork.mapWaiting(jobs, width: width) { job in
+            try writeTiles(
+                to: folder + "/bundles/" + job.bundle.name + "/" + job.bundle.file, destination: job.destination, scratch: scratch, tileset: tileset,
+                name: job.name, bbox: job.bbox, center: job.center)
+        }
+        return Dictionary(jobs.map { ($0.bundle.name, ImportShardRecord.Bundle(kind: $0.bundle.kind, regions: $0.regions)) }) { _, last in last }
+    }
+
     /// Writes the `tiles.db` of scratch destination `destination`: its tiles copied from the
     /// tileset in the order zoom, column, row, then the metadata.
     static func writeTiles(
-        to path: String, destination: Int, scratch: String, tileset: ImportTileset, name: String, bbox: [Double], center: [Double]
+        to path: String, destination: Int, scratch: String, tileset: ImportTileset.Copying, name: String, bbox: [Double], center: [Double]
     ) throws {
         var metadata = tileset.metadata.filter { !ownMetadata.contains($0.key) }
         metadata["name"] = name

@@ -4,7 +4,7 @@ import MapIO
 
 /// Where an import puts things: the regions' shapes and ancestry, which shard writes which region's
 /// places, and each bundle's name, kind and file.
-struct ImportLayout {
+struct ImportLayout: Sendable {
     let regions: [ImportRegion]
     let shapes: [MercatorShape]
     /// Each region's ancestors (positions).
@@ -18,7 +18,7 @@ struct ImportLayout {
     var searchShard: [Int]
 
     /// A bundle folder and the file it holds.
-    struct Bundle {
+    struct Bundle: Sendable {
         let name: String
         let kind: String
         let file: String

@@ -124,3 +124,63 @@ final class ImportPlaces {
         }
     }
 }
+
+/// The places' half of an import, run on a second thread beside the tiles' half (placing the tiles
+/// and writing their bundles): the places read from `--places`, then the `search.db` of each region
+/// this shard writes. The two halves share only the regions' shapes, read-only (`ShapeStore` keeps
+/// its cache behind a lock), and each has its own scratch database, so on two cores an import takes
+/// about the longer half instead of both. A failure is the one the halves would have met one after the
+/// other (places read, tiles placed and written, search written): the same inputs give the same error.
+struct ImportSearchWork {
+    /// What the half wrote: its bundles (by name) and the places it put in them.
+    struct Written: Sendable {
+        var bundles: [String: ImportShardRecord.Bundle] = [:]
+        var places = 0
+    }
+
+    /// A failure of the half, with whether it came before the tiles' half would have begun.
+    private struct Failure: Error {
+        let beforeTiles: Bool
+        let error: any Error
+    }
+
+    private let pending: PendingResult<Written>
+
+    /// Starts the half: the places of `file` for `shard` (0-based) of `layout`, their bundles written under `folder`.
+    static func start(file: String, layout: ImportLayout, shard: Int, folder: String) -> ImportSearchWork {
+        ImportSearchWork(
+            pending: BlockingPool.start {
+                let places: ImportPlaces
+                do { places = try ImportPlaces.read(file: file, layout: layout, shard: shard) } catch {
+                    throw Failure(beforeTiles: true, error: error)
+                }
+                do {
+                    var written = Written()
+                    for region in layout.regions.indices where layout.searchShard[region] == shard {
+                        let rows = try places.places(of: region)
+                        let bundle = layout.searchBundle(for: region)
+                        try ImportDatabases.writeSearch(
+                            to: folder + "/bundles/" + bundle.name + "/" + bundle.file, region: layout.regions[region], places: rows)
+                        written.bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [layout.regions[region].id])
+                        written.places += rows.count
+                    }
+                    return written
+                } catch {
+                    throw Failure(beforeTiles: false, error: error)
+                }
+            })
+    }
+
+    /// Waits for the half (always: it writes in the output's staging folder) and returns what it wrote
+    /// with the tiles' half's value, or throws the first failure in the one-thread order.
+    func finish<T>(beside tiles: Result<T, any Error>) throws -> (tiles: T, search: Written) {
+        let search = Result { try pending.value() }
+        if case .failure(let failure as Failure) = search, failure.beforeTiles { throw failure.error }
+        let value = try tiles.get()
+        switch search {
+        case .success(let written): return (value, written)
+        case .failure(let failure as Failure): throw failure.error
+        case .failure(let error): throw error
+        }
+    }
+}

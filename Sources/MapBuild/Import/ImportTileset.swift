@@ -126,6 +126,24 @@ struct ImportTileset {
         try Self.limited(database, workLimit: workLimit, name: name, body)
     }
 
+    /// What a writer needs to copy tiles out of the tileset on a connection of its own, on any thread.
+    struct Copying: Sendable {
+        let path: String
+        let name: String
+        let metadata: [String: String]
+        let layout: TilesLayout
+
+        fileprivate let workLimit: Int64
+
+        /// `ImportTileset.limited` on the writer's connection.
+        func limited<T>(_ database: SQLiteDatabase, _ body: () throws -> T) throws -> T {
+            try ImportTileset.limited(database, workLimit: workLimit, name: name, body)
+        }
+    }
+
+    /// The tileset for writers on other threads.
+    var copying: Copying { Copying(path: path, name: name, metadata: metadata, layout: layout, workLimit: workLimit) }
+
     /// The highest zoom of the tiles, nil when there are none or it is no zoom (the first pass refuses
     /// such a row, naming it). `max()` alone, so SQLite answers from the index's end, not a scan.
     func maxZoom() throws -> Int? {

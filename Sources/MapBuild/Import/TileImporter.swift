@@ -137,44 +137,30 @@ public struct TileImporter: Sendable {
                 }
             }
             let inputs = try fingerprint(tileset: tileset)
-            // Each place goes to its regions as it is read; only this shard's are kept, on disk.
-            let places = try options.places.map { path throws(ImportError) in
-                try ImportPlaces.read(file: path, layout: layout, shard: shard.index - 1)
+            // Each place goes to its regions as it is read; only this shard's are kept, on disk. The
+            // places' half of the work runs beside the tiles' (`ImportSearchWork`).
+            let search = options.places.map { ImportSearchWork.start(file: $0, layout: layout, shard: shard.index - 1, folder: area.path) }
+            let tiles = Swift.Result { () throws -> (ImportPlacement.Pass, [String: ImportShardRecord.Bundle]) in
+                if placement == nil { overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout) }
+                fetched = archive?.fetched
+                let pass =
+                    try placement ?? ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, bounds: bounds, scratch: scratch)
+                let bundles = try ImportDatabases.writeTileBundles(
+                    of: pass, layout: layout, scratch: scratch, tileset: tileset.copying, folder: area.path, width: Self.writers)
+                try FileSystem.removeFile(scratch)
+                if archive != nil { try FileSystem.removeFile(converted) }
+                return (pass, bundles)
             }
-            if placement == nil { overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout) }
-            let pass = try placement ?? ImportPlacement.run(tileset: tileset, layout: layout, overview: overview, bounds: bounds, scratch: scratch)
-            fetched = archive?.fetched
-            var bundles: [String: ImportShardRecord.Bundle] = [:]
-            for destination in pass.destinations.indices {
-                let members = pass.destinations[destination]
-                let bundle = layout.tileBundle(for: members)
-                try ImportDatabases.writeTiles(
-                    to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, destination: destination, scratch: scratch, tileset: tileset,
-                    name: members.count == 1
-                        ? regions[members[0]].id.rawValue : "shared: " + members.map { regions[$0].id.rawValue }.joined(separator: ", "),
-                    bbox: layout.bbox(of: members), center: regions[members[0]].center)
-                bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: members.map { regions[$0].id })
-            }
-            for region in pass.overviews.sorted() {
-                let bundle = ImportOverview.bundle(for: regions[region])
-                try ImportDatabases.writeTiles(
-                    to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, destination: ImportOverview.destination(of: region),
-                    scratch: scratch, tileset: tileset, name: regions[region].id.rawValue + " overview", bbox: regions[region].bbox,
-                    center: regions[region].center)
-                bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [regions[region].id])
-            }
-            try FileSystem.removeFile(scratch)
-            if archive != nil { try FileSystem.removeFile(converted) }
+            let pass: ImportPlacement.Pass
+            var bundles: [String: ImportShardRecord.Bundle]
             var placed = 0
-            if let places {
-                for region in regions.indices where layout.searchShard[region] == shard.index - 1 {
-                    let rows = try places.places(of: region)
-                    let bundle = layout.searchBundle(for: region)
-                    try ImportDatabases.writeSearch(
-                        to: area.path + "/bundles/" + bundle.name + "/" + bundle.file, region: regions[region], places: rows)
-                    bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [regions[region].id])
-                    placed += rows.count
-                }
+            if let search {
+                let (done, written) = try search.finish(beside: tiles)
+                (pass, bundles) = done
+                bundles.merge(written.bundles) { _, search in search }
+                placed = written.places
+            } else {
+                (pass, bundles) = try tiles.get()
             }
             let record = ImportShardRecord(
                 format: ImportShardRecord.formatTag.description, shard: shard.index, shards: shard.count, inputs: inputs, catalog: options.catalog,
@@ -202,6 +188,10 @@ public struct TileImporter: Sendable {
             throw error
         }
     }
+
+    /// `tiles.db` files written at once: each is its own file and connection, and on two cores the
+    /// second writer runs while the first waits for a folder or a file to be made.
+    static let writers = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
 
     /// `mappack import --merge SHARD... --out DIR`.
     public static func merge(shards: [String], output: String) throws -> Result { try ImportOutput.merge(shards: shards, output: output) }

@@ -1,5 +1,6 @@
 import Foundation
 import MapIO
+import Synchronization
 
 /// Blocking work (file I/O, libarchive, zstd) over many items on `BlockingPool` threads, with at
 /// most `width` items in flight.
@@ -32,5 +33,36 @@ package enum BlockingWork {
             }
             return results.map { $0! }
         }
+    }
+
+    /// `map` for synchronous code: `items` through `body` on `width` threads (this one and `BlockingPool`
+    /// ones), the results in input order. Items are taken in order and none is started once one has
+    /// failed; of the items that failed, the first by position gives the error, so the same items give
+    /// the same error whichever thread met it first.
+    package static func mapWaiting<Item: Sendable, T: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> T) throws
+        -> [T]
+    {
+        let next = Atomic<Int>(0)
+        let failed = Atomic<Bool>(false)
+        let results = Mutex([Result<T, any Error>?](repeating: nil, count: items.count))
+        @Sendable func work() {
+            while !failed.load(ordering: .acquiring) {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < items.count else { return }
+                let result = Result { try body(items[index]) }
+                if case .failure = result { failed.store(true, ordering: .releasing) }
+                results.withLock { $0[index] = result }
+            }
+        }
+        let helpers = (1..<max(1, min(width, items.count))).map { _ in BlockingPool.start { work() } }
+        work()
+        for helper in helpers { try helper.value() }
+        // Every item before the first failure ran; none after it is needed.
+        var values: [T] = []
+        for result in results.withLock({ $0 }) {
+            guard let result else { break }
+            values.append(try result.get())
+        }
+        return values
     }
 }
