@@ -85,4 +85,23 @@ static inline int mp_start_writeback(int fd) {
 static inline int mp_clone_file(int dest, int src) {
     return ioctl(dest, FICLONE, src);
 }
+
+// The inode flags ioctls and the "top of a directory hierarchy" flag as <linux/fs.h> defines them.
+#ifndef FS_IOC_GETFLAGS
+#define FS_IOC_GETFLAGS _IOR('f', 1, long)
+#define FS_IOC_SETFLAGS _IOW('f', 2, long)
+#endif
+#define MP_FS_TOPDIR_FL 0x00020000
+
+// Sets FS_TOPDIR_FL on the folder open at fd (the kernel reads and writes the flags as an int):
+// ext4 then places each new subfolder the way it places top-level folders (Orlov: a group of its
+// own choosing), not near the folder. 0 on success, -1 with errno (ENOTTY, EOPNOTSUPP where the
+// filesystem has no such flag).
+static inline int mp_mark_top_folder(int fd) {
+    int flags = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) return -1;
+    if (flags & MP_FS_TOPDIR_FL) return 0;
+    flags |= MP_FS_TOPDIR_FL;
+    return ioctl(fd, FS_IOC_SETFLAGS, &flags);
+}
 #endif

@@ -23,6 +23,7 @@ enum ImportOutput {
         try FileSystem.makeDirectories(parent)
         try StagingArea.sweepStale(in: parent, for: name)
         let area = try StagingArea(for: name, kind: .publish, in: parent).makeFolder("bundles")
+        FileSystem.spreadSubfolders(area.path + "/bundles")
         return (area, name, parent)
     }
 

@@ -171,6 +171,11 @@ struct ImportSearchWork {
             })
     }
 
+    /// Waits for the half and drops what it did: the import failed before the places were read, the
+    /// one-thread order's first failure. (It writes in the output's staging folder, which the failed
+    /// import discards once this returns.)
+    func abandon() { _ = try? pending.value() }
+
     /// Waits for the half (always: it writes in the output's staging folder) and returns what it wrote
     /// with the tiles' half's value, or throws the first failure in the one-thread order.
     func finish<T>(beside tiles: Result<T, any Error>) throws -> (tiles: T, search: Written) {

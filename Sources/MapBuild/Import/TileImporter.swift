@@ -104,42 +104,49 @@ public struct TileImporter: Sendable {
             // A PMTiles shard places its tiles as its fill meets them.
             var placement: ImportPlacement.Pass?
             var overview: ImportOverview?
-            if let archive {
-                // The archive's walk checks every entry, so the rows need no check of their own.
-                let database = try archive.create(converted)
-                var survey: ImportPMTiles.Survey
-                if let count = options.shard?.count {
-                    // A first walk counts the tiles and their bytes; a second, over this shard's leaves
-                    // only, finds where its share of them begins and the next begins (the same ids in
-                    // every shard) and reads the run's tiles that meet a region.
-                    // Each tile of the run is tested against the regions once, when met: placed, and its
-                    // bytes read, when it meets one.
-                    survey = try archive.survey(into: database)
-                    let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
-                    overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: survey.zooms?.upperBound, layout: layout)
-                    let placer = try ImportPlacement.Placer(layout: layout, overview: overview, scratch: scratch)
-                    try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), totals: survey, shares: shares, place: placer.place)
-                    placement = try placer.finish(tiles: survey.tiles)
-                } else {
-                    survey = try archive.fill(database, wanted: nil)
-                }
-                try archive.finish(database)
-                tileset = try ImportTileset(converted: converted, name: options.tiles, survey: survey)
-            } else {
-                tileset = mbtiles!
-                if let count = options.shard?.count {
-                    // The shard's run of the index order: its rows checked, then its first and last.
-                    let run = ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tileset.count)
-                    try ImportPlacement.check(tileset, positions: run)
-                    bounds = try ImportShardPlan.bounds(of: run, in: tileset)
-                } else {
-                    try ImportPlacement.check(tileset)
-                }
-            }
-            let inputs = try fingerprint(tileset: tileset)
             // Each place goes to its regions as it is read; only this shard's are kept, on disk. The
-            // places' half of the work runs beside the tiles' (`ImportSearchWork`).
+            // places' half of the work runs beside the tiles' from here (`ImportSearchWork`).
             let search = options.places.map { ImportSearchWork.start(file: $0, layout: layout, shard: shard.index - 1, folder: area.path) }
+            let inputs: String
+            do {
+                if let archive {
+                    // The archive's walk checks every entry, so the rows need no check of their own.
+                    let database = try archive.create(converted)
+                    var survey: ImportPMTiles.Survey
+                    if let count = options.shard?.count {
+                        // A first walk counts the tiles and their bytes; a second, over this shard's leaves
+                        // only, finds where its share of them begins and the next begins (the same ids in
+                        // every shard) and reads the run's tiles that meet a region.
+                        // Each tile of the run is tested against the regions once, when met: placed, and its
+                        // bytes read, when it meets one.
+                        survey = try archive.survey(into: database)
+                        let shares = [shard.index - 1, shard.index].map { Double($0) / Double(count) }
+                        overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: survey.zooms?.upperBound, layout: layout)
+                        let placer = try ImportPlacement.Placer(layout: layout, overview: overview, scratch: scratch)
+                        try archive.fill(database, wanted: ImportShardPlan.reads(layout: layout), totals: survey, shares: shares, place: placer.place)
+                        placement = try placer.finish(tiles: survey.tiles)
+                    } else {
+                        survey = try archive.fill(database, wanted: nil)
+                    }
+                    try archive.finish(database)
+                    tileset = try ImportTileset(converted: converted, name: options.tiles, survey: survey)
+                } else {
+                    tileset = mbtiles!
+                    if let count = options.shard?.count {
+                        // The shard's run of the index order: its rows checked, then its first and last.
+                        let run = ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tileset.count)
+                        try ImportPlacement.check(tileset, positions: run)
+                        bounds = try ImportShardPlan.bounds(of: run, in: tileset)
+                    } else {
+                        try ImportPlacement.check(tileset)
+                    }
+                }
+                inputs = try fingerprint(tileset: tileset)
+            } catch {
+                // What failed here came before the places were read: its error is the one reported.
+                search?.abandon()
+                throw error
+            }
             let tiles = Swift.Result { () throws -> (ImportPlacement.Pass, [String: ImportShardRecord.Bundle]) in
                 if placement == nil { overview = try ImportOverview(zooms: options.overview, tilesetMaxZoom: try tileset.maxZoom(), layout: layout) }
                 fetched = archive?.fetched
