@@ -46,7 +46,7 @@ extension MapStore {
             let id = CatalogID(tree.catalog.catalog)
             try write { core throws in
                 if try core.storeCatalogs().contains(where: { $0.id == id }) {
-                    throw MapStoreError.catalogAlreadyAdded(catalog: id.rawValue, url: url.absoluteString)
+                    throw MapStoreError.catalogAlreadyAdded(catalog: id.rawValue, url: url)
                 }
                 // The regions of it a lost state database forgot are its again.
                 let adopted = try core.adoptableRegions(tree)
@@ -57,7 +57,7 @@ extension MapStore {
         }
         broadcaster.send(.availableRegionsChanged)
         let info = try catalogs().first { $0.id == id }
-        guard let info else { throw MapStoreError.unknownCatalog(catalog: id.rawValue, url: url.absoluteString, catalogs: []) }
+        guard let info else { throw MapStoreError.unknownCatalog(catalog: id.rawValue, url: url, catalogs: []) }
         return info
     }
 

@@ -93,7 +93,7 @@ extension MapStore {
         _ = try await readOffPool { core throws in
             let served = try core.catalogServed(tree, url: url, expected: catalog)
             guard served.id == catalog.id else {
-                throw MapStoreError.unknownCatalog(catalog: tree.catalog.catalog, url: url.absoluteString, catalogs: [catalog.id.rawValue])
+                throw MapStoreError.unknownCatalog(catalog: tree.catalog.catalog, url: url, catalogs: [catalog.id.rawValue])
             }
             try core.keep(tree, bytes: bytes, url: url, as: catalog)
         }

@@ -132,7 +132,7 @@ extension MapStore {
             let (info, kept) = try write { core throws -> (UpdateInfo, Bool) in
                 let served = try core.catalogServed(tree, url: url, expected: target)
                 if catalogID != nil, served.id != target.id {
-                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url.absoluteString, catalogs: [target.id.rawValue])
+                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url, catalogs: [target.id.rawValue])
                 }
                 let catalog = try core.storeCatalog(served.id)
                 let info = try core.planUpdate(tree: tree, catalog: catalog, catalogURL: url).info
@@ -282,7 +282,7 @@ extension MapStore {
             let (catalog, plan) = try await readOffPool { core throws -> (StoreCatalog, StoreCore.UpdatePlan) in
                 let served = try core.catalogServed(tree, url: url, expected: target)
                 if task.catalogID != nil, served.id != target.id {
-                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url.absoluteString, catalogs: [target.id.rawValue])
+                    throw MapStoreError.unknownCatalog(catalog: served.id.rawValue, url: url, catalogs: [target.id.rawValue])
                 }
                 return (served, try core.planUpdate(tree: tree, catalog: served, catalogURL: url))
             }
@@ -416,10 +416,10 @@ extension MapStore {
         case .local(let file):
             return .local(path: file.path, errno: file.code, regions: error.regions, bundle: error.bundle, reason: file.description)
         case .httpStatus(let code):
-            return .remote(url: error.url.absoluteString, httpStatus: code, regions: error.regions, bundle: error.bundle, reason: error.description)
+            return .remote(url: error.url, httpStatus: code, regions: error.regions, bundle: error.bundle, reason: error.description)
         default:
             return .remote(
-                url: error.url.absoluteString, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
+                url: error.url, httpStatus: error.httpStatus, regions: error.regions, bundle: error.bundle, reason: error.description)
         }
     }
 }

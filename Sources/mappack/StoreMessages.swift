@@ -100,13 +100,14 @@ enum StoreMessages {
             return "\(words(forOperation: operation)) cannot run now: \(reason)"
         case .unknownCatalog(let catalog, let url, let catalogs):
             let have = "this store's catalogs are \(catalogs.joined(separator: ", ")) (`mappack store catalogs`)"
-            guard let url else { return "the store has no catalog '\(catalog)'; \(have)" }
+            guard let url = url?.absoluteString else { return "the store has no catalog '\(catalog)'; \(have)" }
             return "the catalog at \(url) is '\(catalog)', which is not one of this store's catalogs; nothing was changed; "
                 + "\(have); add it: `mappack store catalogs add \(url)`"
         case .catalogInUse(let catalog, let regions) where !regions.isEmpty:
             return "catalog '\(catalog)' still has regions on the device (\(regions.map(\.rawValue).joined(separator: ", "))); "
                 + "delete them first (`mappack store delete \(regions.map(\.rawValue).joined(separator: " "))`), then remove the catalog"
-        case .catalogAlreadyAdded(let catalog, let url):
+        case .catalogAlreadyAdded(let catalog, let location):
+            let url = location.absoluteString
             return "the catalog at \(url) is '\(catalog)', which this store has already; to read it from there, "
                 + "pass `--catalog \(url)` to `mappack store download` or `mappack store update`"
         case .catalogRegionClash(let region, let catalogs):

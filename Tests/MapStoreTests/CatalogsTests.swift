@@ -285,7 +285,7 @@ import Testing
             Issue.record("a URL of another catalog was taken for the image's: \(String(describing: refused))")
             return
         }
-        #expect(catalog == "japan" && url == setup.japanOld.absoluteString && catalogs == ["demo-world"])
+        #expect(catalog == "japan" && url == setup.japanOld && catalogs == ["demo-world"])
         #expect(try store.availableRegions().map(\.id) == offered)
         #expect(store.catalogURL == setup.worldURL(UpdateFixture.oldVersion))
         await #expect(throws: MapStoreError.self) { try await store.download(regions: ["japan/tokyo"]).wait() }

@@ -21,7 +21,7 @@ import Testing
         #expect(MapStoreError.cancelled.code.rawValue == "cancelled")
         #expect(MapStoreError.outOfSpace(storage: "/s", path: "/s/x", errno: 28).code.rawValue == "out-of-space")
         #expect(MapStoreError.ownershipConflict(path: "p", owners: ["a", "b"]).code.rawValue == "ownership-conflict")
-        #expect(MapStoreError.remote(url: "u", httpStatus: 503, regions: [], bundle: nil, reason: "r").code == .remote)
+        #expect(MapStoreError.remote(url: URL(string: "https://u")!, httpStatus: 503, regions: [], bundle: nil, reason: "r").code == .remote)
         #expect(Self.advice(for: .meteredNetworkDisallowed(regions: ["europe/li"])) == "wait for Wi-Fi")
         #expect(Self.advice(for: .noCatalogURL) == "show no-catalog-url")
         let names = MapStoreError.Code.all.map(\.rawValue)

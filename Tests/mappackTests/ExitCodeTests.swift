@@ -14,9 +14,11 @@ import Testing
             (UsageError(message: "unknown option"), 2, "a command line"),
             (ImportError.unreadable(file: "a.geojson", reason: "no such file"), 2, "an import input"),
             (ImportError.failed(reason: "disk"), 1, "an import that failed"),
-            (CatalogSource.LoadError.unreadable(url: "https://h/catalog.json", reason: "503", served: true), 2, "a catalog outside a plan"),
-            (PlanError.catalog(.unreadable(url: "https://h/catalog.json", reason: "503", served: true)), 1, "a server's catalog in a plan"),
-            (PlanError.catalog(.unreadable(url: "/x/catalog.json", reason: "no such file", served: false)), 2, "a catalog file in a plan"),
+            (CatalogSource.LoadError.unreadable(url: URL(string: "https://h/catalog.json")!, reason: "503"), 2, "a catalog outside a plan"),
+            (PlanError.catalog(.unreadable(url: URL(string: "https://h/catalog.json")!, reason: "503")), 1, "a server's catalog in a plan"),
+            (PlanError.catalog(.unreadable(url: URL(fileURLWithPath: "/x/catalog.json"), reason: "no such file")), 2, "a catalog file in a plan"),
+            (PlanError.catalog(.ledger(path: "/c/catalog-trust/lineage-0.json", reason: "damaged")), 2, "a damaged trust ledger in a plan"),
+            (MapStoreError.catalogUnsigned(url: URL(fileURLWithPath: "/x/catalog.json")), 1, "a store's unsigned catalog file"),
             (PlanError.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml"), 1, "a plan beyond the capacity"),
             (BuildError.plan(.capacityExceeded(needed: 2, capacity: 1, file: "r.yaml")), 1, "a build's plan"),
             (BuildError.output("rename failed"), 1, "a build's output"),
@@ -32,20 +34,31 @@ import Testing
         ]
     }
 
-    @Test(arguments: 0..<15) func exitCodeComesFromTheCategory(index: Int) {
+    @Test(arguments: 0..<17) func exitCodeComesFromTheCategory(index: Int) {
         let (error, code, what) = Self.cases[index]
         #expect(Mappack.exitCode(for: error).rawValue == code, "\(what): \(error)")
     }
 
-    /// `invalidCatalog` carries its catalog as a `URL`, and names it as MapStore always has: the
-    /// catalog by its URL, a file's compressed copy by its path.
-    @Test func anUnusableCatalogIsNamedAsBefore() {
+    /// `invalidCatalog` carries its catalog as a `URL` and names it as every store error does
+    /// (`URL.shown`): a file, the catalog or its compressed copy, by its path, a served one whole.
+    @Test func anUnusableCatalogIsNamedLikeAnyURL() {
         let file = MapStoreError.invalidCatalog(url: URL(fileURLWithPath: "/x/catalog.json"), reason: .content("bad"))
-        #expect(
-            file.description == "file:///x/catalog.json is not a usable catalog: bad; fix or replace the catalog (the store kept its previous one)")
+        #expect(file.description == "/x/catalog.json is not a usable catalog: bad; fix or replace the catalog (the store kept its previous one)")
         let copy = MapStoreError.invalidCatalog(url: URL(fileURLWithPath: "/x/catalog.json.zst"), reason: .compressedCopy("short"))
         #expect(copy.description.hasPrefix("/x/catalog.json.zst is not a usable catalog: short;"))
         let served = MapStoreError.invalidCatalog(url: URL(string: "https://h/catalog.json.zst")!, reason: .compressedCopy("short"))
         #expect(served.description.hasPrefix("https://h/catalog.json.zst is not a usable catalog: short;"))
+    }
+
+    /// A build's catalog errors carry the `URL` they name and spell it as `URL.shown`, whichever step
+    /// failed; the trust ledger's files are named by their paths.
+    @Test func aBuildCatalogErrorNamesAFileByItsPath() {
+        let file = URL(fileURLWithPath: "/x/catalog.json")
+        let format = CatalogSource.LoadError.invalid(url: file, .format(.unknown(found: "mappack-catalog/9", expected: Catalog.formatTag)))
+        #expect(format.description.hasPrefix("catalog /x/catalog.json: "), "\(format)")
+        let served = CatalogSource.LoadError.unreadable(url: URL(string: "https://h/catalog.json")!, reason: "HTTP status 503")
+        #expect(served.description == "catalog https://h/catalog.json: HTTP status 503")
+        let ledger = CatalogSource.LoadError.ledger(path: "/c/catalog-trust/lineage-0.json", reason: "damaged")
+        #expect(ledger.description == "catalog /c/catalog-trust/lineage-0.json: damaged")
     }
 }

@@ -157,9 +157,8 @@ package struct ImageBuilder: Sendable {
         let catalogURL = plan.recipe.catalogURL
         let requests = try remaining.map { bundle in
             guard let url = BundleURL.resolve(bundle.info.url, catalog: catalogURL) else {
-                let catalog = catalogURL.shown
                 throw BuildError.plan(
-                    .catalog(.invalid(url: catalog, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalog))))
+                    .catalog(.invalid(url: catalogURL, .foreignBundleURL(bundle: bundle.digest, url: bundle.info.url, catalog: catalogURL.shown))))
             }
             return FetchRequest(digest: bundle.digest, url: url, size: bundle.info.size, regions: bundle.regions)
         }

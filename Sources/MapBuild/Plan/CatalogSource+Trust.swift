@@ -68,17 +68,16 @@ extension CatalogSource {
             try trust.ledger.pin(url: name, catalog: catalog)
             try trust.ledger.record(accepted, catalog: catalog)
         } catch let error as CatalogTrustError {
-            throw .untrusted(url: name, error)
+            throw .untrusted(url: url, error)
         } catch let error as LoadError {
             throw error
         } catch {
-            throw .unreadable(url: name, reason: "\(error)", served: !url.isFileURL)
+            throw .unreadable(url: url, reason: "\(error)")
         }
     }
 
     /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410).
     private static func fetchSignature(_ url: URL) throws(LoadError) -> Data? {
-        let name = url.shown
         do {
             switch try DocumentFetch.get(url, limit: CatalogSignature.maxBytes) {
             case .body(let data, _): return data
@@ -86,9 +85,9 @@ extension CatalogSource {
             }
         } catch {
             switch error {
-            case .tooLarge(_, let limit): throw .untrusted(url: name, .signatureInvalid(reason: "larger than \(limit) bytes"))
+            case .tooLarge(_, let limit): throw .untrusted(url: url, .signatureInvalid(reason: "larger than \(limit) bytes"))
             case .failed(_, let status, let reason):
-                throw .unreadable(url: name, reason: status.map { httpReason($0) } ?? reason, served: !url.isFileURL)
+                throw .unreadable(url: url, reason: status.map { httpReason($0) } ?? reason)
             }
         }
     }

@@ -9,22 +9,28 @@ public enum CatalogSource {
     /// Largest catalog file accepted.
     public static let maxBytes = 256 << 20
 
-    /// Why a catalog could not be used.
+    /// Why a catalog could not be used. A case carries the URL it names as a `URL` (the catalog's, or
+    /// that of its timestamp or signature when that one failed); `description` spells it as `URL.shown`
+    /// does (a file's path, any other URL whole).
     public enum LoadError: Error, Sendable, CustomStringConvertible {
-        /// `served`: the catalog came from a server (a failure there is failed work, exit 1), not from a file
-        /// the user named (bad input, exit 2).
-        case unreadable(url: String, reason: String, served: Bool)
+        /// The document at `url` could not be read: from a server (`url` not a file) a failure there is
+        /// failed work (exit 1) in a build's plan; a file the user named is bad input (exit 2).
+        case unreadable(url: URL, reason: String)
         case malformed(JSONFileError)
-        case invalid(url: String, CatalogError)
+        case invalid(url: URL, CatalogError)
         /// `--trust` was given and the catalog's signature does not hold (failed work: exit 1).
-        case untrusted(url: String, CatalogTrustError)
+        case untrusted(url: URL, CatalogTrustError)
+        /// The trust ledger's file at `path` (a lineage pin or a catalog's record) is damaged or cannot
+        /// be written (`reason` says which and what to do).
+        case ledger(path: String, reason: String)
 
         public var description: String {
             switch self {
-            case .unreadable(let url, let reason, _): "catalog \(url): \(reason)"
+            case .unreadable(let url, let reason): "catalog \(url.shown): \(reason)"
             case .malformed(let error): "catalog \(error)"
-            case .invalid(let url, let error): "catalog \(url): \(error)"
-            case .untrusted(let url, let error): "catalog \(url): \(error)"
+            case .invalid(let url, let error): "catalog \(url.shown): \(error)"
+            case .untrusted(let url, let error): "catalog \(url.shown): \(error)"
+            case .ledger(let path, let reason): "catalog \(path): \(reason)"
             }
         }
     }
@@ -94,18 +100,15 @@ public enum CatalogSource {
             switch error {
             case .missing:
                 throw .unreadable(
-                    url: name,
-                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404),
-                    served: !url.isFileURL)
+                    url: url,
+                    reason: url.isFileURL ? "no such file; give the path or URL of a catalog.json (`mappack publish` writes one)" : httpReason(404))
             // The URL that failed: the timestamp's or the signature's is not the catalog's.
             case .fetch(.tooLarge(let failed, let limit)):
-                throw .unreadable(url: failed.shown, reason: "larger than \(limit) bytes", served: !url.isFileURL)
+                throw .unreadable(url: failed, reason: "larger than \(limit) bytes")
             case .fetch(.failed(let failed, let status, let reason)):
-                throw .unreadable(
-                    url: failed.shown, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason, served: !url.isFileURL
-                )
-            case .undecodable(let source, let reason): throw .unreadable(url: source.shown, reason: reason, served: !url.isFileURL)
-            case .refused(_, let refusal): throw .untrusted(url: name, refusal)
+                throw .unreadable(url: failed, reason: status.map { httpReason($0) + (reason.isEmpty ? "" : ": \(reason)") } ?? reason)
+            case .undecodable(let source, let reason): throw .unreadable(url: source, reason: reason)
+            case .refused(_, let refusal): throw .untrusted(url: url, refusal)
             }
         }
     }
@@ -139,13 +142,13 @@ public enum CatalogSource {
             if let error = error as? JSONFileError {
                 // A newer major with another shape should say "unknown format", not "missing field".
                 if let format = Self.formatField(data), (try? FormatTagError.check(format, expected: Catalog.formatTag)) == nil {
-                    throw .invalid(url: url.absoluteString, .format(.unknown(found: format, expected: Catalog.formatTag)))
+                    throw .invalid(url: url, .format(.unknown(found: format, expected: Catalog.formatTag)))
                 }
                 throw .malformed(error)
             }
-            throw .unreadable(url: url.absoluteString, reason: "\(error)", served: !url.isFileURL)
+            throw .unreadable(url: url, reason: "\(error)")
         }
-        do { return try RegionTree(catalog) } catch { throw .invalid(url: url.shown, error) }
+        do { return try RegionTree(catalog) } catch { throw .invalid(url: url, error) }
     }
 
     private static func formatField(_ data: Data) -> String? {
@@ -168,8 +171,8 @@ extension CatalogSource.LoadError {
     /// The error with the recipe line that names the catalog, for a catalog that cannot be read:
     /// the fix is often in the recipe.
     package func named(by recipe: Recipe) -> CatalogSource.LoadError {
-        guard case .unreadable(let url, let reason, let served) = self else { return self }
+        guard case .unreadable(let url, let reason) = self else { return self }
         let place = recipe.catalogLine > 0 ? "\(recipe.file):\(recipe.catalogLine)" : recipe.file
-        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))", served: served)
+        return .unreadable(url: url, reason: "\(reason) (\(place): catalog: \(recipe.catalog))")
     }
 }

@@ -36,8 +36,7 @@ public struct CatalogTrustLedger: Sendable {
         do {
             return try CanonicalJSON.decode(Pin.self, from: try ReadableFile.contents(of: path, limit: 1 << 16), file: path).catalog
         } catch {
-            throw .unreadable(
-                url: path, reason: "the catalog lineage pin is damaged (\(error)); remove it to pin the next signed catalog afresh", served: false)
+            throw .ledger(path: path, reason: "the catalog lineage pin is damaged (\(error)); remove it to pin the next signed catalog afresh")
         }
     }
 
@@ -49,7 +48,7 @@ public struct CatalogTrustLedger: Sendable {
             try FileSystem.makeDirectories(folder)
             try FileSystem.writeAtomically(try CanonicalJSON.encode(Pin(catalog: catalog)), to: path)
         } catch {
-            throw .unreadable(url: path, reason: "cannot pin the catalog lineage: \(error)", served: false)
+            throw .ledger(path: path, reason: "cannot pin the catalog lineage: \(error)")
         }
     }
 
@@ -65,8 +64,7 @@ public struct CatalogTrustLedger: Sendable {
                 version: record.version, sha256: record.sha256, keys: record.keys, catalog: catalog, epoch: record.epoch ?? 0,
                 timestampVersion: record.timestamp ?? 0)
         } catch {
-            throw .unreadable(
-                url: path, reason: "the catalog trust ledger is damaged (\(error)); remove it to trust the next signed catalog afresh", served: false)
+            throw .ledger(path: path, reason: "the catalog trust ledger is damaged (\(error)); remove it to trust the next signed catalog afresh")
         }
     }
 
@@ -81,7 +79,7 @@ public struct CatalogTrustLedger: Sendable {
                         version: seen.version, sha256: seen.sha256, keys: seen.keys, epoch: seen.epoch,
                         timestamp: seen.timestampVersion == 0 ? nil : seen.timestampVersion)), to: path)
         } catch {
-            throw .unreadable(url: path, reason: "cannot record the trusted catalog: \(error)", served: false)
+            throw .ledger(path: path, reason: "cannot record the trusted catalog: \(error)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MapFormat
 
 // Whose fix each of MapBuild's errors is (`FailureCategory`): a `switch` per type, so a new case
@@ -25,21 +26,23 @@ extension ImportError: CategorizedError {
 
 extension CatalogSource.LoadError: CategorizedError {
     /// A catalog whose signature does not hold is failed work; one that cannot be read or used is
-    /// input here (in a build's plan a server's failure is failed work: `PlanError`).
+    /// input here (in a build's plan a server's failure is failed work: `PlanError`), as is a trust
+    /// ledger's damaged file.
     package var failureCategory: FailureCategory {
         switch self {
         case .untrusted: .failedWork
-        case .unreadable, .malformed, .invalid: .badInput
+        case .unreadable, .malformed, .invalid, .ledger: .badInput
         }
     }
 }
 
 extension PlanError: CategorizedError {
-    /// A plan that exceeds the capacity is failed work, and a catalog is as `CatalogSource.LoadError`
-    /// says (typed: `served`, not read from the URL); else the recipe or catalog is input.
+    /// A plan that exceeds the capacity is failed work, and so is a catalog whose signature does not
+    /// hold or that a server failed to serve (its `URL` is no file); else the recipe or catalog is input.
     package var failureCategory: FailureCategory {
         switch self {
-        case .capacityExceeded, .catalog(.untrusted), .catalog(.unreadable(_, _, served: true)): .failedWork
+        case .capacityExceeded, .catalog(.untrusted): .failedWork
+        case .catalog(.unreadable(let url, _)) where !url.isFileURL: .failedWork
         case .catalog, .resolution, .mapVersionMismatch: .badInput
         }
     }

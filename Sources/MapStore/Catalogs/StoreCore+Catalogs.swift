@@ -55,7 +55,7 @@ extension StoreCore {
         if id == expected.id { return expected }
         let all = try storeCatalogs()
         if let found = all.first(where: { $0.id == id }) { return found }
-        throw MapStoreError.unknownCatalog(catalog: id.rawValue, url: url.absoluteString, catalogs: all.map(\.id.rawValue))
+        throw MapStoreError.unknownCatalog(catalog: id.rawValue, url: url, catalogs: all.map(\.id.rawValue))
     }
 
     /// The kept copy of `catalog` when it is of the version the device holds of it.

@@ -31,7 +31,7 @@ struct RepairFetcher: Sendable {
             guard got == size, actual == digest.sha256 else {
                 try? FileSystem.removeFile(temporary)
                 throw MapStoreError.remote(
-                    url: url.absoluteString, httpStatus: nil, regions: [], bundle: digest,
+                    url: url, httpStatus: nil, regions: [], bundle: digest,
                     reason: "the bundle has \(got) bytes with SHA-256 \(actual.hex.prefix(16)), the manifest says \(size) bytes with \(digest.short)")
             }
             try cache.admit(verifiedFile: temporary, digest: digest)
@@ -86,7 +86,7 @@ struct RepairFetcher: Sendable {
         case .transfer(_, _, let message, _): reason = message
         case .stopped: reason = "stopped"
         }
-        return .remote(url: url.absoluteString, httpStatus: failure.httpStatus, regions: [], bundle: digest, reason: reason)
+        return .remote(url: url, httpStatus: failure.httpStatus, regions: [], bundle: digest, reason: reason)
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import MapIO
 
 /// What makes a catalog a store read unusable (`MapStoreError.invalidCatalog`).
 public enum CatalogDefect: Sendable, Equatable, CustomStringConvertible {
@@ -14,15 +13,6 @@ public enum CatalogDefect: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .content(let reason), .compressedCopy(let reason): reason
-        }
-    }
-
-    /// How a message names `url`: the catalog as its URL (`file:///…` for a file), a compressed copy
-    /// as the fetch names it (a file's path).
-    func names(_ url: URL) -> String {
-        switch self {
-        case .content: url.absoluteString
-        case .compressedCopy: url.shown
         }
     }
 }

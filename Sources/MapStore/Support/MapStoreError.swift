@@ -8,6 +8,11 @@ import MapIO
 /// layers below (files, the state database, archives) arrive wrapped in `.local` or `.io` with their
 /// description. Each message says what failed, where, and what to do.
 ///
+/// A case that names a URL carries it as `URL`; `description` alone spells it, as `URL.shown` does
+/// (a file's path, any other URL whole), so a case reads the same wherever it was thrown. The two
+/// cases that name a catalog a person may add (`unknownCatalog`, `catalogAlreadyAdded`) spell it whole
+/// (`absoluteString`), as they always have.
+///
 /// Not exhaustive: later versions add cases. Branch on `code` (a struct, so a `switch` over it has a
 /// `default`) or match the cases you handle and end with `default`; never list every case.
 public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConvertible {
@@ -42,7 +47,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     case local(path: String, errno: Int32?, regions: [RegionID], bundle: BundleDigest?, reason: String)
     /// A failure of the server or the network: HTTP status, timeout, refused or reset connection,
     /// content that does not match the catalog. Retrying later may help.
-    case remote(url: String, httpStatus: Int?, regions: [RegionID], bundle: BundleDigest?, reason: String)
+    case remote(url: URL, httpStatus: Int?, regions: [RegionID], bundle: BundleDigest?, reason: String)
     /// The catalog at `url` was read but is not a usable catalog (`reason`: malformed, sizes that
     /// overflow, names that are no plain names, a compressed copy that does not decompress, …); the
     /// store keeps nothing of it.
@@ -65,43 +70,43 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// failed, `errno` ENOSPC or EDQUOT, or nil when the image was seen not to fit before writing it).
     case outOfSpace(storage: String, path: String, errno: Int32?)
     /// Trusted keys are configured but the catalog at `url` has no signature (`catalog.json.sig`).
-    case catalogUnsigned(url: String)
+    case catalogUnsigned(url: URL)
     /// The catalog's signature is malformed, by a key not trusted, edited after signing, or for other catalog bytes.
-    case catalogSignatureInvalid(url: String, reason: String)
+    case catalogSignatureInvalid(url: URL, reason: String)
     /// The catalog's version is lower than the newest this device has seen (a replayed old catalog).
-    case catalogRollback(url: String, seen: Int64, offered: Int64)
+    case catalogRollback(url: URL, seen: Int64, offered: Int64)
     /// The catalog has the version this device saw before, but other bytes.
-    case catalogMixAndMatch(url: String, version: Int64)
+    case catalogMixAndMatch(url: URL, version: Int64)
     /// The catalog's signature has expired (a frozen mirror, or a wrong device clock).
-    case catalogExpired(url: String, expires: String)
+    case catalogExpired(url: URL, expires: String)
     /// The catalog's signature is for another catalog id than the installed image's lineage.
-    case catalogOtherLineage(url: String, following: String, offered: String)
+    case catalogOtherLineage(url: URL, following: String, offered: String)
     /// The catalog's signature resets the version counter without the new key's cosignature.
-    case catalogResetRefused(url: String, reason: String)
+    case catalogResetRefused(url: URL, reason: String)
     /// `catalog.json.timestamp` names a catalog older than the newest this device has seen (a stale timestamp).
-    case catalogTimestampStale(url: String, seen: Int64, offered: Int64)
+    case catalogTimestampStale(url: URL, seen: Int64, offered: Int64)
     /// `catalog.json.timestamp`'s own counter is below the newest timestamp this device has seen (a replay).
-    case catalogTimestampReplayed(url: String, seen: Int64, offered: Int64)
+    case catalogTimestampReplayed(url: URL, seen: Int64, offered: Int64)
     /// `catalog.json.timestamp` has expired (a frozen mirror, or a wrong device clock).
-    case catalogTimestampExpired(url: String, expires: String)
+    case catalogTimestampExpired(url: URL, expires: String)
     /// The catalog served is not the one `catalog.json.timestamp` names.
-    case catalogTimestampMismatch(url: String, reason: String)
+    case catalogTimestampMismatch(url: URL, reason: String)
     /// A download or an update would give the store path `path` (a file, or a region id spelled
     /// `region ID`) a second owner: `owners` names the one that has it and the one that would add it
     /// (regions and bundle). Refused before anything changed; the catalog is inconsistent.
     case ownershipConflict(path: String, owners: [String])
     /// `catalog.json.timestamp` at `url` is missing (or could not be read) although this device has
     /// trusted timestamps of this catalog lineage before (a freeze by deletion).
-    case catalogTimestampMissing(url: String)
+    case catalogTimestampMissing(url: URL)
     /// The store has no catalog of this id (`url`: where it was served); `catalogs` are the store's. Add it
     /// with `addCatalog(url:)`: a catalog never replaces another's regions.
-    case unknownCatalog(catalog: String, url: String?, catalogs: [String])
+    case unknownCatalog(catalog: String, url: URL?, catalogs: [String])
     /// Two catalogs offer the same region id (the one the store has first, the other second); nothing changed.
     case catalogRegionClash(region: RegionID, catalogs: [String])
     /// The catalog still has installed (or downloading) regions, so it cannot be removed.
     case catalogInUse(catalog: String, regions: [RegionID])
     /// The store has a catalog of this id already (its URL changes with `setCatalogURL`).
-    case catalogAlreadyAdded(catalog: String, url: String)
+    case catalogAlreadyAdded(catalog: String, url: URL)
     /// A download names regions of several catalogs; start one per catalog.
     case regionsOfSeveralCatalogs(regions: [RegionID], catalogs: [String])
 
@@ -152,7 +157,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
         case .local(let path, _, let regions, let bundle, let reason):
             "local failure\(Self.context(regions, bundle)) at \(path): \(reason); free space or fix access on this device, then retry"
         case .remote(let url, _, let regions, let bundle, let reason):
-            "remote failure\(Self.context(regions, bundle)) from \(url): \(reason); retry later (fetched bytes are kept)"
+            "remote failure\(Self.context(regions, bundle)) from \(url.shown): \(reason); retry later (fetched bytes are kept)"
         case .rollbackRefused(let installed, let offered):
             "the catalog offers map version \(offered), older than the installed \(installed); refused (updates never go back): "
                 + "check the catalog URL, which must serve map version \(installed) or newer"
@@ -172,26 +177,26 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
                 + (path == storage ? "" : " writing \(path)")
                 + "; free space on that disk or move the storage to a larger one (moveData(to:)), then try again"
         case .invalidCatalog(let url, let reason):
-            "\(reason.names(url)) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
-        case .catalogUnsigned(let url): "catalog \(url): \(CatalogTrustError.unsigned)"
-        case .catalogSignatureInvalid(let url, let reason): "catalog \(url): \(CatalogTrustError.signatureInvalid(reason: reason))"
-        case .catalogRollback(let url, let seen, let offered): "catalog \(url): \(CatalogTrustError.rollback(seen: seen, offered: offered))"
-        case .catalogMixAndMatch(let url, let version): "catalog \(url): \(CatalogTrustError.mixAndMatch(version: version))"
-        case .catalogExpired(let url, let expires): "catalog \(url): \(CatalogTrustError.expired(expires: expires))"
+            "\(url.shown) is not a usable catalog: \(reason); fix or replace the catalog (the store kept its previous one)"
+        case .catalogUnsigned(let url): "catalog \(url.shown): \(CatalogTrustError.unsigned)"
+        case .catalogSignatureInvalid(let url, let reason): "catalog \(url.shown): \(CatalogTrustError.signatureInvalid(reason: reason))"
+        case .catalogRollback(let url, let seen, let offered): "catalog \(url.shown): \(CatalogTrustError.rollback(seen: seen, offered: offered))"
+        case .catalogMixAndMatch(let url, let version): "catalog \(url.shown): \(CatalogTrustError.mixAndMatch(version: version))"
+        case .catalogExpired(let url, let expires): "catalog \(url.shown): \(CatalogTrustError.expired(expires: expires))"
         case .catalogOtherLineage(let url, let following, let offered):
-            "catalog \(url): \(CatalogTrustError.otherLineage(following: following, offered: offered))"
-        case .catalogResetRefused(let url, let reason): "catalog \(url): \(CatalogTrustError.epochResetUnproven(reason: reason))"
-        case .catalogTimestampStale(let url, let seen, let offered): "\(url): \(CatalogTrustError.timestampStale(seen: seen, offered: offered))"
+            "catalog \(url.shown): \(CatalogTrustError.otherLineage(following: following, offered: offered))"
+        case .catalogResetRefused(let url, let reason): "catalog \(url.shown): \(CatalogTrustError.epochResetUnproven(reason: reason))"
+        case .catalogTimestampStale(let url, let seen, let offered): "\(url.shown): \(CatalogTrustError.timestampStale(seen: seen, offered: offered))"
         case .catalogTimestampReplayed(let url, let seen, let offered):
-            "\(url): \(CatalogTrustError.timestampReplayed(seen: seen, offered: offered))"
-        case .catalogTimestampExpired(let url, let expires): "\(url): \(CatalogTrustError.timestampExpired(expires: expires))"
-        case .catalogTimestampMismatch(let url, let reason): "\(url): \(CatalogTrustError.timestampMismatch(reason: reason))"
+            "\(url.shown): \(CatalogTrustError.timestampReplayed(seen: seen, offered: offered))"
+        case .catalogTimestampExpired(let url, let expires): "\(url.shown): \(CatalogTrustError.timestampExpired(expires: expires))"
+        case .catalogTimestampMismatch(let url, let reason): "\(url.shown): \(CatalogTrustError.timestampMismatch(reason: reason))"
         case .ownershipConflict(let path, let owners):
             "the catalog gives \(path) two owners: \(owners.first ?? "?") has it and \(owners.dropFirst().first ?? "?") would add it; "
                 + "nothing was changed; the catalog is inconsistent, so ask its publisher for a corrected one"
-        case .catalogTimestampMissing(let url): "\(url): \(CatalogTrustError.timestampMissing)"
+        case .catalogTimestampMissing(let url): "\(url.shown): \(CatalogTrustError.timestampMissing)"
         case .unknownCatalog(let catalog, let url, let catalogs):
-            "\(url.map { "the catalog at \($0) is" } ?? "there is no catalog") '\(catalog)'\(url == nil ? " in this store" : ", which is not one of this store's catalogs")"
+            "\(url.map { "the catalog at \($0.absoluteString) is" } ?? "there is no catalog") '\(catalog)'\(url == nil ? " in this store" : ", which is not one of this store's catalogs")"
                 + " (\(catalogs.joined(separator: ", "))); nothing was changed; add it with addCatalog(url:) (mappack store catalogs add URL)"
         case .catalogRegionClash(let region, let catalogs):
             "region '\(region)' is offered by catalog '\(catalogs.first ?? "?")' and by catalog '\(catalogs.dropFirst().first ?? "?")'; "
@@ -203,7 +208,7 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
             "catalog '\(catalog)' still has regions on the device (\(regions.map(\.rawValue).joined(separator: ", "))); "
                 + "delete them first (deleteRegions / mappack store delete), then remove the catalog"
         case .catalogAlreadyAdded(let catalog, let url):
-            "the catalog at \(url) is '\(catalog)', which this store has already; change its URL with setCatalogURL "
+            "the catalog at \(url.absoluteString) is '\(catalog)', which this store has already; change its URL with setCatalogURL "
                 + "(mappack store download/update --catalog URL)"
         case .regionsOfSeveralCatalogs(let regions, let catalogs):
             "regions \(regions.map(\.rawValue).joined(separator: ", ")) are of several catalogs (\(catalogs.joined(separator: ", "))); "
@@ -214,13 +219,8 @@ public enum MapStoreError: Error, LocalizedError, Sendable, CustomStringConverti
     /// The message (`LocalizedError`): what failed, where, and what to do.
     public var errorDescription: String? { description }
 
-    /// The store's case for a catalog refused by its signature check.
-    static func catalogRefused(_ error: CatalogTrustError, url: URL) -> MapStoreError {
-        catalogRefused(error, url: url.absoluteString)
-    }
-
     /// The store's case for a catalog refused by its signature or timestamp check, at `url`.
-    static func catalogRefused(_ error: CatalogTrustError, url: String) -> MapStoreError {
+    static func catalogRefused(_ error: CatalogTrustError, url: URL) -> MapStoreError {
         switch error {
         case .unsigned: return .catalogUnsigned(url: url)
         case .signatureInvalid(let reason): return .catalogSignatureInvalid(url: url, reason: reason)

@@ -21,16 +21,16 @@ enum CatalogLoader {
             case .missing:
                 throw url.isFileURL
                     ? .local(path: url.path, errno: ENOENT, regions: [], bundle: nil, reason: "cannot read the catalog: no such file")
-                    : .remote(url: url.absoluteString, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for the catalog")
+                    : .remote(url: url, httpStatus: 404, regions: [], bundle: nil, reason: "HTTP status 404 for the catalog")
             case .fetch(.tooLarge(let source, let limit)):
-                throw .remote(url: source.shown, httpStatus: nil, regions: [], bundle: nil, reason: "the catalog is larger than \(limit) bytes")
+                throw .remote(url: source, httpStatus: nil, regions: [], bundle: nil, reason: "the catalog is larger than \(limit) bytes")
             case .fetch(.failed(let source, let status, let reason)):
                 if url.isFileURL {
                     throw .local(path: source.shown, errno: nil, regions: [], bundle: nil, reason: "cannot read the catalog: \(reason)")
                 }
-                throw .remote(url: source.shown, httpStatus: status, regions: [], bundle: nil, reason: reason)
+                throw .remote(url: source, httpStatus: status, regions: [], bundle: nil, reason: reason)
             case .undecodable(let source, let reason): throw .invalidCatalog(url: source, reason: .compressedCopy(reason))
-            case .refused(let source, let refusal): throw .catalogRefused(refusal, url: source.shown)
+            case .refused(let source, let refusal): throw .catalogRefused(refusal, url: source)
             }
         }
     }
@@ -39,7 +39,7 @@ enum CatalogLoader {
     static func tree(_ bytes: Data, url: URL) throws -> RegionTree {
         do {
             // The build's reader: same result as `Catalog`'s Decodable, and a repeated key is refused.
-            return try RegionTree(try CatalogReader.read(bytes, file: url.absoluteString))
+            return try RegionTree(try CatalogReader.read(bytes, file: url.shown))
         } catch {
             throw MapStoreError.invalidCatalog(url: url, reason: .content("\(error)"))
         }
@@ -50,8 +50,8 @@ enum CatalogLoader {
     static func bundleURL(_ relative: String, catalog: URL, bundle: BundleDigest, regions: [RegionID]) throws(MapStoreError) -> URL {
         guard let url = BundleURL.resolve(relative, catalog: catalog) else {
             throw MapStoreError.remote(
-                url: catalog.absoluteString, httpStatus: nil, regions: regions, bundle: bundle,
-                reason: CatalogError.foreignBundleURL(bundle: bundle, url: relative, catalog: catalog.absoluteString).description)
+                url: catalog, httpStatus: nil, regions: regions, bundle: bundle,
+                reason: CatalogError.foreignBundleURL(bundle: bundle, url: relative, catalog: catalog.shown).description)
         }
         return url
     }

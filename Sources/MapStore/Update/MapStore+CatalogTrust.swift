@@ -68,7 +68,7 @@ extension MapStore {
             bytes, source throws(CatalogTrustError) in
             try CatalogTrust.checkTimestamp(bytes, source: source, trusted: trusted, seen: seenBefore, lineage: lineage, now: now)
         }
-        let source = CatalogSignature.url(beside: url).absoluteString
+        let source = CatalogSignature.url(beside: url).shown
         return try core.withLock { core throws -> (tree: RegionTree, bytes: Data, seen: SeenCatalog?) in
             let state = try core.committedState()
             // Judged again against what is remembered now: another check may have moved it on meanwhile.
