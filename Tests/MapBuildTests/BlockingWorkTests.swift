@@ -41,8 +41,8 @@ import Testing
                 return item
             }
         }
-        // Once an item failed, no later one started (those already taken by the other threads excepted).
-        let last = width > 1 ? 60 + width : 11
-        #expect(ran.withLock { $0.allSatisfy { $0 < last } }, "\(ran.withLock { $0.sorted().suffix(5) })")
+        // On one thread nothing after the failing item starts. (With more, how far the others got before
+        // the failure was seen depends on the scheduler: they stop at their next item.)
+        if width == 1 { #expect(ran.withLock { $0 } == Set(0...10)) }
     }
 }

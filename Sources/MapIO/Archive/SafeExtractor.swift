@@ -352,6 +352,7 @@ package struct SafeExtractor {
             if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) { try makeFolder(String(relative[..<slash]), for: entry) }
             do {
                 try unsafe descriptor.makeDirectory(relative)
+                unsafe descriptor.spreadSubfolders(of: relative)
                 created.append(relative)
             } catch  where error.code == EEXIST {
                 // Only a real folder may already be there: never follow a link planted by someone else.

@@ -27,4 +27,13 @@ extension FileDescriptor {
     /// no reflink support (`EOPNOTSUPP`; ext4 and tmpfs say `ENOTTY` or `EOPNOTSUPP`), two
     /// filesystems (`EXDEV`), a file the filesystem will not clone (`EINVAL`).
     private static let cannotClone: Set<CInt> = [EOPNOTSUPP, EXDEV, EINVAL, ENOTTY]
+
+    /// `FileSystem.spreadSubfolders` for the folder `name`, relative to this folder unless absolute.
+    package func spreadSubfolders(of name: UnsafePointer<CChar>) {
+        #if os(Linux) && !MAPPACK_PORTABLE
+            guard let folder = try? unsafe FileDescriptor.open(at: self, name, .readOnly, options: .directory) else { return }
+            defer { try? folder.close() }
+            _ = mp_mark_top_folder(folder.rawValue)
+        #endif
+    }
 }

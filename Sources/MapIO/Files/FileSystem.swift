@@ -99,11 +99,7 @@ package enum FileSystem {
     /// costs time quadratic in its size; spread out, each tree lands in a group of its own. A hint:
     /// nothing happens where the flag is not offered, and no file's bytes or names change.
     package static func spreadSubfolders(_ path: String) {
-        #if os(Linux) && !MAPPACK_PORTABLE
-            guard let folder = try? unsafe FileDescriptor.open(path, .readOnly, options: .directory) else { return }
-            defer { try? folder.close() }
-            _ = mp_mark_top_folder(folder.rawValue)
-        #endif
+        unsafe FileDescriptor.currentWorkingDirectory.spreadSubfolders(of: path)
     }
 
     /// Creates `path` and missing parents (mode 0755) and fsyncs the parent of each folder it created,
