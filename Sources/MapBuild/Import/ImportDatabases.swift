@@ -43,9 +43,11 @@ enum ImportDatabases {
             )
         }
         _ = try BlockingWork.mapWaiting(jobs, width: width) { job in
+            let path = folder + "/bundles/" + job.bundle.name + "/" + job.bundle.file
             try writeTiles(
-                to: folder + "/bundles/" + job.bundle.name + "/" + job.bundle.file, destination: job.destination, scratch: scratch, tileset: tileset,
-                name: job.name, bbox: job.bbox, center: job.center)
+                to: path, destination: job.destination, scratch: scratch, tileset: tileset, name: job.name, bbox: job.bbox, center: job.center)
+            // The output is synced as a whole at the end (`ImportOutput`): its disk writes start now.
+            Writeback.kernel.start(path: path)
         }
         return Dictionary(jobs.map { ($0.bundle.name, ImportShardRecord.Bundle(kind: $0.bundle.kind, regions: $0.regions)) }) { _, last in last }
     }

@@ -159,8 +159,9 @@ struct ImportSearchWork {
                     for region in layout.regions.indices where layout.searchShard[region] == shard {
                         let rows = try places.places(of: region)
                         let bundle = layout.searchBundle(for: region)
-                        try ImportDatabases.writeSearch(
-                            to: folder + "/bundles/" + bundle.name + "/" + bundle.file, region: layout.regions[region], places: rows)
+                        let path = folder + "/bundles/" + bundle.name + "/" + bundle.file
+                        try ImportDatabases.writeSearch(to: path, region: layout.regions[region], places: rows)
+                        Writeback.kernel.start(path: path)
                         written.bundles[bundle.name] = ImportShardRecord.Bundle(kind: bundle.kind, regions: [layout.regions[region].id])
                         written.places += rows.count
                     }

@@ -35,6 +35,14 @@ package struct Writeback: Sendable {
         #endif
     }
 
+    /// `start` for the file at `path`, written and closed by someone else (SQLite): opened read-only for
+    /// the call. A file that cannot be opened is left to the final sync, which reports what failed.
+    package func start(path: String) {
+        guard enabled, let file = try? unsafe FileDescriptor.open(path, .readOnly) else { return }
+        start(file)
+        try? file.close()
+    }
+
     /// How many files a `counting` writeback was asked to start.
     package final class Counter: Sendable {
         private let value = Atomic<Int>(0)
