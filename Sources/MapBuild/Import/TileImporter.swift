@@ -85,6 +85,7 @@ public struct TileImporter: Sendable {
         if let reason = PathName.problem(options.mapVersion.rawValue) {
             throw ImportError.badShards(reason: "--map-version '\(options.mapVersion)' \(reason); \(PathName.rule)")
         }
+        let rowCheck = Self.startRowCheck(options.tiles, shard: options.shard)
         let regions = try GeoJSONInput.regions(file: options.regions)
         var layout = ImportLayout(regions: regions)
         layout.searchShard = ImportShardPlan.searchShards(ids: regions.map(\.id), shards: shard.count)
@@ -132,13 +133,12 @@ public struct TileImporter: Sendable {
                     tileset = try ImportTileset(converted: converted, name: options.tiles, survey: survey)
                 } else {
                     tileset = mbtiles!
+                    // The shard's run of the index order (every row without shards): its rows checked
+                    // (`startRowCheck`), then its first and last.
+                    try rowCheck?.value()
                     if let count = options.shard?.count {
-                        // The shard's run of the index order: its rows checked, then its first and last.
-                        let run = ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tileset.count)
-                        try ImportPlacement.check(tileset, positions: run)
-                        bounds = try ImportShardPlan.bounds(of: run, in: tileset)
-                    } else {
-                        try ImportPlacement.check(tileset)
+                        bounds = try ImportShardPlan.bounds(
+                            of: ImportShardPlan.share(shard: shard.index - 1, of: count, tiles: tileset.count), in: tileset)
                     }
                 }
                 inputs = try fingerprint(tileset: tileset)
@@ -193,6 +193,21 @@ public struct TileImporter: Sendable {
         } catch {
             area.discard()
             throw error
+        }
+    }
+
+    /// Starts the check of an MBTiles tileset's rows (`ImportPlacement.check`, of the shard's run) on a
+    /// second thread, on a connection of its own, so it runs beside the regions' read: neither needs the
+    /// other. Its failure is thrown where the check stood in the one-thread order (after the tileset
+    /// opened: a tileset that does not open fails there first, the same way). Nil for a PMTiles
+    /// archive, whose walk checks every entry, and for one read by range.
+    private static func startRowCheck(_ tiles: String, shard: (index: Int, count: Int)?) -> PendingResult<Void>? {
+        if RangedArchive.isRemote(tiles) { return nil }
+        return BlockingPool.start {
+            guard try ImportPMTiles.open(tiles) == nil else { return }
+            let tileset = try ImportTileset(path: tiles)
+            let run = shard.map { ImportShardPlan.share(shard: $0.index - 1, of: $0.count, tiles: tileset.count) }
+            try ImportPlacement.check(tileset, positions: run)
         }
     }
 
