@@ -175,14 +175,14 @@ public final class MapStore: Sendable {
         defer { lease?.release() }
         var status = core.diagnose(fixing: lease != nil)
         var installed = false
-        if status == .empty, preinstalled != nil {
-            if lease == nil {
-                lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
-                otherProcessWriting = false
-                core.state = nil
-                status = core.diagnose()
-            }
+        // Waits for the process or instance that writes, then reads the store again, as its writer left it.
+        func waitForWriter() throws {
+            lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
+            otherProcessWriting = false
+            core.state = nil
+            status = core.diagnose()
         }
+        if status == .empty, preinstalled != nil, lease == nil { try waitForWriter() }
         if status == .empty, let preinstalled {
             core.cancellation = cancellation
             if core.inPlace {
@@ -201,10 +201,7 @@ public final class MapStore: Sendable {
         if core.inPlace, status == .ok || status == .corrupted, !installed, lease == nil, let preinstalled,
             core.baseChanged(preinstalled, remembering: false)
         {
-            lease = try StorageLock.hold(root: core.layout.root, for: holder, cancellation: cancellation) { waitingNotice(core.layout.root) }
-            otherProcessWriting = false
-            core.state = nil
-            status = core.diagnose()
+            try waitForWriter()
         }
         if core.inPlace, status == .ok || status == .corrupted, !installed, lease != nil, let preinstalled, core.baseChanged(preinstalled) {
             status = try core.reconcileBase(preinstalled)
