@@ -24,20 +24,30 @@ struct AddedCatalogRow: Equatable, Sendable {
 
 /// Several catalogs per store: the tables of the catalogs added after the image's, and which catalog
 /// each installed region of those came from (a region without a row is the image catalog's). Created by
-/// `migrateCatalogs` at open (`CREATE TABLE IF NOT EXISTS`, then the `catalogsSchema` meta row), so a
+/// `makeSchema` at open (`CREATE TABLE IF NOT EXISTS`, then the `catalogsSchema` meta row), so a
 /// store made before them opens unchanged; every write to them is one transaction of `state.sqlite`,
 /// the commit point, and a transition's rows are written with its commit (`commitTransition`).
 extension StateDatabase {
     /// The `catalogsSchema` value this library writes.
     static let catalogsSchema = "1"
 
-    /// Creates the catalog tables when missing and records the step in `meta` (one transaction). Nothing
-    /// else changes: a store made before several catalogs has its image's catalog only.
-    func migrateCatalogs() throws {
-        guard try meta(.catalogsSchema) != StateDatabase.catalogsSchema || !(try hasTable("added_catalogs")) else { return }
+    /// Creates the tables that are missing, and in an installed store records the catalogs' step in
+    /// `meta`, in one transaction; does nothing (and takes no write lock) when nothing is missing. A
+    /// store made before several catalogs opens with its image's catalog only.
+    func makeSchema() throws {
+        let present = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0["name", as: String.self] })
+        if present.isSuperset(of: StateDatabase.tables) {
+            guard try imageID != nil, try meta(.catalogsSchema) != StateDatabase.catalogsSchema else { return }
+        }
         try db.transaction {
             try db.execute(
                 """
+                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS regions (id TEXT PRIMARY KEY, parent TEXT, name TEXT NOT NULL, names TEXT NOT NULL,
+                                                    bundles TEXT NOT NULL, size INTEGER NOT NULL, state TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS pending_operation (id INTEGER PRIMARY KEY CHECK (id = 1), kind TEXT NOT NULL,
+                                                              detail TEXT NOT NULL, started TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS downloads (id TEXT PRIMARY KEY, state TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS added_catalogs (id TEXT PRIMARY KEY, position INTEGER NOT NULL, url TEXT NOT NULL,
                     checked_url TEXT, map_version TEXT NOT NULL, supported_until TEXT, kept BLOB NOT NULL, sha256 TEXT NOT NULL,
                     trust_version INTEGER, trust_sha256 TEXT, trust_keys TEXT, trust_epoch INTEGER, trust_timestamp INTEGER);
@@ -89,7 +99,7 @@ extension StateDatabase {
     /// Adds catalog `id` (at `url`, version `mapVersion`, its bytes kept) after the others, with what was
     /// trusted of it and the installed regions it takes back (`adopting`); one transaction.
     func addCatalog(_ id: CatalogID, url: URL, tree: RegionTree, bytes: Data, seen: SeenCatalog?, adopting: [RegionID] = []) throws {
-        try migrateCatalogs()
+        try makeSchema()
         try db.transaction {
             let last = try db.firstRow("SELECT MAX(position) AS last FROM added_catalogs")?["last", as: Int64?.self] ?? 0
             try db.query(

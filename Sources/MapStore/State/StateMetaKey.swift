@@ -30,6 +30,6 @@ package enum StateMetaKey: String, CaseIterable, Sendable {
     /// The kept manifest file's identity (device, inode, size, times) when it was last found to be the
     /// image the state records, so that open compares one `lstat` (`StoreCore.keptManifestMatchesState`).
     case keptManifest
-    /// The catalog tables' step (`StateDatabase.migrateCatalogs`): present once a store holds them.
+    /// The catalog tables' step (`StateDatabase.makeSchema`): present once a store holds them.
     case catalogsSchema
 }
