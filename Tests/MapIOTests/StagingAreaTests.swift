@@ -136,8 +136,10 @@ import Testing
     }
 
     /// One rule for every name a rename inside a folder takes: the target of `commit` and `takeIn`
-    /// (one name) and the entry inside the staging area (a relative path) alike.
-    @Test(arguments: ["..", ".", "", "/etc", "a/../../x", "a//b", "nul\0name"])
+    /// (one name) and the entry inside the staging area (a relative path) alike. The rule is about
+    /// bytes, as the kernel reads a path: a `/` that a combining mark joins into one `Character`
+    /// (`"../\u{301}x"`) still separates names there.
+    @Test(arguments: ["..", ".", "", "/etc", "a/../../x", "a//b", "nul\0name", "../\u{301}x", "/\u{301}etc"])
     func everyRenameRefusesANameThatLeavesTheFolder(_ name: String) throws {
         #expect(FolderEntry(name) == nil)
         #expect(FolderEntry(oneName: name) == nil)
@@ -154,6 +156,8 @@ import Testing
     @Test func aRenameTakesRelativePathsInsideTheFolder() throws {
         #expect(FolderEntry("a/b.c/.d")?.path == "a/b.c/.d")
         #expect(FolderEntry(oneName: "a/b") == nil)
+        #expect(FolderEntry("a/\u{301}b")?.path == "a/\u{301}b")
+        #expect(FolderEntry(oneName: "a/\u{301}b") == nil)
         #expect(FolderEntry(oneName: ".out.staging")?.path == ".out.staging")
         let folder = TemporaryFolder("staging-take-in")
         try Data("live".utf8).write(to: URL(fileURLWithPath: folder.join("live")))

@@ -67,27 +67,46 @@ public struct StorePath: Sendable, Hashable, Comparable, Codable, CustomStringCo
         }
     }
 
+    /// Which rules a path is checked by.
+    package enum Rules: Sendable {
+        /// All of a store path's.
+        case storePath
+        /// The ones that keep a path joined to a folder inside it: not absolute, not empty, no NUL, no
+        /// empty, `.` or `..` component. A store path's other two, no backslash and at most
+        /// `maxLength` bytes, are left out: MapIO's `FolderEntry` names files on this machine's disk
+        /// (an output the user named, a staging entry made from it), where a backslash is a byte like
+        /// any other and the file system sets the length.
+        case insideFolder
+    }
+
     /// Why `text` is not a store path; nil when it is one.
     public static func problem(_ text: String) -> Problem? {
         problem(in: text.utf8.span)
     }
 
-    /// Why the UTF-8 `bytes` are not a store path; nil when they are one. Every rule is about ASCII
-    /// bytes (`/`, `.`, NUL, `\\`), so the bytes are checked as they are.
-    package static func problem(in bytes: Span<UInt8>) -> Problem? {
+    /// Why `text` breaks `rules`; nil when it keeps them.
+    package static func problem(_ text: String, rules: Rules) -> Problem? {
+        problem(in: text.utf8.span, rules: rules)
+    }
+
+    /// Why the UTF-8 `bytes` are not a store path (or break the looser `rules`); nil when they are one.
+    /// Every rule is about ASCII bytes (`/`, `.`, NUL, `\\`), so the bytes are checked as they are, as
+    /// the kernel reads a path: a `/` that a combining mark joins into one `Character` still separates names.
+    package static func problem(in bytes: Span<UInt8>, rules: Rules = .storePath) -> Problem? {
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
         let count = bytes.count
+        let storePath = rules == .storePath
         if count > 0 && bytes[0] == slash { return .absolute }
         if count == 0 { return .empty }
-        if count <= maxLength, WordCheck.accepts(bytes) { return nil }
+        if count <= maxLength || !storePath, WordCheck.accepts(bytes) { return nil }
         // One pass (a manifest's every entry comes through here); a forbidden byte anywhere is told
         // before a bad component, as the rules are listed.
         var component: Problem?
         var componentStart = 0
         for index in 0...count {
             let byte = index == count ? slash : bytes[index]
-            if byte == 0 || byte == UInt8(ascii: "\\") { return .forbiddenByte }
+            if byte == 0 || (byte == UInt8(ascii: "\\") && storePath) { return .forbiddenByte }
             guard byte == slash, component == nil else { continue }
             let length = index - componentStart
             if length == 2 && bytes[componentStart] == dot && bytes[componentStart + 1] == dot {
@@ -98,7 +117,7 @@ public struct StorePath: Sendable, Hashable, Comparable, Codable, CustomStringCo
             componentStart = index + 1
         }
         if let component { return component }
-        if count > maxLength { return .tooLong }
+        if count > maxLength && storePath { return .tooLong }
         return nil
     }
 }

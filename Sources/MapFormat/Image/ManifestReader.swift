@@ -7,7 +7,8 @@ import Foundation
 ///
 /// Its projections, each a type of its own: `read` gives the whole `ImageManifest`;
 /// `ManifestStream` (the parser `read` drives) hands the file entries out one by one and then
-/// the `ManifestHeader`. What a caller gets says what it may rely on.
+/// the `ManifestHeader`; `imageIDFromEnd` gives the id alone, from the bytes' end. What a caller
+/// gets says what it may rely on.
 public enum ManifestReader {
     /// The manifest in `data`; `file` names it in errors. Throws `JSONFileError` with a line and
     /// column, and the path to the offending value (`files[2].sha256`); for a document that decodes

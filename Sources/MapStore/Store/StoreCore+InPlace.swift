@@ -281,7 +281,7 @@ extension StoreCore {
         guard FileSystem.exists(path) else { return false }
         let fingerprint = Self.baseFingerprint(image.path)
         if let fingerprint, (try? state.meta(.baseManifest)) == .some(fingerprint) { return false }
-        guard let id = Self.manifestIDFromEnd(path) else { return true }
+        guard let id = ImageVerifier.imageIDFromEnd(ofManifestAt: path) else { return true }
         guard id == (try? state.meta(.baseImageID)) else { return true }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
         if remembering, let fingerprint {

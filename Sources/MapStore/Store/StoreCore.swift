@@ -111,48 +111,10 @@ final class StoreCore {
     func keptManifestMatchesState(_ kept: FileSystem.Status) -> Bool {
         guard let state, let recorded = try? state.imageID else { return false }
         if (try? state.meta(.keptManifest)) == .some(kept.identity) { return true }
-        guard let id = Self.manifestIDFromEnd(keptManifestPath), id == recorded else { return false }
+        guard let id = ImageVerifier.imageIDFromEnd(ofManifestAt: keptManifestPath), id == recorded else { return false }
         // Only a shortcut for the next open: when it cannot be remembered, that open reads the id again.
         do { try state.setMeta(.keptManifest, kept.identity) } catch {}
         return true
-    }
-
-    /// The image id in the manifest at `path`, read from its end: the last 64 KiB first, then twice as
-    /// much until the id field is in what was read (or the whole file is): the regions follow it, the
-    /// file list (most of the bytes) comes before. Open reads the kept manifest's id this way when the
-    /// file changed, and an unsigned in-place base's on every open.
-    static func manifestIDFromEnd(_ path: String) -> String? {
-        guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(ImageVerifier.maxManifestBytes) else {
-            return nil
-        }
-        let key = ImageManifest.Field.idFieldStart
-        var window: Int64 = 64 << 10
-        var searched = 0
-        while true {
-            let count = min(window, size)
-            guard let tail = try? file.read(fromOffset: UInt64(size - count), count: Int(count)) else { return nil }
-            // The last field in the tail is the file's last (the tail ends where the file does); a window
-            // that cuts it finds none and reads again, wider, searching only what it had not (and the
-            // key's length more, for a key the last window cut).
-            let fresh = min(tail.count, tail.count - searched + key.count - 1)
-            if let start = lastStart(of: key, in: tail, before: fresh) { return ImageManifest.idInCanonicalBytes(tail[start...]) }
-            if count == size { return nil }
-            searched = tail.count
-            window *= 2
-        }
-    }
-
-    /// Where the last `key` that ends by `end` starts in `data` (from its `startIndex`): the key's first
-    /// byte looked for backwards, byte by byte, and the rest compared where it is.
-    static func lastStart(of key: Data, in data: Data, before end: Int) -> Data.Index? {
-        guard let first = key.first, end >= key.count, end <= data.count else { return nil }
-        let bytes = data.bytes
-        var position = end - key.count
-        while position >= 0 {
-            if bytes[byteAt: position] == first, RawBytes.matches(key.bytes, in: bytes, at: position) { return data.startIndex + position }
-            position -= 1
-        }
-        return nil
     }
 
     /// Takes in what other processes did while this one held no lock on the storage (called when it takes

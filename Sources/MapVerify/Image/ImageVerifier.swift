@@ -122,6 +122,15 @@ package enum ImageVerifier {
         return (manifest, problems(of: header, expectedID: expected, derivedSizes: manifest.derivedSizesOnDisk()))
     }
 
+    /// The image id the manifest file at `path` names, read from its end (`ManifestReader.imageIDFromEnd`)
+    /// without decoding it; nil when it cannot be read, is larger than `maxManifestBytes` or names none.
+    /// A store's open reads its kept manifest's id this way when the file changed, and an unsigned
+    /// in-place base's on every open.
+    package static func imageIDFromEnd(ofManifestAt path: String) -> String? {
+        guard let file = try? ReadableFile(path: path), let size = try? file.size(), size <= Int64(maxManifestBytes) else { return nil }
+        return ManifestReader.imageIDFromEnd(size: size) { offset, count in try? file.read(fromOffset: offset, count: count) }
+    }
+
     /// Checks what does not depend on the file list: the format and the block size.
     static func checkHeader(_ manifest: ManifestHeader, file: String) throws(ImageOpenError) {
         do { try FormatTagError.check(manifest.format, expected: ImageManifest.formatTag) } catch {
