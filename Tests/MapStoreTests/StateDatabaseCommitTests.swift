@@ -39,3 +39,17 @@ import Testing
         #expect(try Self.changeCounter(path) == before)
     }
 }
+
+extension StateDatabaseCommitTests {
+    @Test func anInstallsMarkIsMadeWithTheTablesOfANewDatabase() throws {
+        let folder = TemporaryFolder()
+        let path = folder.join("state.sqlite")
+        let state = try StateDatabase(path: path, marking: .install(imageID: "/images/a"))
+        #expect(try Self.changeCounter(path) == 1)
+        #expect(try state.pending() == .install(imageID: "/images/a"))
+        // An existing database records the mark in a commit of its own.
+        let again = try StateDatabase(path: path, marking: .install(imageID: "/images/b"))
+        #expect(try Self.changeCounter(path) == 2)
+        #expect(try again.pending() == .install(imageID: "/images/b"))
+    }
+}

@@ -33,11 +33,13 @@ extension StateDatabase {
 
     /// Creates the tables that are missing, and in an installed store records the catalogs' step in
     /// `meta`, in one transaction; does nothing (and takes no write lock) when nothing is missing. A
-    /// store made before several catalogs opens with its image's catalog only.
-    func makeSchema() throws {
+    /// store made before several catalogs opens with its image's catalog only. With `pending`, the
+    /// transaction records it too; returns whether there was one.
+    @discardableResult
+    func makeSchema(marking pending: PendingOperation? = nil) throws -> Bool {
         let present = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0["name", as: String.self] })
         if present.isSuperset(of: StateDatabase.tables) {
-            guard try imageID != nil, try meta(.catalogsSchema) != StateDatabase.catalogsSchema else { return }
+            guard try imageID != nil, try meta(.catalogsSchema) != StateDatabase.catalogsSchema else { return false }
         }
         try db.transaction {
             try db.execute(
@@ -55,7 +57,9 @@ extension StateDatabase {
                 """)
             // Only an installed store records it: an install's commit starts `meta` afresh.
             if try imageID != nil { try setMeta(.catalogsSchema, StateDatabase.catalogsSchema) }
+            if let pending { try markPending(pending) }
         }
+        return true
     }
 
     private func hasTable(_ name: String) throws -> Bool {

@@ -33,6 +33,15 @@ final class StateDatabase {
         try makeSchema()
     }
 
+    /// Opens or creates the database at `path` and records `pending` durably, as `markPending` does:
+    /// for a new database, in the commit that makes its tables (an install's first step costs one
+    /// commit, not two).
+    init(path: String, marking pending: PendingOperation) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=EXTRA;")
+        if try !makeSchema(marking: pending) { try markPending(pending) }
+    }
+
     /// Every table this library reads or writes.
     static let tables: Set<String> = ["meta", "regions", "pending_operation", "downloads", "added_catalogs", "region_catalogs"]
 

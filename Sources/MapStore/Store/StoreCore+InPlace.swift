@@ -58,9 +58,8 @@ extension StoreCore {
                 throw MapStoreError.invalidImage(path: image.path, reason: refusal.description)
             }
             try FileSystem.makeDirectoriesDurably(layout.root)
-            let state = try StateDatabase(path: layout.state)
+            let state = try StateDatabase(path: layout.state, marking: .install(imageID: image.path))
             self.state = state
-            try state.markPending(.install(imageID: image.path))
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.afterMark")
             let checked: (manifest: ManifestHeader, signed: Bool, seed: String?)

@@ -11,9 +11,8 @@ extension StoreCore {
         do {
             try checkCancelled()
             try FileSystem.makeDirectoriesDurably(layout.root)
-            let state = try StateDatabase(path: layout.state)
+            let state = try StateDatabase(path: layout.state, marking: .install(imageID: image.path))
             self.state = state
-            try state.markPending(.install(imageID: image.path))
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.afterMark")
             let staged: StagedImage
@@ -42,9 +41,8 @@ extension StoreCore {
     /// data was still in place, so a refused image never costs data that verifies.
     func replaceWithStaged(_ staged: StagedImage) throws {
         try wipe(keepingStaging: true)
-        let state = try StateDatabase(path: layout.state)
+        let state = try StateDatabase(path: layout.state, marking: .install(imageID: staged.manifest.imageID))
         self.state = state
-        try state.markPending(.install(imageID: staged.manifest.imageID))
         try FileSystem.syncDirectory(layout.root)
         try commitStaged(staged, state: state)
     }
