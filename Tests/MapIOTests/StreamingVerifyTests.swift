@@ -452,3 +452,42 @@ private let trickyFiles: [String: Data] = [
         #expect(failure.description.contains(destination.join("b")), "\(failure)")
     }
 }
+
+/// An in-place first start reads its base's manifest without checking paths
+/// (`readManifestStreaming(at:checkingPaths: false)`): whatever else it accepts and refuses, and why,
+/// are the whole reader's.
+@Suite struct ManifestWithoutPathsTests {
+    private static let files = ["a/1": bytes(1, 1), "b": bytes(2, 2), "c": bytes(3, 3)]
+
+    @Test(arguments: [
+        ("\"size\":1}", "\"size\":1"),  // truncated object
+        ("\"blockSize\":4096", "\"blockSize\":4000"),  // not a power of two
+        ("\"size\":2}", "\"size\":-2}"),  // negative size
+        ("\"format\":\"mappack-image/1\"", "\"format\":\"mappack-image/2\""),
+        ("\"sha256\":", "\"sha257\":"),  // a required field missing
+        ("\"name\":\"fixture\"", "\"name\":7"),  // wrong type, after the files
+        ("\"name\":\"fixture\"", "\"name\":\"edited\""),  // the id no longer matches
+        ("\"id\":\"world/a\"", "\"id\":\"world\""),  // a region id twice
+        ("\"sizeOnDiskInBytes\":", "\"sizeOnDiskInBytes\":1"),  // a region's size is not what its files take
+        ("}],\"format\":", "},{}],\"format\":"),  // an entry that is no entry, last in the list
+        ("\"regions\":[{", "\"regions\":[{\"x\":[1],\"format\":\"y\","),  // the list's end marker again, later
+        ("\"regions\":[{", "\"regions\":[{\"x\":\"],\\\"format\\\":\","),  // the marker's text in a string
+        ("{\"blockSize\":4096,", "{"),  // no block size before the list: sizes summed after
+        (",\"format\":", " ,\"format\":"),  // not where mappack puts it
+    ])
+    func aManifestReadWithoutPathsGetsTheWholeReadersResult(_ edit: (String, String)) throws {
+        let image = try ImageFixture(Self.files)
+        try image.editManifest(edit.0, edit.1)
+        let file = image.path + "/manifest.json"
+        var whole: (ImageManifest, [VerifyProblem])?
+        var expected: ImageOpenError?
+        let bytes = try image.manifestBytes
+        do { whole = try ImageVerifier.readManifest(bytes, file: file) } catch { expected = error }
+        var read: (manifest: ManifestHeader, problems: [VerifyProblem])?
+        var found: ImageOpenError?
+        do { read = try ImageVerifier.readManifestStreaming(at: file, checkingPaths: false) } catch { found = error }
+        #expect(found?.description == expected?.description)
+        #expect(read?.manifest == whole?.0.header)
+        #expect(read?.problems.map(\.kind) == whole?.1.map(\.kind))
+    }
+}

@@ -44,24 +44,36 @@ extension ImageManifest {
             order.append(next)
             stack.append(contentsOf: children[next])
         }
-        var sets = [Set<BundleDigest>](repeating: [], count: regions.count)
+        // Each distinct bundle becomes a small number once, with its bytes: the sets below hash and
+        // compare those, not 32-byte digests (a continent's regions insert tens of thousands).
+        var number: [BundleDigest: Int] = [:]
+        var bytes: [Int64] = []
+        let bundlesOf = regions.map { region in
+            region.bundles.map { bundle in
+                if let known = number[bundle] { return known }
+                number[bundle] = bytes.count
+                bytes.append(perBundle[bundle] ?? 0)
+                return bytes.count - 1
+            }
+        }
+        var sets = [Set<Int>](repeating: [], count: regions.count)
         var totals = [Int64](repeating: 0, count: regions.count)
         var out: [RegionID: Int64] = [:]
         out.reserveCapacity(position.count)
         for index in order.reversed() {
             var largest = -1
             for child in children[index] where largest < 0 || sets[child].count > sets[largest].count { largest = child }
-            var set: Set<BundleDigest> = []
+            var set: Set<Int> = []
             var total: Int64 = 0
             if largest >= 0 {
                 swap(&set, &sets[largest])
                 total = totals[largest]
             }
             for child in children[index] where child != largest {
-                for bundle in sets[child] where set.insert(bundle).inserted { total = saturatingSum(total, perBundle[bundle] ?? 0) }
+                for bundle in sets[child] where set.insert(bundle).inserted { total = saturatingSum(total, bytes[bundle]) }
                 sets[child] = []
             }
-            for bundle in regions[index].bundles where set.insert(bundle).inserted { total = saturatingSum(total, perBundle[bundle] ?? 0) }
+            for bundle in bundlesOf[index] where set.insert(bundle).inserted { total = saturatingSum(total, bytes[bundle]) }
             sets[index] = set
             totals[index] = total
             out[regions[index].id] = total

@@ -243,7 +243,8 @@ public enum ManifestReader {
     private static func readStringDictionary(_ scanner: inout JSONScanner) throws(Failure) -> [String: String] {
         guard try scanner.peekKind() == .object else { throw scanner.mismatch(expected: "an object of strings") }
         var result: [String: String] = [:]
-        result.reserveCapacity(4)
+        // A region's names: about a dozen languages, placed without growing the table on the way.
+        result.reserveCapacity(16)
         try scanner.beginObject()
         var first = true
         while try scanner.nextMember(first: &first) {

@@ -25,15 +25,18 @@ public enum CanonicalJSON {
         guard strings.allSatisfy({ plainKey($0.key) && plainValue($0.value) }) else {
             return String(decoding: try encode(strings), as: UTF8.self)
         }
-        var text = "{"
-        for (index, key) in strings.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-            text += index == 0 ? "\"" : ",\""
-            text += key
-            text += "\":\""
-            text += strings[key] ?? ""
-            text += "\""
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(strings.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
+        for (index, member) in strings.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: member.key.utf8)
+            bytes.append(contentsOf: #"":""#.utf8)
+            bytes.append(contentsOf: member.value.utf8)
+            bytes.append(UInt8(ascii: "\""))
         }
-        return text + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes `data`, turning Foundation's errors into a `JSONFileError` naming `file`. A key repeated

@@ -1125,6 +1125,8 @@ package enum JSONStrings {
         return text.withUTF8 { utf8 -> [String: String]? in
             var scanner = unsafe JSONScanner(UnsafeRawBufferPointer(utf8))
             var members: [String: String] = [:]
+            // A region's names: about a dozen languages, stored without growing the table on the way.
+            members.reserveCapacity(16)
             do {
                 try scanner.beginObject()
                 var first = true

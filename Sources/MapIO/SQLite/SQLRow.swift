@@ -6,9 +6,14 @@ import CSQLite
 /// A value of another type than asked (a REAL read as an integer, text read as a blob, NULL read
 /// as a non-optional) is an error naming the column, never a silent conversion.
 package struct SQLRow: Sendable {
-    /// A statement's column names → their index, shared by the rows of one run.
+    /// A statement's column names in column order (nil where SQLite gives none), shared by the rows
+    /// of one run. A row has a handful of columns, and short names compare in one step: a search
+    /// costs less than hashing the name (a state's region rows are read at every open: thousands).
     package struct Columns: Sendable {
-        let indexes: [String: Int]
+        let names: [String?]
+
+        /// The first column named `name`.
+        func index(of name: String) -> Int? { names.firstIndex { $0 == name } }
     }
 
     private let columns: Columns
@@ -40,9 +45,28 @@ package struct SQLRow: Sendable {
         }
     }
 
+    /// The text of `column`, nil for NULL: `self[column, as: String?.self]` without the generic call
+    /// (from another module, each such call looks up generic metadata; an open reads thousands of rows).
+    package func text(_ column: String) throws(SQLiteError) -> String? {
+        switch try value(column) {
+        case .text(let text): return text
+        case .null: return nil
+        case let other: throw mismatch("column '\(column)' holds \(other.typeName), read as Optional<String>")
+        }
+    }
+
+    /// The integer of `column`, nil for NULL: `self[column, as: Int64?.self]` without the generic call.
+    package func integer(_ column: String) throws(SQLiteError) -> Int64? {
+        switch try value(column) {
+        case .integer(let integer): return integer
+        case .null: return nil
+        case let other: throw mismatch("column '\(column)' holds \(other.typeName), read as Optional<Int64>")
+        }
+    }
+
     private func value(_ column: String) throws(SQLiteError) -> SQLValue {
-        guard let index = columns.indexes[column] else {
-            throw mismatch("no column '\(column)' (columns: \(columns.indexes.keys.sorted().joined(separator: ", ")))")
+        guard let index = columns.index(of: column) else {
+            throw mismatch("no column '\(column)' (columns: \(Set(columns.names.compactMap { $0 }).sorted().joined(separator: ", ")))")
         }
         return values[index]
     }

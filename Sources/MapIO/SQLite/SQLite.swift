@@ -221,15 +221,12 @@ package enum SQLValue: Sendable, Equatable {
         }
     }
 
-    /// Column names of `statement`'s rows (`sqlite3_column_name`) → their index.
+    /// Column names of `statement`'s rows (`sqlite3_column_name`), in column order.
     private func columnNames(_ statement: OpaquePointer?) -> SQLRow.Columns {
-        var names: [String: Int] = [:]
-        for column in unsafe 0..<sqlite3_column_count(statement) {
-            guard let name = unsafe sqlite3_column_name(statement, column) else { continue }
-            let key = unsafe String(cString: name)
-            if names[key] == nil { names[key] = Int(column) }
+        let names = unsafe (0..<sqlite3_column_count(statement)).map { column in
+            unsafe sqlite3_column_name(statement, column).map { unsafe String(cString: $0) }
         }
-        return SQLRow.Columns(indexes: names)
+        return SQLRow.Columns(names: names)
     }
 
     private func values(_ statement: OpaquePointer?) -> [SQLValue] {

@@ -166,13 +166,18 @@ final class StateDatabase {
     /// read in place, with no JSONDecoder set up per row.
     func regions(bundles: Bool = true) throws -> [StoredRegion] {
         try db.query("SELECT id, parent, name, names, \(bundles ? "bundles" : "''") AS bundles, size, state FROM regions ORDER BY id").map { row in
-            let namesJSON = try row["names", as: String?.self] ?? "{}"
-            let names = JSONStrings.object(namesJSON) ?? [:]
+            let names = JSONStrings.object(try row.text("names") ?? "{}") ?? [:]
             return StoredRegion(
-                id: RegionID(try row["id", as: String?.self] ?? ""), parent: try row["parent", as: String?.self].map { RegionID($0) },
-                name: try row["name", as: String?.self] ?? "", names: names, bundles: Self.digests(try row["bundles", as: String?.self] ?? ""),
-                sizeOnDisk: try row["size", as: Int64?.self] ?? 0, state: RegionState(stored: try row["state", as: String?.self] ?? ""))
+                id: RegionID(try row.text("id") ?? ""), parent: try row.text("parent").map { RegionID($0) }, name: try row.text("name") ?? "",
+                names: names, bundles: Self.digests(try row.text("bundles") ?? ""), sizeOnDisk: try row.integer("size") ?? 0,
+                state: RegionState(stored: try row.text("state") ?? ""))
         }
+    }
+
+    /// The installed regions whose stored state is `state`, by id (an open asks for the interrupted ones:
+    /// no row of the others is read).
+    func regionIDs(in state: RegionState) throws -> [RegionID] {
+        try db.query("SELECT id FROM regions WHERE state = ? ORDER BY id", [.text(state.storedValue)]).map { RegionID(try $0["id", as: String.self]) }
     }
 
     /// The digests of a region row's `bundles` column (`sha256:HEX` separated by spaces); a damaged

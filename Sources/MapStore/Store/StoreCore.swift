@@ -143,7 +143,7 @@ final class StoreCore {
         guard let state else { return [] }
         let downloads = try state.downloadStates().filter { $0.value == .downloading }.map(\.key)
         if !downloads.isEmpty { try state.setDownloadState(downloads, .paused) }
-        let installed = try state.regions(bundles: false).filter { $0.state == .downloading }.map(\.id)
+        let installed = try state.regionIDs(in: .downloading)
         if !installed.isEmpty { try state.setStates(Dictionary(uniqueKeysWithValues: installed.map { ($0, RegionState.paused) })) }
         return (downloads + installed).sorted()
     }
