@@ -27,11 +27,13 @@ import Testing
         let mine = getpid()
         let stale = [
             ".img-1.0.staging-\(dead)", ".img-1.0.shard-2-of-3-\(dead)", ".img-1.0.merge-\(dead)", ".www.publish-\(dead)",
-            ".img-1.0.tar.zst.old-\(dead)", ".catalog.json.tmp-\(dead)", ".staging-\(dead)",
+            ".img-1.0.tar.zst.old-\(dead)", ".catalog.json.tmp-\(dead)", ".staging-\(dead)", ".store.trash-\(dead)",
         ]
         let kept = [
             ".img-1.0.staging-\(live)", ".img-1.0.merge-\(mine)", "img-1.0.shard-2-of-3", ".img-1.0.build.json",
             ".notes.backup-\(dead)", "img.staging-\(dead)", ".img.shard-x-of-3-\(dead)", ".img.staging-0", ".img.staging-",
+            // Shard numbers as mappack never spells them: not its entries.
+            ".img.shard-+2-of-3-\(dead)", ".img.shard-02-of-3-\(dead)",
         ]
         for (index, name) in (stale + kept).enumerated() { try make(folder.join(name), folder: index % 2 == 0) }
         try StagingArea.sweepStale(in: folder.path)

@@ -49,11 +49,17 @@ package struct StagingArea: Sendable {
         /// True for the kinds a later run must find: named without a PID, never swept.
         var outlivesItsProcess: Bool { self == .updateNext || self == .updateOld }
 
-        /// True when `label` names a kind in use (any shard numbers).
+        /// The kinds named with their process's PID, but for shards (numbered): the ones a sweep removes
+        /// once that process is gone.
+        static let sweptWithoutNumbers: [Kind] = [.staging, .merge, .publish, .temporary, .aside, .trash]
+
+        /// True when `label` names a kind in use (any shard numbers): each kind's `label`, the one
+        /// spelling, read back.
         static func isKnown(_ label: Substring) -> Bool {
-            if ["staging", "merge", "publish", "tmp", "old", "trash"].contains(label) { return true }
+            if sweptWithoutNumbers.contains(where: { $0.label == label }) { return true }
             let parts = label.split(separator: "-", omittingEmptySubsequences: false)
-            return parts.count == 4 && parts[0] == "shard" && parts[2] == "of" && Int(parts[1]) != nil && Int(parts[3]) != nil
+            guard parts.count == 4, let index = Int(parts[1]), let count = Int(parts[3]) else { return false }
+            return Kind.shard(index: index, count: count).label == label
         }
     }
 
