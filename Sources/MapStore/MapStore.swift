@@ -119,7 +119,7 @@ public final class MapStore: Sendable {
     private init(core: sending StoreCore, status: StoreStatus, options: Options, otherProcessWriting: Bool, holder: StorageLock.Holder) {
         self.holder = holder
         self.otherProcessWritingAtOpen = otherProcessWriting
-        self.runtime = Mutex(Runtime(published: core.snapshot()))
+        self.runtime = Mutex(Runtime(published: core.takeSnapshot()))
         self.cacheAccess = core.caches
         self.core = Mutex(core)
         self.initialStatus = status

@@ -491,3 +491,49 @@ private let trickyFiles: [String: Data] = [
         #expect(read?.problems.map(\.kind) == whole?.1.map(\.kind))
     }
 }
+
+/// Issue 44: an in-place first start reads its base's manifest without the file list
+/// (`readManifestSkippingFiles`): the members around the list, found where the list ends, are the
+/// ones the whole reader reads, or the skim gives up (nil) and the whole reader decides.
+@Suite struct ManifestSkippingFilesTests {
+    private static let files = ["a/1": bytes(1, 1), "b": bytes(2, 2), "c": bytes(3, 3)]
+
+    @Test func aManifestAsMappackWritesItIsReadWithoutItsList() throws {
+        let image = try ImageFixture(Self.files)
+        let file = image.path + "/manifest.json"
+        let skimmed = try #require(ImageVerifier.readManifestSkippingFiles(at: file))
+        let (whole, _) = try ImageVerifier.readManifest(try image.manifestBytes, file: file)
+        #expect(skimmed.manifest == whole.header)
+        #expect(try skimmed.idProblem() == nil)
+    }
+
+    @Test func anEditedManifestsIDProblemIsFound() throws {
+        let image = try ImageFixture(Self.files)
+        try image.editManifest("\"name\":\"fixture\"", "\"name\":\"edited\"")
+        let skimmed = try #require(ImageVerifier.readManifestSkippingFiles(at: image.path + "/manifest.json"))
+        #expect(try skimmed.idProblem()?.kind == .imageIDMismatch)
+    }
+
+    /// Where the list's end marker appears again (in an entry, in a region, in a string), the skim reads
+    /// what the whole reader reads, or nothing.
+    @Test(arguments: [
+        // In an entry: brackets left open after it, so the rest does not read as the manifest's end.
+        ("\"size\":1}", "\"size\":1,\"x\":[1],\"format\":\"mappack-image/1\",\"regions\":[]}", false),
+        ("\"regions\":[{", "\"regions\":[{\"x\":[1],\"format\":\"y\",", true),  // in a region, after the list
+        ("\"regions\":[{", "\"regions\":[{\"x\":\"],\\\"format\\\":\",", true),  // the marker's text in a string
+        ("},{\"bundle\"", "},\"x\",{\"bundle\"", true),  // not JSON inside the list: left to the list's readers
+        ("\"blockSize\":4096", "\"blockSize\":4000", false),  // a header the whole reader refuses
+        (",\"format\":", " ,\"format\":", false),  // not where mappack puts it
+    ])
+    func theSkimReadsTheWholeReadersMembersOrNothing(_ edit: (String, String, Bool)) throws {
+        let image = try ImageFixture(Self.files)
+        try image.editManifest(edit.0, edit.1)
+        let file = image.path + "/manifest.json"
+        let skimmed = ImageVerifier.readManifestSkippingFiles(at: file)
+        #expect((skimmed != nil) == edit.2)
+        guard let skimmed else { return }
+        let header: ManifestHeader? = try? ImageVerifier.readManifestStreaming(at: file, checkingPaths: false).manifest
+        // The only manifests the skim takes that the whole reader refuses are bad inside the list.
+        if let header { #expect(skimmed.manifest == header) } else { #expect(edit.1.contains("\"x\",{")) }
+    }
+}

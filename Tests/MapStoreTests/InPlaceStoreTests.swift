@@ -167,6 +167,50 @@ struct InPlaceStoreTests {
         #expect(!FileManager.default.fileExists(atPath: device.storage + "/../escape"))
     }
 
+    /// Issue 44: the first start reads its readers' snapshot from the rows it writes, inside the commit
+    /// (while the manifest's id hash ends), not from the committed state afterwards: what the store then
+    /// says is what a later open reads.
+    @Test func theFirstStartSaysWhatALaterOpenReads() async throws {
+        let fixture = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let first = try await Self.open(device, base: fixture.imageFolder)
+        #expect(first.initialStatus == .ok)
+        let later = try await Self.open(device, base: fixture.imageFolder)
+        #expect(try first.regions() == later.regions())
+        #expect(try first.regions(language: "de") == later.regions(language: "de"))
+        #expect(try first.regions().count == fixture.manifest().regions.count)
+        #expect(first.mapVersion == later.mapVersion && first.imageID == later.imageID)
+    }
+
+    /// Issue 44: the first start skips the base's file list (its id's hash covers every byte of it), so a
+    /// list whose sizes disagree with the regions' (its id made right) opens, and `verify()`, which reads
+    /// the list whole, names the disagreement.
+    @Test func aBaseWhoseListDisagreesWithItsSizesOpensAndVerifyNamesIt() async throws {
+        let fixture = try await offPool { StoreFixture.shared }
+        let device = Device()
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
+        let manifest = try fixture.manifest()
+        let victim = try #require(manifest.files.first)
+        var text = String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self)
+        let entryEnd = "\"path\":\"\(victim.path.string)\",\"sha256\":\"\(victim.sha256.hex)\",\"size\":\(victim.size)}"
+        try #require(text.contains(entryEnd))
+        text = text.replacingOccurrences(of: entryEnd, with: entryEnd.dropLast() + "0000}")
+        let field = "\"imageID\":\"\(manifest.imageID)\""
+        let blanked = text.replacingOccurrences(of: field, with: "\"imageID\":\"\"")
+        let id = SHA256.hex(Data(blanked.utf8))
+        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
+
+        let store = try await Self.open(device, base: copy)
+        #expect(store.initialStatus == .ok)
+        #expect(store.imageID == id)
+        let problems = try await store.verify(full: false)
+        // The regions holding the file (their sizes no longer sum up), and the file (not the size listed).
+        #expect(problems.contains { $0.kind == .sizeOnDiskMismatch }, "\(problems)")
+        #expect(problems.contains { $0.kind == .sizeMismatch && $0.path == victim.path.string }, "\(problems)")
+    }
+
     @Test func commandLineInstallsInPlaceFromTheMount() async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()

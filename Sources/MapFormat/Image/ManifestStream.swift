@@ -165,6 +165,50 @@ import Foundation
         files = (base + scanner.offset, true, 0)
     }
 
+    // MARK: Skipping the file list
+
+    /// Reads the members before `files` and opens it: true when the file list is next; false when the
+    /// document ended without a `files` member.
+    package mutating func openFileList() throws(JSONFileError) -> Bool {
+        do throws(Failure) {
+            while !finished, files == nil {
+                do throws(Failure) { try nextMember() } catch {
+                    var error = error
+                    error.offset += base
+                    throw error
+                }
+            }
+        } catch { throw fileError(error) }
+        return files != nil
+    }
+
+    /// Where a manifest as mappack writes it ends its `files` list (its `]`): the first `],"format":`
+    /// from `start` on (`format` is the member after `files` in key order), found with `memchr` for
+    /// the `]`s, which file entries seldom hold; nil when there is none. In valid JSON no string holds
+    /// that text (its `"` would end the string where no value may follow), so the first one is the
+    /// list's end; one inside an entry leaves brackets open after it, which `skipFileList`'s reader
+    /// of the rest then refuses.
+    package func canonicalFileListEnd(from start: Int) -> Int? {
+        let marker: StaticString = #"],"format":"#
+        let reader = unsafe ByteReader(bytes)
+        var position = start
+        while let found = unsafe RawBytes.firstIndex(of: UInt8(ascii: "]"), in: bytes.bytes, from: position, to: bytes.count) {
+            var end = found
+            if reader.literal(marker, &end) { return found }
+            position = found + 1
+        }
+        return nil
+    }
+
+    /// Goes on after the open `files` list, unread, as if it ended at `end` (its `]`): the members
+    /// after it are read next (`finish`). What the list holds is left to a reader of the whole list.
+    package mutating func skipFileList(endingAt end: Int) throws(JSONFileError) {
+        guard let (start, _, _) = files, end >= start, unsafe end < bytes.count, unsafe bytes[end] == UInt8(ascii: "]") else {
+            throw fileError(Failure(offset: end, reason: "the file list does not end here"))
+        }
+        do throws(Failure) { try leaveFiles(at: end + 1) } catch { throw fileError(error) }
+    }
+
     // MARK: Files
 
     /// Reads the separator and the entry at `files.position`, or the array's end.

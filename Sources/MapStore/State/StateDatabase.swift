@@ -86,8 +86,12 @@ final class StateDatabase {
     /// Records the installed image and its regions and clears the pending install in one transaction;
     /// marks the cache seed import pending when the image has a seed. `signed`: the image's
     /// `manifest.sig` is kept beside the manifest.
-    /// `meta`: keys set with the commit (an in-place install's base).
-    func commitInstall(_ manifest: ManifestHeader, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:]) throws {
+    /// `meta`: keys set with the commit (an in-place install's base). `confirming` runs last, before
+    /// the commit: when it throws, nothing is committed (an in-place first start's id check, whose hash
+    /// runs while the rows are written).
+    func commitInstall(
+        _ manifest: ManifestHeader, seedPending: Bool, signed: Bool, meta: [StateMetaKey: String] = [:], confirming: (() throws -> Void)? = nil
+    ) throws {
         try db.transaction {
             try db.execute(
                 "DELETE FROM meta; DELETE FROM regions; DELETE FROM pending_operation; DELETE FROM added_catalogs; DELETE FROM region_catalogs;")
@@ -102,6 +106,7 @@ final class StateDatabase {
             // the declared sizes are the derived ones; a streamed manifest has no file list to derive from.
             try insertRegions(of: manifest, sizes: [:], states: [:], from: [:])
             if seedPending { try markPending(.cacheImport) }
+            try confirming?()
         }
     }
 

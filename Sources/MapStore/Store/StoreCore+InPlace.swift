@@ -57,14 +57,17 @@ extension StoreCore {
             if let refusal = PackedImageEntry.refusals(inFolder: image.path).first {
                 throw MapStoreError.invalidImage(path: image.path, reason: refusal.description)
             }
+            // The manifest's id hash starts first (it is the first start's longest step), before anything is written.
+            let skimmed =
+                fullValidation || !trustedKeys.isEmpty ? nil : ImageVerifier.readManifestSkippingFiles(at: image.path + "/" + ImageManifest.fileName)
             try FileSystem.makeDirectoriesDurably(layout.root)
             let state = try StateDatabase(path: layout.state, marking: .install(imageID: image.path))
             self.state = state
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.afterMark")
-            let checked: (manifest: ManifestHeader, signed: Bool, seed: String?)
+            let checked: CheckedBase
             do {
-                checked = try checkBase(image)
+                checked = try checkBase(image, skimmed: skimmed)
                 try FileSystem.removeTree(layout.store)
                 try FileSystem.makeDirectories(layout.store)
                 try checkCancelled()
@@ -74,8 +77,16 @@ extension StoreCore {
             }
             try FileSystem.syncDirectory(layout.root)
             CrashPoint.reach("install.beforeCommit")
+            // A skimmed manifest's id is confirmed last, inside the commit: its hash runs while the rows are
+            // written and the readers' snapshot is read from them (the connection sees its own transaction).
+            var snapshot: StoreSnapshot?
             try state.commitInstall(
-                checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest, kept: true))
+                checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest, kept: true),
+                confirming: {
+                    snapshot = self.snapshot()
+                    try checked.confirm?()
+                })
+            installedSnapshot = snapshot
             CrashPoint.reach("install.afterCommit")
             if let seed = checked.seed { try importPendingSeed(seed, storeVersion: checked.manifest.mapVersion) }
         } catch {
@@ -108,12 +119,25 @@ extension StoreCore {
         return status.identity + " " + SHA256.hex(signature)
     }
 
+    /// What `checkBase` found in an image folder to be used in place.
+    struct CheckedBase {
+        var manifest: ManifestHeader
+        /// A signature lies beside the manifest.
+        var signed: Bool
+        /// The cache seed's path in the image.
+        var seed: String?
+        /// The id check still under way (a skimmed manifest, `streamedBaseManifest`), which throws the
+        /// image's refusal; nil when done. It must run, and pass, before anything is committed.
+        var confirm: (() throws -> Void)?
+    }
+
     /// Checks an image folder to be used in place: its manifest (format, id, signature with trusted
-    /// keys), with trusted keys or `fullValidation` every file's SHA-256, and its cache seed. Returns the
-    /// manifest, whether it is signed, and the seed's path in the image.
-    private func checkBase(_ image: PreinstalledImage) throws -> (manifest: ManifestHeader, signed: Bool, seed: String?) {
+    /// keys), with trusted keys or `fullValidation` every file's SHA-256, and its cache seed.
+    /// `skimmed`: the manifest already being read (`streamedBaseManifest`).
+    private func checkBase(_ image: PreinstalledImage, skimmed: ImageVerifier.SkimmedManifest? = nil) throws -> CheckedBase {
         let manifest: ManifestHeader
         let signed: Bool
+        var confirm: (() throws -> Void)?
         if fullValidation || !trustedKeys.isEmpty {
             let checked = try checkedManifest(at: image.path + "/" + ImageManifest.fileName, image: image)
             let flag = cancellation
@@ -125,8 +149,8 @@ extension StoreCore {
             if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
             (manifest, signed) = (checked.manifest.header, checked.signature != nil)
         } else {
-            // No file is read: the manifest is streamed once (format, entries, id, sizes), not decoded in full.
-            (manifest, signed) = try streamedBaseManifest(image)
+            // No file is read, nor the manifest's file list (`streamedBaseManifest`).
+            (manifest, signed, confirm) = try streamedBaseManifest(image, skimmed: skimmed)
         }
         var seed: String?
         if let expected = manifest.cacheSeed {
@@ -137,12 +161,29 @@ extension StoreCore {
             try checkStagedSeed(path, expected: expected, image: image)
             seed = path
         }
-        return (manifest, signed, seed)
+        return CheckedBase(manifest: manifest, signed: signed, seed: seed, confirm: confirm)
     }
 
-    /// The base's manifest checked as a stream (no trusted keys: no signature to check), without its
-    /// file list, and whether a signature lies beside it; errors as `checkedManifest` gives them.
-    private func streamedBaseManifest(_ image: PreinstalledImage) throws -> (manifest: ManifestHeader, signed: Bool) {
+    /// The base's manifest (no trusted keys: no signature to check) and whether a signature lies beside
+    /// it; errors as `checkedManifest` gives them. As mappack writes it, its file list is skipped
+    /// (`ImageVerifier.readManifestSkippingFiles`): everything else is read and checked here, and the
+    /// id's hash of every byte is the returned check, still under way. Otherwise it is read as a stream,
+    /// its entries' sizes checked but not their paths. Either way whatever reads the list later
+    /// (`verify`, an update, a delete, a repair, the regions' holdings) reads it whole and checks it all.
+    private func streamedBaseManifest(
+        _ image: PreinstalledImage, skimmed: ImageVerifier.SkimmedManifest?
+    ) throws -> (manifest: ManifestHeader, signed: Bool, confirm: (() throws -> Void)?) {
+        let signature = try? ReadableFile.contents(of: image.path + "/" + ImageManifest.signatureFileName, limit: 4096)
+        if let skimmed = skimmed ?? ImageVerifier.readManifestSkippingFiles(at: image.path + "/" + ImageManifest.fileName) {
+            let confirm = { () throws in
+                let problem: VerifyProblem?
+                do throws(ImageOpenError) { problem = try skimmed.idProblem() } catch {
+                    throw MapStoreError.notAnImage(path: image.path, reason: error.description)
+                }
+                if let problem { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
+            }
+            return (skimmed.manifest, signature != nil, confirm)
+        }
         let (manifest, problems): (ManifestHeader, [VerifyProblem])
         // A manifest that does not read as one is no image, as `mappack verify` says (exit 2).
         // The paths of the entries are checked where they are used: every later reading of the list reads it whole.
@@ -152,8 +193,7 @@ extension StoreCore {
             throw MapStoreError.notAnImage(path: image.path, reason: error.description)
         }
         if let problem = problems.first { throw MapStoreError.invalidImage(path: image.path, reason: problem.description) }
-        let signature = try? ReadableFile.contents(of: image.path + "/" + ImageManifest.signatureFileName, limit: 4096)
-        return (manifest, signature != nil)
+        return (manifest, signature != nil, nil)
     }
 
     /// The base's manifest, decoded.
@@ -335,6 +375,7 @@ extension StoreCore {
         _ image: PreinstalledImage, _ offered: ImageManifest, state: StateDatabase, catalogURL: String?
     ) throws -> StoreStatus {
         let checked = try checkBase(image)
+        try checked.confirm?()
         let owners = try state.regionCatalogs()
         let offeredIDs = Set(offered.regions.map(\.id))
         let carried = try state.regions(bundles: false).filter { owners[$0.id] != nil && !offeredIDs.contains($0.id) }

@@ -6,6 +6,12 @@ import MapIO
 extension StoreCore {
     /// What readers see now (see `StoreSnapshot`), from the state database alone (a few rows, no
     /// manifest); empty when the state cannot be read.
+    /// `installedSnapshot` once, when an install just made it; `snapshot()` otherwise.
+    func takeSnapshot() -> StoreSnapshot {
+        defer { installedSnapshot = nil }
+        return installedSnapshot ?? snapshot()
+    }
+
     func snapshot() -> StoreSnapshot {
         guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
             return .empty(root: layout.root)

@@ -24,6 +24,9 @@ final class StoreCore {
     /// What the last transition removed from the map cache (an update that changes the version empties
     /// it); the update reads and clears it to tell the app (`StoreEvent.mapCacheReset`).
     var cacheReset: CacheReset?
+    /// The readers' snapshot an in-place first start made inside its commit, while its id's hash ended;
+    /// `takeSnapshot()` hands it out once instead of reading the state again.
+    var installedSnapshot: StoreSnapshot?
     /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
     var pausedAtOpen: [RegionID] = []
     /// The added catalogs' kept copies, parsed, by the SHA-256 of their bytes (`keptTree(of:)`).

@@ -149,12 +149,7 @@ package enum ImageVerifier {
     /// with the id blanked), and regions whose `sizeOnDiskInBytes` is not `derivedSizes`'.
     static func problems(of manifest: ManifestHeader, expectedID expected: String, derivedSizes derived: [RegionID: Int64]) -> [VerifyProblem] {
         var problems: [VerifyProblem] = []
-        if expected != manifest.imageID {
-            problems.append(
-                VerifyProblem(
-                    kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
-                    detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited"))
-        }
+        if let problem = idProblem(of: manifest, expectedID: expected) { problems.append(problem) }
         for region in manifest.regions where derived[region.id] != region.sizeOnDiskInBytes {
             problems.append(
                 VerifyProblem(
@@ -164,6 +159,14 @@ package enum ImageVerifier {
                 ))
         }
         return problems
+    }
+
+    /// The problem of an id that is not `expected` (the hex SHA-256 of the manifest's bytes with the id blanked).
+    static func idProblem(of manifest: ManifestHeader, expectedID expected: String) -> VerifyProblem? {
+        guard expected != manifest.imageID else { return nil }
+        return VerifyProblem(
+            kind: .imageIDMismatch, path: ImageManifest.fileName, regions: [],
+            detail: "image id \(manifest.imageID) does not match the manifest's content (\(expected)); the manifest was edited")
     }
 
     /// The signature problem, if any: with trusted keys an image must carry a signature one of them made.
