@@ -28,6 +28,25 @@ struct InPlaceStoreTests {
             options: .init(catalogURL: catalog, useImageInPlace: true))
     }
 
+    /// A copy of the fixture's image in `device`'s folder whose manifest text `edit` changed (given the
+    /// manifest's first file), its id sealed again over the edited bytes; returns the copy's folder, the
+    /// fixture's manifest, that file, and the new id.
+    static func editedBase(
+        _ device: Device, _ edit: (String, ImageFile) throws -> String
+    ) async throws -> (folder: String, manifest: ImageManifest, file: ImageFile, id: String) {
+        let fixture = try await offPool { StoreFixture.shared }
+        let copy = device.folder.join("image")
+        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
+        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
+        let manifest = try fixture.manifest()
+        let file = try #require(manifest.files.first)
+        let text = try edit(String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self), file)
+        let blanked = text.replacingOccurrences(of: "\"imageID\":\"\(manifest.imageID)\"", with: "\"imageID\":\"\"")
+        let id = SHA256.hex(Data(blanked.utf8))
+        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
+        return (copy, manifest, file, id)
+    }
+
     /// Regular files in the storage's `store/` folder, by store path.
     static func ownFiles(_ device: Device) throws -> [String] {
         try DirectoryWalker.walk(device.storage + "/store").filter(\.isRegular).map(\.relativePath)
@@ -78,10 +97,10 @@ struct InPlaceStoreTests {
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
     }
 
-    /// The first start in place streams the manifest instead of decoding it in full; it still refuses
-    /// what the full reading refused (an edited manifest, whose id no longer matches; one cut short),
-    /// and leaves the storage empty.
-    @Test(arguments: ["editedManifest", "cutShort"])
+    /// The first start in place reads the manifest without decoding it in full (without its file list);
+    /// it still refuses what the full reading refused (an edited manifest or file list, whose id no longer
+    /// matches; one cut short), and leaves the storage empty.
+    @Test(arguments: ["editedManifest", "editedFileList", "cutShort"])
     func firstStartInPlaceRefusesABadManifestAndLeavesNothing(_ change: String) async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()
@@ -93,6 +112,13 @@ struct InPlaceStoreTests {
         case "editedManifest":
             let text = String(decoding: bytes, as: UTF8.self)
             try Data(text.replacingOccurrences(of: "\"name\":\"", with: "\"name\":\"x").utf8).write(to: URL(fileURLWithPath: manifest))
+        case "editedFileList":
+            // One byte of the file list, which the first start skips but hashes for the id.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let path = try #require(try fixture.manifest().files.first?.path.string)
+            try #require(text.contains("\"path\":\"\(path)\""))
+            let edited = text.replacingOccurrences(of: "\"path\":\"\(path)\"", with: "\"path\":\"\(path)x\"")
+            try Data(edited.utf8).write(to: URL(fileURLWithPath: manifest))
         default:
             try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: manifest))
         }
@@ -138,22 +164,13 @@ struct InPlaceStoreTests {
     /// `verify()` and deleting the region read the list whole and refuse it, and nothing outside the
     /// storage folder is touched.
     @Test func aBaseWithABadPathOpensAndIsRefusedWhereItsListIsRead() async throws {
-        let fixture = try await offPool { StoreFixture.shared }
         let device = Device()
-        let copy = device.folder.join("image")
-        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
-        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
-        let manifest = try fixture.manifest()
-        let victim = try #require(manifest.files.first)
+        let (copy, manifest, victim, id) = try await Self.editedBase(device) { text, victim in
+            let pathField = "\"path\":\"\(victim.path.string)\""
+            try #require(text.contains(pathField))
+            return text.replacingOccurrences(of: pathField, with: "\"path\":\"../../escape\"")
+        }
         let owner = try #require(manifest.regions.first { $0.bundles.contains(victim.bundle) })
-        var text = String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self)
-        let pathField = "\"path\":\"\(victim.path.string)\""
-        try #require(text.contains(pathField))
-        text = text.replacingOccurrences(of: pathField, with: "\"path\":\"../../escape\"")
-        let field = "\"imageID\":\"\(manifest.imageID)\""
-        let blanked = text.replacingOccurrences(of: field, with: "\"imageID\":\"\"")
-        let id = SHA256.hex(Data(blanked.utf8))
-        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
 
         let store = try await Self.open(device, base: copy)
         #expect(store.initialStatus == .ok)
@@ -186,21 +203,12 @@ struct InPlaceStoreTests {
     /// list whose sizes disagree with the regions' (its id made right) opens, and `verify()`, which reads
     /// the list whole, names the disagreement.
     @Test func aBaseWhoseListDisagreesWithItsSizesOpensAndVerifyNamesIt() async throws {
-        let fixture = try await offPool { StoreFixture.shared }
         let device = Device()
-        let copy = device.folder.join("image")
-        try FileManager.default.copyItem(atPath: fixture.imageFolder, toPath: copy)
-        let manifestURL = URL(fileURLWithPath: copy + "/manifest.json")
-        let manifest = try fixture.manifest()
-        let victim = try #require(manifest.files.first)
-        var text = String(decoding: try Data(contentsOf: manifestURL), as: UTF8.self)
-        let entryEnd = "\"path\":\"\(victim.path.string)\",\"sha256\":\"\(victim.sha256.hex)\",\"size\":\(victim.size)}"
-        try #require(text.contains(entryEnd))
-        text = text.replacingOccurrences(of: entryEnd, with: entryEnd.dropLast() + "0000}")
-        let field = "\"imageID\":\"\(manifest.imageID)\""
-        let blanked = text.replacingOccurrences(of: field, with: "\"imageID\":\"\"")
-        let id = SHA256.hex(Data(blanked.utf8))
-        try Data(blanked.replacingOccurrences(of: "\"imageID\":\"\"", with: "\"imageID\":\"\(id)\"").utf8).write(to: manifestURL)
+        let (copy, _, victim, id) = try await Self.editedBase(device) { text, victim in
+            let entryEnd = "\"path\":\"\(victim.path.string)\",\"sha256\":\"\(victim.sha256.hex)\",\"size\":\(victim.size)}"
+            try #require(text.contains(entryEnd))
+            return text.replacingOccurrences(of: entryEnd, with: entryEnd.dropLast() + "0000}")
+        }
 
         let store = try await Self.open(device, base: copy)
         #expect(store.initialStatus == .ok)

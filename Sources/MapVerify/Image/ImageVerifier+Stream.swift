@@ -103,63 +103,8 @@ extension ImageVerifier {
     }
 }
 
-extension ImageVerifier {
-    /// The manifest at `manifestPath` without its file list, for an in-place store's first start
-    /// (no trusted keys, no `fullValidation`): its members before and after the list read and checked
-    /// on this thread (format, block size, bundles, regions, duplicates), while another hashes every
-    /// byte for the id, which `SkimmedManifest.idProblem()` waits for. The list itself (sizes, paths,
-    /// order) is left to whatever reads it later: `verify`, an update, a delete, a repair read it whole
-    /// and check every entry. Nil for a manifest not as mappack writes it, or with any error or
-    /// problem here: the caller then reads it the one-thread way, for its result or its exact error.
-    package static func readManifestSkippingFiles(at manifestPath: String) -> SkimmedManifest? {
-        guard let mapping = MappedFile(path: manifestPath, limit: maxManifestBytes) else { return nil }
-        defer { mapping.releaseAll() }
-        let stop = StopFlag()
-        let hashing = BlockingPool.start { ManifestIDDigest.concurrent(at: manifestPath, limit: maxManifestBytes, stop: stop.isRaised) }
-        guard var stream = try? unsafe ManifestStream(mapping.bytes, file: manifestPath), (try? stream.openFileList()) == true,
-            let end = stream.canonicalFileListEnd(from: stream.offset), (try? stream.skipFileList(endingAt: end)) != nil,
-            let manifest = try? stream.finish(), (try? checkHeader(manifest, file: manifestPath)) != nil, !hasDuplicateRegions(manifest)
-        else {
-            stop.raise()
-            return nil
-        }
-        return SkimmedManifest(manifest, file: manifestPath, hashing: hashing, stop: stop)
-    }
-
-    /// What `readManifestSkippingFiles` read, and the id's hash under way.
-    package final class SkimmedManifest {
-        /// The manifest's members but the file list (and the bundle list, checked, not kept).
-        package let manifest: ManifestHeader
-        private let file: String
-        private let hashing: PendingResult<ManifestIDDigest.Concurrent?>
-        private let stop: StopFlag
-
-        fileprivate init(_ manifest: ManifestHeader, file: String, hashing: PendingResult<ManifestIDDigest.Concurrent?>, stop: StopFlag) {
-            self.manifest = manifest
-            self.file = file
-            self.hashing = hashing
-            self.stop = stop
-        }
-
-        /// The hash's result no longer wanted once this is gone.
-        deinit { stop.raise() }
-
-        /// Waits for the id's hash: nil when the manifest's id is its bytes' (with the id blanked), the
-        /// mismatch otherwise. Throws the one-thread reading's error when the hash could not tell (the
-        /// id field spelt another way): that reading then decides, and its result must be this one's.
-        package func idProblem() throws(ImageOpenError) -> VerifyProblem? {
-            if let hashed = (try? hashing.value()) ?? nil, hashed.blanked == manifest.imageID {
-                return ImageVerifier.idProblem(of: manifest, expectedID: hashed.id)
-            }
-            let (read, problems) = try ImageVerifier.readManifestStreaming(at: file, checkingPaths: false)
-            guard read == manifest else { throw .manifest(path: file, reason: "the manifest changed while it was read") }
-            return problems.first { $0.kind == .imageIDMismatch }
-        }
-    }
-}
-
 /// Tells a job on another thread to stop early (its result no longer wanted).
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 
     func raise() { raised.store(true, ordering: .relaxed) }
