@@ -187,12 +187,24 @@ struct InPlaceStoreTests {
     /// Issue 44: the first start reads its readers' snapshot from the rows it writes, inside the commit
     /// (while the manifest's id hash ends), not from the committed state afterwards: what the store then
     /// says is what a later open reads.
+    /// After it, what changes the state before `open` returns (the image's cache seed imported, a catalog
+    /// URL remembered) shows too: the catalog URL is there, and a download is not refused as if the
+    /// seed's import were still pending.
     @Test func theFirstStartSaysWhatALaterOpenReads() async throws {
         let fixture = try await offPool { StoreFixture.shared }
         let device = Device()
-        let first = try await Self.open(device, base: fixture.imageFolder)
+        let catalog = URL(string: "http://127.0.0.1:9/catalog.json")!
+        let first = try await Self.open(device, base: fixture.imageFolder, catalog: catalog)
         #expect(first.initialStatus == .ok)
-        let later = try await Self.open(device, base: fixture.imageFolder)
+        #expect(first.catalogURL == catalog)
+        #expect(try fixture.manifest().cacheSeed != nil)
+        // Whatever a region's details need beyond the store, the store itself does not read as needing a repair.
+        do {
+            _ = try first.regionDetails("europe/ch/zh")
+        } catch {
+            if case .repairNeeded = error { Issue.record("the first start's store reads as needing a repair: \(error)") }
+        }
+        let later = try await Self.open(device, base: fixture.imageFolder, catalog: catalog)
         #expect(try first.regions() == later.regions())
         #expect(try first.regions(language: "de") == later.regions(language: "de"))
         #expect(try first.regions().count == fixture.manifest().regions.count)

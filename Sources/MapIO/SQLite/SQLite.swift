@@ -74,6 +74,10 @@ package enum SQLValue: Sendable, Equatable {
         unsafe SQLiteError(path: path, operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
 
+    /// Rows this connection has inserted, updated or deleted since it opened (`sqlite3_total_changes64`):
+    /// equal at two moments when it wrote nothing between them.
+    package var totalChanges: Int64 { unsafe sqlite3_total_changes64(handle) }
+
     /// Runs one or more statements without parameters (`sqlite3_exec`).
     package func execute(_ sql: String) throws(SQLiteError) {
         let code = unsafe sqlite3_exec(handle, sql, nil, nil, nil)

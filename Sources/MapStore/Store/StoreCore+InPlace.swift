@@ -79,11 +79,11 @@ extension StoreCore {
             CrashPoint.reach("install.beforeCommit")
             // A skimmed manifest's id is confirmed last, inside the commit: its hash runs while the rows are
             // written and the readers' snapshot is read from them (the connection sees its own transaction).
-            var snapshot: StoreSnapshot?
+            var snapshot: (snapshot: StoreSnapshot, changes: Int64)?
             try state.commitInstall(
                 checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest, kept: true),
                 confirming: {
-                    snapshot = self.snapshot()
+                    snapshot = (self.snapshot(), state.db.totalChanges)
                     try checked.confirm?()
                 })
             installedSnapshot = snapshot

@@ -6,10 +6,11 @@ import MapIO
 extension StoreCore {
     /// What readers see now (see `StoreSnapshot`), from the state database alone (a few rows, no
     /// manifest); empty when the state cannot be read.
-    /// `installedSnapshot` once, when an install just made it; `snapshot()` otherwise.
+    /// `installedSnapshot` once, when an install just made it and nothing was written since; `snapshot()` otherwise.
     func takeSnapshot() -> StoreSnapshot {
         defer { installedSnapshot = nil }
-        return installedSnapshot ?? snapshot()
+        if let (made, changes) = installedSnapshot, state?.db.totalChanges == changes { return made }
+        return snapshot()
     }
 
     func snapshot() -> StoreSnapshot {

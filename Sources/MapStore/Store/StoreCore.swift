@@ -24,9 +24,10 @@ final class StoreCore {
     /// What the last transition removed from the map cache (an update that changes the version empties
     /// it); the update reads and clears it to tell the app (`StoreEvent.mapCacheReset`).
     var cacheReset: CacheReset?
-    /// The readers' snapshot an in-place first start made inside its commit, while its id's hash ended;
-    /// `takeSnapshot()` hands it out once instead of reading the state again.
-    var installedSnapshot: StoreSnapshot?
+    /// The readers' snapshot an in-place first start made inside its commit, while its id's hash ended,
+    /// and the state's count of changed rows then; `takeSnapshot()` hands it out once instead of reading
+    /// the state again, when nothing was written since (a cache seed's import, a remembered catalog URL).
+    var installedSnapshot: (snapshot: StoreSnapshot, changes: Int64)?
     /// Regions `diagnose` found left `downloading` by a process that ended and paused; the next repair reports them.
     var pausedAtOpen: [RegionID] = []
     /// The added catalogs' kept copies, parsed, by the SHA-256 of their bytes (`keptTree(of:)`).
