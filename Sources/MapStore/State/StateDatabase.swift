@@ -26,20 +26,13 @@ final class StateDatabase {
 
     /// Opens or creates the database at `path`. A new database gets its tables in one commit (each
     /// commit costs several syncs: a first start on a device's flash pays for every one); a complete
-    /// one opens without writing, so a reader never waits for another process's write lock.
-    init(path: String) throws {
+    /// one opens without writing, so a reader never waits for another process's write lock. With
+    /// `pending`, records it durably as `markPending` does: for a new database, in the commit that makes
+    /// its tables (an install's first step costs one commit, not two).
+    init(path: String, marking pending: PendingOperation? = nil) throws {
         db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=EXTRA;")
-        try makeSchema()
-    }
-
-    /// Opens or creates the database at `path` and records `pending` durably, as `markPending` does:
-    /// for a new database, in the commit that makes its tables (an install's first step costs one
-    /// commit, not two).
-    init(path: String, marking pending: PendingOperation) throws {
-        db = try SQLiteDatabase(path: path)
-        try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=EXTRA;")
-        if try !makeSchema(marking: pending) { try markPending(pending) }
+        if try !makeSchema(marking: pending), let pending { try markPending(pending) }
     }
 
     /// Every table this library reads or writes.

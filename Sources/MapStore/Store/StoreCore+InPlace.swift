@@ -58,8 +58,7 @@ extension StoreCore {
                 throw MapStoreError.invalidImage(path: image.path, reason: refusal.description)
             }
             // The manifest's id hash starts first (it is the first start's longest step), before anything is written.
-            let skimmed =
-                fullValidation || !trustedKeys.isEmpty ? nil : ImageVerifier.readManifestSkippingFiles(at: image.path + "/" + ImageManifest.fileName)
+            let skimmed = skimBase(image)
             try FileSystem.makeDirectoriesDurably(layout.root)
             let state = try StateDatabase(path: layout.state, marking: .install(imageID: image.path))
             self.state = state
@@ -79,14 +78,14 @@ extension StoreCore {
             CrashPoint.reach("install.beforeCommit")
             // A skimmed manifest's id is confirmed last, inside the commit: its hash runs while the rows are
             // written and the readers' snapshot is read from them (the connection sees its own transaction).
-            var snapshot: (snapshot: StoreSnapshot, changes: Int64)?
+            var made: (snapshot: StoreSnapshot, changes: Int64)?
             try state.commitInstall(
                 checked.manifest, seedPending: checked.seed != nil, signed: checked.signed, meta: baseMeta(image, checked.manifest, kept: true),
                 confirming: {
-                    snapshot = (self.snapshot(), state.db.totalChanges)
+                    made = (self.snapshot(), state.db.totalChanges)
                     try checked.confirm?()
                 })
-            installedSnapshot = snapshot
+            installedSnapshot = made
             CrashPoint.reach("install.afterCommit")
             if let seed = checked.seed { try importPendingSeed(seed, storeVersion: checked.manifest.mapVersion) }
         } catch {
@@ -131,10 +130,17 @@ extension StoreCore {
         var confirm: (() throws -> Void)?
     }
 
+    /// The base's manifest read without its file list, its id's hash started (`streamedBaseManifest`);
+    /// nil with trusted keys or `fullValidation` (everything is checked then), or for a manifest not
+    /// as mappack writes it.
+    private func skimBase(_ image: PreinstalledImage) -> ImageVerifier.SkimmedManifest? {
+        fullValidation || !trustedKeys.isEmpty ? nil : ImageVerifier.readManifestSkippingFiles(at: image.path + "/" + ImageManifest.fileName)
+    }
+
     /// Checks an image folder to be used in place: its manifest (format, id, signature with trusted
     /// keys), with trusted keys or `fullValidation` every file's SHA-256, and its cache seed.
-    /// `skimmed`: the manifest already being read (`streamedBaseManifest`).
-    private func checkBase(_ image: PreinstalledImage, skimmed: ImageVerifier.SkimmedManifest? = nil) throws -> CheckedBase {
+    /// `skimmed`: `skimBase(image)`, made by the caller.
+    private func checkBase(_ image: PreinstalledImage, skimmed: ImageVerifier.SkimmedManifest?) throws -> CheckedBase {
         let manifest: ManifestHeader
         let signed: Bool
         var confirm: (() throws -> Void)?
@@ -165,8 +171,8 @@ extension StoreCore {
     }
 
     /// The base's manifest (no trusted keys: no signature to check) and whether a signature lies beside
-    /// it; errors as `checkedManifest` gives them. As mappack writes it, its file list is skipped
-    /// (`ImageVerifier.readManifestSkippingFiles`): everything else is read and checked here, and the
+    /// it; errors as `checkedManifest` gives them. As mappack writes it (`skimmed`, from `skimBase`),
+    /// its file list is skipped (`ImageVerifier.readManifestSkippingFiles`): everything else is read and checked there, and the
     /// id's hash of every byte is the returned check, still under way. Otherwise it is read as a stream,
     /// its entries' sizes checked but not their paths. Either way whatever reads the list later
     /// (`verify`, an update, a delete, a repair, the regions' holdings) reads it whole and checks it all.
@@ -174,7 +180,7 @@ extension StoreCore {
         _ image: PreinstalledImage, skimmed: ImageVerifier.SkimmedManifest?
     ) throws -> (manifest: ManifestHeader, signed: Bool, confirm: (() throws -> Void)?) {
         let signature = try? ReadableFile.contents(of: image.path + "/" + ImageManifest.signatureFileName, limit: 4096)
-        if let skimmed = skimmed ?? ImageVerifier.readManifestSkippingFiles(at: image.path + "/" + ImageManifest.fileName) {
+        if let skimmed {
             let confirm = { () throws in
                 let problem: VerifyProblem?
                 do throws(ImageOpenError) { problem = try skimmed.idProblem() } catch {
@@ -374,7 +380,7 @@ extension StoreCore {
     private func followBaseKeepingCatalogs(
         _ image: PreinstalledImage, _ offered: ImageManifest, state: StateDatabase, catalogURL: String?
     ) throws -> StoreStatus {
-        let checked = try checkBase(image)
+        let checked = try checkBase(image, skimmed: skimBase(image))
         try checked.confirm?()
         let owners = try state.regionCatalogs()
         let offeredIDs = Set(offered.regions.map(\.id))

@@ -4,8 +4,6 @@ import MapIO
 
 /// Installed regions: listing, deletion, file paths for readers.
 extension StoreCore {
-    /// What readers see now (see `StoreSnapshot`), from the state database alone (a few rows, no
-    /// manifest); empty when the state cannot be read.
     /// `installedSnapshot` once, when an install just made it and nothing was written since; `snapshot()` otherwise.
     func takeSnapshot() -> StoreSnapshot {
         defer { installedSnapshot = nil }
@@ -13,6 +11,8 @@ extension StoreCore {
         return snapshot()
     }
 
+    /// What readers see now (see `StoreSnapshot`), from the state database alone (a few rows, no
+    /// manifest); empty when the state cannot be read.
     func snapshot() -> StoreSnapshot {
         guard let state, let version = try? state.mapVersion, let imageID = try? state.imageID else {
             return .empty(root: layout.root)
