@@ -85,9 +85,12 @@ final class BuildProgress: Sendable {
             : "interrupted: stopping (partial downloads are kept; run the same command again to resume)"
     }
 
+    /// What a build says before it reads back the outputs of an unsynced build from another boot.
+    static let checkHeadline = "check: the last build's outputs were not synced and the machine restarted since; reading every file back"
+
     /// Takes one of the builder's events.
     func take(_ event: BuildEvent) {
-        if case .phase(let name) = event, ![.plan, .upToDate, .reuse, .chunked, .fetch, .unpack].contains(name) {
+        if case .phase(let name) = event, ![.plan, .upToDate, .check, .reuse, .chunked, .fetch, .unpack].contains(name) {
             downloadsDone.store(true, ordering: .relaxed)
         }
         guard terminal.showsProgress else { return }
@@ -177,6 +180,7 @@ final class BuildProgress: Sendable {
             let size = state.packed.totalBytes > 0 ? " (\(ByteCount.format(state.packed.totalBytes)))" : ""
             return "pack: \(state.storeFiles) files\(size) into \(descriptions.pack)"
         case .publish: return "publish: into \(descriptions.publish)"
+        case .check: return BuildProgress.checkHeadline
         default: return "\(state.phase.rawValue)…"
         }
     }

@@ -7,7 +7,7 @@ import Testing
     @Test func phasesKeepTheirNamesOnTheWire() {
         #expect(
             BuildPhase.allCases.map(\.rawValue) == [
-                "plan", "up to date", "reuse", "chunked", "fetch", "unpack", "manifest", "cache seed", "pack", "mbtiles",
+                "plan", "up to date", "check", "reuse", "chunked", "fetch", "unpack", "manifest", "cache seed", "pack", "mbtiles",
                 "maplibre-offline", "pmtiles", "erofs", "publish", "merge", "catalog",
             ])
     }

@@ -19,8 +19,8 @@ package struct BuildOptions: Sendable {
     /// Make the outputs durable before they are renamed into place (`--sync`): one `syncfs` (or
     /// fsyncs) of the staged outputs, then of the output folder after the renames. Off by
     /// default: a CI runner reads its outputs before any power cut could matter, and the build stamp
-    /// remembers the boot, so outputs of a build that did not sync are rebuilt after a reboot instead
-    /// of trusted (issue 43).
+    /// remembers the boot, so outputs of a build that did not sync are read back in full after a
+    /// reboot before they are called up to date, and built again if anything differs (issue 43).
     package var sync = false
     /// Where a stop request and the publishing of the outputs meet (SIGINT/SIGTERM in the CLI).
     package var gate = PublishGate()

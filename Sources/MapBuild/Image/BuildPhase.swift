@@ -6,6 +6,9 @@ public enum BuildPhase: String, Sendable, CaseIterable {
     case plan
     /// The last build's stamp matches: nothing is built.
     case upToDate = "up to date"
+    /// The last build's outputs were not synced and the machine rebooted since: every byte is read
+    /// and checked before they are called up to date (else they are built again).
+    case check
     /// `--from`: unchanged bundles are copied from the old image.
     case reuse
     /// `--from` with a chunked catalog: bundles assembled from the old image's chunks and ranges.

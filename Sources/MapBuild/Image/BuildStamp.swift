@@ -1,6 +1,7 @@
 import Foundation
 import MapFormat
 import MapIO
+import MapVerify
 
 /// What an image says about itself in one line of a report, without decoding its manifest.
 package struct ImageSummary: Codable, Sendable, Equatable {
@@ -45,6 +46,10 @@ struct BuildStamp: Codable, Sendable {
         var name: String
         var size: Int64
         var modified: Int64
+        /// The file's SHA-256 (hex), for a single-file output of a build that did not sync: what a
+        /// run after a reboot checks it against. An image folder's manifest needs none: the manifest
+        /// itself lists every file's digest.
+        var sha256: String?
     }
 
     var format: String
@@ -56,7 +61,8 @@ struct BuildStamp: Codable, Sendable {
     /// Whether the build synced its outputs (`--sync`); absent in older stamps, whose builds always did.
     var synced: Bool?
     /// The boot the build ran in (`/proc/sys/kernel/random/boot_id`). Outputs a build did not sync may
-    /// have lost writes in a power cut: after a reboot they are built again, not trusted.
+    /// have lost writes in a power cut: after a reboot they are checked in full (`checkedInFull`)
+    /// before they are called up to date, and built again when anything differs.
     var bootID: String?
 
     /// The key of everything that decides an image's bytes, from the raw inputs, so it can be
@@ -83,13 +89,24 @@ struct BuildStamp: Codable, Sendable {
         return Output(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Records what a build wrote.
+    /// Whether `name` is an image folder's manifest (`<image>/manifest.json`), which stands for the folder.
+    private static func isImageFolder(_ name: String) -> Bool { name.hasSuffix("/" + ImageManifest.fileName) }
+
+    /// Records what a build wrote. Without `synced`, each single-file output's SHA-256 too (one more
+    /// read of files the build just wrote, from the page cache), for the check after a reboot.
     static func write(root: String, imageName: String, key: String, summary: ImageSummary, outputNames: [String], bundles: Int, synced: Bool)
         throws
     {
+        var outputs = outputNames.compactMap { output(root: root, name: $0) }
+        if !synced {
+            for index in outputs.indices where !isImageFolder(outputs[index].name) {
+                // One that cannot be read now has no digest: the check after a reboot then builds it again.
+                outputs[index].sha256 = (try? SHA256.digestOfFile(root + "/" + outputs[index].name))?.digest.hex
+            }
+        }
         let stamp = BuildStamp(
-            format: formatTag.description, key: key, summary: summary,
-            outputs: outputNames.compactMap { output(root: root, name: $0) }, bundles: bundles, synced: synced, bootID: currentBootID)
+            format: formatTag.description, key: key, summary: summary, outputs: outputs, bundles: bundles, synced: synced,
+            bootID: currentBootID)
         // The stamp says the outputs are done: after them, on disk (with `--sync`) like them.
         try FileSystem.writeAtomically(try CanonicalJSON.encode(stamp), to: path(root: root, imageName: imageName))
     }
@@ -105,22 +122,23 @@ struct BuildStamp: Codable, Sendable {
         return id.isEmpty ? nil : id
     }
 
-    /// The stamp when the outputs are still exactly what a build with `key` wrote.
-    static func upToDate(root: String, imageName: String, key: String) -> BuildStamp? {
-        upToDate(stampAt: path(root: root, imageName: imageName), root: root, key: key)
+    /// The stamp when the outputs are still exactly what a build with `key` wrote. `checking` is
+    /// called before outputs written without syncs in another boot are checked in full.
+    static func upToDate(root: String, imageName: String, key: String, checking: () -> Void = {}) -> BuildStamp? {
+        upToDate(stampAt: path(root: root, imageName: imageName), root: root, key: key, checking: checking)
     }
 
-    /// Like `upToDate(root:imageName:key:)` without knowing the image's name (the catalog's map
-    /// version is part of it and is not decoded yet): tries every stamp in `root`.
-    static func upToDate(root: String, key: String) -> BuildStamp? {
+    /// Like `upToDate(root:imageName:key:checking:)` without knowing the image's name (the catalog's
+    /// map version is part of it and is not decoded yet): tries every stamp in `root`.
+    static func upToDate(root: String, key: String, checking: () -> Void = {}) -> BuildStamp? {
         guard let names = try? DirectoryWalker.entries(of: root) else { return nil }
         for name in names where name.hasPrefix(".") && name.hasSuffix(".build.json") {
-            if let stamp = upToDate(stampAt: root + "/" + name, root: root, key: key) { return stamp }
+            if let stamp = upToDate(stampAt: root + "/" + name, root: root, key: key, checking: checking) { return stamp }
         }
         return nil
     }
 
-    private static func upToDate(stampAt path: String, root: String, key: String) -> BuildStamp? {
+    private static func upToDate(stampAt path: String, root: String, key: String, checking: () -> Void) -> BuildStamp? {
         guard let data = try? ReadableFile.contents(of: path, limit: 1 << 20),
             let stamp = try? JSONDecoder().decode(BuildStamp.self, from: data),
             stamp.format == formatTag.description, stamp.key == key, !stamp.outputs.isEmpty
@@ -128,9 +146,41 @@ struct BuildStamp: Codable, Sendable {
         // Output names are `<image>/manifest.json` or `<image>.tar.zst`: a stamp naming anything else
         // (outside the output folder) is not ours.
         for recorded in stamp.outputs where StorePath.problem(recorded.name) != nil || recorded.name.hasPrefix(".") { return nil }
-        for recorded in stamp.outputs where output(root: root, name: recorded.name) != recorded { return nil }
-        // Outputs written without syncs are trusted only in the boot that wrote them.
-        if stamp.synced == false, stamp.bootID == nil || stamp.bootID != currentBootID { return nil }
-        return stamp
+        for recorded in stamp.outputs {
+            guard let now = output(root: root, name: recorded.name), now.size == recorded.size, now.modified == recorded.modified else { return nil }
+        }
+        // Outputs written without syncs are trusted as they are only in the boot that wrote them.
+        let boot = currentBootID
+        if stamp.synced != false || (boot != nil && stamp.bootID == boot) { return stamp }
+        checking()
+        guard checkedInFull(stamp, root: root) else {
+            // Not up to date: the build that follows must not check them again.
+            try? FileSystem.removeFile(path)
+            return nil
+        }
+        // Read back after the reboot, so from the disk: trusted for the rest of this boot (where
+        // the system names no boot, every run checks them).
+        var renewed = stamp
+        renewed.bootID = boot
+        if let bytes = try? CanonicalJSON.encode(renewed) { try? FileSystem.writeAtomically(bytes, to: path) }
+        return renewed
+    }
+
+    /// Whether every output still holds what the build wrote, every byte read: an image folder
+    /// verified against its manifest (each file's size and SHA-256, the manifest's id), any other
+    /// file against the digest the stamp recorded. A stamp without those digests (an older
+    /// mappack's) fails.
+    private static func checkedInFull(_ stamp: BuildStamp, root: String) -> Bool {
+        for recorded in stamp.outputs {
+            if isImageFolder(recorded.name) {
+                let folder = root + "/" + String(recorded.name.dropLast(ImageManifest.fileName.utf8.count + 1))
+                guard let report = try? ImageVerifier.verifyFolderStreaming(folder, hashContents: true), report.ok else { return false }
+            } else {
+                guard let expected = recorded.sha256, let (digest, size) = try? SHA256.digestOfFile(root + "/" + recorded.name),
+                    size == recorded.size, digest.hex == expected
+                else { return false }
+            }
+        }
+        return true
     }
 }

@@ -23,7 +23,7 @@ package struct ImageBuilder: Sendable {
         let key = BuildStamp.key(
             recipeSource: plan.recipe.source, catalogSHA256: plan.catalogSHA256, epoch: options.sourceDateEpoch,
             formats: plan.recipe.formats, signingKey: options.signingKey?.text)
-        if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key) {
+        if !options.force, let stamp = BuildStamp.upToDate(root: root, imageName: imageName, key: key, checking: { events(.phase(.check)) }) {
             // Nothing to build, but what killed runs left in the output folder still goes: out of
             // the way at once, its files deleted by a child this no-op does not wait for.
             try StagingArea.sweepStale(in: root, inBackground: true)
@@ -88,14 +88,15 @@ package struct ImageBuilder: Sendable {
     /// Whether a build of `recipe` over a catalog with exactly `catalogBytes` would find its outputs
     /// up to date, decided before the catalog is decoded or planned (the no-op rebuild's fast path);
     /// the report to give if so. Nil with `force`. When up to date, what killed runs left in the
-    /// output folder is removed (as far as it can be: a real build reports what cannot).
-    package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions) -> BuildReport? {
+    /// output folder is removed (as far as it can be: a real build reports what cannot). `checking` is
+    /// called before outputs written without syncs in another boot are read back in full.
+    package static func upToDate(recipe: Recipe, catalogBytes: Data, options: BuildOptions, checking: () -> Void = {}) -> BuildReport? {
         guard !options.force else { return nil }
         let root = FileSystem.absolute(options.outputRoot)
         let key = BuildStamp.key(
             recipeSource: recipe.source, catalogSHA256: SHA256.digest(catalogBytes), epoch: options.sourceDateEpoch,
             formats: recipe.formats, signingKey: options.signingKey?.text)
-        guard let stamp = BuildStamp.upToDate(root: root, key: key) else { return nil }
+        guard let stamp = BuildStamp.upToDate(root: root, key: key, checking: checking) else { return nil }
         _ = try? StagingArea.sweepStale(in: root, inBackground: true)
         return report(upToDate: stamp, root: root, formats: recipe.formats)
     }
@@ -322,7 +323,7 @@ package struct ImageBuilder: Sendable {
         try Task.checkCancellation()
         // Written without syncs (faster); with `--sync`, on disk before a rename shows them, so a power
         // cut leaves a finished-looking output that verifies, or none. Without it the build stamp names
-        // the boot, and a run after a reboot builds again instead of trusting them (`BuildStamp`).
+        // the boot, and a run after a reboot reads them back in full before trusting them (`BuildStamp`).
         if options.sync { for (_, entry) in staged { try FileSystem.syncTree(staging + "/" + entry) } }
         try options.gate.enterPublishing()
         for (output, entry) in staged {

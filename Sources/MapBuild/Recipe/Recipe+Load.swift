@@ -134,8 +134,10 @@ extension Recipe {
             capacity = try target.optionalBytes("capacity")
         }
         var formats: [OutputFormat] = [.directory]
+        var sync = false
         if let outputNode = top.node("output") {
-            let output = try RecipeFields(outputNode, path: "output.", allowed: ["formats"], file: file)
+            let output = try RecipeFields(outputNode, path: "output.", allowed: ["formats", "sync"], file: file)
+            sync = try output.optionalBool("sync") ?? false
             if let list = output.node("formats") {
                 guard case .sequence(let items, _, _) = list else { throw fail(list, "output.formats must be a list, e.g. [directory, tar.zst]") }
                 formats = []
@@ -151,7 +153,7 @@ extension Recipe {
         return Recipe(
             file: file, name: name, catalog: catalog, catalogURL: catalogURL, mapVersion: mapVersion, language: language,
             include: include, exclude: exclude, cacheSeedInclude: seedInclude, cacheSeedMaxBytes: seedMax,
-            blockSize: blockSize, capacity: capacity, formats: formats, source: data, catalogLine: top.node("catalog")?.line ?? 0)
+            blockSize: blockSize, capacity: capacity, formats: formats, sync: sync, source: data, catalogLine: top.node("catalog")?.line ?? 0)
     }
 }
 
@@ -200,6 +202,18 @@ private struct RecipeFields {
             throw RecipeError(file: file, line: line, column: 1, message: "missing required key '\(path)\(key)'")
         }
         return text
+    }
+
+    /// `true` or `false` (YAML's spellings of them: also `True`, `FALSE`, …).
+    func optionalBool(_ key: String) throws(RecipeError) -> Bool? {
+        guard let text = try optionalText(key) else { return nil }
+        switch text {
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
+        default:
+            let node = node(key)!
+            throw RecipeError(file: file, line: node.line, column: node.column, message: "'\(path)\(key)' must be true or false, not '\(text)'")
+        }
     }
 
     func optionalBytes(_ key: String) throws(RecipeError) -> Int64? {

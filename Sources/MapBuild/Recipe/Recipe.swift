@@ -44,6 +44,8 @@ public struct Recipe: Sendable {
     public var capacity: Int64?
     /// Formats to write.
     public var formats: [OutputFormat]
+    /// `output.sync: true`: the outputs are made durable before they show, as `--sync` asks.
+    public var sync: Bool = false
     /// The recipe file's exact bytes (shards carry them so a merge can check and replay the build).
     public var source: Data = Data()
     /// The line of `catalog:` in the recipe file, for errors about the catalog (0 when unknown).

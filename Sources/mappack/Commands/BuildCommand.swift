@@ -20,7 +20,7 @@ enum BuildCommand {
             sourceDateEpoch: epoch, signingKey: signingKey)
         options.fromImage = arguments.option(Verbs.Build.from)
         options.force = arguments.flag(Verbs.Build.force)
-        options.sync = arguments.flag(Verbs.Build.sync)
+        options.sync = arguments.flag(Verbs.Build.sync) || recipe.sync
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
         // One mappack at a time in an output folder, from the up-to-date check to the last rename.
@@ -45,7 +45,15 @@ enum BuildCommand {
                 catalogBytes = try CatalogSource.prefetch(recipe.catalogURL, cache: cache.root, trust: trust)
                 if let trust { try CatalogSource.verifySignature(catalogBytes, url: recipe.catalogURL, trust: trust) }
             } catch { throw PlanError.catalog(error.named(by: recipe)) }
-            if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options) {
+            let checking = {
+                catalogProgress.finish()
+                if terminal.json {
+                    terminal.event(eventObject(.phase(.check)))
+                } else {
+                    terminal.notice(BuildProgress.checkHeadline)
+                }
+            }
+            if mayBeUpToDate, let report = ImageBuilder.upToDate(recipe: recipe, catalogBytes: catalogBytes, options: options, checking: checking) {
                 announce(report, started: started, terminal: terminal)
                 return .success
             }
