@@ -8,7 +8,7 @@ untimed `prepare` step, and report the median. Plan timing uses hyperfine; peak 
 import argparse, datetime, json, os, re, resource, shutil, statistics, subprocess, sys, time
 
 p = argparse.ArgumentParser()
-for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "large-world", "work", "work-fs"):
+for name in ("root", "bench", "port", "runs", "size", "small-size", "world", "small-world", "full-world", "large-world", "few-files-world", "work", "work-fs"):
     p.add_argument("--" + name, required=True)
 p.add_argument("--against", default="", help="an older mappack binary to time side by side with this one")
 p.add_argument("--rows", default="", help="comma-separated timed rows to run (e.g. the large-bundle ones); "
@@ -63,10 +63,12 @@ main = load_world(args.world)
 small = load_world(args.small_world)
 full = load_world(args.full_world)
 large = load_world(args.large_world)
+few = load_world(args.few_files_world)
 recipe_main = recipe(work + "/main.yaml", main, main["url"])
 recipe_small = recipe(work + "/small.yaml", small, small["url"])
 recipe_full = recipe(work + "/full.yaml", full, full["folder"] + "/published/catalog.json")
 recipe_large = recipe(work + "/large.yaml", large, large["url"])
+recipe_few = recipe(work + "/few.yaml", few, few["url"])
 large_bundles = large["folder"] + "/published/bundles"
 bundles_dir = main["folder"] + "/published/bundles"
 image = work + "/m-out/bench-" + main["mapVersion"]
@@ -135,8 +137,22 @@ rows["baselineLarge"] = dict(label="large bundles: baseline.sh (curl, sha256sum,
 rows["coldLargeSync"] = dict(label="large bundles: mappack build --sync, cold",
                              prepare="rm -rf %s %s" % (q(work + "/L-cache"), q(work + "/L-out")),
                              command="%s build --sync %s --cache %s --out %s" % (q(mappack), q(recipe_large), q(work + "/L-cache"), q(work + "/L-out")))
+# Issue 43's own world shape (1 GiB in about 53k files; see run.sh): the cold build against the
+# user's shell pipeline and the limit, as on the large-bundle world.
+few_bundles = few["folder"] + "/published/bundles"
+few_count = int(sh("find %s -type f -name '*.tar.zst' | wc -l" % q(few_bundles), capture=True).stdout)
+rows["coldFew"] = dict(label="few files (issue 43's world): mappack build, cold",
+                       prepare="rm -rf %s %s" % (q(work + "/F-cache"), q(work + "/F-out")),
+                       command="%s build %s --cache %s --out %s" % (q(mappack), q(recipe_few), q(work + "/F-cache"), q(work + "/F-out")))
+rows["baselineFew"] = dict(label="few files: baseline.sh (curl, sha256sum, zstd|tar, du)",
+                           prepare="rm -rf %s %s" % (q(work + "/F-bstore"), q(work + "/F-bstore.work")),
+                           command="bash %s %s %s" % (q(root + "/Benchmarks/baseline.sh"), q(few["url"]), q(work + "/F-bstore")))
+rows["limitFew"] = dict(label="few files: limit, zstd -dc | tar -x",
+                        prepare="rm -rf %s && mkdir -p %s" % (q(work + "/F-store"), q(work + "/F-store")),
+                        command="find %s -type f -name '*.tar.zst' -print0 | xargs -0 -P%d -n%d sh -c 'zstd -qdc \"$@\" | tar -xi -C %s' _"
+                                % (q(few_bundles), ncpu, few_count // ncpu + 1, q(work + "/F-store")))
 order = ["cold", "noop", "verify", "sha256c", "install", "installFull", "copy", "baseline", "limitExtract", "limitDurable", "limitSha",
-         "coldLarge", "coldLargeSync", "baselineLarge", "limitLarge", "limitDurableLarge"]
+         "coldLarge", "coldLargeSync", "baselineLarge", "limitLarge", "limitDurableLarge", "coldFew", "baselineFew", "limitFew"]
 
 # --against OLD: the mappack rows again with the older binary (own output and cache folders), in the
 # same rounds, so both see the same machine; reported as new / old.
@@ -200,7 +216,7 @@ for round_number in range(1, runs + 1):
                     f.write("%s  %s\n" % (entry["sha256"].split(":")[-1], entry["path"]))
 
 for key in ("b-store", "l-store", "d-store", "i-store", "i-cache", "c-store", "L-cache", "L-out", "L-store", "L-bstore",
-            "oL-cache", "oL-out"):
+            "oL-cache", "oL-out", "F-cache", "F-out", "F-store", "F-bstore", "F-bstore.work"):
     shutil.rmtree(work + "/" + key, ignore_errors=True)
 
 
@@ -256,6 +272,8 @@ ratios = {
     "coldLargeOverDurableLimit": over("coldLarge", "limitDurableLarge"),
     "coldLargeOverBaseline": over("coldLarge", "baselineLarge"),
     "coldLargeSyncOverDurableLimit": over("coldLargeSync", "limitDurableLarge"),
+    "coldFewOverBaseline": over("coldFew", "baselineFew"),
+    "coldFewOverLimit": over("coldFew", "limitFew"),
     "noopOverCold": over("noop", "cold"),
     "verifySpeedup": over("sha256c", "verify"),
     "peakRssMiB": max(max(r["buildMiB"], r["verifyMiB"]) for r in rss.values()) if rss else None,
@@ -277,6 +295,9 @@ targets = [
     ("large bundles: cold build / shell pipeline", "coldLargeOverBaseline", "<=", 0.45, "%.2fx"),
     ("large bundles: cold build / limit", "coldLargeOverLimit", "<=", 0.9, "%.2fx"),
     ("large bundles: build --sync / durable limit", "coldLargeSyncOverDurableLimit", "<=", 1.1, "%.2fx"),
+    # The same two goals on issue 43's own world shape (1 GiB in about 53k files).
+    ("few files: cold build / shell pipeline", "coldFewOverBaseline", "<=", 0.45, "%.2fx"),
+    ("few files: cold build / limit", "coldFewOverLimit", "<=", 0.9, "%.2fx"),
     ("no-op rebuild / cold build", "noopOverCold", "<=", 0.005, "%.2f%%"),
     ("verify speedup over sha256sum -c", "verifySpeedup", ">=", 3.0, "%.2fx"),
     ("peak RSS, build and verify, both sizes", "peakRssMiB", "<=", 64, "%.1f MiB"),
@@ -310,6 +331,8 @@ print("mappack benchmarks  %s  world %s GiB: %d bundles, %.0f MiB compressed, %.
          main["files"], ncpu, runs))
 print("large-bundle world: %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files"
       % (large["bundles"], large["bundleBytes"] / 2**20, large["unpackedBytes"] / 2**20, large["files"]))
+print("few-files world (issue 43's shape): %d bundles, %.0f MiB compressed, %.0f MiB unpacked, %d files"
+      % (few["bundles"], few["bundleBytes"] / 2**20, few["unpackedBytes"] / 2**20, few["files"]))
 print("work folder on: %s" % args.work_fs)
 print()
 print("%-58s %9s %9s %9s %8s %9s" % ("row", "median s", "min s", "max s", "cpu s", "MiB/s"))
@@ -354,6 +377,7 @@ report = {
     "sizeGiB": float(args.size), "runs": runs,
     "world": {k: main[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
     "largeWorld": {k: large[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
+    "fewFilesWorld": {k: few[k] for k in ("scale", "bundles", "regions", "bundleBytes", "unpackedBytes", "files")},
     "rows": {key: {"label": rows[key]["label"], "command": rows[key]["command"], "seconds": rows[key]["seconds"],
                    "median": med[key], "cpuSeconds": rows[key]["cpuSeconds"]} for key in order},
     "plan": {"command": plan_cmd, "regions": full["regions"], "medianMs": plan_ms, "meanMs": plan["mean"] * 1000,

@@ -55,7 +55,10 @@ struct DemoWorld {
             try area.makeFolder("bundles")
         }
         do throws(DemoWorldError) {
-            try writeBundles(tree.bundles, writer: PayloadWriter(bundlesRoot: staging + "/bundles", seed: options.seed, scale: options.scale))
+            try writeBundles(
+                tree.bundles,
+                writer: PayloadWriter(
+                    bundlesRoot: staging + "/bundles", seed: options.seed, scale: options.scale, smallFiles: options.smallFiles ?? options.scale))
             let json: Data
             do { json = try CanonicalJSON.encode(SourceDocument(tree: tree, options: options)) } catch {
                 throw DemoWorldError.bundle(name: "source.json", reason: "\(error)")

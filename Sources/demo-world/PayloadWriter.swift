@@ -13,6 +13,8 @@ struct PayloadWriter: Sendable {
     let seed: UInt64
     /// `--scale`.
     let scale: Double
+    /// `--small-files` (by default `--scale`): how many routing files a region has, per 20–40.
+    let smallFiles: Double
 
     /// Writes the bundle folder of `plan`.
     func write(_ plan: BundlePlan) throws(DemoWorldError) {
@@ -210,7 +212,7 @@ struct PayloadWriter: Sendable {
 
     /// Many small graph files in a nested tree: the "thousands of tiny files" case for packers and stores.
     private func writeRouting(_ folder: String, random: inout SeededRandom) throws(FileError) {
-        let count = max(1, Int((Double(random.inRange(20...40)) * scale).rounded()))
+        let count = max(1, Int((Double(random.inRange(20...40)) * smallFiles).rounded()))
         var made: Set<String> = []
         for index in 0..<count {
             let directory = "\(folder)/\(index % 3)/\(index / 3 % 4)"
