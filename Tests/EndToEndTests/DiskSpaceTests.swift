@@ -59,4 +59,44 @@ import Testing
         #expect(outcomes.suffix(2) == ["3.0: 0", "3.0 filling: 0"], "\(outcomes)")
         print("DiskSpaceTests: \(needed) bytes written; outcomes by fraction of that: \(outcomes.joined(separator: ", "))")
     }
+
+    /// The download cache on a small tmpfs (the output folder elsewhere): a bundle download that finds
+    /// the disk full says so as a full output folder does, naming the cache's filesystem, and the
+    /// check before the build counts what the cache's files take (whole blocks each), so a build it
+    /// lets start never fills the cache.
+    @Test func aFullDownloadCacheIsSaidPlainly() throws {
+        // Many small bundles (84, 5.5 KiB on average), where whole blocks cost most.
+        let world = try ServedWorld()
+        let recipe = try world.recipe(catalog: world.published + "/catalog.json")
+        let full = try world.build(recipe, cache: "cache", out: "out")
+        try #require(full.status == 0, "\(full.stderr)")
+        let needed = Self.bytes(under: world.folder.join("cache/sha256"))
+        var outcomes: [String] = []
+        let runs = [0.3, 0.7, 1.0, 1.3, 2.0, 8.0].flatMap { [($0, false), ($0, true)] }
+        for (fraction, pretend) in runs {
+            let size = max(Int64(16 << 10), Int64(Double(needed) * fraction))
+            guard let mount = try Self.tmpfs(size, in: world.folder, name: "cache-\(fraction)-\(pretend)") else {
+                print("DiskSpaceTests skipped: tmpfs cannot be mounted here (needs root)")
+                return
+            }
+            defer { Self.unmount(mount) }
+            let out = world.folder.join("out-\(fraction)-\(pretend)")
+            let result = try Tool.mappack(
+                ["build", recipe, "--cache", mount + "/cache", "--out", out],
+                environment: pretend ? ["MAPPACK_TEST_FREE_BYTES": "\(1 << 40)"] : [:])
+            outcomes.append("\(fraction)\(pretend ? " filling" : ""): \(result.status)")
+            if result.status == 0 { continue }
+            #expect(result.status == 1, "\(fraction): \(result.stderr)")
+            if pretend {
+                #expect(result.stderr.contains("disk full") && result.stderr.contains(mount), "\(fraction), filling: \(result.stderr)")
+            } else {
+                // Refused before it began, not stopped half way: the estimate is an upper bound.
+                #expect(result.stderr.contains("not enough free space") && result.stderr.contains(mount), "\(fraction): \(result.stderr)")
+            }
+            #expect(!result.stderr.contains("write failed"), "\(result.stderr)")
+            #expect(leftoversOnceTrashIsGone(in: out).isEmpty, "\(fraction): \(result.stderr)")
+        }
+        #expect(outcomes.suffix(2) == ["8.0: 0", "8.0 filling: 0"], "\(outcomes)")
+        print("DiskSpaceTests: a \(needed)-byte cache; outcomes by fraction of that: \(outcomes.joined(separator: ", "))")
+    }
 }

@@ -388,7 +388,7 @@ package struct ImageBuilder: Sendable {
                 ready.close()
             } catch {
                 ready.close(discarding: true)
-                throw BuildError.fetch(error)
+                throw BuildError.diskFull(from: error) ?? BuildError.fetch(error)
             }
         }
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))

@@ -267,6 +267,14 @@ package enum FileSystem {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
+    /// The unit the filesystem holding `path` gives space out in (`statvfs`'s `f_frsize`): a file
+    /// takes a whole number of them.
+    package static func allocationUnit(at path: String) throws(FileError) -> Int64 {
+        var info = statvfs()
+        if unsafe statvfs(path, &info) != 0 { throw FileError(.statvfs, path) }
+        return Int64(info.f_frsize)
+    }
+
     /// An absolute, `/`-joined form of `path` against the current directory.
     package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
