@@ -90,6 +90,8 @@ public enum CatalogSource {
         fetcher.client = FetchClient(retry: .standard)
         fetcher.received = progress.withLock { $0 }
         fetcher.noted = notes.withLock { $0 }
+        // A damaged `.zst` on a mirror costs the plain catalog's download, not the build.
+        fetcher.fallsBackFromDamagedZst = true
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in
