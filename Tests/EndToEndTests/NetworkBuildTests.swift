@@ -170,6 +170,30 @@ final class ServedWorld: @unchecked Sendable {
         #expect(json.status == 0 && !json.stderr.contains("catalog: downloading"), "\(json.stderr)")
     }
 
+    /// Ctrl-C while the catalog downloads (a slow link) stops the build as it stops later: a line says
+    /// so, the exit code is 130, and the `--out` folder the run made is gone.
+    @Test func anInterruptWhileTheCatalogDownloadsStopsCleanly() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString + "?fault=trickle&rate=2000")
+        let stderr = world.folder.join("stderr")
+        try #require(FileManager.default.createFile(atPath: stderr, contents: nil))
+        let build = ChildProcess(
+            "mappack", ["build", recipe, "--cache", world.folder.join("cache"), "--out", world.folder.join("new/out")], timeout: 120)
+        build.process.standardOutput = FileHandle.nullDevice
+        build.process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
+        try build.start()
+        // Until the catalog's bytes are on their way.
+        for _ in 0..<400 where ((try? server.stats())?["/catalog.json"]?.bytes ?? 0) == 0 { usleep(25_000) }
+        build.signal(SIGINT)
+        try build.wait()
+        let said = try String(contentsOfFile: stderr, encoding: .utf8)
+        #expect(build.terminationReason == .exit && build.terminationStatus == 130, "\(build.terminationReason) \(build.terminationStatus): \(said)")
+        #expect(said.contains("interrupted"), "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: world.folder.join("new")), "\(said)")
+    }
+
     @Test func aLastingFailureNamesTheRequestThatFailed() throws {
         let world = try ServedWorld()
         // A signed publish: a catalog.json.timestamp beside the catalog, the first thing a build asks for.
