@@ -255,9 +255,15 @@ package enum FileSystem {
         let temporary = StagingArea(for: name, kind: .temporary, in: parent(path))
         unsafe unlink(temporary.path)
         let file = try WritableFile(path: temporary.path, exclusive: true, permissions: permissions)
-        try file.write(data)
-        try file.close(sync: true)
-        try temporary.commit(as: name)
+        do throws(FileError) {
+            try file.write(data)
+            try file.close(sync: true)
+            try temporary.commit(as: name)
+        } catch {
+            // A write that failed (a full disk) leaves no temporary file beside `path`.
+            unsafe unlink(temporary.path)
+            throw error
+        }
     }
 
     /// Free bytes available to unprivileged users on the filesystem holding `path`.

@@ -155,6 +155,11 @@ enum BuildCommand {
             )
             printOutputs(report, terminal: terminal)
         }
+        if let stamp = report.unrecordedStamp {
+            terminal.note(
+                "warning: the outputs are complete, but the disk filled before this build's record was written (\(stamp)); "
+                    + "the next run builds them again instead of finding them up to date")
+        }
     }
 
     /// One line per output, `image: …`, `packed: …`, then `<format>: …` for the others.
