@@ -151,6 +151,10 @@ final class ServedWorld: @unchecked Sendable {
         let build = try world.build(recipe, cache: "cache", out: "out")
         #expect(build.status == 0, "\(build.stderr)")
         #expect(try Tool.mappack(["verify", world.folder.join("out/net-2026.11.0")]).status == 0)
+        // The wait is said, as a bundle's retry is: a Retry-After of minutes is not silence.
+        let retried =
+            "catalog: retry 2 of \(server.url("catalog.json").absoluteString)?fault=status&code=503&retry-after=1&times=1 in 1.0 s: HTTP status 503"
+        #expect(build.stderr.contains(retried), "\(build.stderr)")
     }
 
     /// A catalog that arrives slowly shows a progress line (issue 43: 12 s of silence on a slow link),
