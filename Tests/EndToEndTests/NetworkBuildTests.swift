@@ -157,6 +157,21 @@ final class ServedWorld: @unchecked Sendable {
         #expect(build.stderr.contains(retried), "\(build.stderr)")
     }
 
+    /// `plan` and `regions` fetch a catalog as a build does: a 503's retry is said.
+    @Test func planAndRegionsSayACatalogRetry() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        let url = server.url("catalog.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1"
+        let plan = try Tool.mappack(["plan", try world.recipe(catalog: url), "--cache", world.folder.join("cache")])
+        #expect(plan.status == 0 && plan.stderr.contains("catalog: retry 2 of \(url) in 1.0 s: HTTP status 503"), "\(plan.stderr)")
+        // The timestamp's and the catalog's first requests answered 503 already: another path.
+        try FileManager.default.copyItem(atPath: world.published + "/catalog.json", toPath: world.published + "/again.json")
+        let again = server.url("again.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1"
+        let regions = try Tool.mappack(["regions", again])
+        #expect(regions.status == 0 && regions.stderr.contains("catalog: retry 2 of \(again) in 1.0 s: HTTP status 503"), "\(regions.stderr)")
+    }
+
     /// A catalog that arrives slowly shows a progress line (issue 43: 12 s of silence on a slow link),
     /// naming the URL; a build with `--json` prints no such line, and neither does a build whose catalog
     /// is a local file.

@@ -11,8 +11,12 @@ enum PlanCommand {
         let recipePath = try arguments.expect(["recipe"])[0]
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
+        // A line while the catalog downloads, and its retries, as in a build.
+        let catalogProgress = CatalogProgress(terminal: terminal)
+        defer { catalogProgress.finish() }
         // Only what a plan prints is kept of the catalog (same checks, same errors).
         let plan = try BuildPlan.preview(recipe: recipe, cache: cache)
+        catalogProgress.finish()
         ProcessLifetime.keep(plan)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, plan: plan) { terminal.note("warning: \(warning)") }
         let over = plan.capacityOvershoot
