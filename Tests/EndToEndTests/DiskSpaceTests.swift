@@ -69,6 +69,40 @@ import Testing
         print("DiskSpaceTests: \(needed) bytes written; outcomes by fraction of that: \(outcomes.joined(separator: ", "))")
     }
 
+    /// `build --shard` into a small tmpfs, the check told the disk is large: the disk fills while the
+    /// shard unpacks or writes its record, and either is said as a build says it.
+    @Test func aFullDiskUnderAShardIsSaidPlainly() throws {
+        let world = try ServedWorld()
+        let recipe = try world.recipe(catalog: world.published + "/catalog.json")
+        let whole = world.folder.join("whole")
+        let first = try Tool.mappack(["build", recipe, "--shard", "1/2", "--cache", world.folder.join("cache"), "--out", whole])
+        try #require(first.status == 0, "\(first.stderr)")
+        let needed = Self.bytes(under: whole)
+        // Sizes 16 KiB apart from a third of the shard's bytes up: some fill it while bundles
+        // unpack, some while it writes its record (recipe, catalog, shard.json) after them.
+        var outcomes: [Int64: Int32] = [:]
+        var inTheRecord = 0
+        for size in stride(from: needed / 3, through: needed * 3 / 2, by: 16 << 10) {
+            guard let mount = try Self.tmpfs(size, in: world.folder, name: "shard-\(size)") else {
+                print("DiskSpaceTests skipped: tmpfs cannot be mounted here (needs root)")
+                return
+            }
+            defer { Self.unmount(mount) }
+            let result = try Tool.mappack(
+                ["build", recipe, "--shard", "1/2", "--cache", world.folder.join("cache"), "--out", mount + "/out"],
+                environment: ["MAPPACK_TEST_FREE_BYTES": "\(1 << 40)"])
+            outcomes[size] = result.status
+            if result.status == 0 { continue }
+            if result.stderr.contains(".tmp-") { inTheRecord += 1 }
+            #expect(result.status == 1 && result.stderr.contains("disk full") && result.stderr.contains(mount), "\(size): \(result.stderr)")
+            #expect(!result.stderr.contains("write failed"), "\(size): \(result.stderr)")
+            #expect(leftoversOnceTrashIsGone(in: mount + "/out").isEmpty, "\(size): \(result.stderr)")
+        }
+        #expect(inTheRecord > 0, "no size filled the disk while the shard wrote its record: \(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes.values.contains(0), "\(outcomes)")
+        print("DiskSpaceTests: a \(needed)-byte shard; \(outcomes.count) sizes, \(inTheRecord) full in its record")
+    }
+
     /// The download cache on a small tmpfs (the output folder elsewhere): a bundle download that finds
     /// the disk full says so as a full output folder does, naming the cache's filesystem, and the
     /// check before the build counts what the cache's files take (whole blocks each), so a build it
