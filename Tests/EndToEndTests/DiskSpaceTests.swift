@@ -103,6 +103,32 @@ import Testing
         print("DiskSpaceTests: a \(needed)-byte shard; \(outcomes.count) sizes, \(inTheRecord) full in its record")
     }
 
+    /// `mappack import` into a small tmpfs: a full disk (its tile databases, its scratch databases
+    /// beside the output) is said plainly, never as SQLite's "database or disk is full".
+    @Test func aFullDiskUnderAnImportIsSaidPlainly() throws {
+        let folder = TemporaryFolder("import-space")
+        let made = try Tool.run("/usr/bin/python3", [ImportGeoJSONStreamTests.fixtures, "inputs", "--out", folder.join("in")], timeout: 120)
+        try #require(made.status == 0, "\(made.stderr)")
+        var outcomes: [String] = []
+        for kib in [8, 32, 64, 128, 256, 512, 8192] {
+            guard let mount = try Self.tmpfs(Int64(kib) << 10, in: folder, name: "import-\(kib)") else {
+                print("DiskSpaceTests skipped: tmpfs cannot be mounted here (needs root)")
+                return
+            }
+            defer { Self.unmount(mount) }
+            let result = try Tool.mappack([
+                "import", "--tiles", folder.join("in/tiles.mbtiles"), "--regions", folder.join("in/regions.geojson"), "--places",
+                folder.join("in/places.geojson"), "--out", mount + "/out",
+            ])
+            outcomes.append("\(kib) KiB: \(result.status)")
+            if result.status == 0 { continue }
+            #expect(result.status == 1 && result.stderr.contains("disk full") && result.stderr.contains(mount), "\(kib) KiB: \(result.stderr)")
+            #expect(!result.stderr.contains("SQLite error") && !result.stderr.contains("write failed"), "\(kib) KiB: \(result.stderr)")
+        }
+        #expect(outcomes.last == "8192 KiB: 0", "\(outcomes)")
+        print("DiskSpaceTests: import outcomes by tmpfs size: \(outcomes.joined(separator: ", "))")
+    }
+
     /// The download cache on a small tmpfs (the output folder elsewhere): a bundle download that finds
     /// the disk full says so as a full output folder does, naming the cache's filesystem, and the
     /// check before the build counts what the cache's files take (whole blocks each), so a build it
