@@ -210,6 +210,10 @@ package struct CatalogFetcher: Sendable {
                         url: zstURL, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
                     guard fallsBackFromDamagedZst else { throw refusal }
                     noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(refusal.reason)); fetching \(name) instead")
+                } else if fallsBackFromDamagedZst, case .failed(_, let status?, _) = error, (400..<500).contains(status) {
+                    // Refused for good (a server or CDN that serves no .zst: 403, 401, …), not down:
+                    // the plain catalog may still come.
+                    noted?("\(zstName): HTTP status \(status); fetching \(name) instead")
                 } else {
                     throw .fetch(error)
                 }
