@@ -79,6 +79,10 @@ package struct FetchClient: Sendable {
     package var retry: RetryPolicy
     /// Header lines (`Name: value`) every request carries, e.g. `Authorization: Bearer …`.
     package var headers: [String]
+    /// Told before each wait for another attempt (a document's, `DocumentFetch.get`): the URL, the
+    /// attempt that follows, why the last one failed and the seconds it waits, for a line that says
+    /// so (a `Retry-After: 120` is otherwise two silent minutes).
+    package var retrying: (@Sendable (_ url: URL, _ attempt: Int, _ reason: String, _ seconds: Double) -> Void)?
 
     /// A client; by default one attempt and no extra headers.
     package init(retry: RetryPolicy = .once, headers: [String] = []) {

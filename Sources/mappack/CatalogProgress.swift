@@ -1,6 +1,7 @@
 import Foundation
 import MapBuild
 import MapFormat
+import MapIO
 import Synchronization
 
 /// A progress line while a command downloads its catalog (issue 43: a 3.6 MB catalog took 12 s on a
@@ -27,6 +28,12 @@ final class CatalogProgress: Sendable {
         let ticker = ticker
         // A catalog.json.zst set aside (stale beside a re-signed catalog) is said in every mode but --quiet.
         CatalogSource.notes.withLock { $0 = { message in terminal.note("warning: catalog: \(message)") } }
+        // A retry's wait is said as a bundle's is (a Retry-After of minutes is not silence).
+        CatalogSource.retries.withLock {
+            $0 = { url, attempt, reason, seconds in
+                terminal.note("catalog: retry \(attempt) of \(url.shown) in \(String(format: "%.1f", seconds)) s: \(reason)")
+            }
+        }
         guard terminal.showsProgress else { return }
         CatalogSource.progress.withLock {
             $0 = { source, bytes in
@@ -47,6 +54,7 @@ final class CatalogProgress: Sendable {
     func finish() {
         CatalogSource.progress.withLock { $0 = nil }
         CatalogSource.notes.withLock { $0 = nil }
+        CatalogSource.retries.withLock { $0 = nil }
         ticker.finish()
     }
 }

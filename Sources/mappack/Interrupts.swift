@@ -18,13 +18,20 @@ enum Interrupts {
         // The handlers are in place before the work starts: a signal that came between the work's
         // first output and the handlers' start was ignored (SIG_IGN) and the build ran on to publish.
         let running = Mutex<Task<T, any Error>?>(nil)
-        let sources = watch {
+        let stop: @Sendable () -> Void = {
             if gate?.requestStop() == false {
                 progress.say("interrupted while publishing: too late to stop; the outputs are being completed (a second signal exits at once)")
             } else {
                 progress.stopping(progress.interruptMessage)
                 running.withLock { $0?.cancel() }
             }
+        }
+        let sources: [any DispatchSourceSignal]
+        if runWatched.load(ordering: .acquiring) {
+            runAction.withLock { $0 = { _ in stop() } }
+            sources = []
+        } else {
+            sources = watch(first: stop)
         }
         let task = Task { try await work() }
         running.withLock { $0 = task }
@@ -34,6 +41,25 @@ enum Interrupts {
         do { return try await task.value } catch {
             if let number = received.withLock({ $0 }) { throw InterruptedError(signal: number, outcome: InterruptedError.buildOutcome) }
             throw error
+        }
+    }
+
+    /// What the first SIGINT or SIGTERM does while `watchRun`'s sources live; `cancellable` sets it.
+    private static let runAction = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    /// True while `watchRun`'s sources live: `cancellable` then sets `runAction` instead of watching
+    /// anew (of two sources for one signal only one is told, and one cancelled while another is made
+    /// can take the new one's signals with it: a build then ran through Ctrl-C).
+    private static let runWatched = Atomic<Bool>(false)
+
+    /// Watches SIGINT and SIGTERM for a whole run (a build: its catalog download and plan, then the
+    /// build proper, whose `cancellable` takes over): the first calls `first` with its number until
+    /// `cancellable` gives it its own action; a second exits at once. Keep the sources to the run's end.
+    static func watchRun(first: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+        runAction.withLock { $0 = first }
+        runWatched.store(true, ordering: .releasing)
+        return watch {
+            let number = received.withLock { $0 } ?? SIGINT
+            runAction.withLock { $0 }?(number)
         }
     }
 

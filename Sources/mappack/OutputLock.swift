@@ -17,10 +17,25 @@ enum OutputLock {
         return lock
     }
 
-    /// Removes the output folder `root` when this run made it and it is still empty (the run failed
-    /// before writing anything, e.g. on its recipe or catalog): a failed build leaves no empty `--out`.
-    static func removeIfMadeAndEmpty(_ root: String, made: Bool) {
-        guard made, (try? DirectoryWalker.entries(of: FileSystem.absolute(root)))?.isEmpty == true else { return }
-        _ = FileSystem.removeEmptyFolder(FileSystem.absolute(root))
+    /// The folders `acquire` makes for `root`: it and each parent that does not exist yet, deepest
+    /// first. Taken before `acquire`, for `removeIfMadeAndEmpty`.
+    static func missingFolders(_ root: String) -> [String] {
+        var folders: [String] = []
+        var folder = FileSystem.absolute(root)
+        while !folder.isEmpty, folder != "/", !FileSystem.exists(folder) {
+            folders.append(folder)
+            folder = FileSystem.parent(folder)
+        }
+        return folders
+    }
+
+    /// Removes the folders this run made (`missingFolders`, deepest first) while each is empty (the
+    /// run failed before writing anything, e.g. on its recipe or catalog): a failed build leaves no
+    /// empty `--out`, nor the parents it made for a nested one. A folder that holds anything stays,
+    /// and so do those above it (`rmdir` removes only an empty folder).
+    static func removeIfMadeAndEmpty(_ made: [String]) {
+        for folder in made {
+            guard FileSystem.removeEmptyFolder(folder) else { return }
+        }
     }
 }

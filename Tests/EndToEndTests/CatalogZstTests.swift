@@ -83,6 +83,68 @@ import Testing
         #expect(try server.served("/catalog.json").bytes == 0, "the plain catalog was downloaded")
     }
 
+    /// Beside a timestamp that names it, a `.zst` that is not the one named (damaged on a mirror:
+    /// garbage, empty, cut short) is set aside as a missing one is: a warning names its URL, and the
+    /// plain catalog, checked against the timestamp's digest, is built from.
+    @Test(arguments: ["garbage", "empty", "cut"]) func aDamagedZstBesideATimestampFallsBackToThePlainCatalog(_ damage: String) throws {
+        let world = try ServedWorld()
+        let key = world.folder.join("release")
+        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
+        let root = world.folder.join("signed")
+        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
+        try #require(publish.status == 0, "\(publish.stderr)")
+        let zst = URL(fileURLWithPath: root + "/catalog.json.zst")
+        let good = try Data(contentsOf: zst)
+        switch damage {
+        case "garbage": try Data(repeating: 0x5A, count: good.count).write(to: zst)
+        case "empty": try Data().write(to: zst)
+        default: try good.prefix(good.count / 2).write(to: zst)
+        }
+        let nginx = try NginxServer(root: root)
+        defer { nginx.stop() }
+        let url = nginx.baseURL.appendingPathComponent("catalog.json").absoluteString
+        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        #expect(build.status == 0, "\(damage): \(build.stderr)")
+        #expect(build.stderr.contains("warning: catalog: \(url).zst"), "\(damage): \(build.stderr)")
+        #expect(nginx.bytesSent(path: "/catalog.json") > 0, "\(nginx.wireLog())")
+    }
+
+    /// A server that refuses the `.zst` for good (403) but serves the plain catalog: the build
+    /// takes the plain one, with a warning naming the `.zst`'s URL.
+    @Test func aRefusedZstFallsBackToThePlainCatalog() throws {
+        let world = try ServedWorld()
+        let key = world.folder.join("release")
+        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
+        let root = world.folder.join("signed")
+        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
+        try #require(publish.status == 0, "\(publish.stderr)")
+        let server = try FaultServer(root: root)
+        defer { server.stop() }
+        let url = server.url("catalog.json").absoluteString + "?fault=status&code=403&only=.zst"
+        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(build.stderr.contains("warning: catalog: \(server.url("catalog.json.zst").absoluteString)"), "\(build.stderr)")
+        #expect(try server.served("/catalog.json").bytes > 0)
+    }
+
+    /// A signature that keeps failing (500 after every retry) is the URL the error names, not the
+    /// catalog beside it.
+    @Test func aLastingFailureOfTheSignatureNamesTheSignature() throws {
+        let world = try ServedWorld()
+        let key = world.folder.join("release")
+        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
+        let root = world.folder.join("signed")
+        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
+        try #require(publish.status == 0, "\(publish.stderr)")
+        let server = try FaultServer(root: root)
+        defer { server.stop() }
+        let url = server.url("catalog.json").absoluteString + "?fault=status&code=500&retry-after=0&only=.sig"
+        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        #expect(build.status == 1, "\(build.stderr)")
+        #expect(build.stderr.contains("error: catalog \(server.url("catalog.json.sig").absoluteString)"), "\(build.stderr)")
+        #expect(try server.served("/catalog.json.sig").requests == 5)
+    }
+
     /// Unsigned and without a timestamp: the plain catalog, the `.zst` not even asked for.
     @Test func anUnsignedCatalogWithoutATimestampIsFetchedPlain() throws {
         let world = try ServedWorld()

@@ -182,6 +182,14 @@ import Testing
         #expect(try complete(["mappack", "build", "a-"]).sorted() == ["a-folder", "a-recipe.yaml"])
         #expect(try complete(["mappack", "plan", "a-r"]) == ["a-recipe.yaml"])
         #expect(try complete(["mappack", "verify", "a-f"]).sorted() == ["a-file-here", "a-folder"])
+        // A name with a space is one completion, not two words.
+        try Data().write(to: URL(fileURLWithPath: folder.join("my recipe.yaml")))
+        for verb in ["build", "verify"] {
+            let spaced = try Tool.run(
+                "/bin/bash", ["-c", "source \(script); COMP_WORDS=(mappack \(verb) my); COMP_CWORD=2; _mappack; printf '%s|' \"${COMPREPLY[@]}\""],
+                in: folder.path)
+            #expect(spaced.stdout == "my recipe.yaml|", "\(verb): \(spaced.stdout)")
+        }
         #expect(try Tool.mappack(["completions", "zsh"]).stdout.contains("build) _arguments") == true)
         // The man page names arrows as roff does (a raw `→` made groff warn).
         let page = try Tool.mappack(["help", "--man"]).stdout

@@ -73,6 +73,9 @@ import Testing
         let failed = try Tool.mappack(["build", "r.yaml", "--out", "fresh"], in: root.path)
         #expect(failed.status == 2, "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: root.join("fresh")))
+        // Nor the folders it made above a nested one.
+        #expect(try Tool.mappack(["build", "r.yaml", "--out", "deep/er/fresh"], in: root.path).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: root.join("deep")))
         try FileManager.default.createDirectory(atPath: root.join("kept"), withIntermediateDirectories: true)
         #expect(try Tool.mappack(["build", "r.yaml", "--out", "kept"], in: root.path).status == 2)
         #expect(FileManager.default.fileExists(atPath: root.join("kept")))

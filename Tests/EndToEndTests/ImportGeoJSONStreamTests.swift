@@ -185,6 +185,35 @@ import Testing
             "the last features")
     }
 
+    /// RFC 7946 3.2: a Feature's own `id` is a string or a number. A number becomes the id as written
+    /// (an integer in its plain decimal form), a child's `parent` may name it as a number too, and an
+    /// `"id": null` is no id (the one in `properties` counts, or the id is missing).
+    @Test func aFeaturesNumericIdIsItsRegionId() throws {
+        let folder = TemporaryFolder("geojson-numeric-id")
+        let child =
+            #"{"type":"Feature","id":7.5,"properties":{"name":"Child","parent":51477},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}}"#
+        let regions = try Self.write(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":51477,"properties":{"name":"W"},\#(Self.square)},\#(child)]}"#,
+            in: folder)
+        let measured = try Self.importMeasured(folder, regions: regions)
+        #expect(measured.result.status == 0, "\(measured.result.stderr)")
+        let source = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("out/source.json")))) as? [String: Any])
+        let found = (source["regions"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "?", $0["parent"] as? String ?? "-") }
+        #expect(found.map(\.0).sorted() == ["51477", "7.5"], "\(found)")
+        #expect(found.first { $0.0 == "7.5" }?.1 == "51477", "\(found)")
+
+        let nullID = try Self.write(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":null,"properties":{"name":"W"},\#(Self.square)}]}"#, "null.geojson",
+            in: folder)
+        Self.expectRefused(try Self.importMeasured(folder, regions: nullID), file: nullID, saying: "features[0].properties.id: missing", "a null id")
+        let boolID = try Self.write(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":true,"properties":{"name":"W"},\#(Self.square)}]}"#, "bool.geojson",
+            in: folder)
+        Self.expectRefused(
+            try Self.importMeasured(folder, regions: boolID), file: boolID, saying: "features[0].id: expected a string or a number", "a true id")
+    }
+
     /// Escapes, surrogate pairs among them, become the characters they name, in region and place names.
     @Test func unicodeEscapesAndSurrogatePairsInNamesAreRead() throws {
         let folder = TemporaryFolder("geojson-unicode")

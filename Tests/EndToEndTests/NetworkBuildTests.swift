@@ -151,6 +151,25 @@ final class ServedWorld: @unchecked Sendable {
         let build = try world.build(recipe, cache: "cache", out: "out")
         #expect(build.status == 0, "\(build.stderr)")
         #expect(try Tool.mappack(["verify", world.folder.join("out/net-2026.11.0")]).status == 0)
+        // The wait is said, as a bundle's retry is: a Retry-After of minutes is not silence.
+        let retried =
+            "catalog: retry 2 of \(server.url("catalog.json").absoluteString)?fault=status&code=503&retry-after=1&times=1 in 1.0 s: HTTP status 503"
+        #expect(build.stderr.contains(retried), "\(build.stderr)")
+    }
+
+    /// `plan` and `regions` fetch a catalog as a build does: a 503's retry is said.
+    @Test func planAndRegionsSayACatalogRetry() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        let url = server.url("catalog.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1"
+        let plan = try Tool.mappack(["plan", try world.recipe(catalog: url), "--cache", world.folder.join("cache")])
+        #expect(plan.status == 0 && plan.stderr.contains("catalog: retry 2 of \(url) in 1.0 s: HTTP status 503"), "\(plan.stderr)")
+        // The timestamp's and the catalog's first requests answered 503 already: another path.
+        try FileManager.default.copyItem(atPath: world.published + "/catalog.json", toPath: world.published + "/again.json")
+        let again = server.url("again.json").absoluteString + "?fault=status&code=503&retry-after=1&times=1"
+        let regions = try Tool.mappack(["regions", again])
+        #expect(regions.status == 0 && regions.stderr.contains("catalog: retry 2 of \(again) in 1.0 s: HTTP status 503"), "\(regions.stderr)")
     }
 
     /// A catalog that arrives slowly shows a progress line (issue 43: 12 s of silence on a slow link),
@@ -168,6 +187,30 @@ final class ServedWorld: @unchecked Sendable {
         #expect(local.status == 0 && !local.stderr.contains("catalog: downloading"), "\(local.stderr)")
         let json = try world.build(try world.recipe(catalog: url), cache: "cache-3", out: "out-3", extra: ["--json"])
         #expect(json.status == 0 && !json.stderr.contains("catalog: downloading"), "\(json.stderr)")
+    }
+
+    /// Ctrl-C while the catalog downloads (a slow link) stops the build as it stops later: a line says
+    /// so, the exit code is 130, and the `--out` folder the run made is gone.
+    @Test func anInterruptWhileTheCatalogDownloadsStopsCleanly() throws {
+        let world = try ServedWorld()
+        let server = try FaultServer(root: world.published)
+        defer { server.stop() }
+        let recipe = try world.recipe(catalog: server.url("catalog.json").absoluteString + "?fault=trickle&rate=2000")
+        let stderr = world.folder.join("stderr")
+        try #require(FileManager.default.createFile(atPath: stderr, contents: nil))
+        let build = ChildProcess(
+            "mappack", ["build", recipe, "--cache", world.folder.join("cache"), "--out", world.folder.join("new/out")], timeout: 120)
+        build.process.standardOutput = FileHandle.nullDevice
+        build.process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
+        try build.start()
+        // Until the catalog's bytes are on their way.
+        for _ in 0..<400 where ((try? server.stats())?["/catalog.json"]?.bytes ?? 0) == 0 { usleep(25_000) }
+        build.signal(SIGINT)
+        try build.wait()
+        let said = try String(contentsOfFile: stderr, encoding: .utf8)
+        #expect(build.terminationReason == .exit && build.terminationStatus == 130, "\(build.terminationReason) \(build.terminationStatus): \(said)")
+        #expect(said.contains("interrupted"), "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: world.folder.join("new")), "\(said)")
     }
 
     @Test func aLastingFailureNamesTheRequestThatFailed() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import MapFormat
 import TestSupport
 import Testing
 
@@ -95,6 +96,54 @@ import Testing
                 lines.first?.hasPrefix("REGION  ") == true && lines.first!.split(separator: "  ").count >= 4,
                 "\(name) has no header: \(result.stdout)")
             #expect(PapercutTests.aligned(lines), "\(name) is not aligned:\n\(result.stdout)")
+        }
+    }
+
+    /// Names whose terminal cells are not their characters (issue 43: columns were counted in
+    /// characters): CJK, emoji drawn as pictures, a flag, halfwidth kana. Every
+    /// column after a name starts at one cell in `regions --tree` and `store regions`; the cells
+    /// each name takes are spelt out here, as a terminal draws them.
+    @Test func columnsAfterWideNamesLineUpInCells() throws {
+        let names: [(text: String, cells: Int)] = [
+            ("東京都", 6), ("🇨🇭 Schweiz", 10), ("🚀 Rakete", 9), ("⚡ Blitz", 8), ("❤\u{FE0F} Herz", 7), ("서울", 4), ("🪐 Saturn", 9), ("Zürich", 6),
+            ("ﾊﾝｶｸ", 4),
+        ]
+        let world = try ServedWorld()
+        let path = world.published + "/catalog.json"
+        var catalog = try JSONDecoder().decode(Catalog.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        for index in catalog.regions.indices {
+            let name = names[index % names.count].text
+            catalog.regions[index].names = catalog.regions[index].names.mapValues { _ in name }
+        }
+        try CanonicalJSON.encode(catalog).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: world.published + "/catalog.json.zst")
+        let build = try world.build(try world.recipe(catalog: path), cache: "cache", out: "out")
+        try #require(build.status == 0, "\(build.stderr)")
+        let storage = world.folder.join("device/maps")
+        let install = try Tool.mappack(
+            [
+                "store", "install", "--image", world.folder.join("out/net-2026.11.0.tar.zst"), "--storage", storage, "--cache",
+                world.folder.join("device/cache"),
+            ])
+        try #require(install.status == 0, "\(install.stderr)")
+        // Each name as a run of as many x as it takes cells: then characters are cells, and the
+        // table's columns must line up as characters.
+        func inCells(_ output: String) -> [Substring] {
+            output.split(separator: "\n").map { line in
+                var line = String(line)
+                for (text, cells) in names where line.contains(text) {
+                    line = line.replacingOccurrences(of: text, with: String(repeating: "x", count: cells))
+                }
+                return Substring(line)
+            }
+        }
+        for (what, result) in [
+            ("regions --tree", try Tool.mappack(["regions", path, "--tree"])),
+            ("store regions", try Tool.mappack(["store", "regions", "--storage", storage, "--cache", world.folder.join("device/cache")])),
+        ] {
+            #expect(result.status == 0, "\(what): \(result.stderr)")
+            #expect(names.allSatisfy { result.stdout.contains($0.text) }, "\(what): \(result.stdout)")
+            #expect(PapercutTests.aligned(inCells(result.stdout)), "\(what) is not aligned in cells:\n\(result.stdout)")
         }
     }
 

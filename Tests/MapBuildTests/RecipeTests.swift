@@ -62,6 +62,11 @@ import Testing
         ("name: x\nname: y\ncatalog: c.json\nregions:\n  include: [a]\n", 2, 1, "appears twice"),
         ("name: x\ncatalog: c.json\nlanguage: 42\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
         ("name: x\ncatalog: c.json\nlanguage: \"xx-!!\"\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
+        // YAML's null and booleans, and 4 letters or more (no language has such a code): not languages.
+        ("name: x\ncatalog: c.json\nlanguage: true\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
+        ("name: x\ncatalog: c.json\nlanguage: null\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
+        ("name: x\ncatalog: c.json\nlanguage: False\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
+        ("name: x\ncatalog: c.json\nlanguage: english\nregions:\n  include: [a]\n", 3, 11, "not a language tag"),
     ])
     func refusesBadRecipesWithLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ message: String) {
         #expect {

@@ -27,6 +27,8 @@ A request for several ranges (Range: bytes=a-b,c-d) is answered as multipart/byt
   times=N             apply the fault to the first N requests for the path only (default: all)
   skip=N              ... except the first N of them (default 0)
   always=F,G          faults applied to every request, whatever `times` says
+  only=SUFFIX         faults only for paths ending in SUFFIX (a catalog's query reaches its
+                      .timestamp, .sig and .zst: only=.sig fails the signature alone)
 
 Several faults combine with commas: fault=reset,ignore-range.
 GET /__stats answers {"<path>": {"requests": n, "bytes": body bytes sent}} as JSON.
@@ -137,6 +139,8 @@ async def respond(method, target, headers, writer, root, reader=None):
     skip = int(query.get("skip", "0"))
     faults = set(query.get("fault", "").split(",")) - {""} if skip < entry["requests"] <= times else set()
     faults |= set(query.get("always", "").split(",")) - {""}
+    if "only" in query and not path.endswith(query["only"]):
+        faults = set()
 
     full = os.path.normpath(os.path.join(root, path.lstrip("/")))
     if not full.startswith(os.path.abspath(root)) or not os.path.isfile(full):

@@ -12,6 +12,9 @@ package struct BuildReport: Sendable {
     package let bundles: Int
     /// True when nothing changed since the last build and nothing was rebuilt.
     package var upToDate = false
+    /// The build record (`BuildStamp`) that a full disk kept from being written after the outputs
+    /// were in place, whole: the next run builds them again rather than finding them up to date.
+    package var unrecordedStamp: String?
 }
 
 /// One output a build published (or found up to date): its format and where it is.

@@ -48,19 +48,28 @@ enum FreeSpaceCheck {
         return store + seedScratch + seed + packed + tileOutputs
     }
 
+    /// What the bundles still to download take in the download cache at most, on a filesystem that
+    /// gives space out in units of `unit` bytes: each bundle's file in whole units (a 5 KiB bundle
+    /// takes 8 KiB of 4 KiB blocks), and a unit more for the folder it may need (`sha256/xx/`).
+    static func cacheBound(_ plan: BuildPlan, unit: Int64) -> Int64 {
+        let unit = max(1, unit)
+        return plan.bundles.filter { !$0.cached }.reduce(Int64(0)) { $0 + ($1.info.size + unit - 1) / unit * unit + unit }
+    }
+
     /// Throws `BuildError.notEnoughSpace` when `plan` does not fit: what the build writes into
-    /// `outputRoot` at most (`outputBound`), the bundles still to download in `cacheRoot`.
+    /// `outputRoot` at most (`outputBound`), the bundles still to download in `cacheRoot` (`cacheBound`).
     static func check(_ plan: BuildPlan, outputRoot: String, cacheRoot: String) throws(BuildError) {
         let output = outputBound(plan)
         let outputFree = free(at: outputRoot)
         let cacheFree = free(at: cacheRoot)
+        let download = cacheBound(plan, unit: (try? FileSystem.allocationUnit(at: nearestExisting(cacheRoot))) ?? 4096)
         let sameFilesystem = device(outputRoot) == device(cacheRoot) || pretended != nil
-        if sameFilesystem, let outputFree, output + plan.downloadBytes > outputFree {
-            throw .notEnoughSpace(folder: outputRoot, needed: output + plan.downloadBytes, free: outputFree)
+        if sameFilesystem, let outputFree, output + download > outputFree {
+            throw .notEnoughSpace(folder: outputRoot, needed: output + download, free: outputFree)
         }
         if let outputFree, output > outputFree { throw .notEnoughSpace(folder: outputRoot, needed: output, free: outputFree) }
-        if let cacheFree, plan.downloadBytes > cacheFree {
-            throw .notEnoughSpace(folder: cacheRoot, needed: plan.downloadBytes, free: cacheFree)
+        if let cacheFree, download > cacheFree {
+            throw .notEnoughSpace(folder: cacheRoot, needed: download, free: cacheFree)
         }
     }
 }

@@ -44,7 +44,8 @@ extension ImageBuilder {
             return root + "/" + shardName(index, of: count)
         } catch {
             area.throwAway()
-            throw error
+            // A full disk is said as a build says it (the download cache, the shard's files).
+            throw BuildError.diskFull(from: error) ?? error
         }
     }
 
@@ -148,7 +149,8 @@ extension ImageBuilder {
             return report
         } catch {
             area.throwAway()
-            throw error
+            // A full disk is said as a build says it (the shards' files copied, the outputs).
+            throw BuildError.diskFull(from: error) ?? error
         }
     }
 }

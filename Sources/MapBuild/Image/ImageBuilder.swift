@@ -51,16 +51,25 @@ package struct ImageBuilder: Sendable {
                 throw BuildError.diskFull(from: error) ?? error
             }
             report.downloadedBytes = fetched.withLock { $0 }
-            try BuildStamp.write(
-                root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
-                bundles: plan.bundles.count, synced: options.sync)
+            do {
+                try BuildStamp.write(
+                    root: root, imageName: imageName, key: key, summary: report.summary, outputNames: outputNames(),
+                    bundles: plan.bundles.count, synced: options.sync)
+            } catch {
+                // The outputs are in place and whole: a disk that filled now costs the next run a
+                // rebuild, not this one a failure after its outputs were published.
+                guard case .diskFull(let path, _) = BuildError.diskFull(from: error) else { throw error }
+                report.unrecordedStamp = path
+            }
             // A finished build leaves nothing of killed runs behind; their deletion ran meanwhile.
             Trash.waitForRemovals(in: root)
             return report
         } catch {
             // Out of the way in one rename; an interrupted build does not wait for its files' deletion.
             area.throwAway()
-            throw error
+            // A full disk in any phase (the download cache, the files list beside the staging folder
+            // while bundles unpack, an output) is said as one.
+            throw BuildError.diskFull(from: error) ?? error
         }
     }
 
@@ -389,7 +398,7 @@ package struct ImageBuilder: Sendable {
                 ready.close()
             } catch {
                 ready.close(discarding: true)
-                throw BuildError.fetch(error)
+                throw BuildError.diskFull(from: error) ?? BuildError.fetch(error)
             }
         }
         let width = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount))

@@ -74,14 +74,19 @@ enum GeoJSONInput {
             feature: { (index, feature: inout GeoJSONFeature) throws(ImportError) in
                 let at = "features[\(index)]"
                 let properties = feature.properties
-                // The id: `properties.id`, else the Feature's own `id` member (RFC 7946, 3.2).
-                let idField = properties["id"] != nil || feature.id == nil ? at + ".properties.id" : at + ".id"
-                guard let rawID = properties["id"] ?? feature.id else {
+                // The id: `properties.id`, else the Feature's own `id` member (RFC 7946, 3.2: a string
+                // or a number, read as its text); `"id": null` is none.
+                let ownID = feature.id?.isNull == true ? nil : feature.id
+                let idField = properties["id"] != nil || ownID == nil ? at + ".properties.id" : at + ".id"
+                guard let rawID = properties["id"] ?? ownID else {
                     throw .badFeature(
                         file: file, field: at + ".properties.id",
                         problem: "missing; every region needs a string id such as europe/ch (in properties.id or the Feature's id)")
                 }
-                guard let text = rawID.string else { throw .badFeature(file: file, field: idField, problem: "expected a string") }
+                guard let text = rawID.string else {
+                    let expected = properties["id"] != nil ? "expected a string" : "expected a string or a number"
+                    throw .badFeature(file: file, field: idField, problem: expected)
+                }
                 if let reason = PathName.regionIDProblem(text) {
                     throw .badFeature(file: file, field: idField, problem: "'\(text)' \(reason); an id is names joined by '/', and \(PathName.rule)")
                 }
@@ -95,7 +100,9 @@ enum GeoJSONInput {
                     switch raw {
                     case .null: break
                     case .string(let text): parent = RegionID(text)
-                    default: throw .badFeature(file: file, field: at + ".properties.parent", problem: "expected a string or null")
+                    // A numeric id (a Feature's own) named as a number: the same text.
+                    case .number(let value) where value == value.rounded() && abs(value) < 0x1p53: parent = RegionID(String(Int64(value)))
+                    default: throw .badFeature(file: file, field: at + ".properties.parent", problem: "expected a string, an integer or null")
                     }
                 }
                 let names = try names(properties, file: file, field: at + ".properties")

@@ -1,3 +1,6 @@
+import Foundation
+import MapIO
+
 /// Why `mappack import` could not write a source folder.
 public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// An input file (`--tiles`, `--regions`, `--places`) cannot be read or parsed as a whole.
@@ -15,12 +18,22 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case badShards(reason: String)
     /// Writing the source folder failed (disk, SQLite).
     case failed(reason: String)
+    /// Writing `path` (the source folder, or a scratch file beside it) failed for want of space.
+    case diskFull(path: String)
+
+    /// `error` as `diskFull` when it is a write that failed for want of space: a file's `ENOSPC` or
+    /// `EDQUOT`, or SQLite's `SQLITE_FULL` (the tile databases and the import's scratch databases).
+    package static func diskFull(from error: any Error) -> ImportError? {
+        if let file = error as? FileError, file.code == ENOSPC || file.code == EDQUOT { return .diskFull(path: file.path) }
+        if let database = error as? SQLiteError, database.code == 13 { return .diskFull(path: database.path) }
+        return nil
+    }
 
     /// Whether the input was wrong (exit 2) rather than the work failing (exit 1).
     public var isBadInput: Bool {
         switch self {
         case .unreadable, .badFeature, .badTileset, .badPMTiles, .badShards: true
-        case .failed: false
+        case .failed, .diskFull: false
         }
     }
 
@@ -33,6 +46,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             "\(file): not a usable PMTiles v3 archive: \(reason); write it again (pmtiles convert) or pass the MBTiles it came from"
         case .badShards(let reason): reason
         case .failed(let reason): "import failed: \(reason)"
+        case .diskFull(let path):
+            "disk full: no space left writing \(path); free space on that filesystem, or choose another --out folder, then import again"
         }
     }
 }

@@ -76,10 +76,13 @@ extension CatalogSource {
         }
     }
 
-    /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410).
+    /// The signature's bytes; nil when there is none (no such file, HTTP 404 or 410). Retried as the
+    /// catalog is (a build takes it with the catalog in `prefetch`; this is for callers that did not).
     private static func fetchSignature(_ url: URL) throws(LoadError) -> Data? {
+        var client = FetchClient(retry: .standard)
+        client.retrying = retries.withLock { $0 }
         do {
-            switch try DocumentFetch.get(url, limit: CatalogSignature.maxBytes) {
+            switch try DocumentFetch.get(url, limit: CatalogSignature.maxBytes, client: client) {
             case .body(let data, _): return data
             case .notModified, .missing: return nil
             }

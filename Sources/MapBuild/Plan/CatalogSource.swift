@@ -82,14 +82,21 @@ public enum CatalogSource {
     /// Told why a catalog's `.zst` was set aside (`CatalogFetcher.noted`): the CLI's warning. Nil: nobody listens.
     package static let notes = Mutex<(@Sendable (_ message: String) -> Void)?>(nil)
 
+    /// Told before the catalog, its timestamp or signature is tried again (`FetchClient.retrying`):
+    /// the CLI's line, as a bundle's retry has one. Nil: nobody listens.
+    package static let retries = Mutex<(@Sendable (_ url: URL, _ attempt: Int, _ reason: String, _ seconds: Double) -> Void)?>(nil)
+
     private static func fetch(_ url: URL, cache: String?, trust: Trust?) throws(LoadError) -> FetchedCatalog {
         let name = url.shown
         var fetcher = CatalogFetcher(cacheRoot: cache.map { $0 + "/catalogs" }, limit: maxBytes)
         // The catalog, its timestamp and signature are retried as bundles are (issue 43: one 503 failed a
         // build at once).
         fetcher.client = FetchClient(retry: .standard)
+        fetcher.client.retrying = retries.withLock { $0 }
         fetcher.received = progress.withLock { $0 }
         fetcher.noted = notes.withLock { $0 }
+        // A damaged `.zst` on a mirror costs the plain catalog's download, not the build.
+        fetcher.fallsBackFromDamagedZst = true
         let timestampRequired = try trust?.hadTimestamps(url: name) ?? false
         do {
             return try fetcher.fetch(url, signed: trust != nil, timestampRequired: timestampRequired) { bytes, source throws(CatalogTrustError) in

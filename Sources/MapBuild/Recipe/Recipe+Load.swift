@@ -22,11 +22,12 @@ extension Recipe {
         return try parse(data, file: path)
     }
 
-    /// A BCP 47 language tag in its common shape: a primary language of 2-3 letters (or 4-8, as the
-    /// standard allows), then subtags of 1-8 letters or digits, separated by `-`.
+    /// A BCP 47 language tag in its common shape: a primary language of 2-3 letters, then subtags of
+    /// 1-8 letters or digits, separated by `-`. The 4-8 letter primaries the grammar reserves name no
+    /// language, and would let YAML's `true`, `false` and `null` pass as tags.
     static func isLanguageTag(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard let primary = parts.first, (2...8).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        guard let primary = parts.first, (2...3).contains(primary.count), primary.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
         return parts.dropFirst().allSatisfy { part in (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 

@@ -13,6 +13,17 @@ package enum CatalogFetchError: Error, Equatable, Sendable, CustomStringConverti
     /// The timestamp was refused, or the catalog is not the one it names.
     case refused(url: URL, CatalogTrustError)
 
+    /// What went wrong, without the URL.
+    package var reason: String {
+        switch self {
+        case .missing: "no catalog there"
+        case .fetch(let error): error.description
+        case .undecodable(_, let reason): "cannot decompress it: \(reason)"
+        case .refused(_, .timestampMismatch(let reason)): reason
+        case .refused(_, let error): error.description
+        }
+    }
+
     package var description: String {
         switch self {
         case .missing(let url): "\(url.shown): no catalog there (HTTP 404, or no such file); check the URL, or publish one"
@@ -64,6 +75,10 @@ package struct CatalogFetcher: Sendable {
     /// Told why a `catalog.json.zst` the server offers was not used (it is not the signed catalog),
     /// for a warning: the catalog is then fetched plain.
     package var noted: (@Sendable (_ message: String) -> Void)?
+    /// When true, a `.zst` that is not the one the timestamp names (damaged on a mirror: other bytes,
+    /// cut short, empty, not zstd) is set aside as a missing one is, `noted`, and the plain catalog
+    /// fetched and checked against the timestamp instead; when false (a device) it is refused.
+    package var fallsBackFromDamagedZst = false
 
     package init(cacheRoot: String?, limit: Int) {
         self.cacheRoot = cacheRoot
@@ -186,12 +201,22 @@ package struct CatalogFetcher: Sendable {
                         throw CatalogFetchError.undecodable(url: zstURL, reason: "\(error)")
                     }
                 }
-            } catch let error as CatalogFetchError { throw error } catch let error as DocumentFetchError {
+            } catch let error as CatalogFetchError {
+                guard fallsBackFromDamagedZst else { throw error }
+                noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(error.reason)); fetching \(name) instead")
+            } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
-                    throw .refused(
+                    let refusal = CatalogFetchError.refused(
                         url: zstURL, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
+                    guard fallsBackFromDamagedZst else { throw refusal }
+                    noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(refusal.reason)); fetching \(name) instead")
+                } else if fallsBackFromDamagedZst, case .failed(_, let status?, _) = error, (400..<500).contains(status) {
+                    // Refused for good (a server or CDN that serves no .zst: 403, 401, …), not down:
+                    // the plain catalog may still come.
+                    noted?("\(zstName): HTTP status \(status); fetching \(name) instead")
+                } else {
+                    throw .fetch(error)
                 }
-                throw .fetch(error)
             } catch { throw .undecodable(url: zstURL, reason: "\(error)") }
         }
         if bytes == nil {

@@ -94,6 +94,15 @@ package enum DocumentFetch {
             } catch {
                 failures += 1
                 guard let delay = client.retryDelay(after: error, failures: failures) else { throw documentError(error) }
+                if let retrying = client.retrying {
+                    let reason =
+                        switch error {
+                        case .status(_, let status, _): "HTTP status \(status)"
+                        case .transfer(_, let status, let reason, _): (status.map { "HTTP status \($0): " } ?? "") + reason
+                        case .tooLarge, .stopped: "\(error)"
+                        }
+                    retrying(url, failures + 1, reason, delay)
+                }
                 // Waits in slices, so a stop (the caller's cancellation) ends it at once.
                 let until = Date().addingTimeInterval(delay)
                 while Date() < until {

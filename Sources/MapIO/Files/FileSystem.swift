@@ -255,9 +255,15 @@ package enum FileSystem {
         let temporary = StagingArea(for: name, kind: .temporary, in: parent(path))
         unsafe unlink(temporary.path)
         let file = try WritableFile(path: temporary.path, exclusive: true, permissions: permissions)
-        try file.write(data)
-        try file.close(sync: true)
-        try temporary.commit(as: name)
+        do throws(FileError) {
+            try file.write(data)
+            try file.close(sync: true)
+            try temporary.commit(as: name)
+        } catch {
+            // A write that failed (a full disk) leaves no temporary file beside `path`.
+            unsafe unlink(temporary.path)
+            throw error
+        }
     }
 
     /// Free bytes available to unprivileged users on the filesystem holding `path`.
@@ -265,6 +271,14 @@ package enum FileSystem {
         var info = statvfs()
         if unsafe statvfs(path, &info) != 0 { throw FileError(.statvfs, path) }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// The unit the filesystem holding `path` gives space out in (`statvfs`'s `f_frsize`): a file
+    /// takes a whole number of them.
+    package static func allocationUnit(at path: String) throws(FileError) -> Int64 {
+        var info = statvfs()
+        if unsafe statvfs(path, &info) != 0 { throw FileError(.statvfs, path) }
+        return Int64(info.f_frsize)
     }
 
     /// An absolute, `/`-joined form of `path` against the current directory.

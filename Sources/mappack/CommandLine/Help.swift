@@ -109,11 +109,13 @@ enum Help {
             let files = verb.completionOptions.filter { $0.completion != .none }.map { "--" + $0.name }
             let fileCase =
                 files.isEmpty
-                ? "" : "            case \"$prev\" in \(files.joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n"
-            // A recipe: `.yaml`/`.yml` files and folders (to walk into), not every file.
+                ? ""
+                : "            case \"$prev\" in \(files.joined(separator: "|"))) mapfile -t COMPREPLY < <(compgen -f -- \"$cur\"); return;; esac\n"
+            // A recipe: `.yaml`/`.yml` files and folders (to walk into), not every file. Names are
+            // read one a line (`mapfile`), so a name with a space stays one completion.
             let recipeCase =
                 verb.words.isRecipes
-                ? "            if [[ \"$cur\" != -* ]]; then COMPREPLY=($(compgen -d -- \"$cur\") $(compgen -f -X '!*.y*ml' -- \"$cur\")); return; fi\n"
+                ? "            if [[ \"$cur\" != -* ]]; then mapfile -t COMPREPLY < <(compgen -d -- \"$cur\"; compgen -f -X '!*.y*ml' -- \"$cur\"); return; fi\n"
                 : ""
             let firstWords =
                 Help.words(verb).map {
@@ -132,7 +134,7 @@ enum Help {
             \(cases.joined(separator: "\n"))
                     *) words="";;
                 esac
-                if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+                if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); else mapfile -t COMPREPLY < <(compgen -f -- "$cur"); fi
             }
             complete -o filenames -F _mappack mappack
 

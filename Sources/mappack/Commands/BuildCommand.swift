@@ -3,6 +3,7 @@ import MapBuild
 import MapFetch
 import MapFormat
 import MapIO
+import Synchronization
 
 /// `mappack build RECIPE`.
 enum BuildCommand {
@@ -24,18 +25,32 @@ enum BuildCommand {
         options.remoteCache = try remoteCache(arguments)
         let started = Date()
         // One mappack at a time in an output folder, from the up-to-date check to the last rename.
-        let madeOutput = !FileSystem.exists(options.outputRoot)
+        let madeFolders = OutputLock.missingFolders(options.outputRoot)
+        // A line while the catalog downloads, here or in the plan below.
+        let catalogProgress = CatalogProgress(terminal: terminal)
+        defer { catalogProgress.finish() }
+        // Until the build proper starts (the catalog's download, the plan), a signal stops the run at
+        // once, saying so, and takes away the output folders this run made, as a failure would:
+        // no bundle is fetched yet, and the catalog's kept copy is written whole or not at all.
+        let signalSources = Interrupts.watchRun { number in
+            catalogProgress.finish()
+            terminal.notice("interrupted: stopping (no bundle was fetched yet; nothing was written to the output folder)")
+            OutputLock.removeIfMadeAndEmpty(madeFolders)
+            let stopped = InterruptedError(signal: number, outcome: "nothing was published; run the same command again")
+            let code = ExitCode.interrupted(by: number)
+            if terminal.json { terminal.event(FailedEvent(error: stopped.description, exitCode: Int(code.rawValue))) }
+            terminal.error(stopped.description)
+            exit(code.rawValue)
+        }
+        defer { withExtendedLifetime(signalSources) {} }
         let outputLock = try await OutputLock.acquire(options.outputRoot, terminal: terminal)
         defer {
             withExtendedLifetime(outputLock) {}
-            OutputLock.removeIfMadeAndEmpty(options.outputRoot, made: madeOutput)
+            OutputLock.removeIfMadeAndEmpty(madeFolders)
         }
         // Nothing changed since the last build? Decided from the raw recipe and catalog bytes, before
         // the catalog is decoded and planned.
         let trust = try catalogTrust(arguments, cache: cache)
-        // A line while the catalog downloads, here or in the plan below.
-        let catalogProgress = CatalogProgress(terminal: terminal)
-        defer { catalogProgress.finish() }
         let mayBeUpToDate = arguments.option(Verbs.Build.shard) == nil && !options.force
         if mayBeUpToDate || trust != nil {
             // Failing to read the catalog is reported as planning would (an unreachable server is failed work, exit 1).
@@ -147,6 +162,11 @@ enum BuildCommand {
                 "\(what) \(report.summary.name) \(report.summary.mapVersion): \(report.summary.regions) regions, \(report.summary.files) files, image id \(report.summary.imageID.prefix(16))"
             )
             printOutputs(report, terminal: terminal)
+        }
+        if let stamp = report.unrecordedStamp {
+            terminal.note(
+                "warning: the outputs are complete, but the disk filled before this build's record was written (\(stamp)); "
+                    + "the next run builds them again instead of finding them up to date")
         }
     }
 

@@ -76,8 +76,11 @@ enum ImportCommand {
         return .success
     }
 
-    /// Runs blocking import work on its own thread, off the cooperative pool.
+    /// Runs blocking import work on its own thread, off the cooperative pool; a full disk is said
+    /// plainly, not as the raw file or SQLite error.
     private static func run(_ body: @escaping @Sendable () throws -> TileImporter.Result) async throws -> TileImporter.Result {
-        try await BlockingWork.map([0], width: 1) { _ in try body() }[0]
+        do { return try await BlockingWork.map([0], width: 1) { _ in try body() }[0] } catch {
+            throw ImportError.diskFull(from: error) ?? error
+        }
     }
 }

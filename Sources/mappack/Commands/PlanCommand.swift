@@ -11,8 +11,12 @@ enum PlanCommand {
         let recipePath = try arguments.expect(["recipe"])[0]
         let cache = DownloadCache(root: FileSystem.absolute(arguments.option(Verbs.cache) ?? DownloadCache.defaultRoot()))
         let recipe = try Recipe.load(recipePath)
+        // A line while the catalog downloads, and its retries, as in a build.
+        let catalogProgress = CatalogProgress(terminal: terminal)
+        defer { catalogProgress.finish() }
         // Only what a plan prints is kept of the catalog (same checks, same errors).
         let plan = try BuildPlan.preview(recipe: recipe, cache: cache)
+        catalogProgress.finish()
         ProcessLifetime.keep(plan)
         for warning in RecipeWarnings.excludesOutsideIncludes(recipe: recipe, plan: plan) { terminal.note("warning: \(warning)") }
         let over = plan.capacityOvershoot
@@ -91,13 +95,19 @@ extension String {
 
 extension Character {
     /// Cells a terminal gives this character (East Asian Width `W`/`F` and emoji: 2; zero-width: 0).
+    /// An emoji drawn as a picture takes two, whether that is its default (`Emoji_Presentation`: 🚀,
+    /// ⚡, a flag's pair of regional indicators) or asked for by U+FE0F (❤️, #️⃣), as UTS #51 says
+    /// and grapheme-aware terminals draw it; a sequence joined by U+200D is one picture.
     var terminalCells: Int {
-        guard let first = unicodeScalars.first?.value else { return 0 }
+        guard let scalar = unicodeScalars.first else { return 0 }
+        let first = scalar.value
         if first == 0x200B || first == 0x200C || first == 0x200D || first == 0xFEFF { return 0 }
+        if scalar.properties.isEmojiPresentation || (scalar.properties.isEmoji && unicodeScalars.contains("\u{FE0F}")) { return 2 }
         let wide: [ClosedRange<UInt32>] = [
             0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
             0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60,
-            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+            0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF, 0x1F300...0x1F64F, 0x1F900...0x1F9FF,
+            0x20000...0x2FFFD, 0x30000...0x3FFFD,
         ]
         return wide.contains { $0.contains(first) } ? 2 : 1
     }

@@ -7,7 +7,11 @@ enum RegionsCommand {
     static func run(_ raw: [String], terminal: Terminal) throws -> ExitCode {
         let arguments = try Arguments(raw, verb: Verbs.regions)
         let location = try arguments.expect(["catalog"])[0]
+        // A line while the catalog downloads, and its retries, as in a build.
+        let catalogProgress = CatalogProgress(terminal: terminal)
+        defer { catalogProgress.finish() }
         let tree = try CatalogSource.load(try Arguments.catalogURL(location))
+        catalogProgress.finish()
         let language = arguments.option(Verbs.lang)
         let blockSize = Int64(try arguments.int(Verbs.Regions.blockSize, range: 512...(1 << 20)) ?? 4096)
         let filter = arguments.option(Verbs.Regions.filter)?.lowercased()

@@ -21,9 +21,11 @@ package enum ErofsImage {
         from folder: String, to file: String, built: String, imageID: String, mapVersion: MapVersion
     ) throws -> VeritySidecar {
         let epoch = Int64(UTCTime.parseISO8601(built)?.timeIntervalSince1970 ?? 0)
-        try ExternalTool.mkfsErofs.run([
-            "--quiet", "-T\(epoch)", "-U\(uuid(imageID: imageID))", "--all-root", "-x-1", file, folder,
-        ])
+        do {
+            try ExternalTool.mkfsErofs.run([
+                "--quiet", "-T\(epoch)", "-U\(uuid(imageID: imageID))", "--all-root", "-x-1", file, folder,
+            ])
+        } catch { throw diskFull(error, writing: file, needed: 64 << 10) }
         let (digest, size) = try SHA256.digestOfFile(file)
         guard size > 0, size % Int64(blockSize) == 0 else {
             throw BuildError.output("\(file): mkfs.erofs wrote \(size) bytes, not a whole number of \(blockSize)-byte blocks")
@@ -36,7 +38,11 @@ package enum ErofsImage {
         let draft = VeritySidecar(
             format: VeritySidecar.formatTag, image: FileSystem.lastComponent(file), filesystem: "erofs", imageID: imageID,
             mapVersion: mapVersion.description, fileSize: 0, verity: verity)
-        try ExternalTool.veritysetup.run(["format", file, file, "--root-hash-file=\(rootHashFile)"] + draft.veritysetupOptions)
+        // The hash tree takes about 1/127 of the data (32-byte hashes in 4 KiB blocks), its upper
+        // levels a few blocks more.
+        do {
+            try ExternalTool.veritysetup.run(["format", file, file, "--root-hash-file=\(rootHashFile)"] + draft.veritysetupOptions)
+        } catch { throw diskFull(error, writing: file, needed: size / 64 + (64 << 10)) }
         let rootHash = String(decoding: try ReadableFile.contents(of: rootHashFile, limit: 1024), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard rootHash.count == 64, Hex.decode(rootHash) != nil else {
@@ -50,6 +56,15 @@ package enum ErofsImage {
                 hashType: verity.hashType, hashAlgorithm: verity.hashAlgorithm, dataBlockSize: verity.dataBlockSize,
                 hashBlockSize: verity.hashBlockSize, dataBlocks: verity.dataBlocks, hashOffset: verity.hashOffset, salt: verity.salt,
                 rootHash: rootHash, superblock: false))
+    }
+
+    /// `error`, a tool's failure writing `file`, as `BuildError.diskFull` when the disk filled under
+    /// it: mkfs.erofs says "No space left on device", veritysetup only "Input/output error", so the
+    /// filesystem is asked too (less than `needed` bytes free).
+    private static func diskFull(_ error: ExternalToolError, writing file: String, needed: Int64) -> any Error {
+        guard case .failed(_, _, _, _, let output) = error else { return error }
+        let free = (try? FileSystem.freeBytes(at: FileSystem.parent(file))) ?? .max
+        return output.contains("No space left on device") || free < needed ? BuildError.diskFull(path: file, bundle: nil) : error
     }
 
     /// The filesystem UUID of the image with id `imageID`: the first 16 bytes of a SHA-256 of the

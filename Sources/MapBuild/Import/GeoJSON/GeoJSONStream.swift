@@ -134,7 +134,7 @@ struct GeoJSONStream {
         while try reader.nextMember(first: &first) {
             switch try reader.readKey() {
             case "type": isFeature = try readString(&reader, limit: 64) == "Feature"
-            case "id" where keeping: feature.id = try readValue(&reader, containers: false)
+            case "id" where keeping: feature.id = try readFeatureID(&reader)
             case "properties" where keeping: feature.properties = try readProperties(&reader)
             case "geometry" where keeping: feature.geometry = try readGeometry(&reader)
             default: try reader.skipValue()
@@ -190,6 +190,21 @@ struct GeoJSONStream {
         case .array, .object:
             try reader.skipValue()
             return .other
+        }
+    }
+
+    /// A Feature's own `id` (RFC 7946 3.2: a string or a number): a number as its text, an integer in
+    /// plain decimal (`1e3` stays as written, `-0` is `0`); `true` or `false` as `other`, which no id is.
+    private func readFeatureID(_ reader: inout JSONStreamReader) throws(JSONStreamReader.Failure) -> GeoJSONValue {
+        switch try reader.peekKind() {
+        case .number:
+            let (literal, integer) = try reader.readNumberLiteral()
+            if integer, let exact = Int64(literal) { return .string(String(exact)) }
+            return .string(literal)
+        case .bool:
+            _ = try reader.readBool()
+            return .other
+        default: return try readValue(&reader, containers: false)
         }
     }
 

@@ -278,6 +278,18 @@ struct JSONStreamReader {
     /// large for a Double is refused.
     mutating func readNumber() throws(Failure) -> Double {
         let start = offset
+        let (literal, integer) = try readNumberLiteral()
+        if integer, let exact = Int64(literal) { return Double(exact) }
+        guard let value = Double(literal), value.isFinite else {
+            throw .syntax(offset: start, reason: "the number \(literal.prefix(40)) does not fit a Double")
+        }
+        return value
+    }
+
+    /// The number that comes next as it is written, checked against JSON's grammar, and whether it
+    /// is an integer (no fraction, no exponent).
+    mutating func readNumberLiteral() throws(Failure) -> (literal: String, integer: Bool) {
+        let start = offset
         clearText()
         var integer = true
         func digits(_ reader: inout JSONStreamReader, atLeastOne: Bool) throws(Failure) {
@@ -321,12 +333,7 @@ struct JSONStreamReader {
             }
             try digits(&self, atLeastOne: true)
         }
-        let literal = String(decoding: text, as: UTF8.self)
-        if integer, let exact = Int64(literal) { return Double(exact) }
-        guard let value = Double(literal), value.isFinite else {
-            throw .syntax(offset: start, reason: "the number \(literal.prefix(40)) does not fit a Double")
-        }
-        return value
+        return (String(decoding: text, as: UTF8.self), integer)
     }
 
     /// `true` or `false`, whichever comes next.
