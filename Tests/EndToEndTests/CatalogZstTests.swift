@@ -9,13 +9,13 @@ import Testing
 /// `.zst` never asked for (nothing binds it to the plain bytes).
 @Suite struct CatalogZstTests {
     /// A signed publish of the demo world whose server has no `catalog.json.timestamp` (an older
-    /// publish, or a server that dropped it), and the public key to trust.
+    /// publish, or a server that dropped it; kept with `keepingTimestamp`), and the public key to trust.
     struct SignedWithoutTimestamp {
         let world: ServedWorld
         let root: String
         let publicKey: String
 
-        init() throws {
+        init(keepingTimestamp: Bool = false) throws {
             world = try ServedWorld()
             let key = world.folder.join("release")
             let keygen = try Tool.mappack(["keygen", "--out", key])
@@ -23,9 +23,14 @@ import Testing
             root = world.folder.join("signed")
             let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
             try #require(publish.status == 0, "\(publish.stderr)")
-            try FileManager.default.removeItem(atPath: root + "/catalog.json.timestamp")
+            if !keepingTimestamp { try FileManager.default.removeItem(atPath: root + "/catalog.json.timestamp") }
             try #require(FileManager.default.fileExists(atPath: root + "/catalog.json.zst"))
             publicKey = key + ".pub"
+        }
+
+        /// A build of the world from the catalog at `url`, trusting the key.
+        func build(_ url: String) throws -> Tool.Result {
+            try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", publicKey])
         }
 
         func size(_ name: String) throws -> Int {
@@ -87,12 +92,8 @@ import Testing
     /// garbage, empty, cut short) is set aside as a missing one is: a warning names its URL, and the
     /// plain catalog, checked against the timestamp's digest, is built from.
     @Test(arguments: ["garbage", "empty", "cut"]) func aDamagedZstBesideATimestampFallsBackToThePlainCatalog(_ damage: String) throws {
-        let world = try ServedWorld()
-        let key = world.folder.join("release")
-        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
-        let root = world.folder.join("signed")
-        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
-        try #require(publish.status == 0, "\(publish.stderr)")
+        let signed = try SignedWithoutTimestamp(keepingTimestamp: true)
+        let root = signed.root
         let zst = URL(fileURLWithPath: root + "/catalog.json.zst")
         let good = try Data(contentsOf: zst)
         switch damage {
@@ -103,7 +104,7 @@ import Testing
         let nginx = try NginxServer(root: root)
         defer { nginx.stop() }
         let url = nginx.baseURL.appendingPathComponent("catalog.json").absoluteString
-        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        let build = try signed.build(url)
         #expect(build.status == 0, "\(damage): \(build.stderr)")
         #expect(build.stderr.contains("warning: catalog: \(url).zst"), "\(damage): \(build.stderr)")
         #expect(nginx.bytesSent(path: "/catalog.json") > 0, "\(nginx.wireLog())")
@@ -112,16 +113,11 @@ import Testing
     /// A server that refuses the `.zst` for good (403) but serves the plain catalog: the build
     /// takes the plain one, with a warning naming the `.zst`'s URL.
     @Test func aRefusedZstFallsBackToThePlainCatalog() throws {
-        let world = try ServedWorld()
-        let key = world.folder.join("release")
-        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
-        let root = world.folder.join("signed")
-        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
-        try #require(publish.status == 0, "\(publish.stderr)")
-        let server = try FaultServer(root: root)
+        let signed = try SignedWithoutTimestamp(keepingTimestamp: true)
+        let server = try FaultServer(root: signed.root)
         defer { server.stop() }
         let url = server.url("catalog.json").absoluteString + "?fault=status&code=403&only=.zst"
-        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        let build = try signed.build(url)
         #expect(build.status == 0, "\(build.stderr)")
         #expect(build.stderr.contains("warning: catalog: \(server.url("catalog.json.zst").absoluteString)"), "\(build.stderr)")
         #expect(try server.served("/catalog.json").bytes > 0)
@@ -130,16 +126,11 @@ import Testing
     /// A signature that keeps failing (500 after every retry) is the URL the error names, not the
     /// catalog beside it.
     @Test func aLastingFailureOfTheSignatureNamesTheSignature() throws {
-        let world = try ServedWorld()
-        let key = world.folder.join("release")
-        try #require(try Tool.mappack(["keygen", "--out", key]).status == 0)
-        let root = world.folder.join("signed")
-        let publish = try Tool.mappack(["publish", world.folder.join("src"), "--out", root, "--sign", key + ".key"])
-        try #require(publish.status == 0, "\(publish.stderr)")
-        let server = try FaultServer(root: root)
+        let signed = try SignedWithoutTimestamp(keepingTimestamp: true)
+        let server = try FaultServer(root: signed.root)
         defer { server.stop() }
         let url = server.url("catalog.json").absoluteString + "?fault=status&code=500&retry-after=0&only=.sig"
-        let build = try world.build(try world.recipe(catalog: url), cache: "cache", out: "out", extra: ["--trust", key + ".pub"])
+        let build = try signed.build(url)
         #expect(build.status == 1, "\(build.stderr)")
         #expect(build.stderr.contains("error: catalog \(server.url("catalog.json.sig").absoluteString)"), "\(build.stderr)")
         #expect(try server.served("/catalog.json.sig").requests == 5)
