@@ -26,13 +26,9 @@ package enum BuildError: Error, Sendable, CustomStringConvertible {
     /// `EDQUOT` (a bundle's download into the cache among them), or SQLite's `SQLITE_FULL` (the cache
     /// seed's and the tile outputs' databases).
     static func diskFull(from error: any Error) -> BuildError? {
-        if let file = error as? FileError, file.code == ENOSPC || file.code == EDQUOT { return .diskFull(path: file.path, bundle: nil) }
-        if let database = error as? SQLiteError, database.code == 13 { return .diskFull(path: database.path, bundle: nil) }
-        if let archive = error as? ArchiveError, case .io(let file) = archive, file.code == ENOSPC || file.code == EDQUOT {
-            return .diskFull(path: file.path, bundle: nil)
-        }
+        if let file = FileError.outOfSpace(in: error) { return .diskFull(path: file.path, bundle: nil) }
         // A download that found the download cache full.
-        if let fetch = error as? FetchError, case .local(let file) = fetch.reason, file.code == ENOSPC || file.code == EDQUOT {
+        if let fetch = error as? FetchError, case .local(let file) = fetch.reason, file.isOutOfSpace {
             return .diskFull(path: file.path, bundle: fetch.bundle)
         }
         return nil

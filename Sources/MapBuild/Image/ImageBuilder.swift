@@ -509,7 +509,7 @@ package struct ImageBuilder: Sendable {
                 try? cache.evict(bundle.digest)
                 throw BuildError.damagedInCache(bundle: bundle.digest, path: archive, reason: error)
             }
-            if case .io(let fileError) = error, fileError.code == ENOSPC || fileError.code == EDQUOT {
+            if case .io(let fileError) = error, fileError.isOutOfSpace {
                 throw BuildError.diskFull(path: fileError.path, bundle: bundle.digest)
             }
             if case .io(let fileError) = error, fileError.code == EEXIST {

@@ -1,4 +1,3 @@
-import Foundation
 import MapIO
 
 /// Why `mappack import` could not write a source folder.
@@ -21,12 +20,10 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// Writing `path` (the source folder, or a scratch file beside it) failed for want of space.
     case diskFull(path: String)
 
-    /// `error` as `diskFull` when it is a write that failed for want of space: a file's `ENOSPC` or
-    /// `EDQUOT`, or SQLite's `SQLITE_FULL` (the tile databases and the import's scratch databases).
+    /// `error` as `diskFull` when it is a write that failed for want of space (`FileError.outOfSpace`:
+    /// a file's `ENOSPC` or `EDQUOT`, or SQLite's `SQLITE_FULL` in the tile and scratch databases).
     package static func diskFull(from error: any Error) -> ImportError? {
-        if let file = error as? FileError, file.code == ENOSPC || file.code == EDQUOT { return .diskFull(path: file.path) }
-        if let database = error as? SQLiteError, database.code == 13 { return .diskFull(path: database.path) }
-        return nil
+        FileError.outOfSpace(in: error).map { .diskFull(path: $0.path) }
     }
 
     /// Whether the input was wrong (exit 2) rather than the work failing (exit 1).

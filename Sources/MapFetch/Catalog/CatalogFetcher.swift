@@ -188,6 +188,10 @@ package struct CatalogFetcher: Sendable {
         if let zstSHA256 = timestamp.zstSHA256, let zstSize = timestamp.zstSize {
             let zstURL = CatalogTimestamp.compressedURL(beside: url)
             let zstName = zstURL.shown
+            // A `.zst` that is not the one the timestamp names, set aside: the plain catalog is fetched instead.
+            let setAside = { (refusal: CatalogFetchError) in
+                noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(refusal.reason)); fetching \(name) instead")
+            }
             do {
                 if case .body(let compressed, _) = try DocumentFetch.get(
                     zstURL, limit: Int(min(zstSize, Int64(limit))), stop: stop, client: client, received: receiving(zstName))
@@ -203,13 +207,13 @@ package struct CatalogFetcher: Sendable {
                 }
             } catch let error as CatalogFetchError {
                 guard fallsBackFromDamagedZst else { throw error }
-                noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(error.reason)); fetching \(name) instead")
+                setAside(error)
             } catch let error as DocumentFetchError {
                 if case .tooLarge = error {
                     let refusal = CatalogFetchError.refused(
                         url: zstURL, .timestampMismatch(reason: "catalog.json.zst is larger than the \(zstSize) bytes the timestamp names"))
                     guard fallsBackFromDamagedZst else { throw refusal }
-                    noted?("\(zstName) is not the catalog.json.zst the timestamp names (\(refusal.reason)); fetching \(name) instead")
+                    setAside(refusal)
                 } else if fallsBackFromDamagedZst, case .failed(_, let status?, _) = error, (400..<500).contains(status) {
                     // Refused for good (a server or CDN that serves no .zst: 403, 401, …), not down:
                     // the plain catalog may still come.

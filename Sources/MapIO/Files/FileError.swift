@@ -52,3 +52,20 @@ package struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
         return "\(path): \(action) failed: \(cause)\(hint)"
     }
 }
+
+extension FileError {
+    /// The write failed for want of space: `ENOSPC`, or `EDQUOT` (a quota used up).
+    package var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT }
+
+    /// The write in `error` that found its filesystem full, however the layer below carried it: a
+    /// file's (`isOutOfSpace`), an archive's (`ArchiveError.io`), or SQLite's `SQLITE_FULL` (as
+    /// `ENOSPC` on the database's path); nil for any other error. Builds, imports and the store each
+    /// say a full disk as one failure from this.
+    package static func outOfSpace(in error: any Error) -> FileError? {
+        var file = error as? FileError
+        if case ArchiveError.io(let inner)? = error as? ArchiveError { file = inner }
+        if let database = error as? SQLiteError, database.isDiskFull { file = FileError(.write, database.path, code: ENOSPC) }
+        guard let file, file.isOutOfSpace else { return nil }
+        return file
+    }
+}

@@ -13,6 +13,9 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package let message: String
 
     package var description: String { "\(path): SQLite error \(code) in '\(operation)': \(message)" }
+
+    /// `SQLITE_FULL`: the database (or its journal) could not grow, its filesystem being full.
+    package var isDiskFull: Bool { code == 13 }
 }
 
 /// A statement stopped by `SQLiteDatabase.withWorkLimit`: it ran more virtual-machine steps than

@@ -14,7 +14,7 @@ extension MapStoreError {
         case let database as SQLiteError:
             // SQLITE_FULL: the database (or its journal) could not grow.
             return .local(
-                path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: [], bundle: nil,
+                path: database.path, errno: database.isDiskFull ? ENOSPC : nil, regions: [], bundle: nil,
                 reason: "\(operation): \(database.description)")
         case is CancellationError: return .cancelled
         default: return .io(operation: operation, path: path, reason: "\(error)")

@@ -391,7 +391,7 @@ extension StoreCore {
         if let database = error as? SQLiteError {
             // SQLITE_FULL: the state database could not grow (its journal included): the disk is full.
             return MapStoreError.local(
-                path: database.path, errno: database.code == 13 ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
+                path: database.path, errno: database.isDiskFull ? ENOSPC : nil, regions: regions, bundle: nil, reason: database.description)
         }
         return error
     }
