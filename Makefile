@@ -104,8 +104,8 @@ demo-world:
 test: deps venv format-check portable
 	swift build --build-tests $(SWIFT_FLAGS)
 	@$(MAKE) -s fuzz-check
-	swift test --skip-build $(SWIFT_FLAGS) --filter MapStoreTests
-	swift test --skip-build $(SWIFT_FLAGS) --skip MapStoreTests
+	Tests/Support/suite.sh mapstore swift test --skip-build $(SWIFT_FLAGS) --filter MapStoreTests
+	Tests/Support/suite.sh others swift test --skip-build $(SWIFT_FLAGS) --skip MapStoreTests
 
 ## format: reformat every Swift file with the toolchain's swift-format (.swift-format: 4 spaces,
 ## lines up to 150 columns; OnlyOneTrailingClosureArgument off); format-check: fail when a file is

@@ -143,15 +143,48 @@ public final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// Child processes start one at a time in a test process. Under load, a `Process.run()` of
-/// Foundation crashed in `memcpy` (bad pointer) while other tests started children at the same moment
-/// (a clean-clone CI run, nginx for `TwoProcessTests`); a start takes milliseconds, so taking turns
-/// costs nothing measurable.
+/// Child processes start one at a time in a test process (taking turns costs nothing measurable).
+/// That alone did not stop the crash it was for: `Process.run()` of this toolchain's Foundation
+/// (swift-corelibs-foundation before its fix #5472) copies each `/proc/self/fd` entry as a whole
+/// `dirent`, reading up to 256 bytes past the entry, and with about 1,350 descriptors open the last
+/// entries sit at the end of readdir's 32 KiB buffer: `memcpy` then crossed into an unmapped page now
+/// and then (a clean-clone CI run; a run under load here, with 2,400 open, most of them folders a
+/// store check held). So a start with that many open is refused with the count instead.
 private let launches = Mutex(())
 
+/// Open descriptors above which `Process.run()` may crash (see `launches`), with a margin.
+let safeDescriptorCount = 1200
+
 extension Process {
-    /// `run()`, while no other test of this process starts a child.
+    /// `run()`, while no other test of this process starts a child; throws instead when so many
+    /// descriptors are open that Foundation's start could crash the test process.
     public func launchAlone() throws {
-        try launches.withLock { _ in try run() }
+        try launches.withLock { _ in
+            let open = openDescriptors()
+            if open > safeDescriptorCount {
+                throw TooManyOpenFiles(open: open, command: executableURL?.lastPathComponent ?? "?")
+            }
+            try run()
+        }
+    }
+}
+
+/// Entries of `/proc/self/fd`, counted without reading them (no copy of an entry: see `launches`).
+private func openDescriptors() -> Int {
+    guard let folder = unsafe opendir("/proc/self/fd") else { return 0 }
+    defer { unsafe closedir(folder) }
+    var count = 0
+    while unsafe readdir(folder) != nil { count += 1 }
+    return count
+}
+
+/// A child not started because the test process had too many descriptors open (see `launches`).
+public struct TooManyOpenFiles: Error, CustomStringConvertible {
+    public let open: Int
+    public let command: String
+    public var description: String {
+        "\(command) was not started: the test process has \(open) descriptors open (more than \(safeDescriptorCount)), "
+            + "where Foundation's Process.run() can read past its /proc/self/fd buffer and crash the whole run; "
+            + "a test leaks descriptors, or holds too many at once"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension DirectoryWalker {
     /// An open directory's descriptor, closed when the last holder lets go: work that opens files
@@ -7,9 +8,28 @@ extension DirectoryWalker {
         /// The descriptor (`O_RDONLY | O_DIRECTORY`).
         package let descriptor: FileDescriptor
 
-        init(descriptor: FileDescriptor) { self.descriptor = descriptor }
+        /// Folders open in this process now, walks' own and those lent to queued work.
+        private static let open = Atomic<Int>(0)
 
-        deinit { try? descriptor.close() }
+        /// How many open folders a walk may count on before it stops lending the next ones: the
+        /// files queued behind a lent folder keep it open, and a tree of many small folders queues
+        /// files of hundreds. Past this, work opens those files by their path from the root instead,
+        /// so checks stay well inside a soft limit of 1,024 open files (a common default), however
+        /// many run at once.
+        package static let lendingLimit = 64
+
+        init(descriptor: FileDescriptor) {
+            self.descriptor = descriptor
+            OpenDirectory.open.add(1, ordering: .relaxed)
+        }
+
+        /// Whether a folder opened now may be lent (see `lendingLimit`).
+        static var mayLend: Bool { open.load(ordering: .relaxed) <= lendingLimit }
+
+        deinit {
+            try? descriptor.close()
+            OpenDirectory.open.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// A depth-first walk that yields every entry below a root except folders, in the bytewise
@@ -34,6 +54,8 @@ extension DirectoryWalker {
         /// One folder on the current path: its sorted names and how far the walk got.
         private struct Listing {
             var directory: OpenDirectory?
+            /// Whether its entries carry `directory` (it was opened within `OpenDirectory.lendingLimit`).
+            var lent = false
             /// The names' bytes, each followed by a NUL (for `openat`).
             var bytes: [UInt8] = []
             var names: [Name] = []
@@ -58,8 +80,9 @@ extension DirectoryWalker {
         package private(set) var kind: Kind = .other
         /// Where the current entry's name starts in `path`.
         package private(set) var nameOffset = 0
-        /// The folder holding the current entry.
-        package var directory: OpenDirectory { listings[depth].directory! }
+        /// The folder holding the current entry, to open it relative to that folder; nil when too many
+        /// folders are open in the process already (open it by its path from the root then).
+        package var directory: OpenDirectory? { listings[depth].lent ? listings[depth].directory : nil }
 
         /// Opens `root` (a folder); call `next()` for the first entry.
         package init(root: String) throws(FileError) {
@@ -125,6 +148,7 @@ extension DirectoryWalker {
             listing.next = 0
             listing.prefixLength = path.count
             listing.directory = directory
+            listing.lent = OpenDirectory.mayLend
             try read(directory, into: &listing)
             swap(&listing, &listings[depth])
         }

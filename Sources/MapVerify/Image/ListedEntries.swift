@@ -6,8 +6,8 @@ import MapIO
 struct ListedEntries: ReusableBatch {
     /// One entry that is not a folder.
     struct Entry: Sendable {
-        /// The folder holding it.
-        var directory: DirectoryWalker.OpenDirectory
+        /// The folder holding it, when the walk lent it (else the entry is opened from the root).
+        var directory: DirectoryWalker.OpenDirectory?
         /// The store-relative path in `paths`.
         var pathStart: Int32
         var pathLength: Int32
