@@ -214,6 +214,40 @@ import Testing
             try Self.importMeasured(folder, regions: boolID), file: boolID, saying: "features[0].id: expected a string or a number", "a true id")
     }
 
+    /// A `parent` given as a number names the Feature `id` written the same way, by one rule: an
+    /// integer in its plain decimal form, any other number as written. `"id": 1e3` was the region
+    /// "1e3" while `"parent": 1e3` became "1000", so such a child was refused as naming no feature;
+    /// and `"parent": true` was read as the number 1.
+    @Test func aNumericParentNamesTheIdWrittenTheSameWay() throws {
+        let folder = TemporaryFolder("geojson-numeric-parent")
+        func feature(id: String, parent: String?) -> String {
+            let parentMember = parent.map { #","parent":\#($0)"# } ?? ""
+            return #"{"type":"Feature","id":\#(id),"properties":{"name":"R\#(id)"\#(parentMember)},\#(Self.square)}"#
+        }
+        let regions = try Self.write(
+            #"{"type":"FeatureCollection","features":["#
+                + [
+                    feature(id: "1e3", parent: nil), feature(id: "2.50", parent: "1e3"), feature(id: "-0", parent: "2.50"),
+                    feature(id: "7", parent: "-0"),
+                ]
+                .joined(separator: ",") + "]}",
+            in: folder)
+        let measured = try Self.importMeasured(folder, regions: regions)
+        #expect(measured.result.status == 0, "\(measured.result.stderr)")
+        let source = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.join("out/source.json")))) as? [String: Any])
+        let found = Dictionary(
+            uniqueKeysWithValues: (source["regions"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "?", $0["parent"] as? String ?? "-") })
+        #expect(found == ["1e3": "-", "2.50": "1e3", "0": "2.50", "7": "0"], "\(found)")
+
+        let boolParent = try Self.write(
+            #"{"type":"FeatureCollection","features":["# + feature(id: "1", parent: nil) + "," + feature(id: "2", parent: "true") + "]}",
+            "bool.geojson", in: folder)
+        Self.expectRefused(
+            try Self.importMeasured(folder, regions: boolParent), file: boolParent,
+            saying: "features[1].properties.parent: expected a string, a number or null", "a true parent")
+    }
+
     /// Escapes, surrogate pairs among them, become the characters they name, in region and place names.
     @Test func unicodeEscapesAndSurrogatePairsInNamesAreRead() throws {
         let folder = TemporaryFolder("geojson-unicode")

@@ -65,7 +65,7 @@ enum GeoJSONInput {
         let store: ShapeStore
         do { store = try ShapeStore() } catch { throw .failed(reason: "scratch files for \(file): \(error)") }
         var seen: [RegionID: Int] = [:]
-        let stream = GeoJSONStream(file: file, propertyKeys: ["id", "parent", "names", "name"], containerKeys: ["names"])
+        let stream = GeoJSONStream(file: file, propertyKeys: ["id", "parent", "names", "name"], containerKeys: ["names"], idKeys: ["parent"])
         try stream.read(
             restart: {
                 regions = []
@@ -99,10 +99,9 @@ enum GeoJSONInput {
                 if let raw = properties["parent"] {
                     switch raw {
                     case .null: break
+                    // A number is read as its text, by the rule of a Feature's numeric `id` (`GeoJSONStream.readID`).
                     case .string(let text): parent = RegionID(text)
-                    // A numeric id (a Feature's own) named as a number: the same text.
-                    case .number(let value) where value == value.rounded() && abs(value) < 0x1p53: parent = RegionID(String(Int64(value)))
-                    default: throw .badFeature(file: file, field: at + ".properties.parent", problem: "expected a string, an integer or null")
+                    default: throw .badFeature(file: file, field: at + ".properties.parent", problem: "expected a string, a number or null")
                     }
                 }
                 let names = try names(properties, file: file, field: at + ".properties")

@@ -20,6 +20,8 @@ struct GeoJSONStream {
     let propertyKeys: Set<String>
     /// Property keys whose array or object values are kept (one level deep).
     let containerKeys: Set<String>
+    /// Property keys that name a Feature's `id` (a region's `parent`): read by the rule of `id`.
+    var idKeys: Set<String> = []
     /// Where a feature's coordinates wait past what memory holds (`GeoJSONCoordinates`).
     private let spill = GeoJSONSpill()
 
@@ -134,7 +136,7 @@ struct GeoJSONStream {
         while try reader.nextMember(first: &first) {
             switch try reader.readKey() {
             case "type": isFeature = try readString(&reader, limit: 64) == "Feature"
-            case "id" where keeping: feature.id = try readFeatureID(&reader)
+            case "id" where keeping: feature.id = try readID(&reader)
             case "properties" where keeping: feature.properties = try readProperties(&reader)
             case "geometry" where keeping: feature.geometry = try readGeometry(&reader)
             default: try reader.skipValue()
@@ -158,7 +160,7 @@ struct GeoJSONStream {
                 try reader.skipValue()
                 continue
             }
-            properties.set(key, try readValue(&reader, containers: containerKeys.contains(key)))
+            properties.set(key, idKeys.contains(key) ? try readID(&reader) : try readValue(&reader, containers: containerKeys.contains(key)))
         }
         return properties
     }
@@ -193,9 +195,11 @@ struct GeoJSONStream {
         }
     }
 
-    /// A Feature's own `id` (RFC 7946 3.2: a string or a number): a number as its text, an integer in
-    /// plain decimal (`1e3` stays as written, `-0` is `0`); `true` or `false` as `other`, which no id is.
-    private func readFeatureID(_ reader: inout JSONStreamReader) throws(JSONStreamReader.Failure) -> GeoJSONValue {
+    /// A Feature's own `id` (RFC 7946 3.2: a string or a number), or a property naming one
+    /// (`idKeys`): a number as its text, an integer in plain decimal (`1e3` stays as written, `-0`
+    /// is `0`); `true` or `false` as `other`, which no id is. One rule for both, so a child's
+    /// numeric `parent` is its parent's numeric `id` whenever the two are written alike.
+    private func readID(_ reader: inout JSONStreamReader) throws(JSONStreamReader.Failure) -> GeoJSONValue {
         switch try reader.peekKind() {
         case .number:
             let (literal, integer) = try reader.readNumberLiteral()
